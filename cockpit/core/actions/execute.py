@@ -1,0 +1,257 @@
+"""Execute an Action in a BrowserSession, by mark id.
+
+Each action returns an :class:`ActionOutcome` saying what happened, or raises
+:class:`ActionError` with a message fit to show the model. Pointer actions go
+to the mark's hit-tested point through W3C input actions, so the page gets the
+same events a person's click would give (including listener-only elements,
+shadow DOM and iframes).
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.keys import Keys
+
+from .. import pdf, resources
+from ..browser import BrowserSession
+from ..errors import ActionError, BrowserDied
+from ..marks import Mark
+from .grammar import Action
+
+log = logging.getLogger(__name__)
+
+_KEYS = {"enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "escape": Keys.ESCAPE,
+         "esc": Keys.ESCAPE, "backspace": Keys.BACKSPACE, "delete": Keys.DELETE, "space": Keys.SPACE,
+         "up": Keys.ARROW_UP, "down": Keys.ARROW_DOWN, "left": Keys.ARROW_LEFT, "right": Keys.ARROW_RIGHT,
+         "arrowup": Keys.ARROW_UP, "arrowdown": Keys.ARROW_DOWN, "arrowleft": Keys.ARROW_LEFT,
+         "arrowright": Keys.ARROW_RIGHT, "pageup": Keys.PAGE_UP, "pagedown": Keys.PAGE_DOWN,
+         "home": Keys.HOME, "end": Keys.END}
+_MODS = {"ctrl": Keys.CONTROL, "control": Keys.CONTROL, "shift": Keys.SHIFT, "alt": Keys.ALT,
+         "meta": Keys.META, "cmd": Keys.META, "command": Keys.META}
+SAFE_SCHEMES = ("http", "https")
+_NON_WEB = ("javascript:", "data:", "file:", "chrome:", "about:", "mailto:", "blob:",
+            "view-source:", "chrome-extension:", "ftp:")
+
+
+@dataclass
+class ActionOutcome:
+    action: Action
+    url_before: str
+    url_after: str
+    message: str  # what happened, in words for the model and the log
+    answer: str | None = None
+    pdf_text: str = ""
+    downloads: list[Path] = field(default_factory=list)
+    new_tab_url: str | None = None
+    settle: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def url_changed(self) -> bool:
+        return self.url_before != self.url_after
+
+
+class Executor:
+    """Runs actions against one session with the marks of its last observation."""
+
+    def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0):
+        self.session = session
+        self.wait_seconds = wait_seconds
+
+    def run(self, action: Action, marks: list[Mark]) -> ActionOutcome:
+        s = self.session
+        t0 = time.perf_counter()
+        before = s.url
+        mark = self._mark(action, marks) if action.needs_target or (
+            action.kind == "scroll" and action.target is not None) else None
+        handler = getattr(self, f"_do_{action.kind}")
+        try:
+            message, answer = handler(action, mark)
+        except BrowserDied:
+            raise
+        except ActionError:
+            raise
+        except TimeoutException as e:
+            raise ActionError(f"{action} timed out: the page did not respond in time") from e
+        except WebDriverException as e:
+            raise ActionError(f"{action} could not be executed: {_short(e)}") from e
+        outcome = ActionOutcome(action, before, before, message, answer=answer)
+        if action.kind != "answer":
+            outcome.settle = s.settle()
+            self._collect_downloads(outcome, mark)
+            outcome.url_after = s.url
+            if outcome.url_changed and action.kind not in ("goto", "google", "back"):
+                outcome.message += f"; the page is now {outcome.url_after}"
+        outcome.seconds = time.perf_counter() - t0
+        return outcome
+
+    # ---------- helpers ----------
+    def _mark(self, action: Action, marks: list[Mark]) -> Mark:
+        n = action.target
+        if n is None or not 1 <= n <= len(marks):
+            valid = f"1 to {len(marks)}" if marks else "none: no element is marked on this page"
+            raise ActionError(f"there is no element [{n}] on this screenshot (valid numbers: {valid})")
+        return marks[n - 1]
+
+    def _act_js(self, op: str, mark: Mark | None, arg=None) -> dict:
+        res = self.session.js("return (" + resources.read_text("js/act.js") + ")(arguments[0], arguments[1], arguments[2])",
+                              op, mark.id if mark else 0, arg)
+        if not res.get("ok") and res.get("why") == "gone":
+            raise ActionError(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
+        return res
+
+    def _point(self, mark: Mark) -> tuple[int, int]:
+        pt = mark.point or mark.center
+        res = self._act_js("check", mark, list(pt))
+        if not res.get("ok"):
+            raise ActionError(f"element [{mark.id}] is covered by {res.get('by', 'another element')} "
+                              f"and cannot be reached; close what covers it first")
+        return pt
+
+    def _pointer(self, x: int, y: int, click: bool):
+        drv = self.session.driver
+        ab = ActionBuilder(drv)
+        ab.pointer_action.move_to_location(int(x), int(y))
+        if click:
+            ab.pointer_action.click()
+        self.session._call(ab.perform)
+
+    def _keys(self, *seq):
+        chain = ActionChains(self.session.driver)
+        for k in seq:
+            chain.send_keys(k)
+        self.session._call(chain.perform)
+
+    def _collect_downloads(self, outcome: ActionOutcome, mark: Mark | None):
+        s = self.session
+        looks_pdf = bool(mark and mark.href and urlparse(mark.href).path.lower().endswith(".pdf"))
+        end = time.monotonic() + (3.0 if looks_pdf else 0.0)
+        while True:
+            s.wait_for_downloads()
+            new = s.new_downloads()
+            if new or time.monotonic() >= end:
+                break
+            time.sleep(0.05)
+        outcome.downloads = new
+        for p in new:
+            if p.suffix.lower() == ".pdf":
+                text = pdf.extract_text(p)
+                outcome.pdf_text += f"[PDF {p.name}]\n{text}\n"
+                outcome.message += f"; downloaded the PDF {p.name} ({len(text)} characters of text)"
+            else:
+                outcome.message += f"; downloaded {p.name}"
+
+    # ---------- the actions ----------
+    def _do_click(self, a: Action, m: Mark):
+        x, y = self._point(m)
+        self._pointer(x, y, click=True)
+        return f"clicked [{m.id}] {_desc(m)}", None
+
+    def _do_hover(self, a: Action, m: Mark):
+        x, y = self._point(m)
+        self._pointer(x, y, click=False)
+        return f"hovered over [{m.id}] {_desc(m)}", None
+
+    def _do_type(self, a: Action, m: Mark):
+        if m.tag == "select":
+            raise ActionError(f"element [{m.id}] is a drop-down list; use Select [{m.id}]; option")
+        if not m.editable:
+            raise ActionError(f"element [{m.id}] {_desc(m)} is not a text field; you can only type into text fields")
+        x, y = self._point(m)
+        self._pointer(x, y, click=True)
+        self._act_js("clear", m)
+        self._keys(Keys.BACKSPACE)
+        if a.text:
+            self._keys(a.text)
+        self._keys(Keys.ENTER)
+        shown = "(secret)" if m.secret else repr(a.text)
+        return f"typed {shown} into [{m.id}] and pressed Enter", None
+
+    def _do_select(self, a: Action, m: Mark):
+        res = self._act_js("select", m, a.text)
+        if not res.get("ok"):
+            if res.get("why") == "not-select":
+                raise ActionError(f"element [{m.id}] is not a drop-down list (<select>); click it instead")
+            opts = ", ".join(f'"{o}"' for o in res.get("options", []))
+            raise ActionError(f'element [{m.id}] has no option "{a.text}"; its options are: {opts}')
+        return f'selected "{res["chosen"]}" in [{m.id}]', None
+
+    def _do_scroll(self, a: Action, m: Mark | None):
+        sign = 1 if a.text == "down" else -1
+        res = self._act_js("scroll", m, sign)
+        where = "the window" if res.get("window") else f"element [{m.id}]"
+        if m is not None and res.get("window"):
+            where = f"the window (element [{m.id}] cannot scroll by itself)"
+        if not res.get("moved"):
+            return f"{where} cannot scroll further {a.text}", None
+        return f"scrolled {where} {a.text} by {abs(res['moved'])} pixels", None
+
+    def _do_wait(self, a: Action, m):
+        time.sleep(self.wait_seconds)
+        return f"waited {self.wait_seconds:g} seconds", None
+
+    def _do_back(self, a: Action, m):
+        self.session.back()
+        return f"went back to {self.session.url}", None
+
+    def _do_google(self, a: Action, m):
+        self.session.goto(self.session.config.search_url)
+        return f"opened the search page {self.session.config.search_url}", None
+
+    def _do_goto(self, a: Action, m):
+        url = normalize_url(a.text)
+        self.session.goto(url)
+        return f"opened {url}", None
+
+    def _do_press(self, a: Action, m):
+        parts = [p.strip() for p in a.text.replace(" ", "").split("+") if p.strip()]
+        if not parts:
+            raise ActionError("Press needs a key, e.g. Press [Enter]")
+        mods = [_MODS[p.lower()] for p in parts[:-1] if p.lower() in _MODS]
+        if len(mods) != len(parts) - 1:
+            raise ActionError(f"'{a.text}' is not a key combination I know (use e.g. Ctrl+A, Shift+Tab)")
+        last = parts[-1]
+        key = _KEYS.get(last.lower()) or (last if len(last) == 1 else None)
+        if key is None:
+            raise ActionError(f"'{last}' is not a key I know; try Enter, Tab, Escape, PageDown, or one character")
+        chain = ActionChains(self.session.driver)
+        for k in mods:
+            chain.key_down(k)
+        chain.send_keys(key)
+        for k in reversed(mods):
+            chain.key_up(k)
+        self.session._call(chain.perform)
+        return f"pressed {a.text}", None
+
+    def _do_answer(self, a: Action, m):
+        return "answered", a.text
+
+
+def normalize_url(text: str) -> str:
+    """A URL to open: adds https:// when there is no scheme; refuses other schemes."""
+    url = text.strip().strip("<>\"'")
+    if "://" not in url and not url.lower().startswith(_NON_WEB):
+        url = "https://" + url
+    parsed = urlparse(url)
+    if parsed.scheme not in SAFE_SCHEMES:
+        raise ActionError(f"Goto only opens http and https addresses, not {parsed.scheme}:")
+    if not parsed.netloc:
+        raise ActionError(f"'{text}' is not a web address")
+    return url
+
+
+def _desc(m: Mark) -> str:
+    label = m.label
+    return f"<{m.tag}> \"{label[:60]}\"" if label else f"<{m.tag}>"
+
+
+def _short(e: Exception) -> str:
+    msg = getattr(e, "msg", None) or str(e) or type(e).__name__
+    return msg.strip().splitlines()[0][:200]

@@ -1,0 +1,30 @@
+"""Typed errors the core raises, so callers can report them instead of hanging.
+
+ActionError messages are written to be shown to the model as feedback
+("element 12 is not a text field"); the others are for the human.
+"""
+from __future__ import annotations
+
+
+class CockpitError(Exception):
+    """Base class of every error Cockpit raises on purpose."""
+
+
+class BrowserError(CockpitError):
+    """The browser could not be started or did not do what was asked."""
+
+
+class BrowserNotFound(BrowserError):
+    """No Chrome/Chromium or chromedriver could be found."""
+
+
+class BrowserDied(BrowserError):
+    """The browser or its driver went away mid-session."""
+
+
+class ActionError(CockpitError):
+    """An action could not be executed; the message is fit for the model."""
+
+
+class ActionParseError(ActionError):
+    """The model's reply holds no action Cockpit understands."""

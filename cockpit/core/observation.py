@@ -1,0 +1,80 @@
+"""One observation of the page: clean screenshot, marks, marked screenshot, text.
+
+This is what the model sees at a step. It holds data only; collecting it needs
+a live BrowserSession (:func:`observe`), saving it needs a directory.
+"""
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import overlay, resources
+from .browser import BrowserSession
+from .marks import Mark, element_text, marks_from_json
+
+
+@dataclass
+class Observation:
+    url: str
+    title: str
+    screenshot: bytes  # clean PNG, viewport-sized
+    marks: list[Mark]
+    viewport: tuple[int, int] = (0, 0)
+    scroll: tuple[int, int] = (0, 0)
+    page_size: tuple[int, int] = (0, 0)
+    stats: dict = field(default_factory=dict)
+    timings: dict = field(default_factory=dict)  # milliseconds per phase
+    marked: bytes | None = None  # PNG with boxes drawn; see render()
+
+    def render(self, **style) -> bytes:
+        """Draw the overlay (once) and return it as PNG bytes."""
+        if self.marked is None or style:
+            t = time.perf_counter()
+            png = overlay.to_png(overlay.draw_marks(self.screenshot, self.marks, **style))
+            if style:
+                return png
+            self.marked = png
+            self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+        return self.marked
+
+    @property
+    def element_text(self) -> str:
+        return element_text(self.marks)
+
+    def save(self, out: Path) -> dict[str, Path]:
+        """Write screenshot.png, marked.png and marks.json into `out`."""
+        out = Path(out)
+        out.mkdir(parents=True, exist_ok=True)
+        files = {"screenshot": out / "screenshot.png", "marked": out / "marked.png",
+                 "marks": out / "marks.json"}
+        files["screenshot"].write_bytes(self.screenshot)
+        files["marked"].write_bytes(self.render())
+        files["marks"].write_text(json.dumps([m.to_dict() for m in self.marks], indent=1))
+        return files
+
+
+def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
+    """Run the marking script; returns {'marks': [Mark], 'page': {...}, 'stats': {...}}."""
+    res = session.js("return (" + resources.read_text("js/som.js") + ")(arguments[0])",
+                     {"maxText": max_text})
+    res["marks"] = marks_from_json(res["marks"])
+    return res
+
+
+def observe(session: BrowserSession, *, render: bool = True) -> Observation:
+    """Mark the page, take the clean screenshot and (by default) draw the overlay."""
+    t0 = time.perf_counter()
+    res = collect_marks(session)
+    t1 = time.perf_counter()
+    png = session.screenshot_png()
+    t2 = time.perf_counter()
+    page = res["page"]
+    obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
+                      viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
+                      page_size=tuple(page["page_size"]), stats=res["stats"],
+                      timings={"marks_ms": (t1 - t0) * 1000, "screenshot_ms": (t2 - t1) * 1000})
+    if render:
+        obs.render()
+    return obs

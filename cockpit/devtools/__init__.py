@@ -1,0 +1,1 @@
+"""Developer utilities: synthetic pages for benchmarks and tests."""

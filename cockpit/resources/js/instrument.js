@@ -1,0 +1,79 @@
+// Installed in every frame before any page script runs (CDP
+// Page.addScriptToEvaluateOnNewDocument). It observes, it does not change what
+// the page does, with one exception: new tabs and windows are folded into the
+// current tab, because the agent works in one tab only (as WebVoyager does).
+//
+// What it records, for cockpit.core.browser and som.js:
+//   window.__cockpitListeners  WeakMap element -> number of pointer/click listeners
+//   window.__cockpitState      {pending: open fetch/XHR count, lastMutation: ms}
+(function () {
+  "use strict";
+  if (window.__cockpitState) return;
+  const state = { pending: 0, lastMutation: 0, installed: performance.now() };
+  const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup",
+    "touchstart", "dblclick", "auxclick"]);
+  const listeners = new WeakMap();
+  const hide = (name, value) => Object.defineProperty(window, name, { value, enumerable: false });
+  hide("__cockpitState", state);
+  hide("__cockpitListeners", listeners);
+
+  const ET = EventTarget.prototype;
+  const origAdd = ET.addEventListener, origRemove = ET.removeEventListener;
+  ET.addEventListener = function (type, fn, o) {
+    if (fn && CLICKY.has(type) && this instanceof Element) listeners.set(this, (listeners.get(this) || 0) + 1);
+    return origAdd.call(this, type, fn, o);
+  };
+  ET.removeEventListener = function (type, fn, o) {
+    if (fn && CLICKY.has(type) && listeners.has(this)) listeners.set(this, listeners.get(this) - 1);
+    return origRemove.call(this, type, fn, o);
+  };
+
+  // Pending network requests made by scripts.
+  if (window.fetch) {
+    const origFetch = window.fetch;
+    window.fetch = function () {
+      state.pending++;
+      let p;
+      try { p = origFetch.apply(this, arguments); } catch (e) { state.pending--; throw e; }
+      return p.finally(() => { state.pending--; });
+    };
+  }
+  const XHR = window.XMLHttpRequest && XMLHttpRequest.prototype;
+  if (XHR) {
+    const origSend = XHR.send;
+    XHR.send = function () {
+      state.pending++;
+      let done = false;
+      origAdd.call(this, "loadend", () => { if (!done) { done = true; state.pending--; } });
+      try { return origSend.apply(this, arguments); } catch (e) { if (!done) { done = true; state.pending--; } throw e; }
+    };
+  }
+
+  // DOM mutations: the page is "quiet" once none happened for a while.
+  try {
+    new MutationObserver(() => { state.lastMutation = performance.now(); })
+      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  } catch (e) { /* very old document types: no observer, no quiet check */ }
+
+  // One tab only.
+  const top = window.top === window;
+  window.open = function (url) {
+    if (url) {
+      try { (top ? window : window.top).location.href = new URL(url, location.href).href; } catch (e) { location.href = url; }
+    }
+    return top ? window : window.top;
+  };
+  const retarget = (ev) => {
+    const path = ev.composedPath ? ev.composedPath() : [ev.target];
+    for (const n of path) {
+      if (n && n.tagName && (n.tagName === "A" || n.tagName === "AREA" || n.tagName === "FORM")) {
+        const t = (n.getAttribute("target") || "").toLowerCase();
+        if (t && t !== "_self" && t !== "_parent" && t !== "_top") n.setAttribute("target", "_top");
+        break;
+      }
+    }
+  };
+  origAdd.call(window, "click", retarget, true);
+  origAdd.call(window, "submit", retarget, true);
+  origAdd.call(window, "auxclick", retarget, true);
+})();

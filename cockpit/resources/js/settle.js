@@ -1,0 +1,28 @@
+// Resolves when the page has settled: document loaded, no script request in
+// flight, and no DOM mutation for `quietMs` -- or when `capMs` runs out.
+// Called with execute_async_script(SOURCE, quietMs, capMs, mutationCapMs).
+(function (quietMs, capMs, mutationCapMs, done) {
+  const t0 = performance.now();
+  let idleSince = null;
+  function check() {
+    const st = window.__cockpitState;
+    const now = performance.now();
+    const ready = document.readyState === "complete";
+    const pending = st ? st.pending : 0;
+    const sinceMutation = st ? now - st.lastMutation : Infinity;
+    if (ready && pending <= 0) {
+      if (idleSince === null) idleSince = now;
+      // A page that animates forever must not hold every step for capMs.
+      if (sinceMutation >= quietMs || now - idleSince >= mutationCapMs) {
+        return done({ settled: true, waited_ms: now - t0, instrumented: !!st });
+      }
+    } else {
+      idleSince = null;
+    }
+    if (now - t0 >= capMs) {
+      return done({ settled: false, waited_ms: now - t0, ready: ready, pending: pending, instrumented: !!st });
+    }
+    setTimeout(check, 15);
+  }
+  check();
+})

@@ -1,0 +1,381 @@
+// Set-of-Mark collector: finds every visible, uncovered, actionable element in
+// the viewport and returns them as plain data. It draws nothing: the overlay is
+// rendered separately from the returned boxes.
+//
+// Called by cockpit.core.marks as `return (SOURCE)(options)`. Coordinates are
+// CSS pixels of the top-level viewport (= screenshot pixels at scale factor 1).
+// The elements found are kept in `window.__cockpitMarks` (index = id - 1) so
+// that actions can reach them by id, including inside shadow roots and
+// same-origin iframes.
+(function (opts) {
+  "use strict";
+  opts = opts || {};
+  const MAX_TEXT = opts.maxText || 200;
+  const TIME_BUDGET = opts.timeBudgetMs || 15000;
+  const t0 = performance.now();
+  const topDoc = document;
+  // In quirks mode documentElement.client* is the whole document: use inner*.
+  const std = topDoc.compatMode === "CSS1Compat" && topDoc.documentElement.clientHeight > 0;
+  const VW = std ? topDoc.documentElement.clientWidth : window.innerWidth;
+  const VH = std ? topDoc.documentElement.clientHeight : window.innerHeight;
+
+  const ROLES = new Set(["button", "link", "checkbox", "radio", "tab", "menuitem",
+    "menuitemcheckbox", "menuitemradio", "option", "switch", "combobox", "textbox",
+    "searchbox", "slider", "spinbutton", "treeitem"]);
+  // Click targets whose insides are not separate actionable things.
+  const ATOMIC_ROLES = new Set(["button", "link", "checkbox", "radio", "tab",
+    "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "treeitem"]);
+  const HANDLER_ATTRS = ["onclick", "onmousedown", "onmouseup", "onpointerdown",
+    "onpointerup", "ontouchstart", "ondblclick"];
+  const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
+  const TEXT_INPUTS = new Set(["text", "search", "email", "tel", "url", "password",
+    "number", "date", "datetime-local", "month", "week", "time", ""]);
+
+  const stats = { visited: 0, candidates: 0, covered: 0, clipped: 0, invisible: 0,
+    nested: 0, containers: 0, cross_origin_frames: 0, truncated: false };
+
+  // ---------- geometry ----------
+  function inter(a, b) {
+    const x1 = Math.max(a[0], b[0]), y1 = Math.max(a[1], b[1]);
+    const x2 = Math.min(a[2], b[2]), y2 = Math.min(a[3], b[3]);
+    return x2 - x1 >= 1 && y2 - y1 >= 1 ? [x1, y1, x2, y2] : null;
+  }
+  function rectOf(el, ctx) {
+    const r = el.getBoundingClientRect();
+    return [r.left + ctx.ox, r.top + ctx.oy, r.right + ctx.ox, r.bottom + ctx.oy];
+  }
+
+  // Clip rectangle (top-viewport coords) imposed on `el`'s content by el and
+  // its ancestors (overflow other than visible). Memoised per element.
+  const clipMemo = new Map();
+  function layoutParent(el) {
+    if (el.assignedSlot) return el.assignedSlot;
+    if (el.parentElement) return el.parentElement;
+    const root = el.parentNode;
+    return root && root.host ? root.host : null;
+  }
+  function contentClip(el, ctx) {
+    if (!el || el === ctx.doc.documentElement || el === ctx.doc.body) return ctx.clip;
+    let c = clipMemo.get(el);
+    if (c !== undefined) return c;
+    const parentClip = contentClip(layoutParent(el), ctx);
+    c = parentClip;
+    if (parentClip) {
+      const st = getComputedStyle(el);
+      if (st.position === "fixed") {
+        c = ctx.clip;  // fixed elements escape their ancestors' overflow
+      }
+      if (st.overflowX !== "visible" || st.overflowY !== "visible" || st.contentVisibility === "hidden") {
+        c = c && inter(c, rectOf(el, ctx));
+      }
+    }
+    clipMemo.set(el, c);
+    return c;
+  }
+
+  // ---------- classification ----------
+  function implicitRole(el, tag, type) {
+    const explicit = (el.getAttribute("role") || "").trim().split(/\s+/)[0].toLowerCase();
+    if (explicit) return explicit;
+    switch (tag) {
+      case "a": return el.hasAttribute("href") ? "link" : "";
+      case "button": case "summary": return "button";
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "textarea": return "textbox";
+      case "option": return "option";
+      case "input":
+        if (type === "checkbox" || type === "radio") return type;
+        if (["button", "submit", "reset", "image"].includes(type)) return "button";
+        if (type === "range") return "slider";
+        if (type === "number") return "spinbutton";
+        if (type === "search") return "searchbox";
+        return "textbox";
+    }
+    if (el.isContentEditable) return "textbox";
+    return "";
+  }
+
+  function hasListener(el, ctx) {
+    const reg = ctx.listeners;
+    return !!(reg && reg.has(el) && reg.get(el) > 0);
+  }
+
+  // Returns the reason `el` is actionable, or "" when it is not.
+  // Strong reasons: native, role, contenteditable, tabindex. Weak: handler,
+  // listener, pointer (decided later, since pointer needs computed style).
+  function strongReason(el, tag) {
+    switch (tag) {
+      case "a": if (el.hasAttribute("href")) return "native"; break;
+      case "button": case "select": case "textarea": case "summary":
+        return el.disabled ? "" : "native";
+      case "input":
+        return el.type === "hidden" || el.disabled ? "" : "native";
+      case "option": return "native";
+      case "label": if (el.control) return "label"; break;
+    }
+    const role = el.getAttribute("role");
+    if (role && ROLES.has(role.trim().split(/\s+/)[0].toLowerCase())) return "role";
+    if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "contenteditable";
+    const ti = el.getAttribute("tabindex");
+    if (ti !== null && parseInt(ti, 10) >= 0) return "tabindex";
+    return "";
+  }
+  function weakReason(el, ctx) {
+    for (const a of HANDLER_ATTRS) if (el.hasAttribute(a)) return "handler";
+    if (typeof el.onclick === "function" || typeof el.onmousedown === "function") return "handler";
+    if (hasListener(el, ctx)) return "listener";
+    return "";
+  }
+
+  // ---------- text ----------
+  function clean(s) {
+    if (!s) return "";
+    s = String(s).replace(/\s+/g, " ").trim();
+    return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT - 1) + "\u2026" : s;
+  }
+  function textOf(el, tag, type, scrollable) {
+    if (tag === "input") {
+      if (["button", "submit", "reset"].includes(type)) return clean(el.value);
+      if (type === "image") return clean(el.alt || el.value);
+      const lab = el.labels && el.labels[0];
+      return lab ? clean(lab.innerText) : "";
+    }
+    if (tag === "textarea") {
+      const lab = el.labels && el.labels[0];
+      return lab ? clean(lab.innerText) : "";
+    }
+    if (tag === "select") {
+      const o = el.selectedOptions && el.selectedOptions[0];
+      return o ? clean(o.text) : "";
+    }
+    // A big scroll container's text is its whole content: keep it short.
+    let t = scrollable ? (el.textContent || "").slice(0, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
+    t = clean(t);
+    if (!t) {
+      const img = el.querySelector && el.querySelector("img[alt]");
+      t = clean((img && img.alt) || el.getAttribute("title") || "");
+    }
+    return t;
+  }
+  function isSecret(el, tag, type) {
+    if (tag !== "input") return false;
+    if (type === "password") return true;
+    const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
+    return ac.startsWith("cc-") || ac === "one-time-code" || ac.includes("password");
+  }
+
+  // ---------- hit testing ----------
+  // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
+  function within(el, hit) {
+    for (let h = hit; h; ) {
+      if (h === el) return true;
+      if (h.parentElement) { h = h.parentElement; continue; }
+      const r = h.getRootNode();
+      h = r && r.host ? r.host : null;
+    }
+    return false;
+  }
+  function hitOk(el, ctx, x, y) {
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : ctx.doc).elementFromPoint(x - ctx.ox, y - ctx.oy);
+    if (!hit || !within(el, hit)) return false;
+    // Frames: the iframe itself must be what its parent page shows there.
+    for (const f of ctx.frames) {
+      if (f.doc.elementFromPoint(x - f.ox, y - f.oy) !== f.el) return false;
+    }
+    return true;
+  }
+  function clickPoint(el, vr, ctx) {
+    const w = vr[2] - vr[0], h = vr[3] - vr[1];
+    const pts = [[0.5, 0.5], [0.25, 0.5], [0.75, 0.5], [0.5, 0.25], [0.5, 0.75],
+      [0.15, 0.15], [0.85, 0.85], [0.15, 0.85], [0.85, 0.15]];
+    for (const [fx, fy] of pts) {
+      const x = vr[0] + w * fx, y = vr[1] + h * fy;
+      if (hitOk(el, ctx, x, y)) return [Math.round(x), Math.round(y)];
+    }
+    return null;
+  }
+
+  // ---------- walk ----------
+  const found = [];  // {el, ctx, parent, weak, reason, hasChild, scrollable, vr, pt}
+  const pointerMemo = new Map();
+  function cursorIsPointer(el) {
+    if (!el || el.nodeType !== 1) return false;
+    let v = pointerMemo.get(el);
+    if (v === undefined) {
+      v = getComputedStyle(el).cursor === "pointer";
+      pointerMemo.set(el, v);
+    }
+    return v;
+  }
+  function isScrollable(el, st) {
+    const sy = el.scrollHeight > el.clientHeight + 2 && /(auto|scroll|overlay)/.test(st.overflowY);
+    const sx = el.scrollWidth > el.clientWidth + 2 && /(auto|scroll|overlay)/.test(st.overflowX);
+    return sy || sx;
+  }
+
+  // An inline element's own box is its text lines; images and blocks inside
+  // it (a link wrapping a picture) stick out. Grow `r` to cover them.
+  function grow(el, r, ctx) {
+    const kids = el.querySelectorAll("*");
+    for (let i = 0; i < kids.length && i < 64; i++) {
+      const k = rectOf(kids[i], ctx);
+      if (k[2] - k[0] < 1 || k[3] - k[1] < 1) continue;
+      r[0] = Math.min(r[0], k[0]); r[1] = Math.min(r[1], k[1]);
+      r[2] = Math.max(r[2], k[2]); r[3] = Math.max(r[3], k[3]);
+    }
+  }
+
+  function consider(el, ctx, parentCand) {
+    const tag = el.tagName.toLowerCase();
+    let reason = strongReason(el, tag);
+    let weak = false;
+    if (!reason) { reason = weakReason(el, ctx); weak = !!reason; }
+    const r = rectOf(el, ctx);
+    const inView = inter(r, ctx.clip || [0, 0, 0, 0]);
+    if (!inView) return null;
+    let st = null;
+    let scrollable = false;
+    if (el !== ctx.doc.documentElement && el !== ctx.doc.body &&
+        (el.scrollHeight > el.clientHeight + 2 || el.scrollWidth > el.clientWidth + 2)) {
+      st = getComputedStyle(el);
+      scrollable = isScrollable(el, st);
+    }
+    if (!reason && cursorIsPointer(el) && !cursorIsPointer(layoutParent(el))) {
+      reason = "pointer"; weak = true;
+    }
+    if (!reason && scrollable) { reason = "scrollable"; weak = true; }
+    if (!reason) return null;
+    stats.candidates++;
+    const editable = tag === "textarea" || el.isContentEditable ||
+      (tag === "input" && TEXT_INPUTS.has(el.type)) ||
+      ["textbox", "searchbox"].includes((el.getAttribute("role") || "").toLowerCase());
+    // Nesting: one mark per actionable thing.
+    const formControl = tag === "input" || tag === "select" || tag === "textarea";
+    if (parentCand && !editable && !formControl && !scrollable) {
+      if (parentCand.atomic || reason === "pointer") { stats.nested++; return null; }
+    }
+    if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true,
+                              checkOpacity: true, checkVisibilityCSS: true })) {
+      stats.invisible++; return null;
+    }
+    if (getComputedStyle(el).display === "inline" && el.firstElementChild) grow(el, r, ctx);
+    const clip = contentClip(layoutParent(el), ctx);
+    const vr = clip && inter(r, clip);
+    if (!vr) { stats.clipped++; return null; }
+    const pt = clickPoint(el, vr, ctx);
+    if (!pt) { stats.covered++; return null; }
+    const type = tag === "input" ? (el.type || "text").toLowerCase() : (el.getAttribute("type") || "");
+    const role = implicitRole(el, tag, tag === "input" ? type : "");
+    const rec = { el, ctx, parent: parentCand, weak, reason, tag, type, role, editable,
+      scrollable, vr, pt, hasChild: false,
+      atomic: ATOMIC_ROLES.has(role) || tag === "a" || tag === "button" || tag === "summary" || tag === "label" };
+    found.push(rec);
+    for (let p = parentCand; p && !p.hasChild; p = p.parent) p.hasChild = true;
+    return rec;
+  }
+
+  function walkRoot(rootNode, ctx, parentCand) {
+    // Iterative depth-first walk over elements, entering open shadow roots and
+    // same-origin iframes. Each stack entry carries its nearest candidate.
+    const stack = [];
+    for (let c = rootNode.lastElementChild; c; c = c.previousElementSibling) stack.push([c, parentCand]);
+    while (stack.length) {
+      const [el, pc] = stack.pop();
+      stats.visited++;
+      if ((stats.visited & 1023) === 0 && performance.now() - t0 > TIME_BUDGET) {
+        stats.truncated = true; return;
+      }
+      if (SKIP_TAGS.has(el.tagName)) continue;
+      const rec = consider(el, ctx, pc);
+      const nextPc = rec || pc;
+      const tag = el.tagName;
+      if ((tag === "IFRAME" || tag === "FRAME")) { enterFrame(el, ctx, nextPc); continue; }
+      for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push([c, nextPc]);
+      if (el.shadowRoot) {
+        for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, nextPc]);
+      }
+    }
+  }
+
+  function enterFrame(frameEl, ctx, parentCand) {
+    let doc = null;
+    try { doc = frameEl.contentDocument; } catch (e) { doc = null; }
+    if (!doc || !doc.documentElement) { stats.cross_origin_frames++; return; }
+    const r = frameEl.getBoundingClientRect();
+    const st = getComputedStyle(frameEl);
+    const ox = ctx.ox + r.left + frameEl.clientLeft + parseFloat(st.paddingLeft || 0);
+    const oy = ctx.oy + r.top + frameEl.clientTop + parseFloat(st.paddingTop || 0);
+    const box = [ox, oy, ox + frameEl.clientWidth, oy + frameEl.clientHeight];
+    const outer = contentClip(layoutParent(frameEl), ctx);
+    const clip = outer && inter(box, outer);
+    if (!clip) return;
+    const win = doc.defaultView;
+    const sub = { doc, ox, oy, clip, inFrame: true,
+      listeners: win && win.__cockpitListeners,
+      frames: ctx.frames.concat([{ doc: ctx.doc, el: frameEl, ox: ctx.ox, oy: ctx.oy }]) };
+    walkRoot(doc.documentElement, sub, parentCand);
+  }
+
+  const topCtx = { doc: topDoc, ox: 0, oy: 0, clip: [0, 0, VW, VH], inFrame: false,
+    listeners: window.__cockpitListeners, frames: [] };
+  walkRoot(topDoc, topCtx, null);
+
+  // ---------- post-pass ----------
+  const kept = found.filter(rec => {
+    if (rec.tag === "label" && rec.el.control && found.some(o => o.el === rec.el.control)) {
+      stats.nested++; return false;
+    }
+    const weakish = rec.weak || rec.reason === "tabindex";
+    if (weakish && rec.hasChild && !rec.scrollable) { stats.containers++; return false; }
+    return true;
+  });
+
+  // Reading order: rows top to bottom, then left to right within a row.
+  kept.sort((a, b) => a.vr[1] - b.vr[1] || a.vr[0] - b.vr[0]);
+  const ordered = [];
+  let i = 0;
+  while (i < kept.length) {
+    const top = kept[i].vr[1];
+    const h = kept[i].vr[3] - kept[i].vr[1];
+    const tol = Math.max(3, Math.min(12, h / 2));
+    let j = i;
+    while (j < kept.length && kept[j].vr[1] - top <= tol) j++;
+    ordered.push(...kept.slice(i, j).sort((a, b) => a.vr[0] - b.vr[0]));
+    i = j;
+  }
+
+  const marks = ordered.map((rec, idx) => {
+    const el = rec.el;
+    const secret = isSecret(el, rec.tag, rec.type);
+    const hasValue = rec.tag === "input" || rec.tag === "textarea" || rec.tag === "select";
+    const [x1, y1, x2, y2] = rec.vr;
+    return {
+      id: idx + 1,
+      bbox: [Math.round(x1), Math.round(y1), Math.round(x2 - x1), Math.round(y2 - y1)],
+      tag: rec.tag,
+      role: rec.role,
+      type: rec.type,
+      text: textOf(el, rec.tag, rec.type, rec.scrollable),
+      aria_label: clean(el.getAttribute("aria-label") || ""),
+      placeholder: clean(el.getAttribute("placeholder") || ""),
+      href: (rec.tag === "a" || rec.tag === "area") && el.href ? String(el.href).slice(0, 2000) : "",
+      value: hasValue && !secret ? clean(el.value) : "",
+      secret: secret,
+      editable: !!rec.editable,
+      scrollable: !!rec.scrollable,
+      in_iframe: !!rec.ctx.inFrame,
+      reason: rec.reason,
+      point: rec.pt,
+    };
+  });
+  window.__cockpitMarks = ordered.map(rec => rec.el);
+  const se = topDoc.scrollingElement || topDoc.documentElement;
+  return {
+    marks: marks,
+    page: { url: location.href, title: topDoc.title, viewport: [VW, VH],
+      scroll: [Math.round(window.scrollX), Math.round(window.scrollY)],
+      page_size: [se.scrollWidth, se.scrollHeight] },
+    stats: Object.assign(stats, { ms: Math.round(performance.now() - t0) }),
+  };
+})

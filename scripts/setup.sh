@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Set up everything Cockpit needs on a Debian 12 machine (root or sudo):
+# Debian packages when missing, a virtualenv in .venv, and the package itself.
+# Idempotent: a second run only checks and returns quickly.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES="chromium chromium-driver xvfb xauth fonts-dejavu-core fonts-liberation \
+libegl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
+libxcb-keysyms1 libxcb-render-util0 libxcb-xkb1 binutils"
+
+missing=""
+for p in $APT_PACKAGES; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+  echo "setup: installing Debian packages:$missing" >&2
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  echo "setup: creating .venv" >&2
+  "$PY" -m venv .venv
+fi
+# Reinstall only when pyproject.toml changed since the last install.
+stamp=.venv/.cockpit-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "setup: installing Python packages" >&2
+  .venv/bin/pip install -q --disable-pip-version-check -e ".[test]"
+  touch "$stamp"
+fi
+echo "setup: ready (.venv/bin/cockpit)" >&2

@@ -1,0 +1,43 @@
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+# Before anything imports Qt or Cockpit: no display, and a throwaway data dir.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ["COCKPIT_HOME"] = tempfile.mkdtemp(prefix="cockpit-test-home-")
+
+import pytest  # noqa: E402
+
+from cockpit.core.browser import BrowserConfig, BrowserSession  # noqa: E402
+from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.devtools import pagegen  # noqa: E402
+from tests.pdfgen import write_pdf  # noqa: E402
+
+PAGES = Path(__file__).parent / "core" / "pages"
+PDF_PHRASE = "Quarterly revenue grew by 42 percent"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    root = tmp_path_factory.mktemp("site")
+    shutil.copytree(PAGES, root, dirs_exist_ok=True)
+    write_pdf(root / "doc.pdf", PDF_PHRASE)
+    (root / "big.html").write_text(pagegen.generate(20000))
+    with LocalSite(root) as s:
+        yield s
+
+
+@pytest.fixture(scope="session")
+def browser():
+    with BrowserSession(BrowserConfig(settle_cap_ms=4000)) as b:
+        yield b
+
+
+@pytest.fixture
+def page(browser, site):
+    """Open a fixture page in the shared browser: page('modal.html')."""
+    def open_(name: str):
+        browser.goto(site.url(name))
+        return browser
+    return open_
