@@ -2,7 +2,8 @@
 
 Used for the bundled demo pages and by the tests' fixture pages. One extra
 route, ``/__delay/<ms>``, answers after a delay: pages use it to make
-slow network requests that the settle logic must wait for.
+slow network requests that the settle logic must wait for. A POST is answered
+like a GET of the same path, so static forms with method="post" work.
 """
 from __future__ import annotations
 
@@ -28,6 +29,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
+        super().do_GET()
+
+    def do_POST(self):
+        # Static sites cannot take a POST; answer with the page at the path, so a
+        # form with method="post" (the demo shop's checkout) lands on its page.
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(min(length, 1 << 20))
+        self.command = "GET"
         super().do_GET()
 
     def end_headers(self):

@@ -12,7 +12,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote_plus, urlparse
 
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -64,6 +64,14 @@ class Executor:
     def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0):
         self.session = session
         self.wait_seconds = wait_seconds
+        self.secrets: set[str] = set()  # text typed into secret fields this session
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret typed so far replaced by (secret)."""
+        for secret in sorted(self.secrets, key=len, reverse=True):
+            text = text.replace(secret, "(secret)")
+            text = text.replace(quote_plus(secret), "(secret)")
+        return text
 
     def run(self, action: Action, marks: list[Mark]) -> ActionOutcome:
         s = self.session
@@ -89,6 +97,7 @@ class Executor:
             outcome.url_after = s.url
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
+            outcome.message = self.redact(outcome.message)
         outcome.seconds = time.perf_counter() - t0
         return outcome
 
@@ -171,6 +180,8 @@ class Executor:
         if a.text:
             self._keys(a.text)
         self._keys(Keys.ENTER)
+        if m.secret and a.text:
+            self.secrets.add(a.text)
         shown = "(secret)" if m.secret else repr(a.text)
         return f"typed {shown} into [{m.id}] and pressed Enter", None
 
