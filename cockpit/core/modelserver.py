@@ -1,0 +1,401 @@
+"""A tiny OpenAI-compatible chat-completions server on 127.0.0.1.
+
+What it is for:
+
+* Tests. It is the only stand-in for a model that the project's tests use: the
+  real ``openai`` client talks real HTTP to it, so everything the client does
+  (serialising messages and images, timeouts, retries, error mapping, parsing
+  the reply) is exercised for real. ``ModelServer.requests`` records every
+  request body so a test can assert exactly what was sent.
+* The product's offline demo policy: a rule-based "model" (a plain Python
+  function) served behind the same API, so the agent loop runs unchanged
+  without an account or a network.
+
+What it must not do: it never calls out to any network and never forwards a
+request anywhere. It binds to the loopback address only, answers from the
+``responder`` it was given, and knows nothing about real models or API keys
+(any key is accepted and ignored).
+
+Endpoints: ``POST /v1/chat/completions`` (non-streaming only; ``stream: true``
+is answered 400), ``GET /v1/models`` and ``GET /v1/models/<id>``. Anything
+else is a 404 with an OpenAI-style error body.
+
+A responder is ``responder(body: dict) -> Reply | str``, called once per chat
+request (from the request's own thread, so it must be thread-safe if it keeps
+state; :func:`scripted` is). Returning a ``str`` is short for ``Reply(text=...)``,
+so a plain ``body -> str`` function is a valid responder as is. If the responder
+raises, the client gets a 500 with ``x-should-retry: false`` (the failure is
+deterministic, so retrying is pointless) and the exception is kept in
+``ModelServer.errors``.
+
+Example::
+
+    with ModelServer(scripted(["Thought: go\\nAction: Click [3]"])) as srv:
+        client = OpenAI(base_url=srv.base_url, api_key="x", max_retries=0)
+        client.chat.completions.create(model="m", messages=[...])
+        assert srv.requests[0]["messages"][0]["role"] == "system"
+"""
+from __future__ import annotations
+
+import http.server
+import json
+import socket
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Union
+
+__all__ = [
+    "ModelServer",
+    "Reply",
+    "Responder",
+    "ScriptExhausted",
+    "IMAGE_TOKENS",
+    "estimate_prompt_tokens",
+    "estimate_tokens",
+    "scripted",
+]
+
+#: Rough token cost charged for each image part in the default usage estimate.
+IMAGE_TOKENS = 85
+
+_REASONS = {
+    400: ("invalid_request_error", "invalid_request"),
+    401: ("invalid_request_error", "invalid_api_key"),
+    403: ("invalid_request_error", "permission_denied"),
+    404: ("invalid_request_error", "not_found"),
+    408: ("timeout_error", "timeout"),
+    409: ("invalid_request_error", "conflict"),
+    422: ("invalid_request_error", "unprocessable_entity"),
+    429: ("requests", "rate_limit_exceeded"),
+}
+
+
+@dataclass
+class Reply:
+    """What the server answers to one chat request.
+
+    text: the assistant message content (status 200).
+    status: HTTP status; for >= 400 an OpenAI-style error body is sent,
+        with ``error_message`` as its message (unless ``body`` overrides it).
+    headers: extra response headers, e.g. ``{"Retry-After": "1"}``.
+    delay: seconds to wait before answering. Other requests are served in the
+        meantime, and the wait ends at once (dropping the connection without
+        an answer) when the server is stopped.
+    body: raw response body override (str or bytes), sent verbatim with
+        ``content_type`` and ``status``: for truncated or invalid JSON.
+    prompt_tokens / completion_tokens: usage to report; ``None`` means a
+        rough estimate (``len(text) // 4``, ``IMAGE_TOKENS`` per image).
+    finish_reason: the choice's finish reason ("stop", "length", ...).
+    """
+
+    text: str | None = ""
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    delay: float = 0.0
+    body: str | bytes | None = None
+    content_type: str = "application/json"
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    finish_reason: str = "stop"
+    error_message: str | None = None
+
+    @classmethod
+    def error(cls, status: int, message: str | None = None, *,
+              headers: Mapping[str, str] | None = None, delay: float = 0.0) -> "Reply":
+        """An HTTP error reply, e.g. ``Reply.error(429, headers={"Retry-After": "1"})``."""
+        return cls(text=None, status=status, error_message=message,
+                   headers=dict(headers or {}), delay=delay)
+
+
+Responder = Callable[[dict], Union[Reply, str]]
+
+
+class ScriptExhausted(RuntimeError):
+    """A :func:`scripted` responder was asked for more replies than it holds."""
+
+
+def scripted(replies: Iterable[Reply | str], *, repeat_last: bool = False) -> Callable[[dict], Reply]:
+    """A responder answering with ``replies`` in order (strings or Replies).
+
+    When the script runs out it raises :class:`ScriptExhausted` (the client sees
+    a non-retryable 500 and the error is in ``ModelServer.errors``), because an
+    unexpected extra model call is usually a bug the test should catch. Pass
+    ``repeat_last=True`` to keep answering with the last reply instead.
+    Thread-safe.
+    """
+    items = [r if isinstance(r, Reply) else Reply(text=str(r)) for r in replies]
+    if not items:
+        raise ValueError("scripted() needs at least one reply")
+    lock = threading.Lock()
+    state = {"next": 0}
+
+    def responder(body: dict) -> Reply:
+        with lock:
+            i = state["next"]
+            state["next"] += 1
+        if i < len(items):
+            return items[i]
+        if repeat_last:
+            return items[-1]
+        raise ScriptExhausted(
+            f"scripted responder exhausted: request #{i + 1} but only {len(items)} replies scripted")
+
+    return responder
+
+
+def estimate_tokens(text: str | None) -> int:
+    """The rough token count used for default usage figures: ``len(text) // 4``."""
+    return len(text or "") // 4
+
+
+def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
+    """Rough prompt tokens of a request: text length // 4, images IMAGE_TOKENS each."""
+    chars = 0
+    images = 0
+    for msg in body.get("messages") or []:
+        if not isinstance(msg, Mapping):
+            continue
+        content = msg.get("content")
+        if isinstance(content, str):
+            chars += len(content)
+        elif isinstance(content, list):
+            for part in content:
+                if not isinstance(part, Mapping):
+                    continue
+                if part.get("type") == "image_url":
+                    images += 1
+                elif isinstance(part.get("text"), str):
+                    chars += len(part["text"])
+    return chars // 4 + images * IMAGE_TOKENS
+
+
+def _error_body(status: int, message: str, type_: str | None = None, code: str | None = None,
+                param: str | None = None) -> bytes:
+    dflt_type, dflt_code = _REASONS.get(status, ("server_error" if status >= 500 else "invalid_request_error",
+                                                 "server_error" if status >= 500 else None))
+    return json.dumps({"error": {
+        "message": message,
+        "type": type_ or dflt_type,
+        "param": param,
+        "code": code or dflt_code,
+    }}).encode()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+    owner: "ModelServer"
+
+    def handle_error(self, request, client_address):
+        # A client that timed out and hung up is normal here; stay quiet.
+        pass
+
+
+class _Handler(http.server.BaseHTTPRequestHandler):
+    # HTTP/1.0: one request per connection, so no kept-alive connection (and
+    # handler thread) outlives stop() and answers a later request.
+    protocol_version = "HTTP/1.0"
+    server: _Server
+
+    def log_message(self, fmt, *args):  # keep test and CLI output clean
+        pass
+
+    # -- plumbing --------------------------------------------------------
+    def _send(self, status: int, body: bytes, *, content_type: str = "application/json",
+              headers: Mapping[str, str] | None = None) -> None:
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(body)))
+            for k, v in (headers or {}).items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            pass  # the client gave up (e.g. its timeout fired)
+
+    def _error(self, status: int, message: str, *, code: str | None = None, param: str | None = None,
+               headers: Mapping[str, str] | None = None) -> None:
+        self._send(status, _error_body(status, message, code=code, param=param), headers=headers)
+
+    def _path(self) -> str:
+        path = self.path.split("?", 1)[0]
+        return path.rstrip("/") or "/"
+
+    # -- routes ----------------------------------------------------------
+    def do_GET(self):
+        path = self._path()
+        owner = self.server.owner
+        model = {"id": owner.model_name, "object": "model", "created": owner.created, "owned_by": "cockpit"}
+        if path == "/v1/models":
+            self._send(200, json.dumps({"object": "list", "data": [model]}).encode())
+        elif path == f"/v1/models/{owner.model_name}":
+            self._send(200, json.dumps(model).encode())
+        elif path.startswith("/v1/models/"):
+            self._error(404, f"The model '{path[len('/v1/models/'):]}' does not exist", code="model_not_found")
+        else:
+            self._not_found()
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self._path() != "/v1/chat/completions":
+            self._not_found()
+            return
+        try:
+            body = json.loads(raw or b"null")
+        except ValueError as e:
+            self._error(400, f"We could not parse the JSON body of your request: {e}")
+            return
+        if not isinstance(body, dict):
+            self._error(400, "The request body must be a JSON object.")
+            return
+        self.server.owner._record(body)
+        if body.get("stream"):
+            self._error(400, "Streaming is not supported by this server; set stream to false.",
+                        code="unsupported_value", param="stream")
+            return
+        self._chat(body)
+
+    def do_PUT(self):
+        self._not_found()
+
+    do_DELETE = do_PATCH = do_PUT
+
+    def _not_found(self):
+        self._error(404, f"Unknown request URL: {self.command} {self.path}", code="unknown_url")
+
+    def _chat(self, body: dict) -> None:
+        owner = self.server.owner
+        try:
+            reply = owner.responder(body)
+            if isinstance(reply, str):
+                reply = Reply(text=reply)
+            elif not isinstance(reply, Reply):
+                raise TypeError(f"responder returned {type(reply).__name__}, expected Reply or str")
+        except Exception as e:  # report to the client and keep for the test
+            owner._record_error(e)
+            self._error(500, f"responder failed: {type(e).__name__}: {e}", code="responder_error",
+                        headers={"x-should-retry": "false"})
+            return
+
+        if reply.delay > 0 and owner._stopping.wait(reply.delay):
+            return  # server stopping: drop the connection unanswered
+
+        if reply.body is not None:
+            raw = reply.body.encode() if isinstance(reply.body, str) else bytes(reply.body)
+            self._send(reply.status, raw, content_type=reply.content_type, headers=reply.headers)
+            return
+        if reply.status >= 400:
+            msg = reply.error_message or f"Simulated error {reply.status}"
+            self._error(reply.status, msg, headers=reply.headers)
+            return
+
+        text = reply.text
+        prompt = reply.prompt_tokens if reply.prompt_tokens is not None else estimate_prompt_tokens(body)
+        completion = reply.completion_tokens if reply.completion_tokens is not None else estimate_tokens(text)
+        model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else owner.model_name
+        payload = {
+            "id": f"chatcmpl-{uuid.uuid4().hex}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "choices": [{
+                "index": 0,
+                "message": {"role": "assistant", "content": text},
+                "finish_reason": reply.finish_reason,
+            }],
+            "usage": {
+                "prompt_tokens": prompt,
+                "completion_tokens": completion,
+                "total_tokens": prompt + completion,
+            },
+        }
+        self._send(reply.status, json.dumps(payload).encode(), headers=reply.headers)
+
+
+class ModelServer:
+    """An OpenAI-compatible chat server on 127.0.0.1:<port> (0 = a free port).
+
+    ``responder`` may also be a list of replies, short for ``scripted(list)``.
+    The model in each completion echoes the request's ``model`` (or
+    ``model_name`` if the request has none); ``/v1/models`` lists ``model_name``.
+    Use as a context manager, or ``start()`` / ``stop()``.
+    """
+
+    def __init__(self, responder: Responder | Iterable[Reply | str], *,
+                 model_name: str = "cockpit-test-model", port: int = 0):
+        if not callable(responder):
+            responder = scripted(responder)
+        self.responder: Responder = responder
+        self.model_name = model_name
+        self.created = int(time.time())
+        self._lock = threading.Lock()
+        self._requests: list[dict] = []
+        self._errors: list[BaseException] = []
+        self._stopping = threading.Event()
+        self._httpd = _Server(("127.0.0.1", port), _Handler)
+        self._httpd.owner = self
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    # -- addresses -------------------------------------------------------
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # -- what was received -----------------------------------------------
+    @property
+    def requests(self) -> list[dict]:
+        """Bodies received on /v1/chat/completions, in arrival order (a copy)."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def errors(self) -> list[BaseException]:
+        """Exceptions the responder raised (each also answered as a 500)."""
+        with self._lock:
+            return list(self._errors)
+
+    def _record(self, body: dict) -> None:
+        with self._lock:
+            self._requests.append(body)
+
+    def _record_error(self, exc: BaseException) -> None:
+        with self._lock:
+            self._errors.append(exc)
+
+    # -- lifecycle -------------------------------------------------------
+    def start(self) -> "ModelServer":
+        if self._closed:
+            raise RuntimeError("ModelServer cannot be restarted after stop()")
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05},
+                                            name="model-server", daemon=True)
+            self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving; pending delayed replies end at once, unanswered."""
+        if self._closed:
+            return
+        self._closed = True
+        self._stopping.set()
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=5)
+        self._httpd.server_close()
+
+    def __enter__(self) -> "ModelServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def __repr__(self) -> str:
+        return f"ModelServer({self.base_url!r}, model_name={self.model_name!r})"
