@@ -10,6 +10,7 @@ from __future__ import annotations
 import base64
 import logging
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -288,6 +289,16 @@ class BrowserSession:
             log.info("page load timed out after %.0fs; continuing with what loaded",
                      self.config.page_load_timeout)
         self.settle()
+
+    def load_error(self) -> str | None:
+        """The network error code when the tab shows Chrome's error page, else None."""
+        # WebDriver reports the URL asked for; the document knows it is an error page.
+        text = self.js("return location.href.startsWith('chrome-error://') ? "
+                       "(document.body ? document.body.innerText || '-' : '-') : ''")
+        if not text:
+            return None
+        m = re.search(r"(?:net::)?(ERR_[A-Z_]+)", text)
+        return m.group(1) if m else "the page could not be loaded"
 
     def back(self) -> None:
         self._call(self.driver.back)

@@ -87,6 +87,8 @@ def test_cookie_banner_covers_only_what_is_under_it(page):
     t = texts(obs)
     assert {"Top button", "Accept all", "Reject"} <= set(t)
     assert "Under banner" not in t
+    # The banner sits in a footer far below the fold: found even so.
+    assert "Imprint" not in t
 
 
 def test_open_shadow_root_is_marked(page):
@@ -154,6 +156,6 @@ def test_overlay_draws_boxes_and_keeps_clean_copy(page, tmp_path):
 def test_twenty_thousand_elements_mark_without_timing_out(page):
     obs = observe(page("big.html"))
     assert not obs.stats["truncated"]
-    assert obs.stats["visited"] > 19000
+    assert obs.stats["pruned"] > 100  # off-screen cards were skipped, not walked
     assert 30 < len(obs.marks) < 400  # what the viewport holds, not the whole page
     assert all(m.bbox[1] < 768 for m in obs.marks)

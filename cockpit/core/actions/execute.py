@@ -219,6 +219,8 @@ class Executor:
     def _do_goto(self, a: Action, m):
         url = normalize_url(a.text)
         self.session.goto(url)
+        if err := self.session.load_error():
+            return f"tried to open {url} but it failed to load ({err})", None
         return f"opened {url}", None
 
     def _do_press(self, a: Action, m):

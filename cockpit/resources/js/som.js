@@ -32,7 +32,7 @@
     "number", "date", "datetime-local", "month", "week", "time", ""]);
 
   const stats = { visited: 0, candidates: 0, covered: 0, clipped: 0, invisible: 0,
-    nested: 0, containers: 0, cross_origin_frames: 0, truncated: false };
+    nested: 0, containers: 0, cross_origin_frames: 0, pruned: 0, rescued: 0, truncated: false };
 
   // ---------- geometry ----------
   function inter(a, b) {
@@ -226,14 +226,11 @@
     }
   }
 
-  function consider(el, ctx, parentCand) {
+  function consider(el, ctx, parentCand, r) {
     const tag = el.tagName.toLowerCase();
     let reason = strongReason(el, tag);
     let weak = false;
     if (!reason) { reason = weakReason(el, ctx); weak = !!reason; }
-    const r = rectOf(el, ctx);
-    const inView = inter(r, ctx.clip || [0, 0, 0, 0]);
-    if (!inView) return null;
     let st = null;
     let scrollable = false;
     if (el !== ctx.doc.documentElement && el !== ctx.doc.body &&
@@ -275,11 +272,26 @@
     return rec;
   }
 
+  // On big documents, subtrees lying wholly outside the viewport are skipped:
+  // their box and scroll extent (which covers overflowing in-flow children)
+  // miss it. What could still escape (fixed or absolute children) is found
+  // again by the rescue pass, hit-testing a 48px grid over the viewport; a
+  // fixed element smaller than that inside a skipped subtree can be missed.
+  // Small documents are walked whole: it costs little and misses nothing.
+  const PRUNE = topDoc.getElementsByTagName("*").length > (opts.pruneAbove || 2000);
+  const pruned = new Map();  // element -> [ctx, nearest candidate]
+  function pushChildren(stack, el, pc) {
+    for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push([c, pc]);
+    if (el.shadowRoot) {
+      for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, pc]);
+    }
+  }
   function walkRoot(rootNode, ctx, parentCand) {
     // Iterative depth-first walk over elements, entering open shadow roots and
     // same-origin iframes. Each stack entry carries its nearest candidate.
     const stack = [];
-    for (let c = rootNode.lastElementChild; c; c = c.previousElementSibling) stack.push([c, parentCand]);
+    const view = ctx.clip || [0, 0, 0, 0];
+    pushChildren(stack, rootNode, parentCand);
     while (stack.length) {
       const [el, pc] = stack.pop();
       stats.visited++;
@@ -287,13 +299,43 @@
         stats.truncated = true; return;
       }
       if (SKIP_TAGS.has(el.tagName)) continue;
-      const rec = consider(el, ctx, pc);
+      const r = rectOf(el, ctx);
+      let rec = null;
+      if (inter(r, view)) {
+        rec = consider(el, ctx, pc, r);
+      } else if (PRUNE && r[2] > r[0] && r[3] > r[1] && el !== ctx.doc.body && el !== ctx.doc.documentElement) {
+        const ext = [r[0], r[1], Math.max(r[2], r[0] + el.scrollWidth), Math.max(r[3], r[1] + el.scrollHeight)];
+        if (!inter(ext, view)) { pruned.set(el, [ctx, pc]); stats.pruned++; continue; }
+      }
       const nextPc = rec || pc;
       const tag = el.tagName;
       if ((tag === "IFRAME" || tag === "FRAME")) { enterFrame(el, ctx, nextPc); continue; }
-      for (let c = el.lastElementChild; c; c = c.previousElementSibling) stack.push([c, nextPc]);
-      if (el.shadowRoot) {
-        for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, nextPc]);
+      pushChildren(stack, el, nextPc);
+    }
+  }
+
+  function rescue() {
+    if (!pruned.size) return;
+    const STEP = 48;
+    for (let y = STEP / 2; y < VH; y += STEP) {
+      for (let x = STEP / 2; x < VW; x += STEP) {
+        let h = topDoc.elementFromPoint(x, y);
+        const chain = [];
+        while (h) {
+          if (pruned.has(h)) chain.push(h);
+          if (h.parentElement) h = h.parentElement;
+          else { const rn = h.getRootNode(); h = rn && rn.host ? rn.host : null; }
+        }
+        // Re-enter the outermost pruned ancestor: the walk finds the rest.
+        const top = chain[chain.length - 1];
+        if (top) {
+          const [ctx, pc] = pruned.get(top);
+          for (const c of chain) pruned.delete(c);
+          stats.rescued++;
+          const saved = ctx.clip;
+          walkRoot(top, ctx, pc);
+          ctx.clip = saved;
+        }
       }
     }
   }
@@ -320,6 +362,7 @@
   const topCtx = { doc: topDoc, ox: 0, oy: 0, clip: [0, 0, VW, VH], inFrame: false,
     listeners: window.__cockpitListeners, frames: [] };
   walkRoot(topDoc, topCtx, null);
+  rescue();
 
   // ---------- post-pass ----------
   const kept = found.filter(rec => {

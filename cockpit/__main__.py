@@ -1,0 +1,5 @@
+import sys
+
+from cockpit.cli import main
+
+sys.exit(main())

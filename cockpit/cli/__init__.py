@@ -1,0 +1,35 @@
+"""The `cockpit` command: one sub-command per module in this package."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..core.logsetup import setup_logging
+from . import observe
+
+COMMANDS = {"observe": observe}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="cockpit",
+        description="Cockpit: build, supervise and study multimodal web agents.")
+    p.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    for name, mod in COMMANDS.items():
+        mod.add_parser(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    setup_logging(args.verbose)
+    if not args.command:
+        parser.print_help()
+        return 0
+    return COMMANDS[args.command].run(args) or 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

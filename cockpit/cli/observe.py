@@ -1,0 +1,59 @@
+"""`cockpit observe URL`: mark a page and print its marks.
+
+A debugging tool for people ("why isn't this button boxed?") and the
+interface other tools use (--json).
+"""
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+from ..core.browser import BrowserSession
+from ..core.errors import ActionError, CockpitError
+from ..core.observation import observe
+from .common import add_browser_options, browser_config, fail, serve_if_file
+
+
+def add_parser(sub):
+    p = sub.add_parser(
+        "observe", help="mark a page's interactive elements and print them",
+        description="Open URL in a browser, find every interactive element (Set-of-Mark) and print "
+                    "the marks. URL may also be a local HTML file, served on 127.0.0.1.")
+    p.add_argument("url", metavar="URL", help="web address (https:// is added when missing) or HTML file")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="write screenshot.png, marked.png and marks.json into DIR")
+    p.add_argument("--json", action="store_true",
+                   help="print the marks as a JSON list instead of readable lines")
+    add_browser_options(p)
+    return p
+
+
+def run(args) -> int:
+    try:
+        with serve_if_file(args.url) as url, BrowserSession(browser_config(args)) as browser:
+            browser.goto(url)
+            if err := browser.load_error():
+                return fail(f"could not load {url}: {err}", 3)
+            t = time.perf_counter()
+            obs = observe(browser)
+            took = (time.perf_counter() - t) * 1000
+            files = obs.save(args.out) if args.out else {}
+    except ActionError as e:
+        return fail(str(e), 2)
+    except CockpitError as e:
+        return fail(str(e), 3)
+    if args.json:
+        json.dump([m.to_dict() for m in obs.marks], sys.stdout, indent=1)
+        print()
+    else:
+        print(f"{obs.url}\n{obs.title!r}: {len(obs.marks)} marks in a {obs.viewport[0]}x{obs.viewport[1]} "
+              f"viewport, observed in {took:.0f} ms")
+        print(obs.element_text)
+        if obs.stats.get("covered") or obs.stats.get("cross_origin_frames"):
+            print(f"(not marked: {obs.stats.get('covered', 0)} covered by other elements, "
+                  f"{obs.stats.get('cross_origin_frames', 0)} cross-origin frames not entered)")
+    for name, path in files.items():
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -1,0 +1,81 @@
+"""Browser session life cycle: viewport, remote drivers, a browser that dies."""
+import io
+import os
+import signal
+import socket
+import subprocess
+import time
+
+import pytest
+from PIL import Image
+
+from cockpit.core.browser import BrowserConfig, BrowserSession, find_chromedriver
+from cockpit.core.errors import BrowserDied, BrowserNotFound
+from cockpit.core.observation import observe
+
+
+def test_custom_viewport_is_exact(site):
+    with BrowserSession(BrowserConfig(viewport=(800, 600))) as b:
+        b.goto(site.url("grid.html"))
+        obs = observe(b)
+        assert Image.open(io.BytesIO(obs.screenshot)).size == (800, 600)
+        assert obs.viewport == (800, 600)
+
+
+def test_profile_is_isolated_and_removed(site):
+    b = BrowserSession().start()
+    profile = b.profile_dir
+    assert profile.exists() and (profile / "downloads").is_dir()
+    b.close()
+    assert not profile.exists()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_remote_webdriver_url(site, tmp_path):
+    port = _free_port()
+    proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        cfg = BrowserConfig(webdriver_url=f"http://127.0.0.1:{port}",
+                            extra_args=[f"--user-data-dir={tmp_path / 'p'}"])
+        with BrowserSession(cfg) as b:
+            b.goto(site.url("grid.html"))
+            obs = observe(b)
+            assert [m.text for m in obs.marks] == ["A", "B", "C", "D", "E"]
+            assert obs.viewport == (1024, 768)
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+def test_missing_browser_binary_is_a_clear_error():
+    with pytest.raises(BrowserNotFound, match="not found at /nope/chrome"):
+        BrowserSession(BrowserConfig(chrome_binary="/nope/chrome")).start()
+
+
+def _children(pid):
+    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+def test_killed_browser_raises_browser_died_quickly(site):
+    b = BrowserSession(BrowserConfig(command_timeout=10)).start()
+    try:
+        b.goto(site.url("grid.html"))
+        driver_pid = b._service.process.pid
+        for pid in _children(driver_pid):  # chromium, started by chromedriver
+            os.kill(pid, signal.SIGKILL)
+        t = time.perf_counter()
+        with pytest.raises(BrowserDied):
+            observe(b)
+            b.goto(site.url("grid.html"))
+        assert time.perf_counter() - t < 15
+        assert not b.alive
+    finally:
+        b.close()
