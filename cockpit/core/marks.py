@@ -68,6 +68,8 @@ def describe(mark: Mark) -> str:
     parts = [_q(text)]
     if mark.aria_label and mark.aria_label != text:
         parts.append(_q(mark.aria_label))
+    if mark.value and mark.value != text and mark.tag != "select":
+        parts.append(f"value {_q(mark.value)}")  # what is already typed in the field
     kind = mark.tag
     if mark.tag == "input" and mark.type:
         kind = f"input type={mark.type}"

@@ -126,7 +126,9 @@ def test_password_values_never_leave_the_page(page):
     pw = [m for m in obs.marks if m.type == "password"]
     assert len(pw) == 1 and pw[0].secret and pw[0].value == ""
     assert "s3cret-pass" not in json.dumps([m.to_dict() for m in obs.marks])
-    assert find(obs, "Search products").value == "old text"
+    field = find(obs, "Search products")
+    assert field.value == "old text"
+    assert 'value "old text"' in obs.element_text  # the model is told what is typed
 
 
 def test_element_text_is_in_webvoyager_shape(page):

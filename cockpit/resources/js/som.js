@@ -144,9 +144,11 @@
       const lab = el.labels && el.labels[0];
       return lab ? clean(lab.innerText) : "";
     }
-    if (tag === "select") {
+    if (tag === "select") {  // named by its label; else by the chosen option
+      const lab = el.labels && el.labels[0];
       const o = el.selectedOptions && el.selectedOptions[0];
-      return o ? clean(o.text) : "";
+      const chosen = o ? clean(o.text) : "";
+      return lab && clean(lab.innerText) ? clean(lab.innerText) + ": " + chosen : chosen;
     }
     // A big scroll container's text is its whole content: keep it short.
     let t = scrollable ? (el.textContent || "").slice(0, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
