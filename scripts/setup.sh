@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES="chromium chromium-driver xvfb xauth fonts-dejavu-core fonts-liberation \
 libegl1 libxkbcommon-x11-0 libxcb-cursor0 libxcb-icccm4 libxcb-image0 \
-libxcb-keysyms1 libxcb-render-util0 libxcb-xkb1 binutils"
+libxcb-keysyms1 libxcb-render-util0 libxcb-xkb1 binutils python3-venv"
 
 missing=""
 for p in $APT_PACKAGES; do
@@ -21,9 +21,10 @@ if [ -n "$missing" ]; then
 fi
 
 PY=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
+if [ ! -x .venv/bin/pip ]; then
   echo "setup: creating .venv" >&2
-  "$PY" -m venv .venv
+  rm -rf .venv
+  "$PY" -m venv .venv || { rm -rf .venv; echo "setup: could not create a venv with $PY" >&2; exit 1; }
 fi
 # Reinstall only when pyproject.toml changed since the last install.
 stamp=.venv/.cockpit-installed

@@ -44,6 +44,10 @@ def run(args) -> int:
         return fail(str(e), 2)
     except CockpitError as e:
         return fail(str(e), 3)
+    except OSError as e:
+        return fail(f"{e.strerror or e}: {e.filename or ''}".rstrip(": "), 3)
+    except Exception as e:  # a WebDriver or page failure we did not foresee: still no traceback
+        return fail(f"{type(e).__name__}: {str(e).strip().splitlines()[0][:300] if str(e).strip() else ''}", 3)
     if args.json:
         json.dump([m.to_dict() for m in obs.marks], sys.stdout, indent=1)
         print()

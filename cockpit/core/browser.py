@@ -47,7 +47,7 @@ DRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver",
                      "/usr/local/bin/chromedriver")
 
 CHROME_FLAGS = (
-    "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-gpu", "--disable-dev-shm-usage",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
     "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
     "--disable-features=Translate,MediaRouter,OptimizationHints",
@@ -121,6 +121,15 @@ class BrowserSession:
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
+        """Start the browser; on any failure nothing is left behind (processes, profile)."""
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _start(self):
         cfg = self.config
         self._prepare_dirs()
         opts = self._options()
@@ -135,17 +144,15 @@ class BrowserSession:
                 client_config=ClientConfig(remote_server_addr=url, timeout=cfg.command_timeout))
             self.driver = webdriver.Remote(command_executor=conn, options=opts)
         except BrowserError:
-            self.close()
             raise
         except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
-            self.close()
             where = cfg.webdriver_url or "local chromedriver"
             raise BrowserError(f"could not start a browser session ({where}): {_short(e)}") from e
         self._main_handle = self.driver.current_window_handle
         self.driver.set_page_load_timeout(cfg.page_load_timeout)
-        self.driver.set_script_timeout(max(30.0, cfg.settle_cap_ms / 1000 + 5))
+        # settle.js answers within its cap; the margin covers a busy page.
+        self.driver.set_script_timeout(cfg.settle_cap_ms / 1000 + 3)
         self._setup_cdp()
-        return self
 
     def _prepare_dirs(self):
         cfg = self.config
@@ -165,6 +172,10 @@ class BrowserSession:
         w, h = cfg.viewport
         for a in CHROME_FLAGS:
             o.add_argument(a)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            o.add_argument("--no-sandbox")  # Chrome refuses to run as root otherwise
+        # Dialogs stay open for the executor to read and answer (default: dismissed unseen).
+        o.set_capability("unhandledPromptBehavior", "ignore")
         if cfg.headless:
             o.add_argument("--headless=new")
         # Window size covers browser chrome too; the exact viewport is set by CDP.
@@ -330,11 +341,25 @@ class BrowserSession:
                     break
                 time.sleep(0.03)
             except WebDriverException as e:
-                if time.monotonic() >= deadline or "unexpected alert" in str(e).lower():
+                if self.open_dialog() is not None:
+                    return {"settled": True, "dialog": True}
+                if time.monotonic() >= deadline:
                     break
                 time.sleep(0.03)
         self.ensure_single_tab()
         return result or {}
+
+    def open_dialog(self) -> dict | None:
+        """The open alert/confirm/prompt as {'text': ...}, or None."""
+        try:
+            alert = self.driver.switch_to.alert
+            return {"text": alert.text or ""}
+        except WebDriverException:
+            return None
+
+    def answer_dialog(self, accept: bool) -> None:
+        alert = self.driver.switch_to.alert
+        self._call(alert.accept if accept else alert.dismiss)
 
     def ensure_single_tab(self) -> str | None:
         """Fold any extra tab or window back into the main tab.

@@ -199,3 +199,26 @@ def test_normalize_url(text, url):
 def test_normalize_url_refuses_non_web_schemes(bad):
     with pytest.raises(ActionError):
         normalize_url(bad)
+
+
+def test_link_inside_label_and_fieldset_disabled(page):
+    obs = observe(page("review.html"))
+    t = [m.text for m in obs.marks]
+    assert "Terms" in t  # "I agree to the Terms": the link is its own mark
+    assert "Disabled by fieldset" not in t
+    box = [m for m in obs.marks if m.type == "checkbox"][0]
+    assert box.value == "unchecked"
+
+
+def test_confirm_dialog_is_read_out_and_dismissed(page, browser):
+    obs = observe(page("review.html"))
+    out = act(browser, obs, f"Click [{mark_id(obs, 'Delete')}]")
+    assert 'the page showed a dialog: "Delete everything?" (dismissed)' in out.message
+    assert out_text(browser) == "cancelled"
+    assert browser.open_dialog() is None
+
+
+def test_click_in_iframe_with_padding(page, browser):
+    obs = observe(page("review.html"))
+    act(browser, obs, f"Click [{mark_id(obs, 'Padded frame button')}]")
+    assert browser.js("return document.getElementById('pf').contentDocument.querySelector('button').textContent") == "pad clicked"

@@ -54,9 +54,12 @@ def test_remote_webdriver_url(site, tmp_path):
         proc.wait(5)
 
 
-def test_missing_browser_binary_is_a_clear_error():
+def test_missing_browser_binary_is_a_clear_error_and_leaves_nothing():
+    from cockpit.core import paths
+    before = set(paths.browser_profiles().iterdir())
     with pytest.raises(BrowserNotFound, match="not found at /nope/chrome"):
         BrowserSession(BrowserConfig(chrome_binary="/nope/chrome")).start()
+    assert set(paths.browser_profiles().iterdir()) == before  # no stray profile folder
 
 
 def _children(pid):

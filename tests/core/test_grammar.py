@@ -62,3 +62,15 @@ def test_canonical_forms_match_webvoyager():
 def test_bad_actions_get_helpful_errors(text, msg):
     with pytest.raises(ActionParseError, match=msg):
         parse_action(text)
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("Type [3] Hello; world", Action("type", 3, "Hello; world")),
+    ("Scroll [3] down", Action("scroll", 3, "down")),
+    ("Scroll [WINDOW] down", Action("scroll", None, "down")),
+    ("ANSWER; [A] is right, not [B]", Action("answer", text="[A] is right, not [B]")),
+    ("ANSWER; __init__", Action("answer", text="__init__")),
+    ("__Click [3]__", Action("click", 3)),
+])
+def test_review_findings_parse_as_meant(text, expected):
+    assert parse_action(text) == expected

@@ -61,8 +61,10 @@ class ActionOutcome:
 class Executor:
     """Runs actions against one session with the marks of its last observation."""
 
-    def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0):
+    def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0,
+                 dialog_policy: str = "dismiss"):
         self.session = session
+        self.dialog_policy = dialog_policy
         self.wait_seconds = wait_seconds
         self.secrets: set[str] = set()  # text typed into secret fields this session
 
@@ -79,20 +81,25 @@ class Executor:
         before = s.url
         mark = self._mark(action, marks) if action.needs_target or (
             action.kind == "scroll" and action.target is not None) else None
+        if mark is not None and mark.secret and action.kind == "type" and action.text:
+            self.secrets.add(action.text)  # before acting, so no error message can leak it
         handler = getattr(self, f"_do_{action.kind}")
         try:
             message, answer = handler(action, mark)
         except BrowserDied:
             raise
-        except ActionError:
-            raise
+        except ActionError as e:
+            raise ActionError(self.redact(str(e))) from e
         except TimeoutException as e:
-            raise ActionError(f"{action} timed out: the page did not respond in time") from e
+            raise ActionError(self.redact(f"{action} timed out: the page did not respond in time")) from e
         except WebDriverException as e:
-            raise ActionError(f"{action} could not be executed: {_short(e)}") from e
+            if s.open_dialog() is None:
+                raise ActionError(self.redact(f"{action} could not be executed: {_short(e)}")) from e
+            message, answer = f"{action} opened a dialog", None
         outcome = ActionOutcome(action, before, before, message, answer=answer)
         if action.kind != "answer":
             outcome.settle = s.settle()
+            self._handle_dialog(outcome)
             self._collect_downloads(outcome, mark)
             outcome.url_after = s.url
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
@@ -138,6 +145,21 @@ class Executor:
             chain.send_keys(k)
         self.session._call(chain.perform)
 
+    def _handle_dialog(self, outcome: ActionOutcome):
+        """A dialog the action opened is read out and answered by policy.
+
+        Dismissing is the safe default: a confirm() after "Delete" must not be
+        accepted on the agent's behalf without the approval gate.
+        """
+        dialog = self.session.open_dialog()
+        if dialog is None:
+            return
+        accept = self.dialog_policy == "accept"
+        self.session.answer_dialog(accept)
+        outcome.message += (f'; the page showed a dialog: "{dialog["text"][:300]}" '
+                            f'({"accepted" if accept else "dismissed"})')
+        outcome.settle = self.session.settle()
+
     def _collect_downloads(self, outcome: ActionOutcome, mark: Mark | None):
         s = self.session
         looks_pdf = bool(mark and mark.href and urlparse(mark.href).path.lower().endswith(".pdf"))
@@ -180,8 +202,6 @@ class Executor:
         if a.text:
             self._keys(a.text)
         self._keys(Keys.ENTER)
-        if m.secret and a.text:
-            self.secrets.add(a.text)
         shown = "(secret)" if m.secret else repr(a.text)
         return f"typed {shown} into [{m.id}] and pressed Enter", None
 

@@ -73,14 +73,17 @@ class Action:
 
 def _strip_markdown(s: str) -> str:
     s = s.strip()
-    s = re.sub(r"^[`*_>\s-]+", "", s)
-    s = re.sub(r"[`*_\s]+$", "", s)
+    if len(s) > 4 and s.startswith("__") and s.endswith("__"):
+        s = s[2:-2]  # __Click [3]__ as bold; a lone trailing __ (ANSWER; __init__) stays
+    s = re.sub(r"^[`*>\s-]+", "", s)
+    s = re.sub(r"[`*\s]+$", "", s)
     return s
 
 
 def _unbracket(s: str) -> str:
     s = s.strip()
-    if len(s) >= 2 and s[0] == "[" and s[-1] == "]":
+    # Only a single outer pair: "[A] is right, not [B]" keeps its brackets.
+    if len(s) >= 2 and s[0] == "[" and s[-1] == "]" and "[" not in s[1:-1] and "]" not in s[1:-1]:
         s = s[1:-1].strip()
     return s
 
@@ -115,7 +118,12 @@ def parse_action(text: str) -> Action:
             raise ActionParseError(f"{_CANON[kind]} needs a {'key' if kind == 'press' else 'URL'}, "
                                    f"e.g. {_CANON[kind]} [{'Enter' if kind == 'press' else 'https://example.com'}]")
         return Action(kind, text=value)
-    head, arg = _split_args(rest)
+    m_num = _NUM.match(rest) or _WINDOW.match(rest)
+    if m_num and ";" not in rest[:m_num.end() + 1] and rest[m_num.end():].strip():
+        # 'Type [3] Hello; world', 'Scroll [3] down': no semicolon after the target.
+        head, arg = rest[:m_num.end()], rest[m_num.end():].strip().lstrip(";").strip()
+    else:
+        head, arg = _split_args(rest)
     if kind == "scroll":
         return _parse_scroll(head, arg, rest)
     n = _NUM.match(head)

@@ -21,7 +21,9 @@
         try { d = hit.contentDocument; } catch (e) { d = null; }
         if (!d) return hit;
         const r = hit.getBoundingClientRect();
-        ox += r.left + hit.clientLeft; oy += r.top + hit.clientTop;
+        const st = getComputedStyle(hit);  // same offset as som.js: border + padding
+        ox += r.left + hit.clientLeft + parseFloat(st.paddingLeft || 0);
+        oy += r.top + hit.clientTop + parseFloat(st.paddingTop || 0);
         doc = d;
         const inner = d.elementFromPoint(x - ox, y - oy);
         if (!inner) return hit;
@@ -92,7 +94,8 @@
       const h = win ? window.innerHeight : box.clientHeight;
       const before = target.scrollTop;
       const dy = Math.round(h * 2 / 3) * arg;
-      if (win) window.scrollBy(0, dy); else box.scrollBy(0, dy);
+      // "instant": with scroll-behavior:smooth the position would not have moved yet.
+      if (win) window.scrollBy({ top: dy, behavior: "instant" }); else box.scrollBy({ top: dy, behavior: "instant" });
       return { ok: true, window: win, moved: Math.round(target.scrollTop - before),
         at_end: arg > 0 ? target.scrollTop + h >= target.scrollHeight - 2 : target.scrollTop <= 0 };
     }

@@ -9,7 +9,9 @@
 (function () {
   "use strict";
   if (window.__cockpitState) return;
-  const state = { pending: 0, lastMutation: 0, installed: performance.now() };
+  // settle.js keeps time with these, so a page that replaces them cannot stall it.
+  const state = { pending: 0, lastMutation: 0, installed: performance.now(),
+    setTimeout: window.setTimeout.bind(window), now: performance.now.bind(performance) };
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup",
     "touchstart", "dblclick", "auxclick"]);
   const listeners = new WeakMap();
@@ -57,8 +59,12 @@
 
   // One tab only.
   const top = window.top === window;
+  const origOpen = window.open;
   window.open = function (url) {
-    if (url) {
+    // No URL: the page writes into the new window itself (a receipt to print);
+    // let it open, ensure_single_tab() folds it back later.
+    if (!url || url === "about:blank") return origOpen.apply(window, arguments);
+    {
       try { (top ? window : window.top).location.href = new URL(url, location.href).href; } catch (e) { location.href = url; }
     }
     return top ? window : window.top;
@@ -68,7 +74,9 @@
     for (const n of path) {
       if (n && n.tagName && (n.tagName === "A" || n.tagName === "AREA" || n.tagName === "FORM")) {
         const t = (n.getAttribute("target") || "").toLowerCase();
-        if (t && t !== "_self" && t !== "_parent" && t !== "_top") n.setAttribute("target", "_top");
+        // Only new-window targets: a named iframe ("upload_frame") keeps working.
+        const frameExists = t && t[0] !== "_" && (() => { try { return !!window.top.frames[t]; } catch (e) { return false; } })();
+        if (t && t !== "_self" && t !== "_parent" && t !== "_top" && !frameExists) n.setAttribute("target", "_top");
         break;
       }
     }

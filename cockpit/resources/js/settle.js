@@ -2,11 +2,14 @@
 // flight, and no DOM mutation for `quietMs` -- or when `capMs` runs out.
 // Called with execute_async_script(SOURCE, quietMs, capMs, mutationCapMs).
 (function (quietMs, capMs, mutationCapMs, done) {
-  const t0 = performance.now();
+  const st0 = window.__cockpitState;
+  const clock = st0 && st0.now ? st0.now : () => performance.now();
+  const later = st0 && st0.setTimeout ? st0.setTimeout : setTimeout;
+  const t0 = clock();
   let idleSince = null;
   function check() {
     const st = window.__cockpitState;
-    const now = performance.now();
+    const now = clock();
     const ready = document.readyState === "complete";
     const pending = st ? st.pending : 0;
     const sinceMutation = st ? now - st.lastMutation : Infinity;
@@ -22,7 +25,7 @@
     if (now - t0 >= capMs) {
       return done({ settled: false, waited_ms: now - t0, ready: ready, pending: pending, instrumented: !!st });
     }
-    setTimeout(check, 15);
+    later(check, 15);
   }
   check();
 })

@@ -106,11 +106,12 @@
   function strongReason(el, tag) {
     switch (tag) {
       case "a": if (el.hasAttribute("href")) return "native"; break;
-      case "button": case "select": case "textarea": case "summary":
-        return el.disabled ? "" : "native";
+      case "button": case "select": case "textarea":
+        return el.matches(":disabled") ? "" : "native";  // also inside <fieldset disabled>
+      case "summary": return "native";
       case "input":
-        return el.type === "hidden" || el.disabled ? "" : "native";
-      case "option": return "native";
+        return el.type === "hidden" || el.matches(":disabled") ? "" : "native";
+      case "option": return el.matches(":disabled") ? "" : "native";
       case "label": if (el.control) return "label"; break;
     }
     const role = el.getAttribute("role");
@@ -183,7 +184,8 @@
     if (!hit || !within(el, hit)) return false;
     // Frames: the iframe itself must be what its parent page shows there.
     for (const f of ctx.frames) {
-      if (f.doc.elementFromPoint(x - f.ox, y - f.oy) !== f.el) return false;
+      const root = f.el.getRootNode();  // the frame may live in a shadow root
+      if ((root.elementFromPoint ? root : f.doc).elementFromPoint(x - f.ox, y - f.oy) !== f.el) return false;
     }
     return true;
   }
@@ -221,6 +223,9 @@
   function grow(el, r, ctx) {
     const kids = el.querySelectorAll("*");
     for (let i = 0; i < kids.length && i < 64; i++) {
+      if (!kids[i].checkVisibility({ visibilityProperty: true, opacityProperty: true })) continue;
+      const pos = getComputedStyle(kids[i]).position;
+      if (pos === "absolute" || pos === "fixed") continue;  // tooltips and popups are not the link
       const k = rectOf(kids[i], ctx);
       if (k[2] - k[0] < 1 || k[3] - k[1] < 1) continue;
       r[0] = Math.min(r[0], k[0]); r[1] = Math.min(r[1], k[1]);
@@ -252,7 +257,9 @@
     // Nesting: one mark per actionable thing.
     const formControl = tag === "input" || tag === "select" || tag === "textarea";
     if (parentCand && !editable && !formControl && !scrollable) {
-      if (parentCand.atomic || reason === "pointer") { stats.nested++; return null; }
+      // A link or button inside a <label> ("I agree to the Terms") is its own thing.
+      const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button");
+      if ((parentCand.atomic && !ownInLabel) || reason === "pointer") { stats.nested++; return null; }
     }
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true,
                               checkOpacity: true, checkVisibilityCSS: true })) {
@@ -404,8 +411,10 @@
       text: textOf(el, rec.tag, rec.type, rec.scrollable),
       aria_label: clean(el.getAttribute("aria-label") || ""),
       placeholder: clean(el.getAttribute("placeholder") || ""),
-      href: (rec.tag === "a" || rec.tag === "area") && el.href ? String(el.href).slice(0, 2000) : "",
-      value: hasValue && !secret ? clean(el.value) : "",
+      href: (rec.tag === "a" || rec.tag === "area") && el.getAttribute("href")
+        ? String(typeof el.href === "string" ? el.href : el.getAttribute("href")).slice(0, 2000) : "",
+      value: rec.type === "checkbox" || rec.type === "radio" ? (el.checked ? "checked" : "unchecked")
+        : hasValue && !secret ? clean(el.value) : "",
       secret: secret,
       editable: !!rec.editable,
       scrollable: !!rec.scrollable,
