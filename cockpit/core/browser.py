@@ -25,7 +25,7 @@ from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnecti
 from selenium.webdriver.remote.client_config import ClientConfig
 
 from . import paths, resources
-from .errors import BrowserDied, BrowserError, BrowserNotFound
+from .errors import BrowserDied, BrowserError, BrowserNotFound, short_message
 
 log = logging.getLogger(__name__)
 
@@ -147,7 +147,7 @@ class BrowserSession:
             raise
         except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
             where = cfg.webdriver_url or "local chromedriver"
-            raise BrowserError(f"could not start a browser session ({where}): {_short(e)}") from e
+            raise BrowserError(f"could not start a browser session ({where}): {short_message(e)}") from e
         self._main_handle = self.driver.current_window_handle
         self.driver.set_page_load_timeout(cfg.page_load_timeout)
         # settle.js answers within its cap; the margin covers a busy page.
@@ -226,7 +226,7 @@ class BrowserSession:
             raise
         except WebDriverException as e:
             # A remote endpoint without CDP still works, with a less exact viewport.
-            log.warning("CDP unavailable (%s); viewport and settling are approximate", _short(e))
+            log.warning("CDP unavailable (%s); viewport and settling are approximate", short_message(e))
             self.has_cdp = False
             self.driver.set_window_size(w, h)
 
@@ -270,10 +270,10 @@ class BrowserSession:
         try:
             return fn(*args)
         except (urllib3.exceptions.HTTPError, ConnectionError) as e:
-            raise BrowserDied(f"lost the browser driver: {_short(e)}") from e
+            raise BrowserDied(f"lost the browser driver: {short_message(e)}") from e
         except WebDriverException as e:
             if _is_dead(e):
-                raise BrowserDied(f"the browser went away: {_short(e)}") from e
+                raise BrowserDied(f"the browser went away: {short_message(e)}") from e
             raise
 
     def cdp(self, cmd: str, params: dict | None = None) -> dict:
@@ -337,7 +337,7 @@ class BrowserSession:
             except (JavascriptException, TimeoutException) as e:
                 # The document navigated away under the script: wait on the new one.
                 if time.monotonic() >= deadline:
-                    log.info("page did not settle: %s", _short(e))
+                    log.info("page did not settle: %s", short_message(e))
                     break
                 time.sleep(0.03)
             except WebDriverException as e:
@@ -416,8 +416,3 @@ class BrowserSession:
 def _is_dead(e: Exception) -> bool:
     msg = str(e).lower()
     return any(h in msg for h in _DEAD_HINTS)
-
-
-def _short(e: Exception) -> str:
-    msg = getattr(e, "msg", None) or str(e) or type(e).__name__
-    return msg.strip().splitlines()[0][:300]

@@ -28,3 +28,9 @@ class ActionError(CockpitError):
 
 class ActionParseError(ActionError):
     """The model's reply holds no action Cockpit understands."""
+
+
+def short_message(e: BaseException, limit: int = 300) -> str:
+    """The first line of an exception's message (WebDriver ones are pages long)."""
+    msg = getattr(e, "msg", None) or str(e) or type(e).__name__
+    return msg.strip().splitlines()[0][:limit]

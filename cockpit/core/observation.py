@@ -33,15 +33,17 @@ class Observation:
     marked: bytes | None = None  # PNG with boxes drawn; see render()
 
     def render(self, **style) -> bytes:
-        """Draw the overlay (once) and return it as PNG bytes."""
-        if self.marked is None or style:
-            t = time.perf_counter()
-            png = overlay.to_png(overlay.draw_marks(self.screenshot, self.marks, **style))
-            if style:
-                return png
-            self.marked = png
-            self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+        """The marked screenshot as PNG: drawn once and kept; with `style`, drawn anew."""
+        if style:
+            return overlay.to_png(overlay.draw_marks(_decode(self.screenshot), self.marks, **style))
+        if self.marked is None:
+            self._draw(_decode(self.screenshot))
         return self.marked
+
+    def _draw(self, image: Image.Image) -> None:
+        t = time.perf_counter()
+        self.marked = overlay.to_png(overlay.draw_marks(image, self.marks))
+        self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
 
     @property
     def element_text(self) -> str:
@@ -94,8 +96,5 @@ def observe(session: BrowserSession, *, render: bool = True) -> Observation:
                       page_size=tuple(page["page_size"]), stats=res["stats"],
                       timings={"screenshot_ms": (t1 - t0) * 1000, "marks_ms": (t2 - t1) * 1000})
     if render:
-        t = time.perf_counter()
-        img = decoded.result()
-        obs.marked = overlay.to_png(overlay.draw_marks(img, obs.marks))
-        obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+        obs._draw(decoded.result())
     return obs

@@ -21,7 +21,7 @@ from selenium.webdriver.common.keys import Keys
 
 from .. import pdf, resources
 from ..browser import BrowserSession
-from ..errors import ActionError, BrowserDied
+from ..errors import ActionError, BrowserDied, short_message
 from ..marks import Mark
 from .grammar import Action
 
@@ -94,7 +94,7 @@ class Executor:
             raise ActionError(self.redact(f"{action} timed out: the page did not respond in time")) from e
         except WebDriverException as e:
             if s.open_dialog() is None:
-                raise ActionError(self.redact(f"{action} could not be executed: {_short(e)}")) from e
+                raise ActionError(self.redact(f"{action} could not be executed: {short_message(e, 200)}")) from e
             message, answer = f"{action} opened a dialog", None
         outcome = ActionOutcome(action, before, before, message, answer=answer)
         if action.kind != "answer":
@@ -283,8 +283,3 @@ def normalize_url(text: str) -> str:
 def _desc(m: Mark) -> str:
     label = m.label
     return f"<{m.tag}> \"{label[:60]}\"" if label else f"<{m.tag}>"
-
-
-def _short(e: Exception) -> str:
-    msg = getattr(e, "msg", None) or str(e) or type(e).__name__
-    return msg.strip().splitlines()[0][:200]
