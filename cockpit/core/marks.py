@@ -27,6 +27,8 @@ class Mark:
     in_iframe: bool = False
     reason: str = ""  # why it was marked: native, role, pointer, listener, ...
     point: tuple[int, int] | None = field(default=None)  # a hit-tested point to act at
+    form_method: str = ""  # "post", "get" or "dialog" of the element's form; "" outside a form
+    submit: bool = False  # clicking it submits its form (submit button, input type=submit/image)
 
     @classmethod
     def from_dict(cls, d: dict) -> "Mark":

@@ -167,6 +167,29 @@
     return ac.startsWith("cc-") || ac === "one-time-code" || ac.includes("password");
   }
 
+  // ---------- forms ----------
+  // The form an element belongs to: its form owner for form controls (which
+  // honours the form= attribute), else the closest <form> ancestor.
+  function formOf(el) {
+    if (el.form !== undefined) return el.form || null;
+    return el.closest ? el.closest("form") : null;
+  }
+  function isSubmit(el, tag) {
+    if (tag === "button") return el.type === "submit" && !!el.form;  // submit is the default type
+    if (tag === "input") return (el.type === "submit" || el.type === "image") && !!el.form;
+    return false;
+  }
+  // "post", "get" or "dialog" (lower case), or "" outside any form. A submit
+  // button's formmethod overrides its form's method; invalid values mean GET.
+  function formMethod(el, tag) {
+    const form = formOf(el);
+    if (!form) return "";
+    let m = form.getAttribute("method");
+    if (isSubmit(el, tag) && el.hasAttribute("formmethod")) m = el.getAttribute("formmethod");
+    m = (m || "").trim().toLowerCase();
+    return m === "post" || m === "dialog" ? m : "get";
+  }
+
   // ---------- hit testing ----------
   // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
   function within(el, hit) {
@@ -421,6 +444,8 @@
       in_iframe: !!rec.ctx.inFrame,
       reason: rec.reason,
       point: rec.pt,
+      form_method: formMethod(el, rec.tag),
+      submit: isSubmit(el, rec.tag),
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);
