@@ -1,0 +1,261 @@
+"""WebVoyager run folders: reading ones WebVoyager wrote, writing ones it could have written."""
+import base64
+import io
+import json
+
+import pytest
+from PIL import Image
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.webvoyager import (PLACEHOLDER, find_run_folders, read_run_folder, split_reply,
+                                     strip_images, timestamp_folder_name, write_run_folder)
+
+SYSTEM = ("Imagine you are a robot browsing the web, just like humans. Now you need to complete a "
+          "task. In each iteration, you will receive an Observation that includes a screenshot of "
+          "a webpage and some texts. ...\n"
+          "Your reply should strictly follow the format:\nThought: {Your brief thoughts}\n"
+          "Action: {One Action format you choose}")
+TASK = ("Provide a recipe for vegetarian lasagna with more than 100 reviews and a rating of at "
+        "least 4.5 stars suitable for 6 people.")
+URL = "https://www.allrecipes.com/"
+OBS = ("Observation: please analyze the attached screenshot and give the Thought and Action. "
+       "I've provided the tag name of each element and the text it contains (if text exists). "
+       "Note that <textarea> or <input> may be textbox, but not exactly. Please focus more on "
+       "the screenshot and then refer to the textual information.\n")
+
+
+def png(color="white", size=(32, 24)):
+    buf = io.BytesIO()
+    Image.new("RGB", size, color).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def image_part(url=PLACEHOLDER):
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def webvoyager_messages(image_url=PLACEHOLDER):
+    first = (f"Now given a task: {TASK}  Please interact with {URL} and get the answer. \n"
+             + OBS + '[1]: <input> "Search the site";\n[2]: <a> "Dinners";')
+    return [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": [{"type": "text", "text": first}, image_part(image_url)]},
+        {"role": "assistant", "content": "Thought: The search box is at the top. I will search "
+                                         "for vegetarian lasagna.\n\nAction: Type [1]; vegetarian lasagna"},
+        {"role": "user", "content": "Observation: A screenshot and some texts. (Omitted in context.)"},
+        {"role": "assistant", "content": "Thought: The results are shown; the first one has 4.6 "
+                                         "stars.\n\nAction: Click [7]"},
+        {"role": "user", "content": [{"type": "text", "text": "Format ERROR: Both 'Thought' and "
+                                      "'Action' should be included in your reply."}]},
+        {"role": "assistant", "content": [{"type": "text",
+                                           "text": "**Thought:** I need to scroll.\n**Action:** Scroll [WINDOW]; down"}]},
+        {"role": "user", "content": [{"type": "text", "text": OBS + '[3]: <a> "Reviews";'},
+                                     image_part(image_url)]},
+        {"role": "assistant", "content": "Thought: Vegetarian Four Cheese Lasagna has 4.6 stars "
+                                         "and 200 reviews.\n\nAction: ANSWER; [Vegetarian Four "
+                                         "Cheese Lasagna]"},
+    ]
+
+
+@pytest.fixture
+def webvoyager_root(tmp_path):
+    """What WebVoyager's run.py leaves behind: results/<timestamp>/task<id>/."""
+    folder = tmp_path / "results" / "20240120_15_30_05" / "taskAllrecipes--3"
+    folder.mkdir(parents=True)
+    for k in (1, 2, 4):  # step 3 errored: no screenshot
+        (folder / f"screenshot{k}.png").write_bytes(png())
+    (folder / "screenshot1_no_box.png").write_bytes(png("gray"))
+    (folder / "accessibility_tree1.json").write_text("{}")
+    (folder / "interact_messages.json").write_text(json.dumps(webvoyager_messages()))
+    (folder / "agent.log").write_text("2024-01-20 15:30:06 - INFO - ########## TASK ##########\n"
+                                      "2024-01-20 15:30:09 - INFO - Iter: 1\n")
+    return tmp_path / "results"
+
+
+def test_read_folder_as_webvoyager_wrote_it(webvoyager_root):
+    folder = webvoyager_root / "20240120_15_30_05" / "taskAllrecipes--3"
+    run = read_run_folder(folder)
+    assert run.path == folder
+    assert run.task_id == "Allrecipes--3"
+    assert run.task == TASK
+    assert run.url == URL
+    assert run.system_prompt == SYSTEM
+    assert run.started == "2024-01-20T15:30:05"
+    assert run.answer == "Vegetarian Four Cheese Lasagna"
+    assert run.messages == webvoyager_messages()
+    assert "Iter: 1" in run.log_text
+    assert run.problems == []
+    assert [s.index for s in run.steps] == [1, 2, 3, 4]
+    assert [s.action for s in run.steps] == ["Type [1]; vegetarian lasagna", "Click [7]",
+                                             "Scroll [WINDOW]; down",
+                                             "ANSWER; [Vegetarian Four Cheese Lasagna]"]
+    assert run.steps[0].thought == "The search box is at the top. I will search for vegetarian lasagna."
+    assert run.steps[2].thought == "I need to scroll."
+    assert run.steps[1].reply == webvoyager_messages()[4]["content"]
+    assert [s.screenshot.name if s.screenshot else None for s in run.steps] == [
+        "screenshot1.png", "screenshot2.png", None, "screenshot4.png"]
+    assert run.steps[0].screenshot_clean.name == "screenshot1_no_box.png"
+    assert run.steps[1].screenshot_clean is None
+    assert run.steps[0].user_text.startswith("Now given a task: ")
+    assert run.steps[1].user_text.endswith("(Omitted in context.)")
+    assert run.steps[2].user_text.startswith("Format ERROR")
+
+
+def test_unfinished_run_has_no_answer_and_extra_screenshot_is_noted(tmp_path):
+    folder = tmp_path / "task7"
+    folder.mkdir()
+    (folder / "interact_messages.json").write_text(json.dumps(webvoyager_messages()[:5]))
+    (folder / "agent.log").write_text("")
+    for k in (1, 2, 3):
+        (folder / f"screenshot{k}.png").write_bytes(png())
+    run = read_run_folder(folder)
+    assert run.task_id == "7" and run.started is None
+    assert run.answer is None and len(run.steps) == 2
+    assert run.problems == ["screenshot3.png has no matching reply "
+                            "(the run may have stopped before the model answered)"]
+
+
+@pytest.mark.parametrize("reply,thought,action", [
+    ("Thought: a\n\nAction: Click [3]", "a", "Click [3]"),
+    ("thought: a\naction: Wait", "a", "Wait"),
+    ("**Thought**: a b\n**Action**: GoBack", "a b", "GoBack"),
+    ("### Thought: x\n### Action: ANSWER; line one\nline two", "x", "ANSWER; line one\nline two"),
+    ("Thought: I saw the action: nothing. Action: Google", "I saw the action: nothing.", "Google"),
+    ("I will click it.\nAction: Click [2]", "I will click it.", "Click [2]"),
+    ("Thought: only thinking", "only thinking", ""),
+    ("", "", ""),
+])
+def test_split_reply_is_tolerant(reply, thought, action):
+    assert split_reply(reply) == (thought, action)
+
+
+def test_corrupt_screenshot_is_a_problem_and_the_rest_is_kept(webvoyager_root):
+    folder = webvoyager_root / "20240120_15_30_05" / "taskAllrecipes--3"
+    (folder / "screenshot2.png").write_bytes(png()[:60])  # truncated
+    (folder / "screenshot4.png").write_bytes(b"<html>not an image</html>")
+    (folder / "agent.log").write_bytes(b"Iter: 1 caf\xe9\n")
+    run = read_run_folder(folder)
+    assert run.problems == ["agent.log is not valid UTF-8; bad bytes were replaced",
+                            "screenshot2.png is not a valid PNG",
+                            "screenshot4.png is not a valid PNG"]
+    assert [s.screenshot is not None for s in run.steps] == [True, False, False, False]
+    assert run.answer == "Vegetarian Four Cheese Lasagna"
+    assert "caf\ufffd" in run.log_text
+
+
+def test_missing_and_broken_messages(tmp_path):
+    folder = tmp_path / "taskA--1"
+    folder.mkdir()
+    (folder / "screenshot1.png").write_bytes(png())
+    run = read_run_folder(folder)
+    assert run.problems == ["interact_messages.json is missing", "agent.log is missing",
+                            "screenshot1.png has no matching reply "
+                            "(the run may have stopped before the model answered)"]
+    assert run.steps == [] and run.task == "" and run.answer is None
+
+    (folder / "interact_messages.json").write_text('[{"role": "system", "content": "x"},')
+    run = read_run_folder(folder)
+    assert run.problems[0].startswith("interact_messages.json is not valid JSON (")
+
+    (folder / "interact_messages.json").write_text('{"role": "system"}')
+    assert read_run_folder(folder).problems[0] == "interact_messages.json is not a list of messages"
+
+    (folder / "interact_messages.json").write_text(json.dumps([7, {"role": "user", "content": "hi"},
+                                                               {"role": "assistant", "content": None}]))
+    run = read_run_folder(folder)
+    assert "message 1 is not an object" in run.problems
+    assert any("the task is not in the messages" in p for p in run.problems)
+    assert len(run.steps) == 1 and run.steps[0].reply == "" and run.steps[0].user_text == "hi"
+
+
+def test_empty_folder_and_not_a_folder(tmp_path):
+    (tmp_path / "task5").mkdir()
+    run = read_run_folder(tmp_path / "task5")
+    assert run.problems[0] == "the folder is empty"
+    assert "no screenshots" in run.problems
+    with pytest.raises(CockpitError):
+        read_run_folder(tmp_path / "missing")
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CockpitError):
+        read_run_folder(tmp_path / "file")
+
+
+def test_task_with_one_space_and_url_with_trailing_period(tmp_path):
+    folder = tmp_path / "taskX"
+    folder.mkdir()
+    msgs = [{"role": "system", "content": "s"},
+            {"role": "user", "content": "Now given a task: Find it. Please interact with "
+                                        "https://example.org/a."}]
+    (folder / "interact_messages.json").write_text(json.dumps(msgs))
+    run = read_run_folder(folder)
+    assert (run.task, run.url) == ("Find it.", "https://example.org/a")
+
+
+def test_find_run_folders(webvoyager_root):
+    other = webvoyager_root / "20240121_09_00_00"
+    (other / "taskAmazon--0").mkdir(parents=True)
+    (other / "taskAmazon--0" / "agent.log").write_text("")
+    (other / "taskEmpty").mkdir()
+    (webvoyager_root / "notes").mkdir()
+    found = find_run_folders(webvoyager_root)
+    assert [p.relative_to(webvoyager_root).as_posix() for p in found] == [
+        "20240120_15_30_05/taskAllrecipes--3", "20240121_09_00_00/taskAmazon--0",
+        "20240121_09_00_00/taskEmpty"]
+    assert find_run_folders(found[0]) == [found[0]]  # root may itself be a run folder
+    # a folder called "tasks" holding runs is not itself a run
+    tasks_dir = webvoyager_root.parent / "tasks"
+    (tasks_dir / "20240101_00_00_00" / "task1").mkdir(parents=True)
+    assert find_run_folders(tasks_dir) == [tasks_dir / "20240101_00_00_00" / "task1"]
+    with pytest.raises(CockpitError):
+        find_run_folders(webvoyager_root / "nope")
+
+
+def test_write_then_read_round_trip(tmp_path):
+    shot = png("red")
+    data_url = "data:image/png;base64," + base64.b64encode(shot).decode()
+    msgs = webvoyager_messages(image_url=data_url)
+    out = tmp_path / timestamp_folder_name()
+    jpeg = io.BytesIO()
+    Image.new("RGB", (8, 8), "blue").save(jpeg, "JPEG")
+    folder = write_run_folder(out, "Allrecipes--3", msgs, {1: shot, 2: shot, 4: jpeg.getvalue()},
+                              [png("gray")], ["Iter: 1", "Iter: 2"],
+                              extra_files={"accessibility_tree1.txt": b"tree"})
+    assert folder == out / "taskAllrecipes--3"
+    written = (folder / "interact_messages.json").read_text()
+    assert base64.b64encode(shot).decode()[:40] not in written and "base64,iVBOR" not in written
+    assert written.count(PLACEHOLDER) == 2
+    assert msgs[1]["content"][1]["image_url"]["url"] == data_url  # caller's messages untouched
+    assert (folder / "agent.log").read_text() == "Iter: 1\nIter: 2\n"
+    assert (folder / "accessibility_tree1.txt").read_bytes() == b"tree"
+    assert sorted(p.name for p in folder.glob("screenshot*")) == [
+        "screenshot1.png", "screenshot1_no_box.png", "screenshot2.png", "screenshot4.png"]
+
+    run = read_run_folder(folder)
+    assert run.problems == []
+    assert run.task_id == "Allrecipes--3" and run.task == TASK and run.url == URL
+    assert run.messages == webvoyager_messages()  # exactly what WebVoyager would have saved
+    assert run.answer == "Vegetarian Four Cheese Lasagna"
+    assert [s.screenshot is not None for s in run.steps] == [True, True, False, True]
+    assert run.steps[0].screenshot_clean is not None
+    assert run.started is not None
+
+
+def test_write_refuses_to_mix_runs_and_bad_names(tmp_path):
+    write_run_folder(tmp_path, "a/b", [], [], log_lines="x")
+    assert (tmp_path / "taska_b" / "agent.log").read_text() == "x\n"
+    with pytest.raises(CockpitError, match="already exists"):
+        write_run_folder(tmp_path, "a/b", [], [])
+    write_run_folder(tmp_path, "a/b", [], [], overwrite=True)
+    with pytest.raises(CockpitError, match="new plain file name"):
+        write_run_folder(tmp_path, "c", [], [], extra_files={"../evil": b""})
+    with pytest.raises(CockpitError, match="not an image"):
+        write_run_folder(tmp_path, "d", [], {1: b"nope"})
+    assert not (tmp_path / "taskd").exists() and not (tmp_path / "taskc").exists()
+
+
+def test_strip_images_handles_string_image_urls():
+    msgs = [{"role": "user", "content": [{"type": "image_url", "image_url": "data:image/png;base64,AAAA"},
+                                         {"type": "image_url", "image_url": {"url": "https://x/y.png"}}]}]
+    parts = strip_images(msgs)[0]["content"]
+    assert parts[0]["image_url"] == {"url": PLACEHOLDER}
+    assert parts[1]["image_url"]["url"] == "https://x/y.png"
