@@ -5,9 +5,10 @@ import argparse
 import sys
 
 from ..core.logsetup import setup_logging
-from . import observe
+from . import demo, export, importcmd, observe, run, runs
 
-COMMANDS = {"observe": observe}
+COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
+            "observe": observe}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -28,7 +29,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 0
-    return COMMANDS[args.command].run(args) or 0
+    try:
+        return COMMANDS[args.command].run(args) or 0
+    except KeyboardInterrupt:
+        print("cockpit: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -54,3 +54,58 @@ def fail(msg: str, code: int = 1) -> int:
     return code
 
 
+
+
+def add_model_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("model (any OpenAI-compatible chat endpoint)")
+    g.add_argument("--base-url", metavar="URL",
+                   help="server URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama), "
+                        "http://localhost:1234/v1 (LM Studio); default: OpenAI")
+    g.add_argument("--model", default="gpt-4o", help="model name as the server knows it (default gpt-4o)")
+    g.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default 1.0)")
+    g.add_argument("--max-tokens", type=int, default=1000, help="reply length limit (default 1000)")
+    g.add_argument("--timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="per-request timeout (default 120)")
+    g.add_argument("--retries", type=int, default=4, help="retries on 429/5xx/timeouts (default 4)")
+    g.add_argument("--image-detail", choices=("auto", "low", "high"), default="auto",
+                   help="image detail sent to the model; low is cheapest (default auto)")
+    g.add_argument("--image-max-width", type=int, metavar="PX",
+                   help="downscale screenshots wider than this before sending")
+    g.add_argument("--price", metavar="IN,OUT",
+                   help="USD per million prompt,completion tokens, for models Cockpit has no price for")
+
+
+def model_config(args):
+    from ..core.llm import ModelConfig
+    price_in = price_out = None
+    if args.price:
+        try:
+            price_in, price_out = (float(v) for v in args.price.split(","))
+        except ValueError:
+            raise SystemExit(fail(f"--price wants two numbers like 2.5,10, not {args.price!r}", 2)) from None
+    return ModelConfig(base_url=args.base_url, model=args.model, temperature=args.temperature,
+                       max_tokens=args.max_tokens, timeout=args.timeout, max_retries=args.retries,
+                       image_detail=args.image_detail, image_max_width=args.image_max_width,
+                       price_in=price_in, price_out=price_out)
+
+
+def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask") -> None:
+    g = p.add_argument_group("agent")
+    g.add_argument("--max-steps", type=int, default=15, help="step budget per task (default 15)")
+    g.add_argument("--keep-images", type=int, default=3, metavar="N",
+                   help="screenshots attached to each request; older ones become a note (default 3)")
+    g.add_argument("--approval", choices=("ask", "deny", "allow"), default=approval_default,
+                   help="who answers the approval gate: ask on the terminal (deny when there is none), "
+                        f"deny, or allow (default {approval_default})")
+    g.add_argument("--ask-before", choices=("irreversible", "every", "never"), default="irreversible",
+                   help="which actions go through the gate: irreversible ones (default), every action, none")
+    g.add_argument("--rules", metavar="FILE", type=Path,
+                   help="per-site risk rules (JSON); default: risk_rules.json in the data dir if present")
+
+
+def agent_config(args, *, demo: bool = False):
+    from ..core.agent.loop import AgentConfig
+    from ..core.risk import default_rules_path, load_rules
+    rules = load_rules(args.rules or default_rules_path())
+    return AgentConfig(max_steps=args.max_steps, keep_images=args.keep_images,
+                       approval_policy=args.ask_before, risk_rules=rules, demo=demo)

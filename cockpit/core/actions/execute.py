@@ -67,6 +67,7 @@ class Executor:
         self.dialog_policy = dialog_policy
         self.wait_seconds = wait_seconds
         self.secrets: set[str] = set()  # text typed into secret fields this session
+        self._press_enter = True
 
     def redact(self, text: str) -> str:
         """`text` with every secret typed so far replaced by (secret)."""
@@ -75,8 +76,10 @@ class Executor:
             text = text.replace(quote_plus(secret), "(secret)")
         return text
 
-    def run(self, action: Action, marks: list[Mark]) -> ActionOutcome:
+    def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True) -> ActionOutcome:
+        """Execute `action`; `press_enter=False` makes Type leave out its closing Enter."""
         s = self.session
+        self._press_enter = press_enter
         t0 = time.perf_counter()
         before = s.url
         mark = self._mark(action, marks) if action.needs_target or (
@@ -201,8 +204,11 @@ class Executor:
         self._keys(Keys.BACKSPACE)
         if a.text:
             self._keys(a.text)
-        self._keys(Keys.ENTER)
         shown = "(secret)" if m.secret else repr(a.text)
+        if not self._press_enter:
+            return (f"typed {shown} into [{m.id}]; Enter was not pressed, because in this form it could "
+                    "submit something that cannot be undone", None)
+        self._keys(Keys.ENTER)
         return f"typed {shown} into [{m.id}] and pressed Enter", None
 
     def _do_select(self, a: Action, m: Mark):

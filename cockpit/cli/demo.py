@@ -1,0 +1,51 @@
+"""`cockpit demo`: the agent on the bundled demo shop, driven by the offline demo policy."""
+from __future__ import annotations
+
+import sys
+
+from . import common
+from .progress import StepPrinter
+
+HELP = "run a shopping task on the bundled demo shop with the offline demo policy (no key needed)"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("demo", help=HELP, description=(
+        HELP + ". The shop is served on 127.0.0.1 and the 'model' is a rule-based demo policy "
+        "behind the same OpenAI-compatible API a real model uses. The run stops at the approval "
+        "gate before 'Place order': on a terminal you are asked; with no terminal it is refused."))
+    p.add_argument("--task", help="another task for the demo policy (default: the bundled shopping task)")
+    p.add_argument("--headless", action="store_true", help="no browser window (the default)")
+    p.add_argument("--approval", choices=("ask", "deny", "allow"), default="ask",
+                   help="answer to the approval gate (default ask; deny when there is no terminal)")
+    p.add_argument("--max-steps", type=int, default=20, help="step budget (default 20)")
+    common.add_browser_options(p)
+
+
+def run(args) -> int:
+    from ..core import demo, resources
+    from ..core.agent.approval import approver_for
+    from ..core.agent.loop import Agent, AgentConfig
+    from ..core.browser import BrowserSession
+    from ..core.errors import CockpitError
+    from ..core.llm import ModelClient, ModelConfig
+    from ..core.localserver import LocalSite
+    from ..core.store import Store
+    task = args.task or demo.DEMO_TASK
+    print("cockpit demo: the model is Cockpit's offline DEMO POLICY (rule-based, no AI, no key); "
+          "the shop is the bundled demo site on 127.0.0.1.", file=sys.stderr)
+    try:
+        with resources.path("demo_site") as root, LocalSite(root) as site, \
+                demo.serve_demo_model() as model, Store() as store, \
+                BrowserSession(common.browser_config(args)) as session:
+            client = ModelClient(ModelConfig(base_url=model.base_url, model=demo.DEMO_MODEL, temperature=0,
+                                             max_retries=0), api_key="demo")
+            agent = Agent(session, client, store, config=AgentConfig(max_steps=args.max_steps, demo=True),
+                          approver=approver_for(args.approval), listener=StepPrinter())
+            result = agent.run(task, site.url("index.html"))
+            client.close()
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    print(result.answer if result.answer is not None else f"({result.status}: {result.error})")
+    print(f"cockpit demo: recorded as run {result.run_id}; see `cockpit runs {result.run_id}`", file=sys.stderr)
+    return 0 if result.status != "failed" else 1

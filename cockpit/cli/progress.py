@@ -1,0 +1,96 @@
+"""Terminal progress for runs: one line per step, one per finished task, a summary table."""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+
+from ..core.agent import events as ev
+
+
+class StepPrinter:
+    """An event listener printing what the agent does, prefixed with the task when several run."""
+
+    def __init__(self, stream=None, *, label_of=None, verbose_steps: bool = True):
+        self.stream = stream or sys.stderr
+        self.label_of = label_of or {}
+        self.verbose_steps = verbose_steps
+        self._lock = threading.Lock()
+        self._max = {}
+
+    def __call__(self, e: ev.Event) -> None:
+        line = self._line(e)
+        if line:
+            with self._lock:
+                print(line, file=self.stream, flush=True)
+
+    def _prefix(self, e: ev.Event) -> str:
+        label = self.label_of.get(e.run_id)
+        return f"[{label}] " if label else ""
+
+    def _line(self, e: ev.Event) -> str | None:
+        p = self._prefix(e)
+        if isinstance(e, ev.RunStarted):
+            self._max[e.run_id] = e.max_steps
+            return f"{p}run {e.run_id}: {e.task[:100]} ({e.url})"
+        if not self.verbose_steps and not isinstance(e, (ev.RunFinished, ev.RunFailed, ev.ApprovalRequested)):
+            return None
+        if isinstance(e, ev.ModelCalled) and e.note:
+            return f"{p}  step {e.step}: model call {e.note}"
+        if isinstance(e, ev.ModelReplied):
+            return f"{p}step {e.step}/{self._max.get(e.run_id, '?')}  {e.action_text or '(no action)'}" + (
+                f"   | {e.thought[:90]}" if e.thought else "")
+        if isinstance(e, ev.ApprovalRequested):
+            return f"{p}  approval needed ({e.risk}): {e.action}" + (f" - {e.evidence[0]}" if e.evidence else "")
+        if isinstance(e, ev.ApprovalDecided):
+            verdict = "approved" if e.approved else "refused"
+            return f"{p}  {verdict} by {e.by}" + (f": {e.message}" if e.message else "")
+        if isinstance(e, ev.ActionExecuted):
+            return f"{p}  {'->' if e.ok else 'error:'} {e.message[:160]}"
+        if isinstance(e, ev.RunFinished):
+            tail = f": {e.answer[:200]}" if e.answer else ""
+            return f"{p}finished ({e.status}) after {e.steps} steps{tail}"
+        if isinstance(e, ev.RunFailed):
+            return f"{p}FAILED after {e.steps} steps: {e.error}"
+        return None
+
+
+def summary_table(items, stream=None) -> None:
+    """One row per task: id, status, steps, tokens, cost, seconds, answer."""
+    stream = stream or sys.stdout
+    rows = [("task", "status", "steps", "tokens", "cost", "time", "run", "answer / error")]
+    for it in items:
+        r = it.result
+        if it.skipped:
+            rows.append((it.task.id, "skipped", "", "", "", "", "", "finished in an earlier run"))
+            continue
+        if r is None:
+            rows.append((it.task.id, "not run", "", "", "", "", "", ""))
+            continue
+        cost = "" if it.cost is None else f"${it.cost:.4f}"
+        text = (r.answer or r.error or "").replace("\n", " ")
+        rows.append((it.task.id, r.status, str(r.steps), str(it.tokens or ""), cost, f"{it.seconds:.0f}s",
+                     r.run_id, text[:60]))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1], file=stream)
+
+
+class BatchCounter:
+    """'[3/10] Allrecipes--2 answered (5 steps, 12 s)' as each task ends."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done = total, 0
+        self.stream = stream or sys.stderr
+        self.t0 = time.monotonic()
+        self._lock = threading.Lock()
+
+    def __call__(self, item) -> None:
+        with self._lock:
+            self.done += 1
+            r = item.result
+            what = "skipped (already finished)" if item.skipped else (
+                f"{r.status} ({r.steps} steps, {item.seconds:.0f} s)" if r else "not run")
+            elapsed = time.monotonic() - self.t0
+            print(f"[{self.done}/{self.total}] {item.task.id} {what}  - elapsed {elapsed:.0f} s",
+                  file=self.stream, flush=True)

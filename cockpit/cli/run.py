@@ -1,0 +1,102 @@
+"""`cockpit run`: run the agent on one task or a task file, headless."""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from . import common
+from .progress import BatchCounter, StepPrinter, summary_table
+
+HELP = "run the agent on a task or a task file (headless)"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("run", help=HELP, description=(
+        "Run the WebVoyager-style agent. Every step is recorded in the run store "
+        "(see `cockpit runs`). With --tasks, tasks whose run already finished are skipped, "
+        "so rerunning the same command resumes a batch."))
+    what = p.add_argument_group("what to run")
+    what.add_argument("--task", help="the task text")
+    what.add_argument("--url", help="start URL (or a local HTML file, served on 127.0.0.1)")
+    what.add_argument("--tasks", type=Path, metavar="FILE",
+                      help="WebVoyager task JSONL, plain JSONL of {task, url}, or a WebArena/MMInA JSON file")
+    what.add_argument("--ids", help="only these task ids (comma-separated)")
+    what.add_argument("--sites", help="only tasks of these sites (web_name, comma-separated)")
+    what.add_argument("--concurrency", type=int, default=1, metavar="N", help="browsers in parallel (default 1)")
+    what.add_argument("--no-resume", action="store_true", help="run tasks again even if they finished before")
+    what.add_argument("--headless", action="store_true", help="no browser window (the default)")
+    common.add_model_options(p)
+    common.add_agent_options(p)
+    common.add_browser_options(p)
+
+
+def _tasks(args):
+    from ..core.tasks import Task, load_tasks, select
+    if args.tasks:
+        if args.task or args.url:
+            raise SystemExit(common.fail("give either --tasks FILE or --task with --url, not both", 2))
+        tf = load_tasks(args.tasks)
+        for pr in tf.problems:
+            print(f"cockpit: {args.tasks}: {pr.message}", file=sys.stderr)
+        ids = [i.strip() for i in args.ids.split(",")] if args.ids else None
+        sites = [s.strip() for s in args.sites.split(",")] if args.sites else None
+        sel = select(tf.tasks, ids=ids, sites=sites)
+        for i in sel.unknown_ids:
+            print(f"cockpit: {args.tasks}: no task with id {i!r}", file=sys.stderr)
+        for site in sel.unknown_sites:
+            print(f"cockpit: {args.tasks}: no task on site {site!r}", file=sys.stderr)
+        chosen = sel.tasks
+        if not chosen:
+            raise SystemExit(common.fail(f"no task in {args.tasks} matches the selection", 2))
+        return chosen, None
+    if not (args.task and args.url):
+        raise SystemExit(common.fail("give --task TEXT and --url URL, or --tasks FILE", 2))
+    return [Task(id="", task=args.task, url=args.url)], args.url
+
+
+def run(args) -> int:
+    from ..core.agent.approval import approver_for
+    from ..core.batch import Batch
+    from ..core.errors import CockpitError
+    if args.concurrency < 1:
+        return common.fail("--concurrency must be at least 1", 2)
+    try:
+        tasks, single_url = _tasks(args)
+        mc, ac = common.model_config(args), common.agent_config(args)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    with common.serve_if_file(single_url) if single_url else _nullctx() as url:
+        if single_url:
+            tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
+        return _run_batch(args, tasks, mc, ac, approver_for)
+
+
+def _run_batch(args, tasks, mc, ac, approver_for) -> int:
+    from ..core.batch import Batch
+    from ..core.errors import CockpitError
+    many = len(tasks) > 1
+    printer = StepPrinter(verbose_steps=args.concurrency == 1)
+    batch = Batch(tasks, mc, ac, common.browser_config(args), approver_factory=lambda: approver_for(args.approval),
+                  concurrency=args.concurrency, resume=not args.no_resume,
+                  batch_id=time.strftime("batch-%Y%m%d-%H%M%S") if many else "",
+                  on_event=printer, on_item=BatchCounter(len(tasks)) if many else None)
+    try:
+        items = batch.run()
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    if many:
+        summary_table(items)
+    failed = [it for it in items if it.result and it.result.status == "failed"]
+    if not many and items[0].result:
+        r = items[0].result
+        print(r.answer if r.answer is not None else f"({r.status}{': ' + r.error if r.error else ''})")
+    return 1 if failed else 0
+
+
+class _nullctx:
+    def __enter__(self):
+        return None
+
+    def __exit__(self, *exc):
+        return False

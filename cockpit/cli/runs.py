@@ -1,0 +1,75 @@
+"""`cockpit runs`: list recorded runs, or show one run's steps."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+from . import common
+
+HELP = "list recorded runs, or show one run step by step"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("runs", help=HELP, description=HELP + ". Runs left running by a process "
+                       "that died are shown as interrupted.")
+    p.add_argument("run", nargs="?", help="a run id (or a unique prefix) to show step by step")
+    p.add_argument("--search", metavar="WORDS", help="full-text search over task and answer")
+    p.add_argument("--status", help="only runs with this status (answered, max_steps, stopped, failed, interrupted)")
+    p.add_argument("--limit", type=int, default=30, help="how many runs (default 30, newest first)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+
+def run(args) -> int:
+    from ..core.errors import CockpitError
+    from ..core.store import Store
+    try:
+        with Store() as store:
+            store.mark_interrupted()
+            if args.run:
+                return _show(store, store.resolve(args.run), args.json)
+            rows = store.runs(limit=args.limit, status=args.status, search=args.search)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    if args.json:
+        print(json.dumps(rows, indent=1, default=str))
+        return 0
+    if not rows:
+        print("no runs yet" if not (args.search or args.status) else "no run matches")
+        return 0
+    print(f"{'run':<23} {'started':<16} {'status':<11} {'steps':>5} {'tokens':>7} {'cost':>8}  task")
+    for r in rows:
+        cost = "" if r["cost"] is None else f"${r['cost']:.4f}"
+        demo = " [demo]" if r["demo"] else ""
+        tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
+        print(f"{r['id']:<23} {_when(r['started']):<16} {r['status']:<11} {r['steps']:>5} {tokens:>7} "
+              f"{cost:>8}  {r['task'][:70]}{demo}")
+    return 0
+
+
+def _when(ts) -> str:
+    return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+
+
+def _show(store, run_id: str, as_json: bool) -> int:
+    run, steps = store.run(run_id), store.steps(run_id)
+    if as_json:
+        for s in steps:
+            s.pop("request", None)
+        print(json.dumps({"run": run, "steps": steps}, indent=1, default=str))
+        return 0
+    print(f"run {run['id']}  [{run['status']}]  model {run['model']}{'  (demo policy)' if run['demo'] else ''}")
+    print(f"task: {run['task']}\nurl:  {run['url']}")
+    for s in steps:
+        print(f"\nstep {s['step']}  {s['url']}")
+        if s["thought"]:
+            print(f"  thought:  {s['thought']}")
+        print(f"  action:   {s['action'] or s['action_text'] or '(none)'}   [{s['risk'] or '-'}]")
+        if s["decision"]:
+            d = s["decision"]
+            print(f"  decision: {'approved' if d['approved'] else 'refused'} by {d['by']}"
+                  + (f": {d['message']}" if d.get("message") else ""))
+        print(f"  outcome:  {s['status']}: {s['error'] or s['outcome'] or ''}")
+        print(f"  files:    {store.file(s['screenshot']) if s['screenshot'] else '-'}")
+    print(f"\nanswer: {run['answer']}" if run["answer"] is not None else f"\n({run['status']}"
+          + (f": {run['error']})" if run["error"] else ")"))
+    return 0

@@ -1,0 +1,1 @@
+"""The WebVoyager agent: loop, events, run control and the approval gate."""

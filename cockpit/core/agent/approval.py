@@ -1,0 +1,148 @@
+"""The approval gate's contract: who decides whether a flagged action runs.
+
+The loop asks an :class:`Approver`; it never asks the model. Policies say
+when to ask; approvers say how (a fixed answer, a terminal prompt, the
+window's panel). A denied action is never executed.
+"""
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Protocol, TextIO
+
+from ..actions.grammar import Action, parse_action
+from ..errors import ActionParseError, CockpitError
+from ..marks import Mark
+from ..risk import Risk
+
+#: When to ask: before irreversible actions (default), before every action, never.
+POLICIES = ("irreversible", "every", "never")
+
+
+def needs_approval(policy: str, risk: Risk, action: Action) -> bool:
+    if policy == "never":
+        return False
+    if policy == "every":
+        return action.kind != "answer"
+    return risk.level == "irreversible"
+
+
+@dataclass
+class ApprovalRequest:
+    run_id: str
+    step: int
+    action: Action
+    mark: Mark | None
+    risk: Risk
+    policy: str
+    url: str = ""
+    thought: str = ""
+    screenshot_path: str = ""
+
+
+@dataclass
+class Decision:
+    approved: bool
+    by: str  # "human:<name>", "policy:deny", "policy:allow", "policy:<why>"
+    message: str = ""  # told to the agent when refused
+    action: Action | None = None  # an edited action to run instead
+    decided_at: float = field(default_factory=time.time)
+
+
+class Approver(Protocol):
+    def decide(self, request: ApprovalRequest, cancel: threading.Event) -> Decision:
+        """Block until decided; return a deny when `cancel` is set."""
+
+
+class PolicyApprover:
+    """Always the same answer: `--approval allow` or `--approval deny`."""
+
+    def __init__(self, allow: bool, message: str = ""):
+        self.allow = allow
+        self.message = message or ("" if allow else "actions of this kind are not allowed in this run")
+
+    def decide(self, request, cancel) -> Decision:
+        return Decision(self.allow, f"policy:{'allow' if self.allow else 'deny'}",
+                        "" if self.allow else self.message)
+
+
+class ScriptedApprover:
+    """Answers from a list, for tests and replays; records what it was asked."""
+
+    def __init__(self, decisions: list[Decision]):
+        self.decisions = list(decisions)
+        self.requests: list[ApprovalRequest] = []
+
+    def decide(self, request, cancel) -> Decision:
+        self.requests.append(request)
+        if not self.decisions:
+            return Decision(False, "policy:script-exhausted", "no scripted decision left")
+        return self.decisions.pop(0)
+
+
+class TerminalApprover:
+    """`--approval ask`: a prompt on the terminal. With no terminal, every ask is a deny."""
+
+    def __init__(self, user: str = "terminal", stdin: TextIO | None = None, stdout: TextIO | None = None):
+        self.user = user
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stderr
+        self._lock = threading.Lock()  # one question at a time with concurrent runs
+
+    def decide(self, request, cancel) -> Decision:
+        if not _interactive(self.stdin):
+            return Decision(False, "policy:no-terminal",
+                            "no one was there to approve this action (no terminal); it was not executed")
+        with self._lock:
+            return self._ask(request)
+
+    def _ask(self, r: ApprovalRequest) -> Decision:
+        out = self.stdout
+        target = f" on [{r.mark.id}] {r.mark.label[:60]!r}" if r.mark else ""
+        print(f"\n[{r.run_id} step {r.step}] the agent wants to: {r.action}{target}", file=out)
+        print(f"  risk: {r.risk.level}", file=out)
+        for ev in r.risk.evidence:
+            print(f"   - {ev}", file=out)
+        while True:
+            print("  approve? [y]es / [n]o / [e]dit: ", end="", file=out, flush=True)
+            answer = self.stdin.readline()
+            if not answer:
+                return Decision(False, f"human:{self.user}", "input closed; not approved")
+            answer = answer.strip().lower()
+            if answer in ("y", "yes"):
+                return Decision(True, f"human:{self.user}")
+            if answer in ("n", "no"):
+                print("  message to the agent (optional): ", end="", file=out, flush=True)
+                return Decision(False, f"human:{self.user}", self.stdin.readline().strip())
+            if answer in ("e", "edit"):
+                edited = self._edit(out)
+                if edited is not None:
+                    return Decision(True, f"human:{self.user}", action=edited)
+
+
+    def _edit(self, out) -> Action | None:
+        print("  action to run instead: ", end="", file=out, flush=True)
+        try:
+            return parse_action(self.stdin.readline())
+        except ActionParseError as e:
+            print(f"  {e}", file=out)
+            return None
+
+
+def _interactive(stream) -> bool:
+    try:
+        return stream is not None and stream.isatty()
+    except (ValueError, OSError):
+        return False
+
+
+def approver_for(mode: str, user: str = "terminal") -> Approver:
+    if mode == "allow":
+        return PolicyApprover(True)
+    if mode == "deny":
+        return PolicyApprover(False)
+    if mode == "ask":
+        return TerminalApprover(user)
+    raise CockpitError(f"unknown approval mode {mode!r}; use ask, deny or allow")

@@ -1,0 +1,117 @@
+"""Small event objects the agent loop emits, past tense, for any listener.
+
+Listeners (the CLI's progress line, the window's bridge, tests) receive them
+on the agent's own thread; they must return quickly and never call back into
+the loop. Events carry data, never live browser or database handles.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Event:
+    run_id: str
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    task: str
+    url: str
+    max_steps: int
+
+
+@dataclass(frozen=True)
+class StepStarted(Event):
+    step: int
+
+
+@dataclass(frozen=True)
+class ObservationReady(Event):
+    step: int
+    url: str
+    title: str
+    screenshot_path: str  # the marked screenshot, as stored
+    marks: tuple = ()  # Mark objects
+    timings: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ModelCalled(Event):
+    step: int
+    attempt: int = 1
+    note: str = ""  # "retrying in 2 s (429)"
+
+
+@dataclass(frozen=True)
+class ModelReplied(Event):
+    step: int
+    text: str
+    thought: str
+    action_text: str
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class ActionProposed(Event):
+    step: int
+    action: str
+    target: int | None
+    risk: str
+    evidence: tuple = ()
+
+
+@dataclass(frozen=True)
+class ApprovalRequested(Event):
+    step: int
+    action: str
+    target: int | None
+    risk: str
+    evidence: tuple = ()
+
+
+@dataclass(frozen=True)
+class ApprovalDecided(Event):
+    step: int
+    approved: bool
+    by: str
+    message: str = ""
+    action: str = ""  # the action that will run (an edited one when the human changed it)
+
+
+@dataclass(frozen=True)
+class ActionExecuted(Event):
+    step: int
+    action: str
+    ok: bool
+    message: str
+    url_after: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class StepFinished(Event):
+    step: int
+    status: str  # ok, error, format_error, refused, answered
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class RunPaused(Event):
+    step: int
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    status: str  # answered, max_steps, stopped
+    answer: str | None = None
+    steps: int = 0
+
+
+@dataclass(frozen=True)
+class RunFailed(Event):
+    error: str
+    steps: int = 0

@@ -1,0 +1,304 @@
+"""The agent loop: observe, ask the model, check, maybe ask a human, act, record.
+
+One :class:`Agent` runs one task at a time in one browser session, on the
+calling thread (a worker thread in the window). It reports through a listener
+of small events and obeys a :class:`RunControl`. Every step is written to the
+store before the next begins. The loop never decides approvals itself: the
+risk classifier flags, the policy says whether to ask, the approver answers.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .. import prompt
+from ..actions.execute import ActionOutcome, Executor
+from ..actions.grammar import Action
+from ..browser import BrowserSession
+from ..errors import ActionError, BrowserError, CockpitError, short_message
+from ..llm import ChatResult, ModelCancelled, ModelClient, ModelError
+from ..observation import Observation, observe
+from ..risk import Risk, SiteRule, classify
+from ..store import Store
+from . import events as ev
+from .approval import POLICIES, ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
+from .control import RunControl, Stopped
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class AgentConfig:
+    max_steps: int = 15
+    keep_images: int = 3  # screenshots attached to each request (WebVoyager: 3)
+    approval_policy: str = "irreversible"  # see approval.POLICIES
+    wait_seconds: float = 5.0  # what the Wait action waits
+    dialog_policy: str = "dismiss"
+    risk_rules: list[SiteRule] = field(default_factory=list)
+    demo: bool = False  # the model is Cockpit's rule-based demo policy
+
+    def __post_init__(self):
+        if self.approval_policy not in POLICIES:
+            raise CockpitError(f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(POLICIES)}")
+        if self.max_steps < 1:
+            raise CockpitError("max steps must be at least 1")
+
+    def to_dict(self) -> dict:
+        return {"max_steps": self.max_steps, "keep_images": self.keep_images,
+                "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
+                "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
+
+
+@dataclass
+class RunResult:
+    run_id: str
+    status: str  # answered, max_steps, stopped, failed
+    answer: str | None = None
+    steps: int = 0
+    error: str = ""
+
+
+@dataclass
+class _Step:
+    """What one step gathered so far; becomes a store row."""
+    n: int
+    started: float
+    obs: Observation | None = None
+    files: dict = field(default_factory=dict)
+    request: list = field(default_factory=list)
+    row: dict = field(default_factory=dict)
+    decision: dict | None = None
+    press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
+
+
+class Agent:
+    def __init__(self, session: BrowserSession, client: ModelClient, store: Store, *,
+                 config: AgentConfig | None = None, approver: Approver | None = None,
+                 control: RunControl | None = None, listener: Callable[[ev.Event], None] | None = None):
+        self.session = session
+        self.client = client
+        self.store = store
+        self.config = config or AgentConfig()
+        self.approver = approver or PolicyApprover(False)
+        self.control = control or RunControl()
+        self.listener = listener
+        self.executor = Executor(session, wait_seconds=self.config.wait_seconds,
+                                 dialog_policy=self.config.dialog_policy)
+        self.run_id = ""
+        self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
+        self._image_files: dict[int, str] = {}
+
+    # ---------- public ----------
+    def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
+            parent_run: str | None = None, parent_step: int | None = None) -> RunResult:
+        mc = self.client.config
+        self.run_id = self.store.new_run(
+            task, url, task_id=task_id, site=site, model=mc.model, base_url=mc.base_url or "",
+            config={"model": mc.to_dict(), "agent": self.config.to_dict()},
+            approval_policy=self.config.approval_policy, demo=self.config.demo, batch=batch,
+            parent_run=parent_run, parent_step=parent_step)
+        self._emit(ev.RunStarted(self.run_id, task, url, self.config.max_steps))
+        step: _Step | None = None
+        try:
+            self._open_start(url)
+            conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
+            lead, pdf_text = prompt.task_text(task, url), ""
+            for n in range(1, self.config.max_steps + 1):
+                self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n)))
+                step = _Step(n, time.time())
+                lead, pdf_text, answer = self._step(step, conv, lead, pdf_text)
+                step = None
+                if answer is not None:
+                    return self._finish("answered", answer, n)
+            return self._finish("max_steps", None, self.config.max_steps)
+        except (Stopped, ModelCancelled):
+            self._commit_partial(step, "stopped", "stopped by the user")
+            return self._finish("stopped", None, step.n - 1 if step else None)
+        except (ModelError, BrowserError) as e:
+            self._commit_partial(step, "failed", str(e))
+            return self._fail(str(e))
+        except CockpitError as e:
+            return self._fail(str(e))
+        except Exception as e:  # a bug: keep the run's record honest, and the traceback in the log
+            log.exception("run %s failed", self.run_id)
+            return self._fail(f"internal error: {type(e).__name__}: {short_message(e)}")
+
+    # ---------- one step ----------
+    def _step(self, st: _Step, conv: prompt.Conversation, lead: str, pdf_text: str):
+        n = st.n
+        self._emit(ev.StepStarted(self.run_id, n))
+        t0 = time.perf_counter()
+        self._observe(st)
+        note = self._page_note(st.obs)
+        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=st.obs.url, title=st.obs.title,
+                                                        pdf_text=pdf_text, note=note), lead=lead)
+        st.request = conv.request()
+        self.control.check_stop()
+        t1 = time.perf_counter()
+        result = self._call_model(n, st.request)
+        t2 = time.perf_counter()
+        conv.add_reply(result.text)
+        parsed = prompt.parse_reply(result.text)
+        st.row.update(reply=result.text, thought=parsed.thought, action_text=parsed.action_text,
+                      prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                      cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
+        self._emit(ev.ModelReplied(self.run_id, n, result.text, parsed.thought, parsed.action_text,
+                                   result.prompt_tokens, result.completion_tokens, result.cost, result.seconds))
+        answer, next_lead, pdf = None, "", ""
+        if parsed.action is None:
+            st.row.update(status="format_error", error=parsed.error)
+            next_lead = parsed.error
+        else:
+            answer, next_lead, pdf = self._act(st, parsed.action)
+        t3 = time.perf_counter()
+        st.row["timings"] = dict(st.obs.timings, observe_ms=(t1 - t0) * 1000, model_ms=(t2 - t1) * 1000,
+                                 act_ms=(t3 - t2) * 1000)
+        self._commit(st)
+        st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
+        self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started))
+        return next_lead, pdf, answer
+
+    def _call_model(self, n: int, request: list) -> ChatResult:
+        try:
+            return self.client.chat(prompt.materialize(request, self._image), cancel=self.control.stop_event,
+                                    on_retry=lambda a, w, why: self._emit(
+                                        ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
+        except ModelError as e:
+            if e.reason != "empty-reply":
+                raise
+            # An empty reply has no action: like WebVoyager, format feedback and a spent step.
+            return ChatResult(text="", model=self.client.config.model, prompt_tokens=0, completion_tokens=0,
+                              cost=None, seconds=0.0, attempts=e.attempts or 1, finish_reason=None)
+
+    def _observe(self, st: _Step) -> None:
+        obs = observe(self.session)
+        marked = obs.render()
+        st.obs = obs
+        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=marked,
+                                               marks=[m.to_dict() for m in obs.marks])
+        self._images[st.n] = marked
+        self._image_files[st.n] = st.files["screenshot"]
+        for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
+            del self._images[k]
+        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title,
+                                       str(self.store.file(st.files["screenshot"])), tuple(obs.marks),
+                                       dict(obs.timings)))
+
+    def _image(self, step: int) -> bytes:
+        if step in self._images:
+            return self._images[step]
+        return self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
+
+    def _page_note(self, obs: Observation) -> str:
+        if not obs.url.startswith("chrome-error://"):
+            return ""
+        return f"The page failed to load ({self.session.load_error()}); go back or try another address."
+
+    def _act(self, st: _Step, action: Action):
+        """Gate and execute one action; returns (answer, feedback for the next turn, pdf text)."""
+        obs = st.obs
+        mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
+        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        st.press_enter = True
+        if action.kind == "type" and risk.level == "irreversible":
+            # Enter could submit an order form: type without it rather than ask about every field.
+            quiet = classify(action, mark, obs.marks, obs.url, self.config.risk_rules, enter_after_type=False)
+            if quiet.level != "irreversible":
+                risk, st.press_enter = quiet, False
+        st.row.update(action=str(action), target=action.target, risk=risk.level, evidence=list(risk.evidence))
+        self._emit(ev.ActionProposed(self.run_id, st.n, str(action), action.target, risk.level, risk.evidence))
+        if needs_approval(self.config.approval_policy, risk, action):
+            decision = self._ask(st, action, mark, risk)
+            self.control.check_stop()
+            if not decision.approved:
+                st.row.update(status="refused", outcome="refused: " + (decision.message or "no message"))
+                return None, prompt.feedback_text(refused=decision.message or " "), ""
+            if decision.action is not None:
+                action = decision.action
+                st.row.update(action=str(action), target=action.target)
+        if action.kind == "answer":
+            st.row.update(status="answered", outcome="answered")
+            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, "answered", obs.url))
+            return action.text, "", ""
+        return self._execute(st, action)
+
+    def _ask(self, st: _Step, action: Action, mark, risk: Risk) -> Decision:
+        obs = st.obs
+        requested = time.time()
+        self._emit(ev.ApprovalRequested(self.run_id, st.n, str(action), action.target, risk.level, risk.evidence))
+        req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
+                              st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])))
+        decision = self.approver.decide(req, self.control.stop_event)
+        edited = str(decision.action) if decision.action is not None else None
+        st.decision = {"action": str(action), "target": action.target,
+                       "target_mark": mark.to_dict() if mark else None, "risk": risk.level,
+                       "evidence": list(risk.evidence), "policy": self.config.approval_policy,
+                       "approved": int(decision.approved), "by": decision.by, "message": decision.message,
+                       "edited_action": edited, "requested_at": requested, "decided_at": decision.decided_at}
+        st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
+                              "edited_action": edited}
+        self._emit(ev.ApprovalDecided(self.run_id, st.n, decision.approved, decision.by, decision.message,
+                                      edited or str(action)))
+        return decision
+
+    def _execute(self, st: _Step, action: Action):
+        try:
+            out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
+        except ActionError as e:
+            st.row.update(status="error", error=str(e), url_after=self.session.url)
+            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), False, str(e), st.row["url_after"]))
+            return None, prompt.feedback_text(error=str(e)), ""
+        st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
+        self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds))
+        return None, prompt.feedback_text(outcome=out.message), out.pdf_text
+
+    # ---------- bookkeeping ----------
+    def _open_start(self, url: str) -> None:
+        self.session.goto(url)
+        if err := self.session.load_error():
+            raise BrowserError(f"could not open the start page {url}: {err}")
+        self.session.ensure_single_tab()
+
+    def _commit(self, st: _Step) -> None:
+        obs = st.obs
+        row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
+                   n_marks=len(obs.marks) if obs else 0, **st.files)
+        if obs:
+            row.update(url=obs.url, title=obs.title)
+        row.setdefault("status", "ok")
+        self.store.commit_step(self.run_id, row, st.decision)
+
+    def _commit_partial(self, st: _Step | None, status: str, error: str) -> None:
+        """The step in flight, as far as it got, so the user sees what the model was looking at."""
+        if st is None or st.obs is None:
+            return
+        st.row.update(status=status, error=error)
+        try:
+            self._commit(st)
+        except CockpitError:
+            log.warning("could not record the interrupted step %d of %s", st.n, self.run_id)
+
+    def _finish(self, status: str, answer: str | None, steps: int | None) -> RunResult:
+        self.store.finish_run(self.run_id, status, answer=answer)
+        n = steps if steps is not None else self.store.run(self.run_id)["steps"]
+        self._emit(ev.RunFinished(self.run_id, status, answer, n))
+        return RunResult(self.run_id, status, answer, n)
+
+    def _fail(self, error: str) -> RunResult:
+        try:
+            self.store.finish_run(self.run_id, "failed", error=error)
+            n = self.store.run(self.run_id)["steps"]
+        except CockpitError:
+            n = 0
+        self._emit(ev.RunFailed(self.run_id, error, n))
+        return RunResult(self.run_id, "failed", None, n, error)
+
+    def _emit(self, event: ev.Event) -> None:
+        if self.listener is None:
+            return
+        try:
+            self.listener(event)
+        except Exception:  # a broken listener must not break the run
+            log.exception("event listener failed on %s", type(event).__name__)

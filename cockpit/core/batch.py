@@ -1,0 +1,144 @@
+"""Run many tasks, N browsers at a time, resumable.
+
+Each worker thread owns one browser session, one model client and one store
+connection, and takes tasks from a shared queue. A task whose run already
+finished (answered or out of steps) is skipped, so rerunning a batch after a
+crash or Ctrl+C picks up where it stopped. A dead browser is replaced before
+the next task. Knows nothing about terminals: progress goes to callbacks.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from .agent import events as ev
+from .agent.approval import Approver
+from .agent.control import RunControl
+from .agent.loop import Agent, AgentConfig, RunResult
+from .browser import BrowserConfig, BrowserSession
+from .errors import CockpitError, short_message
+from .llm import ModelClient, ModelConfig
+from .store import Store
+from .tasks import Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class BatchItem:
+    task: Task
+    result: RunResult | None = None
+    skipped: bool = False
+    seconds: float = 0.0
+    tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class Batch:
+    tasks: list[Task]
+    model: ModelConfig
+    agent: AgentConfig
+    browser: BrowserConfig
+    approver_factory: Callable[[], Approver]
+    store_root: Path | None = None
+    concurrency: int = 1
+    resume: bool = True
+    batch_id: str = ""
+    api_key: str | None = None
+    on_event: Callable[[ev.Event], None] | None = None
+    on_item: Callable[[BatchItem], None] | None = None  # called when a task ends or is skipped
+    controls: list[RunControl] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+
+    def stop(self) -> None:
+        """Stop every running task and start no new one."""
+        self._stop.set()
+        for c in list(self.controls):
+            c.stop()
+
+    def run(self) -> list[BatchItem]:
+        items = [BatchItem(t) for t in self.tasks]
+        with Store(self.store_root) as store:
+            store.mark_interrupted()
+            done = store.done_task_ids() if self.resume else set()
+        todo: queue.Queue[BatchItem] = queue.Queue()
+        for it in items:
+            if it.task.id in done:
+                it.skipped = True
+                self._report(it)
+            else:
+                todo.put(it)
+        n = max(1, min(self.concurrency, todo.qsize() or 1))
+        threads = [threading.Thread(target=self._worker, args=(todo,), name=f"batch-{i + 1}", daemon=True)
+                   for i in range(n)]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.2)  # short joins keep the main thread responsive to Ctrl+C
+        except KeyboardInterrupt:
+            log.warning("interrupted: stopping the running tasks")
+            self.stop()
+            for t in threads:
+                t.join(30)
+        return items
+
+    def _report(self, item: BatchItem) -> None:
+        if self.on_item:
+            self.on_item(item)
+
+    def _worker(self, todo: queue.Queue) -> None:
+        session: BrowserSession | None = None
+        store = Store(self.store_root)
+        client = ModelClient(self.model, api_key=self.api_key)
+        try:
+            while not self._stop.is_set():
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                if session is None or not session.alive:
+                    session = self._new_session(session, item)
+                    if session is None:
+                        continue
+                self._run_one(item, session, store, client)
+        finally:
+            client.close()
+            store.close()
+            if session is not None:
+                session.close()
+
+    def _new_session(self, old: BrowserSession | None, item: BatchItem) -> BrowserSession | None:
+        if old is not None:
+            old.close()
+        try:
+            return BrowserSession(self.browser).start()
+        except CockpitError as e:
+            item.result = RunResult("", "failed", error=f"browser did not start: {short_message(e)}")
+            self._report(item)
+            return None
+
+    def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient) -> None:
+        control = RunControl()
+        self.controls.append(control)
+        t0 = time.monotonic()
+        try:
+            agent = Agent(session, client, store, config=self.agent, approver=self.approver_factory(),
+                          control=control, listener=self.on_event)
+            t = item.task
+            item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id)
+            if item.result.run_id:
+                row = store.run(item.result.run_id)
+                item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)
+                item.cost = row["cost"]
+        finally:
+            self.controls.remove(control)
+            item.seconds = time.monotonic() - t0
+            self._report(item)

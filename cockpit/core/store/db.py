@@ -1,0 +1,294 @@
+"""Store: opening the database, writing runs and steps, reading them back.
+
+The database (``cockpit.db``, WAL) sits in the data dir with one folder per
+run beside it (``runs/<run id>/step-<k>/``: screenshot.png, marked.png,
+marks.json). A step's files are written first and its row committed after, in
+one transaction with the run's totals, so a killed process loses at most the
+step in flight. Runs left 'running' by a dead process read as 'interrupted'.
+
+Never stores an API key: run config comes from ModelConfig.to_dict(), which
+holds none.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import secrets
+import socket
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+import sqlite_utils
+
+from .. import paths
+from ..errors import CockpitError
+from .schema import MIGRATIONS, SCHEMA_VERSION
+
+log = logging.getLogger(__name__)
+
+DB_NAME = "cockpit.db"
+#: Statuses after which a run is over; 'running' runs of dead processes become 'interrupted'.
+FINAL = ("answered", "max_steps", "stopped", "failed", "interrupted", "closed")
+#: Finished runs that a batch rerun skips (failed, stopped and interrupted ones are run again).
+DONE = ("answered", "max_steps")
+
+
+class StoreError(CockpitError):
+    """The run store cannot be opened, read or written; the message says why and where."""
+
+
+def _explain(e: sqlite3.Error, path: Path) -> StoreError:
+    text = str(e).lower()
+    if "locked" in text or "busy" in text:
+        return StoreError(f"the run database {path} is locked by another program; "
+                          "close other Cockpit windows or runs using it and try again")
+    if "readonly" in text or "read-only" in text or "unable to open" in text:
+        return StoreError(f"cannot write the run database {path}: its folder is read-only or missing "
+                          "(set COCKPIT_HOME to a writable folder)")
+    if "malformed" in text or "not a database" in text:
+        return StoreError(f"{path} is damaged or not a Cockpit database ({e})")
+    return StoreError(f"run database {path}: {e}")
+
+
+class Store:
+    """One connection to the run store. Thread-safe; open one per process or per worker."""
+
+    def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0):
+        self.root = Path(root) if root else paths.home()
+        self.path = self.root / DB_NAME
+        self.files = self.root / "runs"
+        self._lock = threading.RLock()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False,
+                                   isolation_level=None)
+            self.db = sqlite_utils.Database(conn)
+            self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            self.db.execute("PRAGMA journal_mode = WAL")
+            self.db.execute("PRAGMA synchronous = NORMAL")
+            self.db.execute("PRAGMA foreign_keys = ON")
+            self._migrate()
+        except sqlite3.Error as e:
+            raise _explain(e, self.path) from e
+        except OSError as e:
+            raise StoreError(f"cannot use the data folder {self.root}: {e.strerror or e}") from e
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.db.conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # ---------- schema ----------
+    @property
+    def version(self) -> int:
+        return self.db.execute("PRAGMA user_version").fetchone()[0]
+
+    def _migrate(self) -> None:
+        v = self.version
+        if v > SCHEMA_VERSION:
+            raise StoreError(f"{self.path} was written by a newer Cockpit (schema {v}, this one knows "
+                             f"{SCHEMA_VERSION}); upgrade Cockpit to open it")
+        while v < SCHEMA_VERSION:
+            with self._tx():
+                MIGRATIONS[v](self.db)
+                v += 1
+                self.db.execute(f"PRAGMA user_version = {v}")
+            log.info("run store %s migrated to schema %d", self.path, v)
+
+    @contextlib.contextmanager
+    def _tx(self):
+        with self._lock:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+                try:
+                    yield
+                except BaseException:
+                    self.db.execute("ROLLBACK")
+                    raise
+                self.db.execute("COMMIT")
+            except sqlite3.Error as e:
+                raise _explain(e, self.path) from e
+
+    # ---------- writing ----------
+    def new_run(self, task: str, url: str, *, task_id: str = "", site: str = "", model: str = "",
+                base_url: str = "", config: dict | None = None, approval_policy: str = "",
+                parent_run: str | None = None, parent_step: int | None = None,
+                source: str = "cockpit", demo: bool = False, batch: str = "",
+                run_id: str | None = None, started: float | None = None, status: str = "running") -> str:
+        run_id = run_id or f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        row = {"id": run_id, "task": task, "url": url, "task_id": task_id, "site": site,
+               "model": model, "base_url": base_url or "", "config": json.dumps(config or {}),
+               "approval_policy": approval_policy, "status": status, "started": started or time.time(),
+               "parent_run": parent_run, "parent_step": parent_step, "source": source,
+               "demo": int(demo), "pid": os.getpid(), "host": socket.gethostname(), "batch": batch}
+        with self._tx():
+            self.db["runs"].insert(row)
+        return run_id
+
+    def run_dir(self, run_id: str) -> Path:
+        return self.files / run_id
+
+    def step_dir(self, run_id: str, step: int) -> Path:
+        return self.run_dir(run_id) / f"step-{step:03d}"
+
+    def write_step_files(self, run_id: str, step: int, *, screenshot: bytes | None = None,
+                         marked: bytes | None = None, marks: list | None = None) -> dict:
+        """Write a step's files; returns their paths relative to the data dir."""
+        d = self.step_dir(run_id, step)
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            out = {}
+            for key, name, data in (("screenshot_clean", "screenshot.png", screenshot),
+                                    ("screenshot", "marked.png", marked)):
+                if data is not None:
+                    _write_atomic(d / name, data)
+                    out[key] = str((d / name).relative_to(self.root))
+            if marks is not None:
+                _write_atomic(d / "marks.json", json.dumps(marks).encode())
+                out["marks_file"] = str((d / "marks.json").relative_to(self.root))
+            return out
+        except OSError as e:
+            raise StoreError(f"cannot write step files in {d}: {e.strerror or e}") from e
+
+    def commit_step(self, run_id: str, row: dict, decision: dict | None = None) -> None:
+        """Record a finished step (and its approval decision) and update the run's totals."""
+        row = {k: (json.dumps(v) if isinstance(v, (dict, list, tuple)) else v) for k, v in row.items()}
+        row["run_id"] = run_id
+        with self._tx():
+            self.db["steps"].insert(row, replace=True)
+            if decision:
+                d = {k: (json.dumps(v) if isinstance(v, (dict, list, tuple)) else v) for k, v in decision.items()}
+                self.db["decisions"].insert(dict(d, run_id=run_id, step=row["step"]))
+            self.db.execute(
+                "UPDATE runs SET steps = (SELECT COUNT(*) FROM steps WHERE run_id = ?),"
+                " prompt_tokens = (SELECT COALESCE(SUM(prompt_tokens), 0) FROM steps WHERE run_id = ?),"
+                " completion_tokens = (SELECT COALESCE(SUM(completion_tokens), 0) FROM steps WHERE run_id = ?),"
+                " cost = (SELECT SUM(cost) FROM steps WHERE run_id = ?) WHERE id = ?",
+                [run_id] * 4 + [run_id])
+
+    def finish_run(self, run_id: str, status: str, *, answer: str | None = None, error: str | None = None) -> None:
+        with self._tx():
+            self.db["runs"].update(run_id, {"status": status, "answer": answer, "error": error,
+                                            "finished": time.time()})
+
+    def set_run(self, run_id: str, **fields) -> None:
+        with self._tx():
+            self.db["runs"].update(run_id, fields)
+
+    def mark_interrupted(self) -> int:
+        """Runs left 'running' by processes that no longer exist become 'interrupted'."""
+        host = socket.gethostname()
+        dead = [r["id"] for r in self.db.query("SELECT id, pid, host FROM runs WHERE status = 'running'")
+                if r["host"] == host and not _alive(r["pid"])]
+        if dead:
+            with self._tx():
+                for rid in dead:
+                    self.db["runs"].update(rid, {"status": "interrupted",
+                                                 "error": "the process running it ended before it finished"})
+        return len(dead)
+
+    # ---------- reading ----------
+    def resolve(self, ref: str) -> str:
+        """A run id from a full id or a unique prefix; StoreError otherwise."""
+        rows = list(self.db.query("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
+                                  [ref, ref.replace("%", "") + "%"]))
+        exact = [r["id"] for r in rows if r["id"] == ref]
+        if exact:
+            return exact[0]
+        if len(rows) == 1:
+            return rows[0]["id"]
+        if not rows:
+            raise StoreError(f"no run {ref!r} in {self.path} (see `cockpit runs`)")
+        raise StoreError(f"{ref!r} matches several runs ({', '.join(r['id'] for r in rows)}, ...); give more of the id")
+
+    def run(self, run_id: str) -> dict:
+        try:
+            row = self.db["runs"].get(run_id)
+        except sqlite_utils.db.NotFoundError:
+            raise StoreError(f"no run {run_id!r} in {self.path}") from None
+        row["config"] = json.loads(row["config"] or "{}")
+        return row
+
+    def steps(self, run_id: str) -> list[dict]:
+        rows = list(self.db.query("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id]))
+        for r in rows:
+            for k in ("request", "evidence", "decision", "timings"):
+                if r.get(k):
+                    r[k] = json.loads(r[k])
+        return rows
+
+    def decisions(self, run_id: str) -> list[dict]:
+        return list(self.db.query("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id]))
+
+    def runs(self, *, limit: int = 50, status: str | None = None, search: str | None = None,
+             batch: str | None = None) -> list[dict]:
+        where, params = [], []
+        if status:
+            where.append("status = ?")
+            params.append(status)
+        if batch:
+            where.append("batch = ?")
+            params.append(batch)
+        if search:
+            where.append("rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
+            params.append(_fts_query(search))
+        sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
+        sql += " ORDER BY started DESC LIMIT ?"
+        try:
+            return list(self.db.query(sql, params + [limit]))
+        except sqlite3.Error as e:
+            raise _explain(e, self.path) from e
+
+    def done_task_ids(self) -> set[str]:
+        """Task ids with a finished run (answered or out of steps): a batch rerun skips them."""
+        q = f"SELECT DISTINCT task_id FROM runs WHERE task_id != '' AND status IN ({','.join('?' * len(DONE))})"
+        return {r["task_id"] for r in self.db.query(q, list(DONE))}
+
+    def file(self, rel: str) -> Path:
+        return self.root / rel
+
+    def read_file(self, rel: str | None, what: str = "file") -> bytes:
+        if not rel:
+            raise StoreError(f"this step has no {what}")
+        p = self.root / rel
+        try:
+            return p.read_bytes()
+        except OSError as e:
+            raise StoreError(f"the {what} {p} is missing or unreadable ({e.strerror or e})") from e
+
+
+def _fts_query(text: str) -> str:
+    """Plain words to an FTS5 query that cannot be a syntax error."""
+    words = [w.replace('"', "") for w in text.split() if w.replace('"', "")]
+    return " ".join(f'"{w}"' for w in words) or '""'
+
+
+def _write_atomic(path: Path, data: bytes) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _alive(pid: int | None) -> bool:
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def open_store(root: Path | str | None = None) -> Store:
+    return Store(root)

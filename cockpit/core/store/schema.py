@@ -1,0 +1,46 @@
+"""The database schema, versioned with PRAGMA user_version, and its migrations.
+
+Each migration is a function taking the sqlite-utils Database; MIGRATIONS[i]
+brings a database from version i to i+1. Never edit a released migration:
+add a new one.
+"""
+from __future__ import annotations
+
+import sqlite_utils
+
+
+def _v1(db: sqlite_utils.Database) -> None:
+    db["runs"].create({
+        "id": str, "task": str, "url": str, "task_id": str, "site": str,
+        "model": str, "base_url": str, "config": str, "approval_policy": str,
+        "status": str, "answer": str, "error": str,
+        "started": float, "finished": float, "steps": int,
+        "prompt_tokens": int, "completion_tokens": int, "cost": float,
+        "parent_run": str, "parent_step": int, "source": str, "demo": int,
+        "pid": int, "host": str, "batch": str,
+    }, pk="id", defaults={"status": "running", "steps": 0, "prompt_tokens": 0,
+                          "completion_tokens": 0, "source": "cockpit", "demo": 0})
+    db["runs"].create_index(["task_id"])
+    db["runs"].create_index(["started"])
+    db["runs"].create_index(["status"])
+    db["steps"].create({
+        "run_id": str, "step": int, "url": str, "title": str,
+        "screenshot": str, "screenshot_clean": str, "marks_file": str, "n_marks": int,
+        "request": str, "reply": str, "thought": str, "action_text": str, "action": str,
+        "target": int, "risk": str, "evidence": str, "decision": str,
+        "status": str, "outcome": str, "error": str, "url_after": str,
+        "timings": str, "prompt_tokens": int, "completion_tokens": int, "cost": float,
+        "model_seconds": float, "attempts": int, "started": float, "finished": float,
+    }, pk=("run_id", "step"), foreign_keys=[("run_id", "runs", "id")])
+    db["decisions"].create({
+        "id": int, "run_id": str, "step": int, "action": str, "target": int,
+        "target_mark": str, "risk": str, "evidence": str, "policy": str,
+        "approved": int, "by": str, "message": str, "edited_action": str,
+        "requested_at": float, "decided_at": float,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")])
+    db["decisions"].create_index(["run_id", "step"])
+    db["runs"].enable_fts(["task", "answer"], create_triggers=True, tokenize="porter")
+
+
+MIGRATIONS = [_v1]
+SCHEMA_VERSION = len(MIGRATIONS)
