@@ -136,14 +136,14 @@ class Executor:
 
     def _pointer(self, x: int, y: int, click: bool):
         drv = self.session.driver
-        ab = ActionBuilder(drv)
+        ab = ActionBuilder(drv, duration=0)  # Selenium moves take 250 ms by default
         ab.pointer_action.move_to_location(int(x), int(y))
         if click:
             ab.pointer_action.click()
         self.session._call(ab.perform)
 
     def _keys(self, *seq):
-        chain = ActionChains(self.session.driver)
+        chain = ActionChains(self.session.driver, duration=0)
         for k in seq:
             chain.send_keys(k)
         self.session._call(chain.perform)
@@ -260,7 +260,7 @@ class Executor:
         key = _KEYS.get(last.lower()) or (last if len(last) == 1 else None)
         if key is None:
             raise ActionError(f"'{last}' is not a key I know; try Enter, Tab, Escape, PageDown, or one character")
-        chain = ActionChains(self.session.driver)
+        chain = ActionChains(self.session.driver, duration=0)
         for k in mods:
             chain.key_down(k)
         chain.send_keys(key)

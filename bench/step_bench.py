@@ -1,0 +1,107 @@
+"""Per-step agent overhead outside the model call, on the bundled demo shop.
+
+Runs the real agent loop (real Chromium, real store in a temp dir, the real
+openai client) against an instant loopback "model" that browses the shop:
+scroll down, scroll up, open a product, go back, search, and so on. For each
+step it takes the wall time from StepStarted to StepFinished minus the model
+call's own time, i.e. observe + prompt + execute + settle + store. Prints the
+median and p95 per phase. Target (issue #3): well under 1 s per step.
+
+    .venv/bin/python bench/step_bench.py [--steps 60]
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cockpit.core import resources  # noqa: E402
+from cockpit.core.agent import events as ev  # noqa: E402
+from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
+from cockpit.core.browser import BrowserSession  # noqa: E402
+from cockpit.core.llm import ModelClient, ModelConfig  # noqa: E402
+from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.core.modelserver import ModelServer  # noqa: E402
+from cockpit.core.store import Store  # noqa: E402
+
+CYCLE = ["Scroll [WINDOW]; down", "Scroll [WINDOW]; up", "product", "GoBack", "search", "product", "GoBack"]
+
+
+def browsing_policy(body: dict) -> str:
+    n = sum(1 for m in body["messages"] if m["role"] == "assistant")
+    text = body["messages"][-1]["content"][0]["text"]
+    what = CYCLE[n % len(CYCLE)]
+    if what == "product":
+        links = re.findall(r"^\[(\d+)\]: <a> \"([^\"]*)\"", text, re.M)
+        m = next((k for k, label in links if label not in ("Demo Shop",) and not label.startswith("Cart")), None)
+        what = f"Click [{m}]" if m else "Scroll [WINDOW]; down"
+    elif what == "search":
+        m = re.search(r"^\[(\d+)\]: <input[^>]*> \"Search products\"", text, re.M)
+        what = f"Type [{m.group(1)}]; headphones" if m else "GoBack"
+    return f"Thought: keep browsing.\nAction: {what}"
+
+
+def pct(values, p):
+    values = sorted(values)
+    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=60)
+    args = ap.parse_args()
+    marks = {}
+    started, model_s, overhead, phases = {}, {}, [], {"observe_ms": [], "act_ms": [], "commit_ms": []}
+    finished_at = {}
+
+    def listen(e):
+        now = time.perf_counter()
+        if isinstance(e, ev.StepStarted):
+            started[e.step] = now
+        elif isinstance(e, ev.ObservationReady):
+            marks[e.step] = len(e.marks)
+        elif isinstance(e, ev.ModelReplied):
+            model_s[e.step] = e.seconds
+        elif isinstance(e, ev.StepFinished):
+            finished_at[e.step] = now
+            overhead.append((now - started[e.step] - model_s[e.step]) * 1000)
+
+    with tempfile.TemporaryDirectory() as home, resources.path("demo_site") as root, LocalSite(root) as site, \
+            ModelServer(browsing_policy) as srv, Store(home) as store, BrowserSession() as session:
+        client = ModelClient(ModelConfig(base_url=srv.base_url, model="bench", max_retries=0), api_key="x")
+        agent = Agent(session, client, store, config=AgentConfig(max_steps=args.steps, approval_policy="never"),
+                      listener=listen)
+        t0 = time.perf_counter()
+        result = agent.run("Browse the shop", site.url("index.html"))
+        wall = time.perf_counter() - t0
+        rows = store.steps(result.run_id)
+        for r in rows:
+            t = r["timings"]
+            phases["observe_ms"].append(t["observe_ms"])
+            phases["act_ms"].append(t["act_ms"])
+        for r, oh in zip(rows, overhead):
+            phases["commit_ms"].append(oh - r["timings"]["observe_ms"] - r["timings"]["act_ms"])
+        client.close()
+    statuses = {}
+    for r in rows:
+        statuses[r["status"]] = statuses.get(r["status"], 0) + 1
+    print(f"{len(rows)} steps on the demo shop in {wall:.1f} s ({result.status}); statuses {statuses}; "
+          f"marks per page median {statistics.median(marks.values()):.0f}")
+    print(f"{'per step, outside the model call':<36} {'median':>8} {'p95':>8}")
+    print(f"{'total overhead':<36} {statistics.median(overhead):>6.0f}ms {pct(overhead, 95):>6.0f}ms")
+    for name, vals in phases.items():
+        label = {"observe_ms": "  observe + write files",
+                 "act_ms": "  execute + settle (after the model)",
+                 "commit_ms": "  prompt building + commit + events"}[name]
+        print(f"{label:<36} {statistics.median(vals):>6.0f}ms {pct(vals, 95):>6.0f}ms")
+    print(f"model call median (loopback, instant): {statistics.median(model_s.values()) * 1000:.0f}ms")
+
+
+if __name__ == "__main__":
+    main()
