@@ -1,0 +1,721 @@
+"""The offline demo policy: a rule-based stand-in for a model, for the Demo Shop.
+
+What it is for: letting someone try Cockpit with no API key and no network.
+:func:`demo_responder` is served behind the OpenAI chat API by
+:class:`~cockpit.core.modelserver.ModelServer` (see :func:`serve_demo_model`),
+so the real agent loop, approval gate, recording and replay all run unchanged
+against the bundled Demo Shop (``resources/demo_site``). The product always
+labels runs made with it as a demo.
+
+How it decides: it reads only the request's messages, the way a model would.
+The task comes from the first user message, the page (URL, title and the
+numbered element list) from the last user message that shows one, and the
+result of the previous action from the last user message. Progress is worked
+out from what the page shows (the URL, the cart count, the values already
+typed into fields), so a refused, failed or repeated step does not confuse
+it. It keeps no state between requests. The one thing it knows besides the
+messages is the Demo Shop's own price list (``products.js``): the element
+list names products but does not always show their prices, and a demo policy
+cannot read screenshots. Prices shown in the element text win when present.
+
+It handles three kinds of task: buying a product in the Demo Shop (search,
+pick the match, add to cart, check out, fill the form, propose "Place order",
+which the approval gate then stops), asking for a product's price, and
+anything else, which it answers at once with a polite note that the demo
+policy only knows the Demo Shop tasks.
+
+What it must not do: it never touches the network (it is a plain function;
+the server binds to loopback only), never calls a real model, and never
+pretends to be one: anything it says about itself says it is the demo policy.
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass, field
+from urllib.parse import parse_qs, urlparse
+
+from . import prompt, resources
+from .actions.grammar import Action
+from .modelserver import ModelServer
+
+__all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
+           "Task", "catalogue", "demo_responder", "parse_task", "serve_demo_model"]
+
+DEMO_MODEL = "cockpit-demo-policy"
+DEMO_TASK = ("Buy the cheapest pair of headphones in the Demo Shop and ship it to "
+             "Ada Lovelace, 12 Analytical Row, London.")
+DEMO_QUESTION = "What is the price of the Glass French Press in the Demo Shop?"
+#: The made-up card number typed at checkout (the shop says any number will do).
+DEMO_CARD = "4242 4242 4242 4242"
+
+DEFAULT_NAME = "Ada Lovelace"
+DEFAULT_ADDRESS = "12 Analytical Row"
+DEFAULT_CITY = "London"
+
+#: After this many replies in one run the policy gives up instead of wandering.
+MAX_REPLIES = 40
+#: The same action this many times in a row means it is stuck.
+MAX_REPEATS = 3
+#: This many failed actions among the last ERROR_WINDOW and it stops.
+MAX_ERRORS = 3
+ERROR_WINDOW = 6
+
+UNKNOWN_ANSWER = ("Sorry, I can't help with that: this is the offline demo policy, and it only knows the "
+                  "Demo Shop tasks (buying a product there, such as the cheapest headphones, or looking up "
+                  "a product's price). Connect a real model to try other tasks.")
+REFUSED_ANSWER = "I filled in the order but placing it was refused; nothing was bought."
+
+_PRICE = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{2})?)")
+_STOP = {"a", "an", "the", "some", "one", "pair", "pairs", "of", "set", "me", "for", "product", "products"}
+
+
+# ---------- the shop's catalogue ----------
+
+@dataclass(frozen=True)
+class Product:
+    id: str
+    name: str
+    price: int  # cents
+    rating: float = 0.0
+    description: str = ""
+
+    @property
+    def price_text(self) -> str:
+        return _money(self.price)
+
+
+def _money(cents: int) -> str:
+    return f"${cents / 100:,.2f}"
+
+
+@functools.cache
+def catalogue() -> tuple[Product, ...]:
+    """The Demo Shop's products, read from its products.js (empty if unreadable)."""
+    try:
+        src = resources.read_text("demo_site/products.js")
+    except (OSError, ValueError):
+        return ()
+    m = re.search(r"PRODUCTS\s*=\s*\[(.*?)\];", src, re.S)
+    out = []
+    for block in re.findall(r"\{(.*?)\}", m.group(1) if m else "", re.S):
+        kv = dict(re.findall(r'(\w+)\s*:\s*("(?:[^"\\]|\\.)*"|[\d.]+)', block))
+        try:
+            out.append(Product(id=kv["id"].strip('"'), name=kv["name"].strip('"'), price=int(kv["price"]),
+                               rating=float(kv.get("rating", 0)), description=kv.get("description", "").strip('"')))
+        except (KeyError, ValueError):
+            continue
+    return tuple(out)
+
+
+def _by_name(name: str) -> Product | None:
+    key = _fold(name)
+    return next((p for p in catalogue() if _fold(p.name) == key), None)
+
+
+def _fold(s: str) -> str:
+    return re.sub(r"\s+", " ", s).strip().casefold()
+
+
+def _words(s: str) -> list[str]:
+    """Comparable words: lower case, hyphens split, a plural 's' dropped."""
+    out = []
+    for w in re.findall(r"[a-z0-9]+", s.casefold()):
+        if w in _STOP:
+            continue
+        if len(w) > 3 and w.endswith("es") and w[:-2].endswith(("ss", "sh", "ch", "x")):
+            w = w[:-2]
+        elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+            w = w[:-1]
+        out.append(w)
+    return out
+
+
+def _name_matches(phrase: str, name: str) -> bool:
+    want, have = _words(phrase), set(_words(name))
+    return bool(want) and all(w in have for w in want)
+
+
+def _site_search_hits(query: str) -> list[Product]:
+    """What the shop's search returns for `query` (a substring of name or description)."""
+    q = query.strip().casefold()
+    return [p for p in catalogue() if q in p.name.casefold() or q in p.description.casefold()]
+
+
+# ---------- the task ----------
+
+@dataclass
+class Task:
+    text: str
+    kind: str  # "buy", "price" or "unknown"
+    phrase: str = ""  # what to look for, as the task says it
+    criterion: str = ""  # "cheapest", "dearest", "best rated" or ""
+    name: str = DEFAULT_NAME
+    address: str = DEFAULT_ADDRESS
+    city: str = DEFAULT_CITY
+    card: str = DEMO_CARD
+
+    @property
+    def query(self) -> str:
+        """The words to type into the shop's search box."""
+        if not catalogue() or _site_search_hits(self.phrase):
+            return self.phrase
+        for w in sorted(self.phrase.split(), key=len, reverse=True):
+            if _fold(w) not in _STOP and _site_search_hits(w):
+                return w
+        return self.phrase
+
+    @property
+    def candidates(self) -> list[Product]:
+        by_name = [p for p in catalogue() if _name_matches(self.phrase, p.name)]
+        return by_name or _site_search_hits(self.phrase)
+
+    @property
+    def target(self) -> Product | None:
+        return _choose(self.candidates, self.criterion, self.phrase)
+
+    @property
+    def ship_to(self) -> str:
+        return f"{self.name}, {self.address}, {self.city}"
+
+
+_CRITERIA = [
+    ("cheapest", r"cheapest|least expensive|lowest[- ]priced|lowest price|most affordable"),
+    ("dearest", r"most expensive|priciest|highest[- ]priced"),
+    ("best rated", r"best[- ]rated|highest[- ]rated|top[- ]rated|best reviewed"),
+]
+_SHOP = r"(?:in|from|at|on)\s+(?:the\s+)?demo[\s-]*shop\b"
+_BUY = re.compile(
+    r"\b(?:buy|order|purchase|get\s+me)\s+(?:me\s+)?(?:(?:the|a|an|some|one)\s+)?"
+    r"(?:(?:cheapest|least expensive|lowest[- ]priced|most affordable|most expensive|priciest|highest[- ]priced|"
+    r"best[- ]rated|highest[- ]rated|top[- ]rated|best reviewed)\s+)?"
+    r"(?:(?:pairs?|sets?)\s+of\s+)?(?P<what>.+?)"
+    r"(?=\s+" + _SHOP + r"|\s+and\s+(?:ship|send|deliver|have)\b|\s*,|\s+(?:ship|send|deliver)\b|\s+to\s+|[.!?]|$)",
+    re.I)
+_PRICE_Q = [
+    re.compile(r"\b(?:price|cost)\s+of\s+(?:(?:the|a|an)\s+)?(?P<what>.+?)(?=\s+" + _SHOP + r"|[?.!,]|$)", re.I),
+    re.compile(r"\bhow\s+much\s+(?:does|do|is|are)\s+(?:(?:the|a|an)\s+)?(?P<what>.+?)"
+               r"(?=\s+cost\b|\s+" + _SHOP + r"|[?.!,]|$)", re.I),
+]
+_SHIP = re.compile(r"\b(?:ship|send|deliver)\w*\s+(?:(?:it|them|this|that|the order|the parcel)\s+)?to\s+"
+                   r"(?P<to>.+?)(?=\.\s+[A-Z]|[.!?]?\s*$)", re.I | re.S)
+_CARD = re.compile(r"\b(\d{4}(?:[ -]?\d{4}){3})\b")
+
+
+def parse_task(text: str) -> Task:
+    """Read what the task asks for; unknown when it is not a Demo Shop purchase or price question."""
+    task = _parse_task(text)
+    if task.kind != "unknown" and not re.search(r"demo[\s-]*shop", task.text, re.I) and not task.candidates:
+        return Task(task.text, "unknown")  # not about the shop, and nothing there matches
+    return task
+
+
+def _parse_task(text: str) -> Task:
+    t = re.sub(r"\s+", " ", text or "").strip()
+    criterion = next((c for c, rx in _CRITERIA if re.search(rx, t, re.I)), "")
+    for rx in _PRICE_Q:
+        if m := rx.search(t):
+            what = _clean_phrase(m.group("what"))
+            if what:
+                return Task(t, "price", phrase=what)
+    if m := _BUY.search(t):
+        what = _clean_phrase(m.group("what"))
+        if what:
+            task = Task(t, "buy", phrase=what, criterion=criterion)
+            if s := _SHIP.search(t):
+                parts = [p.strip(" .") for p in s.group("to").split(",") if p.strip(" .")]
+                if parts:
+                    task.name = parts[0]
+                if len(parts) >= 3:
+                    task.address, task.city = ", ".join(parts[1:-1]), parts[-1]
+                elif len(parts) == 2:
+                    task.address = parts[1]
+            if c := _CARD.search(t):
+                task.card = c.group(1)
+            return task
+    return Task(t, "unknown")
+
+
+def _clean_phrase(s: str) -> str:
+    s = re.sub(r"^(?:(?:the|a|an|some|one)\s+)+", "", s.strip(), flags=re.I)
+    return s.strip(" \"'").strip()
+
+
+def _choose(products: list[Product], criterion: str, phrase: str = "") -> Product | None:
+    if not products:
+        return None
+    if criterion == "cheapest":
+        return min(products, key=lambda p: p.price)
+    if criterion == "dearest":
+        return max(products, key=lambda p: p.price)
+    if criterion == "best rated":
+        return max(products, key=lambda p: p.rating)
+    exact = [p for p in products if _fold(p.name) == _fold(phrase)]
+    return (exact or products)[0]
+
+
+# ---------- reading the request ----------
+
+@dataclass
+class Element:
+    id: int
+    tag: str
+    type: str = ""
+    text: str = ""
+    aria: str = ""
+    value: str = ""
+
+    @property
+    def label(self) -> str:
+        return self.text or self.aria
+
+    def says(self, pattern: str) -> bool:
+        return any(re.search(pattern, s, re.I) for s in (self.text, self.aria) if s)
+
+
+@dataclass
+class Page:
+    url: str = ""
+    title: str = ""
+    elements: list[Element] = field(default_factory=list)
+
+    @property
+    def file(self) -> str:
+        return urlparse(self.url).path.rsplit("/", 1)[-1].casefold()
+
+    def param(self, name: str) -> str:
+        return (parse_qs(urlparse(self.url).query).get(name) or [""])[0]
+
+    @property
+    def in_shop(self) -> bool:
+        return "demo shop" in self.title.casefold() or any(
+            e.tag == "a" and _fold(e.text) == "demo shop" for e in self.elements)
+
+    def find(self, pattern: str, tags: tuple[str, ...] = ()) -> Element | None:
+        return next((e for e in self.elements if (not tags or e.tag in tags) and e.says(pattern)), None)
+
+    @property
+    def search_box(self) -> Element | None:
+        return next((e for e in self.elements if e.tag in ("input", "textarea") and e.says(r"search")), None)
+
+    @property
+    def cart_link(self) -> Element | None:
+        return next((e for e in self.elements if e.tag == "a" and re.match(r"cart\s*\(\d+\)", e.text, re.I)), None)
+
+    @property
+    def cart_count(self) -> int:
+        link = self.cart_link
+        m = re.search(r"\((\d+)\)", link.text) if link else None
+        return int(m.group(1)) if m else 0
+
+
+_ELEMENT = re.compile(r"^\[(\d+)\]: <([^>]+)> (.*);(?: \(scrollable\))?$")
+_WHERE = re.compile(r"The page is (['\"])(.*?)\1 at (\S+?)\.\s+Analyse", re.S)
+_TASK = re.compile(r"Now given a task: (.*?)\s+Please interact with (\S+) and get the answer\.", re.S)
+
+
+def _text_of(message: dict) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+    return ""
+
+
+def _lead(message: dict) -> str:
+    """The part of a user turn before its observation: task text or feedback."""
+    return _text_of(message).split("Observation:", 1)[0].strip()
+
+
+def _parse_page(text: str) -> Page | None:
+    if "Observation:" not in text:
+        return None
+    obs = text.split("Observation:", 1)[1]
+    where = _WHERE.search(obs)
+    if where is None and "(Omitted in context.)" in obs:
+        return None
+    page = Page(url=where.group(3) if where else "", title=where.group(2) if where else "")
+    for line in obs.splitlines():
+        m = _ELEMENT.match(line.strip())
+        if not m:
+            continue
+        kind, rest = m.group(2), m.group(3)
+        tag, _, typ = kind.partition(" type=")
+        tag = tag.split()[0] if tag.split() else tag
+        el = Element(int(m.group(1)), tag.casefold(), typ.strip())
+        quoted = [q for q in re.findall(r'(value )?"([^"]*)"', rest)]
+        plain = [s for v, s in quoted if not v]
+        el.text = plain[0] if plain else ""
+        el.aria = plain[1] if len(plain) > 1 else ""
+        el.value = next((s for v, s in quoted if v), "")
+        page.elements.append(el)
+    return page
+
+
+@dataclass
+class Turn:
+    action: Action | None
+    feedback: str  # the lead of the user turn that followed
+
+
+@dataclass
+class Request:
+    task: Task
+    start_url: str
+    page: Page | None
+    feedback: str
+    history: list[Turn]
+
+    @property
+    def refused(self) -> bool:
+        return self.feedback.startswith("Your last action was refused")
+
+    @property
+    def errored(self) -> bool:
+        return self.feedback.startswith("Your last action could not be executed")
+
+    @property
+    def last_action(self) -> Action | None:
+        return self.history[-1].action if self.history else None
+
+    def recent_errors(self) -> int:
+        return sum(t.feedback.startswith("Your last action could not be executed")
+                   for t in self.history[-ERROR_WINDOW:])
+
+    def typed_since_page_change(self, element: int, texts: tuple[str, ...]) -> bool:
+        """Whether `texts` was typed into `element` on this page, going by the feedback."""
+        for turn in reversed(self.history):
+            a, fb = turn.action, turn.feedback
+            if a is None:
+                continue
+            if fb.startswith("Result of your last action:") and (
+                    "the page is now" in fb or a.kind in ("back", "goto", "google")):
+                return False
+            if (a.kind == "type" and a.target == element and a.text in texts
+                    and fb.startswith("Result of your last action:") and "typed" in fb):
+                return True
+        return False
+
+
+def read_request(body: dict) -> Request:
+    messages = [m for m in (body.get("messages") or []) if isinstance(m, dict)]
+    users = [m for m in messages if m.get("role") == "user"]
+    first = _text_of(users[0]) if users else ""
+    tm = _TASK.search(first)
+    task_text, start = (tm.group(1).strip(), tm.group(2)) if tm else (first.split("Observation:", 1)[0].strip(), "")
+    page = None
+    for m in reversed(users):
+        page = _parse_page(_text_of(m))
+        if page is not None:
+            break
+    feedback = _lead(users[-1]) if len(users) > 1 else ""
+    history = []
+    for i, m in enumerate(messages):
+        if m.get("role") != "assistant":
+            continue
+        nxt = messages[i + 1] if i + 1 < len(messages) and messages[i + 1].get("role") == "user" else None
+        history.append(Turn(prompt.parse_reply(_text_of(m)).action, _lead(nxt) if nxt else ""))
+    return Request(parse_task(task_text), start, page, feedback, history)
+
+
+# ---------- deciding ----------
+
+def _reply(thought: str, action: str) -> str:
+    return f"Thought: {thought}\nAction: {action}"
+
+
+def _answer(thought: str, text: str) -> str:
+    return _reply(thought, f"ANSWER; {text}")
+
+
+def demo_responder(body: dict) -> str:
+    """One reply, ``Thought: ...\\nAction: ...``, decided from the request's messages alone."""
+    req = read_request(body)
+    task, page = req.task, req.page
+    if task.kind == "unknown":
+        return _answer("This task is not something I can do in the Demo Shop.", UNKNOWN_ANSWER)
+    if page is None or not page.in_shop:
+        where = f" ({page.url})" if page is not None and page.url else ""
+        return _answer("This page is not the Demo Shop, which is the only site I know how to use.",
+                       f"I could not do the task: the page{where} is not the Demo Shop, and this offline "
+                       "demo policy only knows how to use the Demo Shop.")
+    if req.refused:
+        return _refused(req)
+    if len(req.history) >= MAX_REPLIES:
+        return _answer("I have taken many steps without finishing, so I will stop here.",
+                       "I could not finish the task in the Demo Shop; nothing was bought.")
+    if req.recent_errors() >= MAX_ERRORS:
+        return _answer("Several of my last actions failed, so I will stop rather than keep guessing.",
+                       f"I could not finish the task: my last actions failed ({_short(req.feedback)}).")
+    thought, action = (_buy if task.kind == "buy" else _price)(req)
+    if action.startswith("ANSWER"):
+        return _reply(thought, action)
+    return _unstick(req, thought, action)
+
+
+def _unstick(req: Request, thought: str, action: str) -> str:
+    """Avoid repeating an action that just failed, or one that keeps changing nothing."""
+    last = req.last_action
+    same = last is not None and str(last) == action
+    if same and req.errored:
+        if not action.startswith("Scroll"):
+            return _reply("That did not work. I'll scroll down to get a better view of the page and try again.",
+                          "Scroll [WINDOW]; down")
+        return _reply("Scrolling failed too, so I'll go back to the previous page.", "GoBack")
+    repeats = 0
+    for turn in reversed(req.history if not action.startswith("Scroll") else []):  # scrolling on is fine
+        if turn.action is None or str(turn.action) != action:
+            break
+        repeats += 1
+    if repeats >= MAX_REPEATS:
+        return _answer("I keep trying the same action without getting anywhere, so I will stop.",
+                       "I could not finish the task: the page did not respond as expected; nothing was bought.")
+    return _reply(thought, action)
+
+
+def _short(feedback: str) -> str:
+    s = feedback.split(":", 1)[-1].strip()
+    s = s.split(". Check the element", 1)[0]
+    return s[:160]
+
+
+def _refused(req: Request) -> str:
+    message = req.feedback.split("Their message:", 1)[1] if "Their message:" in req.feedback else ""
+    message = message.replace("Choose another action.", "").strip()
+    said = f" The supervisor said: {message}" if message else ""
+    last = req.last_action
+    page = req.page
+    placing = (req.task.kind == "buy" and page is not None and page.file == "checkout.html" and last is not None
+               and last.kind == "click" and (el := _element(page, last.target)) is not None
+               and el.says(r"place order|\bpay\b|buy now|submit"))
+    if placing:
+        return _answer("The supervisor refused to let me place the order, so I will stop and report.",
+                       REFUSED_ANSWER + said)
+    what = "nothing was bought" if req.task.kind == "buy" else "I stopped before finding the answer"
+    return _answer("The supervisor refused my last action, so I will stop here and report.",
+                   f"My last action was refused by the supervisor, so I stopped; {what}.{said}")
+
+
+def _element(page: Page, n: int | None) -> Element | None:
+    return next((e for e in page.elements if e.id == n), None)
+
+
+def _search(req: Request, why: str) -> tuple[str, str]:
+    box = req.page.search_box
+    query = req.task.query
+    if box is None:
+        home = req.page.find(r"^demo shop$", ("a",))
+        if home is not None:
+            return "I can't see the search box here, so I'll go to the shop's home page.", f"Click [{home.id}]"
+        return "I can't see the search box, so I'll scroll to look for it.", "Scroll [WINDOW]; up"
+    return f'{why} I\'ll search the shop for "{query}".', f"Type [{box.id}]; {query}"
+
+
+def _results(page: Page) -> list[tuple[Element, str, int | None]]:
+    """Product links on a results page: (element, product name, price in cents if known)."""
+    out = []
+    for e in page.elements:
+        if e.tag != "a" or not e.text or _fold(e.text) == "demo shop" or page.cart_link is e:
+            continue
+        shown = _PRICE.search(e.text)
+        name = _PRICE.sub("", e.text).strip(" -–—,:")
+        product = _by_name(name)
+        if product is None and catalogue():
+            continue
+        price = int(round(float(shown.group(1).replace(",", "")) * 100)) if shown else (
+            product.price if product else None)
+        out.append((e, product.name if product else name, price))
+    return out
+
+
+def _pick_result(req: Request) -> tuple[str, str]:
+    """On the results of the task's search: open the product the task wants, or scroll to find it."""
+    task, page = req.task, req.page
+    results = _results(page)
+    if not results:
+        return "", ""
+    matching = [r for r in results if _name_matches(task.phrase, r[1])] or results
+    target = task.target
+    pick = next((r for r in results if target and r[1] == target.name), None)
+    if pick is None and target is not None:
+        at_end = "cannot scroll further down" in req.feedback or (
+            req.errored and req.last_action is not None and req.last_action.kind == "scroll")
+        if not at_end:
+            return (f"I can see {len(results)} results but not all of the matching products yet; "
+                    "I'll scroll down to see the rest.", "Scroll [WINDOW]; down")
+    priced = [r for r in matching if r[2] is not None]
+    if task.criterion in ("cheapest", "dearest") and priced:
+        if pick is None:  # no price list to go by: choose from what the page shows
+            pick = (min if task.criterion == "cheapest" else max)(priced, key=lambda r: r[2])
+        word = "cheapest" if task.criterion == "cheapest" else "most expensive"
+        listing = ", ".join(f"{r[1]} {_money(r[2])}" for r in priced)
+        many = f"{len(priced)} matching products" if len(priced) > 1 else "one matching product"
+        return (f"The results show {many} ({listing}). The {word} is the {pick[1]}, so I'll open it.",
+                f"Click [{pick[0].id}]")
+    pick = pick or matching[0]
+    why = "which is what I'm looking for"
+    if task.criterion == "best rated" and target and pick[1] == target.name:
+        why = f"the best rated of them at {target.rating:.1f} out of 5"
+    return f"The results include the {pick[1]}, {why}, so I'll open it.", f"Click [{pick[0].id}]"
+
+
+def _product_name(page: Page) -> str:
+    if page.file != "product.html":
+        return ""
+    name = re.sub(r"\s*-\s*demo shop\s*$", "", page.title, flags=re.I).strip()
+    return "" if name.casefold() in ("product not found", "product", "") else name
+
+
+def _is_target(task: Task, name: str) -> bool:
+    target = task.target
+    return _fold(name) == _fold(target.name) if target else _name_matches(task.phrase, name)
+
+
+def _shown_price(page: Page, name: str) -> str:
+    """The price the page shows next to `name`; else the price list's; else any price shown."""
+    shown = [(e, m) for e in page.elements if e.tag not in ("input", "textarea", "select")
+             for m in [_PRICE.search(f"{e.text} {e.aria}")] if m]
+    for e, m in shown:
+        if _fold(name) in _fold(f"{e.text} {e.aria}"):
+            return m.group(0).replace(" ", "")
+    product = _by_name(name)
+    if product is not None:
+        return product.price_text
+    return shown[0][1].group(0).replace(" ", "") if shown else ""
+
+
+def _common(req: Request, looking_for: str) -> tuple[str, str] | None:
+    """Steps both tasks share: search, and pick from the results."""
+    page, task = req.page, req.task
+    if page.file == "search.html" and _fold(page.param("q")) == _fold(task.query):
+        thought, action = _pick_result(req)
+        if action:
+            return thought, action
+        return None  # nothing found: the caller answers
+    return _search(req, looking_for)
+
+
+def _not_found(req: Request) -> tuple[str, str]:
+    return (f'The search for "{req.task.query}" found nothing that matches.',
+            f'ANSWER; The Demo Shop has no product matching "{req.task.phrase}".'
+            + (" Nothing was bought." if req.task.kind == "buy" else ""))
+
+
+def _price(req: Request) -> tuple[str, str]:
+    page, task = req.page, req.task
+    name = _product_name(page)
+    if name and _is_target(task, name):
+        price = _shown_price(page, name)
+        if price:
+            return (f"This is the {name} page, and its price is {price}.",
+                    f"ANSWER; The {name} costs {price}.")
+    step = _common(req, f"I need the price of the {task.phrase}.")
+    return step if step is not None else _not_found(req)
+
+
+_FIELDS = [  # (key, how the field is labelled, how to describe it)
+    ("name", r"\bname\b", "full name"),
+    ("address", r"address|street", "address"),
+    ("city", r"\bcity\b|\btown\b", "city"),
+    ("card", r"card", "card number"),
+]
+
+
+def _form_fields(page: Page) -> list[tuple[str, str, Element]]:
+    out, used = [], set()
+    for e in page.elements:
+        if e.tag not in ("input", "textarea") or e.says(r"search"):
+            continue
+        for key, rx, desc in _FIELDS:
+            if key not in used and e.says(rx):
+                used.add(key)
+                out.append((key, desc, e))
+                break
+    return out
+
+
+def _buy(req: Request) -> tuple[str, str]:
+    page, task = req.page, req.task
+    target = task.target
+    item = target.name if target else task.phrase
+
+    if page.file == "order-placed.html" or re.search(r"order placed", page.title, re.I):
+        what = f"the {target.name} ({target.price_text})" if target else f"the {task.phrase}"
+        return ("The shop shows the order confirmation page, so the order went through.",
+                f"ANSWER; Done: I ordered {what} in the Demo Shop and the order has been placed. "
+                f"It will be shipped to {task.ship_to}.")
+
+    if page.file == "checkout.html":
+        fields = _form_fields(page)
+        if fields:
+            want = {"name": task.name, "address": task.address, "city": task.city, "card": task.card}
+            for key, desc, el in fields:
+                if el.value == want[key]:
+                    continue
+                if key == "card" and not el.value and req.typed_since_page_change(
+                        el.id, (task.card, "(secret)")):
+                    continue
+                if key == "card":
+                    thought = "Next is the payment card. The shop takes any made-up number, so I'll enter a test card."
+                elif el.value:
+                    thought = (f'The {desc} field says "{el.value}", which is not right; '
+                               f'I\'ll replace it with "{want[key]}".')
+                else:
+                    thought = f'I\'m on the checkout form. The {desc} field is empty; I\'ll enter "{want[key]}".'
+                return thought, f"Type [{el.id}]; {want[key]}"
+            button = page.find(r"place order|buy now|pay now|submit order", ("button", "input", "a"))
+            if button is not None:
+                return ("The shipping details and the card number are all filled in. "
+                        "The last step is to place the order.", f"Click [{button.id}]")
+            return "The form is filled in, but I can't see the button to place the order; I'll scroll down.", \
+                "Scroll [WINDOW]; down"
+        # no form: the cart is empty (or the page is still loading)
+        return _search(req, "The checkout has nothing to pay for, so the cart must be empty.")
+
+    if page.file == "cart.html":
+        removes = [e for e in page.elements if e.says(r"^remove\b")]
+        lines = [(e, re.sub(r"^remove\s+", "", e.aria or e.text, flags=re.I).strip()) for e in removes]
+        other = next(((e, n) for e, n in lines if n and _fold(n) != "remove" and not _is_target(task, n)), None)
+        if other is not None:
+            return (f"The cart also holds the {other[1]}, which the task did not ask for; I'll remove it.",
+                    f"Click [{other[0].id}]")
+        has_target = any(_is_target(task, n) for _, n in lines) or (lines and not any(n for _, n in lines))
+        checkout = page.find(r"checkout|check out", ("a", "button"))
+        if has_target and page.cart_count > 1 and len(lines) == 1:
+            return ("The cart holds more than one of this item but I need just one; I'll remove it and add one again.",
+                    f"Click [{lines[0][0].id}]")
+        if has_target and checkout is not None:
+            return f"The cart holds the {item}. I'll proceed to checkout.", f"Click [{checkout.id}]"
+        if not lines:
+            return _search(req, "The cart is empty.")
+        return _search(req, f"The {item} is not in the cart yet.")
+
+    name = _product_name(page)
+    if name:
+        if not _is_target(task, name):
+            return _search(req, f"This is the {name}, not the product I need.")
+        go = page.find(r"^go to cart$|^view cart$", ("a", "button"))
+        if go is not None:
+            return f"The {name} has been added to the cart. I'll go to the cart.", f"Click [{go.id}]"
+        if page.cart_count == 0:
+            add = page.find(r"add to cart|add to basket", ("button", "a", "input"))
+            if add is not None:
+                price = _shown_price(page, name)
+                at = f" at {price}" if price else ""
+                return f"This is the {name} page{at}. I'll add it to the cart.", f"Click [{add.id}]"
+        if page.cart_link is not None:
+            return "The cart already has something in it. I'll open the cart to check it.", \
+                f"Click [{page.cart_link.id}]"
+
+    what = f"the {task.criterion} {task.phrase}" if task.criterion else f'"{task.phrase}"'
+    step = _common(req, f"I need to find {what} in the Demo Shop.")
+    return step if step is not None else _not_found(req)
+
+
+def serve_demo_model(port: int = 0) -> ModelServer:
+    """A started loopback ModelServer answering with :func:`demo_responder`.
+
+    Stop it with ``stop()``, or use it as a context manager (entering it again is harmless).
+    """
+    return ModelServer(demo_responder, model_name=DEMO_MODEL, port=port).start()
