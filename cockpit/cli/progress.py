@@ -77,10 +77,10 @@ def summary_table(items, stream=None) -> None:
 
 
 class BatchCounter:
-    """'[3/10] Allrecipes--2 answered (5 steps, 12 s)' as each task ends."""
+    """'[#####.....] 3/10 Allrecipes--2 answered (5 steps, 12 s) - 40 s, about 80 s left' as each task ends."""
 
-    def __init__(self, total: int, stream=None):
-        self.total, self.done = total, 0
+    def __init__(self, total: int, stream=None, width: int = 20):
+        self.total, self.done, self.ran, self.width = total, 0, 0, width
         self.stream = stream or sys.stderr
         self.t0 = time.monotonic()
         self._lock = threading.Lock()
@@ -88,9 +88,15 @@ class BatchCounter:
     def __call__(self, item) -> None:
         with self._lock:
             self.done += 1
+            self.ran += 0 if item.skipped else 1
             r = item.result
             what = "skipped (already finished)" if item.skipped else (
                 f"{r.status} ({r.steps} steps, {item.seconds:.0f} s)" if r else "not run")
             elapsed = time.monotonic() - self.t0
-            print(f"[{self.done}/{self.total}] {item.task.id} {what}  - elapsed {elapsed:.0f} s",
+            filled = round(self.width * self.done / max(self.total, 1))
+            bar = "#" * filled + "." * (self.width - filled)
+            left = ""
+            if self.ran and self.done < self.total:
+                left = f", about {elapsed / self.ran * (self.total - self.done):.0f} s left"
+            print(f"[{bar}] {self.done}/{self.total} {item.task.id} {what} - {elapsed:.0f} s{left}",
                   file=self.stream, flush=True)

@@ -63,6 +63,8 @@ class Batch:
             c.stop()
 
     def run(self) -> list[BatchItem]:
+        """Run every task; raises CockpitError before starting when the model cannot be used at all."""
+        ModelClient(self.model, api_key=self.api_key).close()  # no key for OpenAI: say so once, up front
         items = [BatchItem(t) for t in self.tasks]
         with Store(self.store_root) as store:
             store.mark_interrupted()
@@ -95,6 +97,19 @@ class Batch:
             self.on_item(item)
 
     def _worker(self, todo: queue.Queue) -> None:
+        try:
+            self._work(todo)
+        except Exception:  # a bug must not silently drop the rest of the queue
+            log.exception("batch worker failed")
+            while True:
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                item.result = RunResult("", "failed", error="the batch worker failed; see the log")
+                self._report(item)
+
+    def _work(self, todo: queue.Queue) -> None:
         session: BrowserSession | None = None
         store = Store(self.store_root)
         client = ModelClient(self.model, api_key=self.api_key)

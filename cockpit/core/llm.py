@@ -343,7 +343,7 @@ class ModelClient:
             return lookup.key
         if is_openai(self.config.base_url):
             raise ModelError(
-                f"no API key for OpenAI: {lookup.note}. Store one in Settings (system keyring) "
+                f"no API key for OpenAI: {lookup.note}. Store one with `cockpit key set` (system keyring) "
                 f"or set the {secrets.ENV_VAR} environment variable.", reason="no-key")
         self.key_source = "none (local server)"
         return NO_KEY

@@ -45,7 +45,7 @@ def test_task_file_batch_reports_bad_lines_resumes_and_runs_in_parallel(site, tm
         table = r.stdout
         for i, title in enumerate(["Agent start", "Details", "Order"]):
             assert re.search(rf"Local--{i}\s+answered\s+1\b.*{title}", table), table
-        assert "[3/3]" in r.stderr
+        assert "] 3/3 " in r.stderr
         again = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
         assert again.returncode == 0, again.stderr
         assert again.stdout.count("skipped") == 3
