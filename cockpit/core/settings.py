@@ -1,0 +1,409 @@
+"""The user's settings: one typed object, stored as ``settings.json`` in Cockpit's home.
+
+What it is for: a single :class:`Settings` value that the window, the CLI and
+the agent can share (which model server and model, the agent's step budget,
+when to ask for approval, how many screenshots to keep, who is recorded as
+the human on decisions, recently opened task files). Every field carries a
+short ``help`` text in its dataclass metadata (see :func:`field_help`) so a
+UI can show it next to the control.
+
+Reading is forgiving: a missing file gives the defaults; a broken file is
+kept aside as ``settings.json.bad`` and the defaults are used; unknown keys
+are ignored; a value of the wrong type or out of range falls back to that
+field's default. Each such fallback is reported as a sentence in the list of
+problems that :func:`load_settings` returns, so nothing happens silently.
+
+What it must not do: import Qt, or ever hold or write an API key. Keys live
+only in the system keyring or the environment (:mod:`cockpit.core.secrets`);
+:func:`save_settings` refuses to write anything that looks like a key field.
+Writing is atomic (a temporary file in the same folder, then a rename), so a
+crash never leaves a half-written settings file behind.
+"""
+from __future__ import annotations
+
+import copy
+import dataclasses
+import getpass
+import json
+import logging
+import os
+import re
+import tempfile
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from cockpit.core import paths
+from cockpit.core.agent.approval import POLICIES
+from cockpit.core.errors import CockpitError
+from cockpit.core.llm import ModelConfig
+
+__all__ = [
+    "APPROVAL_POLICIES",
+    "IMAGE_DETAILS",
+    "MAX_RECENT",
+    "MODEL_HELP",
+    "SETTINGS_VERSION",
+    "Settings",
+    "SettingsError",
+    "field_help",
+    "load_settings",
+    "os_user_name",
+    "save_settings",
+    "settings_path",
+]
+
+log = logging.getLogger(__name__)
+
+SETTINGS_VERSION = 1
+FILE_NAME = "settings.json"
+MAX_RECENT = 10
+APPROVAL_POLICIES: tuple[str, ...] = tuple(POLICIES)
+IMAGE_DETAILS = ("auto", "low", "high")
+
+#: Names that must never appear as keys anywhere in settings.json.
+_KEY_LIKE = re.compile(r"(^|[_\-.])(api[_\-]?key|apikey|key|secret|secrets|password|passwd|token|"
+                       r"access[_\-]?token|authorization|bearer|credentials?)$", re.IGNORECASE)
+
+
+class SettingsError(CockpitError):
+    """Settings could not be written (or would have contained a secret)."""
+
+
+def os_user_name() -> str:
+    """The operating system's name for the current user ("user" if it cannot be found)."""
+    try:
+        name = getpass.getuser()
+    except Exception:  # no USER/LOGNAME and no passwd entry (containers)
+        name = ""
+    return (name or "").strip() or "user"
+
+
+#: Help texts for the fields of :class:`ModelConfig` (it lives in llm.py and has no metadata).
+MODEL_HELP: dict[str, str] = {
+    "base_url": "Address of an OpenAI-compatible server, e.g. http://localhost:8000/v1 for vLLM. "
+                "Empty means OpenAI.",
+    "model": "Model name as the server knows it, e.g. gpt-4o.",
+    "temperature": "Sampling temperature (0 = most deterministic, 2 = most random).",
+    "max_tokens": "Upper limit on the length of each model reply, in tokens.",
+    "timeout": "Seconds to wait for one model request before giving up on it.",
+    "max_retries": "How often a failed request is retried (rate limits, server errors, timeouts).",
+    "backoff": "Seconds to wait before the first retry; doubles with each further retry.",
+    "backoff_cap": "Longest wait between two retries, in seconds.",
+    "image_detail": "Image detail sent with screenshots: auto, low (cheap) or high.",
+    "image_max_width": "Screenshots wider than this many pixels are scaled down before sending "
+                       "(empty or 0 = never).",
+    "price_in": "USD per million prompt tokens, for the cost estimate (empty = built-in price list).",
+    "price_out": "USD per million completion tokens, for the cost estimate (empty = built-in price list).",
+}
+
+
+def _help(text: str) -> dict[str, str]:
+    return {"help": text}
+
+
+@dataclass
+class Settings:
+    """Everything the user can set. Never holds an API key."""
+
+    version: int = field(default=SETTINGS_VERSION, metadata=_help(
+        "Format version of settings.json."))
+    model: ModelConfig = field(default_factory=ModelConfig, metadata=_help(
+        "Which model server and model the agent talks to, and how."))
+    max_steps: int = field(default=15, metadata=_help(
+        "Most actions the agent may take on one task before it is stopped."))
+    approval_policy: str = field(default="irreversible", metadata=_help(
+        "When to ask you before an action runs: irreversible (purchases, sending, deleting), "
+        "every (each action) or never."))
+    keep_images: int = field(default=3, metadata=_help(
+        "How many of the newest screenshots are sent to the model with each request (WebVoyager: 3)."))
+    annotator: str = field(default="", metadata=_help(
+        "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
+    recent_task_files: list[str] = field(default_factory=list, metadata=_help(
+        "Task files opened recently, newest first."))
+
+    # -- convenience --------------------------------------------------------------
+    def annotator_name(self) -> str:
+        """The name to record on decisions: :attr:`annotator`, else the OS user name."""
+        return self.annotator.strip() or os_user_name()
+
+    def decided_by(self) -> str:
+        """The ``by`` value of a human decision, e.g. ``"human:alice"``."""
+        return f"human:{self.annotator_name()}"
+
+    def add_recent_task_file(self, path: str | os.PathLike) -> None:
+        """Put ``path`` first in :attr:`recent_task_files` (no duplicates, at most MAX_RECENT)."""
+        p = str(path)
+        self.recent_task_files = [p] + [q for q in self.recent_task_files if q != p]
+        del self.recent_task_files[MAX_RECENT:]
+
+    def copy(self) -> "Settings":
+        return copy.deepcopy(self)
+
+    # -- (de)serialisation --------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (the model as a nested dict)."""
+        return {
+            "version": SETTINGS_VERSION,
+            "model": self.model.to_dict(),
+            "max_steps": self.max_steps,
+            "approval_policy": self.approval_policy,
+            "keep_images": self.keep_images,
+            "annotator": self.annotator,
+            "recent_task_files": list(self.recent_task_files),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Any) -> tuple["Settings", list[str]]:
+        """Settings from a stored dict, and the problems met on the way.
+
+        Unknown keys are ignored, missing keys get their default, and a value of
+        the wrong type or out of range falls back to its field's default (each
+        reported as a problem). Key-like entries are dropped and reported.
+        """
+        problems: list[str] = []
+        if not isinstance(data, dict):
+            problems.append(f"settings are a {type(data).__name__}, not an object; using defaults")
+            return cls(), problems
+        out = cls()
+        hints = typing.get_type_hints(cls)
+        for name, value in data.items():
+            if name in _FIELD_NAMES:
+                continue
+            if _KEY_LIKE.search(str(name)):
+                problems.append(f"settings hold a key-like entry {name!r}; it was ignored and will not be "
+                                "saved (API keys belong in the system keyring or OPENAI_API_KEY)")
+            # other unknown keys (e.g. from a newer Cockpit) are ignored quietly
+        version = data.get("version", SETTINGS_VERSION)
+        if isinstance(version, int) and not isinstance(version, bool) and version > SETTINGS_VERSION:
+            problems.append(f"settings were written by a newer Cockpit (version {version}); "
+                            "settings it does not know are ignored")
+        for f in dataclasses.fields(cls):
+            if f.name in ("version", "model") or f.name not in data:
+                continue
+            ok, value = _coerce(data[f.name], hints[f.name])
+            check = _CHECKS.get(f.name)
+            if ok and check is not None:
+                ok, value = check(value)
+            if ok:
+                setattr(out, f.name, value)
+            else:
+                problems.append(_bad(f.name, data[f.name], getattr(out, f.name)))
+        if "model" in data:
+            out.model = _model_from_dict(data["model"], problems)
+        return out, problems
+
+
+_FIELD_NAMES = frozenset(f.name for f in dataclasses.fields(Settings))
+
+
+def field_help(name: str) -> str:
+    """The help text of a setting: ``"max_steps"`` or ``"model.temperature"`` ("" if unknown)."""
+    if name.startswith("model."):
+        return MODEL_HELP.get(name[len("model."):], "")
+    for f in dataclasses.fields(Settings):
+        if f.name == name:
+            return f.metadata.get("help", "")
+    return ""
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _bad(name: str, value: Any, default: Any) -> str:
+    return f"setting {name!r} has a bad value {_short(value)}; using the default {_short(default)}"
+
+
+def _coerce(value: Any, hint: Any) -> tuple[bool, Any]:
+    """(True, value) if ``value`` fits the type ``hint`` (ints are accepted for floats)."""
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        if value is None:
+            return True, None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(value, inner[0]) if len(inner) == 1 else (False, None)
+    if origin is list:
+        item = args[0] if args else Any
+        if not isinstance(value, list):
+            return False, None
+        items = [_coerce(v, item) for v in value]
+        return (all(ok for ok, _ in items), [v for _, v in items])
+    if hint is Any:
+        return True, value
+    if isinstance(value, bool) and hint is not bool:
+        return False, None
+    if hint is float:
+        if isinstance(value, (int, float)):
+            return (value == value and abs(value) != float("inf")), float(value)  # no NaN / inf
+        return False, None
+    if hint is int:
+        if isinstance(value, float) and value.is_integer():
+            return True, int(value)
+        return isinstance(value, int), value
+    if isinstance(hint, type):
+        return isinstance(value, hint), value
+    return False, None
+
+
+def _check(pred: Callable[[Any], bool], fix: Callable[[Any], Any] = lambda v: v):
+    def check(value):
+        return (True, fix(value)) if pred(value) else (False, None)
+    return check
+
+
+def _clean_recent(value: list[str]) -> tuple[bool, list[str]]:
+    seen: list[str] = []
+    for p in value:
+        if p.strip() and p not in seen:
+            seen.append(p)
+    return True, seen[:MAX_RECENT]
+
+
+_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
+    "max_steps": _check(lambda v: 1 <= v <= 10_000),
+    "approval_policy": _check(lambda v: v in APPROVAL_POLICIES),
+    "keep_images": _check(lambda v: 0 <= v <= 1000),
+    "annotator": _check(lambda v: len(v) <= 200, str.strip),
+    "recent_task_files": _clean_recent,
+}
+
+_MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
+    "base_url": _check(lambda v: v is None or v.strip() == "" or re.match(r"^https?://\S+$", v.strip()),
+                       lambda v: (v or "").strip() or None),
+    "model": _check(lambda v: bool(v.strip()), str.strip),
+    "temperature": _check(lambda v: 0.0 <= v <= 2.0),
+    "max_tokens": _check(lambda v: v >= 1),
+    "timeout": _check(lambda v: v > 0),
+    "max_retries": _check(lambda v: 0 <= v <= 100),
+    "backoff": _check(lambda v: v >= 0),
+    "backoff_cap": _check(lambda v: v >= 0),
+    "image_detail": _check(lambda v: v in IMAGE_DETAILS),
+    "image_max_width": _check(lambda v: v is None or v >= 0, lambda v: v or None),  # 0 = off = None
+    "price_in": _check(lambda v: v is None or v >= 0),
+    "price_out": _check(lambda v: v is None or v >= 0),
+}
+
+
+def _model_from_dict(data: Any, problems: list[str]) -> ModelConfig:
+    out = ModelConfig()
+    if not isinstance(data, dict):
+        problems.append(f"setting 'model' is a {type(data).__name__}, not an object; using the default model")
+        return out
+    hints = typing.get_type_hints(ModelConfig)
+    for name, value in data.items():
+        if name not in hints:
+            if _KEY_LIKE.search(str(name)):
+                problems.append(f"model settings hold a key-like entry {name!r}; it was ignored and will not "
+                                "be saved (API keys belong in the system keyring or OPENAI_API_KEY)")
+            continue
+        ok, coerced = _coerce(value, hints[name])
+        check = _MODEL_CHECKS.get(name)
+        if ok and check is not None:
+            ok, coerced = check(coerced)
+        if ok:
+            setattr(out, name, coerced)
+        else:
+            problems.append(_bad(f"model.{name}", value, getattr(out, name)))
+    return out
+
+
+def _key_like_paths(data: Any, prefix: str = "") -> list[str]:
+    found: list[str] = []
+    if isinstance(data, dict):
+        for k, v in data.items():
+            where = f"{prefix}{k}"
+            if _KEY_LIKE.search(str(k)):
+                found.append(where)
+            found += _key_like_paths(v, where + ".")
+    elif isinstance(data, list):
+        for i, v in enumerate(data):
+            found += _key_like_paths(v, f"{prefix}{i}.")
+    return found
+
+
+# --------------------------------------------------------------------------- files
+
+
+def settings_path() -> Path:
+    """``settings.json`` in Cockpit's home (``COCKPIT_HOME`` overrides the platform default)."""
+    return paths.home() / FILE_NAME
+
+
+def load_settings(path: str | os.PathLike | None = None) -> tuple[Settings, list[str]]:
+    """The stored settings and a list of problems (sentences for the human).
+
+    A missing file gives the defaults with no problems. A file that is not
+    valid JSON (or not a JSON object) is renamed to ``settings.json.bad`` and
+    the defaults are used; the problem says so.
+    """
+    p = Path(path) if path is not None else settings_path()
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        return Settings(), []
+    except OSError as e:
+        return Settings(), [f"{p.name} could not be read ({e.strerror or type(e).__name__}); using defaults"]
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        detail = f"line {e.lineno} column {e.colno}: {e.msg}" if isinstance(e, json.JSONDecodeError) \
+            else type(e).__name__
+        return Settings(), [f"{p.name} is not valid JSON ({detail}); using defaults{_keep_bad(p)}"]
+    if not isinstance(data, dict):
+        return Settings(), [f"{p.name} does not hold a JSON object; using defaults{_keep_bad(p)}"]
+    settings, problems = Settings.from_dict(data)
+    for msg in problems:
+        log.warning("%s: %s", p, msg)
+    return settings, problems
+
+
+def _keep_bad(p: Path) -> str:
+    bad = p.with_name(p.name + ".bad")
+    try:
+        os.replace(p, bad)
+    except OSError as e:
+        log.warning("could not keep the broken settings file as %s: %s", bad, e)
+        return f" (the broken file could not be renamed: {e.strerror or type(e).__name__})"
+    log.warning("broken settings file kept as %s", bad)
+    return f"; the broken file was kept as {bad.name}"
+
+
+def save_settings(settings: Settings, path: str | os.PathLike | None = None) -> None:
+    """Write ``settings`` atomically as JSON; raises SettingsError on failure.
+
+    Refuses (SettingsError) to write anything whose name looks like a key
+    (``api_key``, ``secret``, ``password``, ``token``, ...).
+    """
+    p = Path(path) if path is not None else settings_path()
+    data = settings.to_dict()
+    leaked = _key_like_paths(data)
+    if leaked:
+        raise SettingsError(f"refusing to write key-like settings ({', '.join(leaked)}) to {p.name}; "
+                            "API keys belong in the system keyring")
+    text = json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    tmp_name = None
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp_name, p)
+        tmp_name = None
+    except OSError as e:
+        raise SettingsError(f"could not save settings to {p}: {e.strerror or e}") from None
+    finally:
+        if tmp_name is not None:
+            try:
+                os.unlink(tmp_name)
+            except OSError:
+                pass

@@ -1,0 +1,359 @@
+"""ScreenshotView: boxes over a clean screenshot, toggling, hover, click, add mode, zoom."""
+from __future__ import annotations
+
+import io
+import random
+import time
+
+import pytest
+from PIL import Image, ImageDraw
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QHelpEvent, QWheelEvent
+from PySide6.QtWidgets import QApplication, QToolTip
+
+from cockpit.core.marks import Mark
+from cockpit.ui.screenshot_view import INVALID_MESSAGE, ScreenshotView, mark_tooltip
+
+W, H = 1024, 768
+
+
+def make_png(w: int = W, h: int = H) -> bytes:
+    img = Image.new("RGB", (w, h), "white")
+    d = ImageDraw.Draw(img)
+    d.rectangle([100, 100, 299, 149], fill="#ffcc80")
+    d.rectangle([400, 300, 699, 499], fill="#c5e1a5")
+    d.rectangle([450, 350, 549, 409], fill="#90caf9")
+    d.rectangle([100, 400, 299, 429], fill="#eeeeee")
+    buf = io.BytesIO()
+    img.save(buf, "PNG")
+    return buf.getvalue()
+
+
+MARKS = [
+    Mark(1, (100, 100, 200, 50), "button", text="Add to cart", reason="native"),
+    Mark(2, (400, 300, 300, 200), "div", role="dialog", aria_label="Cart", reason="role"),
+    Mark(3, (450, 350, 100, 60), "a", text="Checkout",
+         href="https://shop.example.com/checkout?session=" + "x" * 200, reason="native"),
+    Mark(4, (100, 400, 200, 30), "input", type="password", value="hunter2", secret=True,
+         editable=True, reason="native"),
+    Mark(5, (700, 100, 150, 30), "input", type="text", placeholder="Search", value="shoes",
+         editable=True, reason="native"),
+]
+
+
+@pytest.fixture
+def view(qtbot):
+    v = ScreenshotView()
+    qtbot.addWidget(v)
+    v.resize(800, 600)
+    v.show()
+    qtbot.waitExposed(v)
+    v.set_screenshot(make_png(), MARKS)
+    return v
+
+
+def vp(view: ScreenshotView, x: float, y: float) -> QPoint:
+    """Image coordinates -> viewport coordinates."""
+    return view.mapFromScene(QPointF(x, y))
+
+
+def centre(view: ScreenshotView, mark_id: int) -> QPoint:
+    m = next(m for m in MARKS if m.id == mark_id)
+    return vp(view, *m.center)
+
+
+def drag(qtbot, view, a: QPoint, b: QPoint, button=Qt.LeftButton, steps: int = 4):
+    qtbot.mousePress(view.viewport(), button, pos=a)
+    for i in range(1, steps + 1):
+        p = a + (b - a) * (i / steps)
+        qtbot.mouseMove(view.viewport(), p)
+    qtbot.mouseRelease(view.viewport(), button, pos=b)
+
+
+def test_boxes_present_and_toggle(view):
+    assert view.image_size() == (W, H)
+    assert view.has_screenshot() and view.message() == ""
+    assert sorted(view.visible_mark_ids()) == [1, 2, 3, 4, 5]
+    view.set_marks_visible(False)
+    assert not view.marks_visible()
+    assert view.visible_mark_ids() == []
+    view.set_marks_visible(True)
+    assert sorted(view.visible_mark_ids()) == [1, 2, 3, 4, 5]
+
+
+def test_click_on_box_emits_mark_clicked(qtbot, view):
+    with qtbot.waitSignal(view.markClicked, timeout=1000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=centre(view, 1))
+    assert blocker.args == [1]
+    # the inner of two nested boxes wins
+    with qtbot.waitSignal(view.markClicked, timeout=1000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=centre(view, 3))
+    assert blocker.args == [3]
+    with qtbot.waitSignal(view.markClicked, timeout=1000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=vp(view, 410, 480))
+    assert blocker.args == [2]
+
+
+def test_click_outside_boxes_and_drag_do_not_click(qtbot, view):
+    with qtbot.assertNotEmitted(view.markClicked, wait=50):
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=vp(view, 20, 700))
+        # a press on a box that moves away is a pan, not a click
+        drag(qtbot, view, centre(view, 1), centre(view, 1) + QPoint(40, 30))
+
+
+def test_mark_at_picks_innermost(view):
+    assert view.mark_at(460, 360).id == 3
+    assert view.mark_at(410, 310).id == 2
+    assert view.mark_at(150, 120).id == 1
+    assert view.mark_at(5, 5) is None
+    assert view.mark_at(300, 120) is None  # right edge is exclusive
+
+
+def test_hover_emits_and_tooltip(qtbot, view):
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        qtbot.mouseMove(view.viewport(), centre(view, 1))
+    assert isinstance(blocker.args[0], Mark) and blocker.args[0].id == 1
+    tip = view.hover_tooltip()
+    assert tip.startswith('[1] <button> "Add to cart"')
+    assert "reason: native" in tip
+    # the shown tooltip (a ToolTip event on the viewport) carries the same text
+    pos = centre(view, 1)
+    ev = QHelpEvent(QEvent.ToolTip, pos, view.viewport().mapToGlobal(pos))
+    QApplication.sendEvent(view.viewport(), ev)
+    assert "Add to cart" in QToolTip.text()
+
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        qtbot.mouseMove(view.viewport(), centre(view, 4))
+    assert blocker.args[0].id == 4
+    tip = view.hover_tooltip()
+    assert "hunter2" not in tip and "input type=password" in tip
+    QApplication.sendEvent(view.viewport(), QHelpEvent(
+        QEvent.ToolTip, centre(view, 4), view.viewport().mapToGlobal(centre(view, 4))))
+    assert "hunter2" not in QToolTip.text()
+
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        qtbot.mouseMove(view.viewport(), vp(view, 20, 700))
+    assert blocker.args == [None]
+    assert view.hover_tooltip() == ""
+
+
+def test_tooltip_text():
+    tip = mark_tooltip(MARKS[2])
+    assert tip.splitlines()[0] == '[3] <a> "Checkout"'
+    href = next(line for line in tip.splitlines() if line.startswith("href: "))
+    assert len(href) < 80 and "…" in href
+    tip = mark_tooltip(MARKS[4])
+    assert '"Search"' in tip and "value: shoes" in tip
+    # a secret field whose only label is its value: the value never shows
+    secret = Mark(9, (0, 0, 10, 10), "input", type="password", value="s3cret!", secret=True)
+    assert "s3cret!" not in mark_tooltip(secret)
+    assert mark_tooltip(MARKS[1]).splitlines()[:2] == ['[2] <div> "Cart"', "role: dialog"]
+
+
+def test_highlight_stays_when_marks_hidden(qtbot, view):
+    assert view.highlighted() is None and not view.highlight_visible()
+    view.set_highlight(3)
+    assert view.highlighted() == 3 and view.highlight_visible()
+    view.set_marks_visible(False)
+    assert view.visible_mark_ids() == []
+    assert view.highlight_visible()
+    # the highlighted box is still clickable; hidden boxes are not
+    with qtbot.waitSignal(view.markClicked, timeout=1000) as blocker:
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=centre(view, 3))
+    assert blocker.args == [3]
+    with qtbot.assertNotEmitted(view.markClicked, wait=50):
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=centre(view, 1))
+    view.set_highlight(1, "#1e88e5")
+    assert view.highlighted() == 1 and view.highlight_visible()
+    view.set_highlight(None)
+    assert view.highlighted() is None and not view.highlight_visible()
+    view.set_highlight(99)  # unknown id: ignored
+    assert view.highlighted() is None
+
+
+def test_flagged_and_extra_boxes(view):
+    view.set_flagged({2, 4, 42})
+    assert view.flagged() == {2, 4}
+    view.set_flagged(set())
+    assert view.flagged() == set()
+    view.set_extra_boxes([((10, 10, 50, 40), "+1"), ((900, 600, 60, 60), "+2")])
+    assert view.extra_box_count() == 2
+    view.set_extra_boxes([])
+    assert view.extra_box_count() == 0
+    # a new screenshot forgets highlight, flags and extra boxes
+    view.set_highlight(1)
+    view.set_flagged({1})
+    view.set_extra_boxes([((10, 10, 50, 40), "+1")])
+    view.set_screenshot(make_png(), MARKS)
+    assert view.highlighted() is None and view.flagged() == set()
+    assert view.extra_box_count() == 0
+
+
+def _assert_rect(got, want, tol):
+    assert len(got) == 4
+    for g, w in zip(got, want):
+        assert abs(g - w) <= tol, (got, want)
+
+
+def test_add_mode_draws_rect_at_fit(qtbot, view):
+    view.set_add_mode(True)
+    assert view.add_mode()
+    assert view.viewport().cursor().shape() == Qt.CrossCursor
+    with qtbot.assertNotEmitted(view.markClicked, wait=10):
+        with qtbot.waitSignal(view.rectDrawn, timeout=1000) as blocker:
+            drag(qtbot, view, vp(view, 100, 100), vp(view, 300, 200))
+    tol = 1 / view.zoom_factor() + 1
+    _assert_rect(blocker.args[0], (100, 100, 200, 100), tol)
+
+
+def test_add_mode_draws_rect_at_200_percent(qtbot, view):
+    view.set_zoom(2.0)
+    qtbot.wait(10)  # let the scroll bars appear
+    view.centerOn(200, 150)
+    assert view.zoom_factor() == pytest.approx(2.0)
+    a, b = vp(view, 100, 100), vp(view, 300, 200)
+    assert view.viewport().rect().contains(a) and view.viewport().rect().contains(b)
+    view.set_add_mode(True)
+    with qtbot.waitSignal(view.rectDrawn, timeout=1000) as blocker:
+        drag(qtbot, view, b, a)  # drawn backwards: still a normalized rect
+    _assert_rect(blocker.args[0], (100, 100, 200, 100), 1)
+
+
+def test_add_mode_escape(qtbot, view):
+    view.set_add_mode(True)
+    a, b = vp(view, 100, 100), vp(view, 300, 200)
+    with qtbot.assertNotEmitted(view.rectDrawn, wait=10):
+        qtbot.mousePress(view.viewport(), Qt.LeftButton, pos=a)
+        qtbot.mouseMove(view.viewport(), b)
+        qtbot.keyClick(view, Qt.Key_Escape)  # cancels the rectangle
+        qtbot.mouseRelease(view.viewport(), Qt.LeftButton, pos=b)
+    assert view.add_mode()
+    with qtbot.waitSignal(view.addModeChanged, timeout=1000) as blocker:
+        qtbot.keyClick(view, Qt.Key_Escape)  # nothing being drawn: leaves add mode
+    assert blocker.args == [False] and not view.add_mode()
+    assert view.viewport().cursor().shape() != Qt.CrossCursor
+
+
+def test_zoom_fit_keys_and_resize(qtbot, view):
+    fit = view.zoom_factor()
+    assert view.is_fitted()
+    assert fit == pytest.approx(min(800 / W, 600 / H), rel=0.02)
+    view.zoom_in()
+    assert view.zoom_factor() > fit and not view.is_fitted()
+    view.zoom_out()
+    view.zoom_out()
+    assert view.zoom_factor() < fit
+    view.fit()
+    assert view.zoom_factor() == pytest.approx(fit) and view.is_fitted()
+    view.zoom_reset()
+    assert view.zoom_factor() == pytest.approx(1.0)
+
+    view.setFocus()
+    view.fit()
+    qtbot.keyClick(view, Qt.Key_Plus)
+    assert view.zoom_factor() > fit
+    qtbot.keyClick(view, Qt.Key_0)
+    assert view.zoom_factor() == pytest.approx(fit)
+    qtbot.keyClick(view, Qt.Key_Minus)
+    assert view.zoom_factor() < fit
+    qtbot.keyClick(view, Qt.Key_1)
+    assert view.zoom_factor() == pytest.approx(1.0)
+
+    # resizing keeps "fit" until the user zooms by hand
+    view.fit()
+    view.resize(1000, 800)
+    qtbot.waitUntil(lambda: view.zoom_factor() > fit * 1.1, timeout=1000)
+    assert view.is_fitted()
+    view.zoom_in()
+    z = view.zoom_factor()
+    view.resize(600, 400)
+    qtbot.wait(20)
+    assert view.zoom_factor() == pytest.approx(z)
+
+
+def test_ctrl_wheel_zooms_under_mouse(view):
+    view.zoom_reset()
+    view.centerOn(500, 400)
+    pos = vp(view, 450, 380)
+    before = view.mapToScene(pos)
+    z = view.zoom_factor()
+    ev = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
+                     QPoint(0, 120), Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), ev)
+    assert view.zoom_factor() == pytest.approx(z * 1.25)
+    after = view.mapToScene(pos)
+    assert abs(after.x() - before.x()) <= 2 and abs(after.y() - before.y()) <= 2
+
+
+def test_pan_by_dragging_background(qtbot, view):
+    view.set_zoom(2.0)
+    qtbot.wait(10)  # let the scroll bars appear
+    view.centerOn(512, 384)
+    h0, v0 = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
+    start = vp(view, 330, 260)  # no box there
+    assert view.mark_at(330, 260) is None and view.viewport().rect().contains(start)
+    with qtbot.assertNotEmitted(view.markClicked, wait=10):
+        drag(qtbot, view, start, start + QPoint(-100, -50))
+    assert view.horizontalScrollBar().value() == h0 + 100
+    assert view.verticalScrollBar().value() == v0 + 50
+    drag(qtbot, view, start, start + QPoint(60, 0), button=Qt.MiddleButton)
+    assert view.horizontalScrollBar().value() == h0 + 40
+
+
+def test_keep_view(view):
+    view.set_zoom(2.0)
+    view.centerOn(700, 500)
+    z = view.zoom_factor()
+    h, v = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
+    view.set_screenshot(make_png(), MARKS[:2], keep_view=True)
+    assert view.zoom_factor() == pytest.approx(z)
+    assert (view.horizontalScrollBar().value(), view.verticalScrollBar().value()) == (h, v)
+    assert sorted(view.visible_mark_ids()) == [1, 2]
+    view.set_screenshot(make_png(), MARKS)
+    assert view.is_fitted()
+
+
+def test_invalid_png_and_clear(qtbot, view):
+    view.set_screenshot(b"definitely not a png", MARKS)
+    assert view.message() == INVALID_MESSAGE
+    assert not view.has_screenshot() and view.image_size() == (0, 0)
+    assert view.visible_mark_ids() == [] and view.mark_at(150, 120) is None
+    view.set_screenshot(b"", [])
+    assert view.message() == INVALID_MESSAGE
+    # the mouse and keys do nothing harmful on an empty view
+    with qtbot.assertNotEmitted(view.markClicked, wait=10):
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=QPoint(100, 100))
+    qtbot.keyClick(view, Qt.Key_Plus)
+    view.zoom_in()
+    view.fit()
+    view.set_highlight(1)
+    assert view.highlighted() is None
+    view.clear("No run yet — press Run")
+    assert view.message() == "No run yet — press Run"
+    view.set_screenshot(make_png(), MARKS)
+    assert view.message() == "" and view.has_screenshot()
+
+
+def test_thousand_marks(view):
+    rng = random.Random(7)
+    marks = [Mark(i + 1, (rng.randint(0, W - 60), rng.randint(0, H - 30), rng.randint(8, 60),
+                          rng.randint(8, 30)), "a", text=f"link {i + 1}") for i in range(1000)]
+    png = make_png()
+    t0 = time.perf_counter()
+    view.set_screenshot(png, marks)
+    first = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    view.set_screenshot(png, marks)
+    second = time.perf_counter() - t0
+    print(f"set_screenshot with 1000 marks: {first * 1000:.1f} ms (first), "
+          f"{second * 1000:.1f} ms (again)")
+    assert len(view.visible_mark_ids()) == 1000
+    m = marks[500]
+    hit = view.mark_at(*m.center)
+    assert hit is not None
+    x, y, w, h = hit.bbox
+    assert x <= m.center[0] < x + w and y <= m.center[1] < y + h
+    view.set_marks_visible(False)
+    assert view.visible_mark_ids() == []
+    view.set_marks_visible(True)
+    view.viewport().repaint()

@@ -1,0 +1,330 @@
+"""ModelSettingsDialog against the loopback model server, with and without a keyring."""
+import json
+import threading
+import time
+
+import keyring
+import keyring.backend
+import keyring.errors
+import pytest
+from keyring.backends import fail
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import QDialog
+
+from cockpit.core import secrets
+from cockpit.core.llm import ModelConfig
+from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.settings import Settings, load_settings, settings_path
+from cockpit.ui.settings_dialog import ModelSettingsDialog
+
+SECRET = "sk-test-DIALOG-SECRET-0123456789"
+ENV_SECRET = "sk-test-ENV-SECRET-9876543210"
+
+
+class MemoryKeyring(keyring.backend.KeyringBackend):
+    """Passwords in a dict; for tests only."""
+
+    priority = 1
+
+    def __init__(self, fail_on_set: bool = False):
+        super().__init__()
+        self.store = {}
+        self.fail_on_set = fail_on_set
+
+    def get_password(self, service, username):
+        return self.store.get((service, username))
+
+    def set_password(self, service, username, password):
+        if self.fail_on_set:
+            raise keyring.errors.PasswordSetError("locked")
+        self.store[(service, username)] = password
+
+    def delete_password(self, service, username):
+        if self.store.pop((service, username), None) is None:
+            raise keyring.errors.PasswordDeleteError("not found")
+
+
+@pytest.fixture(autouse=True)
+def isolated(tmp_path, monkeypatch):
+    """A fresh COCKPIT_HOME and no OPENAI_API_KEY for every test."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+
+
+def _use_keyring(kr):
+    before = keyring.get_keyring()
+    keyring.set_keyring(kr)
+    return before
+
+
+@pytest.fixture
+def memory_keyring():
+    kr = MemoryKeyring()
+    before = _use_keyring(kr)
+    try:
+        yield kr
+    finally:
+        keyring.set_keyring(before)
+
+
+@pytest.fixture
+def no_keyring():
+    before = _use_keyring(fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(before)
+
+
+@pytest.fixture
+def make_dialog(qtbot):
+    def make(base_url=None, model="cockpit-test-model", **settings_kw):
+        settings = Settings(model=ModelConfig(base_url=base_url, model=model), **settings_kw)
+        dlg = ModelSettingsDialog(settings)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        return dlg
+    return make
+
+
+def test_fields_show_the_settings(make_dialog):
+    dlg = make_dialog("http://127.0.0.1:9/v1", "llava")
+    assert dlg.base_url_edit.text() == "http://127.0.0.1:9/v1"
+    assert dlg.model_combo.currentText() == "llava"
+    assert dlg.detail_combo.currentText() == "auto"
+    assert dlg.width_spin.text() == "off"
+    assert dlg.key_edit.echoMode() == dlg.key_edit.EchoMode.Password
+
+
+def test_test_connection_ok(make_dialog, qtbot):
+    with ModelServer(scripted(["OK"], repeat_last=True)) as srv:
+        dlg = make_dialog(srv.base_url)
+        qtbot.mouseClick(dlg.test_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dlg.status_label.text().startswith("OK:"), timeout=10_000)
+        assert dlg.status_label.text().startswith("OK: cockpit-test-model replied in ")
+        assert dlg.status_label.text().endswith(" s")
+        assert dlg.test_button.isEnabled() and "Testing" not in dlg.test_button.text()
+        body = srv.requests[0]
+        assert body["max_tokens"] == 5
+        assert body["messages"] == [{"role": "user", "content": "Reply with OK"}]
+
+
+def test_test_connection_shows_401(make_dialog, qtbot):
+    with ModelServer(scripted([Reply.error(401, "Incorrect API key provided")], repeat_last=True)) as srv:
+        dlg = make_dialog(srv.base_url)
+        dlg.test_button.click()
+        qtbot.waitUntil(lambda: dlg.status_label.text().startswith("Error:"), timeout=10_000)
+        text = dlg.status_label.text()
+        assert "401" in text and "Incorrect API key provided" in text
+        assert len(srv.requests) == 1  # max_retries=0: one request, no retry
+        assert dlg.test_button.isEnabled()
+
+
+def test_test_connection_unreachable(make_dialog, qtbot):
+    with ModelServer(["unused"]) as srv:
+        url = srv.base_url
+    dlg = make_dialog(url)   # the server is gone: connection refused
+    dlg.test_button.click()
+    qtbot.waitUntil(lambda: dlg.status_label.text().startswith("Error:"), timeout=10_000)
+    assert "could not connect" in dlg.status_label.text()
+
+
+def test_list_models_fills_combo(make_dialog, qtbot):
+    with ModelServer(["unused"], model_name="vision-7b-instruct") as srv:
+        dlg = make_dialog(srv.base_url, model="")
+        qtbot.mouseClick(dlg.list_button, Qt.MouseButton.LeftButton)
+        qtbot.waitUntil(lambda: dlg.model_combo.count() == 1, timeout=10_000)
+        assert dlg.model_combo.itemText(0) == "vision-7b-instruct"
+        assert dlg.model_combo.currentText() == "vision-7b-instruct"
+        assert dlg.list_button.isEnabled() and "List" in dlg.list_button.text()
+        assert "1 model listed" in dlg.status_label.text()
+
+
+def test_list_models_keeps_typed_model(make_dialog, qtbot):
+    with ModelServer(["unused"], model_name="served") as srv:
+        dlg = make_dialog(srv.base_url, model="my-own")
+        dlg.list_button.click()
+        qtbot.waitUntil(lambda: dlg.model_combo.count() == 1, timeout=10_000)
+        assert dlg.model_combo.currentText() == "my-own"
+
+
+def test_gui_stays_responsive_and_close_while_waiting(make_dialog, qtbot):
+    with ModelServer(scripted([Reply(text="OK", delay=3)], repeat_last=True)) as srv:
+        dlg = make_dialog(srv.base_url)
+        ticks = []
+        timer = QTimer()
+        timer.setInterval(50)
+        timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+        timer.start()
+
+        started = time.monotonic()
+        dlg.test_button.click()
+        assert time.monotonic() - started < 0.5          # click returns at once
+        assert not dlg.test_button.isEnabled()
+        assert dlg.test_button.text() == "Testing…"
+        assert dlg.is_busy()
+        qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=5000)
+        qtbot.wait(800)
+        assert len(ticks) >= 8                           # the event loop kept running
+        assert dlg.status_label.text().startswith("Testing")
+
+        t0 = time.monotonic()
+        dlg.reject()                                     # close before the reply comes
+        assert time.monotonic() - t0 < 0.5
+        assert not dlg.isVisible()
+        assert dlg.result() == QDialog.DialogCode.Rejected
+        assert not dlg.is_busy() and dlg.test_button.isEnabled()
+
+        dlg.deleteLater()                                # and even gone entirely
+        qtbot.wait(3500)                                 # past the reply's delay
+        timer.stop()
+        assert len(ticks) >= 60
+
+
+def test_late_result_after_close_is_ignored(make_dialog, qtbot):
+    with ModelServer(scripted([Reply(text="OK", delay=1)], repeat_last=True)) as srv:
+        dlg = make_dialog(srv.base_url)
+        dlg.test_button.click()
+        qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=5000)
+        dlg.close()
+        assert dlg.status_label.text() == "Cancelled."
+        qtbot.wait(1500)
+        assert dlg.status_label.text() == "Cancelled."
+        assert not [t for t in threading.enumerate() if t.name == "settings-test"]
+
+
+def test_no_keyring_explains_env_var(no_keyring, make_dialog):
+    dlg = make_dialog()
+    assert dlg.keyring_label.isVisible()
+    text = dlg.keyring_label.text()
+    assert "No system keyring" in text and "OPENAI_API_KEY" in text
+    assert not dlg.key_edit.isEnabled()
+    assert "OPENAI_API_KEY" in dlg.key_edit.placeholderText()
+    dlg.accept()                                        # settings still save without a keyring
+    assert dlg.result() == QDialog.DialogCode.Accepted
+    assert load_settings()[0].model.model == "cockpit-test-model"
+
+
+def test_key_goes_to_keyring_not_settings_file(memory_keyring, make_dialog, qtbot):
+    with ModelServer(["unused"]) as srv:
+        url = srv.base_url
+    dlg = make_dialog(url, model="m1")
+    assert dlg.key_edit.isEnabled()
+    assert "no key is stored" in dlg.key_edit.placeholderText()
+    qtbot.keyClicks(dlg.key_edit, SECRET)
+    dlg.temperature_spin.setValue(0.3)
+    qtbot.keyClick(dlg.key_edit, Qt.Key.Key_Return)     # Enter = OK
+    assert dlg.result() == QDialog.DialogCode.Accepted
+    assert memory_keyring.store == {("cockpit", secrets.key_name(url)): SECRET}
+    text = settings_path().read_text()
+    assert SECRET not in text and "DIALOG-SECRET" not in text
+    saved = json.loads(text)
+    assert saved["model"]["base_url"] == url and saved["model"]["temperature"] == 0.3
+    result = dlg.result_settings()
+    assert result.model.model == "m1" and result.model.temperature == 0.3
+    # reopening: the placeholder says a key is stored, and never shows it
+    again = make_dialog(url)
+    assert "from the system keyring" in again.key_edit.placeholderText()
+    assert again.key_edit.text() == ""
+    for w in again.findChildren(object):
+        for attr in ("text", "placeholderText", "toolTip"):
+            value = getattr(w, attr, None)
+            if callable(value):
+                assert SECRET not in str(value())
+
+
+def test_env_key_source_is_shown_not_the_key(memory_keyring, make_dialog, monkeypatch):
+    monkeypatch.setenv(secrets.ENV_VAR, ENV_SECRET)
+    dlg = make_dialog()
+    assert "OPENAI_API_KEY from the environment" in dlg.key_edit.placeholderText()
+    assert ENV_SECRET not in dlg.key_edit.placeholderText() + dlg.key_edit.toolTip()
+
+
+def test_keyring_failure_keeps_dialog_open(make_dialog, qtbot):
+    kr = MemoryKeyring(fail_on_set=True)
+    before = _use_keyring(kr)
+    try:
+        dlg = make_dialog("http://127.0.0.1:9/v1")
+        qtbot.keyClicks(dlg.key_edit, SECRET)
+        dlg.accept()
+        assert dlg.isVisible() and dlg.result() != QDialog.DialogCode.Accepted
+        assert dlg.error_label.isVisible()
+        assert "OPENAI_API_KEY" in dlg.error_label.text() and SECRET not in dlg.error_label.text()
+        assert dlg.key_edit.text() == SECRET             # nothing lost
+        assert not settings_path().exists()              # nothing half-saved
+        kr.fail_on_set = False                           # the user unlocks the keyring and retries
+        dlg.accept()
+        assert dlg.result() == QDialog.DialogCode.Accepted
+        assert kr.store[("cockpit", "api-key:127.0.0.1:9")] == SECRET
+    finally:
+        keyring.set_keyring(before)
+
+
+def test_escape_cancels_and_saves_nothing(make_dialog, qtbot):
+    dlg = make_dialog()
+    dlg.model_combo.setEditText("changed")
+    qtbot.keyClick(dlg.model_combo, Qt.Key.Key_Escape)
+    assert dlg.result() == QDialog.DialogCode.Rejected
+    assert not settings_path().exists()
+    assert dlg.result_settings().model.model == "cockpit-test-model"
+
+
+def test_enter_in_model_combo_accepts(make_dialog, qtbot):
+    dlg = make_dialog()
+    dlg.model_combo.setFocus()
+    dlg.model_combo.lineEdit().selectAll()
+    qtbot.keyClicks(dlg.model_combo.lineEdit(), "gpt-4.1-mini")
+    qtbot.keyClick(dlg.model_combo.lineEdit(), Qt.Key.Key_Return)
+    assert dlg.result() == QDialog.DialogCode.Accepted
+    assert load_settings()[0].model.model == "gpt-4.1-mini"
+
+
+def test_presets_and_other_settings_kept(make_dialog):
+    dlg = make_dialog(max_steps=33, annotator="bob")
+    dlg.preset_actions["Ollama"].trigger()
+    assert dlg.base_url_edit.text() == "http://localhost:11434/v1"
+    dlg.preset_actions["OpenAI"].trigger()
+    assert dlg.base_url_edit.text() == ""
+    dlg.preset_actions["LM Studio"].trigger()
+    dlg.width_spin.setValue(1024)
+    dlg.detail_combo.setCurrentText("low")
+    dlg.accept()
+    s = dlg.result_settings()
+    assert s.model.base_url == "http://localhost:1234/v1"
+    assert (s.model.image_max_width, s.model.image_detail) == (1024, "low")
+    assert (s.max_steps, s.annotator) == (33, "bob")
+    assert load_settings() == (s, [])
+
+
+def test_bad_base_url_is_refused(make_dialog):
+    dlg = make_dialog()
+    dlg.base_url_edit.setText("localhost:8000")
+    dlg.accept()
+    assert dlg.isVisible() and "http://" in dlg.error_label.text()
+    dlg.test_button.click()
+    assert "http://" in dlg.status_label.text() and not dlg.is_busy()
+
+
+def test_labels_have_buddies_and_tab_order(make_dialog):
+    from PySide6.QtWidgets import QLabel
+    dlg = make_dialog()
+    buddies = {lbl.text(): lbl.buddy() for lbl in dlg.findChildren(QLabel) if "&" in lbl.text()}
+    assert buddies["&Base URL:"] is dlg.base_url_edit
+    assert buddies["&Model:"] is dlg.model_combo
+    assert buddies["API &key:"] is dlg.key_edit
+    mnemonics = [t[t.index("&") + 1].lower() for t in buddies]
+    mnemonics += [b.text()[b.text().index("&") + 1].lower()
+                  for b in (dlg.test_button, dlg.list_button, dlg.presets_button)]
+    assert len(mnemonics) == len(set(mnemonics))
+    wanted = [dlg.base_url_edit, dlg.presets_button, dlg.model_combo, dlg.list_button, dlg.temperature_spin,
+              dlg.max_tokens_spin, dlg.timeout_spin, dlg.detail_combo, dlg.width_spin, dlg.key_edit,
+              dlg.test_button, dlg.ok_button]
+    chain, w = [], dlg.base_url_edit
+    for _ in range(200):                                 # the focus chain, in Tab order
+        if w in wanted and w not in chain:
+            chain.append(w)
+        w = w.nextInFocusChain()
+    assert chain == wanted
+    assert dlg.ok_button.isDefault()
+    assert not dlg.test_button.autoDefault() and not dlg.list_button.autoDefault()
