@@ -54,7 +54,9 @@ class Batch:
     on_event: Callable[[ev.Event], None] | None = None
     on_item: Callable[[BatchItem], None] | None = None  # called when a task ends or is skipped
     controls: list[RunControl] = field(default_factory=list)
+    interrupted: bool = False  # set when Ctrl+C ended the batch early
     _stop: threading.Event = field(default_factory=threading.Event)
+    _sessions: set = field(default_factory=set)  # live browsers, closed from here on a second Ctrl+C
 
     def stop(self) -> None:
         """Stop every running task and start no new one."""
@@ -77,26 +79,38 @@ class Batch:
             else:
                 todo.put(it)
         n = max(1, min(self.concurrency, todo.qsize() or 1))
-        threads = [threading.Thread(target=self._worker, args=(todo,), name=f"batch-{i + 1}", daemon=True)
+        # Workers signal their end through events, not Thread.join: a join that Ctrl+C
+        # interrupts marks a still-running thread as finished (CPython), and the process
+        # would then exit under the worker, leaking its browser and leaving its run 'running'.
+        ended = [threading.Event() for _ in range(n)]
+        threads = [threading.Thread(target=self._worker, args=(todo, ended[i]), name=f"batch-{i + 1}", daemon=True)
                    for i in range(n)]
         for t in threads:
             t.start()
         try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.2)  # short joins keep the main thread responsive to Ctrl+C
+            for e in ended:
+                while not e.wait(0.2):  # short waits keep the main thread responsive to Ctrl+C
+                    pass
         except KeyboardInterrupt:
             log.warning("interrupted: stopping the running tasks")
+            self.interrupted = True
             self.stop()
-            for t in threads:
-                t.join(30)
+            deadline = time.monotonic() + 30
+            try:
+                for e in ended:
+                    e.wait(max(0.0, deadline - time.monotonic()))
+            except KeyboardInterrupt:  # a second Ctrl+C: no more waiting, but no browser left behind
+                log.warning("interrupted again: closing the browsers")
+                for s in list(self._sessions):
+                    s.close()
+                raise
         return items
 
     def _report(self, item: BatchItem) -> None:
         if self.on_item:
             self.on_item(item)
 
-    def _worker(self, todo: queue.Queue) -> None:
+    def _worker(self, todo: queue.Queue, ended: threading.Event | None = None) -> None:
         try:
             self._work(todo)
         except Exception:  # a bug must not silently drop the rest of the queue
@@ -108,6 +122,9 @@ class Batch:
                     return
                 item.result = RunResult("", "failed", error="the batch worker failed; see the log")
                 self._report(item)
+        finally:
+            if ended is not None:
+                ended.set()
 
     def _work(self, todo: queue.Queue) -> None:
         session: BrowserSession | None = None
@@ -123,19 +140,26 @@ class Batch:
                     session = self._new_session(session, item)
                     if session is None:
                         continue
+                    if self._stop.is_set():  # stopped while the browser started: leave the task not run
+                        return
                 self._run_one(item, session, store, client)
         finally:
             client.close()
             store.close()
             if session is not None:
                 session.close()
+                self._sessions.discard(session)
 
     def _new_session(self, old: BrowserSession | None, item: BatchItem) -> BrowserSession | None:
         if old is not None:
             old.close()
+            self._sessions.discard(old)
         try:
-            return BrowserSession(self.browser).start()
+            session = BrowserSession(self.browser)
+            self._sessions.add(session)
+            return session.start()
         except CockpitError as e:
+            self._sessions.discard(session)
             item.result = RunResult("", "failed", error=f"browser did not start: {short_message(e)}")
             self._report(item)
             return None
@@ -143,6 +167,8 @@ class Batch:
     def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient) -> None:
         control = RunControl()
         self.controls.append(control)
+        if self._stop.is_set():  # stop() came while this worker was starting its browser
+            control.stop()
         t0 = time.monotonic()
         try:
             agent = Agent(session, client, store, config=self.agent, approver=self.approver_factory(),

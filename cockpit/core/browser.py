@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,7 @@ class BrowserSession:
         self.has_cdp = False
         self._seen_downloads: set[str] = set()
         self._main_handle: str | None = None
+        self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
@@ -268,7 +270,8 @@ class BrowserSession:
         if self.driver is None:
             raise BrowserDied("the browser is not running")
         try:
-            return fn(*args)
+            with self.lock:  # a live view may capture from another thread between the agent's commands
+                return fn(*args)
         except (urllib3.exceptions.HTTPError, ConnectionError) as e:
             raise BrowserDied(f"lost the browser driver: {short_message(e)}") from e
         except WebDriverException as e:

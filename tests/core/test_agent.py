@@ -296,3 +296,58 @@ def test_typing_in_an_order_form_does_not_press_enter_or_ask(site, agent_for, st
     assert step["url_after"].endswith("agent_order.html")  # the form was not submitted
     assert any("without pressing Enter" in e for e in step["evidence"])
     assert browser.title == "Order"
+
+
+def test_take_over_records_human_steps_and_hands_back_with_a_note(site, agent_for, store):
+    control = RunControl()
+    seen_second = threading.Event()
+
+    def respond(body):
+        text = last_user_text(body)
+        if "The page is 'Details'" in text:
+            return "Thought: there it is\nAction: ANSWER; 4217"
+        if seen_second.is_set() or len(body["messages"]) > 2:
+            seen_second.set()
+        return "Thought: look around\nAction: Scroll [WINDOW]; down"
+    with ModelServer(respond) as srv:
+        agent = agent_for(srv, control=control)
+        out = {}
+        t = threading.Thread(target=lambda: out.update(r=agent.run("Find the number", site.url("agent_start.html"))))
+        t.start()
+        deadline = time.monotonic() + 20
+        while not seen_second.is_set() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        obs = agent.take_over().result(20)  # a fresh look at the page, at a step boundary
+        assert obs.url.endswith("agent_start.html")
+        n_requests = len(srv.requests)
+        for _ in range(8):  # scroll back to the top, where the link is
+            scrolled = agent.human_act(parse_action("Scroll [WINDOW]; up")).result(20)
+            if "cannot scroll further" in scrolled["outcome"]:
+                break
+        link = next(m.id for m in agent._last_obs.marks if "details" in m.text)
+        clicked = agent.human_act(parse_action(f"Click [{link}]")).result(20)
+        assert clicked["status"] == "ok" and clicked["url_after"].endswith("agent_details.html")
+        time.sleep(0.3)
+        assert len(srv.requests) == n_requests  # the agent did not move while the human had the wheel
+        agent.hand_back("I opened the details page for you")
+        t.join(20)
+    assert out["r"].answer == "4217"
+    steps = store.steps(out["r"].run_id)
+    human = [s for s in steps if s["actor"] == "human"]
+    assert set(s["action"] for s in human) == {"Scroll [WINDOW]; up", f"Click [{link}]"}
+    assert scrolled["step"] + 1 == clicked["step"] and steps[-1]["actor"] == "agent"
+    last_prompt = last_user_text(srv.requests[-1])
+    assert "the human supervisor took over and did:" in last_prompt
+    assert f"- Click [{link}]: clicked [{link}]" in last_prompt
+    assert "Note from the human supervisor: I opened the details page for you" in last_prompt
+    names = [(type(e).__name__, getattr(e, "actor", None)) for e in agent.events]
+    assert ("StepFinished", "human") in names
+
+
+def test_human_act_after_the_run_ended_fails_cleanly(site, agent_for):
+    with ModelServer(scripted(["Thought: a\nAction: ANSWER; x"])) as srv:
+        agent = agent_for(srv)
+        agent.run("x", site.url("agent_start.html"))
+    fut = agent.human_act(parse_action("Scroll [WINDOW]; down"))
+    with pytest.raises(Exception):
+        fut.result(2)

@@ -6,6 +6,8 @@ in-flight model call short. Built on threading primitives only.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import queue
 import threading
 
 
@@ -20,6 +22,7 @@ class RunControl:
         self._cond = threading.Condition()
         self._steps_allowed = 0
         self._paused = paused
+        self._jobs: queue.Queue = queue.Queue()
         if not paused:
             self._go.set()
 
@@ -47,6 +50,40 @@ class RunControl:
             self.stop_event.set()
             self._cond.notify_all()
 
+    def submit(self, fn) -> concurrent.futures.Future:
+        """Run `fn` on the loop's thread at the next step boundary (at once when paused there)."""
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        with self._cond:
+            if self.stop_event.is_set():
+                fut.set_exception(Stopped())
+                return fut
+            self._jobs.put((fn, fut))
+            self._cond.notify_all()
+        return fut
+
+    def _run_jobs(self) -> None:
+        while True:
+            try:
+                fn, fut = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if not fut.set_running_or_notify_cancel():
+                continue
+            try:
+                fut.set_result(fn())
+            except BaseException as e:  # handed to whoever waits on the future
+                fut.set_exception(e)
+
+    def cancel_jobs(self) -> None:
+        """Fail every job still waiting (the run ended before it could run them)."""
+        while True:
+            try:
+                _, fut = self._jobs.get_nowait()
+            except queue.Empty:
+                return
+            if fut.set_running_or_notify_cancel():
+                fut.set_exception(Stopped())
+
     @property
     def paused(self) -> bool:
         return self._paused
@@ -61,23 +98,26 @@ class RunControl:
             raise Stopped()
 
     def wait_turn(self, on_pause=None) -> None:
-        """Block at a step boundary while paused; consume one 'step' credit if given."""
-        with self._cond:
-            notified = False
-            while True:
+        """Block at a step boundary while paused; consume one 'step' credit if given.
+
+        Jobs submitted from other threads (a human's action during a take-over)
+        run here, on the loop's thread, between the agent's steps.
+        """
+        notified = False
+        while True:
+            self._run_jobs()
+            with self._cond:
                 if self.stop_event.is_set():
                     raise Stopped()
+                if not self._jobs.empty():
+                    continue
                 if not self._paused:
                     return
                 if self._steps_allowed > 0:
                     self._steps_allowed -= 1
                     return
-                if on_pause and not notified:
-                    notified = True
-                    self._cond.release()
-                    try:
-                        on_pause()
-                    finally:
-                        self._cond.acquire()
+                if not (on_pause and not notified):
+                    self._cond.wait(0.25)
                     continue
-                self._cond.wait(0.5)
+            notified = True
+            on_pause()

@@ -24,6 +24,7 @@ class RunStarted(Event):
 @dataclass(frozen=True)
 class StepStarted(Event):
     step: int
+    actor: str = "agent"  # or "human" during a take-over
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,8 @@ class ObservationReady(Event):
     screenshot_path: str  # the marked screenshot, as stored
     marks: tuple = ()  # Mark objects
     timings: dict = field(default_factory=dict)
+    screenshot: bytes = b""  # the clean PNG, for views that draw their own boxes
+    stored: bool = True  # False: a fresh look during a take-over, not (yet) a step
 
 
 @dataclass(frozen=True)
@@ -90,13 +93,15 @@ class ActionExecuted(Event):
     message: str
     url_after: str = ""
     seconds: float = 0.0
+    actor: str = "agent"
 
 
 @dataclass(frozen=True)
 class StepFinished(Event):
     step: int
-    status: str  # ok, error, format_error, refused, answered
+    status: str  # ok, error, format_error, refused, answered, stopped
     seconds: float = 0.0
+    actor: str = "agent"
 
 
 @dataclass(frozen=True)

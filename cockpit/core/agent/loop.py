@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -87,6 +88,9 @@ class Agent:
         self.executor = Executor(session, wait_seconds=self.config.wait_seconds,
                                  dialog_policy=self.config.dialog_policy)
         self.run_id = ""
+        self._last_obs: Observation | None = None  # what a human acting during a take-over sees
+        self._human_notes: list[str] = []  # what the human did or said, for the agent's next prompt
+        self._next_n = 1
         self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
         self._image_files: dict[int, str] = {}
 
@@ -100,22 +104,23 @@ class Agent:
             approval_policy=self.config.approval_policy, demo=self.config.demo, batch=batch,
             parent_run=parent_run, parent_step=parent_step)
         self._emit(ev.RunStarted(self.run_id, task, url, self.config.max_steps))
+        self._next_n = 1
         step: _Step | None = None
         try:
             self._open_start(url)
             conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
             lead, pdf_text = prompt.task_text(task, url), ""
-            for n in range(1, self.config.max_steps + 1):
-                self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n)))
-                step = _Step(n, time.time())
-                lead, pdf_text, answer = self._step(step, conv, lead, pdf_text)
+            for _ in range(self.config.max_steps):  # the agent's budget; human steps do not count
+                self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
+                step = _Step(self._take_n(), time.time())
+                lead, pdf_text, answer = self._step(step, conv, self._with_human_notes(lead), pdf_text)
                 step = None
                 if answer is not None:
-                    return self._finish("answered", answer, n)
-            return self._finish("max_steps", None, self.config.max_steps)
+                    return self._finish("answered", answer)
+            return self._finish("max_steps", None)
         except (Stopped, ModelCancelled):
             self._commit_partial(step, "stopped", "stopped by the user")
-            return self._finish("stopped", None, step.n - 1 if step else None)
+            return self._finish("stopped", None)
         except (ModelError, BrowserError) as e:
             self._commit_partial(step, "failed", str(e))
             return self._fail(str(e))
@@ -124,6 +129,69 @@ class Agent:
         except Exception as e:  # a bug: keep the run's record honest, and the traceback in the log
             log.exception("run %s failed", self.run_id)
             return self._fail(f"internal error: {type(e).__name__}: {short_message(e)}")
+        finally:
+            self.control.cancel_jobs()
+
+    def _take_n(self) -> int:
+        n, self._next_n = self._next_n, self._next_n + 1
+        return n
+
+    # ---------- take-over: called from other threads, run on the loop's thread ----------
+    def take_over(self) -> Future:
+        """Pause at the next step boundary and look at the page afresh; resolves to the Observation."""
+        self.control.pause()
+        return self.control.submit(self._refresh)
+
+    def human_act(self, action: Action) -> Future:
+        """Run a human's action (during a take-over) as a recorded step; resolves to the step row."""
+        if action.kind == "answer":
+            raise CockpitError("a human step cannot answer for the agent; stop the run instead")
+        return self.control.submit(lambda: self._human_step(action))
+
+    def hand_back(self, note: str = "") -> None:
+        """Resume the agent; `note` goes into its next prompt with what the human did."""
+        if note.strip():
+            self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
+        self.control.resume()
+
+    def _refresh(self) -> Observation:
+        obs = observe(self.session)
+        self._last_obs = obs
+        self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
+                                       dict(obs.timings), obs.screenshot, stored=False))
+        return obs
+
+    def _human_step(self, action: Action) -> dict:
+        obs = self._last_obs or self._refresh()
+        st = _Step(self._take_n(), time.time(), obs=obs, press_enter=False)  # Enter only when asked: Press [Enter]
+        self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
+        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=obs.render(),
+                                               marks=[m.to_dict() for m in obs.marks])
+        mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
+        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        st.row.update(actor="human", action=str(action), action_text=str(action), target=action.target,
+                      risk=risk.level, evidence=list(risk.evidence))
+        _, _, _ = self._execute(st, action, actor="human")
+        st.request = []
+        self._commit(st)
+        what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
+        self._human_notes.append(f"- {action}: {what}")
+        self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
+        self._refresh()
+        return dict(st.row, step=st.n)
+
+    def _with_human_notes(self, lead: str) -> str:
+        if not self._human_notes:
+            return lead
+        acts = [x for x in self._human_notes if x.startswith("- ")]
+        notes = [x for x in self._human_notes if not x.startswith("- ")]
+        self._human_notes = []
+        text = ""
+        if acts:
+            text = "While you were paused, the human supervisor took over and did:\n" + "\n".join(acts)
+        if notes:
+            text = (text + "\n" if text else "") + "\n".join(notes)
+        return f"{lead}\n{text}" if lead else text
 
     # ---------- one step ----------
     def _step(self, st: _Step, conv: prompt.Conversation, lead: str, pdf_text: str):
@@ -176,6 +244,7 @@ class Agent:
         obs = observe(self.session)
         marked = obs.render()
         st.obs = obs
+        self._last_obs = obs
         st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=marked,
                                                marks=[m.to_dict() for m in obs.marks])
         self._images[st.n] = marked
@@ -184,7 +253,7 @@ class Agent:
             del self._images[k]
         self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title,
                                        str(self.store.file(st.files["screenshot"])), tuple(obs.marks),
-                                       dict(obs.timings)))
+                                       dict(obs.timings), obs.screenshot))
 
     def _image(self, step: int) -> bytes:
         if step in self._images:
@@ -243,15 +312,17 @@ class Agent:
                                       edited or str(action)))
         return decision
 
-    def _execute(self, st: _Step, action: Action):
+    def _execute(self, st: _Step, action: Action, actor: str = "agent"):
         try:
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
         except ActionError as e:
             st.row.update(status="error", error=str(e), url_after=self.session.url)
-            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), False, str(e), st.row["url_after"]))
+            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), False, str(e), st.row["url_after"],
+                                         actor=actor))
             return None, prompt.feedback_text(error=str(e)), ""
         st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
-        self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds))
+        self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds,
+                                     actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
 
     # ---------- bookkeeping ----------
@@ -280,9 +351,9 @@ class Agent:
         except CockpitError:
             log.warning("could not record the interrupted step %d of %s", st.n, self.run_id)
 
-    def _finish(self, status: str, answer: str | None, steps: int | None) -> RunResult:
+    def _finish(self, status: str, answer: str | None) -> RunResult:
         self.store.finish_run(self.run_id, status, answer=answer)
-        n = steps if steps is not None else self.store.run(self.run_id)["steps"]
+        n = self.store.run(self.run_id)["steps"]
         self._emit(ev.RunFinished(self.run_id, status, answer, n))
         return RunResult(self.run_id, status, answer, n)
 

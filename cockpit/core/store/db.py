@@ -253,6 +253,41 @@ class Store:
         q = f"SELECT DISTINCT task_id FROM runs WHERE task_id != '' AND status IN ({','.join('?' * len(DONE))})"
         return {r["task_id"] for r in self.db.query(q, list(DONE))}
 
+    # ---------- mark corrections ----------
+    def add_correction(self, run_id: str, step: int, kind: str, *, mark_id: int | None = None,
+                       bbox: tuple | None = None, label: str = "", element: dict | None = None,
+                       by: str = "") -> int:
+        """A human's fix of the marks: a box on nothing ('spurious') or a missed element ('missing')."""
+        if kind not in ("spurious", "missing"):
+            raise StoreError(f"unknown correction kind {kind!r}")
+        row = {"run_id": run_id, "step": step, "kind": kind, "mark_id": mark_id,
+               "bbox": json.dumps(list(bbox)) if bbox else None, "label": label,
+               "element": json.dumps(element) if element else None, "by": by, "created": time.time()}
+        with self._tx():
+            return self.db["corrections"].insert(row).last_pk
+
+    def withdraw_correction(self, correction_id: int) -> None:
+        with self._tx():
+            self.db["corrections"].update(correction_id, {"withdrawn": 1})
+
+    def corrections(self, run_id: str | None = None, step: int | None = None) -> list[dict]:
+        where, params = ["withdrawn = 0"], []
+        if run_id:
+            where.append("run_id = ?")
+            params.append(run_id)
+        if step is not None:
+            where.append("step = ?")
+            params.append(step)
+        rows = list(self.db.query(f"SELECT * FROM corrections WHERE {' AND '.join(where)} ORDER BY id", params))
+        for r in rows:
+            r["bbox"] = json.loads(r["bbox"]) if r["bbox"] else None
+            r["element"] = json.loads(r["element"]) if r["element"] else None
+        return rows
+
+    def next_step(self, run_id: str) -> int:
+        row = self.db.execute("SELECT COALESCE(MAX(step), 0) FROM steps WHERE run_id = ?", [run_id]).fetchone()
+        return row[0] + 1
+
     def file(self, rel: str) -> Path:
         return self.root / rel
 

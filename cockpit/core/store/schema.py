@@ -42,5 +42,17 @@ def _v1(db: sqlite_utils.Database) -> None:
     db["runs"].enable_fts(["task", "answer"], create_triggers=True, tokenize="porter")
 
 
-MIGRATIONS = [_v1]
+def _v2(db: sqlite_utils.Database) -> None:
+    """Who acted (agent or human) and human corrections of the marks."""
+    db["steps"].add_column("actor", str, not_null_default="agent")
+    db["steps"].add_column("note", str)
+    db["corrections"].create({
+        "id": int, "run_id": str, "step": int, "kind": str,  # spurious | missing
+        "mark_id": int, "bbox": str, "label": str, "element": str,
+        "by": str, "created": float, "withdrawn": int,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")], defaults={"withdrawn": 0})
+    db["corrections"].create_index(["run_id", "step"])
+
+
+MIGRATIONS = [_v1, _v2]
 SCHEMA_VERSION = len(MIGRATIONS)

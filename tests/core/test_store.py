@@ -1,0 +1,81 @@
+"""The run store: migrations, atomic steps, clear errors."""
+import os
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+import sqlite_utils
+
+from cockpit.core.store import SCHEMA_VERSION, Store, StoreError
+from cockpit.core.store.schema import MIGRATIONS
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
+    db = sqlite_utils.Database(tmp_path / "cockpit.db")
+    MIGRATIONS[0](db)
+    db.execute("PRAGMA user_version = 1")
+    db["runs"].insert({"id": "old-run", "task": "an old task", "url": "http://x", "status": "answered"})
+    db["steps"].insert({"run_id": "old-run", "step": 1, "action": "Click [1]"})
+    db.conn.commit()
+    db.conn.close()
+    with Store(tmp_path) as store:
+        assert store.version == SCHEMA_VERSION >= 2
+        assert store.run("old-run")["task"] == "an old task"
+        assert store.steps("old-run")[0]["actor"] == "agent"
+        assert store.runs(search="old")[0]["id"] == "old-run"
+        store.add_correction("old-run", 1, "spurious", mark_id=1, by="human:ada")
+        assert store.corrections("old-run")[0]["kind"] == "spurious"
+
+
+def test_a_newer_database_is_refused_not_damaged(tmp_path):
+    Store(tmp_path).close()
+    conn = sqlite3.connect(tmp_path / "cockpit.db")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 5}")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="newer Cockpit"):
+        Store(tmp_path)
+
+
+def test_locked_database_gives_a_clear_error(tmp_path):
+    with Store(tmp_path) as store:
+        run = store.new_run("t", "u")
+        locker = subprocess.Popen([sys.executable, "-c", (
+            "import sqlite3, sys, time\n"
+            f"c = sqlite3.connect({str(tmp_path / 'cockpit.db')!r}, isolation_level=None)\n"
+            "c.execute('BEGIN EXCLUSIVE'); print('locked', flush=True); time.sleep(30)")],
+            stdout=subprocess.PIPE, text=True)
+        try:
+            assert locker.stdout.readline().strip() == "locked"
+            store.db.execute("PRAGMA busy_timeout = 300")  # give up quickly for the test
+            with pytest.raises(StoreError, match="locked by another program"):
+                store.finish_run(run, "answered", answer="x")
+        finally:
+            locker.kill()
+            locker.wait()
+        store.db.execute("PRAGMA busy_timeout = 10000")
+        store.finish_run(run, "answered", answer="x")  # works once the other program is gone
+        assert store.run(run)["answer"] == "x"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+def test_read_only_data_dir_is_explained(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        with pytest.raises(StoreError, match="read-only|cannot"):
+            Store(ro)
+    finally:
+        ro.chmod(0o700)
+
+
+def test_missing_screenshot_file_is_a_clear_error(tmp_path):
+    with Store(tmp_path) as store:
+        run = store.new_run("t", "u")
+        files = store.write_step_files(run, 1, screenshot=b"png", marked=b"png", marks=[])
+        store.commit_step(run, dict(step=1, **files))
+        store.file(files["screenshot"]).unlink()
+        with pytest.raises(StoreError, match="missing or unreadable"):
+            store.read_file(store.steps(run)[0]["screenshot"], "screenshot")
