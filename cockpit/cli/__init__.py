@@ -14,7 +14,8 @@ COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="cockpit",
-        description="Cockpit: build, supervise and study multimodal web agents.")
+        description="Cockpit: build, supervise and study multimodal web agents. "
+                    "With no command, opens the cockpit window.")
     p.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     for name, mod in COMMANDS.items():
@@ -27,13 +28,24 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     if not args.command:
-        parser.print_help()
-        return 0
+        return _window(parser)
     try:
         return COMMANDS[args.command].run(args) or 0
     except KeyboardInterrupt:
         print("cockpit: interrupted", file=sys.stderr)
         return 130
+
+
+def _window(parser) -> int:
+    """`cockpit` alone opens the window; without a display it says what to do instead."""
+    from ..core.errors import CockpitError
+    from ..ui.app import run_window
+    try:
+        return run_window()
+    except CockpitError as e:
+        parser.print_usage(sys.stderr)
+        print(f"cockpit: cannot open the window: {e}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -6,7 +6,8 @@ import sys
 from . import common
 from .progress import StepPrinter
 
-HELP = "run a shopping task on the bundled demo shop with the offline demo policy (no key needed)"
+HELP = ("open the window on the bundled demo shop with the offline demo policy (no key needed); "
+        "--headless runs it in the terminal")
 
 
 def add_parser(sub) -> None:
@@ -15,7 +16,8 @@ def add_parser(sub) -> None:
         "behind the same OpenAI-compatible API a real model uses. The run stops at the approval "
         "gate before 'Place order': on a terminal you are asked; with no terminal it is refused."))
     p.add_argument("--task", help="another task for the demo policy (default: the bundled shopping task)")
-    p.add_argument("--headless", action="store_true", help="no browser window (the default)")
+    p.add_argument("--headless", action="store_true",
+                   help="no cockpit window: run in the terminal (the browser is headless either way)")
     p.add_argument("--approval", choices=("ask", "deny", "allow"), default="ask",
                    help="answer to the approval gate (default ask; deny when there is no terminal)")
     p.add_argument("--max-steps", type=int, default=20, help="step budget (default 20)")
@@ -23,6 +25,22 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    if not args.headless:
+        return _window(args)
+    return _headless(args)
+
+
+def _window(args) -> int:
+    from ..core import demo
+    from ..core.errors import CockpitError
+    from ..ui.app import run_window
+    try:
+        return run_window(demo=True, task=args.task or demo.DEMO_TASK, url="demo:index.html")
+    except CockpitError as e:
+        return common.fail(f"{e}", 2)
+
+
+def _headless(args) -> int:
     from ..core import demo, resources
     from ..core.agent.approval import approver_for
     from ..core.agent.loop import Agent, AgentConfig

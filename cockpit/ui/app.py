@@ -1,0 +1,48 @@
+"""Starting the window: QApplication on a qasync event loop, the main window, shutdown.
+
+qasync puts asyncio on Qt's event loop, so UI-side async work (model listing,
+judges over many runs) can be awaited without freezing the window.
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+
+from ..core.errors import CockpitError
+
+
+def display_problem() -> str | None:
+    """Why no window can open here, or None."""
+    if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+                                                 or os.environ.get("QT_QPA_PLATFORM")):
+        return ("no display to open the window on (DISPLAY is not set). Run `cockpit demo --headless` or "
+                "`cockpit run ...` without a window, start one under Xvfb (xvfb-run cockpit), or set "
+                "QT_QPA_PLATFORM=offscreen")
+    return None
+
+
+def run_window(*, demo: bool = False, task: str | None = None, url: str | None = None,
+               autostart: bool = False) -> int:
+    problem = display_problem()
+    if problem:
+        raise CockpitError(problem)
+    import qasync
+    from PySide6.QtWidgets import QApplication
+
+    from .main_window import MainWindow
+    app = QApplication.instance() or QApplication(sys.argv[:1])
+    app.setApplicationName("Cockpit")
+    loop = qasync.QEventLoop(app)
+    asyncio.set_event_loop(loop)
+    win = MainWindow(demo=demo)
+    if task:
+        win.task_bar.set_task(task, url or "")
+    win.show()
+    if autostart:
+        win.start_run()
+    closed = asyncio.Event()
+    app.aboutToQuit.connect(closed.set)
+    with loop:
+        loop.run_until_complete(closed.wait())
+    return 0

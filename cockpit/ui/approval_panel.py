@@ -1,0 +1,148 @@
+"""The approval panel: what the agent wants to do, why it was flagged, and the human's answer.
+
+Not modal: it sits in the window while everything else stays usable. It
+never decides anything itself; it emits a Decision for the bridge to deliver.
+"""
+from __future__ import annotations
+
+import html
+import re
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy,
+                               QVBoxLayout)
+
+from ..core.actions.grammar import Action, parse_action
+from ..core.agent.approval import ApprovalRequest, Decision
+from ..core.errors import ActionParseError
+
+APPROVE_KEY = "Ctrl+Return"
+REJECT_KEY = "Ctrl+Backspace"
+
+
+class ApprovalPanel(QFrame):
+    decided = Signal(object)  # Decision
+
+    def __init__(self, parent=None, *, user: str = "human"):
+        super().__init__(parent)
+        self.user = user
+        self.request: ApprovalRequest | None = None
+        self.setObjectName("approvalPanel")
+        self.setFrameShape(QFrame.StyledPanel)
+        self.setStyleSheet("#approvalPanel { background: #fff4e5; border: 2px solid #f0a020; border-radius: 4px; }")
+        self._build()
+        self.setVisible(False)
+
+    def _build(self) -> None:
+        lay = QVBoxLayout(self)
+        self.title = QLabel()
+        self.title.setTextFormat(Qt.RichText)
+        self.title.setWordWrap(True)
+        self.evidence = QLabel()
+        self.evidence.setTextFormat(Qt.RichText)
+        self.evidence.setWordWrap(True)
+        self.evidence.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        self.message = QLineEdit(placeholderText="Message to the agent if you reject (optional)")
+        self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
+        self.edit.setVisible(False)
+        self.edit.returnPressed.connect(self._on_edit_run)
+        self.error = QLabel()
+        self.error.setStyleSheet("color: #b00020")
+        self.error.setVisible(False)
+        self.approve_btn = QPushButton(f"Approve ({QKeySequence(APPROVE_KEY).toString(QKeySequence.NativeText)})")
+        self.reject_btn = QPushButton(f"Reject ({QKeySequence(REJECT_KEY).toString(QKeySequence.NativeText)})")
+        self.edit_btn = QPushButton("Edit action…")
+        self.approve_btn.setStyleSheet("font-weight: bold")
+        self.approve_btn.clicked.connect(self.approve)
+        self.reject_btn.clicked.connect(self.reject)
+        self.edit_btn.clicked.connect(self._on_edit_clicked)
+        buttons = QHBoxLayout()
+        for b in (self.approve_btn, self.reject_btn, self.edit_btn):
+            buttons.addWidget(b)
+        for w in (self.title, self.evidence, self.edit, self.error, self.message):
+            lay.addWidget(w)
+        lay.addLayout(buttons)
+
+    def install_shortcuts(self, window) -> None:
+        """Window-wide keys, so the human need not focus the panel first."""
+        for key, slot in ((APPROVE_KEY, self.approve), (REJECT_KEY, self.reject)):
+            sc = QShortcut(QKeySequence(key), window)
+            sc.setContext(Qt.WindowShortcut)
+            sc.activated.connect(lambda s=slot: self.isVisible() and s())
+
+    # ---------- showing ----------
+    def show_request(self, req: ApprovalRequest) -> None:
+        self.request = req
+        target = ""
+        if req.mark is not None:
+            target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {html.escape(repr(req.mark.label[:80]))}"
+        self.title.setText(f"<b>Step {req.step}: the agent wants to run</b> "
+                           f"<code>{html.escape(str(req.action))}</code>{target}"
+                           f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
+                           f"'{html.escape(req.policy)}')")
+        items = "".join(f"<li>{html.escape(e)}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
+        thought = f"<br><i>Agent's thought:</i> {html.escape(req.thought[:400])}" if req.thought else ""
+        self.evidence.setText(f"Why it was flagged:<ul style='margin:0'>{items}</ul>{thought}")
+        self.message.clear()
+        self.edit.setText(str(req.action))
+        self.edit.setVisible(False)
+        self.error.setVisible(False)
+        self.setVisible(True)
+        self.approve_btn.setFocus()
+
+    def close_request(self) -> None:
+        self.request = None
+        self.setVisible(False)
+
+    @property
+    def editing(self) -> bool:
+        return self.isVisible() and self.edit.isVisible()
+
+    def retarget(self, mark_id: int) -> None:
+        """A box clicked on the screenshot while editing: put its number in the action."""
+        if not self.isVisible():
+            return
+        if not self.edit.isVisible():
+            self._on_edit_clicked()
+        text = self.edit.text().strip() or str(self.request.action)
+        if re.search(r"\[\s*\d+\s*\]", text):
+            text = re.sub(r"\[\s*\d+\s*\]", f"[{mark_id}]", text, count=1)
+        else:
+            text = f"Click [{mark_id}]"
+        self.edit.setText(text)
+
+    # ---------- answering ----------
+    def approve(self) -> None:
+        if self.request is None:
+            return
+        if self.edit.isVisible() and self.edit.text().strip() != str(self.request.action):
+            self._on_edit_run()
+            return
+        self._decide(Decision(True, f"human:{self.user}"))
+
+    def reject(self) -> None:
+        if self.request is not None:
+            self._decide(Decision(False, f"human:{self.user}", self.message.text().strip()))
+
+    def _on_edit_clicked(self) -> None:
+        self.edit.setVisible(True)
+        self.edit.setFocus()
+        self.edit.selectAll()
+
+    def _on_edit_run(self) -> None:
+        try:
+            action: Action = parse_action(self.edit.text())
+        except ActionParseError as e:
+            self.error.setText(str(e))
+            self.error.setVisible(True)
+            return
+        if action.kind == "answer":
+            self.error.setText("use Reject with a message to end the run; an edited action cannot answer")
+            self.error.setVisible(True)
+            return
+        self._decide(Decision(True, f"human:{self.user}", action=action))
+
+    def _decide(self, decision: Decision) -> None:
+        self.close_request()
+        self.decided.emit(decision)

@@ -1,0 +1,269 @@
+"""The one place the core meets Qt: runs the agent in a worker thread.
+
+The worker owns the browser session, the model client and its own store
+connection. Core events come back as Qt signals (queued to the GUI thread);
+controls go the other way through RunControl; approvals through a future the
+worker waits on. No widget is touched from the worker, ever.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import threading
+import time
+from dataclasses import dataclass
+
+from PySide6.QtCore import QObject, Signal
+
+from ..core.agent import events as ev
+from ..core.agent.approval import ApprovalRequest, Decision
+from ..core.agent.control import RunControl
+from ..core.agent.loop import Agent, AgentConfig, RunResult
+from ..core.browser import BrowserConfig, BrowserSession
+from ..core.errors import CockpitError, short_message
+from ..core.llm import ModelClient, ModelConfig
+from ..core.store import Store
+
+log = logging.getLogger(__name__)
+
+#: States shown in the status bar.
+IDLE, STARTING, RUNNING, WAITING_MODEL, WAITING_YOU, PAUSED, TAKEN_OVER, STOPPING = (
+    "idle", "starting", "running", "waiting for the model", "waiting for you", "paused", "taken over",
+    "stopping")
+
+
+@dataclass
+class RunSpec:
+    task: str
+    url: str
+    model: ModelConfig
+    agent: AgentConfig
+    api_key: str | None = None
+    demo: bool = False  # serve the demo shop and the demo policy for this run
+    task_id: str = ""
+
+
+class GuiApprover:
+    """Asks the window; the worker waits on a future the window resolves."""
+
+    def __init__(self, bridge: "AgentBridge"):
+        self.bridge = bridge
+        self._pending: concurrent.futures.Future | None = None
+
+    def decide(self, request: ApprovalRequest, cancel: threading.Event) -> Decision:
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        self._pending = fut
+        self.bridge._set_state(WAITING_YOU)
+        self.bridge.approvalRequested.emit(request)
+        try:
+            while True:
+                try:
+                    return fut.result(timeout=0.1)
+                except concurrent.futures.TimeoutError:
+                    if cancel.is_set():
+                        return Decision(False, "policy:stopped", "the run was stopped before anyone decided")
+        finally:
+            self._pending = None
+            self.bridge.approvalClosed.emit()
+            if not cancel.is_set():
+                self.bridge._set_state(RUNNING)
+
+    def answer(self, decision: Decision) -> bool:
+        fut = self._pending
+        if fut is None or fut.done():
+            return False
+        fut.set_result(decision)
+        return True
+
+
+class AgentBridge(QObject):
+    event = Signal(object)  # every core event, delivered on the GUI thread
+    approvalRequested = Signal(object)  # ApprovalRequest
+    approvalClosed = Signal()
+    runEnded = Signal(object)  # RunResult
+    stateChanged = Signal(str)
+    liveFrame = Signal(bytes)  # the page while the agent waits on the model
+    failed = Signal(str)  # a run could not start (no browser, no key...)
+
+    def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
+                 live_interval: float = 1.0):
+        super().__init__(parent)
+        self.browser_config = browser_config or BrowserConfig()
+        self.store_root = store_root
+        self.live_interval = live_interval
+        self.approver = GuiApprover(self)
+        self.control: RunControl | None = None
+        self.agent: Agent | None = None
+        self.state = IDLE
+        self.taken_over = False  # the human has the browser (from Take over until Hand back)
+        self.run_id = ""
+        self._session: BrowserSession | None = None
+        self._thread: threading.Thread | None = None
+        self._demo = None  # (site, model server) while demo runs need them
+        self._live_stop = threading.Event()
+
+    # ---------- starting and stopping ----------
+    @property
+    def busy(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def start(self, spec: RunSpec, *, paused: bool = False) -> bool:
+        if self.busy:
+            return False
+        self.control = RunControl(paused=paused)
+        self._set_state(STARTING)
+        self._thread = threading.Thread(target=self._work, args=(spec, self.control), name="agent", daemon=True)
+        self._thread.start()
+        return True
+
+    def pause(self) -> None:
+        if self.control:
+            self.control.pause()
+
+    def resume(self) -> None:
+        if self.control:
+            self.taken_over = False
+            self.control.resume()
+            if self.state in (PAUSED, TAKEN_OVER):
+                self._set_state(RUNNING)
+
+    def step(self) -> None:
+        if self.control:
+            self.control.step()
+
+    def stop(self) -> None:
+        if self.control and self.busy:
+            self._set_state(STOPPING)
+            self.control.stop()
+
+    def answer_approval(self, decision: Decision) -> bool:
+        return self.approver.answer(decision)
+
+    def take_over(self) -> concurrent.futures.Future | None:
+        if not (self.agent and self.busy):
+            return None
+        fut = self.agent.take_over()
+        self.taken_over = True
+        if self.state in (PAUSED, RUNNING):
+            self._set_state(TAKEN_OVER)
+        return fut
+
+    def human_act(self, action) -> concurrent.futures.Future | None:
+        return self.agent.human_act(action) if (self.agent and self.busy) else None
+
+    def hand_back(self, note: str = "") -> None:
+        if self.agent and self.busy:
+            self.taken_over = False
+            self.agent.hand_back(note)
+            self._set_state(RUNNING)
+
+    def shutdown(self, timeout: float = 10.0) -> None:
+        """Stop any run and close the browser and demo servers (window closing)."""
+        self.stop()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        self._live_stop.set()
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+        if self._demo is not None:
+            for server in self._demo:
+                with contextlib.suppress(Exception):
+                    server.stop()
+            self._demo = None
+
+    @property
+    def session(self) -> BrowserSession | None:
+        return self._session
+
+    # ---------- the worker ----------
+    def _work(self, spec: RunSpec, control: RunControl) -> None:
+        result: RunResult | None = None
+        try:
+            session = self._ensure_session()
+            url, model = spec.url, spec.model
+            if spec.demo:
+                url, model = self._demo_endpoints(spec)
+            client = ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
+            with Store(self.store_root) as store:
+                self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
+                                   control=control, listener=self._on_event)
+                self._set_state(PAUSED if control.paused else RUNNING)
+                self._start_live(session)
+                result = self.agent.run(spec.task, url, task_id=spec.task_id)
+            client.close()
+        except CockpitError as e:
+            self.failed.emit(str(e))
+        except Exception as e:  # keep the window alive whatever happens in a run
+            log.exception("the run could not start")
+            self.failed.emit(f"internal error: {type(e).__name__}: {short_message(e)}")
+        finally:
+            self._live_stop.set()
+            self.taken_over = False
+            self._set_state(IDLE)
+            self.runEnded.emit(result)
+
+    def _ensure_session(self) -> BrowserSession:
+        if self._session is not None and not self._session.alive:
+            self._session.close()
+            self._session = None
+        if self._session is None:
+            self._session = BrowserSession(self.browser_config).start()
+        return self._session
+
+    def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
+        from ..core import demo, resources
+        from ..core.localserver import LocalSite
+        if self._demo is None:
+            with resources.path("demo_site") as root:
+                site = LocalSite(root)
+                site.start()
+            self._demo = (site, demo.serve_demo_model())
+        site, server = self._demo
+        url = spec.url if spec.url and not spec.url.startswith("demo:") else site.url("index.html")
+        return url, ModelConfig(base_url=server.base_url, model=demo.DEMO_MODEL, temperature=0, max_retries=0)
+
+    def demo_url(self) -> str:
+        return "demo:index.html"
+
+    def _on_event(self, e: ev.Event) -> None:
+        if isinstance(e, ev.RunStarted):
+            self.run_id = e.run_id
+        elif isinstance(e, ev.ObservationReady) and e.stored:
+            self._set_state(WAITING_MODEL)
+        elif isinstance(e, ev.ModelReplied) and self.state == WAITING_MODEL:
+            self._set_state(RUNNING)
+        elif isinstance(e, ev.RunPaused):
+            self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
+        self.event.emit(e)
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.stateChanged.emit(state)
+
+    # ---------- live view ----------
+    def _start_live(self, session: BrowserSession) -> None:
+        self._live_stop = threading.Event()
+        if self.live_interval <= 0:
+            return
+        threading.Thread(target=self._live, args=(session, self._live_stop), name="live-view", daemon=True).start()
+
+    def _live(self, session: BrowserSession, stop: threading.Event) -> None:
+        """A low-rate capture while the agent waits on the model, between its own commands."""
+        while not stop.wait(self.live_interval):
+            if self.state != WAITING_MODEL:
+                continue
+            if not session.lock.acquire(timeout=0.05):
+                continue
+            try:
+                t = time.perf_counter()
+                png = session.screenshot_png()
+                log.debug("live frame in %.0f ms", (time.perf_counter() - t) * 1000)
+            except Exception:
+                continue
+            finally:
+                session.lock.release()
+            if self.state == WAITING_MODEL:
+                self.liveFrame.emit(png)

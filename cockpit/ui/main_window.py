@@ -1,0 +1,522 @@
+"""The cockpit window: live screenshot, step log, controls, approvals, take-over.
+
+It draws what the bridge reports and sends the human's commands back through
+it. Reads the run store through its own connection; writes only the human's
+own data (mark corrections). Never calls the browser from the GUI thread
+except through the bridge's worker.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QInputDialog, QLabel, QMainWindow, QMenu, QSpinBox,
+                               QSplitter, QToolBar, QVBoxLayout, QWidget)
+
+from ..core import paths
+from ..core.agent import events as ev
+from ..core.agent.approval import POLICIES
+from ..core.agent.loop import AgentConfig
+from ..core.errors import CockpitError, short_message
+from ..core.marks import Mark, marks_from_json
+from ..core.settings import Settings, load_settings, save_settings
+from ..core.store import Store
+from .approval_panel import ApprovalPanel
+from .bridge import PAUSED, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
+from .screenshot_view import ScreenshotView
+from .step_log import StepDetails, StepLogPanel
+from .takeover_panel import TakeOverPanel
+from .task_bar import TaskBar
+
+log = logging.getLogger(__name__)
+DEMO_URL = "demo:index.html"
+HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
+
+
+class _Relay(QObject):
+    """Carries results of background work back to the GUI thread."""
+    done = Signal(object, object)  # callback, result-or-exception
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, *, settings: Settings | None = None, store_root=None, bridge: AgentBridge | None = None,
+                 demo: bool = False):
+        super().__init__()
+        self.setWindowTitle("Cockpit")
+        self.settings = settings or load_settings()[0]
+        self.store_root = store_root
+        self.store = Store(store_root)
+        self.store.mark_interrupted()
+        self.bridge = bridge or AgentBridge(self, store_root=store_root)
+        self.run_id = ""
+        self.latest_step = 0
+        self.shown_step: int | None = None  # None: following the run live
+        self.tokens = 0
+        self.cost = 0.0
+        self.started_at: float | None = None
+        self.running = False  # from start_run until the bridge's runEnded has been handled here
+        self.agent_steps = 0
+        self.last_marks: list[Mark] = []
+        self._relay = _Relay(self)
+        self._relay.done.connect(lambda cb, res: cb(res))
+        self._build(demo)
+        self._connect()
+        self._restore_layout()
+        self._update_controls()
+
+    # ---------- building ----------
+    def _build(self, demo: bool) -> None:
+        self.task_bar = TaskBar()
+        self.view = ScreenshotView()
+        self.view.clear("No run yet. Enter a task and press Run (F5), or tick Demo and press Run.")
+        self.view.setContextMenuPolicy(Qt.CustomContextMenu)
+        self.banner = QLabel()
+        self.banner.setTextFormat(Qt.PlainText)
+        self.error_banner = QLabel()
+        self.error_banner.setWordWrap(True)
+        self.error_banner.setTextFormat(Qt.PlainText)
+        self.error_banner.setStyleSheet("background:#fdecea; color:#611a15; padding:6px; border:1px solid #f5c2c0")
+        self.error_banner.setVisible(False)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.banner)
+        lv.addWidget(self.view, 1)
+        self.approval = ApprovalPanel(user=self.settings.annotator_name())
+        self.takeover = TakeOverPanel()
+        self.log_panel = StepLogPanel()
+        self.details = StepDetails()
+        panels = QWidget()
+        pv = QVBoxLayout(panels)
+        pv.setContentsMargins(0, 0, 0, 0)
+        pv.addWidget(self.approval)
+        pv.addWidget(self.takeover)
+        pv.addWidget(self.log_panel, 1)
+        self.right = QSplitter(Qt.Vertical)
+        self.right.addWidget(panels)
+        self.right.addWidget(self.details)
+        self.right.setSizes([420, 300])
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(left)
+        self.split.addWidget(self.right)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([760, 500])
+        central = QWidget()
+        cv = QVBoxLayout(central)
+        cv.setContentsMargins(4, 4, 4, 4)
+        cv.addWidget(self.task_bar)
+        cv.addWidget(self.error_banner)
+        cv.addWidget(self.split, 1)
+        self.setCentralWidget(central)
+        self._build_toolbar(demo)
+        self._build_status()
+        self.approval.install_shortcuts(self)
+
+    def _action(self, text: str, key: str, slot, tip: str, checkable: bool = False) -> QAction:
+        a = QAction(text, self)
+        a.setShortcut(QKeySequence(key))
+        a.setToolTip(f"{tip} ({QKeySequence(key).toString(QKeySequence.NativeText)})")
+        a.setCheckable(checkable)
+        (a.toggled if checkable else a.triggered).connect(slot)
+        self.addAction(a)
+        return a
+
+    def _build_toolbar(self, demo: bool) -> None:
+        tb = QToolBar("Run")
+        tb.setObjectName("runToolbar")
+        self.addToolBar(tb)
+        self.act_run = self._action("Run", "F5", self.run_clicked, "Start a run, or resume a paused one")
+        self.act_pause = self._action("Pause", "F6", self.bridge.pause, "Pause after the current step")
+        self.act_step = self._action("Step", "F10", self.step_clicked, "Run one step, then pause")
+        self.act_stop = self._action("Stop", "Shift+F5", self.bridge.stop, "Stop now, even during a model call")
+        self.act_take = self._action("Take over", "F8", self.take_over, "Pause the agent and act by hand")
+        self.act_hand = self._action("Hand back", "F9", lambda: self.takeover._hand_back(), "Resume the agent")
+        for a in (self.act_run, self.act_pause, self.act_step, self.act_stop, self.act_take, self.act_hand):
+            tb.addAction(a)
+        tb.addSeparator()
+        tb.addWidget(QLabel(" Max steps "))
+        self.max_steps = QSpinBox(minimum=1, maximum=500, value=self.settings.max_steps)
+        tb.addWidget(self.max_steps)
+        tb.addWidget(QLabel(" Ask before "))
+        self.policy = QComboBox()
+        self.policy.addItems(POLICIES)
+        self.policy.setCurrentText(self.settings.approval_policy)
+        self.policy.setToolTip("irreversible: ask before actions that cannot be undone; every: step mode, "
+                               "ask before each action; never: do not ask")
+        tb.addWidget(self.policy)
+        self.demo_box = QCheckBox("Demo policy (offline)")
+        self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key")
+        self.demo_box.setChecked(demo)
+        tb.addWidget(self.demo_box)
+        tb.addSeparator()
+        self.act_boxes = self._action("Boxes", "B", self.view.set_marks_visible, "Show or hide the numbered boxes",
+                                      checkable=True)
+        self.act_boxes.setChecked(True)
+        self.act_fit = self._action("Fit", "Ctrl+0", self.view.fit, "Fit the screenshot to the pane")
+        self.act_add = self._action("Add mark", "M", self.view.set_add_mode,
+                                    "Draw a box around an element the marking missed", checkable=True)
+        self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key")
+        self.act_open = self._action("Open tasks…", "Ctrl+O", self.task_bar.choose_file, "Load a task file")
+        for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
+            tb.addAction(a)
+
+    def _build_status(self) -> None:
+        sb = self.statusBar()
+        self.st_state = QLabel("idle")
+        self.st_steps = QLabel("")
+        self.st_tokens = QLabel("")
+        self.st_time = QLabel("")
+        self.st_browser = QLabel("browser: not started")
+        for w in (self.st_state, self.st_steps, self.st_tokens, self.st_time, self.st_browser):
+            sb.addPermanentWidget(w)
+        self.clock = QTimer(self, interval=1000)
+        self.clock.timeout.connect(self._tick)
+        self.clock.start()
+
+    def _connect(self) -> None:
+        b = self.bridge
+        b.event.connect(self._on_bridge_event)
+        b.approvalRequested.connect(self._on_bridge_approval)
+        b.approvalClosed.connect(self.approval.close_request)
+        b.stateChanged.connect(self._on_bridge_state)
+        b.liveFrame.connect(self._on_bridge_live)
+        b.failed.connect(self.show_error)
+        b.runEnded.connect(self._on_bridge_ended)
+        self.approval.decided.connect(b.answer_approval)
+        self.takeover.act.connect(self._on_takeover_act)
+        self.takeover.handBack.connect(self._on_takeover_hand_back)
+        self.task_bar.runRequested.connect(self.run_clicked)
+        self.task_bar.fileProblems.connect(lambda p, probs: self.show_error(
+            f"{p}: {len(probs)} problem(s): " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else "")))
+        self.log_panel.stepSelected.connect(self.show_step)
+        self.view.markClicked.connect(self._on_view_mark_clicked)
+        self.view.rectDrawn.connect(self._on_view_rect)
+        self.view.addModeChanged.connect(self.act_add.setChecked)
+        self.view.customContextMenuRequested.connect(self._on_view_menu)
+        self.demo_box.toggled.connect(self._on_demo_toggled)
+        if self.demo_box.isChecked():
+            self._on_demo_toggled(True)
+
+    # ---------- controls ----------
+    def run_clicked(self) -> None:
+        if self.bridge.busy:
+            if self.bridge.state in (PAUSED, TAKEN_OVER):
+                self.bridge.resume()
+                self.takeover.setVisible(False)
+            return
+        self.start_run()
+
+    def step_clicked(self) -> None:
+        if self.bridge.busy:
+            self.bridge.step()
+        else:
+            self.start_run(paused=True)
+            self.bridge.step()
+
+    def start_run(self, paused: bool = False) -> bool:
+        task, url, task_id = self.task_bar.task()
+        demo = self.demo_box.isChecked()
+        if not task:
+            self.show_error("Enter a task first.")
+            return False
+        if not url and not demo:
+            self.show_error("Enter a start URL (or tick Demo policy to use the bundled demo shop).")
+            return False
+        self.error_banner.setVisible(False)
+        self.settings.max_steps = self.max_steps.value()
+        self.settings.approval_policy = self.policy.currentText()
+        try:
+            agent = AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
+                                approval_policy=self.policy.currentText(), demo=demo)
+        except CockpitError as e:
+            self.show_error(str(e))
+            return False
+        spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id)
+        self.approval.user = self.settings.annotator_name()
+        self.log_panel.clear_run()
+        self.details.show_step(None, {}, None)
+        self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
+        self.shown_step = None
+        self.started_at = time.monotonic()
+        self.banner.setText("Starting the browser…")
+        self.running = self.bridge.start(spec, paused=paused)
+        return self.running
+
+    def take_over(self) -> None:
+        if self.bridge.take_over() is not None:
+            self.takeover.set_target(None)
+            self.takeover.setVisible(True)
+            self.shown_step = None
+            self._update_controls()
+
+    def open_settings(self) -> None:
+        from .settings_dialog import ModelSettingsDialog
+        dlg = ModelSettingsDialog(self.settings, self)
+        if dlg.exec():
+            self.settings = dlg.result_settings()
+
+    def show_error(self, message: str) -> None:
+        self.error_banner.setText(message)
+        self.error_banner.setVisible(True)
+        self.statusBar().showMessage(message.splitlines()[0][:200], 15000)
+
+    # ---------- bridge events ----------
+    def _on_bridge_event(self, e: ev.Event) -> None:
+        self.log_panel.add_event(e)
+        if isinstance(e, ev.RunStarted):
+            self.run_id = e.run_id
+            self.setWindowTitle(f"Cockpit — {e.task[:80]}")
+            label = " [DEMO POLICY: rule-based, not a model]" if self.demo_box.isChecked() else ""
+            self.banner.setText(f"Run {e.run_id}{label}")
+            self.st_browser.setText("browser: running")
+        elif isinstance(e, ev.ObservationReady):
+            self.last_marks = list(e.marks)
+            if e.stored:
+                self.latest_step = e.step
+            if self.shown_step is None:
+                self.view.set_screenshot(e.screenshot, list(e.marks), keep_view=True)
+                what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
+                self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
+        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and e.target:
+            self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
+        elif isinstance(e, ev.ModelReplied):
+            self.tokens += e.prompt_tokens + e.completion_tokens
+            self.cost += e.cost or 0.0
+            self.agent_steps += 1
+        elif isinstance(e, ev.StepFinished) and e.actor == "human":
+            self.takeover.set_busy(False)
+        elif isinstance(e, ev.RunFinished):
+            self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
+            self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
+                                                                           if e.answer else ""))
+        elif isinstance(e, ev.RunFailed):
+            self.show_error(f"The run failed: {e.error}")
+        self._update_status()
+
+    def _on_bridge_approval(self, req) -> None:
+        self.approval.show_request(req)
+        if self.shown_step is None and req.mark is not None:
+            self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
+        self.raise_()
+
+    def _on_bridge_state(self, state: str) -> None:
+        self.st_state.setText(state + (" (you have the browser)" if self.bridge.taken_over
+                                       and state != TAKEN_OVER else ""))
+        self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
+        self._update_controls()
+
+    def _on_bridge_live(self, png: bytes) -> None:
+        if self.shown_step is None and self.bridge.state == WAITING_MODEL:
+            self.view.set_screenshot(png, self.last_marks, keep_view=True)
+
+    def _on_bridge_ended(self, result) -> None:
+        self.running = False
+        self.approval.close_request()
+        self.takeover.setVisible(False)
+        self.st_browser.setText("browser: " + ("open" if self.bridge.session and self.bridge.session.driver
+                                               else "closed"))
+        self._update_controls()
+
+    # ---------- take-over ----------
+    def _on_takeover_act(self, action) -> None:
+        fut = self.bridge.human_act(action)
+        if fut is None:
+            self.show_error("There is no run to act in.")
+            return
+        self.takeover.set_busy(True)
+        fut.add_done_callback(lambda f: self._relay.done.emit(self._after_human_act, f))
+
+    def _after_human_act(self, fut) -> None:
+        self.takeover.set_busy(False)
+        exc = fut.exception()
+        if exc is not None:
+            self.show_error(f"Your action could not run: {short_message(exc)}")
+            return
+        row = fut.result()
+        if row.get("status") == "error":
+            self.show_error(f"Your action failed: {row.get('error')}")
+
+    def _on_takeover_hand_back(self, note: str) -> None:
+        self.takeover.setVisible(False)
+        self.bridge.hand_back(note)
+
+    # ---------- screenshot interactions ----------
+    def _mark(self, mark_id: int) -> Mark | None:
+        return next((m for m in self.view.marks() if m.id == mark_id), None)
+
+    def _on_view_mark_clicked(self, mark_id: int) -> None:
+        if self.approval.isVisible():
+            self.approval.retarget(mark_id)
+            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
+        elif self.takeover.isVisible():
+            m = self._mark(mark_id)
+            self.takeover.set_target(mark_id, m.label if m else "")
+            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
+
+    def _displayed_step(self) -> int | None:
+        return self.shown_step if self.shown_step is not None else (self.latest_step or None)
+
+    def _on_view_menu(self, pos) -> None:
+        step = self._displayed_step()
+        if not self.run_id or step is None:
+            return
+        p = self.view.image_point(pos)
+        mark = self.view.mark_at(p.x(), p.y())
+        menu = QMenu(self)
+        if mark is not None:
+            flagged = mark.id in self.view.flagged()
+            text = f"Undo: [{mark.id}] is spurious" if flagged else f"Mark [{mark.id}] as spurious (nothing to click)"
+            menu.addAction(text, lambda: self.toggle_spurious(step, mark, not flagged))
+        menu.addAction("Add a missing mark…", lambda: self.view.set_add_mode(True))
+        menu.exec(self.view.mapToGlobal(pos))
+
+    def toggle_spurious(self, step: int, mark: Mark, on: bool) -> None:
+        if on:
+            self.store.add_correction(self.run_id, step, "spurious", mark_id=mark.id, bbox=mark.bbox,
+                                      label=mark.label[:200], by=self.settings.decided_by())
+        else:
+            for c in self.store.corrections(self.run_id, step):
+                if c["kind"] == "spurious" and c["mark_id"] == mark.id:
+                    self.store.withdraw_correction(c["id"])
+        self._show_corrections(step)
+
+    def _on_view_rect(self, rect: tuple) -> None:
+        step = self._displayed_step()
+        self.act_add.setChecked(False)
+        if not self.run_id or step is None:
+            self.show_error("Open a step (or start a run) before adding marks.")
+            return
+        label, ok = QInputDialog.getText(self, "Missing mark", "What is it? (e.g. 'menu button')")
+        if not ok:
+            return
+        live = self.bridge.session if (self.shown_step is None and self.bridge.busy) else None
+        if live is None:
+            self.add_missing(step, rect, label, None)
+            return
+        x, y, w, h = rect
+
+        def lookup():
+            from ..core.inspect import element_at
+            with live.lock:
+                return element_at(live, x + w / 2, y + h / 2)
+        self._in_thread(lookup, lambda res: self.add_missing(step, rect, label,
+                                                             res if isinstance(res, dict) else None))
+
+    def add_missing(self, step: int, rect: tuple, label: str, element: dict | None) -> int:
+        cid = self.store.add_correction(self.run_id, step, "missing", bbox=tuple(int(v) for v in rect),
+                                        label=label, element=element, by=self.settings.decided_by())
+        self._show_corrections(step)
+        where = f" (<{element['tag']}> {element['text'][:40]!r})" if element else ""
+        self.statusBar().showMessage(f"Added a missing mark on step {step}{where}", 8000)
+        return cid
+
+    def _show_corrections(self, step: int) -> None:
+        cs = self.store.corrections(self.run_id, step)
+        self.view.set_flagged({c["mark_id"] for c in cs if c["kind"] == "spurious"})
+        self.view.set_extra_boxes([(tuple(c["bbox"]), c["label"] or "?") for c in cs if c["kind"] == "missing"])
+
+    def _in_thread(self, fn, callback) -> None:
+        def work():
+            try:
+                res = fn()
+            except Exception as e:
+                res = e
+            self._relay.done.emit(callback, res)
+        threading.Thread(target=work, daemon=True).start()
+
+    # ---------- looking at a recorded step ----------
+    def show_step(self, step: int) -> None:
+        if not self.run_id:
+            return
+        rows = {s["step"]: s for s in self.store.steps(self.run_id)}
+        row = rows.get(step)
+        if row is None:  # not committed yet: the live view shows it
+            self.shown_step = None
+            return
+        self.shown_step = None if (step == self.latest_step and self.bridge.busy) else step
+        run = self.store.run(self.run_id)
+        try:
+            png = self.store.read_file(row["screenshot_clean"] or row["screenshot"], "screenshot")
+            marks = marks_from_json(json.loads(self.store.read_file(row["marks_file"], "marks"))) \
+                if row["marks_file"] else []
+            self.view.set_screenshot(png, marks)
+        except (CockpitError, ValueError) as e:
+            self.view.clear(f"Step {step}: {e}")
+        if row.get("target"):
+            color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
+            self.view.set_highlight(row["target"], color)
+        self._show_corrections(step)
+        self.banner.setText(f"step {step} ({row.get('actor') or 'agent'}) — {(row.get('title') or '')[:60]} — "
+                            f"{(row.get('url') or '')[:80]}")
+        self.details.show_step(self.store, run, row)
+
+    # ---------- status ----------
+    def _update_controls(self) -> None:
+        busy, state = self.bridge.busy, self.bridge.state
+        self.act_run.setText("Resume" if busy and state in (PAUSED, TAKEN_OVER) else "Run")
+        self.act_run.setEnabled(not busy or state in (PAUSED, TAKEN_OVER))
+        self.act_pause.setEnabled(busy and state not in (PAUSED, TAKEN_OVER, STOPPING))
+        self.act_step.setEnabled(not busy or state in (PAUSED,))
+        self.act_stop.setEnabled(busy and state != STOPPING)
+        self.act_take.setEnabled(busy and not self.bridge.taken_over and state != STOPPING)
+        self.act_hand.setEnabled(busy and self.bridge.taken_over)
+        for w in (self.task_bar, self.demo_box, self.max_steps, self.policy):
+            w.setEnabled(not busy)
+
+    def _update_status(self) -> None:
+        self.st_steps.setText(f"step {self.agent_steps} / {self.max_steps.value()}" if self.run_id else "")
+        cost = f", ${self.cost:.4f}" if self.cost else (" (demo)" if self.demo_box.isChecked() else "")
+        self.st_tokens.setText(f"{self.tokens:,} tokens{cost}" if self.run_id else "")
+
+    def _tick(self) -> None:
+        if self.started_at is not None and self.bridge.busy:
+            s = int(time.monotonic() - self.started_at)
+            self.st_time.setText(f"{s // 60}:{s % 60:02d}")
+
+    def _on_demo_toggled(self, on: bool) -> None:
+        from ..core.demo import DEMO_TASK
+        task, url, _ = self.task_bar.task()
+        if on and not task:
+            self.task_bar.set_task(DEMO_TASK, DEMO_URL)
+        elif on and not url:
+            self.task_bar.url_edit.setText(DEMO_URL)
+
+    # ---------- layout memory ----------
+    def _qsettings(self) -> QSettings:
+        return QSettings(str(Path(paths.home()) / "window.ini"), QSettings.IniFormat)
+
+    def _restore_layout(self) -> None:
+        qs = self._qsettings()
+        if qs.value("geometry"):
+            self.restoreGeometry(qs.value("geometry"))
+        else:
+            self.resize(1280, 800)
+        if qs.value("state"):
+            self.restoreState(qs.value("state"))
+        for name in ("split", "right"):
+            if qs.value(name):
+                getattr(self, name).restoreState(qs.value(name))
+
+    def save_layout(self) -> None:
+        qs = self._qsettings()
+        qs.setValue("geometry", self.saveGeometry())
+        qs.setValue("state", self.saveState())
+        qs.setValue("split", self.split.saveState())
+        qs.setValue("right", self.right.saveState())
+        qs.sync()
+
+    def closeEvent(self, event) -> None:
+        self.save_layout()
+        try:
+            save_settings(self.settings)
+        except CockpitError as e:
+            log.warning("settings not saved: %s", e)
+        self.bridge.shutdown()
+        self.store.close()
+        super().closeEvent(event)

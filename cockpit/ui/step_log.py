@@ -1,0 +1,185 @@
+"""The thought/action log and the step details (exact messages sent, raw reply).
+
+Fed by core events while a run goes, and by the store when a step is opened.
+All text from pages and models is shown as plain text or escaped HTML: a
+page title like ``<img onerror=...>`` stays inert.
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+
+from PIL import Image
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
+
+from ..core import prompt
+from ..core.agent import events as ev
+
+COLS = ("step", "action", "decision", "outcome", "time", "tokens")
+_STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
+                 "refused": "#e65100", "stopped": "#616161", "failed": "#b00020"}
+
+
+class StepLogPanel(QTreeWidget):
+    stepSelected = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setColumnCount(len(COLS))
+        self.setHeaderLabels([c.capitalize() for c in COLS])
+        self.setRootIsDecorated(True)
+        self.setUniformRowHeights(True)
+        self.setAlternatingRowColors(True)
+        self.setColumnWidth(0, 60)
+        self.setColumnWidth(1, 220)
+        self.items: dict[int, QTreeWidgetItem] = {}
+        self.currentItemChanged.connect(self._on_current)
+
+    def clear_run(self) -> None:
+        self.clear()
+        self.items.clear()
+
+    def item(self, step: int) -> QTreeWidgetItem:
+        if step not in self.items:
+            it = QTreeWidgetItem([str(step), "", "", "", "", ""])
+            it.setData(0, Qt.UserRole, step)
+            self.addTopLevelItem(it)
+            self.items[step] = it
+            self.scrollToItem(it)
+        return self.items[step]
+
+    def add_event(self, e: ev.Event) -> None:
+        if isinstance(e, ev.StepStarted):
+            it = self.item(e.step)
+            if e.actor == "human":
+                it.setText(0, f"{e.step} (you)")
+            it.setText(3, "observing…")
+        elif isinstance(e, ev.ModelReplied):
+            it = self.item(e.step)
+            it.setText(1, e.action_text or "(no action)")
+            it.setToolTip(1, e.thought)
+            it.setText(5, str(e.prompt_tokens + e.completion_tokens))
+            it.setText(3, "")
+            self._child(it, "thought", e.thought or "(none)")
+        elif isinstance(e, ev.ObservationReady) and e.stored:
+            self.item(e.step).setText(3, "waiting for the model…")
+        elif isinstance(e, ev.ApprovalRequested):
+            self.item(e.step).setText(2, "waiting for you")
+        elif isinstance(e, ev.ApprovalDecided):
+            it = self.item(e.step)
+            verdict = ("edited" if e.approved and e.action and e.action != it.text(1)
+                       else "approved" if e.approved else "rejected")
+            it.setText(2, f"{verdict} by {e.by.split(':', 1)[-1]}")
+            if verdict == "edited":
+                self._child(it, "human chose", e.action)
+            if e.message:
+                self._child(it, "message", e.message)
+        elif isinstance(e, ev.ActionExecuted):
+            it = self.item(e.step)
+            if e.actor == "human":
+                it.setText(1, e.action)
+            it.setText(3, e.message if e.ok else f"error: {e.message}")
+            it.setToolTip(3, e.message)
+        elif isinstance(e, ev.StepFinished):
+            it = self.item(e.step)
+            it.setText(4, f"{e.seconds:.1f} s")
+            if not it.text(3) or it.text(3).endswith("…"):
+                it.setText(3, e.status)
+            color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
+            it.setForeground(3, color)
+        elif isinstance(e, ev.RunFailed):
+            last = self.items.get(max(self.items)) if self.items else None
+            if last is not None and last.text(3).endswith("…"):
+                last.setText(3, "failed")
+
+    def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
+        c = QTreeWidgetItem(["", label, text.replace("\n", " ")[:300]])
+        c.setFirstColumnSpanned(False)
+        c.setToolTip(2, text)
+        c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
+        parent.addChild(c)
+
+    def select_step(self, step: int) -> None:
+        if step in self.items:
+            self.setCurrentItem(self.items[step])
+
+    def _on_current(self, cur, _prev) -> None:
+        if cur is not None and cur.data(0, Qt.UserRole) is not None:
+            self.stepSelected.emit(int(cur.data(0, Qt.UserRole)))
+
+
+class StepDetails(QTabWidget):
+    """One step in full: summary, the exact messages sent (with images), the raw reply."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.summary = QTextBrowser()
+        self.messages = QTextBrowser()
+        self.raw = QPlainTextEdit(readOnly=True)
+        for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
+            self.addTab(w, name)
+        self._thumbs: dict[str, str] = {}
+
+    def show_step(self, store, run: dict, step: dict | None) -> None:
+        if step is None:
+            self.summary.setHtml("<i>No step selected.</i>")
+            self.messages.clear()
+            self.raw.clear()
+            return
+        e = html.escape
+        d = step.get("decision") or {}
+        rows = [("Page", f"{e(step.get('title') or '')} — {e(step.get('url') or '')}"),
+                ("Actor", e(step.get("actor") or "agent")),
+                ("Thought", e(step.get("thought") or "")),
+                ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
+                ("Risk", e(f"{step.get('risk') or '-'}: " + "; ".join(step.get("evidence") or []))),
+                ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {d.get('by')}"
+                               + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
+                               + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
+                ("Outcome", e(f"{step.get('status')}: {step.get('error') or step.get('outcome') or ''}")),
+                ("URL after", e(step.get("url_after") or "")),
+                ("Tokens", e(f"{step.get('prompt_tokens') or 0} in, {step.get('completion_tokens') or 0} out"
+                             + (f", ${step['cost']:.4f}" if step.get("cost") else ""))),
+                ("Timings", e(", ".join(f"{k} {v:.0f} ms" for k, v in (step.get("timings") or {}).items()
+                                        if isinstance(v, (int, float)))))]
+        self.summary.setHtml(f"<h3>Step {step['step']}</h3><table cellpadding=3>"
+                             + "".join(f"<tr><td valign=top><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
+                             + f"</table><p><b>Answer so far:</b> {e(run.get('answer') or '—')}</p>")
+        self.messages.setHtml(self._messages_html(store, run, step.get("request") or []))
+        self.raw.setPlainText(step.get("reply") or "")
+
+    def _messages_html(self, store, run: dict, messages: list) -> str:
+        parts = []
+        for m in messages:
+            content = m.get("content")
+            body = []
+            if isinstance(content, str):
+                body.append(f"<pre style='white-space:pre-wrap'>{html.escape(content)}</pre>")
+            else:
+                for p in content or []:
+                    if p.get("type") == "text":
+                        body.append(f"<pre style='white-space:pre-wrap'>{html.escape(p['text'])}</pre>")
+                    elif p.get("type") == "image_url":
+                        body.append(self._image_html(store, run, p["image_url"]["url"]))
+            parts.append(f"<p><b>{html.escape(m.get('role', '?'))}</b></p>" + "".join(body) + "<hr>")
+        return "".join(parts) or "<i>No request recorded for this step (a human step, or imported).</i>"
+
+    def _image_html(self, store, run: dict, url: str) -> str:
+        if not url.startswith(prompt.IMAGE_REF):
+            return f"<p><i>[image: {html.escape(url[:40])}]</i></p>"
+        k = int(url[len(prompt.IMAGE_REF):])
+        key = f"{run['id']}/{k}"
+        if key not in self._thumbs:
+            rel = f"runs/{run['id']}/step-{k:03d}/marked.png"
+            try:
+                img = Image.open(io.BytesIO(store.read_file(rel, "screenshot")))
+                img.thumbnail((480, 360))
+                buf = io.BytesIO()
+                img.convert("RGB").save(buf, "JPEG", quality=80)
+                self._thumbs[key] = base64.b64encode(buf.getvalue()).decode()
+            except Exception:
+                return f"<p><i>[screenshot of step {k} is missing]</i></p>"
+        return f"<p>screenshot of step {k}:<br><img src='data:image/jpeg;base64,{self._thumbs[key]}'></p>"

@@ -1,0 +1,88 @@
+"""Take-over controls: act by hand through the cockpit while the agent is paused.
+
+Clicking a box on the screenshot picks the target; the buttons send actions
+to the agent's thread, where they run and are recorded as human steps.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
+
+from ..core.actions.grammar import Action
+
+
+class TakeOverPanel(QFrame):
+    act = Signal(object)  # Action
+    handBack = Signal(str)  # note for the agent
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setObjectName("takeOverPanel")
+        self.setFrameShape(QFrame.StyledPanel)
+        self.setStyleSheet("#takeOverPanel { background: #e8f4fd; border: 2px solid #2196f3; border-radius: 4px; }")
+        self.target: int | None = None
+        g = QGridLayout(self)
+        self.info = QLabel("<b>You have the browser.</b> Click a box on the screenshot to pick a target.")
+        self.info.setWordWrap(True)
+        self.click_btn = QPushButton("Click target")
+        self.text = QLineEdit(placeholderText="text to type into the target")
+        self.type_btn = QPushButton("Type")
+        self.enter_btn = QPushButton("Press Enter")
+        self.up_btn, self.down_btn = QPushButton("Scroll up"), QPushButton("Scroll down")
+        self.back_btn = QPushButton("Go back")
+        self.url = QLineEdit(placeholderText="https://…")
+        self.goto_btn = QPushButton("Go to URL")
+        self.note = QLineEdit(placeholderText="Note for the agent when you hand back (optional)")
+        self.hand_btn = QPushButton("Hand back to the agent (F9)")
+        self.hand_btn.setStyleSheet("font-weight: bold")
+        g.addWidget(self.info, 0, 0, 1, 4)
+        g.addWidget(self.click_btn, 1, 0)
+        g.addWidget(self.text, 1, 1, 1, 2)
+        g.addWidget(self.type_btn, 1, 3)
+        g.addWidget(self.up_btn, 2, 0)
+        g.addWidget(self.down_btn, 2, 1)
+        g.addWidget(self.back_btn, 2, 2)
+        g.addWidget(self.enter_btn, 2, 3)
+        g.addWidget(self.url, 3, 0, 1, 3)
+        g.addWidget(self.goto_btn, 3, 3)
+        g.addWidget(self.note, 4, 0, 1, 3)
+        g.addWidget(self.hand_btn, 4, 3)
+        self.click_btn.clicked.connect(lambda: self._targeted("click"))
+        self.type_btn.clicked.connect(lambda: self._targeted("type", self.text.text()))
+        self.text.returnPressed.connect(lambda: self._targeted("type", self.text.text()))
+        self.enter_btn.clicked.connect(lambda: self.act.emit(Action("press", text="Enter")))
+        self.up_btn.clicked.connect(lambda: self.act.emit(Action("scroll", self.target, "up")))
+        self.down_btn.clicked.connect(lambda: self.act.emit(Action("scroll", self.target, "down")))
+        self.back_btn.clicked.connect(lambda: self.act.emit(Action("back")))
+        self.goto_btn.clicked.connect(self._goto)
+        self.url.returnPressed.connect(self._goto)
+        self.hand_btn.clicked.connect(self._hand_back)
+        self.set_target(None)
+        self.setVisible(False)
+
+    def set_target(self, mark_id: int | None, label: str = "") -> None:
+        self.target = mark_id
+        has = mark_id is not None
+        self.click_btn.setEnabled(has)
+        self.type_btn.setEnabled(has)
+        self.click_btn.setText(f"Click [{mark_id}]" if has else "Click target")
+        self.info.setText("<b>You have the browser.</b> " + (
+            f"Target: [{mark_id}] {label[:60]}" if has else "Click a box on the screenshot to pick a target."))
+
+    def set_busy(self, busy: bool) -> None:
+        for b in (self.click_btn, self.type_btn, self.enter_btn, self.up_btn, self.down_btn, self.back_btn,
+                  self.goto_btn):
+            b.setEnabled(not busy and (b not in (self.click_btn, self.type_btn) or self.target is not None))
+
+    def _targeted(self, kind: str, text: str = "") -> None:
+        if self.target is not None:
+            self.act.emit(Action(kind, self.target, text))
+
+    def _goto(self) -> None:
+        if self.url.text().strip():
+            self.act.emit(Action("goto", text=self.url.text().strip()))
+
+    def _hand_back(self) -> None:
+        note = self.note.text()
+        self.note.clear()
+        self.handBack.emit(note)

@@ -1,0 +1,86 @@
+"""The task bar: task text and start URL, or a task picked from a loaded task file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QComboBox, QCompleter, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
+                               QWidget)
+
+from ..core.errors import CockpitError
+from ..core.tasks import Task, load_tasks
+
+
+class TaskBar(QWidget):
+    runRequested = Signal()
+    fileProblems = Signal(str, list)  # path, problem messages
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.tasks: list[Task] = []
+        self.task_id = ""
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(4, 2, 4, 2)
+        self.task_edit = QLineEdit(placeholderText="Task, e.g. Find the cheapest headphones and add them to the cart")
+        self.url_edit = QLineEdit(placeholderText="Start URL")
+        self.url_edit.setMaximumWidth(320)
+        self.picker = QComboBox()
+        self.picker.setEditable(True)
+        self.picker.setInsertPolicy(QComboBox.NoInsert)
+        self.picker.setMinimumWidth(200)
+        self.picker.lineEdit().setPlaceholderText("search loaded tasks…")
+        self.picker.setVisible(False)
+        self.picker.activated.connect(self._on_pick)
+        self.open_btn = QPushButton("Tasks…")
+        self.open_btn.setToolTip("Load a WebVoyager or plain JSONL task file (Ctrl+O)")
+        self.open_btn.clicked.connect(self.choose_file)
+        task_label = QLabel("&Task:")
+        task_label.setBuddy(self.task_edit)
+        url_label = QLabel("&URL:")
+        url_label.setBuddy(self.url_edit)
+        for w in (task_label, self.task_edit, url_label, self.url_edit, self.picker, self.open_btn):
+            lay.addWidget(w)
+        lay.setStretch(1, 3)
+        self.task_edit.returnPressed.connect(self.runRequested)
+        self.url_edit.returnPressed.connect(self.runRequested)
+        self.task_edit.textEdited.connect(lambda _: setattr(self, "task_id", ""))
+
+    def set_task(self, task: str, url: str, task_id: str = "") -> None:
+        self.task_edit.setText(task)
+        self.url_edit.setText(url)
+        self.task_id = task_id
+
+    def task(self) -> tuple[str, str, str]:
+        return self.task_edit.text().strip(), self.url_edit.text().strip(), self.task_id
+
+    def choose_file(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Load tasks", "", "Task files (*.jsonl *.json);;All files (*)")
+        if path:
+            self.load_file(Path(path))
+
+    def load_file(self, path: Path) -> int:
+        try:
+            tf = load_tasks(path)
+        except CockpitError as e:
+            self.fileProblems.emit(str(path), [str(e)])
+            return 0
+        self.tasks = tf.tasks
+        self.picker.clear()
+        for t in tf.tasks:
+            self.picker.addItem(f"{t.id}: {t.task[:90]}", t.id)
+        comp = QCompleter([self.picker.itemText(i) for i in range(self.picker.count())], self.picker)
+        comp.setFilterMode(Qt.MatchContains)
+        comp.setCaseSensitivity(Qt.CaseInsensitive)
+        comp.activated.connect(lambda text: self._on_pick(self.picker.findText(text)))
+        self.picker.setCompleter(comp)
+        self.picker.setVisible(bool(tf.tasks))
+        if tf.problems:
+            self.fileProblems.emit(str(path), [p.message for p in tf.problems])
+        if tf.tasks:
+            self._on_pick(0)
+        return len(tf.tasks)
+
+    def _on_pick(self, index: int) -> None:
+        if 0 <= index < len(self.tasks):
+            t = self.tasks[index]
+            self.set_task(t.task, t.url, t.id)

@@ -1,0 +1,211 @@
+"""The cockpit window driving real runs (offscreen Qt, real Chromium, real store)."""
+import time
+
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from cockpit.core.llm import ModelConfig
+from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.settings import Settings
+from cockpit.core.store import Store
+from cockpit.ui.main_window import MainWindow
+
+LONG = 90_000
+
+
+@pytest.fixture
+def window(qtbot, tmp_path):
+    settings = Settings(annotator="ada")
+    w = MainWindow(settings=settings, store_root=tmp_path / "home", demo=True)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    yield w
+    w.close()
+
+
+def records(w):
+    with Store(w.store_root) as s:
+        return s.run(w.run_id), s.steps(w.run_id), s.decisions(w.run_id)
+
+
+def wait_idle(qtbot, w, timeout=LONG):
+    qtbot.waitUntil(lambda: not w.running, timeout=timeout)
+
+
+def wait_paused_after(qtbot, w, n):
+    """The run is paused at a step boundary after step n finished."""
+    qtbot.waitUntil(lambda: bool(n in w.log_panel.items and w.log_panel.items[n].text(4))
+                    and w.bridge.state == "paused", timeout=LONG)
+
+
+def click_mark(qtbot, w, mark_id):
+    m = next(m for m in w.view.marks() if m.id == mark_id)
+    x, y, bw, bh = m.bbox
+    pos = w.view.mapFromScene(x + bw / 2, y + bh / 2)
+    qtbot.mouseClick(w.view.viewport(), Qt.LeftButton, pos=QPoint(pos.x(), pos.y()))
+
+
+def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, window):
+    w = window
+    assert w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    assert "Place order" in w.approval.title.text() and "irreversible" in w.approval.title.text()
+    assert 'matches &quot;place order&quot;' in w.approval.evidence.text()  # escaped: page text is inert
+    assert w.view.highlighted() == w.approval.request.mark.id  # the target box is highlighted
+    assert w.st_state.text() == "waiting for you"
+    assert w.log_panel.topLevelItemCount() == 10
+    qtbot.keyClick(w, Qt.Key_Return, Qt.ControlModifier)  # approve from the keyboard
+    wait_idle(qtbot, w)
+    run, steps, decisions = records(w)
+    assert run["status"] == "answered" and "Kids Headphones" in run["answer"]
+    assert steps[9]["url_after"].endswith("order-placed.html")
+    assert (decisions[0]["approved"], decisions[0]["by"]) == (1, "human:ada")
+    assert "finished: answered" in w.banner.text()
+
+
+def test_reject_with_a_message_is_told_to_the_agent(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.message.setText("not with my card")
+    w.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    run, steps, decisions = records(w)
+    assert (decisions[0]["approved"], decisions[0]["message"]) == (0, "not with my card")
+    assert "placing it was refused" in run["answer"] and "not with my card" in run["answer"]
+    assert not steps[9]["url_after"]
+
+
+def test_retarget_by_clicking_a_box_records_the_correction(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    cart = next(m for m in w.view.marks() if m.text.startswith("Cart"))
+    click_mark(qtbot, w, cart.id)
+    assert w.approval.edit.isVisible() and w.approval.edit.text() == f"Click [{cart.id}]"
+    w.approval.approve_btn.click()
+    qtbot.waitUntil(lambda: any(s["step"] == 10 for s in records(w)[1]), timeout=LONG)
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+    run, steps, decisions = records(w)
+    d = decisions[0]
+    assert d["action"].startswith("Click [") and d["edited_action"] == f"Click [{cart.id}]"
+    assert steps[9]["action"] == f"Click [{cart.id}]" and steps[9]["url_after"].endswith("cart.html")
+
+
+def test_step_mode_pause_and_stop(qtbot, window):
+    w = window
+    w.step_clicked()  # start paused and run exactly one step
+    wait_paused_after(qtbot, w, 1)
+    time.sleep(0.5)
+    qtbot.wait(300)
+    assert w.log_panel.topLevelItemCount() == 1
+    assert w.act_run.text() == "Resume" and w.act_step.isEnabled()
+    w.step_clicked()
+    wait_paused_after(qtbot, w, 2)
+    w.act_stop.trigger()
+    wait_idle(qtbot, w)
+    run, steps, _ = records(w)
+    assert run["status"] == "stopped" and len(steps) == 2
+    assert w.act_run.text() == "Run" and w.act_run.isEnabled()
+
+
+def test_stop_during_a_slow_model_reply(qtbot, window, site):
+    w = window
+    with ModelServer(lambda b: Reply(text="Thought: x\nAction: Wait", delay=30)) as srv:
+        w.demo_box.setChecked(False)
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="slow", max_retries=0, timeout=60)
+        w.task_bar.set_task("Wait forever", site.url("agent_start.html"))
+        w.start_run()
+        qtbot.waitUntil(lambda: w.bridge.state == "waiting for the model", timeout=LONG)
+        qtbot.wait(500)
+        t0 = time.monotonic()
+        w.act_stop.trigger()
+        wait_idle(qtbot, w, timeout=10_000)
+        took = time.monotonic() - t0
+    assert took < 5
+    run, steps, _ = records(w)
+    assert run["status"] == "stopped" and steps[0]["status"] == "stopped"
+
+
+def test_model_errors_show_in_the_window_and_a_new_run_starts(qtbot, window, site):
+    w = window
+    w.demo_box.setChecked(False)
+    w.settings.model = ModelConfig(base_url="http://127.0.0.1:9/v1", model="nobody", max_retries=0, timeout=5)
+    w.task_bar.set_task("Anything", site.url("agent_start.html"))
+    w.start_run()
+    wait_idle(qtbot, w)
+    assert w.error_banner.isVisible() and "failed" in w.error_banner.text()
+    assert "127.0.0.1:9" in w.error_banner.text()
+    w.demo_box.setChecked(True)
+    w.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    assert w.start_run()
+    wait_idle(qtbot, w)
+    assert not w.error_banner.isVisible()
+    assert "$22.50" in records(w)[0]["answer"]
+
+
+def test_take_over_and_hand_back(qtbot, window):
+    w = window
+    w.step_clicked()
+    wait_paused_after(qtbot, w, 1)
+    w.act_take.trigger()
+    qtbot.waitUntil(lambda: w.takeover.isVisible() and "during take-over" in w.banner.text(), timeout=LONG)
+    w.takeover.down_btn.click()
+    qtbot.waitUntil(lambda: any(s["actor"] == "human" for s in records(w)[1]), timeout=LONG)
+    qtbot.waitUntil(lambda: w.takeover.down_btn.isEnabled(), timeout=LONG)
+    first = next(m for m in w.view.marks() if m.tag == "a" and not m.text.startswith(("Demo", "Cart")))
+    click_mark(qtbot, w, first.id)
+    assert w.takeover.target == first.id
+    w.takeover.click_btn.click()
+    qtbot.waitUntil(lambda: len([s for s in records(w)[1] if s["actor"] == "human"]) == 2, timeout=LONG)
+    w.takeover.note.setText("I opened a product for you")
+    w.act_hand.trigger()
+    qtbot.waitUntil(lambda: w.approval.isVisible() or not w.bridge.busy, timeout=LONG)
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+    run, steps, _ = records(w)
+    human = [s for s in steps if s["actor"] == "human"]
+    assert [s["action"].split()[0] for s in human] == ["Scroll", "Click"]
+    assert human[1]["url_after"].endswith(f"id={first.href.split('id=')[-1]}") or "product" in human[1]["url_after"]
+    agent_after = [s for s in steps if s["actor"] == "agent" and s["step"] > human[1]["step"]]
+    assert agent_after and "I opened a product for you" in str(agent_after[0]["request"])
+
+
+def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch):
+    w = window
+    w.step_clicked()
+    wait_paused_after(qtbot, w, 1)
+    monkeypatch.setattr("cockpit.ui.main_window.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
+    w.act_add.setChecked(True)
+    w.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
+    qtbot.waitUntil(lambda: w.view.extra_box_count() == 1, timeout=10_000)
+    mark = w.view.marks()[0]
+    w.toggle_spurious(1, mark, True)
+    assert mark.id in w.view.flagged()
+    with Store(w.store_root) as s:
+        cs = s.corrections(w.run_id, 1)
+    kinds = {c["kind"]: c for c in cs}
+    assert kinds["missing"]["label"] == "shop logo" and kinds["missing"]["bbox"] == [30, 60, 120, 40]
+    assert kinds["missing"]["element"]["tag"]  # looked up in the live page
+    assert kinds["spurious"]["mark_id"] == mark.id and kinds["spurious"]["by"] == "human:ada"
+    w.toggle_spurious(1, mark, False)
+    assert mark.id not in w.view.flagged()
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+
+
+def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.log_panel.select_step(2)
+    assert w.shown_step == 2
+    assert "step 2" in w.banner.text()
+    assert "Messages sent" in [w.details.tabText(i) for i in range(w.details.count())]
+    assert "Now given a task:" in w.details.messages.toPlainText()
+    assert "Thought:" in w.details.raw.toPlainText()
+    assert w.approval.isVisible()  # looking back does not drop the pending question
+    w.approval.reject_btn.click()
+    wait_idle(qtbot, w)
