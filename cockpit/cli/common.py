@@ -105,7 +105,10 @@ def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask")
 
 def agent_config(args, *, demo: bool = False):
     from ..core.agent.loop import AgentConfig
+    from ..core.errors import CockpitError
     from ..core.risk import default_rules_path, load_rules
+    if args.rules and not args.rules.is_file():  # only the default file may be absent
+        raise CockpitError(f"the risk rules file {args.rules} does not exist")
     rules = load_rules(args.rules or default_rules_path())
     return AgentConfig(max_steps=args.max_steps, keep_images=args.keep_images,
                        approval_policy=args.ask_before, risk_rules=rules, demo=demo)

@@ -88,9 +88,15 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     if many:
         summary_table(items)
     failed = [it for it in items if it.result and it.result.status == "failed"]
+    if not many and items[0].skipped:
+        print(f"cockpit: skipped {items[0].task.id}: it finished in an earlier run (--no-resume runs it again)",
+              file=sys.stderr)
     if not many and items[0].result:
         r = items[0].result
         print(r.answer if r.answer is not None else f"({r.status}{': ' + r.error if r.error else ''})")
+    if batch.interrupted:
+        print("cockpit: interrupted" + ("; run the same command again to resume" if many else ""), file=sys.stderr)
+        return 130
     return 1 if failed else 0
 
 

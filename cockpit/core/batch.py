@@ -70,10 +70,10 @@ class Batch:
         items = [BatchItem(t) for t in self.tasks]
         with Store(self.store_root) as store:
             store.mark_interrupted()
-            done = store.done_task_ids() if self.resume else set()
+            done = store.done_tasks() if self.resume else set()
         todo: queue.Queue[BatchItem] = queue.Queue()
         for it in items:
-            if it.task.id in done:
+            if (it.task.id, it.task.task, it.task.url) in done:
                 it.skipped = True
                 self._report(it)
             else:
@@ -170,6 +170,7 @@ class Batch:
         if self._stop.is_set():  # stop() came while this worker was starting its browser
             control.stop()
         t0 = time.monotonic()
+        agent = None
         try:
             agent = Agent(session, client, store, config=self.agent, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
@@ -179,6 +180,10 @@ class Batch:
                 row = store.run(item.result.run_id)
                 item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)
                 item.cost = row["cost"]
+        except CockpitError as e:  # this task failed (the store was locked, say); the queue goes on
+            log.warning("task %s: %s", item.task.id, short_message(e))
+            if item.result is None:  # (a run that ended keeps its status; only its totals are missing)
+                item.result = RunResult(agent.run_id if agent else "", "failed", error=short_message(e))
         finally:
             self.controls.remove(control)
             item.seconds = time.monotonic() - t0

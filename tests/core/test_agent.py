@@ -351,3 +351,76 @@ def test_human_act_after_the_run_ended_fails_cleanly(site, agent_for):
     fut = agent.human_act(parse_action("Scroll [WINDOW]; down"))
     with pytest.raises(Exception):
         fut.result(2)
+
+
+def test_a_store_shared_with_a_reading_thread_keeps_recording(tmp_path):
+    """The window reads the store while the agent's thread writes it, through one Store."""
+    s = Store(tmp_path / "shared")
+    run_id = s.new_run("t", "http://x")
+    errors, stop_at = [], time.monotonic() + 1.5
+
+    def write():
+        n = 0
+        while time.monotonic() < stop_at:
+            n += 1
+            try:
+                s.commit_step(run_id, {"step": n, "status": "ok", "request": []})
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+
+    def read():
+        while time.monotonic() < stop_at:
+            try:
+                s.run(run_id), s.steps(run_id), s.runs()
+            except Exception as e:  # noqa: BLE001
+                errors.append(e)
+    threads = [threading.Thread(target=f) for f in (write, read, read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert s.run(run_id)["steps"] == len(s.steps(run_id)) > 0
+    s.close()
+
+
+def test_a_refused_start_page_fails_clearly_not_as_an_internal_error(agent_for, store):
+    import socket
+    with socket.socket() as s:  # a port nothing listens on (9 is one Chrome blocks before connecting)
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with ModelServer(scripted(["Thought: x\nAction: Wait"])) as srv:
+        result = agent_for(srv).run("x", f"http://127.0.0.1:{port}/")
+    assert result.status == "failed" and srv.requests == []
+    assert result.error == f"could not open the start page http://127.0.0.1:{port}/: ERR_CONNECTION_REFUSED"
+
+
+def test_concurrent_runs_ask_the_terminal_one_at_a_time():
+    """A batch makes one TerminalApprover per run; their questions must still not interleave."""
+    import io
+    from cockpit.core.agent.approval import ApprovalRequest
+    from cockpit.core.risk import Risk
+    inside, most, results = [0], [0], []
+
+    class SlowTty(io.StringIO):
+        def isatty(self):
+            return True
+
+        def readline(self, *a):
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+            time.sleep(0.3)
+            inside[0] -= 1
+            return "y\n"
+
+    def ask(i):
+        req = ApprovalRequest(f"run{i}", 1, parse_action("Click [1]"), None, Risk("irreversible", ("x",)),
+                              "irreversible")
+        results.append(TerminalApprover(stdin=SlowTty(), stdout=io.StringIO()).decide(req, threading.Event()))
+    threads = [threading.Thread(target=ask, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(results) == 3 and all(d.approved for d in results)
+    assert most[0] == 1  # never two questions on the terminal at once

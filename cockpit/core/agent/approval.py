@@ -89,7 +89,9 @@ class TerminalApprover:
         self.user = user
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stderr
-        self._lock = threading.Lock()  # one question at a time with concurrent runs
+
+    #: One question at a time on the terminal, across every TerminalApprover: a batch makes one per run.
+    _lock = threading.Lock()
 
     def decide(self, request, cancel) -> Decision:
         if not _interactive(self.stdin):

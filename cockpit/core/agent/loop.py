@@ -9,10 +9,13 @@ risk classifier flags, the policy says whether to ask, the approver answers.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from typing import Callable
+
+from selenium.common.exceptions import WebDriverException
 
 from .. import prompt
 from ..actions.execute import ActionOutcome, Executor
@@ -327,7 +330,11 @@ class Agent:
 
     # ---------- bookkeeping ----------
     def _open_start(self, url: str) -> None:
-        self.session.goto(url)
+        try:
+            self.session.goto(url)
+        except WebDriverException as e:  # chromedriver raises on some network errors (refused, no such host)
+            m = re.search(r"ERR_[A-Z_]+", str(e))
+            raise BrowserError(f"could not open the start page {url}: {m.group(0) if m else short_message(e)}") from e
         if err := self.session.load_error():
             raise BrowserError(f"could not open the start page {url}: {err}")
         self.session.ensure_single_tab()

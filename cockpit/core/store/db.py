@@ -90,7 +90,8 @@ class Store:
     # ---------- schema ----------
     @property
     def version(self) -> int:
-        return self.db.execute("PRAGMA user_version").fetchone()[0]
+        with self._lock:
+            return self.db.execute("PRAGMA user_version").fetchone()[0]
 
     def _migrate(self) -> None:
         v = self.version
@@ -103,6 +104,15 @@ class Store:
                 v += 1
                 self.db.execute(f"PRAGMA user_version = {v}")
             log.info("run store %s migrated to schema %d", self.path, v)
+
+    def _rows(self, sql: str, params=()) -> list[dict]:
+        """A read, fully fetched under the lock: sqlite-utils wraps each query in a SAVEPOINT,
+        which on a connection shared by threads would tangle with another thread's transaction."""
+        with self._lock:
+            try:
+                return list(self.db.query(sql, params))
+            except sqlite3.Error as e:
+                raise _explain(e, self.path) from e
 
     @contextlib.contextmanager
     def _tx(self):
@@ -187,7 +197,7 @@ class Store:
     def mark_interrupted(self) -> int:
         """Runs left 'running' by processes that no longer exist become 'interrupted'."""
         host = socket.gethostname()
-        dead = [r["id"] for r in self.db.query("SELECT id, pid, host FROM runs WHERE status = 'running'")
+        dead = [r["id"] for r in self._rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
                 if r["host"] == host and not _alive(r["pid"])]
         if dead:
             with self._tx():
@@ -199,8 +209,8 @@ class Store:
     # ---------- reading ----------
     def resolve(self, ref: str) -> str:
         """A run id from a full id or a unique prefix; StoreError otherwise."""
-        rows = list(self.db.query("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
-                                  [ref, ref.replace("%", "") + "%"]))
+        rows = self._rows("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
+                          [ref, ref.replace("%", "") + "%"])
         exact = [r["id"] for r in rows if r["id"] == ref]
         if exact:
             return exact[0]
@@ -211,23 +221,31 @@ class Store:
         raise StoreError(f"{ref!r} matches several runs ({', '.join(r['id'] for r in rows)}, ...); give more of the id")
 
     def run(self, run_id: str) -> dict:
-        try:
-            row = self.db["runs"].get(run_id)
-        except sqlite_utils.db.NotFoundError:
-            raise StoreError(f"no run {run_id!r} in {self.path}") from None
+        rows = self._rows("SELECT * FROM runs WHERE id = ?", [run_id])
+        if not rows:
+            raise StoreError(f"no run {run_id!r} in {self.path}")
+        row = rows[0]
         row["config"] = json.loads(row["config"] or "{}")
         return row
 
     def steps(self, run_id: str) -> list[dict]:
-        rows = list(self.db.query("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id]))
+        rows = self._rows("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id])
         for r in rows:
             for k in ("request", "evidence", "decision", "timings"):
                 if r.get(k):
                     r[k] = json.loads(r[k])
         return rows
 
+    def step(self, run_id: str, step: int) -> dict | None:
+        rows = list(self.db.query("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step]))
+        for r in rows:
+            for k in ("request", "evidence", "decision", "timings"):
+                if r.get(k):
+                    r[k] = json.loads(r[k])
+        return rows[0] if rows else None
+
     def decisions(self, run_id: str) -> list[dict]:
-        return list(self.db.query("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id]))
+        return self._rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
 
     def runs(self, *, limit: int = 50, status: str | None = None, search: str | None = None,
              batch: str | None = None) -> list[dict]:
@@ -243,15 +261,15 @@ class Store:
             params.append(_fts_query(search))
         sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
         sql += " ORDER BY started DESC LIMIT ?"
-        try:
-            return list(self.db.query(sql, params + [limit]))
-        except sqlite3.Error as e:
-            raise _explain(e, self.path) from e
+        return self._rows(sql, params + [limit])
 
-    def done_task_ids(self) -> set[str]:
-        """Task ids with a finished run (answered or out of steps): a batch rerun skips them."""
-        q = f"SELECT DISTINCT task_id FROM runs WHERE task_id != '' AND status IN ({','.join('?' * len(DONE))})"
-        return {r["task_id"] for r in self.db.query(q, list(DONE))}
+    def done_tasks(self) -> set[tuple[str, str, str]]:
+        """(task id, task, url) of tasks a Cockpit run finished (answered or out of steps): a batch rerun
+        skips them. The text and URL are part of the key, so 'task-3' of another plain task file (ids
+        from line numbers) or a task edited since runs anew; imported runs (WebVoyager's own) do not count."""
+        q = (f"SELECT DISTINCT task_id, task, url FROM runs WHERE task_id != '' AND source = 'cockpit' "
+             f"AND status IN ({','.join('?' * len(DONE))})")
+        return {(r["task_id"], r["task"], r["url"]) for r in self._rows(q, list(DONE))}
 
     # ---------- mark corrections ----------
     def add_correction(self, run_id: str, step: int, kind: str, *, mark_id: int | None = None,
@@ -278,14 +296,15 @@ class Store:
         if step is not None:
             where.append("step = ?")
             params.append(step)
-        rows = list(self.db.query(f"SELECT * FROM corrections WHERE {' AND '.join(where)} ORDER BY id", params))
+        rows = self._rows(f"SELECT * FROM corrections WHERE {' AND '.join(where)} ORDER BY id", params)
         for r in rows:
             r["bbox"] = json.loads(r["bbox"]) if r["bbox"] else None
             r["element"] = json.loads(r["element"]) if r["element"] else None
         return rows
 
     def next_step(self, run_id: str) -> int:
-        row = self.db.execute("SELECT COALESCE(MAX(step), 0) FROM steps WHERE run_id = ?", [run_id]).fetchone()
+        with self._lock:
+            row = self.db.execute("SELECT COALESCE(MAX(step), 0) FROM steps WHERE run_id = ?", [run_id]).fetchone()
         return row[0] + 1
 
     def file(self, rel: str) -> Path:

