@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass
 
 from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
 
 from ..core.agent import events as ev
 from ..core.agent.approval import ApprovalRequest, Decision
@@ -83,7 +84,8 @@ class AgentBridge(QObject):
     approvalClosed = Signal()
     runEnded = Signal(object)  # RunResult
     stateChanged = Signal(str)
-    liveFrame = Signal(bytes)  # the page while the agent waits on the model
+    observed = Signal(object, object)  # ObservationReady, its screenshot decoded (QImage) off the GUI thread
+    liveFrame = Signal(object)  # QImage: the page while the agent waits on the model
     failed = Signal(str)  # a run could not start (no browser, no key...)
 
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
@@ -102,8 +104,22 @@ class AgentBridge(QObject):
         self._thread: threading.Thread | None = None
         self._demo = None  # (site, model server) while demo runs need them
         self._live_stop = threading.Event()
+        self._session_lock = threading.Lock()
 
     # ---------- starting and stopping ----------
+    def warm_up(self) -> None:
+        """Start the browser in the background now, so the first run does not pay for it.
+
+        Starting Chromium forks this (large) process, which holds Python's lock
+        for a moment; better when the window opens than in the middle of a run.
+        """
+        def work():
+            try:
+                self._ensure_session()
+            except CockpitError as e:
+                log.info("browser warm-up failed (the run will report it): %s", e)
+        threading.Thread(target=work, name="browser-warm-up", daemon=True).start()
+
     @property
     def busy(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -164,9 +180,10 @@ class AgentBridge(QObject):
         if self._thread is not None:
             self._thread.join(timeout)
         self._live_stop.set()
-        if self._session is not None:
-            self._session.close()
-            self._session = None
+        with self._session_lock:
+            if self._session is not None:
+                self._session.close()
+                self._session = None
         if self._demo is not None:
             for server in self._demo:
                 with contextlib.suppress(Exception):
@@ -205,12 +222,13 @@ class AgentBridge(QObject):
             self.runEnded.emit(result)
 
     def _ensure_session(self) -> BrowserSession:
-        if self._session is not None and not self._session.alive:
-            self._session.close()
-            self._session = None
-        if self._session is None:
-            self._session = BrowserSession(self.browser_config).start()
-        return self._session
+        with self._session_lock:
+            if self._session is not None and not self._session.alive:
+                self._session.close()
+                self._session = None
+            if self._session is None:
+                self._session = BrowserSession(self.browser_config).start()
+            return self._session
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
         from ..core import demo, resources
@@ -236,6 +254,8 @@ class AgentBridge(QObject):
             self._set_state(RUNNING)
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
+        if isinstance(e, ev.ObservationReady):
+            self.observed.emit(e, QImage.fromData(e.screenshot))
         self.event.emit(e)
 
     def _set_state(self, state: str) -> None:
@@ -266,4 +286,4 @@ class AgentBridge(QObject):
             finally:
                 session.lock.release()
             if self.state == WAITING_MODEL:
-                self.liveFrame.emit(png)
+                self.liveFrame.emit(QImage.fromData(png))

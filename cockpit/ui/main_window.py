@@ -68,6 +68,7 @@ class MainWindow(QMainWindow):
         self._connect()
         self._restore_layout()
         self._update_controls()
+        QTimer.singleShot(0, self.bridge.warm_up)
 
     # ---------- building ----------
     def _build(self, demo: bool) -> None:
@@ -181,6 +182,7 @@ class MainWindow(QMainWindow):
 
     def _connect(self) -> None:
         b = self.bridge
+        b.observed.connect(self._on_bridge_observed)
         b.event.connect(self._on_bridge_event)
         b.approvalRequested.connect(self._on_bridge_approval)
         b.approvalClosed.connect(self.approval.close_request)
@@ -279,10 +281,6 @@ class MainWindow(QMainWindow):
             self.last_marks = list(e.marks)
             if e.stored:
                 self.latest_step = e.step
-            if self.shown_step is None:
-                self.view.set_screenshot(e.screenshot, list(e.marks), keep_view=True)
-                what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
-                self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
         elif isinstance(e, ev.ActionProposed) and self.shown_step is None and e.target:
             self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
         elif isinstance(e, ev.ModelReplied):
@@ -299,6 +297,12 @@ class MainWindow(QMainWindow):
             self.show_error(f"The run failed: {e.error}")
         self._update_status()
 
+    def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
+        if self.shown_step is None:
+            self.view.set_screenshot(image, list(e.marks), keep_view=True)
+            what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
+            self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
+
     def _on_bridge_approval(self, req) -> None:
         self.approval.show_request(req)
         if self.shown_step is None and req.mark is not None:
@@ -311,9 +315,9 @@ class MainWindow(QMainWindow):
         self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
         self._update_controls()
 
-    def _on_bridge_live(self, png: bytes) -> None:
+    def _on_bridge_live(self, image) -> None:
         if self.shown_step is None and self.bridge.state == WAITING_MODEL:
-            self.view.set_screenshot(png, self.last_marks, keep_view=True)
+            self.view.set_screenshot(image, self.last_marks, keep_view=True)
 
     def _on_bridge_ended(self, result) -> None:
         self.running = False
@@ -434,8 +438,7 @@ class MainWindow(QMainWindow):
     def show_step(self, step: int) -> None:
         if not self.run_id:
             return
-        rows = {s["step"]: s for s in self.store.steps(self.run_id)}
-        row = rows.get(step)
+        row = self.store.step(self.run_id, step)
         if row is None:  # not committed yet: the live view shows it
             self.shown_step = None
             return

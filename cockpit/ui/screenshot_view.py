@@ -47,7 +47,7 @@ import math
 
 from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import (QBrush, QColor, QCursor, QFont, QFontMetrics, QPainter, QPen,
-                           QPixmap, QTransform)
+                           QImage, QPixmap, QTransform)
 from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsView, QLabel,
                                QToolTip)
@@ -230,14 +230,21 @@ class ScreenshotView(QGraphicsView):
 
     # ---------------------------------------------------------------- public API
 
-    def set_screenshot(self, png: bytes, marks: list[Mark], *, keep_view: bool = False) -> None:
+    def set_screenshot(self, png: bytes | QImage, marks: list[Mark], *, keep_view: bool = False) -> None:
         """Show `png` with `marks` as boxes. Fits to the pane unless `keep_view`.
+
+        `png` may be an already decoded QImage (decoded off the GUI thread, which
+        keeps the window responsive while runs go).
 
         Forgets the highlight, spurious flags and human-added boxes (they belong to the
         previous marks). An empty or unreadable PNG shows "screenshot could not be shown".
         """
-        pix = QPixmap()
-        ok = bool(png) and pix.loadFromData(png) and not pix.isNull()
+        if isinstance(png, QImage):
+            pix = QPixmap.fromImage(png)
+            ok = not pix.isNull()
+        else:
+            pix = QPixmap()
+            ok = bool(png) and pix.loadFromData(png) and not pix.isNull()
         if not ok:
             self.clear(INVALID_MESSAGE)
             return

@@ -122,6 +122,8 @@ class StepDetails(QTabWidget):
         for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
             self.addTab(w, name)
         self._thumbs: dict[str, str] = {}
+        self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
+        self.currentChanged.connect(self._render_messages)
 
     def show_step(self, store, run: dict, step: dict | None) -> None:
         if step is None:
@@ -148,8 +150,17 @@ class StepDetails(QTabWidget):
         self.summary.setHtml(f"<h3>Step {step['step']}</h3><table cellpadding=3>"
                              + "".join(f"<tr><td valign=top><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
                              + f"</table><p><b>Answer so far:</b> {e(run.get('answer') or '—')}</p>")
-        self.messages.setHtml(self._messages_html(store, run, step.get("request") or []))
+        self._pending_messages = (store, run, step.get("request") or [])
+        self.messages.clear()
+        self._render_messages()
         self.raw.setPlainText(step.get("reply") or "")
+
+    def _render_messages(self, *_):
+        if self._pending_messages is None or self.currentWidget() is not self.messages:
+            return
+        store, run, request = self._pending_messages
+        self._pending_messages = None
+        self.messages.setHtml(self._messages_html(store, run, request))
 
     def _messages_html(self, store, run: dict, messages: list) -> str:
         parts = []

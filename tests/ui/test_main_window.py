@@ -204,7 +204,9 @@ def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
     assert w.shown_step == 2
     assert "step 2" in w.banner.text()
     assert "Messages sent" in [w.details.tabText(i) for i in range(w.details.count())]
+    w.details.setCurrentWidget(w.details.messages)  # rendered when opened
     assert "Now given a task:" in w.details.messages.toPlainText()
+    assert "screenshot of step 2" in w.details.messages.toPlainText()
     assert "Thought:" in w.details.raw.toPlainText()
     assert w.approval.isVisible()  # looking back does not drop the pending question
     w.approval.reject_btn.click()
