@@ -209,7 +209,9 @@ class BrowserSession:
                 d = self.profile_dir / sub
                 d.mkdir(exist_ok=True)
                 env[var] = str(d)
-        svc = Service(executable_path=driver_path, env=env)
+        # Its own session: a Ctrl+C in the terminal must not kill the browser before
+        # Cockpit has recorded the stop and closed it properly.
+        svc = Service(executable_path=driver_path, env=env, popen_kw={"start_new_session": True})
         svc.start()
         return svc
 
