@@ -96,11 +96,11 @@ class StepLogPanel(QTreeWidget):
                 last.setText(3, "failed")
 
     def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
-        c = QTreeWidgetItem(["", label, text.replace("\n", " ")[:300]])
-        c.setFirstColumnSpanned(False)
-        c.setToolTip(2, text)
-        c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
+        c = QTreeWidgetItem([f"{label}: {text.replace(chr(10), ' ')[:400]}"])
         parent.addChild(c)
+        c.setFirstColumnSpanned(True)  # the text runs across the row
+        c.setToolTip(0, text)
+        c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
 
     def select_step(self, step: int) -> None:
         if step in self.items:
