@@ -5,10 +5,10 @@ import argparse
 import sys
 
 from ..core.logsetup import setup_logging
-from . import demo, export, importcmd, key, observe, run, runs
+from . import agreement, demo, export, importcmd, judge, key, observe, run, runs
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
-            "key": key, "observe": observe}
+            "judge": judge, "agreement": agreement, "key": key, "observe": observe}
 
 
 def build_parser() -> argparse.ArgumentParser:

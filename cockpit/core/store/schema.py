@@ -54,5 +54,28 @@ def _v2(db: sqlite_utils.Database) -> None:
     db["corrections"].create_index(["run_id", "step"])
 
 
-MIGRATIONS = [_v1, _v2]
+def _v3(db: sqlite_utils.Database) -> None:
+    """Human labels (per run and per step) and LLM-judge verdicts."""
+    db["labels"].create({
+        "id": int, "run_id": str, "annotator": str, "verdict": str,  # success | fail | unsure
+        "category": str, "comment": str, "seconds": float, "blind": int, "created": float,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")])
+    db["labels"].create_index(["run_id", "annotator"], unique=True)
+    db["step_labels"].create({
+        "id": int, "run_id": str, "step": int, "annotator": str,
+        "judgement": str,  # correct | wrong_target | wrong_action | no_progress
+        "corrected_target": int, "comment": str, "created": float,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")])
+    db["step_labels"].create_index(["run_id", "step", "annotator"], unique=True)
+    db["verdicts"].create({
+        "id": int, "run_id": str, "judge": str,  # judge model name, or a reference check: "ref:must_include"
+        "k": int,  # screenshots shown (0 = all); 0 for reference checks
+        "prompt_version": str, "verdict": int,  # 1 success, 0 not, NULL undecided
+        "reply": str, "prompt_tokens": int, "completion_tokens": int, "cost": float, "created": float,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")])
+    db["verdicts"].create_index(["run_id", "judge", "k", "prompt_version"], unique=True)
+    db["annotators"].create({"name": str, "created": float}, pk="name")
+
+
+MIGRATIONS = [_v1, _v2, _v3]
 SCHEMA_VERSION = len(MIGRATIONS)

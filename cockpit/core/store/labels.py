@@ -1,0 +1,107 @@
+"""Human labels and judge verdicts in the run store.
+
+Free functions over a Store (one module per concern keeps db.py small).
+A label is one annotator's view of one run; labelling again replaces it.
+"""
+from __future__ import annotations
+
+import time
+
+from .db import Store, StoreError
+
+VERDICTS = ("success", "fail", "unsure")
+#: WebVoyager's four failure issues first, then Cockpit's additions. Users may add their own.
+CATEGORIES = ("Navigation stuck", "Visual grounding issue", "Hallucination", "Prompt misalignment",
+              "Blocked by login/CAPTCHA", "Site changed or unavailable", "Unsafe action attempted", "Loop")
+STEP_JUDGEMENTS = ("correct", "wrong_target", "wrong_action", "no_progress")
+
+
+def add_annotator(store: Store, name: str) -> None:
+    name = name.strip()
+    if not name:
+        raise StoreError("an annotator needs a name")
+    with store._tx():
+        store.db["annotators"].insert({"name": name, "created": time.time()}, ignore=True)
+
+
+def annotators(store: Store) -> list[str]:
+    rows = store._rows("SELECT name FROM annotators UNION SELECT DISTINCT annotator FROM labels ORDER BY 1")
+    return [r["name"] for r in rows]
+
+
+def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, category: str = "",
+              comment: str = "", seconds: float = 0.0, blind: bool = False) -> None:
+    if verdict not in VERDICTS:
+        raise StoreError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    if verdict != "fail":
+        category = ""
+    add_annotator(store, annotator)
+    row = {"run_id": run_id, "annotator": annotator, "verdict": verdict, "category": category,
+           "comment": comment, "seconds": round(seconds, 1), "blind": int(blind), "created": time.time()}
+    with store._tx():
+        store.db.execute("DELETE FROM labels WHERE run_id = ? AND annotator = ?", [run_id, annotator])
+        store.db["labels"].insert(row)
+
+
+def labels(store: Store, run_id: str | None = None, annotator: str | None = None) -> list[dict]:
+    where, params = [], []
+    if run_id:
+        where.append("run_id = ?")
+        params.append(run_id)
+    if annotator:
+        where.append("annotator = ?")
+        params.append(annotator)
+    sql = "SELECT * FROM labels" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY run_id, annotator"
+    return store._rows(sql, params)
+
+
+def set_step_label(store: Store, run_id: str, step: int, annotator: str, judgement: str, *,
+                   corrected_target: int | None = None, comment: str = "") -> None:
+    if judgement not in STEP_JUDGEMENTS:
+        raise StoreError(f"step judgement must be one of {', '.join(STEP_JUDGEMENTS)}, not {judgement!r}")
+    row = {"run_id": run_id, "step": step, "annotator": annotator, "judgement": judgement,
+           "corrected_target": corrected_target, "comment": comment, "created": time.time()}
+    with store._tx():
+        store.db.execute("DELETE FROM step_labels WHERE run_id = ? AND step = ? AND annotator = ?",
+                         [run_id, step, annotator])
+        store.db["step_labels"].insert(row)
+
+
+def step_labels(store: Store, run_id: str, annotator: str | None = None) -> list[dict]:
+    sql, params = "SELECT * FROM step_labels WHERE run_id = ?", [run_id]
+    if annotator:
+        sql += " AND annotator = ?"
+        params.append(annotator)
+    return store._rows(sql + " ORDER BY step, annotator", params)
+
+
+def set_verdict(store: Store, run_id: str, judge: str, k: int, prompt_version: str, verdict: int | None, *,
+                reply: str = "", prompt_tokens: int = 0, completion_tokens: int = 0,
+                cost: float | None = None) -> None:
+    row = {"run_id": run_id, "judge": judge, "k": k, "prompt_version": prompt_version, "verdict": verdict,
+           "reply": reply, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
+           "cost": cost, "created": time.time()}
+    with store._tx():
+        store.db.execute("DELETE FROM verdicts WHERE run_id = ? AND judge = ? AND k = ? AND prompt_version = ?",
+                         [run_id, judge, k, prompt_version])
+        store.db["verdicts"].insert(row)
+
+
+def verdicts(store: Store, run_id: str | None = None, judge: str | None = None) -> list[dict]:
+    where, params = [], []
+    if run_id:
+        where.append("run_id = ?")
+        params.append(run_id)
+    if judge:
+        where.append("judge = ?")
+        params.append(judge)
+    sql = "SELECT * FROM verdicts" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY run_id, judge, k"
+    return store._rows(sql, params)
+
+
+def unlabelled_runs(store: Store, annotator: str, limit: int = 1000) -> list[str]:
+    """Run ids this annotator has not labelled yet, oldest first: the labelling queue."""
+    rows = store._rows("SELECT id FROM runs WHERE status NOT IN ('running') AND id NOT IN "
+                       "(SELECT run_id FROM labels WHERE annotator = ?) ORDER BY started LIMIT ?",
+                       [annotator, limit])
+    return [r["id"] for r in rows]
