@@ -1,12 +1,129 @@
-"""`cockpit agreement` (being written)."""
+"""`cockpit agreement`: agreement between annotators and judges, and success reports."""
 from __future__ import annotations
 
-HELP = "(being written)"
+import json
+
+from . import common
+
+HELP = "agreement between annotators and LLM judges (Cohen, Fleiss, WebVoyager Table 2) and success rates"
+
+DESCRIPTION = HELP + """. Human verdicts: success counts 1, fail 0, unsure is left out; the human
+consensus of a run is the majority of its annotators (ties are undecided). Judges are compared with the
+consensus per judge model, k (screenshots shown) and prompt version. Success rates use the human consensus,
+else the newest judge verdict, else 0 for runs that never answered; answered runs nobody judged are left
+out and counted as unjudged."""
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("agreement", help=HELP)
+    p = sub.add_parser("agreement", help=HELP, description=DESCRIPTION)
+    p.add_argument("--disagreements", action="store_true",
+                   help="also list runs where the humans and a judge, or the annotators, disagree")
+    p.add_argument("--judge", metavar="MODEL", help="with --disagreements: only this judge")
+    p.add_argument("--k", type=int, metavar="K", help="with --disagreements: only this k (0 = all screenshots)")
+    p.add_argument("--bins", type=int, default=10, help="bins of the steps histogram (default 10)")
+    p.add_argument("--json", action="store_true", help="print everything as JSON")
 
 
 def run(args) -> int:
-    raise SystemExit("cockpit agreement: not written yet")
+    from ..core import agreement
+    from ..core.errors import CockpitError
+    from ..core.store import Store
+    if args.bins < 1:
+        return common.fail("--bins must be at least 1", 2)
+    try:
+        with Store() as store:
+            store.mark_interrupted()
+            rep = agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
+                                   judge=args.judge, k=args.k)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    if args.json:
+        print(json.dumps(rep, indent=1, default=str))
+        return 0
+    _print(rep, args.disagreements)
+    return 0
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _kappa(x) -> str:
+    return "-" if x is None else f"{x:.3f}"
+
+
+def _print(rep: dict, show_disagreements: bool) -> None:
+    print("Annotator pairs (Cohen's kappa; success/fail, unsure left out)")
+    if rep["pairwise_cohen"]:
+        w = max(len(r["annotator1"]) + len(r["annotator2"]) + 5 for r in rep["pairwise_cohen"])
+        print(f"  {'pair':<{w}} {'n':>5} {'agree':>7} {'kappa':>7}")
+        for r in rep["pairwise_cohen"]:
+            pair = f"{r['annotator1']} vs {r['annotator2']}"
+            print(f"  {pair:<{w}} {r['n']:>5} {_pct(r['agreement']):>7} {_kappa(r['kappa']):>7}")
+    else:
+        print("  no run labelled by two annotators")
+
+    f = rep["fleiss"]
+    print("\nFleiss' kappa (same three or more annotators)")
+    if f["n_runs"]:
+        print(f"  kappa {_kappa(f['kappa'])} over {f['n_runs']} runs, {f['n_raters']} annotators "
+              f"({', '.join(f['annotators'])})")
+    else:
+        print("  no run labelled by three annotators")
+
+    print("\nJudges vs human consensus (WebVoyager Table 2)")
+    if rep["judges"]:
+        w = max(max(len(r["judge"]) for r in rep["judges"]), 5)
+        pw = max(max(len(r["prompt_version"]) for r in rep["judges"]), 6)
+        print(f"  {'judge':<{w}} {'k':>3} {'prompt':<{pw}} {'n':>5} {'agree':>7} {'kappa':>7} {'undecided':>9}")
+        for r in rep["judges"]:
+            print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {r['n']:>5} "
+                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {r['undecided']:>9}")
+        print("\nConfusion matrices (rows: humans, columns: judge)")
+        for r in rep["judges"]:
+            prompt = f"  prompt {r['prompt_version']}" if r["prompt_version"] else ""
+            print(f"  {r['judge']}  k={r['k_label']}{prompt}")
+            print(f"    {'':<14} {'judge success':>13} {'judge fail':>10}")
+            print(f"    {'human success':<14} {r['tp']:>13} {r['fn']:>10}")
+            print(f"    {'human fail':<14} {r['fp']:>13} {r['tn']:>10}")
+    else:
+        print("  no judge verdicts yet (see `cockpit judge`)")
+
+    for key, what in (("success_by_site", "site"), ("success_by_model", "model")):
+        rows = rep[key]
+        print(f"\nSuccess rate by {what}")
+        if not rows:
+            print("  no finished runs")
+            continue
+        w = max(max(len(r[what] or "(none)") for r in rows), len(what))
+        print(f"  {what:<{w}} {'n':>5} {'success':>7} {'rate':>7}  from")
+        for r in rows:
+            src = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in r["sources"].items() if v)
+            print(f"  {r[what] or '(none)':<{w}} {r['n']:>5} {r['successes']:>7} {_pct(r['rate']):>7}  {src}")
+
+    print("\nFailure categories (runs the humans failed)")
+    cats = rep["failure_categories"]
+    if cats:
+        total = sum(cats.values())
+        w = max(len(c or "(none)") for c in cats)
+        for c, n in cats.items():
+            print(f"  {c or '(none)':<{w}} {n:>5} {_pct(n / total):>7}")
+    else:
+        print("  no failed runs")
+
+    print("\nSteps per run")
+    if rep["steps_histogram"]:
+        for b in rep["steps_histogram"]:
+            print(f"  [{b['lo']:>3}, {b['hi']:>3}) {b['count']:>5}  {'#' * min(b['count'], 60)}")
+    else:
+        print("  no finished runs")
+
+    if show_disagreements:
+        print("\nDisagreements")
+        if rep["disagreements"]:
+            for d in rep["disagreements"]:
+                print(f"  {d['run_id']}  {d['task'][:70]}")
+                for reason in d["reasons"]:
+                    print(f"      {reason}")
+        else:
+            print("  none")

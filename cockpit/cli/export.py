@@ -1,37 +1,98 @@
-"""`cockpit export`: write runs as WebVoyager run folders."""
+"""`cockpit export`: write runs as WebVoyager run folders, labels tables, HTML reports, GIFs or COCO marks."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from . import common
 
-HELP = "write runs in WebVoyager's run-folder layout (for its judge script and other tools)"
+HELP = "write runs out: WebVoyager run folders, labels as JSONL/CSV, HTML reports, GIFs, marks as COCO JSON"
+
+#: Formats written to one file for all the runs given; the others write one folder or file per run.
+SINGLE_FILE = ("labels-jsonl", "labels-csv", "coco")
+FORMATS = ("webvoyager",) + SINGLE_FILE + ("html", "gif")
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help=HELP, description=HELP + ": OUT/task<id>/screenshot{k}.png, "
-                       "screenshot{k}_no_box.png, interact_messages.json, agent.log.")
+    p = sub.add_parser("export", help=HELP, description=(
+        "Write runs out of the run store. "
+        "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
+        "agent.log (WebVoyager's layout, for its judge script). "
+        "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
+        "gets one row with an empty annotator), OUT is the file. "
+        "html: OUT/<run id>.html, a self-contained report with the screenshots embedded. "
+        "gif: OUT/<run id>.gif, the marked screenshots animated. "
+        "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
+        "(image file names are relative to the data dir)."))
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
-    p.add_argument("--format", choices=("webvoyager",), default="webvoyager", help="output layout")
-    p.add_argument("--out", type=Path, required=True, metavar="DIR", help="folder to write into")
+    p.add_argument("--format", choices=FORMATS, default="webvoyager", help="what to write (default webvoyager)")
+    p.add_argument("--out", type=Path, required=True, metavar="PATH",
+                   help="folder to write into; the file to write for labels-jsonl, labels-csv and coco")
+    p.add_argument("--drop-spurious", action="store_true",
+                   help="coco: leave out marks a human flagged as on nothing (default: keep them, flagged)")
+    p.add_argument("--seconds-per-step", type=float, default=1.5, metavar="S", help="gif: frame time (default 1.5)")
+    p.add_argument("--width", type=int, default=800, metavar="PX", help="gif: frame width (default 800)")
 
 
 def run(args) -> int:
     from ..core.errors import CockpitError
     from ..core.store import Store
-    from ..core.store.exchange import export_run
     errors = 0
+    if args.format in SINGLE_FILE and args.out.is_dir():
+        return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
+    if args.width < 16 or args.seconds_per_step <= 0:
+        return common.fail("--width must be at least 16 and --seconds-per-step above 0", 2)
     try:
         store = Store()
     except CockpitError as e:
         return common.fail(str(e), 2)
     with store:
-        refs = [r["id"] for r in store.runs(limit=10**9)] if args.runs == ["all"] else args.runs
+        every = args.runs == ["all"]
+        if args.format in SINGLE_FILE:
+            ids = None
+            if not every:
+                ids = []
+                for ref in args.runs:
+                    try:
+                        ids.append(store.resolve(ref))
+                    except CockpitError as e:
+                        errors += 1
+                        common.fail(f"{ref}: {e}")
+                if errors:
+                    return common.fail(f"nothing written to {args.out}")
+            try:
+                print(_write_single(store, args, ids))
+            except (CockpitError, OSError) as e:
+                return common.fail(f"cannot write {args.out}: {e}")
+            return 0
+        refs = [r["id"] for r in store.runs(limit=10**9)] if every else args.runs
         for ref in refs:
             try:
-                folder = export_run(store, store.resolve(ref), args.out)
-                print(folder)
-            except CockpitError as e:
+                print(_write_one(store, args, store.resolve(ref)))
+            except (CockpitError, OSError) as e:
                 errors += 1
                 common.fail(f"{ref}: {e}")
     return 1 if errors else 0
+
+
+def _write_single(store, args, ids) -> Path:
+    from ..core import reports
+    if args.format == "coco":
+        return reports.write_json(reports.coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
+    rows = reports.labels_rows(store, ids)
+    if args.format == "labels-csv":
+        return reports.write_labels_csv(rows, args.out, reports.LABEL_FIELDS)
+    return reports.write_labels_jsonl(rows, args.out)
+
+
+def _write_one(store, args, run_id: str) -> Path:
+    if args.format == "webvoyager":
+        from ..core.store.exchange import export_run
+        return export_run(store, run_id, args.out)
+    from ..core import reports
+    args.out.mkdir(parents=True, exist_ok=True)
+    if args.format == "html":
+        path = args.out / f"{run_id}.html"
+        path.write_text(reports.html_report(store, run_id), encoding="utf-8")
+        return path
+    return reports.run_gif(store, run_id, args.out / f"{run_id}.gif",
+                           seconds_per_step=args.seconds_per_step, width=args.width)

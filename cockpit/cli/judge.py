@@ -1,12 +1,163 @@
-"""`cockpit judge` (being written)."""
+"""`cockpit judge`: score recorded runs with an LLM judge (WebVoyager's protocol) and reference checks."""
 from __future__ import annotations
 
-HELP = "(being written)"
+import argparse
+import asyncio
+import contextlib
+import signal
+import sys
+
+from . import common
+
+HELP = "score runs with an LLM judge (WebVoyager's auto-evaluation) and reference-answer checks"
+
+VERDICT_TEXT = {1: "SUCCESS", 0: "NOT SUCCESS", None: "undecided"}
+CHECK_SHORT = {"exact_match": "exact", "must_include": "include", "fuzzy_match": "fuzzy"}
+
+
+def _k(text: str) -> int:
+    try:
+        k = int(text)
+        if k < 0:
+            raise ValueError
+        return k
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--k wants 1, 2, 3 (last k screenshots) or 0 (all), not {text!r}") from None
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("judge", help=HELP)
+    p = sub.add_parser("judge", help=HELP, description=(
+        "Send each run's task, final answer and last k screenshots to a judge model, which answers "
+        "SUCCESS or NOT SUCCESS (WebVoyager section 5). Runs that did not end with ANSWER score 0 without "
+        "asking. Runs with reference answers (imported WebVoyager runs, WebArena/MMInA tasks) also get the "
+        "exact_match / must_include checks and, through the judge model, fuzzy_match. Verdicts are stored "
+        "with the judge model, k and prompt version; runs already judged that way are skipped."))
+    what = p.add_argument_group("which runs")
+    what.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique prefixes)")
+    what.add_argument("--all", action="store_true", help="every finished run in the store")
+    what.add_argument("--status", help="only runs with this status (e.g. answered)")
+    what.add_argument("--batch", metavar="ID", help="only runs of this batch")
+    how = p.add_argument_group("judging")
+    how.add_argument("--k", type=_k, default=3, metavar="K",
+                     help="screenshots shown to the judge: the last K (1, 2, 3) or 0 for all (default 3)")
+    how.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
+    how.add_argument("--redo", action="store_true", help="judge again runs that already have this verdict")
+    how.add_argument("--reference-only", action="store_true",
+                     help="only the reference-answer checks (fuzzy_match still asks the judge model)")
+    common.add_model_options(p)
+    for action in p._actions:  # the judge is asked at temperature 0, as in WebVoyager
+        if action.dest == "temperature":
+            action.default = 0.0
+            action.help = "sampling temperature of the judge (default 0)"
+
+
+def _select(store, args) -> list[str]:
+    if args.runs:
+        ids = list(dict.fromkeys(store.resolve(r) for r in args.runs))
+        if args.status or args.batch:
+            rows = {r["id"]: r for r in (store.run(i) for i in ids)}
+            ids = [i for i in ids if (not args.status or rows[i]["status"] == args.status)
+                   and (not args.batch or rows[i]["batch"] == args.batch)]
+        return ids
+    if not (args.all or args.status or args.batch):
+        raise SystemExit(common.fail("say which runs to judge: RUN ids, --all, --status STATUS or --batch ID", 2))
+    rows = store.runs(limit=10 ** 9, status=args.status, batch=args.batch)
+    return [r["id"] for r in sorted(rows, key=lambda r: r["started"] or 0) if r["status"] != "running"]
 
 
 def run(args) -> int:
-    raise SystemExit("cockpit judge: not written yet")
+    from ..core.errors import CockpitError
+    from ..core.store import Store
+    if args.concurrency < 1:
+        return common.fail("--concurrency must be at least 1", 2)
+    config = common.model_config(args)
+    try:
+        with Store() as store:
+            store.mark_interrupted()
+            ids = _select(store, args)
+            root = store.root
+            tasks = {i: store.run(i)["task"] for i in ids}
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    if not ids:
+        return common.fail("no runs matched the selection (see `cockpit runs`)", 2)
+    try:
+        report = asyncio.run(_judge(ids, root, config, args))
+    except CockpitError as e:  # no key, store problems
+        return common.fail(str(e), 2)
+    _summary(report, ids, tasks, config, args)
+    if report.cancelled:
+        print("cockpit: interrupted; the verdicts so far are stored, run the same command again to finish",
+              file=sys.stderr)
+        return 130
+    return 1 if report.errors else 0
+
+
+async def _judge(ids, root, config, args):
+    from ..core.judge import judge_runs
+    cancel = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    handled = False
+    with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+        loop.add_signal_handler(signal.SIGINT, cancel.set)  # Ctrl+C: stop cleanly, keep what is judged
+        handled = True
+    try:
+        return await judge_runs(ids, store_root=root, config=config, k=args.k, concurrency=args.concurrency,
+                                progress=_Progress(args.reference_only), cancel=cancel, redo=args.redo,
+                                reference_only=args.reference_only)
+    finally:
+        if handled:
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+class _Progress:
+    """'[12/40] <run> SUCCESS' on stderr as each run is done (details and errors come in the table)."""
+
+    def __init__(self, reference_only: bool):
+        self.reference_only = reference_only
+
+    def __call__(self, done: int, total: int, run_id: str, verdict) -> None:
+        text = "checked" if self.reference_only else "no verdict" if verdict is None else VERDICT_TEXT.get(
+            verdict, str(verdict))
+        print(f"[{done}/{total}] {run_id} {text}", file=sys.stderr, flush=True)
+
+
+def _summary(report, ids, tasks, config, args, stream=None) -> None:
+    stream = stream or sys.stdout
+    rows = [("run", "verdict", "reference checks", "task / error")]
+    for rid in ids:
+        r = report.runs.get(rid)
+        if r is None or not r.done:
+            rows.append((rid, "not judged", "", tasks.get(rid, "")[:70]))
+            continue
+        if args.reference_only:
+            verdict = "-"
+        elif r.judged:
+            verdict = VERDICT_TEXT.get(r.verdict, str(r.verdict)) + (" (stored)" if r.skipped else "")
+        else:
+            verdict = "error" if r.error else "-"
+        checks = " ".join(f"{CHECK_SHORT.get(n, n)}={'?' if v is None else v}" for n, v in r.references.items())
+        last = f"error: {r.error}" if r.error else tasks.get(rid, "").replace("\n", " ")[:70]
+        rows.append((rid, verdict, checks or "-", last))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1], file=stream)
+    c = report.counts()
+    cost = "" if report.cost is None else f", ${report.cost:.4f}"
+    usage = f"{report.requests} requests, {report.prompt_tokens + report.completion_tokens} tokens{cost}"
+    if args.reference_only:
+        print(f"{len(ids)} runs, reference checks only: {c['errors']} errors; {usage}", file=stream)
+    else:
+        judged = c["success"] + c["not"] + c["undecided"]
+        rate = f" ({c['success'] / judged:.1%} success)" if judged else ""
+        print(f"{len(ids)} runs, judge {config.model}, k={args.k or 'all'}: {c['success']} SUCCESS, "
+              f"{c['not']} NOT SUCCESS, {c['undecided']} undecided, {c['errors']} errors{rate}; {usage}",
+              file=stream)
+    tally: dict[str, list[int]] = {}  # check -> [passed, failed, undecided]
+    for r in report.runs.values():
+        for name, v in r.references.items():
+            tally.setdefault(name, [0, 0, 0])[0 if v == 1 else 1 if v == 0 else 2] += 1
+    if tally:
+        parts = [f"{name} {t[0]}/{sum(t)} passed" + (f" ({t[2]} undecided)" if t[2] else "")
+                 for name, t in tally.items()]
+        print("reference checks: " + ", ".join(parts), file=stream)

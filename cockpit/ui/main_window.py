@@ -16,7 +16,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QInputDialog, QLabel, QMainWindow, QMenu, QSpinBox,
-                               QSplitter, QToolBar, QVBoxLayout, QWidget)
+                               QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ..core import paths
 from ..core.agent import events as ev
@@ -27,6 +27,7 @@ from ..core.marks import Mark, marks_from_json
 from ..core.settings import Settings, load_settings, save_settings
 from ..core.store import Store
 from .approval_panel import ApprovalPanel
+from .review_panel import ReviewPanel
 from .bridge import PAUSED, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails, StepLogPanel
@@ -108,13 +109,18 @@ class MainWindow(QMainWindow):
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setSizes([760, 500])
-        central = QWidget()
-        cv = QVBoxLayout(central)
+        self.live_page = QWidget()
+        cv = QVBoxLayout(self.live_page)
         cv.setContentsMargins(4, 4, 4, 4)
         cv.addWidget(self.task_bar)
         cv.addWidget(self.error_banner)
         cv.addWidget(self.split, 1)
-        self.setCentralWidget(central)
+        self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
+        self.modes = QTabWidget()
+        self.modes.addTab(self.live_page, "Live")
+        self.modes.addTab(self.review, "Review")
+        self.modes.currentChanged.connect(self._on_modes_changed)
+        self.setCentralWidget(self.modes)
         self._build_toolbar(demo)
         self._build_status()
         self.approval.install_shortcuts(self)
@@ -162,6 +168,10 @@ class MainWindow(QMainWindow):
         self.act_fit = self._action("Fit", "Ctrl+0", self.view.fit, "Fit the screenshot to the pane")
         self.act_add = self._action("Add mark", "M", self.view.set_add_mode,
                                     "Draw a box around an element the marking missed", checkable=True)
+        for a in (self.act_boxes, self.act_add):  # single keys: only in Live (Review has its own)
+            self.removeAction(a)
+            a.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            self.live_page.addAction(a)
         self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key")
         self.act_open = self._action("Open tasks…", "Ctrl+O", self.task_bar.choose_file, "Load a task file")
         for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
@@ -204,6 +214,10 @@ class MainWindow(QMainWindow):
         self.demo_box.toggled.connect(self._on_demo_toggled)
         if self.demo_box.isChecked():
             self._on_demo_toggled(True)
+
+    def _on_modes_changed(self, index: int) -> None:
+        if self.modes.widget(index) is self.review:
+            self.review.refresh()
 
     # ---------- controls ----------
     def run_clicked(self) -> None:
@@ -502,9 +516,9 @@ class MainWindow(QMainWindow):
             self.resize(1280, 800)
         if qs.value("state"):
             self.restoreState(qs.value("state"))
-        for name in ("split", "right"):
+        for name, widget in (("split", self.split), ("right", self.right), ("review", self.review.split)):
             if qs.value(name):
-                getattr(self, name).restoreState(qs.value(name))
+                widget.restoreState(qs.value(name))
 
     def save_layout(self) -> None:
         qs = self._qsettings()
@@ -512,6 +526,7 @@ class MainWindow(QMainWindow):
         qs.setValue("state", self.saveState())
         qs.setValue("split", self.split.saveState())
         qs.setValue("right", self.right.saveState())
+        qs.setValue("review", self.review.split.saveState())
         qs.sync()
 
     def closeEvent(self, event) -> None:

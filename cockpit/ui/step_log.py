@@ -150,7 +150,7 @@ class StepDetails(QTabWidget):
         self.summary.setHtml(f"<h3>Step {step['step']}</h3><table cellpadding=3>"
                              + "".join(f"<tr><td valign=top><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
                              + f"</table><p><b>Answer so far:</b> {e(run.get('answer') or '—')}</p>")
-        self._pending_messages = (store, run, step.get("request") or [])
+        self._pending_messages = (store, run, step)
         self.messages.clear()
         self._render_messages()
         self.raw.setPlainText(step.get("reply") or "")
@@ -158,9 +158,9 @@ class StepDetails(QTabWidget):
     def _render_messages(self, *_):
         if self._pending_messages is None or self.currentWidget() is not self.messages:
             return
-        store, run, request = self._pending_messages
+        store, run, step = self._pending_messages
         self._pending_messages = None
-        self.messages.setHtml(self._messages_html(store, run, request))
+        self.messages.setHtml(self._messages_html(store, run, step.get("request") or []))
 
     def _messages_html(self, store, run: dict, messages: list) -> str:
         parts = []

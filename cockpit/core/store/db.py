@@ -228,8 +228,10 @@ class Store:
         row["config"] = json.loads(row["config"] or "{}")
         return row
 
-    def steps(self, run_id: str) -> list[dict]:
-        rows = self._rows("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id])
+    def steps(self, run_id: str, *, with_request: bool = True) -> list[dict]:
+        """The run's steps in order; `with_request=False` leaves out the (large) messages sent."""
+        cols = "*" if with_request else ", ".join(c for c in self.db["steps"].columns_dict if c != "request")
+        rows = self._rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])
         for r in rows:
             for k in ("request", "evidence", "decision", "timings"):
                 if r.get(k):
@@ -237,7 +239,7 @@ class Store:
         return rows
 
     def step(self, run_id: str, step: int) -> dict | None:
-        rows = list(self.db.query("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step]))
+        rows = self._rows("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step])
         for r in rows:
             for k in ("request", "evidence", "decision", "timings"):
                 if r.get(k):

@@ -1,0 +1,158 @@
+"""Review mode: browsing runs, stepping through one, labelling from the keyboard."""
+import time
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication
+
+from cockpit.core.store import Store
+from cockpit.core.store import labels as L
+from cockpit.devtools.fakeruns import make_run
+from cockpit.ui.review_panel import ReviewPanel
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "home") as s:
+        yield s
+
+
+@pytest.fixture
+def panel(qtbot, store):
+    made = []
+
+    def make(annotator="ada"):
+        p = ReviewPanel(store, annotator=annotator)
+        made.append(p)
+        p.resize(1280, 800)
+        p.show()
+        qtbot.waitExposed(p)
+        return p
+    yield make
+    for p in made:  # before the store closes
+        p.close()
+        p.deleteLater()
+    qtbot.wait(50)
+
+
+def focus(qtbot, p):
+    """Keys reach the panel's shortcuts only when its window is active and the view has focus."""
+    p.activateWindow()
+    p.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.view, timeout=3000)
+
+
+def shown_step(p):
+    return p.steps[p.index]["step"]
+
+
+def test_step_through_with_the_keyboard(qtbot, panel, store):
+    rid = make_run(store, steps=6, answer="the answer is 42")
+    p = panel()
+    p.table.selectRow(0)
+    assert p.run["id"] == rid and shown_step(p) == 1
+    assert "the answer is 42" in p.answer.text()  # the final answer is always visible
+    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
+    focus(qtbot, p)
+    qtbot.keyClick(p.view, Qt.Key_Right)
+    qtbot.keyClick(p.view, Qt.Key_Right)
+    assert shown_step(p) == 3 and "Step 3/6" in p.step_info.text()
+    qtbot.waitUntil(lambda: p.view.has_screenshot() and len(p.view.marks()) == 12, timeout=5000)
+    assert p.view.highlighted() == 4  # the acted-on box (Click [4])
+    qtbot.keyClick(p.view, Qt.Key_Left)
+    assert shown_step(p) == 2
+    qtbot.keyClick(p.view, Qt.Key_End)
+    assert "ANSWER; the answer is 42" in p.step_info.text()
+    qtbot.waitUntil(lambda: p.filmstrip.count() == 6, timeout=5000)
+
+
+def test_keyboard_labelling_queue(qtbot, panel, store):
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(3)]
+    p = panel("ada")
+    p.next_unlabelled()
+    first = p.run["id"]
+    assert first in ids
+    focus(qtbot, p)
+    qtbot.keyClick(p.view, Qt.Key_S)  # success
+    qtbot.keyClick(p.view, Qt.Key_N)  # next
+    second = p.run["id"]
+    assert second != first
+    qtbot.keyClick(p.view, Qt.Key_2)  # category 2 = a failure with "Visual grounding issue"
+    qtbot.keyClick(p.view, Qt.Key_N)
+    third = p.run["id"]
+    qtbot.keyClick(p.view, Qt.Key_U)
+    qtbot.keyClick(p.view, Qt.Key_N)
+    assert "Nothing left to label" in p.status.text()
+    got = {lab["run_id"]: lab for lab in L.labels(store, annotator="ada")}
+    assert got[first]["verdict"] == "success"
+    assert (got[second]["verdict"], got[second]["category"]) == ("fail", "Visual grounding issue")
+    assert got[third]["verdict"] == "unsure"
+    assert all(lab["seconds"] >= 0 for lab in got.values())
+    assert "ada:fail" in p.model.rows[p.model.row_of(second)]["human"]
+
+
+def test_step_judgement_with_a_corrected_target(qtbot, panel, store):
+    rid = make_run(store, steps=3)
+    p = panel("ada")
+    p.table.selectRow(0)
+    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
+    focus(qtbot, p)
+    qtbot.keyClick(p.view, Qt.Key_W)  # wrong target: now click the right box
+    assert "click the right box" in p.status.text()
+    p.view.markClicked.emit(7)
+    qtbot.keyClick(p.view, Qt.Key_Right)
+    qtbot.keyClick(p.view, Qt.Key_Q)
+    rows = L.step_labels(store, rid, "ada")
+    assert [(r["step"], r["judgement"], r["corrected_target"]) for r in rows] == [
+        (1, "wrong_target", 7), (2, "correct", None)]
+
+
+def test_blind_mode_hides_other_verdicts_until_labelled(qtbot, panel, store):
+    rid = make_run(store, steps=2)
+    L.set_label(store, rid, "bob", "fail", category="Loop")
+    L.set_verdict(store, rid, "gpt-4o", 3, "v1", 1, reply="SUCCESS")
+    p = panel("ada")
+    p.blind.setChecked(True)
+    p.table.selectRow(0)
+    assert "bob" not in p.header.text() and "gpt-4o" not in p.header.text()
+    assert p.model.data(p.model.index(0, 6)) == "(hidden)"
+    p.label("success")
+    assert "bob: fail" in p.header.text() and "gpt-4o k=3: success" in p.header.text()
+    assert L.labels(store, rid, "ada")[0]["blind"] == 1
+
+
+def test_filters_and_search(qtbot, panel, store):
+    make_run(store, steps=1, task="find lasagna recipes", site="Allrecipes", model="m1")
+    make_run(store, steps=1, task="book a flight", site="Booking", model="m2", answer=None, status="max_steps")
+    rid = make_run(store, steps=1, task="cheap lasagna pans", site="Amazon", model="m1")
+    L.set_label(store, rid, "ada", "fail", category="Loop")
+    p = panel()
+    assert p.model.total == 3
+    p.search.setText("lasagna")
+    p.apply_filter()
+    assert p.model.total == 2
+    p.search.setText("")
+    p.f_status.setCurrentText("max_steps")
+    assert p.model.total == 1 and "flight" in p.model.rows[0]["task"]
+    p.f_status.setCurrentIndex(0)
+    p.f_human.setCurrentText("fail")
+    assert p.model.total == 1 and p.model.rows[0]["id"] == rid
+    p.f_human.setCurrentText("unlabelled")
+    assert p.model.total == 2
+
+
+def test_ten_thousand_runs_open_without_waiting(qtbot, panel, store):
+    import json
+    now = time.time()
+    rows = [{"id": f"run-{i:05d}", "task": f"task number {i}", "url": "https://x", "status": "answered",
+             "started": now - i, "steps": 3, "config": json.dumps({}), "site": f"site{i % 7}", "model": "m"}
+            for i in range(10_000)]
+    with store._tx():
+        store.db["runs"].insert_all(rows, batch_size=1000)
+    t0 = time.perf_counter()
+    p = panel()
+    took = time.perf_counter() - t0
+    assert p.model.total == 10_000 and len(p.model.rows) <= 400  # one page, more on scroll
+    print(f"opened 10,000 runs in {took * 1000:.0f} ms")
+    p.table.scrollToBottom()
+    qtbot.waitUntil(lambda: len(p.model.rows) > 200, timeout=5000)
