@@ -175,7 +175,8 @@ class Batch:
             agent = Agent(session, client, store, config=self.agent, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
             t = item.task
-            item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id)
+            item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
+                                    task_extra=dict(t.extra) or None)
             if item.result.run_id:
                 row = store.run(item.result.run_id)
                 item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)

@@ -27,6 +27,7 @@ from ..core.marks import Mark, marks_from_json
 from ..core.settings import Settings, load_settings, save_settings
 from ..core.store import Store
 from .approval_panel import ApprovalPanel
+from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
 from .bridge import PAUSED, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
 from .screenshot_view import ScreenshotView
@@ -119,6 +120,9 @@ class MainWindow(QMainWindow):
         self.modes = QTabWidget()
         self.modes.addTab(self.live_page, "Live")
         self.modes.addTab(self.review, "Review")
+        self.reports = ReportsPanel(self.store)
+        self.reports.openRun.connect(self.open_in_review)
+        self.modes.addTab(self.reports, "Reports")
         self.modes.currentChanged.connect(self._on_modes_changed)
         self.setCentralWidget(self.modes)
         self._build_toolbar(demo)
@@ -218,6 +222,12 @@ class MainWindow(QMainWindow):
     def _on_modes_changed(self, index: int) -> None:
         if self.modes.widget(index) is self.review:
             self.review.refresh()
+        elif self.modes.widget(index) is self.reports:
+            self.reports.refresh()
+
+    def open_in_review(self, run_id: str) -> None:
+        self.modes.setCurrentWidget(self.review)
+        self.review.show_run(run_id)
 
     # ---------- controls ----------
     def run_clicked(self) -> None:

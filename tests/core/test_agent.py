@@ -424,3 +424,14 @@ def test_concurrent_runs_ask_the_terminal_one_at_a_time():
         t.join()
     assert len(results) == 3 and all(d.approved for d in results)
     assert most[0] == 1  # never two questions on the terminal at once
+
+
+def test_task_extra_is_kept_for_reference_checks(site, agent_for, store):
+    from cockpit.core.judge import check_must_include, references_of
+    evaluation = {"eval": {"eval_types": ["string_match"],
+                           "reference_answers": {"must_include": ["4217"]}}}
+    with ModelServer(scripted(["Thought: t\nAction: ANSWER; it is 4217"])) as srv:
+        result = agent_for(srv).run("Find the number", site.url("agent_details.html"), task_extra=evaluation)
+    config = store.run(result.run_id)["config"]
+    assert config["task_extra"] == evaluation
+    assert check_must_include(result.answer, references_of(config)) == 1

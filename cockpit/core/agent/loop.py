@@ -99,11 +99,17 @@ class Agent:
 
     # ---------- public ----------
     def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
-            parent_run: str | None = None, parent_step: int | None = None) -> RunResult:
+            parent_run: str | None = None, parent_step: int | None = None,
+            task_extra: dict | None = None) -> RunResult:
+        """Run one task to its end; `task_extra` (the task file's other fields, e.g. a WebArena
+        `eval` with reference answers) is kept with the run for judging."""
         mc = self.client.config
+        config = {"model": mc.to_dict(), "agent": self.config.to_dict()}
+        if task_extra:
+            config["task_extra"] = task_extra
         self.run_id = self.store.new_run(
             task, url, task_id=task_id, site=site, model=mc.model, base_url=mc.base_url or "",
-            config={"model": mc.to_dict(), "agent": self.config.to_dict()},
+            config=config,
             approval_policy=self.config.approval_policy, demo=self.config.demo, batch=batch,
             parent_run=parent_run, parent_step=parent_step)
         self._emit(ev.RunStarted(self.run_id, task, url, self.config.max_steps))

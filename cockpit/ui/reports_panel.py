@@ -1,0 +1,249 @@
+"""Reports mode: run the LLM judge, and see agreement, success rates and failure charts.
+
+The judge runs as an asyncio task on the window's qasync loop (AsyncOpenAI
+underneath), with a progress bar and Cancel; the window never waits on it.
+Everything shown comes from cockpit.core.agreement.report().
+"""
+from __future__ import annotations
+
+import asyncio
+import html
+
+from PySide6.QtCore import QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
+                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSizePolicy,
+                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from ..core import agreement
+from ..core.llm import ModelConfig
+from ..core.store import Store
+
+
+class BarChart(QWidget):
+    """Horizontal bars with a label and a value text each; plain QPainter, no chart library."""
+
+    def __init__(self, title: str, parent=None):
+        super().__init__(parent)
+        self.title = title
+        self.bars: list[tuple[str, float, str]] = []  # label, value 0..max, text
+        self.max = 1.0
+        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
+
+    def set_bars(self, bars: list[tuple[str, float, str]], maximum: float | None = None) -> None:
+        self.bars = bars
+        self.max = maximum or max([v for _, v, _ in bars] + [1e-9])
+        self.setFixedHeight(28 + 22 * max(1, len(bars)))
+        self.update()
+
+    def paintEvent(self, _event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        fm = QFontMetrics(self.font())
+        p.drawText(4, 16, self.title)
+        if not self.bars:
+            p.setPen(QColor("#777"))
+            p.drawText(4, 38, "no data yet")
+            return
+        label_w = min(220, max(fm.horizontalAdvance(b[0]) for b in self.bars) + 12)
+        text_w = max(fm.horizontalAdvance(b[2]) for b in self.bars) + 12
+        width = max(10, self.width() - label_w - text_w - 8)
+        for i, (label, value, text) in enumerate(self.bars):
+            y = 26 + i * 22
+            p.setPen(QColor("#222"))
+            p.drawText(QRectF(4, y, label_w - 8, 20), Qt.AlignVCenter | Qt.AlignRight,
+                       fm.elidedText(label, Qt.ElideRight, label_w - 8))
+            w = width * (value / self.max if self.max else 0)
+            p.fillRect(QRectF(label_w, y + 3, max(w, 1), 14), QColor("#4a79c4"))
+            p.drawText(QRectF(label_w + w + 6, y, text_w, 20), Qt.AlignVCenter | Qt.AlignLeft, text)
+
+
+class ReportsPanel(QWidget):
+    openRun = Signal(str)
+
+    def __init__(self, store: Store, parent=None, *, judge_config: ModelConfig | None = None):
+        super().__init__(parent)
+        self.store = store
+        self.judge_task: asyncio.Task | None = None
+        self._cancel: asyncio.Event | None = None
+        self._build(judge_config or ModelConfig(temperature=0))
+
+    # ---------- building ----------
+    def _build(self, cfg: ModelConfig) -> None:
+        judge_box = QGroupBox("LLM judge (WebVoyager's auto-evaluation)")
+        form = QFormLayout()
+        self.j_url = QLineEdit(cfg.base_url or "")
+        self.j_url.setPlaceholderText("OpenAI (leave empty) or http://localhost:8000/v1 ...")
+        self.j_model = QLineEdit(cfg.model)
+        self.j_model.setToolTip("Pick a judge from another model family than the agent's: judges favour their own")
+        self.j_k = QComboBox()
+        self.j_k.addItems(["1", "2", "3", "all"])
+        self.j_k.setCurrentText("3")
+        self.j_conc = QSpinBox(minimum=1, maximum=32, value=4)
+        self.j_which = QComboBox()
+        self.j_which.addItems(["finished runs not yet judged", "all finished runs (judge again)"])
+        form.addRow("Judge server", self.j_url)
+        form.addRow("Judge model", self.j_model)
+        form.addRow("Last k screenshots", self.j_k)
+        form.addRow("Concurrent requests", self.j_conc)
+        form.addRow("Runs", self.j_which)
+        self.j_start = QPushButton("Judge")
+        self.j_cancel = QPushButton("Cancel")
+        self.j_cancel.setEnabled(False)
+        self.j_progress = QProgressBar()
+        self.j_status = QLabel()
+        self.j_status.setWordWrap(True)
+        row = QHBoxLayout()
+        for w in (self.j_start, self.j_cancel, self.j_progress):
+            row.addWidget(w)
+        jl = QVBoxLayout(judge_box)
+        jl.addLayout(form)
+        jl.addLayout(row)
+        jl.addWidget(self.j_status)
+        self.j_start.clicked.connect(self.start_judging)
+        self.j_cancel.clicked.connect(self.cancel_judging)
+
+        self.fleiss = QLabel()
+        self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
+        self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
+                              "TP", "FN", "FP", "TN"])
+        self.disagree = QListWidget()
+        self.disagree.itemActivated.connect(lambda it: self.openRun.emit(it.data(Qt.UserRole)))
+        self.disagree.itemDoubleClicked.connect(lambda it: self.openRun.emit(it.data(Qt.UserRole)))
+        self.by_site = BarChart("Success rate by site")
+        self.by_model = BarChart("Success rate by model")
+        self.categories = BarChart("Failure categories")
+        self.histogram = BarChart("Steps per run")
+        self.refresh_btn = QPushButton("Refresh")
+        self.refresh_btn.clicked.connect(self.refresh)
+
+        body = QWidget()
+        grid = QGridLayout(body)
+        grid.addWidget(judge_box, 0, 0)
+        left = QVBoxLayout()
+        left.addWidget(QLabel("<b>Annotators</b>"))
+        left.addWidget(self.fleiss)
+        left.addWidget(self.pairs)
+        left.addWidget(QLabel("<b>Judges against the human consensus</b> (WebVoyager Table 2's shape)"))
+        left.addWidget(self.judges)
+        left.addWidget(QLabel("<b>Disagreements</b> (double-click to open the run)"))
+        left.addWidget(self.disagree)
+        grid.addLayout(left, 1, 0)
+        charts = QVBoxLayout()
+        charts.addWidget(self.refresh_btn, 0, Qt.AlignRight)
+        for c in (self.by_site, self.by_model, self.categories, self.histogram):
+            charts.addWidget(c)
+        charts.addStretch(1)
+        grid.addLayout(charts, 0, 1, 2, 1)
+        grid.setColumnStretch(0, 3)
+        grid.setColumnStretch(1, 2)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(body)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(scroll)
+
+    # ---------- the numbers ----------
+    def refresh(self) -> None:
+        rep = agreement.report(self.store)
+        f = rep["fleiss"]
+        self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {f['n_runs']} runs labelled by "
+                            f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
+                            "Fleiss' κ needs runs labelled by three or more annotators.")
+        _fill(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], f"{r['agreement']:.1%}", f"{r['kappa']:.3f}")
+                           for r in rep["pairwise_cohen"]])
+        _fill(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"], r["n"],
+                             "" if r["agreement"] is None else f"{r['agreement']:.1%}",
+                             "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
+                             r["tp"], r["fn"], r["fp"], r["tn"]) for r in rep["judges"]])
+        self.disagree.clear()
+        for d in rep.get("disagreements", []):
+            it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task'][:80]}")
+            it.setData(Qt.UserRole, d["run_id"])
+            self.disagree.addItem(it)
+        self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
+                               for r in rep["success_by_site"] if r["n"]], 1.0)
+        self.by_model.set_bars([(r["model"] or "(no model)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
+                                for r in rep["success_by_model"] if r["n"]], 1.0)
+        cats = sorted(rep["failure_categories"].items(), key=lambda kv: -kv[1])
+        total = sum(v for _, v in cats) or 1
+        self.categories.set_bars([(k or "(no category)", v, f"{v} ({v / total:.0%})") for k, v in cats])
+        self.histogram.set_bars([(f"{h['lo']}–{h['hi']}", h["count"], str(h["count"]))
+                                 for h in rep["steps_histogram"]])
+
+    # ---------- the judge ----------
+    def judge_config(self) -> ModelConfig:
+        return ModelConfig(base_url=self.j_url.text().strip() or None, model=self.j_model.text().strip(),
+                           temperature=0, max_retries=3)
+
+    def _k(self) -> int:
+        return 0 if self.j_k.currentText() == "all" else int(self.j_k.currentText())
+
+    def start_judging(self) -> asyncio.Task | None:
+        from ..core.judge import judge_runs
+        if self.judge_task is not None and not self.judge_task.done():
+            return self.judge_task
+        ids = [r["id"] for r in self.store._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
+        if not ids:
+            self.j_status.setText("No finished runs to judge.")
+            return None
+        try:
+            loop = asyncio.get_event_loop()
+        except RuntimeError:
+            self.j_status.setText("No event loop to run the judge on (start Cockpit with `cockpit`).")
+            return None
+        self._cancel = asyncio.Event()
+        self.j_progress.setRange(0, len(ids))
+        self.j_progress.setValue(0)
+        self.j_start.setEnabled(False)
+        self.j_cancel.setEnabled(True)
+        self.j_status.setText(f"Judging {len(ids)} runs with {html.escape(self.j_model.text())}…")
+        coro = judge_runs(ids, store_root=self.store.root, config=self.judge_config(), k=self._k(),
+                          concurrency=self.j_conc.value(), progress=self._on_progress, cancel=self._cancel,
+                          redo=self.j_which.currentIndex() == 1)
+        self.judge_task = loop.create_task(coro)
+        self.judge_task.add_done_callback(self._on_done)
+        return self.judge_task
+
+    def cancel_judging(self) -> None:
+        if self._cancel is not None:
+            self._cancel.set()
+
+    def _on_progress(self, done: int, total: int, run_id: str, verdict) -> None:
+        self.j_progress.setMaximum(total)
+        self.j_progress.setValue(done)
+
+    def _on_done(self, task: asyncio.Task) -> None:
+        self.j_start.setEnabled(True)
+        self.j_cancel.setEnabled(False)
+        if task.cancelled():
+            self.j_status.setText("Cancelled.")
+            return
+        exc = task.exception()
+        if exc is not None:
+            self.j_status.setText(f"The judge could not run: {exc}")
+            return
+        rep = task.result()
+        counts = rep.counts() if hasattr(rep, "counts") else {}
+        errors = "; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3])
+        self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(
+            f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else ""))
+        self.refresh()
+
+
+def _table(headers: list[str]) -> QTableWidget:
+    t = QTableWidget(0, len(headers))
+    t.setHorizontalHeaderLabels(headers)
+    t.verticalHeader().setVisible(False)
+    t.setEditTriggers(QTableWidget.NoEditTriggers)
+    t.setMinimumHeight(120)
+    return t
+
+
+def _fill(table: QTableWidget, rows: list[tuple]) -> None:
+    table.setRowCount(len(rows))
+    for i, row in enumerate(rows):
+        for j, v in enumerate(row):
+            table.setItem(i, j, QTableWidgetItem(str(v)))
+    table.resizeColumnsToContents()

@@ -1,0 +1,106 @@
+"""Reports mode: the judge on the qasync loop, agreement tables, charts, disagreements."""
+import asyncio
+import time
+
+import pytest
+import qasync
+from PySide6.QtWidgets import QApplication
+
+from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.store import Store
+from cockpit.core.store import labels as L
+from cockpit.devtools.fakeruns import make_run
+from cockpit.ui.reports_panel import ReportsPanel
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "home") as s:
+        yield s
+
+
+@pytest.fixture
+def loop(qapp):
+    lp = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(lp)
+    yield lp
+    lp.run_until_complete(lp.shutdown_default_executor())
+    lp.close()
+    asyncio.set_event_loop(None)
+
+
+def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):
+    ids = [make_run(store, steps=3, task=f"task {i}") for i in range(4)]
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    ticks = []
+
+    def respond(body):
+        text = body["messages"][1]["content"][0]["text"]
+        return Reply(text="Looks done.\nNOT SUCCESS" if "task 1" in text else "All good.\nSUCCESS", delay=0.4)
+    with ModelServer(respond) as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_model.setText("judge-model")
+        panel.j_k.setCurrentText("2")
+        panel.j_conc.setValue(4)
+        from PySide6.QtCore import QTimer
+        timer = QTimer(interval=20)
+        timer.timeout.connect(lambda: ticks.append(time.monotonic()))
+        timer.start()
+        t0 = time.monotonic()
+        task = panel.start_judging()
+        loop.run_until_complete(task)
+        took = time.monotonic() - t0
+        timer.stop()
+    assert took < 1.6  # 4 runs of 0.4 s each, concurrently
+    assert len(ticks) >= took / 0.02 * 0.5  # the event loop kept turning
+    assert panel.j_progress.value() == 4 and "Done." in panel.j_status.text()
+    got = {v["run_id"]: v["verdict"] for v in L.verdicts(store, judge="judge-model")}
+    assert got == {ids[0]: 1, ids[1]: 0, ids[2]: 1, ids[3]: 1}
+    assert all(v["k"] == 2 for v in L.verdicts(store))
+
+
+def test_cancel_stops_the_judge(qtbot, store, loop):
+    for i in range(6):
+        make_run(store, steps=1, task=f"task {i}")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    with ModelServer(lambda b: Reply(text="SUCCESS", delay=5)) as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_conc.setValue(2)
+        task = panel.start_judging()
+        loop.call_later(0.5, panel.cancel_judging)
+        t0 = time.monotonic()
+        loop.run_until_complete(task)
+        assert time.monotonic() - t0 < 3
+    assert "Cancelled" in panel.j_status.text()
+    assert L.verdicts(store) == []
+
+
+def test_tables_charts_and_disagreements(qtbot, store):
+    ids = [make_run(store, steps=2 + i, task=f"task {i}", site="A" if i < 2 else "B") for i in range(4)]
+    for rid, a, b in zip(ids, ["success", "fail", "success", "fail"], ["success", "fail", "fail", "fail"]):
+        L.set_label(store, rid, "ada", a, category="Loop" if a == "fail" else "")
+        L.set_label(store, rid, "bob", b, category="Hallucination" if b == "fail" else "")
+    L.set_label(store, ids[0], "cy", "success")
+    L.set_label(store, ids[1], "cy", "fail", category="Loop")
+    L.set_label(store, ids[2], "cy", "success")
+    L.set_label(store, ids[3], "cy", "fail", category="Loop")
+    L.set_verdict(store, ids[0], "judge-x", 3, "cockpit-judge-1", 0, reply="NOT SUCCESS")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    opened = []
+    panel.openRun.connect(opened.append)
+    panel.refresh()
+    assert panel.pairs.rowCount() == 3  # ada-bob, ada-cy, bob-cy
+    assert "Fleiss' κ" in panel.fleiss.text()
+    assert panel.judges.rowCount() == 1 and panel.judges.item(0, 0).text() == "judge-x"
+    assert panel.by_site.bars and {b[0] for b in panel.by_site.bars} == {"A", "B"}
+    assert panel.categories.bars[0][0] == "Loop"
+    assert panel.disagree.count() >= 1
+    item = panel.disagree.item(0)
+    panel.disagree.itemDoubleClicked.emit(item)
+    assert opened == [item.data(0x0100)]
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.grab()  # the charts paint without errors
