@@ -5,10 +5,11 @@ import argparse
 import sys
 
 from ..core.logsetup import setup_logging
-from . import agreement, demo, export, importcmd, judge, key, observe, run, runs
+from . import agreement, branch, demo, export, importcmd, judge, key, observe, reask, run, runs
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
-            "judge": judge, "agreement": agreement, "key": key, "observe": observe}
+            "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
+            "observe": observe}
 
 
 def build_parser() -> argparse.ArgumentParser:

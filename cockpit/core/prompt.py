@@ -65,6 +65,20 @@ class Conversation:
         self.messages: list[dict] = [{"role": "system", "content": system}]
         self.keep_images = keep_images
 
+    def seed(self, messages: list[dict]) -> None:
+        """Continue a conversation recorded elsewhere (a branch): its user/assistant turns
+        are kept, with every screenshot replaced by the omitted-note (their files belong
+        to another run)."""
+        for m in messages:
+            if m.get("role") == "system":
+                continue
+            m = copy.deepcopy(m)
+            if _image_parts(m):
+                text = m["content"][0]["text"] if m["content"] and m["content"][0].get("type") == "text" else ""
+                lead = text.split(_OBS, 1)[0].strip()
+                m["content"] = f"{lead}\n{_OBS} {OMITTED}" if lead else f"{_OBS} {OMITTED}"
+            self.messages.append(m)
+
     def add_observation(self, step: int, text: str, *, lead: str = "") -> None:
         """A user turn: `lead` (task or feedback) survives clipping; `text` and the image do not."""
         full = f"{lead}\n{text}" if lead else text

@@ -100,9 +100,17 @@ class Agent:
     # ---------- public ----------
     def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
             parent_run: str | None = None, parent_step: int | None = None,
-            task_extra: dict | None = None) -> RunResult:
-        """Run one task to its end; `task_extra` (the task file's other fields, e.g. a WebArena
-        `eval` with reference answers) is kept with the run for judging."""
+            task_extra: dict | None = None, prelude: Callable[[], None] | None = None,
+            seed: list[dict] | None = None, lead: str | None = None) -> RunResult:
+        """Run one task to its end.
+
+        `task_extra` (the task file's other fields, e.g. a WebArena `eval` with
+        reference answers) is kept with the run for judging. For a branch:
+        `prelude` replaces opening the start URL (it replays the parent's steps
+        in this session and raises CockpitError on divergence), `seed` is the
+        parent's conversation so far (its screenshots become the omitted-note),
+        and `lead` is the text before the first observation (default: the task).
+        """
         mc = self.client.config
         config = {"model": mc.to_dict(), "agent": self.config.to_dict()}
         if task_extra:
@@ -116,9 +124,14 @@ class Agent:
         self._next_n = 1
         step: _Step | None = None
         try:
-            self._open_start(url)
+            if prelude is not None:
+                prelude()
+            else:
+                self._open_start(url)
             conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
-            lead, pdf_text = prompt.task_text(task, url), ""
+            if seed:
+                conv.seed(seed)
+            lead, pdf_text = (prompt.task_text(task, url) if lead is None else lead), ""
             for _ in range(self.config.max_steps):  # the agent's budget; human steps do not count
                 self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
                 step = _Step(self._take_n(), time.time())
