@@ -110,6 +110,19 @@ class RunPaused(Event):
 
 
 @dataclass(frozen=True)
+class BreakpointHit(Event):
+    step: int
+    reason: str  # "action click", "loop: Click [3] 3 times on an unchanged page", ...
+
+
+@dataclass(frozen=True)
+class EffectMeasured(Event):
+    step: int  # the step whose action had this effect (known at the next observation)
+    effect: dict = field(default_factory=dict)
+    flags: tuple = ()  # "noop", "repeated", "loop"
+
+
+@dataclass(frozen=True)
 class RunFinished(Event):
     status: str  # answered, max_steps, stopped
     answer: str | None = None

@@ -27,6 +27,8 @@ from ..observation import Observation, observe
 from ..risk import Risk, SiteRule, classify
 from ..store import Store
 from . import events as ev
+from .. import effects
+from .breakpoints import Breakpoint, first, on_action
 from .approval import POLICIES, ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
 from .control import RunControl, Stopped
 
@@ -42,6 +44,7 @@ class AgentConfig:
     dialog_policy: str = "dismiss"
     risk_rules: list[SiteRule] = field(default_factory=list)
     demo: bool = False  # the model is Cockpit's rule-based demo policy
+    breakpoints: list[Breakpoint] = field(default_factory=list)  # may be edited while the run goes
 
     def __post_init__(self):
         if self.approval_policy not in POLICIES:
@@ -93,6 +96,9 @@ class Agent:
         self.run_id = ""
         self._last_obs: Observation | None = None  # what a human acting during a take-over sees
         self._human_notes: list[str] = []  # what the human did or said, for the agent's next prompt
+        self._acted: tuple[int, Observation] | None = None  # the last step whose action ran, and what it saw
+        self._flags: dict[int, list[str]] = {}
+        self.loops = effects.LoopWatch()
         self._next_n = 1
         self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
         self._image_files: dict[int, str] = {}
@@ -133,6 +139,8 @@ class Agent:
                 conv.seed(seed)
             lead, pdf_text = (prompt.task_text(task, url) if lead is None else lead), ""
             for _ in range(self.config.max_steps):  # the agent's budget; human steps do not count
+                if first(self.config.breakpoints, "step", self._next_n):
+                    self._break(self._next_n, f"step {self._next_n}")
                 self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
                 step = _Step(self._take_n(), time.time())
                 lead, pdf_text, answer = self._step(step, conv, self._with_human_notes(lead), pdf_text)
@@ -179,6 +187,7 @@ class Agent:
     def _refresh(self) -> Observation:
         obs = observe(self.session)
         self._last_obs = obs
+        self._measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
                                        dict(obs.timings), obs.screenshot, stored=False))
         return obs
@@ -240,6 +249,8 @@ class Agent:
         if parsed.action is None:
             st.row.update(status="format_error", error=parsed.error)
             next_lead = parsed.error
+            if first(self.config.breakpoints, "unparsable"):
+                self._break(n, "unparsable reply")
         else:
             answer, next_lead, pdf = self._act(st, parsed.action)
         t3 = time.perf_counter()
@@ -250,23 +261,51 @@ class Agent:
         self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started))
         return next_lead, pdf, answer
 
-    def _call_model(self, n: int, request: list) -> ChatResult:
+    def _break(self, n: int, reason: str, *, wait: bool = False) -> None:
+        """A breakpoint hit: pause, say why, and (inside a step) wait for the human."""
+        self._flags.setdefault(n, []).append(f"breakpoint: {reason}")
+        self._emit(ev.BreakpointHit(self.run_id, n, reason))
+        self.control.pause()
+        if wait:
+            self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n)))
+
+    def _measure(self, obs: Observation) -> None:
+        """The effect of the last action that ran, now that the page after it is observed."""
+        if self._acted is None:
+            return
+        n, before = self._acted
+        self._acted = None
         try:
-            return self.client.chat(prompt.materialize(request, self._image), cancel=self.control.stop_event,
-                                    on_retry=lambda a, w, why: self._emit(
-                                        ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
-        except ModelError as e:
-            if e.reason != "empty-reply":
-                raise
-            # An empty reply has no action: like WebVoyager, format feedback and a spent step.
-            return ChatResult(text="", model=self.client.config.model, prompt_tokens=0, completion_tokens=0,
-                              cost=None, seconds=0.0, attempts=e.attempts or 1, finish_reason=None)
+            eff = effects.effect(before.url, before.marks, before.screenshot, obs.url, obs.marks, obs.screenshot)
+        except (OSError, ValueError):
+            return
+        if self.loops.effect(eff) and eff.noop:
+            self._flags.setdefault(n, []).append("noop")
+        self.store.update_step(self.run_id, n, effect=eff.to_dict(), flags=self._flags.get(n, []))
+        self._emit(ev.EffectMeasured(self.run_id, n, eff.to_dict(), tuple(self._flags.get(n, []))))
+
+    def _call_model(self, n: int, request: list) -> ChatResult:
+        while True:
+            try:
+                return self.client.chat(prompt.materialize(request, self._image), cancel=self.control.stop_event,
+                                        on_retry=lambda a, w, why: self._emit(
+                                            ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
+            except ModelError as e:
+                if e.reason == "empty-reply":
+                    # No action in an empty reply: like WebVoyager, format feedback and a spent step.
+                    return ChatResult(text="", model=self.client.config.model, prompt_tokens=0,
+                                      completion_tokens=0, cost=None, seconds=0.0, attempts=e.attempts or 1,
+                                      finish_reason=None)
+                if first(self.config.breakpoints, "model_error") is None:
+                    raise
+                self._break(n, f"model error: {e}", wait=True)  # resuming tries the call again
 
     def _observe(self, st: _Step) -> None:
         obs = observe(self.session)
         marked = obs.render()
         st.obs = obs
         self._last_obs = obs
+        self._measure(obs)
         st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=marked,
                                                marks=[m.to_dict() for m in obs.marks])
         self._images[st.n] = marked
@@ -300,6 +339,7 @@ class Agent:
                 risk, st.press_enter = quiet, False
         st.row.update(action=str(action), target=action.target, risk=risk.level, evidence=list(risk.evidence))
         self._emit(ev.ActionProposed(self.run_id, st.n, str(action), action.target, risk.level, risk.evidence))
+        self._check_breakpoints(st, action, mark, risk)
         if needs_approval(self.config.approval_policy, risk, action):
             decision = self._ask(st, action, mark, risk)
             self.control.check_stop()
@@ -314,6 +354,25 @@ class Agent:
             self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, "answered", obs.url))
             return action.text, "", ""
         return self._execute(st, action)
+
+    def _check_breakpoints(self, st: _Step, action: Action, mark, risk: Risk) -> None:
+        if action.kind == "answer":
+            return
+        repeats = self.loops.action(effects.signature(st.obs.url, str(action), mark.label if mark else ""))
+        if repeats > 1:
+            self._flags.setdefault(st.n, []).append(f"repeated x{repeats}")
+        if self.loops.looping:
+            self._flags.setdefault(st.n, []).append("loop")
+            if first(self.config.breakpoints, "loop"):
+                why = (f"{action} {repeats} times on an unchanged page" if self.loops.same >= self.loops.repeats
+                       else f"{self.loops.noops} actions in a row did nothing")
+                self._break(st.n, f"loop: {why}", wait=True)
+                self.control.check_stop()
+                return
+        bp = on_action(self.config.breakpoints, action=action, mark=mark, url=st.obs.url, risk_level=risk.level)
+        if bp is not None:
+            self._break(st.n, f"{bp.describe()}: {action}", wait=True)
+            self.control.check_stop()
 
     def _ask(self, st: _Step, action: Action, mark, risk: Risk) -> Decision:
         obs = st.obs
@@ -343,6 +402,7 @@ class Agent:
                                          actor=actor))
             return None, prompt.feedback_text(error=str(e)), ""
         st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
+        self._acted = (st.n, st.obs)
         self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds,
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
@@ -361,7 +421,7 @@ class Agent:
     def _commit(self, st: _Step) -> None:
         obs = st.obs
         row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
-                   n_marks=len(obs.marks) if obs else 0, **st.files)
+                   n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None, **st.files)
         if obs:
             row.update(url=obs.url, title=obs.title)
         row.setdefault("status", "ok")

@@ -233,15 +233,21 @@ class Store:
         cols = "*" if with_request else ", ".join(c for c in self.db["steps"].columns_dict if c != "request")
         rows = self._rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])
         for r in rows:
-            for k in ("request", "evidence", "decision", "timings"):
+            for k in ("request", "evidence", "decision", "timings", "effect", "flags"):
                 if r.get(k):
                     r[k] = json.loads(r[k])
         return rows
 
+    def update_step(self, run_id: str, step: int, **fields) -> None:
+        """Add facts learnt after a step was committed (its effect, seen at the next observation)."""
+        fields = {k: (json.dumps(v) if isinstance(v, (dict, list, tuple)) else v) for k, v in fields.items()}
+        with self._tx():
+            self.db["steps"].update((run_id, step), fields)
+
     def step(self, run_id: str, step: int) -> dict | None:
         rows = self._rows("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step])
         for r in rows:
-            for k in ("request", "evidence", "decision", "timings"):
+            for k in ("request", "evidence", "decision", "timings", "effect", "flags"):
                 if r.get(k):
                     r[k] = json.loads(r[k])
         return rows[0] if rows else None

@@ -77,5 +77,11 @@ def _v3(db: sqlite_utils.Database) -> None:
     db["annotators"].create({"name": str, "created": float}, pk="name")
 
 
-MIGRATIONS = [_v1, _v2, _v3]
+def _v4(db: sqlite_utils.Database) -> None:
+    """What each action changed, and why a run paused (breakpoints, loops)."""
+    db["steps"].add_column("effect", str)
+    db["steps"].add_column("flags", str)  # JSON list: "noop", "repeated", "loop", "breakpoint: ..."
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4]
 SCHEMA_VERSION = len(MIGRATIONS)
