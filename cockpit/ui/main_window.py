@@ -27,6 +27,7 @@ from ..core.marks import Mark, marks_from_json
 from ..core.settings import Settings, load_settings, save_settings
 from ..core.store import Store
 from .approval_panel import ApprovalPanel
+from .breakpoints_panel import BreakpointsPanel
 from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
 from .bridge import PAUSED, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
@@ -93,13 +94,18 @@ class MainWindow(QMainWindow):
         self.approval = ApprovalPanel(user=self.settings.annotator_name())
         self.takeover = TakeOverPanel()
         self.log_panel = StepLogPanel()
+        self.breakpoints: list = []  # shared with the running agent's config
+        self.bp_panel = BreakpointsPanel(self.breakpoints)
+        self.log_tabs = QTabWidget()
+        self.log_tabs.addTab(self.log_panel, "Steps")
+        self.log_tabs.addTab(self.bp_panel, "Breakpoints")
         self.details = StepDetails()
         panels = QWidget()
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
         pv.addWidget(self.approval)
         pv.addWidget(self.takeover)
-        pv.addWidget(self.log_panel, 1)
+        pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(panels)
         self.right.addWidget(self.details)
@@ -259,7 +265,8 @@ class MainWindow(QMainWindow):
         self.settings.approval_policy = self.policy.currentText()
         try:
             agent = AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
-                                approval_policy=self.policy.currentText(), demo=demo)
+                                approval_policy=self.policy.currentText(), demo=demo,
+                                breakpoints=self.breakpoints)
         except CockpitError as e:
             self.show_error(str(e))
             return False
@@ -319,6 +326,9 @@ class MainWindow(QMainWindow):
                                                                            if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
+        elif isinstance(e, ev.BreakpointHit):
+            self.statusBar().showMessage(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
+            self.bp_panel.refresh()
         self._update_status()
 
     def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:

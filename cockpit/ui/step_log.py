@@ -90,6 +90,20 @@ class StepLogPanel(QTreeWidget):
                 it.setText(3, e.status)
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
             it.setForeground(3, color)
+        elif isinstance(e, ev.BreakpointHit):
+            it = self.item(e.step)
+            self._child(it, "⏸ breakpoint", e.reason)
+            it.setForeground(0, QColor("#6a1b9a"))
+        elif isinstance(e, ev.EffectMeasured) and e.step in self.items:
+            it = self.items[e.step]
+            flags = [f for f in e.flags if not f.startswith("breakpoint")]
+            text = ("no visible effect" if e.effect.get("noop") else
+                    ", ".join(x for x in (("URL changed" if e.effect.get("url_changed") else ""),
+                                          f"{e.effect.get('pixels_changed', 0):.0%} pixels") if x))
+            self._child(it, "effect", text + (f" [{', '.join(flags)}]" if flags else ""))
+            if e.effect.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags):
+                it.setForeground(1, QColor("#e65100"))
+                it.setToolTip(1, "no-op or repeated action: the agent may be stuck")
         elif isinstance(e, ev.RunFailed):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):

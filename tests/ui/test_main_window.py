@@ -211,3 +211,30 @@ def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
     assert w.approval.isVisible()  # looking back does not drop the pending question
     w.approval.reject_btn.click()
     wait_idle(qtbot, w)
+
+
+def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
+    w = window
+    w.log_tabs.setCurrentWidget(w.bp_panel)
+    w.bp_panel.kind.setCurrentText("text")
+    w.bp_panel.value.setText("add to cart")
+    w.bp_panel.add_btn.click()
+    w.bp_panel.kind.setCurrentText("step")
+    w.bp_panel.value.setText("not a number")
+    w.bp_panel.add_btn.click()
+    assert "Not added" in w.bp_panel.error.text() and len(w.breakpoints) == 1
+    w.start_run()
+    qtbot.waitUntil(lambda: w.bridge.state == "paused" and "breakpoint" in w.statusBar().currentMessage(),
+                    timeout=LONG)
+    assert "Add to cart" in w.statusBar().currentMessage() or "add to cart" in w.statusBar().currentMessage()
+    step = max(w.log_panel.items)
+    texts = [w.log_panel.items[step].child(i).text(0) for i in range(w.log_panel.items[step].childCount())]
+    assert any(t.startswith("⏸ breakpoint") for t in texts)
+    assert "hit 1×" in w.bp_panel.list.item(0).text()
+    w.bp_panel.list.item(0).setCheckState(Qt.Unchecked)  # clear it and go on
+    w.run_clicked()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    flags = [s["flags"] for s in records(w)[1] if s["flags"]]
+    assert any(any(f.startswith("breakpoint: text") for f in fl) for fl in flags)
