@@ -47,7 +47,7 @@ def _decode(path: str) -> QImage | None:
 
 class _Loader(QObject):
     """Decodes step screenshots and thumbnails in a background thread."""
-    image = Signal(str, int, object)  # run id, step, QImage
+    image = Signal(str, int, object)  # run id, step, QImage (None: the file is missing or unreadable)
     thumb = Signal(str, int, object)  # run id, step, QImage
 
     def __init__(self, store_root, parent=None):
@@ -84,10 +84,12 @@ class _Loader(QObject):
                     continue
                 kind, run_id, step, path = self._jobs.pop(0)
             img = _decode(path)
-            if img is None or self._stopped:
+            if self._stopped or (img is None and kind == "thumb"):
                 continue
             try:
-                if kind == "thumb":
+                if img is None:
+                    self.image.emit(run_id, step, None)
+                elif kind == "thumb":
                     self.thumb.emit(run_id, step, img.scaledToWidth(144, Qt.SmoothTransformation))
                 else:
                     self.image.emit(run_id, step, img)
@@ -110,6 +112,7 @@ class ReviewPanel(QWidget):
         self._images: OrderedDict[tuple[str, int], QImage] = OrderedDict()
         self._marks: dict[tuple[str, int], list] = {}
         self._pick_target = False
+        self._revealed = False  # the open run's other verdicts have been on screen
         self.loader = _Loader(store.root, self)
         self.loader.image.connect(self._on_loader_image)
         self.loader.thumb.connect(self._on_loader_thumb)
@@ -181,6 +184,12 @@ class ReviewPanel(QWidget):
         self.view.clear("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, "
                         "1–8 failure category, N next unlabelled run, Q/W/E/R judge the step.")
         self.view.markClicked.connect(self._on_view_mark)
+        self.compare_btn = QPushButton("Compare with…")
+        self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
+        self.compare_btn.clicked.connect(self.compare)
+        self.tools = QHBoxLayout()
+        self.tools.addWidget(self.compare_btn)
+        self.tools.addStretch(1)
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
         self.step_info.setWordWrap(True)
@@ -196,6 +205,7 @@ class ReviewPanel(QWidget):
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
+        tl.addLayout(self.tools)
         tl.addWidget(self.step_info)
         tl.addWidget(self.view, 1)
         vsplit.addWidget(top)
@@ -221,7 +231,7 @@ class ReviewPanel(QWidget):
         self.annotator.addItems(L.annotators(self.store))
         self.annotator.setCurrentText(annotator)
         self.annotator.setToolTip("Your annotator name; labels are stored under it")
-        self.annotator.currentTextChanged.connect(lambda _: self._refresh_queue())
+        self.annotator.currentTextChanged.connect(self._on_annotator_changed)
         self.blind = QCheckBox("Blind")
         self.blind.setToolTip("Hide other verdicts (judges, other annotators) until you have labelled the run")
         self.blind.toggled.connect(self._on_blind)
@@ -273,18 +283,19 @@ class ReviewPanel(QWidget):
             sc(key, lambda j=judgement: self.judge_step(j))
 
     def _fill_filters(self) -> None:
-        for combo, column, label in ((self.f_site, "site", "site: any"), (self.f_model, "model", "model: any"),
-                                     (self.f_status, "status", "status: any")):
+        """Refill the choices; what was chosen stays chosen (when it is still a choice)."""
+        for combo, label, items in ((self.f_site, "site: any", self.model.distinct("site")),
+                                    (self.f_model, "model: any", self.model.distinct("model")),
+                                    (self.f_status, "status: any", self.model.distinct("status")),
+                                    (self.f_annotator, "annotator: any", L.annotators(self.store))):
+            chosen = combo.currentText() if combo.currentIndex() > 0 else None
             combo.blockSignals(True)
             combo.clear()
             combo.addItem(label)
-            combo.addItems(self.model.distinct(column))
+            combo.addItems(items)
+            if chosen is not None:
+                combo.setCurrentIndex(max(0, combo.findText(chosen)))
             combo.blockSignals(False)
-        self.f_annotator.blockSignals(True)
-        self.f_annotator.clear()
-        self.f_annotator.addItem("annotator: any")
-        self.f_annotator.addItems(L.annotators(self.store))
-        self.f_annotator.blockSignals(False)
 
     # ---------- runs ----------
     def refresh(self) -> None:
@@ -321,7 +332,9 @@ class ReviewPanel(QWidget):
             self.view.clear(str(e))
             return
         self.opened_at = time.monotonic()
+        self._revealed = False
         self._pick_target = False
+        self._marks = {k: v for k, v in self._marks.items() if k[0] == run_id}  # only this run's
         self.filmstrip.blockSignals(True)
         self.filmstrip.clear()
         placeholder = QPixmap(144, 108)
@@ -346,6 +359,7 @@ class ReviewPanel(QWidget):
         mine = self._my_label()
         hide = self.blind.isChecked() and mine is None
         others = "" if hide else self._others_html()
+        self._revealed = self._revealed or not hide
         self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "
                             f"{e(r['model'] or '')} · {e(r['status'])} · {r['steps']} steps · run {e(r['id'])}"
                             f"</span>{others}")
@@ -447,6 +461,12 @@ class ReviewPanel(QWidget):
     def _on_loader_image(self, run_id: str, step: int, img) -> None:
         if not self.isVisible():
             return
+        if img is None:  # not cached: the file may yet appear
+            if self.run and run_id == self.run["id"] and self.steps and self.steps[self.index]["step"] == step \
+                    and not self.view.has_screenshot():
+                self.view.clear(f"The screenshot of step {step} is missing or unreadable "
+                                f"({self._image_path(self.steps[self.index])}).")
+            return
         self._images[(run_id, step)] = img
         while len(self._images) > CACHE:
             self._images.popitem(last=False)
@@ -466,6 +486,36 @@ class ReviewPanel(QWidget):
 
     def _on_filmstrip_row(self, row: int) -> None:
         self.go(row)
+
+    # ---------- tools ----------
+    def other_runs(self) -> list[dict]:
+        """Other runs of the open run's task (same task id, or same task text)."""
+        if not self.run:
+            return []
+        r = self.run
+        return self.store._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
+                                "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
+                                [r["id"], r["task_id"] or "", r["task"]])
+
+    def compare(self, other: str | None = None):
+        from PySide6.QtWidgets import QInputDialog
+
+        from .compare_dialog import CompareDialog
+        if not self.run:
+            return None
+        if other is None:
+            runs = self.other_runs()
+            if not runs:
+                self.status.setText("No other run of this task to compare with.")
+                return None
+            names = [f"{r['id']} · {r['model']} · {r['status']}" for r in runs]
+            choice, ok = QInputDialog.getItem(self, "Compare with", "Another run of this task:", names, 0, False)
+            if not ok:
+                return None
+            other = runs[names.index(choice)]["id"]
+        dlg = CompareDialog(self.store, self.run["id"], other, self)
+        dlg.show()
+        return dlg
 
     # ---------- labelling ----------
     def _annotator(self) -> str:
@@ -492,8 +542,13 @@ class ReviewPanel(QWidget):
             self.annotator.setFocus()
             return False
         category = self.category.currentText().strip() if verdict == "fail" else ""
+        # Blind means this verdict was formed before the others were shown: a first label in blind mode,
+        # or the same verdict saved again (comment, category) after a blind one.
+        before = self._my_label()
+        blind = self.blind.isChecked() and (not self._revealed or bool(
+            before and before["blind"] and before["verdict"] == verdict))
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.comment.text(),
-                    seconds=time.monotonic() - self.opened_at, blind=self.blind.isChecked())
+                    seconds=time.monotonic() - self.opened_at, blind=blind)
         self.status.setText(f"your label: {verdict}" + (f" ({category})" if category else ""))
         self._show_header()
         self._update_row()
@@ -542,7 +597,11 @@ class ReviewPanel(QWidget):
             return
         self._refresh_queue()
         current = self.run["id"] if self.run else None
-        nxt = next((r for r in self.queue if r != current), None)
+        queue = self.queue
+        if current in queue:  # skipping this one: go on after it (else N would swap between two runs)
+            i = queue.index(current)
+            queue = queue[i + 1:] + queue[:i]
+        nxt = next((r for r in queue if r != current), None)
         if nxt is None:
             self.status.setText("Nothing left to label. Well done.")
             return
@@ -555,12 +614,31 @@ class ReviewPanel(QWidget):
             self.table.setCurrentIndex(self.model.index(row, 0))
         self.open_run(run_id)
 
+    def _on_annotator_changed(self, _name: str) -> None:
+        """Another annotator: their label, their step judgements, and (blind) only what they may see."""
+        self._refresh_queue()
+        if self.run:  # (what the screen showed before still counts as seen: _revealed stays)
+            self._show_header()
+            self._load_label()
+            if self.steps and 0 <= self.index < len(self.steps):
+                self._decorate(self.steps[self.index])
+
     def _refresh_queue(self) -> None:
         who = self._annotator()
         self.queue = L.unlabelled_runs(self.store, who) if who else []
 
     def _on_blind(self, on: bool) -> None:
+        reset = False
+        for combo in (self.f_human, self.f_judge):  # filtering by verdicts would give them away
+            if on and combo.currentIndex() > 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(0)
+                combo.blockSignals(False)
+                reset = True
+            combo.setEnabled(not on)
         self.model.set_blind(on)
+        if reset:
+            self.apply_filter()
         if self.run:
             self._show_header()
 

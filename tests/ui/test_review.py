@@ -156,3 +156,20 @@ def test_ten_thousand_runs_open_without_waiting(qtbot, panel, store):
     print(f"opened 10,000 runs in {took * 1000:.0f} ms")
     p.table.scrollToBottom()
     qtbot.waitUntil(lambda: len(p.model.rows) > 200, timeout=5000)
+
+
+def test_compare_two_runs_of_the_same_task(qtbot, panel, store):
+    a = make_run(store, steps=4, task="same task", model="m1")
+    b = make_run(store, steps=3, task="same task", model="m2")
+    make_run(store, steps=2, task="another task")
+    p = panel()
+    p.show_run(a)
+    assert [r["id"] for r in p.other_runs()] == [b]
+    dlg = p.compare(b)
+    qtbot.addWidget(dlg)
+    assert dlg.table.rowCount() >= 4
+    assert dlg.views[0].has_screenshot() and dlg.views[1].has_screenshot()
+    gaps = [i for i, (x, y) in enumerate(dlg.pairs) if x is None or y is None]
+    assert gaps  # run b has fewer steps: a gap, not a shifted list
+    dlg.show_pair(gaps[0])
+    assert "no matching step" in (dlg.views[0].message() + dlg.views[1].message())

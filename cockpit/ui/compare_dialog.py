@@ -1,0 +1,97 @@
+"""Two runs of the same task side by side, steps aligned (see cockpit.core.compare)."""
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+                               QVBoxLayout, QWidget)
+
+from ..core.compare import align, same
+from ..core.errors import CockpitError
+from ..core.marks import marks_from_json
+from ..core.store import Store
+from .screenshot_view import ScreenshotView
+
+
+class CompareDialog(QDialog):
+    def __init__(self, store: Store, run_a: str, run_b: str, parent=None):
+        super().__init__(parent)
+        self.store = store
+        self.setWindowTitle("Compare runs")
+        self.resize(1280, 800)
+        self.runs = [store.run(run_a), store.run(run_b)]
+        self.steps = [store.steps(run_a, with_request=False), store.steps(run_b, with_request=False)]
+        self.pairs = align(*self.steps)
+        self.table = QTableWidget(len(self.pairs), 5)
+        self.table.setHorizontalHeaderLabels(["A step", "A action", "B step", "B action", "same?"])
+        self.table.setSelectionBehavior(QTableWidget.SelectRows)
+        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
+        for row, (i, j) in enumerate(self.pairs):
+            a = self.steps[0][i] if i is not None else None
+            b = self.steps[1][j] if j is not None else None
+            cells = [str(a["step"]) if a else "—", _act(a), str(b["step"]) if b else "—", _act(b),
+                     "yes" if same(a, b) else "differs"]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if not same(a, b):
+                    item.setBackground(QColor("#fff3e0"))
+                self.table.setItem(row, col, item)
+        self.table.resizeColumnsToContents()
+        self.table.currentCellChanged.connect(lambda r, *_: self.show_pair(r))
+        self.views = [ScreenshotView(), ScreenshotView()]
+        self.labels = [QLabel(), QLabel()]
+        shots = QSplitter(Qt.Horizontal)
+        for k in range(2):
+            w = QWidget()
+            v = QVBoxLayout(w)
+            run = self.runs[k]
+            v.addWidget(QLabel(f"<b>{'AB'[k]}</b>: {run['id']} · {run['model']} · {run['status']} · "
+                               f"answer: {(run['answer'] or '—')[:80]}".replace("<b>", "<b>", 1)))
+            v.addWidget(self.labels[k])
+            v.addWidget(self.views[k], 1)
+            shots.addWidget(w)
+        for lab in self.labels:
+            lab.setTextFormat(Qt.PlainText)
+            lab.setWordWrap(True)
+        split = QSplitter(Qt.Vertical)
+        split.addWidget(shots)
+        split.addWidget(self.table)
+        split.setSizes([560, 240])
+        lay = QVBoxLayout(self)
+        lay.addWidget(QLabel(f"Task: {self.runs[0]['task']}"))
+        lay.addWidget(split)
+        if self.pairs:
+            self.table.selectRow(0)
+            self.show_pair(0)
+
+    def show_pair(self, row: int) -> None:
+        if not 0 <= row < len(self.pairs):
+            return
+        for k, idx in enumerate(self.pairs[row]):
+            view, label = self.views[k], self.labels[k]
+            if idx is None:
+                view.clear("no matching step")
+                label.setText("")
+                continue
+            s = self.steps[k][idx]
+            try:
+                png = self.store.read_file(s["screenshot_clean"] or s["screenshot"], "screenshot")
+                marks = marks_from_json(json.loads(self.store.read_file(s["marks_file"], "marks"))) \
+                    if s["marks_file"] else []
+                view.set_screenshot(png, marks)
+                if s.get("target"):
+                    view.set_highlight(s["target"])
+            except (CockpitError, ValueError) as e:
+                view.clear(str(e))
+            label.setText(f"step {s['step']}: {s.get('action') or s.get('action_text') or '(none)'} — "
+                          f"{s.get('thought') or ''}")
+
+
+def _act(step: dict | None) -> str:
+    if step is None:
+        return ""
+    text = step.get("action") or step.get("action_text") or "(no action)"
+    flags = step.get("flags") or []
+    return text + (f"  [{', '.join(flags)}]" if flags else "")
