@@ -1,12 +1,179 @@
-"""`cockpit branch` (being written)."""
+"""`cockpit branch`: replay a recorded run up to a step and continue from there, or just replay it."""
 from __future__ import annotations
 
-HELP = "(being written)"
+import sys
+
+from . import common
+from .progress import StepPrinter
+
+HELP = "replay a run's steps 1..STEP-1 in a new browser and continue from STEP (or only replay)"
+
+#: Exit code when the replay no longer matches the recorded run.
+DIVERGED = 4
 
 
 def add_parser(sub) -> None:
-    sub.add_parser("branch", help=HELP)
+    p = sub.add_parser("branch", help=HELP, description=(
+        "Open a new browser, replay the recorded actions of RUN before STEP (checking after each "
+        "that the page still matches: URL and marks similarity) and continue from STEP with the "
+        "agent, as a new run that records RUN and STEP as its parent. With --replay-only, stop "
+        "after the replay (STEP 0 replays the whole run). Model options default to the parent "
+        "run's model, server and settings. Exit codes: 0 done, 1 the new run failed, 2 bad "
+        "input, 3 the browser or model could not be used, 4 the replay diverged."))
+    p.add_argument("run", help="run id or a unique prefix (see `cockpit runs`)")
+    p.add_argument("step", type=int, help="the step to continue from; steps before it are replayed")
+    g = p.add_argument_group("replay")
+    g.add_argument("--replay-only", action="store_true",
+                   help="replay steps 1..STEP-1 (the whole run when STEP is 0) and stop; no model is called")
+    g.add_argument("--speed", type=float, default=0.0, metavar="S",
+                   help="replay at S times the recorded pace (0: as fast as the pages settle, the default)")
+    g.add_argument("--min-similarity", type=float, default=0.6, metavar="X",
+                   help="marks similarity (0..1) below which a page no longer matches (default 0.6)")
+    g.add_argument("--no-check", action="store_true", help="replay without comparing the pages")
+    common.add_model_options(p)
+    # None = "as in the parent run" for every model setting (their help texts name the usual defaults).
+    p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
+                   image_detail=None)
+    common.add_agent_options(p)
+    common.add_browser_options(p)
 
 
 def run(args) -> int:
-    raise SystemExit("cockpit branch: not written yet")
+    from ..core.errors import CockpitError
+    from ..core.store import Store
+    if args.speed < 0:
+        return common.fail("--speed must be 0 or more", 2)
+    if not 0.0 <= args.min_similarity <= 1.0:
+        return common.fail("--min-similarity must be between 0 and 1", 2)
+    try:
+        with Store() as store:
+            run_id = store.resolve(args.run)
+            if args.replay_only:
+                return _replay_only(args, store, run_id)
+            return _branch(args, store, run_id)
+    except CockpitError as e:  # only from opening the store or finding the run
+        return common.fail(str(e), 2)
+
+
+def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
+    from ..core.branch import check_step
+    from ..core.errors import CockpitError
+    try:
+        check_step(store, run_id, step, **kw)
+    except CockpitError as e:
+        return str(e)
+    return None
+
+
+def _session(args):
+    from ..core.browser import BrowserSession
+    return BrowserSession(common.browser_config(args)).start()
+
+
+def _replay_only(args, store, run_id: str) -> int:
+    from ..core.agent.approval import approver_for
+    from ..core.branch import Diverged, replay
+    from ..core.errors import CockpitError
+    upto = args.step or None
+    if args.step < 0 or (why := _check_step(store, run_id, upto)):
+        return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
+    try:
+        ac = common.agent_config(args)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    what = "the whole run" if upto is None else f"steps 1-{upto - 1}" if upto > 2 else \
+        "step 1" if upto == 2 else "nothing (only the start page)"
+    print(f"replaying {what} of {run_id}", file=sys.stderr)
+    try:
+        session = _session(args)
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    try:
+        done = replay(session, store, run_id, upto, speed=args.speed or None, check=not args.no_check,
+                      min_similarity=args.min_similarity, on_step=lambda n, info: print(info.describe(), flush=True),
+                      approver=approver_for(args.approval), policy=ac.approval_policy, rules=ac.risk_rules)
+    except Diverged as e:
+        print(f"DIVERGED {e}", flush=True)
+        return common.fail(f"the replay of {run_id} diverged: {e}", DIVERGED)
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    finally:
+        session.close()
+    steps = [d for d in done if not d.is_check]
+    moved = sum(d.id_changed for d in steps)
+    print(f"replayed {len(steps)} steps of {run_id}; the pages matched"
+          + (f" ({moved} element ids changed)" if moved else ""), flush=True)
+    return 0
+
+
+def _model_config(args, parent: dict):
+    from ..core.llm import ModelConfig
+    mc = ModelConfig.from_dict((parent.get("config") or {}).get("model"))
+    if not (parent.get("config") or {}).get("model"):
+        mc.model = parent.get("model") or mc.model
+        mc.base_url = parent.get("base_url") or None
+    given = {"base_url": args.base_url, "model": args.model, "temperature": args.temperature,
+             "max_tokens": args.max_tokens, "timeout": args.timeout, "max_retries": args.retries,
+             "image_detail": args.image_detail, "image_max_width": args.image_max_width}
+    for k, v in given.items():
+        if v is not None:
+            setattr(mc, k, v)
+    if args.price:
+        try:
+            mc.price_in, mc.price_out = (float(v) for v in args.price.split(","))
+        except ValueError:
+            raise SystemExit(common.fail(f"--price wants two numbers like 2.5,10, not {args.price!r}", 2)) from None
+    return mc
+
+
+def _branch(args, store, run_id: str) -> int:
+    from ..core.agent.approval import approver_for
+    from ..core.agent.control import RunControl
+    from ..core.branch import branch
+    from ..core.errors import CockpitError
+    from ..core.llm import ModelClient
+    if why := _check_step(store, run_id, args.step):
+        return common.fail(why, 2)
+    parent = store.run(run_id)
+    try:
+        mc, ac = _model_config(args, parent), common.agent_config(args)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    if parent.get("demo") and args.base_url is None:
+        return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "
+                           "`cockpit demo`; give --base-url and --model of a real model to branch it", 2)
+    try:
+        client = ModelClient(mc)
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    printer = StepPrinter()
+    control = RunControl()
+    holder = {}
+    print(f"branching {run_id} at step {args.step} with {mc.model} at {mc.display_url}", file=sys.stderr)
+    try:
+        session = _session(args)
+    except CockpitError as e:
+        client.close()
+        return common.fail(str(e), 3)
+    try:
+        result = branch(store, run_id, args.step, session=session, client=client, config=ac,
+                        approver=approver_for(args.approval), control=control, listener=printer,
+                        min_similarity=args.min_similarity, check=not args.no_check,
+                        on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True),
+                        on_agent=lambda a: holder.setdefault("agent", a))
+    except KeyboardInterrupt:
+        agent = holder.get("agent")
+        if agent is not None and agent.run_id:
+            store.finish_run(agent.run_id, "stopped", error="interrupted (Ctrl+C)")
+        print("cockpit: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        session.close()
+        client.close()
+    print(result.run_id)
+    if result.divergence is not None:
+        print(f"DIVERGED {result.divergence.message}")
+        return common.fail(f"the replay of {run_id} diverged; run {result.run_id} is marked failed", DIVERGED)
+    tail = f": {result.error}" if result.error else ""
+    print(result.answer if result.answer is not None else f"({result.status}{tail})")
+    return 1 if result.status == "failed" else 0

@@ -274,8 +274,10 @@ class Store:
     def done_tasks(self) -> set[tuple[str, str, str]]:
         """(task id, task, url) of tasks a Cockpit run finished (answered or out of steps): a batch rerun
         skips them. The text and URL are part of the key, so 'task-3' of another plain task file (ids
-        from line numbers) or a task edited since runs anew; imported runs (WebVoyager's own) do not count."""
+        from line numbers) or a task edited since runs anew; imported runs (WebVoyager's own) and branches
+        of other runs do not count."""
         q = (f"SELECT DISTINCT task_id, task, url FROM runs WHERE task_id != '' AND source = 'cockpit' "
+             f"AND parent_run IS NULL "
              f"AND status IN ({','.join('?' * len(DONE))})")
         return {(r["task_id"], r["task"], r["url"]) for r in self._rows(q, list(DONE))}
 
@@ -330,7 +332,7 @@ class Store:
 
 def _fts_query(text: str) -> str:
     """Plain words to an FTS5 query that cannot be a syntax error."""
-    words = [w.replace('"', "") for w in text.split() if w.replace('"', "")]
+    words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
     return " ".join(f'"{w}"' for w in words) or '""'
 
 
