@@ -53,7 +53,7 @@ def _headless(args) -> int:
     print("cockpit demo: the model is Cockpit's offline DEMO POLICY (rule-based, no AI, no key); "
           "the shop is the bundled demo site on 127.0.0.1.", file=sys.stderr)
     try:
-        with resources.path("demo_site") as root, LocalSite(root) as site, \
+        with demo.serve_demo_site() as site, \
                 demo.serve_demo_model() as model, Store() as store, \
                 BrowserSession(common.browser_config(args)) as session:
             client = ModelClient(ModelConfig(base_url=model.base_url, model=demo.DEMO_MODEL, temperature=0,

@@ -719,3 +719,18 @@ def serve_demo_model(port: int = 0) -> ModelServer:
     Stop it with ``stop()``, or use it as a context manager (entering it again is harmless).
     """
     return ModelServer(demo_responder, model_name=DEMO_MODEL, port=port).start()
+
+
+#: The demo shop's usual port, so demo runs can be replayed and branched after a restart.
+DEMO_SITE_PORT = 47115
+
+
+def serve_demo_site():
+    """The bundled demo shop on 127.0.0.1, on DEMO_SITE_PORT when it is free (else any port)."""
+    from . import resources
+    from .localserver import LocalSite
+    with resources.path("demo_site") as root:
+        try:
+            return LocalSite(root, port=DEMO_SITE_PORT).start()
+        except OSError:
+            return LocalSite(root).start()

@@ -29,9 +29,9 @@ from ..core.store import Store
 log = logging.getLogger(__name__)
 
 #: States shown in the status bar.
-IDLE, STARTING, RUNNING, WAITING_MODEL, WAITING_YOU, PAUSED, TAKEN_OVER, STOPPING = (
+IDLE, STARTING, RUNNING, WAITING_MODEL, WAITING_YOU, PAUSED, TAKEN_OVER, STOPPING, REPLAYING = (
     "idle", "starting", "running", "waiting for the model", "waiting for you", "paused", "taken over",
-    "stopping")
+    "stopping", "replaying")
 
 
 @dataclass
@@ -43,6 +43,9 @@ class RunSpec:
     api_key: str | None = None
     demo: bool = False  # serve the demo shop and the demo policy for this run
     task_id: str = ""
+    branch_from: tuple[str, int] | None = None  # (run id, step): replay up to it, then the agent goes on
+    replay_run: str | None = None  # replay this whole run in the browser, no model
+    replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
 
 
 class GuiApprover:
@@ -87,6 +90,7 @@ class AgentBridge(QObject):
     observed = Signal(object, object)  # ObservationReady, its screenshot decoded (QImage) off the GUI thread
     liveFrame = Signal(object)  # QImage: the page while the agent waits on the model
     failed = Signal(str)  # a run could not start (no browser, no key...)
+    replayed = Signal(int, str)  # step replayed (0 = done), what happened
 
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
                  live_interval: float = 1.0):
@@ -202,14 +206,20 @@ class AgentBridge(QObject):
             url, model = spec.url, spec.model
             if spec.demo:
                 url, model = self._demo_endpoints(spec)
-            client = ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
+            client = None if spec.replay_run else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
             with Store(self.store_root) as store:
-                self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
-                                   control=control, listener=self._on_event)
                 self._set_state(PAUSED if control.paused else RUNNING)
                 self._start_live(session)
-                result = self.agent.run(spec.task, url, task_id=spec.task_id)
-            client.close()
+                if spec.replay_run:
+                    result = self._replay(store, session, spec, control)
+                elif spec.branch_from:
+                    result = self._branch(store, session, client, spec, control)
+                else:
+                    self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
+                                       control=control, listener=self._on_event)
+                    result = self.agent.run(spec.task, url, task_id=spec.task_id)
+            if client is not None:
+                client.close()
         except CockpitError as e:
             self.failed.emit(str(e))
         except Exception as e:  # keep the window alive whatever happens in a run
@@ -221,6 +231,25 @@ class AgentBridge(QObject):
             self._set_state(IDLE)
             self.runEnded.emit(result)
 
+    def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
+        from ..core.branch import branch
+        run_id, step = spec.branch_from
+        res = branch(store, run_id, step, session=session, client=client, config=spec.agent,
+                     approver=self.approver, control=control, listener=self._on_event,
+                     on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
+                     on_agent=lambda agent: setattr(self, "agent", agent))
+        if res.divergence is not None:
+            self.failed.emit(f"The branch stopped while replaying: {res.divergence.message}")
+        return res
+
+    def _replay(self, store, session, spec: RunSpec, control: RunControl):
+        from ..core.branch import replay
+        self._set_state(REPLAYING)
+        steps = replay(session, store, spec.replay_run, None, speed=spec.replay_speed, stop=control.stop_event,
+                       approver=self.approver, on_step=lambda i, info: self.replayed.emit(i, info.describe()))
+        self.replayed.emit(0, f"replayed {len(steps)} steps of {spec.replay_run}; the page matched throughout")
+        return None
+
     def _ensure_session(self) -> BrowserSession:
         with self._session_lock:
             if self._session is not None and not self._session.alive:
@@ -231,13 +260,9 @@ class AgentBridge(QObject):
             return self._session
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
-        from ..core import demo, resources
-        from ..core.localserver import LocalSite
+        from ..core import demo
         if self._demo is None:
-            with resources.path("demo_site") as root:
-                site = LocalSite(root)
-                site.start()
-            self._demo = (site, demo.serve_demo_model())
+            self._demo = (demo.serve_demo_site(), demo.serve_demo_model())
         site, server = self._demo
         url = spec.url if spec.url and not spec.url.startswith("demo:") else site.url("index.html")
         return url, ModelConfig(base_url=server.base_url, model=demo.DEMO_MODEL, temperature=0, max_retries=0)
@@ -273,7 +298,7 @@ class AgentBridge(QObject):
     def _live(self, session: BrowserSession, stop: threading.Event) -> None:
         """A low-rate capture while the agent waits on the model, between its own commands."""
         while not stop.wait(self.live_interval):
-            if self.state != WAITING_MODEL:
+            if self.state not in (WAITING_MODEL, REPLAYING):
                 continue
             if not session.lock.acquire(timeout=0.05):
                 continue
@@ -285,5 +310,5 @@ class AgentBridge(QObject):
                 continue
             finally:
                 session.lock.release()
-            if self.state == WAITING_MODEL:
+            if self.state in (WAITING_MODEL, REPLAYING):
                 self.liveFrame.emit(QImage.fromData(png))

@@ -30,7 +30,7 @@ from .approval_panel import ApprovalPanel
 from .breakpoints_panel import BreakpointsPanel
 from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
-from .bridge import PAUSED, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
+from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails, StepLogPanel
 from .takeover_panel import TakeOverPanel
@@ -65,7 +65,7 @@ class MainWindow(QMainWindow):
         self.running = False  # from start_run until the bridge's runEnded has been handled here
         self.agent_steps = 0
         self.last_marks: list[Mark] = []
-        self._relay = _Relay(self)
+        self._relay = _Relay()  # no Qt parent: worker threads emit on it, even while the window closes
         self._relay.done.connect(lambda cb, res: cb(res))
         self._build(demo)
         self._connect()
@@ -123,6 +123,8 @@ class MainWindow(QMainWindow):
         cv.addWidget(self.error_banner)
         cv.addWidget(self.split, 1)
         self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
+        self.review.branchRequested.connect(self.start_branch)
+        self.review.replayRequested.connect(self.start_replay)
         self.modes = QTabWidget()
         self.modes.addTab(self.live_page, "Live")
         self.modes.addTab(self.review, "Review")
@@ -209,6 +211,7 @@ class MainWindow(QMainWindow):
         b.stateChanged.connect(self._on_bridge_state)
         b.liveFrame.connect(self._on_bridge_live)
         b.failed.connect(self.show_error)
+        b.replayed.connect(self._on_bridge_replayed)
         b.runEnded.connect(self._on_bridge_ended)
         self.approval.decided.connect(b.answer_approval)
         self.takeover.act.connect(self._on_takeover_act)
@@ -281,6 +284,35 @@ class MainWindow(QMainWindow):
         self.running = self.bridge.start(spec, paused=paused)
         return self.running
 
+    def start_branch(self, run_id: str, step: int) -> bool:
+        """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab)."""
+        return self._start_special(run_id, branch_from=(run_id, step))
+
+    def start_replay(self, run_id: str, speed: float | None = 1.0) -> bool:
+        """Watch a finished run again on today's site (no model)."""
+        return self._start_special(run_id, replay_run=run_id, replay_speed=speed)
+
+    def _start_special(self, run_id: str, **kw) -> bool:
+        if self.bridge.busy:
+            self.show_error("A run is going; stop it first.")
+            return False
+        run = self.store.run(run_id)
+        demo = bool(run["demo"])
+        from ..core.llm import ModelConfig
+        model = self.settings.model if not demo else ModelConfig.from_dict((run.get("config") or {}).get("model"))
+        agent = AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
+                            approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints)
+        self.modes.setCurrentWidget(self.live_page)
+        self.log_panel.clear_run()
+        self.error_banner.setVisible(False)
+        self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
+        self.shown_step = None
+        self.started_at = time.monotonic()
+        self.banner.setText(("Replaying " if "replay_run" in kw else "Branching ") + f"run {run_id}…")
+        spec = RunSpec(run["task"], run["url"], model, agent, demo=demo, task_id=run["task_id"] or "", **kw)
+        self.running = self.bridge.start(spec)
+        return self.running
+
     def take_over(self) -> None:
         if self.bridge.take_over() is not None:
             self.takeover.set_target(None)
@@ -349,8 +381,12 @@ class MainWindow(QMainWindow):
         self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
         self._update_controls()
 
+    def _on_bridge_replayed(self, step: int, what: str) -> None:
+        self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
+        self.statusBar().showMessage(what, 10000)
+
     def _on_bridge_live(self, image) -> None:
-        if self.shown_step is None and self.bridge.state == WAITING_MODEL:
+        if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
             self.view.set_screenshot(image, self.last_marks, keep_view=True)
 
     def _on_bridge_ended(self, result) -> None:
@@ -556,5 +592,7 @@ class MainWindow(QMainWindow):
         except CockpitError as e:
             log.warning("settings not saved: %s", e)
         self.bridge.shutdown()
+        self.review.loader.stop()  # a tab gets no closeEvent of its own
+        self.reports.cancel_judging()
         self.store.close()
         super().closeEvent(event)

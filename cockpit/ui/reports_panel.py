@@ -184,6 +184,9 @@ class ReportsPanel(QWidget):
         from ..core.judge import judge_runs
         if self.judge_task is not None and not self.judge_task.done():
             return self.judge_task
+        if not self.j_model.text().strip():  # verdicts are stored under the judge model's name
+            self.j_status.setText("Name the judge model first.")
+            return None
         ids = [r["id"] for r in self.store._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
         if not ids:
             self.j_status.setText("No finished runs to judge.")

@@ -99,6 +99,8 @@ class _Loader(QObject):
 
 class ReviewPanel(QWidget):
     openLive = Signal(str)
+    branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
+    replayRequested = Signal(str)
     labelled = Signal(str)  # run id
 
     def __init__(self, store: Store, parent=None, *, annotator: str = ""):
@@ -113,7 +115,8 @@ class ReviewPanel(QWidget):
         self._marks: dict[tuple[str, int], list] = {}
         self._pick_target = False
         self._revealed = False  # the open run's other verdicts have been on screen
-        self.loader = _Loader(store.root, self)
+        # No Qt parent: the loader thread holds it, so it cannot be destroyed under a pending emit.
+        self.loader = _Loader(store.root)
         self.loader.image.connect(self._on_loader_image)
         self.loader.thumb.connect(self._on_loader_thumb)
         self._build(annotator)
@@ -187,8 +190,23 @@ class ReviewPanel(QWidget):
         self.compare_btn = QPushButton("Compare with…")
         self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
         self.compare_btn.clicked.connect(self.compare)
+        self.reask_btn = QPushButton("Re-ask this step…")
+        self.reask_btn.setToolTip("Send the exact request of this step again, edited if you like, "
+                                  "and compare the replies (no browser involved)")
+        self.reask_btn.clicked.connect(self.reask)
+        self.branch_btn = QPushButton("Branch from this step")
+        self.branch_btn.setToolTip("Replay the steps before this one in the browser (checking the page still "
+                                   "matches), then let the agent continue from here as a new run")
+        self.branch_btn.clicked.connect(lambda: self.run and self.steps and self.branchRequested.emit(
+            self.run["id"], self.steps[self.index]["step"]))
+        self.replay_btn = QPushButton("Replay in browser")
+        self.replay_btn.setToolTip("Watch this run again on today's site, at the recorded pace")
+        self.replay_btn.clicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
         self.tools = QHBoxLayout()
         self.tools.addWidget(self.compare_btn)
+        self.tools.addWidget(self.reask_btn)
+        self.tools.addWidget(self.branch_btn)
+        self.tools.addWidget(self.replay_btn)
         self.tools.addStretch(1)
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
@@ -496,6 +514,12 @@ class ReviewPanel(QWidget):
         return self.store._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
                                 "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
                                 [r["id"], r["task_id"] or "", r["task"]])
+
+    def reask(self):
+        from .reask_dialog import open_reask
+        if self.run and self.steps:
+            return open_reask(self.store, self.run["id"], self.steps[self.index]["step"], self)
+        return None
 
     def compare(self, other: str | None = None):
         from PySide6.QtWidgets import QInputDialog

@@ -27,12 +27,16 @@ COLUMNS = [  # (header, SQL expression used for sorting, row key)
 ]
 HIDDEN_WHEN_BLIND = ("human", "judge")
 
-_SELECT = """SELECT runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
+#: The Judge column: the newest verdict of a judge model (reference checks left out). The judge filter uses it too,
+#: so the filter and the column always agree.
+_JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE 'undecided' END
+     FROM verdicts WHERE verdicts.run_id = runs.id AND verdicts.judge NOT LIKE 'ref:%'
+     ORDER BY created DESC LIMIT 1)"""
+
+_SELECT = f"""SELECT runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
-  (SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE 'undecided' END
-     FROM verdicts WHERE verdicts.run_id = runs.id AND verdicts.judge NOT LIKE 'ref:%'
-     ORDER BY created DESC LIMIT 1) AS judge
+  {_JUDGE} AS judge
 FROM runs"""
 
 
@@ -60,19 +64,23 @@ class RunFilter:
         if self.search.strip():
             where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
             params.append(_fts_query(self.search))
+        # With an annotator picked, the human verdict is that annotator's (fail = runs *they* called a
+        # failure; unlabelled = runs *they* have not labelled), not anyone's.
+        who, who_params = ("AND labels.annotator = ?", [self.annotator]) if self.annotator else ("", [])
         if self.human == "unlabelled":
-            where.append("NOT EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id)")
+            where.append(f"NOT EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who})")
+            params += who_params
         elif self.human:
-            where.append("EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id AND labels.verdict = ?)")
-            params.append(self.human)
+            where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who} AND labels.verdict = ?)")
+            params += who_params + [self.human]
+        elif self.annotator:
+            where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who})")
+            params += who_params
         if self.judge == "unjudged":
-            where.append("NOT EXISTS (SELECT 1 FROM verdicts WHERE verdicts.run_id = runs.id)")
+            where.append(f"{_JUDGE} IS NULL")
         elif self.judge:
-            value = {"success": "= 1", "fail": "= 0", "undecided": "IS NULL"}[self.judge]
-            where.append(f"EXISTS (SELECT 1 FROM verdicts WHERE verdicts.run_id = runs.id AND verdict {value})")
-        if self.annotator:
-            where.append("EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id AND labels.annotator = ?)")
-            params.append(self.annotator)
+            where.append(f"{_JUDGE} = ?")
+            params.append(self.judge)
         return " WHERE " + " AND ".join(where), params
 
 
@@ -101,6 +109,8 @@ class RunsTableModel(QAbstractTableModel):
         where, params = self.filter.sql()
         order = "DESC" if self.sort_order == Qt.DescendingOrder else "ASC"
         col = COLUMNS[self.sort_column][1]
+        if self.blind and COLUMNS[self.sort_column][2] in HIDDEN_WHEN_BLIND:
+            col = "runs.started"  # ordering by a hidden column would give its values away
         sql = f"{_SELECT}{where} ORDER BY {col} {order}, runs.id LIMIT ? OFFSET ?"
         return self.store._rows(sql, params + [PAGE, offset])
 
@@ -122,7 +132,9 @@ class RunsTableModel(QAbstractTableModel):
 
     def set_blind(self, on: bool) -> None:
         self.blind = on
-        if self.rows:
+        if COLUMNS[self.sort_column][2] in HIDDEN_WHEN_BLIND:
+            self.reload()
+        elif self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
 
     # ---------- Qt model ----------

@@ -238,3 +238,27 @@ def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
     wait_idle(qtbot, w)
     flags = [s["flags"] for s in records(w)[1] if s["flags"]]
     assert any(any(f.startswith("breakpoint: text") for f in fl) for fl in flags)
+
+
+def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    parent = w.run_id
+    w.modes.setCurrentWidget(w.review)
+    w.review.show_run(parent)
+    w.review.go(4)  # step 5: the agent opens the checkout
+    w.review.branch_btn.click()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)  # replayed 1-4, the agent went on to the gate
+    assert w.modes.currentWidget() is w.live_page and w.run_id != parent
+    w.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    with Store(w.store_root) as s:
+        child = s.run(w.run_id)
+        assert (child["parent_run"], child["parent_step"]) == (parent, 5)
+        assert s.steps(w.run_id)[0]["url"].endswith("cart.html")
+    assert w.start_replay(parent, speed=None)
+    wait_idle(qtbot, w)
+    assert "page matched throughout" in w.banner.text()

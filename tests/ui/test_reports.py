@@ -104,3 +104,13 @@ def test_tables_charts_and_disagreements(qtbot, store):
     panel.show()
     qtbot.waitExposed(panel)
     panel.grab()  # the charts paint without errors
+
+
+def test_judge_needs_a_model_name(qtbot, store, loop):
+    make_run(store, steps=1)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.j_model.setText("  ")
+    assert panel.start_judging() is None  # verdicts would be stored under a nameless judge
+    assert "judge model" in panel.j_status.text() and panel.j_start.isEnabled()
+    assert L.verdicts(store) == []

@@ -173,3 +173,163 @@ def test_compare_two_runs_of_the_same_task(qtbot, panel, store):
     assert gaps  # run b has fewer steps: a gap, not a shifted list
     dlg.show_pair(gaps[0])
     assert "no matching step" in (dlg.views[0].message() + dlg.views[1].message())
+
+
+def test_n_skips_forward_through_the_queue(qtbot, panel, store):
+    ids = [make_run(store, steps=1, task=f"task {i}") for i in range(3)]
+    p = panel("ada")
+    focus(qtbot, p)
+    seen = []
+    for _ in range(3):
+        qtbot.keyClick(p.view, Qt.Key_N)  # skip without labelling
+        seen.append(p.run["id"])
+    assert seen == [ids[0], ids[1], ids[2]]  # not ids[0], ids[1], ids[0], ...
+
+
+def test_refresh_keeps_the_chosen_filters(qtbot, panel, store):
+    make_run(store, steps=1, site="Allrecipes")
+    make_run(store, steps=1, site="Booking")
+    p = panel()
+    p.f_site.setCurrentText("Booking")
+    assert p.model.total == 1
+    p.refresh()  # what switching to the Review tab does
+    assert p.f_site.currentText() == "Booking" and p.model.total == 1
+
+
+def test_a_missing_screenshot_file_is_reported_not_loading_for_ever(qtbot, panel, store):
+    import shutil
+    rid = make_run(store, steps=3)
+    shutil.rmtree(store.step_dir(rid, 2))
+    p = panel()
+    p.table.selectRow(0)
+    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
+    p.go(1)
+    qtbot.waitUntil(lambda: "missing" in p.view.message(), timeout=5000)
+    assert "Step 2/3" in p.step_info.text()
+    p.go(2)
+    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
+
+
+def test_annotator_filter_applies_to_the_human_verdict(qtbot, panel, store):
+    a = make_run(store, steps=1, task="alpha")
+    b = make_run(store, steps=1, task="beta")
+    L.set_label(store, a, "ada", "success")
+    L.set_label(store, a, "bob", "fail")
+    L.set_label(store, b, "bob", "success")
+    p = panel()
+    p.f_annotator.setCurrentText("ada")
+    p.f_human.setCurrentText("fail")
+    assert p.model.total == 0  # ada called nothing a failure (bob did, on alpha)
+    p.f_human.setCurrentText("success")
+    assert [r["id"] for r in p.model.rows] == [a]
+    p.f_human.setCurrentText("unlabelled")
+    assert [r["id"] for r in p.model.rows] == [b]  # not labelled by ada
+
+
+def test_judge_filter_agrees_with_the_judge_column(qtbot, panel, store):
+    a = make_run(store, steps=1, task="alpha")
+    b = make_run(store, steps=1, task="beta")
+    L.set_verdict(store, a, "ref:must_include", 0, "cockpit-ref-1", 1)  # a reference check, not a judge
+    L.set_verdict(store, b, "judge-x", 3, "v1", 1)
+    store.db.execute("UPDATE verdicts SET created = 1 WHERE run_id = ?", [b])  # older ...
+    L.set_verdict(store, b, "judge-x", 1, "v1", 0)  # ... than this one, which the column shows
+    p = panel()
+    p.f_judge.setCurrentText("success")
+    assert p.model.total == 0
+    p.f_judge.setCurrentText("fail")
+    assert [r["id"] for r in p.model.rows] == [b] and p.model.rows[0]["judge"] == "fail"
+    p.f_judge.setCurrentText("unjudged")
+    assert [r["id"] for r in p.model.rows] == [a]
+
+
+@pytest.mark.parametrize("query, hits", [('a"b', 1), ("NOT", 1), ("*", 0), ("-x", 1), ("ünïcode", 1),
+                                         ("unicode", 1), ('"', 0), ("(", 0)])
+def test_search_with_odd_strings(qtbot, panel, store, query, hits):
+    make_run(store, steps=1, task='look for a"b NOT -x ünïcode')
+    make_run(store, steps=1, task="plain")
+    make_run(store, steps=1, task="other")
+    p = panel()
+    p.search.setText(query)
+    p.apply_filter()
+    assert p.model.total == hits
+
+
+def test_switching_annotator_in_blind_mode_hides_the_others_again(qtbot, panel, store):
+    rid = make_run(store, steps=2)
+    L.set_label(store, rid, "bob", "fail", category="Loop")
+    p = panel("ada")
+    p.blind.setChecked(True)
+    p.table.selectRow(0)
+    p.label("success")
+    assert "bob: fail" in p.header.text()
+    p.annotator.setCurrentText("cy")  # cy has not labelled this run
+    assert "bob" not in p.header.text() and "ada" not in p.header.text()
+    assert p.status.text() == "not labelled by you"
+
+
+def test_blind_mode_neither_filters_nor_sorts_by_the_hidden_verdicts(qtbot, panel, store):
+    a = make_run(store, steps=1, task="alpha")
+    b = make_run(store, steps=1, task="beta")
+    store.db.execute("UPDATE runs SET started = started + 10 WHERE id = ?", [a])  # alpha is newer
+    L.set_verdict(store, a, "judge-x", 3, "v1", 1)
+    L.set_verdict(store, b, "judge-x", 3, "v1", 0)
+    p = panel()
+    p.f_judge.setCurrentText("success")
+    assert p.model.total == 1
+    p.blind.setChecked(True)
+    assert p.model.total == 2 and not p.f_judge.isEnabled()
+    p.table.sortByColumn(7, Qt.AscendingOrder)  # Judge: fail (beta) would come first
+    assert [r["task"] for r in p.model.rows] == ["beta", "alpha"]  # by start time instead
+    p.table.sortByColumn(7, Qt.DescendingOrder)
+    assert [r["task"] for r in p.model.rows] == ["alpha", "beta"]
+
+
+def test_blind_flag_only_for_verdicts_given_blind(qtbot, panel, store):
+    rid = make_run(store, steps=1)
+    other = make_run(store, steps=1)
+    L.set_label(store, rid, "bob", "fail")
+    L.set_label(store, other, "bob", "fail")
+    p = panel("ada")
+    p.blind.setChecked(True)
+    p.show_run(rid)
+    p.label("success")
+    p.comment.setText("saved again")
+    p.label("success")  # the same verdict, saved again: still a blind one
+    assert L.labels(store, rid, "ada")[0]["blind"] == 1
+    p.label("fail")  # changed after seeing bob's fail
+    assert L.labels(store, rid, "ada")[0]["blind"] == 0
+    p.blind.setChecked(False)
+    p.show_run(other)  # bob's verdict on screen ...
+    p.blind.setChecked(True)
+    p.label("fail")  # ... before this label
+    assert L.labels(store, other, "ada")[0]["blind"] == 0
+
+
+def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, store):
+    from cockpit.core import prompt
+    from cockpit.core.llm import ModelConfig
+    from cockpit.core.modelserver import ModelServer
+    from cockpit.devtools.fakeruns import screenshot
+    with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
+        rid = store.new_run("pick", "https://example.com/",
+                            config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()})
+        conv = prompt.Conversation(prompt.system_prompt())
+        png, marks = screenshot(3)
+        files = store.write_step_files(rid, 1, screenshot=png, marked=png, marks=marks)
+        conv.add_observation(1, prompt.observation_text("[1]: <button> \"A\";"), lead=prompt.task_text("pick", "u"))
+        store.commit_step(rid, dict(step=1, request=conv.request(), reply="Thought: a\nAction: Click [1]",
+                                    action="Click [1]", action_text="Click [1]", **files))
+        store.finish_run(rid, "max_steps")
+        before = store.steps(rid)
+        p = panel()
+        p.show_run(rid)
+        dlg = p.reask()
+        qtbot.addWidget(dlg)
+        assert "Click [1]" in dlg.original.toPlainText()
+        dlg.temperature.setValue(0.3)
+        dlg.send()
+        qtbot.waitUntil(lambda: dlg.result is not None or "color" in dlg.verdict.text(), timeout=10000)
+        assert "Click [5]" in dlg.new.toPlainText() and "a different action" in dlg.verdict.text()
+        assert srv.requests[0]["temperature"] == 0.3
+        assert srv.requests[0]["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/png")
+    assert store.steps(rid) == before  # the run is untouched
