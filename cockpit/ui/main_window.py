@@ -124,7 +124,7 @@ class MainWindow(QMainWindow):
         cv.addWidget(self.split, 1)
         self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
         self.review.branchRequested.connect(self.start_branch)
-        self.review.replayRequested.connect(self.start_replay)
+        self.review.replayRequested.connect(lambda rid: self.start_replay(rid, self.review.replay_speed.currentData()))
         self.modes = QTabWidget()
         self.modes.addTab(self.live_page, "Live")
         self.modes.addTab(self.review, "Review")

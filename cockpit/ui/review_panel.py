@@ -201,12 +201,18 @@ class ReviewPanel(QWidget):
             self.run["id"], self.steps[self.index]["step"]))
         self.replay_btn = QPushButton("Replay in browser")
         self.replay_btn.setToolTip("Watch this run again on today's site, at the recorded pace")
+        self.replay_speed = QComboBox()
+        for label, speed in (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0),
+                             ("as fast as pages load", None)):
+            self.replay_speed.addItem(label, speed)
+        self.replay_speed.setCurrentIndex(1)
         self.replay_btn.clicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
         self.tools = QHBoxLayout()
         self.tools.addWidget(self.compare_btn)
         self.tools.addWidget(self.reask_btn)
         self.tools.addWidget(self.branch_btn)
         self.tools.addWidget(self.replay_btn)
+        self.tools.addWidget(self.replay_speed)
         self.tools.addStretch(1)
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
@@ -430,6 +436,16 @@ class ReviewPanel(QWidget):
         judged = f" · you: {mine[0]['judgement']}" + (f" → [{mine[0]['corrected_target']}]"
                                                      if mine[0]["corrected_target"] else "") if mine else ""
         err = f"<br><span style='color:#b00020'>{e(s['error'])}</span>" if s.get("error") else ""
+        eff = s.get("effect") or {}
+        flags = [f for f in (s.get("flags") or [])]
+        if eff or flags:
+            what = ("no visible effect" if eff.get("noop") else
+                    ", ".join(x for x in ("URL changed" if eff.get("url_changed") else "",
+                                          f"+{eff.get('marks_added', 0)}/-{eff.get('marks_removed', 0)} marks",
+                                          f"{eff.get('pixels_changed', 0):.1%} pixels") if x)) if eff else ""
+            color = "#e65100" if eff.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags) else "#555"
+            err += f"<br><span style='color:{color}'>effect: {e(what)}" + (
+                f" [{e(', '.join(flags))}]" if flags else "") + "</span>"
         self.step_info.setText(
             f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
             f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
