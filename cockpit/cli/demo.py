@@ -20,7 +20,7 @@ def add_parser(sub) -> None:
                    help="no cockpit window: run in the terminal (the browser is headless either way)")
     p.add_argument("--approval", choices=("ask", "deny", "allow"), default="ask",
                    help="answer to the approval gate (default ask; deny when there is no terminal)")
-    p.add_argument("--max-steps", type=int, default=20, help="step budget (default 20)")
+    p.add_argument("--max-steps", type=int, default=15, help="step budget (default 15, as in the window)")
     common.add_browser_options(p)
 
 

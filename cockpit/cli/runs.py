@@ -68,7 +68,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
             d = s["decision"]
             print(f"  decision: {'approved' if d['approved'] else 'refused'} by {d['by']}"
                   + (f": {d['message']}" if d.get("message") else ""))
-        print(f"  outcome:  {s['status']}: {s['error'] or s['outcome'] or ''}")
+        detail = s["error"] or s["outcome"] or ""
+        print(f"  outcome:  {detail if detail.startswith(s['status'] or '-') else (s['status'] or '-') + ': ' + detail}")
         print(f"  files:    {store.file(s['screenshot']) if s['screenshot'] else '-'}")
     print(f"\nanswer: {run['answer']}" if run["answer"] is not None else f"\n({run['status']}"
           + (f": {run['error']})" if run["error"] else ")"))

@@ -36,6 +36,7 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     win = MainWindow(demo=demo)
+    _quit_on_signals(app, win)
     if task:
         win.task_bar.set_task(task, url or "")
     win.show()
@@ -46,3 +47,20 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     with loop:
         loop.run_until_complete(closed.wait())
     return 0
+
+
+def _quit_on_signals(app, win) -> None:
+    """Ctrl+C or SIGTERM close the window properly: the run stops, the browser and its profile go."""
+    import signal
+
+    from PySide6.QtCore import QTimer
+
+    def handler(*_):
+        win.close()
+        app.quit()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, handler)
+    # Python runs signal handlers only between bytecodes; a light timer gives it the chance.
+    tick = QTimer(win)
+    tick.timeout.connect(lambda: None)
+    tick.start(250)

@@ -15,8 +15,8 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QInputDialog, QLabel, QMainWindow, QMenu, QSpinBox,
-                               QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QInputDialog, QLabel, QMainWindow, QMenu, QSizePolicy,
+                               QSpinBox, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
 from ..core import paths
 from ..core.agent import events as ev
@@ -81,6 +81,8 @@ class MainWindow(QMainWindow):
         self.view.setContextMenuPolicy(Qt.CustomContextMenu)
         self.banner = QLabel()
         self.banner.setTextFormat(Qt.PlainText)
+        # Never let a long answer in the banner widen the pane and squeeze the step log.
+        self.banner.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
         self.error_banner = QLabel()
         self.error_banner.setWordWrap(True)
         self.error_banner.setTextFormat(Qt.PlainText)
@@ -186,6 +188,7 @@ class MainWindow(QMainWindow):
             self.live_page.addAction(a)
         self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key")
         self.act_open = self._action("Open tasks…", "Ctrl+O", self.task_bar.choose_file, "Load a task file")
+        self.act_quit = self._action("Quit", "Ctrl+Q", self.close, "Stop any run, close the browser and quit")
         for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
             tb.addAction(a)
 

@@ -48,6 +48,10 @@ class StepLogPanel(QTreeWidget):
             it.setData(0, Qt.UserRole, step)
             self.addTopLevelItem(it)
             self.items[step] = it
+            # The newest row is current, silently: focus arriving in the list must not jump to step 1.
+            self.blockSignals(True)
+            self.setCurrentItem(it)
+            self.blockSignals(False)
             self.scrollToItem(it)
         return self.items[step]
 

@@ -337,8 +337,15 @@ class Agent:
             quiet = classify(action, mark, obs.marks, obs.url, self.config.risk_rules, enter_after_type=False)
             if quiet.level != "irreversible":
                 risk, st.press_enter = quiet, False
-        st.row.update(action=str(action), target=action.target, risk=risk.level, evidence=list(risk.evidence))
-        self._emit(ev.ActionProposed(self.run_id, st.n, str(action), action.target, risk.level, risk.evidence))
+        shown = str(action)
+        if mark is not None and mark.secret and action.kind == "type" and action.text:
+            # Text for a password or card field is not kept in the record (it still reaches the page).
+            shown = str(Action("type", action.target, "(secret)"))
+            for key in ("reply", "action_text", "thought"):
+                if st.row.get(key):
+                    st.row[key] = st.row[key].replace(action.text, "(secret)")
+        st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
+        self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         self._check_breakpoints(st, action, mark, risk)
         if needs_approval(self.config.approval_policy, risk, action):
             decision = self._ask(st, action, mark, risk)
