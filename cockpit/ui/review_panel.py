@@ -649,9 +649,10 @@ class ReviewPanel(QWidget):
 
     def show_run(self, run_id: str) -> None:
         """Open a run and select it in the table when it is listed."""
-        row = self.model.row_of(run_id)
+        row = self.model.ensure_loaded(run_id)
         if row >= 0:
             self.table.setCurrentIndex(self.model.index(row, 0))
+            self.table.scrollTo(self.model.index(row, 0))
         self.open_run(run_id)
 
     def _on_annotator_changed(self, _name: str) -> None:

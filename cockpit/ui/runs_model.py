@@ -33,7 +33,7 @@ _JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE '
      FROM verdicts WHERE verdicts.run_id = runs.id AND verdicts.judge NOT LIKE 'ref:%'
      ORDER BY created DESC LIMIT 1)"""
 
-_SELECT = f"""SELECT runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
+_SELECT = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
   {_JUDGE} AS judge
@@ -97,22 +97,32 @@ class RunsTableModel(QAbstractTableModel):
 
     # ---------- loading ----------
     def reload(self, flt: RunFilter | None = None) -> None:
+        """Run the filter once and keep the ordered ids: pages are then read by id, so labelling
+        a run (which may take it out of the filter) or a new run arriving never shifts a page."""
         if flt is not None:
             self.filter = flt
         self.beginResetModel()
-        where, params = self.filter.sql()
-        self.total = self.store._rows(f"SELECT COUNT(*) AS n FROM runs{where}", params)[0]["n"]
-        self.rows = self._page(0)
-        self.endResetModel()
-
-    def _page(self, offset: int) -> list[dict]:
         where, params = self.filter.sql()
         order = "DESC" if self.sort_order == Qt.DescendingOrder else "ASC"
         col = COLUMNS[self.sort_column][1]
         if self.blind and COLUMNS[self.sort_column][2] in HIDDEN_WHEN_BLIND:
             col = "runs.started"  # ordering by a hidden column would give its values away
-        sql = f"{_SELECT}{where} ORDER BY {col} {order}, runs.id LIMIT ? OFFSET ?"
-        return self.store._rows(sql, params + [PAGE, offset])
+        inner = f"SELECT runs.id AS id, {col} AS k FROM ({_SELECT}) AS runs{where}" if col in ("human", "judge") \
+            else f"SELECT runs.id AS id FROM runs{where} ORDER BY {col} {order}, runs.id"
+        if col in ("human", "judge"):
+            inner += f" ORDER BY k {order}, id"
+        self.ids = [r["id"] for r in self.store._rows(inner, params)]
+        self.total = len(self.ids)
+        self.rows = self._page(0)
+        self.endResetModel()
+
+    def _page(self, offset: int) -> list[dict]:
+        ids = self.ids[offset:offset + PAGE]
+        if not ids:
+            return []
+        got = {r["id"]: r for r in self.store._rows(
+            f"{_SELECT} WHERE runs.id IN ({','.join('?' * len(ids))})", ids)}
+        return [got[i] for i in ids if i in got]
 
     def canFetchMore(self, parent=QModelIndex()) -> bool:
         return not parent.isValid() and len(self.rows) < self.total
@@ -125,6 +135,16 @@ class RunsTableModel(QAbstractTableModel):
         self.beginInsertRows(QModelIndex(), len(self.rows), len(self.rows) + len(more) - 1)
         self.rows.extend(more)
         self.endInsertRows()
+
+    def ensure_loaded(self, run_id: str) -> int:
+        """Load pages until `run_id` is in the table; its row, or -1 when the filter excludes it."""
+        try:
+            pos = self.ids.index(run_id)
+        except ValueError:
+            return -1
+        while len(self.rows) <= pos and self.canFetchMore():
+            self.fetchMore()
+        return pos if pos < len(self.rows) else -1
 
     def sort(self, column: int, order=Qt.AscendingOrder) -> None:
         self.sort_column, self.sort_order = column, order

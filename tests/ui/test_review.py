@@ -333,3 +333,27 @@ def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, 
         assert srv.requests[0]["temperature"] == 0.3
         assert srv.requests[0]["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/png")
     assert store.steps(rid) == before  # the run is untouched
+
+
+def test_labelling_under_the_unlabelled_filter_then_scrolling_loses_no_run(qtbot, panel, store):
+    from cockpit.ui import runs_model
+    ids = [make_run(store, steps=1, task=f"task {i}") for i in range(25)]
+    old = runs_model.PAGE
+    runs_model.PAGE = 10
+    try:
+        p = panel("ada")
+        p.f_human.setCurrentText("unlabelled")
+        assert p.model.total == 25 and len(p.model.rows) == 10
+        for rid in [r["id"] for r in p.model.rows[:5]]:
+            L.set_label(store, rid, "ada", "success")
+        while p.model.canFetchMore():
+            p.model.fetchMore()
+        assert sorted(r["id"] for r in p.model.rows) == sorted(ids)  # nothing skipped, nothing twice
+        p.f_human.setCurrentText("unlabelled")
+        p.apply_filter()
+        assert p.model.total == 20
+        last = p.model.ids[-1]
+        p.show_run(last)  # a run far down the list is loaded and selected
+        assert p.table.currentIndex().row() == p.model.row_of(last) >= 10
+    finally:
+        runs_model.PAGE = old
