@@ -7,6 +7,7 @@ page title like ``<img onerror=...>`` stays inert.
 from __future__ import annotations
 
 import base64
+from collections import OrderedDict
 import html
 import io
 
@@ -139,7 +140,7 @@ class StepDetails(QTabWidget):
         self.raw = QPlainTextEdit(readOnly=True)
         for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
             self.addTab(w, name)
-        self._thumbs: dict[str, str] = {}
+        self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
         self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
         self.currentChanged.connect(self._render_messages)
 
@@ -211,4 +212,7 @@ class StepDetails(QTabWidget):
                 self._thumbs[key] = base64.b64encode(buf.getvalue()).decode()
             except Exception:
                 return f"<p><i>[screenshot of step {k} is missing]</i></p>"
+        self._thumbs.move_to_end(key)
+        while len(self._thumbs) > 32:
+            self._thumbs.popitem(last=False)
         return f"<p>screenshot of step {k}:<br><img src='data:image/jpeg;base64,{self._thumbs[key]}'></p>"
