@@ -56,10 +56,18 @@ def marks_delta(before: list[Mark], after: list[Mark]) -> tuple[int, int]:
     return sum((b - a).values()), sum((a - b).values())
 
 
-def pixel_change(png_a: bytes, png_b: bytes, size=(256, 192)) -> float:
-    """Share of pixels that visibly changed between two screenshots (compared small and grey)."""
-    a = Image.open(io.BytesIO(png_a)).convert("L").resize(size)
-    b = Image.open(io.BytesIO(png_b)).convert("L").resize(size)
+def _small(img, size) -> Image.Image:
+    if isinstance(img, Image.Image):
+        return img if img.size == size and img.mode == "L" else img.convert("L").resize(size)
+    return Image.open(io.BytesIO(img)).convert("L").resize(size)
+
+
+def pixel_change(png_a, png_b, size=(256, 192)) -> float:
+    """Share of pixels that visibly changed between two screenshots (compared small and grey).
+
+    Takes PNG bytes or already reduced images (Observation.thumb), which saves two decodes a step.
+    """
+    a, b = _small(png_a, size), _small(png_b, size)
     diff = ImageChops.difference(a, b).point(lambda v: 255 if v > PIXEL_THRESHOLD else 0)
     return diff.histogram()[255] / (size[0] * size[1])
 

@@ -19,6 +19,9 @@ from .browser import BrowserSession
 from .marks import Mark, element_text, marks_from_json
 
 
+THUMB = (256, 192)
+
+
 @dataclass
 class Observation:
     url: str
@@ -31,6 +34,7 @@ class Observation:
     stats: dict = field(default_factory=dict)
     timings: dict = field(default_factory=dict)  # milliseconds per phase
     marked: bytes | None = None  # PNG with boxes drawn; see render()
+    thumb: Image.Image | None = field(default=None, repr=False)  # small grey copy, for measuring change
 
     def render(self, **style) -> bytes:
         """The marked screenshot as PNG: drawn once and kept; with `style`, drawn anew."""
@@ -42,6 +46,7 @@ class Observation:
 
     def _draw(self, image: Image.Image) -> None:
         t = time.perf_counter()
+        self.thumb = image.convert("L").resize(THUMB)
         self.marked = overlay.to_png(overlay.draw_marks(image, self.marks))
         self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
 

@@ -8,6 +8,7 @@ risk classifier flags, the policy says whether to ask, the approver answers.
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 import time
@@ -22,6 +23,7 @@ from ..actions.execute import ActionOutcome, Executor
 from ..actions.grammar import Action
 from ..browser import BrowserSession
 from ..errors import ActionError, BrowserError, CockpitError, short_message
+from ..hops import HopTracker
 from ..llm import ChatResult, ModelCancelled, ModelClient, ModelError
 from ..observation import Observation, observe
 from ..risk import Risk, SiteRule, classify
@@ -45,6 +47,9 @@ class AgentConfig:
     risk_rules: list[SiteRule] = field(default_factory=list)
     demo: bool = False  # the model is Cockpit's rule-based demo policy
     breakpoints: list[Breakpoint] = field(default_factory=list)  # may be edited while the run goes
+    # hook: multihop + memory (cockpit.core.hops / cockpit.core.memory)
+    hops: HopTracker | None = None  # a template (hops.tracker_for(task.extra)); each run tracks a fresh copy
+    memory_k: int = 0  # > 0: the K most similar past successful runs go into the first prompt
 
     def __post_init__(self):
         if self.approval_policy not in POLICIES:
@@ -53,9 +58,12 @@ class AgentConfig:
             raise CockpitError("max steps must be at least 1")
 
     def to_dict(self) -> dict:
-        return {"max_steps": self.max_steps, "keep_images": self.keep_images,
-                "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
-                "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
+        d = {"max_steps": self.max_steps, "keep_images": self.keep_images,
+             "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
+             "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
+        if self.memory_k:  # hook: memory
+            d["memory_k"] = self.memory_k
+        return d
 
 
 @dataclass
@@ -102,6 +110,7 @@ class Agent:
         self._next_n = 1
         self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
         self._image_files: dict[int, str] = {}
+        self.hops: HopTracker | None = None  # hook: multihop; the current run's tracker
 
     # ---------- public ----------
     def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
@@ -130,6 +139,7 @@ class Agent:
         self._next_n = 1
         step: _Step | None = None
         try:
+            self._hops_start()  # hook: multihop
             if prelude is not None:
                 prelude()
             else:
@@ -138,6 +148,8 @@ class Agent:
             if seed:
                 conv.seed(seed)
             lead, pdf_text = (prompt.task_text(task, url) if lead is None else lead), ""
+            if self.config.memory_k > 0 and not seed:  # hook: memory (a branch's seed already has it)
+                lead = self._recall(task, lead)
             for _ in range(self.config.max_steps):  # the agent's budget; human steps do not count
                 if first(self.config.breakpoints, "step", self._next_n):
                     self._break(self._next_n, f"step {self._next_n}")
@@ -256,6 +268,7 @@ class Agent:
         t3 = time.perf_counter()
         st.row["timings"] = dict(st.obs.timings, observe_ms=(t1 - t0) * 1000, model_ms=(t2 - t1) * 1000,
                                  act_ms=(t3 - t2) * 1000)
+        self._hops_update(st, answer)  # hook: multihop
         self._commit(st)
         st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
         self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started))
@@ -276,7 +289,8 @@ class Agent:
         n, before = self._acted
         self._acted = None
         try:
-            eff = effects.effect(before.url, before.marks, before.screenshot, obs.url, obs.marks, obs.screenshot)
+            eff = effects.effect(before.url, before.marks, before.thumb or before.screenshot,
+                                 obs.url, obs.marks, obs.thumb or obs.screenshot)
         except (OSError, ValueError):
             return
         if self.loops.effect(eff) and eff.noop:
@@ -413,6 +427,36 @@ class Agent:
         self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds,
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
+
+    # ---------- hook: multihop tracking and memory (cockpit.core.hops, cockpit.core.memory) ----------
+    def _hops_start(self) -> None:
+        self.hops = self.config.hops.fresh() if self.config.hops is not None else None
+        if self.hops is not None:
+            self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
+
+    def _hops_update(self, st: _Step, answer: str | None) -> None:
+        """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
+        if self.hops is None or st.obs is None:
+            return
+        new = self.hops.update(st.obs.url, answer, step=st.n)
+        st.row["hops"] = self.hops.snapshot(new)
+        for k in new:
+            self._emit(ev.HopPassed(self.run_id, st.n, k, self.hops.name(k), k, self.hops.total))
+        if new:
+            self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
+
+    def _recall(self, task: str, lead: str) -> str:
+        """Procedural memory: similar past successful runs, put after the task text; which ones is stored."""
+        from .. import memory
+        try:
+            found = memory.retrieve(self.store, task, self.config.memory_k, exclude=self.run_id)
+        except CockpitError as e:
+            log.warning("run %s: no memories (%s)", self.run_id, short_message(e))
+            return lead
+        ids = [m.run_id for m in found]
+        self.store.set_run(self.run_id, memories=json.dumps(ids))
+        self._emit(ev.MemoriesUsed(self.run_id, tuple(ids)))
+        return f"{lead}\n{memory.memory_text(found)}" if found else lead
 
     # ---------- bookkeeping ----------
     def _open_start(self, url: str) -> None:
