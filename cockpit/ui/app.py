@@ -33,6 +33,8 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     from .main_window import MainWindow
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Cockpit")
+    app.setDesktopFileName("cockpit")  # matches packaging/cockpit.desktop
+    _set_icon(app)
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     win = MainWindow(demo=demo)
@@ -64,3 +66,18 @@ def _quit_on_signals(app, win) -> None:
     tick = QTimer(win)
     tick.timeout.connect(lambda: None)
     tick.start(250)
+
+
+def _set_icon(app) -> None:
+    from PySide6.QtGui import QIcon, QPixmap
+
+    from ..core import resources
+    icon = QIcon()
+    for size in (16, 32, 48, 64, 128, 256):
+        pix = QPixmap()
+        try:
+            if pix.loadFromData(resources.read_bytes(f"icons/cockpit-{size}.png")):
+                icon.addPixmap(pix)
+        except OSError:
+            continue
+    app.setWindowIcon(icon)
