@@ -5,11 +5,11 @@ import argparse
 import sys
 
 from ..core.logsetup import setup_logging
-from . import agreement, branch, demo, export, importcmd, judge, key, observe, reask, run, runs
+from . import agreement, branch, demo, export, hops, importcmd, judge, key, observe, reask, run, runs
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
-            "observe": observe}
+            "hops": hops, "observe": observe}
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -133,3 +133,19 @@ class RunFinished(Event):
 class RunFailed(Event):
     error: str
     steps: int = 0
+
+
+@dataclass(frozen=True)
+class HopPassed(Event):
+    """A multihop task's hop passed (cockpit.core.hops); hops are numbered from 1."""
+    step: int
+    hop: int
+    name: str
+    passed: int  # hops passed so far, this one included
+    total: int
+
+
+@dataclass(frozen=True)
+class MemoriesUsed(Event):
+    """Past runs given to the agent as examples before step 1 (cockpit.core.memory); () = none found."""
+    run_ids: tuple = ()

@@ -83,5 +83,12 @@ def _v4(db: sqlite_utils.Database) -> None:
     db["steps"].add_column("flags", str)  # JSON list: "noop", "repeated", "loop", "breakpoint: ..."
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4]
+def _v5(db: sqlite_utils.Database) -> None:
+    """Multihop tasks and procedural memory (cockpit.core.hops, cockpit.core.memory)."""
+    db["steps"].add_column("hops", str)  # JSON: hop progress after the step {"passed", "total", "new"}
+    db["runs"].add_column("hops", str)  # JSON: the run's hop result, HopTracker.to_dict()
+    db["runs"].add_column("memories", str)  # JSON list: run ids given to the agent as memories
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5]
 SCHEMA_VERSION = len(MIGRATIONS)
