@@ -99,6 +99,9 @@ def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask")
                         f"deny, or allow (default {approval_default})")
     g.add_argument("--ask-before", choices=("irreversible", "every", "never"), default="irreversible",
                    help="which actions go through the gate: irreversible ones (default), every action, none")
+    g.add_argument("--memory", type=int, default=0, metavar="K",
+                   help="procedural memory: include the action sequences of the K most similar past "
+                        "successful runs as examples in the prompt (default 0 = off)")
     g.add_argument("--rules", metavar="FILE", type=Path,
                    help="per-site risk rules (JSON); default: risk_rules.json in the data dir if present")
 
@@ -111,4 +114,5 @@ def agent_config(args, *, demo: bool = False):
         raise CockpitError(f"the risk rules file {args.rules} does not exist")
     rules = load_rules(args.rules or default_rules_path())
     return AgentConfig(max_steps=args.max_steps, keep_images=args.keep_images,
-                       approval_policy=args.ask_before, risk_rules=rules, demo=demo)
+                       approval_policy=args.ask_before, risk_rules=rules, demo=demo,
+                       memory_k=max(0, getattr(args, "memory", 0) or 0))

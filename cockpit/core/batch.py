@@ -8,6 +8,7 @@ the next task. Knows nothing about terminals: progress goes to callbacks.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import queue
 import threading
@@ -172,7 +173,9 @@ class Batch:
         t0 = time.monotonic()
         agent = None
         try:
-            agent = Agent(session, client, store, config=self.agent, approver=self.approver_factory(),
+            from .hops import tracker_for
+            cfg = dataclasses.replace(self.agent, hops=tracker_for(dict(item.task.extra)))  # per-task hop queue
+            agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
             t = item.task
             item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,

@@ -297,3 +297,23 @@ def test_a_store_error_in_one_task_does_not_fail_the_rest_of_the_batch(site, tmp
                       store_root=tmp_path / "home", api_key="k").run()
     assert [it.result.status for it in items] == ["failed", "answered", "answered"]
     assert "locked" in items[0].result.error
+
+
+def test_a_webarena_task_file_tracks_hops_in_a_batch(site, tmp_path):
+    tasks = tmp_path / "webarena.json"
+    tasks.write_text(json.dumps([{
+        "task_id": 7, "start_url": site.url("agent_start.html"), "intent": "Open the details page",
+        "eval": {"eval_types": ["url_match"], "reference_url": "agent_details.html"}}]))
+    home = tmp_path / "home"
+
+    def respond(body):
+        text = body["messages"][-1]["content"][0]["text"]
+        if "The page is 'Details'" in text:
+            return "Thought: here\nAction: ANSWER; opened"
+        n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
+        return f"Thought: go\nAction: Click [{n}]"
+    with ModelServer(respond) as srv:
+        r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
+    assert r.returncode == 0, r.stderr
+    report = json.loads(cockpit(home, "hops", "--json").stdout)
+    assert report["runs"] == 1 and report["task_success_rate"] == 1.0
