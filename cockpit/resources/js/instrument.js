@@ -57,6 +57,19 @@
       .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   } catch (e) { /* very old document types: no observer, no quiet check */ }
 
+  // A form submit or link click that the page did not cancel starts a navigation a moment
+  // later; settle.js waits for it instead of reporting the old page as settled.
+  const navSoon = (e) => { if (!e.defaultPrevented) state.navPending = performance.now(); };
+  window.addEventListener("submit", navSoon);
+  window.addEventListener("click", (e) => {
+    const a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
+    if (!a || e.defaultPrevented || e.button !== 0) return;
+    const href = a.getAttribute("href") || "";
+    if (href.startsWith("#") || href.toLowerCase().startsWith("javascript:") || a.hasAttribute("download")) return;
+    try { if (new URL(a.href).href.split("#")[0] === location.href.split("#")[0]) return; } catch (err) { return; }
+    navSoon(e);
+  });
+
   // One tab only.
   const top = window.top === window;
   const origOpen = window.open;

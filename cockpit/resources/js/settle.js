@@ -13,7 +13,9 @@
     const ready = document.readyState === "complete";
     const pending = st ? st.pending : 0;
     const sinceMutation = st ? now - st.lastMutation : Infinity;
-    if (ready && pending <= 0) {
+    // A navigation the last action started but that has not replaced this document yet.
+    const navSoon = st && st.navPending && now - st.navPending < 1500;
+    if (ready && pending <= 0 && !navSoon) {
       if (idleSince === null) idleSince = now;
       // A page that animates forever must not hold every step for capMs.
       if (sinceMutation >= quietMs || now - idleSince >= mutationCapMs) {
