@@ -61,6 +61,9 @@
   // later; settle.js waits for it instead of reporting the old page as settled.
   const navSoon = (e) => { if (!e.defaultPrevented) state.navPending = performance.now(); };
   window.addEventListener("submit", navSoon);
+  // The navigation happened (or this page came back from the back-forward cache): nothing pending.
+  window.addEventListener("pagehide", () => { state.navPending = 0; });
+  window.addEventListener("pageshow", () => { state.navPending = 0; });
   window.addEventListener("click", (e) => {
     const a = e.target && e.target.closest ? e.target.closest("a[href]") : null;
     if (!a || e.defaultPrevented || e.button !== 0) return;
