@@ -47,7 +47,8 @@ class Effect:
 
 
 def _key(m: Mark) -> tuple:
-    return (m.tag, (m.text or m.aria_label or m.placeholder)[:60])
+    # The value is part of it: typing into a field changes the page even when few pixels move.
+    return (m.tag, (m.text or m.aria_label or m.placeholder)[:60], m.value[:60])
 
 
 def marks_delta(before: list[Mark], after: list[Mark]) -> tuple[int, int]:

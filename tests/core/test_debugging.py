@@ -119,3 +119,11 @@ def test_effect_measures():
     assert effects.marks_delta(m, m[:1]) == (0, 2)
     e = effects.effect("http://x/a#top", m, a, "http://x/a", renumbered, a)
     assert e.noop and e.describe() == "no visible effect"
+
+
+def test_typing_into_a_field_is_not_a_no_op():
+    before = [Mark(1, (0, 0, 50, 20), "input", placeholder="Name")]
+    after = [Mark(1, (0, 0, 50, 20), "input", placeholder="Name", value="Ada")]
+    png, _ = screenshot(1)
+    e = effects.effect("http://x/", before, png, "http://x/", after, png)
+    assert not e.noop and (e.marks_added, e.marks_removed) == (1, 1)
