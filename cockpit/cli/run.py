@@ -66,9 +66,10 @@ def run(args) -> int:
         mc, ac = common.model_config(args), common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)
-    with common.serve_if_file(single_url) if single_url else _nullctx() as url:
+    with common.serve_if_file(single_url) if single_url else _nullctx() as url, _LocalFiles() as local:
         if single_url:
             tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
+        tasks = [local.served(t) for t in tasks]
         return _run_batch(args, tasks, mc, ac, approver_for)
 
 
@@ -98,6 +99,40 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
         print("cockpit: interrupted" + ("; run the same command again to resume" if many else ""), file=sys.stderr)
         return 130
     return 1 if failed else 0
+
+
+class _LocalFiles:
+    """Serves the folders of file:// task URLs on 127.0.0.1 (one server per folder) while tasks run."""
+
+    def __init__(self):
+        self.sites = {}
+
+    def served(self, task):
+        if not task.url.startswith("file://"):
+            return task
+        from dataclasses import replace
+        from urllib.parse import unquote, urlparse
+
+        from ..core.localserver import LocalSite
+        path = Path(unquote(urlparse(task.url).path))
+        if path.parent not in self.sites:
+            # A port fixed by the folder keeps the URL the same from one batch to the next, so
+            # resume recognises finished tasks (any free port when that one is taken).
+            import zlib
+            port = 40000 + zlib.crc32(str(path.parent).encode()) % 20000
+            try:
+                self.sites[path.parent] = LocalSite(path.parent, port=port).start()
+            except OSError:
+                self.sites[path.parent] = LocalSite(path.parent).start()
+        return replace(task, url=self.sites[path.parent].url(path.name))
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for site in self.sites.values():
+            site.stop()
+        return False
 
 
 class _nullctx:

@@ -263,6 +263,9 @@ def _fix_url(url: str, key: str, line: int, problem) -> str:
         problem(line, f'"{key}" is a placeholder ({url}); replace it with the site\'s address '
                       "before running")
         return url
+    local = Path(url).expanduser()
+    if local.is_file():  # a page on this computer: `cockpit run` serves its folder on 127.0.0.1
+        return local.resolve().as_uri()
     fixed = "https://" + url.lstrip("/")
     problem(line, f'"{key}" has no scheme, using {fixed}')
     return fixed

@@ -317,3 +317,15 @@ def test_a_webarena_task_file_tracks_hops_in_a_batch(site, tmp_path):
     assert r.returncode == 0, r.stderr
     report = json.loads(cockpit(home, "hops", "--json").stdout)
     assert report["runs"] == 1 and report["task_success_rate"] == 1.0
+
+
+def test_a_task_file_may_point_at_local_html_files(tmp_path):
+    from tests.conftest import PAGES
+    tasks = tmp_path / "local.jsonl"
+    tasks.write_text(json.dumps({"id": "L1", "task": "Title?", "url": str(PAGES / "agent_details.html")}) + "\n")
+    home = tmp_path / "home"
+    with ModelServer(answer_with_title) as srv:
+        r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "Details"  # served on 127.0.0.1 and opened
+    assert "has no scheme" not in r.stderr
