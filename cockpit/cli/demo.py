@@ -41,13 +41,12 @@ def _window(args) -> int:
 
 
 def _headless(args) -> int:
-    from ..core import demo, resources
+    from ..core import demo
     from ..core.agent.approval import approver_for
     from ..core.agent.loop import Agent, AgentConfig
     from ..core.browser import BrowserSession
     from ..core.errors import CockpitError
     from ..core.llm import ModelClient, ModelConfig
-    from ..core.localserver import LocalSite
     from ..core.store import Store
     task = args.task or demo.DEMO_TASK
     print("cockpit demo: the model is Cockpit's offline DEMO POLICY (rule-based, no AI, no key); "

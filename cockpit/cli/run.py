@@ -57,7 +57,6 @@ def _tasks(args):
 
 def run(args) -> int:
     from ..core.agent.approval import approver_for
-    from ..core.batch import Batch
     from ..core.errors import CockpitError
     if args.concurrency < 1:
         return common.fail("--concurrency must be at least 1", 2)

@@ -72,7 +72,6 @@ log = logging.getLogger(__name__)
 MIN_SIMILARITY = 0.6
 #: Longest pause taken from the recorded pace (a run paused for an hour replays in seconds).
 MAX_GAP = 30.0
-_OBS = "Observation:"
 _LABEL_CHARS = 80
 
 
@@ -502,7 +501,7 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
     row = rows.get(step)
     if row and row.get("request"):
         req = row["request"]
-        return list(req[:-1]), _lead_of(req[-1])
+        return list(req[:-1]), prompt.lead_of(req[-1])
     base = max((n for n, r in rows.items() if n < step and r.get("request")), default=None)
     if base is not None:
         seed = list(rows[base]["request"])
@@ -520,18 +519,10 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
             acts.append(f"- {r.get('action')}: {what}")
             continue
         lead, acts = _with_acts(lead, acts), []
-        seed.append({"role": "user", "content": f"{lead}\n{_OBS} {prompt.OMITTED}" if lead
-                     else f"{_OBS} {prompt.OMITTED}"})
+        seed.append({"role": "user", "content": prompt.omitted_note(lead)})
         seed.append({"role": "assistant", "content": r.get("reply") or ""})
         lead = _feedback(r)
     return seed, _with_acts(lead, acts)
-
-
-def _lead_of(message: dict) -> str:
-    content = message.get("content")
-    if isinstance(content, list):
-        content = next((p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"), "")
-    return str(content or "").split(_OBS, 1)[0].strip()
 
 
 def _feedback(row: dict) -> str:

@@ -345,7 +345,7 @@ class BrowserSession:
                     log.info("page did not settle: %s", short_message(e))
                     break
                 time.sleep(0.03)
-            except WebDriverException as e:
+            except WebDriverException:
                 if self.open_dialog() is not None:
                     return {"settled": True, "dialog": True}
                 if time.monotonic() >= deadline:

@@ -70,14 +70,8 @@ class Conversation:
         are kept, with every screenshot replaced by the omitted-note (their files belong
         to another run)."""
         for m in messages:
-            if m.get("role") == "system":
-                continue
-            m = copy.deepcopy(m)
-            if _image_parts(m):
-                text = m["content"][0]["text"] if m["content"] and m["content"][0].get("type") == "text" else ""
-                lead = text.split(_OBS, 1)[0].strip()
-                m["content"] = f"{lead}\n{_OBS} {OMITTED}" if lead else f"{_OBS} {OMITTED}"
-            self.messages.append(m)
+            if m.get("role") != "system":
+                self.messages.append(omit(m) if image_parts(m) else copy.deepcopy(m))
 
     def add_observation(self, step: int, text: str, *, lead: str = "") -> None:
         """A user turn: `lead` (task or feedback) survives clipping; `text` and the image do not."""
@@ -95,28 +89,48 @@ class Conversation:
 
     def request(self) -> list[dict]:
         """The messages to send now: older screenshots replaced by WebVoyager's note."""
-        msgs = copy.deepcopy(self.messages)
-        with_image = [i for i, m in enumerate(msgs) if _image_parts(m)]
-        drop = with_image[:-self.keep_images] if self.keep_images > 0 else with_image
-        for i in drop:
-            text = msgs[i]["content"][0]["text"]
-            lead = text.split(_OBS, 1)[0].strip()
-            msgs[i]["content"] = f"{lead}\n{_OBS} {OMITTED}" if lead else f"{_OBS} {OMITTED}"
-        return msgs
+        return clip(self.messages, self.keep_images)
 
 
-def _image_parts(message: dict) -> list[dict]:
-    content = message.get("content")
+def image_parts(message: dict) -> list[dict]:
+    """The image parts of a chat message (none for plain-text content)."""
+    content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return []
     return [p for p in content if isinstance(p, dict) and p.get("type") == "image_url"]
+
+
+def lead_of(message: dict) -> str:
+    """The part of a user turn that survives clipping: its text before "Observation:"."""
+    content = message.get("content")
+    if isinstance(content, list):
+        content = next((p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"), "")
+    return str(content or "").split(_OBS, 1)[0].strip()
+
+
+def omitted_note(lead: str) -> str:
+    return f"{lead}\n{_OBS} {OMITTED}" if lead else f"{_OBS} {OMITTED}"
+
+
+def omit(message: dict) -> dict:
+    """The message as the conversation keeps it once its screenshot is dropped."""
+    return dict(copy.deepcopy(message), content=omitted_note(lead_of(message)))
+
+
+def clip(messages: list[dict], keep: int) -> list[dict]:
+    """A copy attaching only the newest `keep` screenshots (none when `keep` <= 0)."""
+    msgs = copy.deepcopy(messages)
+    with_image = [i for i, m in enumerate(msgs) if image_parts(m)]
+    for i in (with_image[:-keep] if keep > 0 else with_image):
+        msgs[i] = omit(msgs[i])
+    return msgs
 
 
 def image_steps(messages: list[dict]) -> list[int]:
     """The step numbers whose screenshots these messages refer to."""
     out = []
     for m in messages:
-        for p in _image_parts(m):
+        for p in image_parts(m):
             url = p["image_url"]["url"]
             if url.startswith(IMAGE_REF):
                 out.append(int(url[len(IMAGE_REF):]))
@@ -127,7 +141,7 @@ def materialize(messages: list[dict], load_png: Callable[[int], bytes]) -> list[
     """A copy with every image reference replaced by a PNG data URL."""
     msgs = copy.deepcopy(messages)
     for m in msgs:
-        for p in _image_parts(m):
+        for p in image_parts(m):
             url = p["image_url"]["url"]
             if url.startswith(IMAGE_REF):
                 png = load_png(int(url[len(IMAGE_REF):]))

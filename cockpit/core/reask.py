@@ -42,7 +42,6 @@ __all__ = ["ReaskEdit", "ReaskError", "ReaskResult", "clip_images", "edited_requ
 
 log = logging.getLogger(__name__)
 
-_OBS = "Observation:"
 _REASK_FILE = re.compile(r"reask-(\d+)\.json$")
 _ROLES = ("system", "user", "assistant")
 
@@ -188,7 +187,7 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
     if not isinstance(request, list) or not all(isinstance(m, dict) for m in request):
         raise ReaskError(f"the request recorded for {where} is not a list of messages")
     for m in request:
-        for part in _image_parts(m):
+        for part in prompt.image_parts(m):
             url = _image_url(part)
             if not url.startswith(prompt.IMAGE_REF):
                 if run.get("source", "cockpit") != "cockpit":
@@ -200,16 +199,8 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
     return copy.deepcopy(request)
 
 
-def clip_images(messages: list[dict], keep: int) -> list[dict]:
-    """A copy attaching only the newest `keep` screenshots; each older one's message
-    becomes the omitted-note (its lead, the task or feedback, kept), as
-    :meth:`prompt.Conversation.request` does. `keep` <= 0 drops them all."""
-    msgs = copy.deepcopy(messages)
-    with_image = [i for i, m in enumerate(msgs) if _image_parts(m)]
-    drop = with_image[:-keep] if keep > 0 else with_image
-    for i in drop:
-        msgs[i] = _omitted(msgs[i])
-    return msgs
+#: Re-clipping an edited request works exactly as the conversation does.
+clip_images = prompt.clip
 
 
 def model_config_of(run: dict, edit: ReaskEdit | None = None) -> ModelConfig:
@@ -366,34 +357,10 @@ def _run(store: Store, run_id: str) -> dict:
         raise ReaskError(str(e)) from e
 
 
-def _image_parts(message: dict) -> list[dict]:
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return []
-    return [p for p in content if isinstance(p, dict) and p.get("type") == "image_url"]
-
-
 def _image_url(part: dict) -> str:
     image = part.get("image_url")
     url = image.get("url") if isinstance(image, dict) else image
     return url if isinstance(url, str) else ""
-
-
-def _first_text(message: dict) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict) and isinstance(part.get("text"), str):
-            return part["text"]
-    return ""
-
-
-def _omitted(message: dict) -> dict:
-    """The message as the conversation keeps it once its screenshot is dropped."""
-    lead = _first_text(message).split(_OBS, 1)[0].strip()
-    note = f"{lead}\n{_OBS} {prompt.OMITTED}" if lead else f"{_OBS} {prompt.OMITTED}"
-    return dict(copy.deepcopy(message), content=note)
 
 
 def _restore_images(store: Store, run_id: str, msgs: list[dict]) -> list[dict]:
@@ -407,13 +374,13 @@ def _restore_images(store: Store, run_id: str, msgs: list[dict]) -> list[dict]:
     full: dict[int, dict] = {}
     for s in store.steps(run_id):
         req = s.get("request")
-        if isinstance(req, list) and req and isinstance(req[-1], dict) and _image_parts(req[-1]):
+        if isinstance(req, list) and req and isinstance(req[-1], dict) and prompt.image_parts(req[-1]):
             full.setdefault(len(req) - 1, req[-1])
     out = copy.deepcopy(msgs)
     for i, m in enumerate(out):
         cand = full.get(i)
-        if (cand is not None and m.get("role") == "user" and not _image_parts(m)
-                and isinstance(m.get("content"), str) and _omitted(cand) == m):
+        if (cand is not None and m.get("role") == "user" and not prompt.image_parts(m)
+                and isinstance(m.get("content"), str) and prompt.omit(cand) == m):
             out[i] = copy.deepcopy(cand)
     return out
 

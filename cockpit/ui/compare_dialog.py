@@ -5,7 +5,7 @@ import json
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QHBoxLayout, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
+from PySide6.QtWidgets import (QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
 from ..core.compare import align, same

@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt, QTimer, Signal
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QInputDialog, QLabel, QMainWindow, QMenu, QSizePolicy,
                                QSpinBox, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
@@ -34,16 +33,12 @@ from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, Agen
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails, StepLogPanel
 from .takeover_panel import TakeOverPanel
+from .worker import in_thread
 from .task_bar import TaskBar
 
 log = logging.getLogger(__name__)
 DEMO_URL = "demo:index.html"
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
-
-
-class _Relay(QObject):
-    """Carries results of background work back to the GUI thread."""
-    done = Signal(object, object)  # callback, result-or-exception
 
 
 class MainWindow(QMainWindow):
@@ -65,8 +60,6 @@ class MainWindow(QMainWindow):
         self.running = False  # from start_run until the bridge's runEnded has been handled here
         self.agent_steps = 0
         self.last_marks: list[Mark] = []
-        self._relay = _Relay()  # no Qt parent: worker threads emit on it, even while the window closes
-        self._relay.done.connect(lambda cb, res: cb(res))
         self._build(demo)
         self._connect()
         self._restore_layout()
@@ -266,24 +259,31 @@ class MainWindow(QMainWindow):
         if not url and not demo:
             self.show_error("Enter a start URL (or tick Demo policy to use the bundled demo shop).")
             return False
-        self.error_banner.setVisible(False)
         self.settings.max_steps = self.max_steps.value()
         self.settings.approval_policy = self.policy.currentText()
         try:
-            agent = AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
-                                approval_policy=self.policy.currentText(), demo=demo,
-                                breakpoints=self.breakpoints)
+            agent = self._agent_config(demo)
         except CockpitError as e:
             self.show_error(str(e))
             return False
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id)
+        return self._launch(spec, "Starting the browser…", paused=paused)
+
+    def _agent_config(self, demo: bool) -> AgentConfig:
+        return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
+                           approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints)
+
+    def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
+        """Reset the Live view for a new run and hand `spec` to the bridge."""
+        self.modes.setCurrentWidget(self.live_page)
         self.approval.user = self.settings.annotator_name()
+        self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.shown_step = None
         self.started_at = time.monotonic()
-        self.banner.setText("Starting the browser…")
+        self.banner.setText(banner)
         self.running = self.bridge.start(spec, paused=paused)
         return self.running
 
@@ -300,21 +300,10 @@ class MainWindow(QMainWindow):
             self.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
-        demo = bool(run["demo"])
-        from ..core.llm import ModelConfig
-        model = self.settings.model if not demo else ModelConfig.from_dict((run.get("config") or {}).get("model"))
-        agent = AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
-                            approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints)
-        self.modes.setCurrentWidget(self.live_page)
-        self.log_panel.clear_run()
-        self.error_banner.setVisible(False)
-        self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
-        self.shown_step = None
-        self.started_at = time.monotonic()
-        self.banner.setText(("Replaying " if "replay_run" in kw else "Branching ") + f"run {run_id}…")
-        spec = RunSpec(run["task"], run["url"], model, agent, demo=demo, task_id=run["task_id"] or "", **kw)
-        self.running = self.bridge.start(spec)
-        return self.running
+        demo = bool(run["demo"])  # the bridge serves the demo policy itself for demo runs
+        spec = RunSpec(run["task"], run["url"], self.settings.model, self._agent_config(demo), demo=demo,
+                       task_id=run["task_id"] or "", **kw)
+        return self._launch(spec, ("Replaying " if "replay_run" in kw else "Branching ") + f"run {run_id}…")
 
     def take_over(self) -> None:
         if self.bridge.take_over() is not None:
@@ -407,15 +396,13 @@ class MainWindow(QMainWindow):
             self.show_error("There is no run to act in.")
             return
         self.takeover.set_busy(True)
-        fut.add_done_callback(lambda f: self._relay.done.emit(self._after_human_act, f))
+        in_thread(fut.result, self._after_human_act, "human-act")
 
-    def _after_human_act(self, fut) -> None:
+    def _after_human_act(self, row) -> None:
         self.takeover.set_busy(False)
-        exc = fut.exception()
-        if exc is not None:
-            self.show_error(f"Your action could not run: {short_message(exc)}")
+        if isinstance(row, BaseException):
+            self.show_error(f"Your action could not run: {short_message(row)}")
             return
-        row = fut.result()
         if row.get("status") == "error":
             self.show_error(f"Your action failed: {row.get('error')}")
 
@@ -481,9 +468,15 @@ class MainWindow(QMainWindow):
         def lookup():
             from ..core.inspect import element_at
             with live.lock:
-                return element_at(live, x + w / 2, y + h / 2)
-        self._in_thread(lookup, lambda res: self.add_missing(step, rect, label,
-                                                             res if isinstance(res, dict) else None))
+                element = element_at(live, x + w / 2, y + h / 2)
+            return step, rect, label, element if isinstance(element, dict) else None
+        in_thread(lookup, self._on_lookup_done, "element-at")
+
+    def _on_lookup_done(self, res) -> None:
+        if isinstance(res, BaseException):  # the page went away: keep the box without the element
+            self.show_error(f"Could not look the element up: {short_message(res)}")
+            return
+        self.add_missing(*res)
 
     def add_missing(self, step: int, rect: tuple, label: str, element: dict | None) -> int:
         cid = self.store.add_correction(self.run_id, step, "missing", bbox=tuple(int(v) for v in rect),
@@ -498,16 +491,6 @@ class MainWindow(QMainWindow):
         self.view.set_flagged({c["mark_id"] for c in cs if c["kind"] == "spurious"})
         self.view.set_extra_boxes([(tuple(c["bbox"]), c["label"] or "?") for c in cs if c["kind"] == "missing"])
 
-    def _in_thread(self, fn, callback) -> None:
-        def work():
-            try:
-                res = fn()
-            except Exception as e:
-                res = e
-            self._relay.done.emit(callback, res)
-        threading.Thread(target=work, daemon=True).start()
-
-    # ---------- looking at a recorded step ----------
     def show_step(self, step: int) -> None:
         if not self.run_id:
             return

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import threading
 
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
@@ -16,10 +16,7 @@ from ..core import prompt
 from ..core.errors import CockpitError
 from ..core.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from ..core.store import Store
-
-
-class _Relay(QObject):
-    done = Signal(object)
+from .worker import in_thread
 
 
 class ReaskDialog(QDialog):
@@ -30,8 +27,6 @@ class ReaskDialog(QDialog):
         self.resize(1100, 720)
         self.cancel = threading.Event()
         self.result = None
-        self._relay = _Relay()  # no Qt parent: a late emit after the dialog closed must not hit a deleted object
-        self._relay.done.connect(self._on_done)
         run = store.run(run_id)
         cfg = model_config_of(run)
         request = rebuild_request(store, run_id, step)  # raises ReaskError with a clear message
@@ -91,16 +86,12 @@ class ReaskDialog(QDialog):
         self.send_btn.setEnabled(False)
         self.send_btn.setText("Waiting for the model…")
         self.verdict.setText("")
-        edit, root, relay = self.edit(), self.store.root, self._relay
+        edit, root = self.edit(), self.store.root
 
         def work():
-            try:
-                with Store(root) as store:  # sqlite: this thread's own connection
-                    res = reask(store, self.run_id, self.step, edit, cancel=self.cancel)
-            except Exception as e:  # shown in the dialog
-                res = e
-            relay.done.emit(res)  # the relay outlives the dialog; Qt drops the call if the dialog is gone
-        threading.Thread(target=work, name="reask", daemon=True).start()
+            with Store(root) as store:  # sqlite: this thread's own connection
+                return reask(store, self.run_id, self.step, edit, cancel=self.cancel)
+        in_thread(work, self._on_done, "reask")
 
     def _on_done(self, res) -> None:
         self.send_btn.setEnabled(True)

@@ -22,26 +22,10 @@ from cockpit.core.localserver import LocalSite
 from cockpit.core.marks import Mark
 from cockpit.core.modelserver import ModelServer
 from cockpit.core.store import Store
+from tests.core.test_agent import last_user_text, mark_for
 
 PAGES = Path(__file__).parent / "pages"
 TASK = "Find the code on page C"
-
-
-def last_user_text(body) -> str:
-    for m in reversed(body["messages"]):
-        if m["role"] == "user":
-            c = m["content"]
-            return c if isinstance(c, str) else c[0]["text"]
-    return ""
-
-
-def mark_for(body, text: str) -> int:
-    """The number the page gave the element showing `text`, read from the prompt like a model would."""
-    for line in last_user_text(body).splitlines():
-        m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
-        if m and text.lower() in m.group(2).lower():
-            return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt")
 
 
 def by_page(rules: dict):

@@ -231,12 +231,8 @@ class Store:
     def steps(self, run_id: str, *, with_request: bool = True) -> list[dict]:
         """The run's steps in order; `with_request=False` leaves out the (large) messages sent."""
         cols = "*" if with_request else ", ".join(c for c in self.db["steps"].columns_dict if c != "request")
-        rows = self._rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])
-        for r in rows:
-            for k in ("request", "evidence", "decision", "timings", "effect", "flags"):
-                if r.get(k):
-                    r[k] = json.loads(r[k])
-        return rows
+        return [_decode_step(r) for r in
+                self._rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])]
 
     def update_step(self, run_id: str, step: int, **fields) -> None:
         """Add facts learnt after a step was committed (its effect, seen at the next observation)."""
@@ -246,11 +242,7 @@ class Store:
 
     def step(self, run_id: str, step: int) -> dict | None:
         rows = self._rows("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step])
-        for r in rows:
-            for k in ("request", "evidence", "decision", "timings", "effect", "flags"):
-                if r.get(k):
-                    r[k] = json.loads(r[k])
-        return rows[0] if rows else None
+        return _decode_step(rows[0]) if rows else None
 
     def decisions(self, run_id: str) -> list[dict]:
         return self._rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
@@ -330,6 +322,16 @@ class Store:
             raise StoreError(f"the {what} {p} is missing or unreadable ({e.strerror or e})") from e
 
 
+_JSON_COLUMNS = ("request", "evidence", "decision", "timings", "effect", "flags", "hops")
+
+
+def _decode_step(row: dict) -> dict:
+    for k in _JSON_COLUMNS:
+        if row.get(k):
+            row[k] = json.loads(row[k])
+    return row
+
+
 def _fts_query(text: str) -> str:
     """Plain words to an FTS5 query that cannot be a syntax error."""
     words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
@@ -353,6 +355,3 @@ def _alive(pid: int | None) -> bool:
         return True
     return True
 
-
-def open_store(root: Path | str | None = None) -> Store:
-    return Store(root)
