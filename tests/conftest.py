@@ -41,3 +41,15 @@ def page(browser, site):
         browser.goto(site.url(name))
         return browser
     return open_
+
+
+def pytest_runtest_setup(item):
+    """Fault-suite tests carry their category into the JUnit report (scripts/fault_report.py reads it)."""
+    mark = item.get_closest_marker("fault")
+    if mark is not None:
+        if not mark.args or mark.args[0] not in FAULT_CATEGORIES:
+            raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.fault needs one of {', '.join(FAULT_CATEGORIES)}")
+        item.user_properties.append(("fault", mark.args[0]))
+
+
+FAULT_CATEGORIES = ("kill", "browser", "model", "store", "input", "hostile", "secrets")

@@ -67,6 +67,7 @@ def _children(pid):
     return [int(x) for x in out.split()]
 
 
+@pytest.mark.fault("browser")
 def test_killed_browser_raises_browser_died_quickly(site):
     b = BrowserSession(BrowserConfig(command_timeout=10)).start()
     try:

@@ -152,6 +152,7 @@ def test_config_roundtrip_ignores_unknown_keys():
 # --------------------------------------------------------------------------- retries
 
 
+@pytest.mark.fault("model")
 def test_429_with_retry_after_is_honoured():
     calls = []
     replies = [Reply.error(429, "slow down", headers={"Retry-After": "1"}), "ok"]
@@ -163,6 +164,7 @@ def test_429_with_retry_after_is_honoured():
     assert 0.95 <= result.seconds < 2.5
 
 
+@pytest.mark.fault("model")
 def test_retry_after_ms_header():
     calls = []
     replies = [Reply.error(503, headers={"retry-after-ms": "200"}), "ok"]
@@ -172,6 +174,7 @@ def test_retry_after_ms_header():
     assert calls == [(1, pytest.approx(0.2), "503")]
 
 
+@pytest.mark.fault("model")
 def test_two_500s_then_success():
     calls = []
     with ModelServer([Reply.error(500), Reply.error(500), "fine"]) as srv, client(srv) as c:
@@ -182,6 +185,7 @@ def test_two_500s_then_success():
     assert 0.04 <= calls[0][1] <= 0.06 and 0.08 <= calls[1][1] <= 0.12
 
 
+@pytest.mark.fault("model")
 def test_persistent_500_gives_up_after_max_retries():
     with ModelServer(scripted([Reply.error(500)], repeat_last=True)) as srv, client(srv, max_retries=4) as c:
         with pytest.raises(ModelError) as info:
@@ -203,6 +207,7 @@ def test_should_retry_false_header_is_final():
     assert info.value.status == 500 and not info.value.retryable
 
 
+@pytest.mark.fault("model")
 def test_401_is_not_retried_and_never_shows_the_key():
     reply = Reply.error(401, f"Incorrect API key provided: {SECRET}")
     with ModelServer(scripted([reply], repeat_last=True)) as srv, client(srv, api_key=SECRET) as c:
@@ -216,6 +221,7 @@ def test_401_is_not_retried_and_never_shows_the_key():
     assert err.__cause__ is None and err.__context__ is None
 
 
+@pytest.mark.fault("model")
 def test_key_never_in_final_error_or_logs(caplog):
     caplog.set_level(logging.DEBUG, logger="cockpit")
     reply = Reply.error(502, f"upstream saw key {SECRET}")
@@ -249,6 +255,7 @@ def test_insufficient_quota_429_is_final():
         assert len(srv.requests) == 1
 
 
+@pytest.mark.fault("model")
 def test_timeout_is_retried_then_fails():
     slow = Reply(text="late", delay=3)
     start = time.monotonic()
@@ -261,6 +268,7 @@ def test_timeout_is_retried_then_fails():
     assert "after 2 attempts" in str(info.value) and "timeout" in str(info.value)
 
 
+@pytest.mark.fault("model")
 def test_connection_refused():
     url = f"http://127.0.0.1:{closed_port()}/v1"
     calls = []
@@ -272,12 +280,14 @@ def test_connection_refused():
     assert "after 3 attempts" in str(info.value) and len(calls) == 2
 
 
+@pytest.mark.fault("model")
 def test_truncated_json_is_retried():
     with ModelServer([Reply(body='{"id": "x", "choi'), "recovered"]) as srv, client(srv) as c:
         result = c.chat(USER)
     assert result.text == "recovered" and result.attempts == 2
 
 
+@pytest.mark.fault("model")
 def test_persistently_truncated_json_fails():
     bad = Reply(body='{"id": "x", "choi')
     with ModelServer(scripted([bad], repeat_last=True)) as srv, client(srv, max_retries=1) as c:
@@ -286,6 +296,7 @@ def test_persistently_truncated_json_fails():
     assert info.value.reason == "invalid-json" and "malformed JSON" in str(info.value)
 
 
+@pytest.mark.fault("model")
 def test_non_json_reply_points_at_the_base_url():
     html = Reply(body="<html>LM Studio</html>", content_type="text/html")
     with ModelServer(scripted([html], repeat_last=True)) as srv, client(srv) as c:
@@ -295,6 +306,7 @@ def test_non_json_reply_points_at_the_base_url():
     assert info.value.reason == "not-json" and "text/html" in str(info.value) and "/v1" in str(info.value)
 
 
+@pytest.mark.fault("model")
 @pytest.mark.parametrize("reply", [Reply(text=""), Reply(text=None), Reply(text="  \n")])
 def test_empty_content_is_an_error_not_retried(reply):
     with ModelServer(scripted([reply], repeat_last=True)) as srv, client(srv) as c:
@@ -311,6 +323,7 @@ def test_empty_reply_cut_by_length_hints_at_max_tokens():
             c.chat(USER)
 
 
+@pytest.mark.fault("model")
 def test_no_choices():
     with ModelServer([Reply(body=completion_body([]))]) as srv, client(srv) as c:
         with pytest.raises(ModelError, match="no choices") as info:

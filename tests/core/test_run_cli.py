@@ -83,6 +83,7 @@ def test_bad_arguments_are_explained(tmp_path):
     assert r.returncode == 2 and "risk rules file" in r.stderr and "nope.json" in r.stderr  # not silently ignored
 
 
+@pytest.mark.fault("kill")
 def test_kill_9_mid_run_keeps_committed_steps_and_shows_interrupted(site, tmp_path):
     home = tmp_path / "home"
     calls = []

@@ -1,8 +1,12 @@
 """The run store: migrations, atomic steps, clear errors."""
 import os
+import re
+import shutil
 import sqlite3
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import pytest
 import sqlite_utils
@@ -28,6 +32,7 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
         assert store.corrections("old-run")[0]["kind"] == "spurious"
 
 
+@pytest.mark.fault("store")
 def test_a_newer_database_is_refused_not_damaged(tmp_path):
     Store(tmp_path).close()
     conn = sqlite3.connect(tmp_path / "cockpit.db")
@@ -38,6 +43,7 @@ def test_a_newer_database_is_refused_not_damaged(tmp_path):
         Store(tmp_path)
 
 
+@pytest.mark.fault("store")
 def test_locked_database_gives_a_clear_error(tmp_path):
     with Store(tmp_path) as store:
         run = store.new_run("t", "u")
@@ -59,18 +65,30 @@ def test_locked_database_gives_a_clear_error(tmp_path):
         assert store.run(run)["answer"] == "x"
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores file permissions")
+@pytest.mark.fault("store")
 def test_read_only_data_dir_is_explained(tmp_path):
-    ro = tmp_path / "ro"
+    """A data dir the user cannot write. Root ignores file modes, so as root the check runs as 'nobody'."""
+    base = Path(tempfile.mkdtemp(prefix="cockpit-ro-"))  # not under pytest's root-only tmp dir
+    ro = base / "ro"
     ro.mkdir()
-    ro.chmod(0o500)
+    base.chmod(0o755)
+    ro.chmod(0o555)
     try:
-        with pytest.raises(StoreError, match="read-only|cannot"):
-            Store(ro)
+        code = ("import sys\nfrom cockpit.core.store import Store, StoreError\n"
+                "try:\n    Store(sys.argv[1])\nexcept StoreError as e:\n    print('StoreError:', e)\n")
+        cmd = [sys.executable, "-c", code, str(ro)]
+        if os.geteuid() == 0:
+            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=60)
+        assert "Traceback" not in r.stderr, r.stderr
+        assert r.stdout.startswith("StoreError:") and re.search("read-only|cannot", r.stdout), r.stdout
+        assert str(ro) in r.stdout  # names the folder
+        assert list(ro.iterdir()) == []  # nothing half-created
     finally:
-        ro.chmod(0o700)
+        shutil.rmtree(base, ignore_errors=True)
 
 
+@pytest.mark.fault("store")
 def test_missing_screenshot_file_is_a_clear_error(tmp_path):
     with Store(tmp_path) as store:
         run = store.new_run("t", "u")

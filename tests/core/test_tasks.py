@@ -67,6 +67,7 @@ def test_webarena_single_object_pretty_printed(tmp_path):
     assert t.extra["eval"]["reference_answers"] == {"must_include": ["$4"]}
 
 
+@pytest.mark.fault("input")
 def test_webarena_list_reports_bad_entries_by_line(tmp_path):
     mmina = dict(WEBARENA, task_id=8, start_url="__WIKIPEDIA__", cnt_hop=2,
                  procedure=["wiki", "shopping", "end"])
@@ -80,6 +81,7 @@ def test_webarena_list_reports_bad_entries_by_line(tmp_path):
     assert placeholder and placeholder[0].line == text.splitlines().index("  {", 3) + 1
 
 
+@pytest.mark.fault("input")
 def test_messy_jsonl_every_problem_names_its_line(tmp_path):
     lines = [
         "\ufeff" + wv(0),                                       # 1 BOM
@@ -112,6 +114,7 @@ def test_messy_jsonl_every_problem_names_its_line(tmp_path):
     ]
 
 
+@pytest.mark.fault("input")
 def test_non_utf8_line_is_reported_and_still_loads(tmp_path):
     data = (wv(0) + "\n").encode() + b'{"task": "Caf\xe9 menu", "url": "https://cafe.example/"}\n'
     tf = load_tasks(write(tmp_path, data))
@@ -125,22 +128,26 @@ def test_mixed_file_reports_majority_format(tmp_path):
     assert tf.format == "webvoyager" and len(tf.tasks) == 3
 
 
+@pytest.mark.fault("input")
 def test_first_line_broken_does_not_lose_the_rest(tmp_path):
     tf = load_tasks(write(tmp_path, '{"web_name": "A", "ques": \n' + wv(1) + "\n" + wv(2)))
     assert [t.id for t in tf.tasks] == ["Allrecipes--1", "Allrecipes--2"]
     assert [p.line for p in tf.problems] == [1]
 
 
+@pytest.mark.fault("input")
 def test_utf16_file_from_powershell(tmp_path):
     tf = load_tasks(write(tmp_path, ("\ufeff" + wv(0) + "\r\n" + wv(1) + "\r\n").encode("utf-16-le")))
     assert [t.id for t in tf.tasks] == ["Allrecipes--0", "Allrecipes--1"] and tf.problems == []
 
 
+@pytest.mark.fault("input")
 def test_empty_file(tmp_path):
     tf = load_tasks(write(tmp_path, "\n\n"))
     assert tf.tasks == [] and tf.problems == [] and tf.format == "unknown"
 
 
+@pytest.mark.fault("input")
 def test_missing_file_and_directory_are_clear_errors(tmp_path):
     with pytest.raises(CockpitError, match="task file not found"):
         load_tasks(tmp_path / "nope.jsonl")
@@ -148,6 +155,7 @@ def test_missing_file_and_directory_are_clear_errors(tmp_path):
         load_tasks(tmp_path)
 
 
+@pytest.mark.fault("input")
 def test_100_mb_file_streams_quickly(tmp_path):
     question = "Find a vegetarian lasagna recipe with more than 100 reviews and a rating of " \
                "at least 4.5 stars, and tell me its prep time. " * 3
@@ -170,6 +178,7 @@ def test_100_mb_file_streams_quickly(tmp_path):
     assert elapsed < 60, f"took {elapsed:.1f} s"
 
 
+@pytest.mark.fault("input")
 def test_problems_are_capped_on_a_hopeless_file(tmp_path):
     tf = load_tasks(write(tmp_path, "nonsense\n" * 5000))
     assert len(tf.problems) == 1001
@@ -204,6 +213,7 @@ def test_reference_answers_join_on_the_number(tmp_path):
     assert answers[tasks[0].id][0]["ans"] == "3 hrs"
 
 
+@pytest.mark.fault("input")
 def test_reference_answers_bad_file(tmp_path):
     with pytest.raises(CockpitError, match="not found"):
         load_reference_answers(tmp_path / "none.json")
@@ -211,6 +221,7 @@ def test_reference_answers_bad_file(tmp_path):
         load_reference_answers(write(tmp_path, "{oops", "r.json"))
 
 
+@pytest.mark.fault("input")
 def test_broken_object_first_line_still_streams(tmp_path):
     tf = load_tasks(write(tmp_path, '{"web_name": "A", "ques": 1 2}\n' + wv(1)))
     assert [t.id for t in tf.tasks] == ["Allrecipes--1"]

@@ -129,6 +129,7 @@ def test_split_reply_is_tolerant(reply, thought, action):
     assert split_reply(reply) == (thought, action)
 
 
+@pytest.mark.fault("input")
 def test_corrupt_screenshot_is_a_problem_and_the_rest_is_kept(webvoyager_root):
     folder = webvoyager_root / "20240120_15_30_05" / "taskAllrecipes--3"
     (folder / "screenshot2.png").write_bytes(png()[:60])  # truncated
@@ -143,6 +144,7 @@ def test_corrupt_screenshot_is_a_problem_and_the_rest_is_kept(webvoyager_root):
     assert "caf\ufffd" in run.log_text
 
 
+@pytest.mark.fault("input")
 def test_missing_and_broken_messages(tmp_path):
     folder = tmp_path / "taskA--1"
     folder.mkdir()
@@ -168,6 +170,7 @@ def test_missing_and_broken_messages(tmp_path):
     assert len(run.steps) == 1 and run.steps[0].reply == "" and run.steps[0].user_text == "hi"
 
 
+@pytest.mark.fault("input")
 def test_empty_folder_and_not_a_folder(tmp_path):
     (tmp_path / "task5").mkdir()
     run = read_run_folder(tmp_path / "task5")
@@ -180,6 +183,7 @@ def test_empty_folder_and_not_a_folder(tmp_path):
         read_run_folder(tmp_path / "file")
 
 
+@pytest.mark.fault("input")
 def test_task_with_one_space_and_url_with_trailing_period(tmp_path):
     folder = tmp_path / "taskX"
     folder.mkdir()
