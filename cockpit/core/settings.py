@@ -119,6 +119,9 @@ class Settings:
         "every (each action) or never."))
     keep_images: int = field(default=3, metadata=_help(
         "How many of the newest screenshots are sent to the model with each request (WebVoyager: 3)."))
+    memory_k: int = field(default=0, metadata=_help(
+        "Procedural memory: how many similar past successful runs are given to the agent as examples "
+        "before a run (0 = off; 1 or 2 is typical)."))
     annotator: str = field(default="", metadata=_help(
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(
@@ -151,6 +154,7 @@ class Settings:
             "max_steps": self.max_steps,
             "approval_policy": self.approval_policy,
             "keep_images": self.keep_images,
+            "memory_k": self.memory_k,
             "annotator": self.annotator,
             "recent_task_files": list(self.recent_task_files),
         }
@@ -271,6 +275,7 @@ _CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "max_steps": _check(lambda v: 1 <= v <= 10_000),
     "approval_policy": _check(lambda v: v in APPROVAL_POLICIES),
     "keep_images": _check(lambda v: 0 <= v <= 1000),
+    "memory_k": _check(lambda v: 0 <= v <= 10),
     "annotator": _check(lambda v: len(v) <= 200, str.strip),
     "recent_task_files": _clean_recent,
 }

@@ -43,6 +43,7 @@ class RunSpec:
     api_key: str | None = None
     demo: bool = False  # serve the demo shop and the demo policy for this run
     task_id: str = ""
+    task_extra: dict | None = None  # the task file's other fields (eval, hops), kept with the run
     branch_from: tuple[str, int] | None = None  # (run id, step): replay up to it, then the agent goes on
     replay_run: str | None = None  # replay this whole run in the browser, no model
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
@@ -217,7 +218,7 @@ class AgentBridge(QObject):
                 else:
                     self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
                                        control=control, listener=self._on_event)
-                    result = self.agent.run(spec.task, url, task_id=spec.task_id)
+                    result = self.agent.run(spec.task, url, task_id=spec.task_id, task_extra=spec.task_extra)
             if client is not None:
                 client.close()
         except CockpitError as e:

@@ -27,6 +27,7 @@ from ..core.settings import Settings, load_settings, save_settings
 from ..core.store import Store
 from .approval_panel import ApprovalPanel
 from .breakpoints_panel import BreakpointsPanel
+from .hop_strip import HopStrip
 from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
 from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
@@ -85,6 +86,8 @@ class MainWindow(QMainWindow):
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         lv.addWidget(self.banner)
+        self.hop_strip = HopStrip()  # multihop progress and the memories given (hidden otherwise)
+        lv.addWidget(self.hop_strip)
         lv.addWidget(self.view, 1)
         self.approval = ApprovalPanel(user=self.settings.annotator_name())
         self.takeover = TakeOverPanel()
@@ -164,6 +167,11 @@ class MainWindow(QMainWindow):
         self.policy.setToolTip("irreversible: ask before actions that cannot be undone; every: step mode, "
                                "ask before each action; never: do not ask")
         tb.addWidget(self.policy)
+        tb.addWidget(QLabel(" Memory "))
+        self.memory = QSpinBox(minimum=0, maximum=5, value=self.settings.memory_k)
+        self.memory.setToolTip("Give the agent this many similar past successful runs as examples before it "
+                               "starts (procedural memory; 0 = off)")
+        tb.addWidget(self.memory)
         self.demo_box = QCheckBox("Demo policy (offline)")
         self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key")
         self.demo_box.setChecked(demo)
@@ -261,17 +269,24 @@ class MainWindow(QMainWindow):
             return False
         self.settings.max_steps = self.max_steps.value()
         self.settings.approval_policy = self.policy.currentText()
+        self.settings.memory_k = self.memory.value()
         try:
             agent = self._agent_config(demo)
         except CockpitError as e:
             self.show_error(str(e))
             return False
-        spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id)
+        extra = self.task_bar.extra()
+        if extra:  # a task from a task file: its hop queue (MMInA) and reference answers go with the run
+            from ..core.hops import tracker_for
+            agent.hops = tracker_for(extra)
+        spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
+                       task_extra=extra or None)
         return self._launch(spec, "Starting the browser…", paused=paused)
 
     def _agent_config(self, demo: bool) -> AgentConfig:
         return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
-                           approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints)
+                           approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints,
+                           memory_k=self.memory.value())
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
         """Reset the Live view for a new run and hand `spec` to the bridge."""
@@ -279,6 +294,7 @@ class MainWindow(QMainWindow):
         self.approval.user = self.settings.annotator_name()
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
+        self.hop_strip.clear()
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.shown_step = None
@@ -353,7 +369,20 @@ class MainWindow(QMainWindow):
         elif isinstance(e, ev.BreakpointHit):
             self.statusBar().showMessage(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
             self.bp_panel.refresh()
+        elif isinstance(e, ev.HopsTracked):
+            self.hop_strip.set_hops(list(e.names))
+        elif isinstance(e, ev.HopPassed):
+            self.hop_strip.pass_hop(e.hop, e.step)
+            self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
+        elif isinstance(e, ev.MemoriesUsed):
+            self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self._update_status()
+
+    def _task_of(self, run_id: str) -> str:
+        try:
+            return self.store.run(run_id)["task"]
+        except Exception:  # a memory's run was deleted meanwhile: show its id alone
+            return "?"
 
     def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
         if self.shown_step is None:

@@ -53,6 +53,13 @@ class TaskBar(QWidget):
     def task(self) -> tuple[str, str, str]:
         return self.task_edit.text().strip(), self.url_edit.text().strip(), self.task_id
 
+    def extra(self) -> dict:
+        """The picked task's other fields (eval, procedure, hops…); {} for a typed task."""
+        for t in self.tasks:
+            if self.task_id and t.id == self.task_id:
+                return dict(t.extra)
+        return {}
+
     def choose_file(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self, "Load tasks", "", "Task files (*.jsonl *.json);;All files (*)")
         if path:

@@ -136,6 +136,12 @@ class RunFailed(Event):
 
 
 @dataclass(frozen=True)
+class HopsTracked(Event):
+    """A run of a multihop task started with these hops (names in order, from hop 1)."""
+    names: tuple = ()
+
+
+@dataclass(frozen=True)
 class HopPassed(Event):
     """A multihop task's hop passed (cockpit.core.hops); hops are numbered from 1."""
     step: int

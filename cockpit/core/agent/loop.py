@@ -439,6 +439,7 @@ class Agent:
         if self.hops is None or st.obs is None:
             return
         new = self.hops.update(st.obs.url, answer, step=st.n)
+            self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
         st.row["hops"] = self.hops.snapshot(new)
         for k in new:
             self._emit(ev.HopPassed(self.run_id, st.n, k, self.hops.name(k), k, self.hops.total))
