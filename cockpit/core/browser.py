@@ -56,6 +56,9 @@ CHROME_FLAGS = (
     "--hide-scrollbars",
 )
 
+#: The window property holding the preinstalled marking function (js/som.js); see observation.collect_marks.
+SOM_GLOBAL = "__cockpitSom"
+
 _DEAD_HINTS = ("invalid session id", "chrome not reachable", "disconnected",
                "session deleted", "no such window", "target window already closed",
                "not connected to devtools", "unable to receive message from renderer")
@@ -120,6 +123,8 @@ class BrowserSession:
         self._seen_downloads: set[str] = set()
         self._main_handle: str | None = None
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
+        self._direct = None  # cdp_direct.DirectCDP to the main tab, for screenshots beside WebDriver
+        self._direct_tried: str | None = None  # the tab it was tried for (a failure is not retried)
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
@@ -222,6 +227,11 @@ class BrowserSession:
                      {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": resources.read_text("js/instrument.js")})
+            # The marking function, compiled once per document instead of sent with every observation;
+            # read-only, so a page cannot swap it for its own.
+            self.cdp("Page.addScriptToEvaluateOnNewDocument",
+                     {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
+                                f"{resources.read_text('js/som.js')}), writable: false, configurable: false}});"})
             if self.download_dir:
                 self.cdp("Browser.setDownloadBehavior",
                          {"behavior": "allow", "downloadPath": str(self.download_dir)})
@@ -235,6 +245,7 @@ class BrowserSession:
             self.driver.set_window_size(w, h)
 
     def close(self):
+        self.drop_direct()
         drv, self.driver = self.driver, None
         if drv is not None:
             try:
@@ -329,6 +340,30 @@ class BrowserSession:
 
     def settle(self) -> dict:
         """Wait for load, script requests and DOM mutations to go quiet (capped)."""
+    def direct_cdp(self):
+        """A DevTools connection of our own to the main tab (local Chrome only), else None.
+
+        Screenshots sent on it run while a WebDriver command (the marking
+        script) runs; see cdp_direct. Made once per tab; a failure is not retried.
+        """
+        if self._direct is not None and self._direct.target_id == self._main_handle:
+            return self._direct
+        if self.config.webdriver_url or not self.has_cdp or self.driver is None \
+                or self._direct_tried == self._main_handle:
+            return None
+        self.drop_direct()
+        self._direct_tried = self._main_handle
+        address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
+        if address and self._main_handle:
+            from .cdp_direct import DirectCDP
+            self._direct = DirectCDP.connect(address, self._main_handle)
+        return self._direct
+
+    def drop_direct(self) -> None:
+        direct, self._direct = self._direct, None
+        if direct is not None:
+            direct.close()
+
         cfg = self.config
         deadline = time.monotonic() + cfg.settle_cap_ms / 1000
         self.ensure_single_tab()

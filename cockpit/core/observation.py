@@ -8,6 +8,7 @@ from __future__ import annotations
 import concurrent.futures
 import io
 import json
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,8 +16,10 @@ from pathlib import Path
 from PIL import Image
 
 from . import overlay, resources
-from .browser import BrowserSession
+from .browser import SOM_GLOBAL, BrowserSession
 from .marks import Mark, element_text, marks_from_json
+
+log = logging.getLogger(__name__)
 
 
 THUMB = (256, 192)
@@ -44,9 +47,9 @@ class Observation:
             self._draw(_decode(self.screenshot))
         return self.marked
 
-    def _draw(self, image: Image.Image) -> None:
+    def _draw(self, image: Image.Image, thumb: Image.Image | None = None) -> None:
         t = time.perf_counter()
-        self.thumb = image.convert("L").resize(THUMB)
+        self.thumb = thumb if thumb is not None else _thumb(image)
         self.marked = overlay.to_png(overlay.draw_marks(image, self.marks))
         self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
 
@@ -68,14 +71,33 @@ class Observation:
 
 def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
     """Run the marking script; returns {'marks': [Mark], 'page': {...}, 'stats': {...}}."""
-    # A JSON string crosses WebDriver ~10x faster than the same object graph.
-    res = json.loads(session.js("return JSON.stringify((" + resources.read_text("js/som.js") + ")(arguments[0]))",
-                                {"maxText": max_text}))
+    # A JSON string crosses WebDriver ~10x faster than the same object graph. The function is usually
+    # preinstalled in the page (browser.SOM_GLOBAL); pages without it (no CDP, or loaded before) get it sent.
+    args = {"maxText": max_text}
+    text = session.js(f"var f = window.{SOM_GLOBAL}; return f ? JSON.stringify(f(arguments[0])) : null", args)
+    if text is None:
+        text = session.js("return JSON.stringify((" + resources.read_text("js/som.js") + ")(arguments[0]))", args)
+    res = json.loads(text)
     res["marks"] = marks_from_json(res["marks"])
     return res
 
 
-_decoder = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="png-decode")
+_shooter = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="screenshot")
+
+
+def _shoot(direct, decode: bool) -> tuple[bytes, tuple | None]:
+    png = direct.screenshot_png()
+    return png, (_prepare(png) if decode else None)
+
+
+def _prepare(png: bytes) -> tuple[Image.Image, Image.Image]:
+    """The decoded screenshot and its thumbnail, made off the caller's thread."""
+    image = _decode(png)
+    return image, _thumb(image)
+
+
+def _thumb(image: Image.Image) -> Image.Image:
+    return image.convert("L").resize(THUMB)
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -86,20 +108,39 @@ def _decode(png: bytes) -> Image.Image:
 def observe(session: BrowserSession, *, render: bool = True) -> Observation:
     """Take the clean screenshot, mark the page and (by default) draw the overlay.
 
-    The screenshot comes first so its PNG can be decoded in a thread while the
-    marking script runs in the browser (the main thread waits on the socket).
+    With local Chrome the screenshot is captured (and decoded) on a second
+    DevTools connection in a thread while the marking script runs through
+    WebDriver, which would otherwise run the two one after the other. Without
+    that connection the screenshot comes first and only its decoding overlaps
+    the marking script.
     """
     t0 = time.perf_counter()
-    png = session.screenshot_png()
-    decoded = _decoder.submit(_decode, png) if render else None
+    direct = session.direct_cdp()
+    shot = decoded = None
+    if direct is not None:
+        shot = _shooter.submit(_shoot, direct, render)
+    else:
+        png = session.screenshot_png()
+        decoded = _shooter.submit(_prepare, png) if render else None
     t1 = time.perf_counter()
     res = collect_marks(session)
     t2 = time.perf_counter()
+    if shot is not None:
+        try:
+            png, prepared = shot.result()
+        except Exception as e:  # the second connection broke: WebDriver takes the screenshot
+            log.debug("direct screenshot failed (%s); using WebDriver", e)
+            session.drop_direct()
+            png = session.screenshot_png()
+            prepared = _prepare(png) if render else None
+    else:
+        prepared = decoded.result() if render else None
+    t3 = time.perf_counter()
     page = res["page"]
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
                       page_size=tuple(page["page_size"]), stats=res["stats"],
-                      timings={"screenshot_ms": (t1 - t0) * 1000, "marks_ms": (t2 - t1) * 1000})
+                      timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000})
     if render:
-        obs._draw(decoded.result())
+        obs._draw(*prepared)
     return obs
