@@ -11,7 +11,9 @@ faults were tried and survived, plus the figures the tests measured with
 * ``unapproved_irreversible``: irreversible actions that reached the page or
   server without a human's approval (must be 0);
 * ``key_hits``: occurrences of the fake API key found in the database, logs,
-  exports and crash output (must be 0).
+  exports and crash output (must be 0);
+* ``secret_hits``: occurrences of text typed into password / card fields found
+  in the store, step files, exports, events and the log panel (must be 0).
 
 Exit status: 0 when every fault test passed and both must-be-zero figures are
 0; 1 otherwise; 2 when pytest could not run.
@@ -41,7 +43,11 @@ CATEGORIES = {
     "hostile": "hostile pages",
     "secrets": "secrets",
 }
-MUST_BE_ZERO = ("unapproved_irreversible", "key_hits")
+MUST_BE_ZERO = {
+    "unapproved_irreversible": "irreversible actions executed without approval",
+    "key_hits": "API key occurrences found",
+    "secret_hits": "typed secret occurrences found",
+}
 
 
 @dataclass
@@ -103,8 +109,7 @@ def report(cases: list[Case], wall: float) -> tuple[str, bool]:
     inputs = sum(figure(c, "inputs_tried") or 1 for c in by_cat.get("input", []) if c.outcome == "passed")
     lines.append(f"bad inputs tried (in passing tests):             {inputs}")
     zero_ok = True
-    for name, label in (("unapproved_irreversible", "irreversible actions executed without approval"),
-                        ("key_hits", "API key occurrences found")):
+    for name, label in MUST_BE_ZERO.items():
         measured = [c for c in cases if name in c.props]
         total = sum(figure(c, name) for c in measured)
         zero_ok &= total == 0 and bool(measured)

@@ -10,6 +10,8 @@ from . import agreement, branch, demo, export, hops, importcmd, judge, key, obse
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
             "hops": hops, "observe": observe}
+from . import resume  # noqa: E402
+COMMANDS.update({"resume": resume, "close": resume.Close})
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -39,14 +39,33 @@ def browser_config(args) -> BrowserConfig:
 @contextlib.contextmanager
 def serve_if_file(target: str):
     """Yield a URL for `target`: a web address as is, a local HTML file served on 127.0.0.1."""
-    path = Path(target)
+    path = Path(target).expanduser()
     if path.is_file():
         from ..core.localserver import LocalSite
         with LocalSite(path.resolve().parent) as site:
             yield site.url(path.name)
     else:
         from ..core.actions.execute import normalize_url
-        yield normalize_url(target)
+        yield normalize_url(_with_scheme(target))
+
+
+def _with_scheme(target: str) -> str:
+    """`target` with a scheme; a missing one is guessed (and said), a missing local file is an error."""
+    import re
+
+    from ..core.errors import CockpitError
+    from ..core.tasks import guess_scheme
+    text = target.strip()
+    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", text) and not re.match(r"^[^/]+:\d", text):
+        return text  # has a scheme (a host:port is not one)
+    host = re.split(r"[/:?#]", text.lstrip("/"), maxsplit=1)[0]
+    looks_like_file = (text.startswith((".", "/", "~")) or "\\" in text
+                       or (re.search(r"\.(x?html?|pdf|svg|txt)$", text, re.I) and "." not in host and host != "localhost"))
+    if looks_like_file:
+        raise CockpitError(f"no such file: {target} (for a web address, give it with https:// or http://)")
+    url = guess_scheme(text)
+    print(f"cockpit: note: '{target}' has no scheme; opening {url}", file=sys.stderr)
+    return url
 
 
 def fail(msg: str, code: int = 1) -> int:

@@ -34,15 +34,17 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    import sys
+
     from ..core.errors import CockpitError
-    from ..core.store import Store
-    errors = 0
+    from ..core.store.db import open_for_reading
+    errors = incomplete = 0
     if args.format in SINGLE_FILE and args.out.is_dir():
         return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
     if args.width < 16 or args.seconds_per_step <= 0:
         return common.fail("--width must be at least 16 and --seconds-per-step above 0", 2)
     try:
-        store = Store()
+        store = open_for_reading()  # exporting from a read-only data folder works too
     except CockpitError as e:
         return common.fail(str(e), 2)
     with store:
@@ -66,11 +68,17 @@ def run(args) -> int:
             return 0
         refs = [r["id"] for r in store.runs(limit=10**9)] if every else args.runs
         for ref in refs:
+            problems: list[str] = []
             try:
-                print(_write_one(store, args, store.resolve(ref)))
+                print(_write_one(store, args, store.resolve(ref), problems))
             except (CockpitError, OSError) as e:
                 errors += 1
                 common.fail(f"{ref}: {e}")
+            for p in problems:  # written, but without these files
+                print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
+            incomplete += bool(problems)
+    if incomplete:  # still a success: what is there is written, the gaps are legal in each format
+        print(f"cockpit: {incomplete} run(s) written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
 
 
@@ -84,10 +92,12 @@ def _write_single(store, args, ids) -> Path:
     return reports.write_labels_jsonl(rows, args.out)
 
 
-def _write_one(store, args, run_id: str) -> Path:
+def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
+    from ..core.store.exchange import export_run, missing_step_files
     if args.format == "webvoyager":
-        from ..core.store.exchange import export_run
-        return export_run(store, run_id, args.out)
+        return export_run(store, run_id, args.out, problems)
+    problems += [f"{p}; the {args.format} shows the other screenshot of the step, or none"
+                 for p in missing_step_files(store, run_id)]
     from ..core import reports
     args.out.mkdir(parents=True, exist_ok=True)
     if args.format == "html":

@@ -24,20 +24,29 @@ def run(args) -> int:
     from ..core.store.exchange import import_folders
     from ..core.tasks import load_reference_answers, load_tasks
     try:
-        tasks = {t.id: t for t in load_tasks(args.tasks).tasks} if args.tasks else {}
+        tf = load_tasks(args.tasks) if args.tasks else None
+        for pr in tf.problems[:20] if tf else []:
+            print(f"warning: {args.tasks}: {pr.message}", file=sys.stderr)
+        tasks = {t.id: t for t in tf.tasks} if tf else {}
         answers = load_reference_answers(args.answers) if args.answers else {}
         with Store() as store:
             report = import_folders(store, args.dir, tasks=tasks, answers=answers, progress=_progress)
     except CockpitError as e:
         return common.fail(str(e), 2)
-    print(file=sys.stderr)
+    except OSError as e:  # the folder itself cannot be read
+        return common.fail(f"cannot read {e.filename or args.dir}: {e.strerror or e}", 2)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
     for p in report.problems:
         print(f"warning: {p}", file=sys.stderr)
+    for f in report.failed:
+        common.fail(f)
     print(f"imported {len(report.imported)} runs, skipped {len(report.skipped)} already imported, "
-          f"{len(report.problems)} problems")
+          f"{len(report.problems)} problems" + (f", {len(report.failed)} folders NOT imported (see above; "
+                                                "importing again retries them)" if report.failed else ""))
     for rid in report.imported:
         print(rid)
-    return 0
+    return 1 if report.failed else 0
 
 
 def _progress(i: int, n: int, folder) -> None:

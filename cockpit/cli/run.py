@@ -1,11 +1,12 @@
 """`cockpit run`: run the agent on one task or a task file, headless."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 import time
 from pathlib import Path
 
-from . import common
+from . import common, lookahead
 from .progress import BatchCounter, StepPrinter, summary_table
 
 HELP = "run the agent on a task or a task file (headless)"
@@ -26,8 +27,15 @@ def add_parser(sub) -> None:
     what.add_argument("--concurrency", type=int, default=1, metavar="N", help="browsers in parallel (default 1)")
     what.add_argument("--no-resume", action="store_true", help="run tasks again even if they finished before")
     what.add_argument("--headless", action="store_true", help="no browser window (the default)")
+    what.add_argument("--dry-run", action="store_true",
+                      help="read the task file (or --task/--url), report its problems and what would run, and "
+                           "stop: no browser, no model; exit status 1 if the file has problems")
+    what.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", dest="allow_domain",
+                      help="only let the agent visit this domain (and its subdomains); repeat for more. The start "
+                           "URL's host is always allowed; a task file's \"allowed_domains\" add to these")
     common.add_model_options(p)
     common.add_agent_options(p)
+    lookahead.add_options(p)  # hook: world-model preview and planning
     common.add_browser_options(p)
 
 
@@ -37,8 +45,12 @@ def _tasks(args):
         if args.task or args.url:
             raise SystemExit(common.fail("give either --tasks FILE or --task with --url, not both", 2))
         tf = load_tasks(args.tasks)
-        for pr in tf.problems:
-            print(f"cockpit: {args.tasks}: {pr.message}", file=sys.stderr)
+        _report_problems(args.tasks, tf)
+        if not tf.tasks:
+            why = ("the file is empty" if args.tasks.stat().st_size == 0 else
+                   f"{tf.problem_count} problems, see above" if tf.problems else "only blank lines")
+            raise SystemExit(common.fail(f"no tasks in {args.tasks} ({why})", 2))
+        args.problems = tf.problem_count
         ids = [i.strip() for i in args.ids.split(",")] if args.ids else None
         sites = [s.strip() for s in args.sites.split(",")] if args.sites else None
         sel = select(tf.tasks, ids=ids, sites=sites)
@@ -55,6 +67,42 @@ def _tasks(args):
     return [Task(id="", task=args.task, url=args.url)], args.url
 
 
+SHOW_PROBLEMS = 20  # problems of a task file printed; the rest are counted
+
+
+def _report_problems(path: Path, tf) -> None:
+    listed = tf.problems[:-1] if tf.dropped else tf.problems  # the last one sums up those not listed
+    for pr in listed[:SHOW_PROBLEMS]:
+        print(f"cockpit: {path}: {pr.message}", file=sys.stderr)
+    if tf.problem_count > SHOW_PROBLEMS:
+        print(f"cockpit: {path}: ... {tf.problem_count - SHOW_PROBLEMS} more problems "
+              f"({tf.problem_count} in all; --dry-run checks a file without running it)", file=sys.stderr)
+
+
+def _dry_run(args, tasks) -> int:
+    from ..core.errors import CockpitError
+    from ..core.store.db import open_for_reading
+    done = set()
+    if not args.no_resume:
+        try:
+            with open_for_reading() as store:
+                done = store.done_tasks()
+        except CockpitError as e:  # no store yet, or unreadable: say so, assume nothing finished
+            print(f"cockpit: note: {e}; not checking which tasks finished before", file=sys.stderr)
+    todo = [t for t in tasks if (t.id, t.task, t.url) not in done]
+    if args.tasks:
+        size = args.tasks.stat().st_size
+        print(f"{args.tasks} ({size / 2**20:.1f} MB): {len(tasks)} tasks selected, "
+              f"{getattr(args, 'problems', 0)} problems")
+    for t in todo[:10]:
+        print(f"  {t.id or '(task)'}  {t.url}  {t.task[:80]}")
+    if len(todo) > 10:
+        print(f"  ... and {len(todo) - 10} more")
+    print(f"would run {len(todo)} tasks" + (f", skip {len(tasks) - len(todo)} that finished before"
+                                            if len(todo) < len(tasks) else ""))
+    return 1 if getattr(args, "problems", 0) else 0
+
+
 def run(args) -> int:
     from ..core.agent.approval import approver_for
     from ..core.errors import CockpitError
@@ -63,13 +111,21 @@ def run(args) -> int:
     try:
         tasks, single_url = _tasks(args)
         mc, ac = common.model_config(args), common.agent_config(args)
+        ac = lookahead.apply(args, mc, ac)  # hook: world-model preview and planning
+        if args.allow_domain:  # hook: navguard
+            ac = dataclasses.replace(ac, allowed_domains=args.allow_domain)
     except CockpitError as e:
         return common.fail(str(e), 2)
-    with common.serve_if_file(single_url) if single_url else _nullctx() as url, _LocalFiles() as local:
-        if single_url:
-            tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
-        tasks = [local.served(t) for t in tasks]
-        return _run_batch(args, tasks, mc, ac, approver_for)
+    if args.dry_run:
+        return _dry_run(args, tasks)
+    try:
+        with common.serve_if_file(single_url) if single_url else _nullctx() as url, _LocalFiles() as local:
+            if single_url:
+                tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
+            tasks = [local.served(t) for t in tasks]
+            return _run_batch(args, tasks, mc, ac, approver_for)
+    except CockpitError as e:  # e.g. --url names a file that is not there
+        return common.fail(str(e), 2)
 
 
 def _run_batch(args, tasks, mc, ac, approver_for) -> int:

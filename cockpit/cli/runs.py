@@ -14,17 +14,27 @@ def add_parser(sub) -> None:
                        "that died are shown as interrupted.")
     p.add_argument("run", nargs="?", help="a run id (or a unique prefix) to show step by step")
     p.add_argument("--search", metavar="WORDS", help="full-text search over task and answer")
-    p.add_argument("--status", help="only runs with this status (answered, max_steps, stopped, failed, interrupted)")
+    p.add_argument("--status", help="only runs with this status (answered, max_steps, stopped, failed, "
+                                    "interrupted, closed)")
     p.add_argument("--limit", type=int, default=30, help="how many runs (default 30, newest first)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
 def run(args) -> int:
+    import sys
+
     from ..core.errors import CockpitError
-    from ..core.store import Store
+    from ..core.store.db import open_for_reading
     try:
-        with Store() as store:
-            store.mark_interrupted()
+        with open_for_reading() as store:
+            if store.read_only:
+                print(f"cockpit: note: {store.root} cannot be written; showing the runs as recorded "
+                      "(runs of processes that ended may still show as running)", file=sys.stderr)
+            try:  # housekeeping only: a database another program holds must not hide the list
+                store.mark_interrupted(wait=1.0)
+            except CockpitError as e:
+                print(f"cockpit: note: {e}; runs of processes that ended may still show as running",
+                      file=sys.stderr)
             if args.run:
                 return _show(store, store.resolve(args.run), args.json)
             rows = store.runs(limit=args.limit, status=args.status, search=args.search)
@@ -43,7 +53,20 @@ def run(args) -> int:
         tokens = (r["prompt_tokens"] or 0) + (r["completion_tokens"] or 0)
         print(f"{r['id']:<23} {_when(r['started']):<16} {r['status']:<11} {r['steps']:>5} {tokens:>7} "
               f"{cost:>8}  {r['task'][:70]}{demo}")
+    stuck = [r["id"] for r in rows if r["status"] == "interrupted"]
+    if stuck:
+        print(f"\n{len(stuck)} interrupted run(s): continue one with `cockpit resume ID` or give it up with "
+              f"`cockpit close ID` (e.g. cockpit resume {stuck[0]} / cockpit close {stuck[0]})")
     return 0
+
+
+SHOW_CHARS = 2000  # of a thought, in the step listing; --json and the window show it whole
+
+
+def _clip(text: str) -> str:
+    if len(text) <= SHOW_CHARS:
+        return text
+    return f"{text[:SHOW_CHARS]}... ({len(text) - SHOW_CHARS} more characters; --json shows all)"
 
 
 def _when(ts) -> str:
@@ -62,7 +85,7 @@ def _show(store, run_id: str, as_json: bool) -> int:
     for s in steps:
         print(f"\nstep {s['step']}  {s['url']}")
         if s["thought"]:
-            print(f"  thought:  {s['thought']}")
+            print(f"  thought:  {_clip(s['thought'])}")
         print(f"  action:   {s['action'] or s['action_text'] or '(none)'}   [{s['risk'] or '-'}]")
         if s["decision"]:
             d = s["decision"]
@@ -73,4 +96,6 @@ def _show(store, run_id: str, as_json: bool) -> int:
         print(f"  files:    {store.file(s['screenshot']) if s['screenshot'] else '-'}")
     print(f"\nanswer: {run['answer']}" if run["answer"] is not None else f"\n({run['status']}"
           + (f": {run['error']})" if run["error"] else ")"))
+    if run["status"] == "interrupted":
+        print(f"continue it: cockpit resume {run['id']}  /  give it up: cockpit close {run['id']}")
     return 0

@@ -258,6 +258,8 @@ class BrowserSession:
             except Exception as e:
                 log.debug("service stop failed: %s", e)
             self._service = None
+        if self.profile_dir and not self.config.webdriver_url:
+            _kill_orphans(self.profile_dir)  # a killed chromedriver leaves its Chromium running
         if self._own_profile:
             shutil.rmtree(self._own_profile, ignore_errors=True)
             self._own_profile = None
@@ -338,8 +340,6 @@ class BrowserSession:
             return base64.b64decode(res["data"])
         return self._call(self.driver.get_screenshot_as_png)
 
-    def settle(self) -> dict:
-        """Wait for load, script requests and DOM mutations to go quiet (capped)."""
     def direct_cdp(self):
         """A DevTools connection of our own to the main tab (local Chrome only), else None.
 
@@ -364,6 +364,8 @@ class BrowserSession:
         if direct is not None:
             direct.close()
 
+    def settle(self) -> dict:
+        """Wait for load, script requests and DOM mutations to go quiet (capped)."""
         cfg = self.config
         deadline = time.monotonic() + cfg.settle_cap_ms / 1000
         self.ensure_single_tab()
@@ -451,6 +453,32 @@ class BrowserSession:
         end = time.monotonic() + timeout
         while time.monotonic() < end and any(p.suffix == ".crdownload" for p in self.download_dir.iterdir()):
             time.sleep(0.05)
+
+
+def _kill_orphans(profile: Path) -> int:
+    """SIGKILL processes still using `profile` (Chromium and its helpers name it on their command
+    line) once the session is closed; Linux only (/proc). Returns how many were killed."""
+    proc = Path("/proc")
+    if not proc.is_dir() or not hasattr(os, "kill"):
+        return 0
+    needle = str(profile).encode()
+    killed = 0
+    for p in proc.iterdir():
+        if not p.name.isdigit() or int(p.name) == os.getpid():
+            continue
+        try:
+            cmd = (p / "cmdline").read_bytes() + b"\0"
+        except OSError:
+            continue
+        if any(needle + end in cmd for end in (b"\0", b"/", b" ")):
+            try:
+                os.kill(int(p.name), 9)
+                killed += 1
+            except OSError:
+                pass
+    if killed:
+        log.info("killed %d leftover browser processes of %s", killed, profile)
+    return killed
 
 
 def _is_dead(e: Exception) -> bool:

@@ -24,7 +24,8 @@ Retry policy (``max_retries`` retries after the first attempt):
 * not retried: 400, 401, 403, 404, 422 and other 4xx; a reply that is not JSON
   at all (usually a wrong base URL); a reply without choices; and an empty
   reply (no text): that is ``ModelError(retryable=False, reason="empty-reply")``
-  so the caller decides whether to ask again.
+  so the caller decides whether to ask again; its ``result`` holds the call's
+  ChatResult (empty text, the usage) so the tokens it cost are still counted.
 * other waits: ``backoff`` doubling per retry, capped at ``backoff_cap``,
   with +-20 % jitter (never above the cap).
 """
@@ -175,6 +176,7 @@ class ModelError(CockpitError):
         self.reason = reason or (str(status) if status else "error")
         self.retry_after = retry_after
         self.attempts = attempts
+        self.result: ChatResult | None = None  # an answered but unusable call (empty reply): its usage
 
 
 class ModelCancelled(CockpitError):
@@ -414,16 +416,19 @@ class ModelClient:
                 f"the server at {self.config.display_url} returned no choices"
                 + (f": {str(extra)[:300]}" if extra else "")), reason="no-choices", attempts=attempts)
         choice = choices[0]
-        text = choice.message.content
-        if not text or not text.strip():
-            raise self._empty_reply(choice, attempts)
+        text = choice.message.content or ""
         prompt, completion_tokens, estimated = self._usage(completion, payload, text)
-        return ChatResult(
+        result = ChatResult(
             text=text, model=completion.model or self.config.model,
             prompt_tokens=prompt, completion_tokens=completion_tokens,
             cost=estimate_cost(self.config, prompt, completion_tokens),
             seconds=time.monotonic() - start, attempts=attempts,
             finish_reason=choice.finish_reason, tokens_estimated=estimated)
+        if not text.strip():
+            err = self._empty_reply(choice, attempts)
+            err.result = result  # the call was answered (and billed): its usage still counts
+            raise err
+        return result
 
     def _empty_reply(self, choice, attempts: int) -> ModelError:
         refusal = getattr(choice.message, "refusal", None)

@@ -13,8 +13,11 @@ What it is for:
 
 What it must not do: it never calls out to any network and never forwards a
 request anywhere. It binds to the loopback address only, answers from the
-``responder`` it was given, and knows nothing about real models or API keys
-(any key is accepted and ignored).
+``responder`` it was given, and knows nothing about real models. Any API key is
+accepted, unless ``require_key=`` is given: then every request must carry
+``Authorization: Bearer <that key>`` or is answered 401 (without echoing what
+was sent) and counted in ``ModelServer.rejected``, so a test knows the key
+really reached the server.
 
 Endpoints: ``POST /v1/chat/completions`` (non-streaming only; ``stream: true``
 is answered 400), ``GET /v1/models`` and ``GET /v1/models/<id>``. Anything
@@ -223,8 +226,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         return path.rstrip("/") or "/"
 
+    def _authorized(self) -> bool:
+        """True when no key is required or the request carries it; else answers 401."""
+        owner = self.server.owner
+        if owner.require_key is None:
+            return True
+        if self.headers.get("Authorization", "") == f"Bearer {owner.require_key}":
+            return True
+        length = int(self.headers.get("Content-Length") or 0)
+        if length and self.command == "POST":
+            self.rfile.read(length)
+        owner._record_rejected()
+        self._error(401, "Incorrect API key provided.", code="invalid_api_key")
+        return False
+
     # -- routes ----------------------------------------------------------
     def do_GET(self):
+        if not self._authorized():
+            return
         path = self._path()
         owner = self.server.owner
         model = {"id": owner.model_name, "object": "model", "created": owner.created, "owned_by": "cockpit"}
@@ -238,6 +257,8 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._not_found()
 
     def do_POST(self):
+        if not self._authorized():
+            return
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         if self._path() != "/v1/chat/completions":
@@ -321,15 +342,20 @@ class ModelServer:
     ``responder`` may also be a list of replies, short for ``scripted(list)``.
     The model in each completion echoes the request's ``model`` (or
     ``model_name`` if the request has none); ``/v1/models`` lists ``model_name``.
+    ``require_key``: answer 401 to any request without ``Authorization: Bearer
+    <require_key>`` (counted in ``rejected``; such requests never reach the
+    responder nor ``requests``).
     Use as a context manager, or ``start()`` / ``stop()``.
     """
 
     def __init__(self, responder: Responder | Iterable[Reply | str], *,
-                 model_name: str = "cockpit-test-model", port: int = 0):
+                 model_name: str = "cockpit-test-model", port: int = 0, require_key: str | None = None):
         if not callable(responder):
             responder = scripted(responder)
         self.responder: Responder = responder
         self.model_name = model_name
+        self.require_key = require_key
+        self._rejected = 0
         self.created = int(time.time())
         self._lock = threading.Lock()
         self._requests: list[dict] = []
@@ -361,6 +387,16 @@ class ModelServer:
         """Exceptions the responder raised (each also answered as a 500)."""
         with self._lock:
             return list(self._errors)
+
+    @property
+    def rejected(self) -> int:
+        """Requests answered 401 because they lacked the ``require_key`` key."""
+        with self._lock:
+            return self._rejected
+
+    def _record_rejected(self) -> None:
+        with self._lock:
+            self._rejected += 1
 
     def _record(self, body: dict) -> None:
         with self._lock:

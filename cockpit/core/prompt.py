@@ -58,6 +58,12 @@ def feedback_text(outcome: str = "", error: str = "", refused: str = "") -> str:
     return f"Result of your last action: {outcome}." if outcome else ""
 
 
+def secret_note(target: int, kind: str = "password") -> str:
+    """Said after text was typed into a secret field: it happened, and why the history shows (secret)."""
+    return (f"(You typed a secret into the {kind} field [{target}]; it is not shown here or in your "
+            "earlier reply, where it reads (secret).)")
+
+
 class Conversation:
     """The whole thought/action history; only the newest `keep_images` screenshots attached."""
 

@@ -46,6 +46,14 @@ Decisions worth knowing:
   ``/unsubscribe``, ``/checkout/confirm``, ``/pay``): then state-changing.
   Link paths count more: a link's own path with such a word is irreversible
   (GET links do unsubscribe and delete). Only the path counts, not the query.
+* A link whose address is JavaScript code (``javascript:doIt()``, anything
+  but a no-op like ``javascript:void(0)``) is irreversible: it opens no page,
+  it runs code Cockpit cannot judge, so the human decides
+  (:mod:`cockpit.core.navguard` refuses other non-web addresses outright).
+
+Hostile pages: words are matched in every reading of a name that
+:mod:`cockpit.core.disguise` gives ("D\u0435lete", "D E L E T E" read as
+Delete). Reassurances ("this button is safe") never lower a level.
 """
 from __future__ import annotations
 
@@ -57,7 +65,8 @@ from functools import lru_cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from . import paths
+from . import navguard, paths
+from .disguise import readings
 from .actions.grammar import KINDS, Action
 from .errors import CockpitError
 from .marks import Mark
@@ -134,8 +143,8 @@ _PATH_STATE_CHANGING = _compile(PATH_STATE_CHANGING_WORDS)
 
 
 def _match(patterns, text: str) -> str | None:
-    """The name of the longest phrase in `patterns` found in `text`, or None."""
-    hits = [name for name, rx in patterns if rx.search(text)] if text else []
+    """The name of the longest phrase in `patterns` found in `text` (disguises undone), or None."""
+    hits = [name for t in (readings(text) if text else []) for name, rx in patterns if rx.search(t)]
     return max(hits, key=len) if hits else None
 
 
@@ -250,7 +259,7 @@ def _word_evidence(mark: Mark) -> list[tuple[str, str | None]]:
         for level, patterns in ((IRREVERSIBLE, _IRREVERSIBLE), (STATE_CHANGING, _STATE_CHANGING)):
             hit = _match(patterns, s)
             if hit and long_title:
-                first = [(n, rx) for n, rx in patterns if rx.match(s.strip())]
+                first = [(n, rx) for n, rx in patterns if any(rx.match(t.strip()) for t in readings(s))]
                 if not first:
                     out.append((None, f"target {field_name} {_q(s)} contains {_q(hit)}, but inside "
                                       "a long link title, so it is not counted"))
@@ -259,7 +268,11 @@ def _word_evidence(mark: Mark) -> list[tuple[str, str | None]]:
             if hit:
                 out.append((level, f"target {field_name} {_q(s)} matches {_q(hit)}"))
                 break
-    if mark.href:
+    if mark.href and navguard.scheme_of(mark.href) == "javascript":
+        if not navguard.is_noop_script(mark.href):
+            out.append((IRREVERSIBLE, f"the link runs page script instead of opening a page "
+                                      f"({_q(mark.href, 60)}); Cockpit cannot tell what it does"))
+    elif mark.href:
         path = _path(mark.href)
         for level, patterns in ((IRREVERSIBLE, _PATH_IRREVERSIBLE), (STATE_CHANGING, _PATH_STATE_CHANGING)):
             hit = _match_path(patterns, path)

@@ -39,6 +39,7 @@ from cockpit.core import paths
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm import ModelConfig
+from cockpit.core.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -126,6 +127,24 @@ class Settings:
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(
         "Task files opened recently, newest first."))
+    # -- look-ahead (world-model preview and planning; cockpit.core.worldmodel / planning) --
+    preview_model: str = field(default="", metadata=_help(
+        "World model: before each action, this model predicts what the action will change (shown at the "
+        "approval gate; planning simulates candidates with it). Empty = no preview; planning then uses "
+        "the agent's model."))
+    preview_base_url: str = field(default="", metadata=_help(
+        "Server of the preview model (empty = the agent's server). Its API key comes from the keyring "
+        "entry for that server, like the agent's."))
+    planning: bool = field(default=False, metadata=_help(
+        "Planning mode: the agent proposes several candidate actions, the world model simulates and "
+        "scores each, the best one runs (through the approval gate)."))
+    plan_k: int = field(default=3, metadata=_help("Planning: candidate actions asked for per step."))
+    plan_horizon: int = field(default=1, metadata=_help(
+        "Planning: imagined steps simulated per candidate (1 works best; longer rollouts drift)."))
+    plan_samples: int = field(default=1, metadata=_help(
+        "Planning: scorer replies averaged per candidate."))
+    plan_refine: bool = field(default=True, metadata=_help(
+        "Planning: let the agent's model drop irrelevant candidates before they are simulated."))
 
     # -- convenience --------------------------------------------------------------
     def annotator_name(self) -> str:
@@ -145,6 +164,25 @@ class Settings:
     def copy(self) -> "Settings":
         return copy.deepcopy(self)
 
+    def preview_config(self):
+        """The world model as a WorldModelConfig (no key: the keyring's, per server), or None."""
+        if not self.preview_model.strip():
+            return None
+        from cockpit.core.worldmodel import WorldModelConfig
+        base_url = self.preview_base_url.strip() or self.model.base_url
+        model = dataclasses.replace(self.model, model=self.preview_model.strip(), base_url=base_url)
+        if (model.model, model.base_url) != (self.model.model, self.model.base_url):
+            model = dataclasses.replace(model, price_in=None, price_out=None)  # prices are the agent model's
+        return WorldModelConfig(model=model)
+
+    def planning_config(self):
+        """A PlanningConfig when planning is on (it simulates with the preview model, else the agent's)."""
+        if not self.planning:
+            return None
+        from cockpit.core.planning import PlanningConfig
+        return PlanningConfig(k=self.plan_k, horizon=self.plan_horizon, samples=self.plan_samples,
+                              refine=self.plan_refine)
+
     # -- (de)serialisation --------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (the model as a nested dict)."""
@@ -157,6 +195,13 @@ class Settings:
             "memory_k": self.memory_k,
             "annotator": self.annotator,
             "recent_task_files": list(self.recent_task_files),
+            "preview_model": self.preview_model,
+            "preview_base_url": self.preview_base_url,
+            "planning": self.planning,
+            "plan_k": self.plan_k,
+            "plan_horizon": self.plan_horizon,
+            "plan_samples": self.plan_samples,
+            "plan_refine": self.plan_refine,
         }
 
     @classmethod
@@ -278,6 +323,11 @@ _CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "memory_k": _check(lambda v: 0 <= v <= 10),
     "annotator": _check(lambda v: len(v) <= 200, str.strip),
     "recent_task_files": _clean_recent,
+    "preview_model": _check(lambda v: len(v) <= 200, str.strip),
+    "preview_base_url": _check(lambda v: v.strip() == "" or re.match(r"^https?://\S+$", v.strip()), str.strip),
+    "plan_k": _check(lambda v: 1 <= v <= MAX_K),
+    "plan_horizon": _check(lambda v: 1 <= v <= MAX_HORIZON),
+    "plan_samples": _check(lambda v: 1 <= v <= MAX_SAMPLES),
 }
 
 _MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {

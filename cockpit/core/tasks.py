@@ -10,14 +10,17 @@ Three formats are understood, detected per record so a file may mix them:
 
 Loading never gives up on a messy file: every bad line becomes a
 :class:`TaskProblem` naming its line and the good lines still load. JSONL is
-streamed line by line, so a 100 MB file never sits in memory as one string.
-Only a missing file or a directory raises :class:`CockpitError`.
+streamed line by line, so a 100 MB file never sits in memory as one string
+(a line over 16 MB is skipped, read in bounded chunks). A JSON array is parsed
+whole, so one over MAX_DOCUMENT_BYTES is refused, saying to split it or use
+JSONL. Only a missing file, a directory or such an array raises :class:`CockpitError`.
 
 This module only reads files into data. It must not run, judge or store
 tasks, and must not import Qt.
 """
 from __future__ import annotations
 
+import ipaddress
 import json
 import re
 from collections import Counter
@@ -31,7 +34,7 @@ from .errors import CockpitError
 FORMATS = ("webvoyager", "plain", "webarena")
 MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable
 MAX_LINE_BYTES = 16 * 1024 * 1024
-MAX_DOCUMENT_BYTES = 256 * 1024 * 1024  # a WebArena JSON is parsed whole; JSONL never is
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a WebArena JSON array is parsed whole (refused above this); JSONL never is
 
 # Which key holds what, per format: id, task text, start URL, site.
 _KEYS = {
@@ -64,6 +67,12 @@ class TaskFile:
     format: str  # the majority of "webvoyager" | "plain" | "webarena"; "unknown" if no record
     tasks: list[Task]
     problems: list[TaskProblem]
+    dropped: int = 0  # problems past MAX_PROBLEMS: counted in the last entry of problems, not listed
+
+    @property
+    def problem_count(self) -> int:
+        """Every problem found, listed or not."""
+        return len(self.problems) - (1 if self.dropped else 0) + self.dropped
 
 
 class Selection(NamedTuple):
@@ -99,10 +108,17 @@ class _Loader:
         self.formats: Counter[str] = Counter()
 
     def run(self) -> None:
+        size = self.path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES and _first_char(self.path) == "[":
+            raise CockpitError(
+                f"{self.path} is a {size / 2**20:.0f} MB JSON array; Cockpit reads a JSON task file whole, "
+                f"up to {MAX_DOCUMENT_BYTES // 2**20} MB. Split it, or write it as JSONL (one task per line), "
+                "which is read line by line at any size")
         first = _first_text(self.path)
-        if first is None:
+        if first is None:  # empty, blank, or a first line too long to look at: its problems say which
+            self._load_jsonl()
             return
-        if _looks_like_one_document(first) and self.path.stat().st_size <= MAX_DOCUMENT_BYTES:
+        if _looks_like_one_document(first) and size <= MAX_DOCUMENT_BYTES:
             doc = _Loader(self.path)
             verdict = doc._load_document()
             if verdict == "broken":
@@ -130,7 +146,7 @@ class _Loader:
         if self.dropped:
             problems = problems + [TaskProblem(None, f"... and {self.dropped} more problems")]
         fmt = self.formats.most_common(1)[0][0] if self.formats else "unknown"
-        return TaskFile(self.path, fmt, self.tasks, problems)
+        return TaskFile(self.path, fmt, self.tasks, problems, self.dropped)
 
     def problem(self, line: int | None, message: str) -> None:
         if len(self.problems) >= MAX_PROBLEMS:
@@ -239,7 +255,29 @@ def _to_task(record, line: int, problem) -> Task | None:
     site = _site(record, site_key, url)
     used = {id_key, text_key, url_key, site_key}
     extra = {k: v for k, v in record.items() if k not in used}
+    if "allowed_domains" in extra:  # the only sites this task may visit (cockpit.core.navguard)
+        domains = _allowed_domains(extra["allowed_domains"], line, problem)
+        if domains is None:
+            return None
+        extra["allowed_domains"] = domains
     return Task(task_id, text, url, site, extra)
+
+
+def _allowed_domains(value, line: int, problem) -> list[str] | None:
+    """The normalised list, or None (with a problem) when it is not a list of domain names:
+    such a task is skipped rather than run without the limits its author meant."""
+    from .navguard import parse_domains
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        problem(line, f'"allowed_domains" must be a non-empty list of domain names such as ["example.com"], '
+                      f"got {_kind(value) if not isinstance(value, list) else 'an empty list'}; task skipped")
+        return None
+    try:
+        return list(parse_domains(value))
+    except CockpitError as e:
+        problem(line, f'"allowed_domains": {str(e).split(": ", 1)[-1]}; task skipped')
+        return None
 
 
 def _required_str(record: dict, key: str, what: str, line: int, problem) -> str | None:
@@ -266,9 +304,24 @@ def _fix_url(url: str, key: str, line: int, problem) -> str:
     local = Path(url).expanduser()
     if local.is_file():  # a page on this computer: `cockpit run` serves its folder on 127.0.0.1
         return local.resolve().as_uri()
-    fixed = "https://" + url.lstrip("/")
+    fixed = guess_scheme(url)
     problem(line, f'"{key}" has no scheme, using {fixed}')
     return fixed
+
+
+def guess_scheme(url: str) -> str:
+    """A web address given without a scheme, as a browser's address bar would take it:
+    http:// for this computer (localhost, 127.x.x.x, [::1]), where servers rarely speak TLS; else https://."""
+    bare = url.strip().lstrip("/")
+    try:
+        host = urlsplit("//" + bare).hostname or ""
+    except ValueError:  # e.g. an unclosed "[" of an IPv6 address
+        host = ""
+    try:
+        local = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        local = host == "localhost" or host.endswith(".localhost")
+    return ("http://" if local else "https://") + bare
 
 
 def _task_id(value, key: str, line: int, problem) -> str:
@@ -359,6 +412,13 @@ def _first_text(path: Path) -> str | None:
         return next((text for _, text in lines if text.strip()), None)
     finally:
         lines.close()
+
+
+def _first_char(path: Path) -> str:
+    """The first character that is not white space or a byte-order mark ('' if none in the first 64 KB)."""
+    with open(path, "rb") as f:
+        head = _decode_whole(f.read(64 * 1024))
+    return head.lstrip("\ufeff \t\r\n")[:1]
 
 
 def _looks_like_one_document(first_line: str) -> bool:

@@ -209,6 +209,10 @@ def _fill_from_messages(run: FolderRun, shots: dict, clean: dict) -> None:
             thought, action = split_reply(text)
             run.steps.append(FolderStep(k, thought, action, text, shots.get(k), clean.get(k),
                                         user_text))
+            if k not in shots and "Observation:" in user_text and not (run.path / f"screenshot{k}.png").exists():
+                # (a step after an error or a format error legitimately has none: no observation)
+                run.problems.append(f"screenshot{k}.png is missing (step {k} was shown a screenshot); "
+                                    "the step is kept without it")
     if run.messages and not run.task:
         run.problems.append('the task is not in the messages (no "Now given a task: ... '
                             'Please interact with ..." in a user message)')
@@ -326,6 +330,11 @@ def _numbered(images) -> dict[int, bytes]:
             raise CockpitError(f"screenshot numbers start at 1, got {k!r}")
         out[k] = data
     return out
+
+
+def as_png(data: bytes, k: int) -> bytes:
+    """The image as PNG bytes (converted if need be); CockpitError naming screenshot k if it is not one."""
+    return _as_png(data, k)
 
 
 def _as_png(data: bytes, k: int) -> bytes:

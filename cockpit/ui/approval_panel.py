@@ -11,14 +11,16 @@ import re
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy,
-                               QVBoxLayout)
+                               QVBoxLayout, QWidget)
 
 from ..core.actions.grammar import Action, parse_action
 from ..core.agent.approval import ApprovalRequest, Decision
 from ..core.errors import ActionParseError
+from .plaintext import tip
 
 APPROVE_KEY = "Ctrl+Return"
 REJECT_KEY = "Ctrl+Backspace"
+PICK_KEY = "Alt+{}"  # planning mode: run candidate N instead (1-9)
 
 
 class ApprovalPanel(QFrame):
@@ -43,6 +45,10 @@ class ApprovalPanel(QFrame):
         self.evidence.setTextFormat(Qt.RichText)
         self.evidence.setWordWrap(True)
         self.evidence.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
+        self.prediction = QLabel()  # the world model's forecast; plain text, never markup
+        self.prediction.setTextFormat(Qt.PlainText)
+        self.prediction.setWordWrap(True)
+        self.prediction.setVisible(False)
         self.message = QLineEdit(placeholderText="Message to the agent if you reject (optional)")
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
@@ -60,9 +66,14 @@ class ApprovalPanel(QFrame):
         buttons = QHBoxLayout()
         for b in (self.approve_btn, self.reject_btn, self.edit_btn):
             buttons.addWidget(b)
-        for w in (self.title, self.evidence, self.edit, self.error, self.message):
+        self.alternatives = QWidget()  # planning mode: the other kept candidates, one button each
+        QHBoxLayout(self.alternatives).setContentsMargins(0, 0, 0, 0)
+        self.alternatives.setVisible(False)
+        self.pick_buttons: dict[int, QPushButton] = {}
+        for w in (self.title, self.prediction, self.evidence, self.edit, self.error, self.message):
             lay.addWidget(w)
         lay.addLayout(buttons)
+        lay.addWidget(self.alternatives)
 
     def install_shortcuts(self, window) -> None:
         """Window-wide keys, so the human need not focus the panel first."""
@@ -70,6 +81,10 @@ class ApprovalPanel(QFrame):
             sc = QShortcut(QKeySequence(key), window)
             sc.setContext(Qt.WindowShortcut)
             sc.activated.connect(lambda s=slot: self.isVisible() and s())
+        for n in range(1, 10):
+            sc = QShortcut(QKeySequence(PICK_KEY.format(n)), window)
+            sc.setContext(Qt.WindowShortcut)
+            sc.activated.connect(lambda n=n: self.isVisible() and n in self.pickable() and self.pick(n))
 
     # ---------- showing ----------
     def show_request(self, req: ApprovalRequest) -> None:
@@ -84,12 +99,44 @@ class ApprovalPanel(QFrame):
         items = "".join(f"<li>{html.escape(e)}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
         thought = f"<br><i>Agent's thought:</i> {html.escape(req.thought[:400])}" if req.thought else ""
         self.evidence.setText(f"Why it was flagged:<ul style='margin:0'>{items}</ul>{thought}")
+        self.prediction.setText(f"If you approve: {req.prediction[:600]}" if req.prediction else "")
+        self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
         self.edit.setText(str(req.action))
         self.edit.setVisible(False)
         self.error.setVisible(False)
+        self._show_alternatives(req)
         self.setVisible(True)
         self.approve_btn.setFocus()
+
+    def _show_alternatives(self, req: ApprovalRequest) -> None:
+        """Planning mode: a "Run candidate N instead" button for each other kept candidate."""
+        lay = self.alternatives.layout()
+        while lay.count():
+            w = lay.takeAt(0).widget()
+            if w is not None:
+                w.deleteLater()
+        self.pick_buttons = {}
+        for c in req.candidates:
+            n = c.get("index")
+            if not c.get("kept") or n == req.chosen or not c.get("action"):
+                continue
+            key = f" ({QKeySequence(PICK_KEY.format(n)).toString(QKeySequence.NativeText)})" if n <= 9 else ""
+            action = c["action"] if len(c["action"]) <= 40 else c["action"][:39] + "…"
+            b = QPushButton(f"Run candidate {n} instead: {action}{key}".replace("&", "&&"))  # no mnemonics
+            sim = (c.get("simulation") or [{}])[0].get("change", "")
+            mean = f"score {c['mean']:.2f}" if c.get("mean") is not None else "not scored"
+            b.setToolTip(tip(f"{c['action']}\nrisk: {c.get('risk') or '?'}, {mean}"
+                             + (f"\nsimulated: {sim}" if sim else "")))
+            b.clicked.connect(lambda _=False, n=n: self.pick(n))
+            lay.addWidget(b)
+            self.pick_buttons[n] = b
+        lay.addStretch(1)
+        self.alternatives.setVisible(bool(self.pick_buttons))
+
+    def pickable(self) -> list[int]:
+        """The candidates the human may run instead of the planner's choice (none outside planning)."""
+        return list(self.pick_buttons) if self.request is not None else []
 
     def close_request(self) -> None:
         self.request = None
@@ -124,6 +171,11 @@ class ApprovalPanel(QFrame):
     def reject(self) -> None:
         if self.request is not None:
             self._decide(Decision(False, f"human:{self.user}", self.message.text().strip()))
+
+    def pick(self, index: int) -> None:
+        """Planning mode: run candidate `index` instead of the planner's choice."""
+        if self.request is not None and index in self.pickable():
+            self._decide(Decision(True, f"human:{self.user}", candidate=index))
 
     def _on_edit_clicked(self) -> None:
         self.edit.setVisible(True)

@@ -47,6 +47,8 @@ class RunSpec:
     branch_from: tuple[str, int] | None = None  # (run id, step): replay up to it, then the agent goes on
     replay_run: str | None = None  # replay this whole run in the browser, no model
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
+    resume_run: str | None = None  # continue this interrupted run (cockpit.core.resume)
+    resume_replay: bool = False  # ... restoring its page by replaying its steps
 
 
 class GuiApprover:
@@ -215,6 +217,8 @@ class AgentBridge(QObject):
                     result = self._replay(store, session, spec, control)
                 elif spec.branch_from:
                     result = self._branch(store, session, client, spec, control)
+                elif spec.resume_run:
+                    result = self._resume(store, session, client, spec, control)
                 else:
                     self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
                                        control=control, listener=self._on_event)
@@ -228,6 +232,7 @@ class AgentBridge(QObject):
             self.failed.emit(f"internal error: {type(e).__name__}: {short_message(e)}")
         finally:
             self._live_stop.set()
+            self._drop_dead_session()
             self.taken_over = False
             self._set_state(IDLE)
             self.runEnded.emit(result)
@@ -243,6 +248,13 @@ class AgentBridge(QObject):
             self.failed.emit(f"The branch stopped while replaying: {res.divergence.message}")
         return res
 
+    def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
+        from ..core.resume import resume
+        return resume(store, spec.resume_run, session=session, client=client, config=spec.agent,
+                      approver=self.approver, control=control, listener=self._on_event, replay=spec.resume_replay,
+                      on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
+                      on_agent=lambda agent: setattr(self, "agent", agent))
+
     def _replay(self, store, session, spec: RunSpec, control: RunControl):
         from ..core.branch import replay
         self._set_state(REPLAYING)
@@ -250,6 +262,14 @@ class AgentBridge(QObject):
                        approver=self.approver, on_step=lambda i, info: self.replayed.emit(i, info.describe()))
         self.replayed.emit(0, f"replayed {len(steps)} steps of {spec.replay_run}; the page matched throughout")
         return None
+
+    def _drop_dead_session(self) -> None:
+        """A browser that died during the run is closed now (leftover processes too): the window shows
+        it closed, and the next run starts a new one."""
+        with self._session_lock:
+            if self._session is not None and self._session.driver is not None and not self._session.alive:
+                self._session.close()
+                self._session = None
 
     def _ensure_session(self) -> BrowserSession:
         with self._session_lock:

@@ -1,6 +1,7 @@
 """Two runs of the same task side by side, steps aligned (see cockpit.core.compare)."""
 from __future__ import annotations
 
+import html
 import json
 
 from PySide6.QtCore import Qt
@@ -47,8 +48,10 @@ class CompareDialog(QDialog):
             w = QWidget()
             v = QVBoxLayout(w)
             run = self.runs[k]
-            v.addWidget(QLabel(f"<b>{'AB'[k]}</b>: {run['id']} · {run['model']} · {run['status']} · "
-                               f"answer: {(run['answer'] or '—')[:80]}".replace("<b>", "<b>", 1)))
+            head = QLabel(f"<b>{'AB'[k]}</b>: " + html.escape(f"{run['id']} · {run['model']} · {run['status']} · "
+                                                               f"answer: {(run['answer'] or '—')[:80]}"))
+            head.setTextFormat(Qt.RichText)
+            v.addWidget(head)
             v.addWidget(self.labels[k])
             v.addWidget(self.views[k], 1)
             shots.addWidget(w)
@@ -60,7 +63,9 @@ class CompareDialog(QDialog):
         split.addWidget(self.table)
         split.setSizes([560, 240])
         lay = QVBoxLayout(self)
-        lay.addWidget(QLabel(f"Task: {self.runs[0]['task']}"))
+        task = QLabel(f"Task: {self.runs[0]['task']}")
+        task.setTextFormat(Qt.PlainText)
+        lay.addWidget(task)
         lay.addWidget(split)
         if self.pairs:
             self.table.selectRow(0)

@@ -12,6 +12,8 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from .plaintext import tip
+
 PASSED = QColor("#2e7d32")
 CURRENT = QColor("#f9a825")
 PENDING = QColor("#9e9e9e")
@@ -59,7 +61,7 @@ class HopChips(QWidget):
 
     def _update_tip(self) -> None:
         lines = [f"{self._label(k)}  ({s})" for k, s in enumerate(self.state(), 1)]
-        self.setToolTip("\n".join(lines))
+        self.setToolTip(tip("\n".join(lines)))
 
     def sizeHint(self) -> QSize:
         return QSize(400, QFontMetrics(self.font()).height() + 10)

@@ -28,6 +28,7 @@ from ..core.store import Store
 from .approval_panel import ApprovalPanel
 from .breakpoints_panel import BreakpointsPanel
 from .hop_strip import HopStrip
+from .lookahead_view import LookaheadView
 from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
 from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
@@ -97,6 +98,7 @@ class MainWindow(QMainWindow):
         self.log_tabs = QTabWidget()
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
+        self.lookahead = LookaheadView(self)  # hook: planning table, Plan box, planning cost (issue #7)
         self.details = StepDetails()
         panels = QWidget()
         pv = QVBoxLayout(panels)
@@ -123,6 +125,7 @@ class MainWindow(QMainWindow):
         self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
         self.review.branchRequested.connect(self.start_branch)
         self.review.replayRequested.connect(lambda rid: self.start_replay(rid, self.review.replay_speed.currentData()))
+        self.review.resumeRequested.connect(self.start_resume)
         self.modes = QTabWidget()
         self.modes.addTab(self.live_page, "Live")
         self.modes.addTab(self.review, "Review")
@@ -134,6 +137,7 @@ class MainWindow(QMainWindow):
         self._build_toolbar(demo)
         self._build_status()
         self.approval.install_shortcuts(self)
+        self.lookahead.install(self.log_tabs, self.findChild(QToolBar, "runToolbar"), self.approval)
 
     def _action(self, text: str, key: str, slot, tip: str, checkable: bool = False) -> QAction:
         a = QAction(text, self)
@@ -200,7 +204,7 @@ class MainWindow(QMainWindow):
         self.st_tokens = QLabel("")
         self.st_time = QLabel("")
         self.st_browser = QLabel("browser: not started")
-        for w in (self.st_state, self.st_steps, self.st_tokens, self.st_time, self.st_browser):
+        for w in (self.st_state, self.st_steps, self.st_tokens, self.lookahead.status, self.st_time, self.st_browser):
             sb.addPermanentWidget(w)
         self.clock = QTimer(self, interval=1000)
         self.clock.timeout.connect(self._tick)
@@ -212,6 +216,7 @@ class MainWindow(QMainWindow):
         b.event.connect(self._on_bridge_event)
         b.approvalRequested.connect(self._on_bridge_approval)
         b.approvalClosed.connect(self.approval.close_request)
+        b.approvalClosed.connect(self.lookahead.on_approval_closed)
         b.stateChanged.connect(self._on_bridge_state)
         b.liveFrame.connect(self._on_bridge_live)
         b.failed.connect(self.show_error)
@@ -286,7 +291,7 @@ class MainWindow(QMainWindow):
     def _agent_config(self, demo: bool) -> AgentConfig:
         return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
                            approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints,
-                           memory_k=self.memory.value())
+                           memory_k=self.memory.value(), **self.lookahead.agent_options(demo))
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
         """Reset the Live view for a new run and hand `spec` to the bridge."""
@@ -295,6 +300,7 @@ class MainWindow(QMainWindow):
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()
+        self.lookahead.reset()
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.shown_step = None
@@ -311,15 +317,23 @@ class MainWindow(QMainWindow):
         """Watch a finished run again on today's site (no model)."""
         return self._start_special(run_id, replay_run=run_id, replay_speed=speed)
 
-    def _start_special(self, run_id: str, **kw) -> bool:
+    def start_resume(self, run_id: str, replay: bool = False) -> bool:
+        """Continue an interrupted run, as the same run, in a new browser with the model it ran with."""
+        from ..core.llm import ModelConfig
+        recorded = (self.store.run(run_id)["config"] or {}).get("model")
+        return self._start_special(run_id, resume_run=run_id, resume_replay=replay,
+                                   model=ModelConfig.from_dict(recorded) if recorded else None)
+
+    def _start_special(self, run_id: str, model=None, **kw) -> bool:
         if self.bridge.busy:
             self.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
         demo = bool(run["demo"])  # the bridge serves the demo policy itself for demo runs
-        spec = RunSpec(run["task"], run["url"], self.settings.model, self._agent_config(demo), demo=demo,
+        spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo), demo=demo,
                        task_id=run["task_id"] or "", **kw)
-        return self._launch(spec, ("Replaying " if "replay_run" in kw else "Branching ") + f"run {run_id}…")
+        verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
+        return self._launch(spec, verb + f"run {run_id}…")
 
     def take_over(self) -> None:
         if self.bridge.take_over() is not None:
@@ -333,6 +347,7 @@ class MainWindow(QMainWindow):
         dlg = ModelSettingsDialog(self.settings, self)
         if dlg.exec():
             self.settings = dlg.result_settings()
+            self.lookahead.settings_changed()
 
     def show_error(self, message: str) -> None:
         self.error_banner.setText(message)
@@ -342,6 +357,7 @@ class MainWindow(QMainWindow):
     # ---------- bridge events ----------
     def _on_bridge_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
+        self.lookahead.on_event(e)
         if isinstance(e, ev.RunStarted):
             self.run_id = e.run_id
             self.setWindowTitle(f"Cockpit — {e.task[:80]}")
@@ -392,6 +408,7 @@ class MainWindow(QMainWindow):
 
     def _on_bridge_approval(self, req) -> None:
         self.approval.show_request(req)
+        self.lookahead.on_approval(req)
         if self.shown_step is None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.raise_()
@@ -543,6 +560,7 @@ class MainWindow(QMainWindow):
         self.banner.setText(f"step {step} ({row.get('actor') or 'agent'}) — {(row.get('title') or '')[:60]} — "
                             f"{(row.get('url') or '')[:80]}")
         self.details.show_step(self.store, run, row)
+        self.lookahead.show_step(step, row)
 
     # ---------- status ----------
     def _update_controls(self) -> None:
@@ -554,7 +572,7 @@ class MainWindow(QMainWindow):
         self.act_stop.setEnabled(busy and state != STOPPING)
         self.act_take.setEnabled(busy and not self.bridge.taken_over and state != STOPPING)
         self.act_hand.setEnabled(busy and self.bridge.taken_over)
-        for w in (self.task_bar, self.demo_box, self.max_steps, self.policy):
+        for w in (self.task_bar, self.demo_box, self.max_steps, self.policy, self.lookahead.box):
             w.setEnabled(not busy)
 
     def _update_status(self) -> None:

@@ -25,6 +25,7 @@ from ..core.errors import CockpitError
 from ..core.marks import marks_from_json
 from ..core.store import Store
 from ..core.store import labels as L
+from .plaintext import tip
 from .runs_model import RunFilter, RunsTableModel
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails
@@ -101,6 +102,7 @@ class ReviewPanel(QWidget):
     openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
+    resumeRequested = Signal(str, bool)  # run id, by replaying its steps (else: reopen the last address)
     labelled = Signal(str)  # run id
 
     def __init__(self, store: Store, parent=None, *, annotator: str = ""):
@@ -213,6 +215,7 @@ class ReviewPanel(QWidget):
         self.tools.addWidget(self.branch_btn)
         self.tools.addWidget(self.replay_btn)
         self.tools.addWidget(self.replay_speed)
+        self._build_resume()
         self.tools.addStretch(1)
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
@@ -244,6 +247,44 @@ class ReviewPanel(QWidget):
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.split)
+
+    def _build_resume(self) -> None:
+        """Resume / Close run, shown for a run whose process died (see cockpit.core.resume)."""
+        self.resume_btn = QPushButton("Resume")
+        self.resume_btn.setToolTip("Continue this run, as the same run, in a new browser and with its model: "
+                                   "new steps follow the last one and the agent sees the conversation so far")
+        self.resume_replay = QCheckBox("by replaying its steps")
+        self.resume_replay.setToolTip("Restore the page by replaying the recorded actions (irreversible ones are "
+                                      "asked about again) instead of opening the address the last step ended on")
+        self.close_run_btn = QPushButton("Close run")
+        self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
+        self.resume_btn.clicked.connect(lambda: self.run and self.resumeRequested.emit(
+            self.run["id"], self.resume_replay.isChecked()))
+        self.close_run_btn.clicked.connect(self.close_run)
+        for w in (self.resume_btn, self.resume_replay, self.close_run_btn):
+            self.tools.addWidget(w)
+        self._update_resume()
+
+    def _update_resume(self) -> None:
+        from ..core.resume import RESUMABLE
+        status = self.run["status"] if self.run else ""
+        for w in (self.resume_btn, self.resume_replay):
+            w.setVisible(status in RESUMABLE)
+        self.close_run_btn.setVisible(status == "interrupted")
+
+    def close_run(self) -> bool:
+        """Mark the open (interrupted) run closed; its steps stay."""
+        from ..core.resume import close
+        if not self.run:
+            return False
+        try:
+            close(self.store, self.run["id"])
+        except CockpitError as e:
+            self.status.setText(str(e))
+            return False
+        self.refresh()
+        self.status.setText(f"run {self.run['id']} closed; its steps are kept")
+        return True
 
     def _build_label_bar(self, annotator: str) -> None:
         self.label_bar = QWidget()
@@ -326,6 +367,13 @@ class ReviewPanel(QWidget):
         """New runs or labels elsewhere: reload the table, keep the open run."""
         self._fill_filters()
         self.apply_filter()
+        if self.run:  # its status may have changed (resumed, closed, finished)
+            try:
+                self.run = self.store.run(self.run["id"])
+            except CockpitError:
+                return
+            self._show_header()
+            self._update_resume()
 
     def apply_filter(self) -> None:
         def pick(c: QComboBox) -> str:
@@ -365,13 +413,14 @@ class ReviewPanel(QWidget):
         placeholder.fill(Qt.lightGray)
         for s in self.steps:
             it = QListWidgetItem(QIcon(placeholder), f"{s['step']} {(s['action'] or s['action_text'] or '')[:18]}")
-            it.setToolTip(s["action"] or s["action_text"] or "")
+            it.setToolTip(tip(s["action"] or s["action_text"] or ""))
             self.filmstrip.addItem(it)
         self.filmstrip.blockSignals(False)
         self.loader.request("image", [])
         self.loader.request("thumb", [(run_id, s["step"], str(self.store.file(s["screenshot"])))
                                       for s in self.steps if s["screenshot"]])
         self._show_header()
+        self._update_resume()
         self._load_label()
         self.index = -1
         self.go(0 if self.steps else -1)

@@ -4,7 +4,8 @@ What it is for: editing the ``model`` part of :class:`~cockpit.core.settings.Set
 (base URL with presets for OpenAI, vLLM, Ollama and LM Studio; model name,
 filled from the server by "List models"; temperature, max tokens, request
 timeout, image detail and width) and storing an API key for the chosen server
-in the system keyring. "Test connection" sends one tiny chat request with the
+in the system keyring; below them, the world-model preview and planning mode
+(:mod:`cockpit.ui.lookahead_settings`). "Test connection" sends one tiny chat request with the
 values as they are in the form, so a wrong URL, model or key shows up here and
 not in the middle of a run. OK saves the settings through
 :func:`~cockpit.core.settings.save_settings`; Cancel (or Esc) discards.
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
 from cockpit.core import secrets
 from cockpit.core.llm import ModelCancelled, ModelClient, ModelConfig, ModelError
 from cockpit.core.settings import IMAGE_DETAILS, MODEL_HELP, Settings, SettingsError, save_settings
+from cockpit.ui.lookahead_settings import LookaheadSettingsBox
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]
 
@@ -190,15 +192,20 @@ class ModelSettingsDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
+        # world-model preview and planning (issue #7)
+        self.lookahead = LookaheadSettingsBox(self._settings, self.base_url_edit, self)
+        self.base_url_edit.editingFinished.connect(self.lookahead.refresh_key_state)
+
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(test_row)
+        layout.addWidget(self.lookahead)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
         order = [self.base_url_edit, self.presets_button, self.model_combo, self.list_button,
                  self.temperature_spin, self.max_tokens_spin, self.timeout_spin, self.detail_combo,
-                 self.width_spin, self.key_edit, self.test_button, self.ok_button,
+                 self.width_spin, self.key_edit, self.test_button, *self.lookahead.widgets(), self.ok_button,
                  self.buttons.button(QDialogButtonBox.StandardButton.Cancel)]
         for a, b in zip(order, order[1:]):
             QWidget.setTabOrder(a, b)
@@ -421,11 +428,12 @@ class ModelSettingsDialog(QDialog):
     # ------------------------------------------------------------------ OK / Cancel
     def accept(self) -> None:
         """Store a newly typed key in the keyring, save the settings, close. On failure stay open."""
-        problem = self._form_problem()
+        problem = self._form_problem() or self.lookahead.problem()
         if problem:
             return self._show_error(problem)
         new = self._settings.copy()
         new.model = self.form_config()
+        self.lookahead.apply(new)
         key = self.key_edit.text().strip()
         if key:
             try:
@@ -434,6 +442,10 @@ class ModelSettingsDialog(QDialog):
                 return self._show_error(str(e))
             self.key_edit.clear()
             self._refresh_key_state()
+        try:
+            self.lookahead.store_key()
+        except secrets.SecretStoreError as e:
+            return self._show_error(str(e))
         try:
             save_settings(new, self._path)
         except SettingsError as e:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QTreeWid
 
 from ..core import prompt
 from ..core.agent import events as ev
+from .plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
@@ -65,7 +66,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             it.setText(1, e.action_text or "(no action)")
-            it.setToolTip(1, e.thought)
+            it.setToolTip(1, tip(e.thought))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
             self._child(it, "thought", e.thought or "(none)")
@@ -87,7 +88,7 @@ class StepLogPanel(QTreeWidget):
             if e.actor == "human":
                 it.setText(1, e.action)
             it.setText(3, e.message if e.ok else f"error: {e.message}")
-            it.setToolTip(3, e.message)
+            it.setToolTip(3, tip(e.message))
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
@@ -109,16 +110,30 @@ class StepLogPanel(QTreeWidget):
             if e.effect.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags):
                 it.setForeground(1, QColor("#e65100"))
                 it.setToolTip(1, "no-op or repeated action: the agent may be stuck")
+        elif isinstance(e, (ev.PredictionMade, ev.PredictionChecked, ev.PlanMade)) and e.step in self.items:
+            self._lookahead(self.items[e.step], e)  # hook: world-model preview and planning
         elif isinstance(e, ev.RunFailed):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
 
+    def _lookahead(self, it: QTreeWidgetItem, e: ev.Event) -> None:
+        if isinstance(e, ev.PredictionMade):
+            self._child(it, "predicted", e.text or f"(no prediction: {e.error})")
+        elif isinstance(e, ev.PredictionChecked):
+            self._child(it, "actually", e.summary)
+        elif isinstance(e, ev.PlanMade):
+            kept = [c for c in e.plan.get("candidates", []) if c.get("kept")]
+            best = next((c for c in kept if c["index"] == e.plan.get("chosen")), None)
+            score = f", score {best['mean']:.2f}" if best and best.get("mean") is not None else ""
+            self._child(it, "plan", f"{len(e.plan.get('candidates', []))} candidates, {len(kept)} kept; "
+                        + (f"chose {best['action']}{score}" if best else "none usable"))
+
     def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
         c = QTreeWidgetItem([f"{label}: {text.replace(chr(10), ' ')[:400]}"])
         parent.addChild(c)
         c.setFirstColumnSpanned(True)  # the text runs across the row
-        c.setToolTip(0, text)
+        c.setToolTip(0, tip(text))
         c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
 
     def select_step(self, step: int) -> None:
@@ -128,6 +143,30 @@ class StepLogPanel(QTreeWidget):
     def _on_current(self, cur, _prev) -> None:
         if cur is not None and cur.data(0, Qt.UserRole) is not None:
             self.stepSelected.emit(int(cur.data(0, Qt.UserRole)))
+
+
+def _lookahead_rows(step: dict) -> list[tuple[str, str]]:
+    """Summary rows for the prediction (and what really happened) and the plan, escaped."""
+    from ..core.worldmodel import describe_actual
+    e, rows = html.escape, []
+    pred = step.get("prediction") or {}
+    if pred:
+        rows.append(("Predicted", e(pred.get("text") or f"(no prediction: {pred.get('error', '')})")
+                     + e(f" — {pred.get('model')}, {pred.get('source')}" if pred.get("model") else "")))
+        if pred.get("actual"):
+            rows.append(("Actually", e(describe_actual(pred["actual"]))))
+    plan = step.get("plan") or {}
+    if plan.get("candidates"):
+        cells = []
+        for c in plan["candidates"]:
+            mark = "➜ " if c["index"] == plan.get("picked", plan.get("chosen")) else ""
+            score = f"{c['mean']:.2f}" if c.get("mean") is not None else (c.get("dropped") or "-")
+            cells.append(f"{mark}{c['index']}. {c['action']} [{c.get('risk') or '?'}] {score}")
+        rows.append(("Plan", "<br>".join(e(x) for x in cells)))
+    if step.get("plan_calls"):
+        rows.append(("Look-ahead", e(f"{step['plan_calls']} calls, {step.get('plan_prompt_tokens') or 0} in, "
+                                     f"{step.get('plan_completion_tokens') or 0} out")))
+    return rows
 
 
 class StepDetails(QTabWidget):
@@ -162,6 +201,7 @@ class StepDetails(QTabWidget):
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(f"{step.get('status')}: {step.get('error') or step.get('outcome') or ''}")),
                 ("URL after", e(step.get("url_after") or "")),
+                *_lookahead_rows(step),  # hook: world-model preview and planning
                 ("Tokens", e(f"{step.get('prompt_tokens') or 0} in, {step.get('completion_tokens') or 0} out"
                              + (f", ${step['cost']:.4f}" if step.get("cost") else ""))),
                 ("Timings", e(", ".join(f"{k} {v:.0f} ms" for k, v in (step.get("timings") or {}).items()

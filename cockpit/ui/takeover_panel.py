@@ -5,6 +5,8 @@ to the agent's thread, where they run and are recorded as human steps.
 """
 from __future__ import annotations
 
+import html
+
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
 
@@ -67,7 +69,7 @@ class TakeOverPanel(QFrame):
         self.type_btn.setEnabled(has)
         self.click_btn.setText(f"Click [{mark_id}]" if has else "Click target")
         self.info.setText("<b>You have the browser.</b> " + (
-            f"Target: [{mark_id}] {label[:60]}" if has else "Click a box on the screenshot to pick a target."))
+            f"Target: [{mark_id}] {html.escape(label[:60])}" if has else "Click a box on the screenshot to pick a target."))
 
     def set_busy(self, busy: bool) -> None:
         for b in (self.click_btn, self.type_btn, self.enter_btn, self.up_btn, self.down_btn, self.back_btn,

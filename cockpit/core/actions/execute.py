@@ -5,9 +5,24 @@ Each action returns an :class:`ActionOutcome` saying what happened, or raises
 to the mark's hit-tested point through W3C input actions, so the page gets the
 same events a person's click would give (including listener-only elements,
 shadow DOM and iframes).
+
+Hostile pages (see tests/faults/test_hostile.py):
+
+* Navigation is checked against the run's :class:`~cockpit.core.navguard.NavPolicy`
+  before an action (Goto, a link's address, the search page: refused with an
+  error) and after it (a page that went somewhere forbidden is left again, and
+  the outcome says so).
+* A click goes only to the element the model named: right before it, the point
+  is hit-tested (something on top, visible or invisible, makes it an error),
+  and during it a capture-phase guard in the page stops any press or click
+  that lands on another element (an overlay slipped in on pointer-over).
+* A target that changed since the screenshot so that the action would now be
+  riskier ("Next" became "Delete account", a link now leads elsewhere) is not
+  clicked: the model must look again, and the approval gate sees the new risk.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass, field
@@ -19,7 +34,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 
-from .. import pdf, resources
+from .. import navguard, pdf, resources
 from ..browser import BrowserSession
 from ..errors import ActionError, BrowserDied, short_message
 from ..marks import Mark
@@ -68,6 +83,10 @@ class Executor:
         self.wait_seconds = wait_seconds
         self.secrets: set[str] = set()  # text typed into secret fields this session
         self._press_enter = True
+        self.nav = navguard.NavPolicy()  # where actions may lead; the agent sets the run's policy
+        self.risk_rules: list = []  # the run's site rules, to re-rate a target that changed
+        self._marks: list[Mark] = []
+        self._url = ""
 
     def redact(self, text: str) -> str:
         """`text` with every secret typed so far replaced by (secret)."""
@@ -87,7 +106,9 @@ class Executor:
         if mark is not None and mark.secret and action.kind == "type" and action.text:
             self.secrets.add(action.text)  # before acting, so no error message can leak it
         handler = getattr(self, f"_do_{action.kind}")
+        self._marks, self._url = list(marks), before
         try:
+            self._nav_before(action, mark, before)
             message, answer = handler(action, mark)
         except BrowserDied:
             raise
@@ -105,6 +126,7 @@ class Executor:
             self._handle_dialog(outcome)
             self._collect_downloads(outcome, mark)
             outcome.url_after = s.url
+            self._nav_after(outcome)
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
             outcome.message = self.redact(outcome.message)
@@ -126,13 +148,112 @@ class Executor:
             raise ActionError(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
         return res
 
-    def _point(self, mark: Mark) -> tuple[int, int]:
+    def _point(self, mark: Mark, action: Action | None = None) -> tuple[int, int]:
+        """The point to act at, after checking the element is what the page shows there;
+        with `action`, also that the element did not change into something riskier."""
         pt = mark.point or mark.center
         res = self._act_js("check", mark, list(pt))
         if not res.get("ok"):
-            raise ActionError(f"element [{mark.id}] is covered by {res.get('by', 'another element')} "
+            by = res.get("by", "another element")
+            if res.get("invisible"):
+                raise ActionError(f"element [{mark.id}] is covered by an invisible {by}, which would catch the "
+                                  "click instead; Cockpit does not click through invisible elements. Use another "
+                                  "element, Press [Escape], or GoBack")
+            raise ActionError(f"element [{mark.id}] is covered by {by} "
                               f"and cannot be reached; close what covers it first")
+        if action is not None and res.get("now"):
+            self._check_unchanged(action, mark, res["now"])
         return pt
+
+    def _check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
+        from ..risk import LEVELS, classify  # risk imports the grammar package: import late
+        fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit")
+                      if k in now and not (k == "text" and mark.scrollable)}
+        cur = dataclasses.replace(mark, **fields_now)
+        if cur == mark:
+            return
+        if cur.href and cur.href != mark.href and navguard.scheme_of(cur.href) != "javascript" \
+                and (problem := self.nav.target_problem(cur.href)):
+            raise ActionError(f"element [{mark.id}] now links to {cur.href[:120]}, not where it did on the "
+                              f"screenshot: {problem}; it was not clicked")
+        marks = [cur if m.id == mark.id else m for m in self._marks]
+        was = classify(action, mark, self._marks, self._url, self.risk_rules)
+        new = classify(action, cur, marks, self._url, self.risk_rules)
+        if LEVELS.index(new.level) > LEVELS.index(was.level):
+            why = new.evidence[0] if new.evidence else new.level
+            raise ActionError(f"element [{mark.id}] changed since the screenshot (it was {_desc(mark)}, it is now "
+                              f"{_desc(cur)}): {action} would now be {new.level} ({why}), so it was not done. "
+                              "Look at the new screenshot")
+
+    def _click(self, mark: Mark, x: int, y: int) -> None:
+        """Click at (x, y); a press or click landing on anything but `mark`'s element is stopped."""
+        self._act_js("guard", mark)
+        try:
+            self._pointer(x, y, click=True)
+        finally:
+            blocked = self._unguard()
+        if blocked:
+            raise ActionError(f"the click on [{mark.id}] was stopped: when the pointer got there, {blocked} had "
+                              f"appeared on top of [{mark.id}] and would have taken the click; nothing was "
+                              "clicked. Look at the new screenshot")
+
+    def _unguard(self) -> str:
+        try:
+            return str(self._act_js("unguard", None).get("blocked") or "")
+        except WebDriverException:  # a dialog is open, or the page navigated away: nothing to undo
+            return ""
+
+    # ---------- navigation policy (cockpit.core.navguard) ----------
+    def _nav_before(self, action: Action, mark: Mark | None, url_now: str) -> None:
+        if action.kind == "answer":
+            return
+        if problem := self.nav.landing_problem(url_now):
+            where = self._leave(url_now, "")
+            raise ActionError(f"the page had gone on its own to {url_now[:200]} ({problem}); Cockpit went back "
+                              f"to {where}, and did not run {action}. Look at the new screenshot")
+        target = None
+        if action.kind == "goto":
+            target = normalize_url(action.text)
+        elif action.kind == "google":
+            target = self.session.config.search_url
+        elif action.kind == "click" and mark is not None and mark.href \
+                and navguard.scheme_of(mark.href) != "javascript":
+            target = mark.href
+        problem = self.nav.target_problem(target) if target else None
+        if problem and action.kind == "click":
+            raise ActionError(f"element [{mark.id}] is a link to {target[:120]}: {problem}; it was not clicked")
+        if problem:
+            raise ActionError(f"{action} was refused: {problem}")
+
+    def _nav_after(self, outcome: ActionOutcome) -> None:
+        bad = outcome.url_after
+        problem = self.nav.landing_problem(bad)
+        if problem is None:
+            return
+        outcome.url_after = where = self._leave(bad, outcome.url_before)
+        outcome.message += (f"; the page then went to {bad[:200]}, which this run does not allow ({problem}), "
+                            f"so Cockpit went back to {where}")
+
+    def _leave(self, bad: str, fallback: str) -> str:
+        """Get off a forbidden page: back, else `fallback`, else about:blank. Returns where it ended."""
+        s = self.session
+        try:
+            s.back()
+        except WebDriverException as e:
+            log.info("could not go back from %s: %s", bad[:200], short_message(e))
+        now = s.url
+        if now != bad and self.nav.landing_problem(now) is None:
+            return now
+        for url in (fallback, "about:blank"):
+            if url and self.nav.landing_problem(url) is None:
+                try:
+                    s.goto(url)
+                except WebDriverException as e:
+                    log.info("could not open %s: %s", url[:200], short_message(e))
+                now = s.url
+                if self.nav.landing_problem(now) is None:
+                    return now
+        return now
 
     def _pointer(self, x: int, y: int, click: bool):
         drv = self.session.driver
@@ -184,8 +305,8 @@ class Executor:
 
     # ---------- the actions ----------
     def _do_click(self, a: Action, m: Mark):
-        x, y = self._point(m)
-        self._pointer(x, y, click=True)
+        x, y = self._point(m, a)
+        self._click(m, x, y)
         return f"clicked [{m.id}] {_desc(m)}", None
 
     def _do_hover(self, a: Action, m: Mark):
@@ -198,8 +319,8 @@ class Executor:
             raise ActionError(f"element [{m.id}] is a drop-down list; use Select [{m.id}]; option")
         if not m.editable:
             raise ActionError(f"element [{m.id}] {_desc(m)} is not a text field; you can only type into text fields")
-        x, y = self._point(m)
-        self._pointer(x, y, click=True)
+        x, y = self._point(m, a)
+        self._click(m, x, y)
         self._act_js("clear", m)
         self._keys(Keys.BACKSPACE)
         if a.text:

@@ -18,6 +18,12 @@ from ..marks import Mark
 from ..risk import Risk
 
 #: When to ask: before irreversible actions (default), before every action, never.
+#: An irreversible action runs without a human's yes only where the user chose so
+#: explicitly: policy "never" (``--ask-before never``, "never" in the window), an
+#: approver that always allows (``--approval allow``), or a site rule of theirs that
+#: lowers the level. Every other combination asks, and no one to ask means no
+#: (TerminalApprover without a terminal, PolicyApprover(False), the default).
+#: tests/faults/test_hostile.py holds this table to these words.
 POLICIES = ("irreversible", "every", "never")
 
 
@@ -40,6 +46,10 @@ class ApprovalRequest:
     url: str = ""
     thought: str = ""
     screenshot_path: str = ""
+    # hook: world-model preview and planning (cockpit.core.agent.lookahead)
+    prediction: str = ""  # what the world model expects the action to change ("" = no preview)
+    candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
+    chosen: int | None = None  # the candidate index the planner chose (= `action`)
 
 
 @dataclass
@@ -48,6 +58,7 @@ class Decision:
     by: str  # "human:<name>", "policy:deny", "policy:allow", "policy:<why>"
     message: str = ""  # told to the agent when refused
     action: Action | None = None  # an edited action to run instead
+    candidate: int | None = None  # planning mode: run this candidate (its index) instead
     decided_at: float = field(default_factory=time.time)
 
 
@@ -107,12 +118,18 @@ class TerminalApprover:
         print(f"  risk: {r.risk.level}", file=out)
         for ev in r.risk.evidence:
             print(f"   - {ev}", file=out)
+        if r.prediction:
+            print(f"  if you approve: {r.prediction}", file=out)
+        picks = _print_candidates(r, out)
         while True:
-            print("  approve? [y]es / [n]o / [e]dit: ", end="", file=out, flush=True)
+            print("  approve? [y]es / [n]o / [e]dit" + (" / candidate number" if picks else "") + ": ",
+                  end="", file=out, flush=True)
             answer = self.stdin.readline()
             if not answer:
                 return Decision(False, f"human:{self.user}", "input closed; not approved")
             answer = answer.strip().lower()
+            if answer.isdigit() and int(answer) in picks:
+                return Decision(True, f"human:{self.user}", candidate=int(answer))
             if answer in ("y", "yes"):
                 return Decision(True, f"human:{self.user}")
             if answer in ("n", "no"):
@@ -131,6 +148,18 @@ class TerminalApprover:
         except ActionParseError as e:
             print(f"  {e}", file=out)
             return None
+
+
+def _print_candidates(r: ApprovalRequest, out) -> set[int]:
+    """Planning mode: the other candidates the human may pick; returns their numbers."""
+    picks = set()
+    for c in r.candidates:
+        if not c.get("kept") or c.get("index") == r.chosen:
+            continue
+        picks.add(c["index"])
+        score = f"score {c['mean']:.2f}" if c.get("mean") is not None else "not scored"
+        print(f"  candidate {c['index']}: {c['action']} ({c.get('risk') or '?'}, {score})", file=out)
+    return picks
 
 
 def _interactive(stream) -> bool:

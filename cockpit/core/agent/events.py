@@ -3,6 +3,8 @@
 Listeners (the CLI's progress line, the window's bridge, tests) receive them
 on the agent's own thread; they must return quickly and never call back into
 the loop. Events carry data, never live browser or database handles.
+Text typed into a password or card field is already "(secret)" in every
+event (see :mod:`cockpit.core.agent.redaction`), so listeners may show them as is.
 """
 from __future__ import annotations
 
@@ -155,3 +157,47 @@ class HopPassed(Event):
 class MemoriesUsed(Event):
     """Past runs given to the agent as examples before step 1 (cockpit.core.memory); () = none found."""
     run_ids: tuple = ()
+
+
+# ---------- world-model previews and planning (cockpit.core.agent.lookahead) ----------
+@dataclass(frozen=True)
+class PredictionMade(Event):
+    """What the world model expects the step's action to change (before the gate)."""
+    step: int
+    text: str  # "" when the preview call failed (see error)
+    action: str = ""  # the action it is about, as recorded
+    model: str = ""
+    source: str = "preview"  # "preview" (its own call) or "plan" (the chosen candidate's simulation)
+    error: str = ""
+
+
+@dataclass(frozen=True)
+class PredictionChecked(Event):
+    """The step's action ran and the next observation measured what really changed."""
+    step: int
+    prediction: str
+    actual: dict = field(default_factory=dict)  # {"effect", "url_before", "url_after", "title_before", "title_after"}
+    summary: str = ""  # worldmodel.describe_actual(actual)
+
+
+@dataclass(frozen=True)
+class PlanMade(Event):
+    """Planning mode ranked candidate actions; `plan` is PlanResult.to_dict() (secrets masked), whose
+    candidates are {"index", "thought", "action", "kept", "dropped", "risk", "simulation": [{"action",
+    "change"}], "verdicts", "scores", "mean"} and "chosen" is the index that will be proposed."""
+    step: int
+    plan: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlanningCost(Event):
+    """Model calls beyond the agent's own (previews, refine, simulate, score): this step's, and the run's."""
+    step: int
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    total_calls: int = 0
+    total_prompt_tokens: int = 0
+    total_completion_tokens: int = 0
+    total_cost: float | None = None

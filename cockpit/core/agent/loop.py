@@ -29,10 +29,14 @@ from ..observation import Observation, observe
 from ..risk import Risk, SiteRule, classify
 from ..store import Store
 from . import events as ev
-from .. import effects
+from . import redaction
+from .. import effects, navguard
 from .breakpoints import Breakpoint, first, on_action
 from .approval import POLICIES, ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
 from .control import RunControl, Stopped
+from .lookahead import Lookahead
+from ..planning import PlanningConfig
+from ..worldmodel import WorldModelConfig
 
 log = logging.getLogger(__name__)
 
@@ -50,8 +54,13 @@ class AgentConfig:
     # hook: multihop + memory (cockpit.core.hops / cockpit.core.memory)
     hops: HopTracker | None = None  # a template (hops.tracker_for(task.extra)); each run tracks a fresh copy
     memory_k: int = 0  # > 0: the K most similar past successful runs go into the first prompt
+    allowed_domains: list[str] = field(default_factory=list)  # hook: navguard; empty = any host
+    # hook: world-model preview and planning (cockpit.core.agent.lookahead)
+    preview: WorldModelConfig | None = None  # predict each action's effect before the gate
+    planning: PlanningConfig | None = None  # rank k candidates by simulated outcome (WebDreamer)
 
     def __post_init__(self):
+        self.allowed_domains = list(navguard.parse_domains(self.allowed_domains))  # hook: navguard
         if self.approval_policy not in POLICIES:
             raise CockpitError(f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(POLICIES)}")
         if self.max_steps < 1:
@@ -63,6 +72,12 @@ class AgentConfig:
              "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
         if self.memory_k:  # hook: memory
             d["memory_k"] = self.memory_k
+        if self.allowed_domains:  # hook: navguard
+            d["allowed_domains"] = list(self.allowed_domains)
+        if self.preview is not None:  # hook: preview
+            d["preview"] = self.preview.to_dict()
+        if self.planning is not None:  # hook: planning
+            d["planning"] = self.planning.to_dict()
         return d
 
 
@@ -111,12 +126,14 @@ class Agent:
         self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
         self._image_files: dict[int, str] = {}
         self.hops: HopTracker | None = None  # hook: multihop; the current run's tracker
+        self.look: Lookahead | None = None  # hook: preview + planning; the current run's
 
     # ---------- public ----------
     def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
             parent_run: str | None = None, parent_step: int | None = None,
             task_extra: dict | None = None, prelude: Callable[[], None] | None = None,
-            seed: list[dict] | None = None, lead: str | None = None) -> RunResult:
+            seed: list[dict] | None = None, lead: str | None = None,
+            resume_run: str | None = None, first_step: int = 1) -> RunResult:
         """Run one task to its end.
 
         `task_extra` (the task file's other fields, e.g. a WebArena `eval` with
@@ -125,21 +142,27 @@ class Agent:
         in this session and raises CockpitError on divergence), `seed` is the
         parent's conversation so far (its screenshots become the omitted-note),
         and `lead` is the text before the first observation (default: the task).
+        `resume_run` continues that existing run (cockpit.core.resume) instead of
+        creating one; its new steps are numbered from `first_step`.
         """
         mc = self.client.config
         config = {"model": mc.to_dict(), "agent": self.config.to_dict()}
+        self.executor.nav = navguard.policy_for(url, self.config.allowed_domains, task_extra)  # hook: navguard
+        self.executor.risk_rules = self.config.risk_rules
+        config["navigation"] = self.executor.nav.to_dict()
         if task_extra:
             config["task_extra"] = task_extra
-        self.run_id = self.store.new_run(
+        self.run_id = resume_run or self.store.new_run(
             task, url, task_id=task_id, site=site, model=mc.model, base_url=mc.base_url or "",
             config=config,
             approval_policy=self.config.approval_policy, demo=self.config.demo, batch=batch,
             parent_run=parent_run, parent_step=parent_step)
         self._emit(ev.RunStarted(self.run_id, task, url, self.config.max_steps))
-        self._next_n = 1
+        self._next_n = first_step
         step: _Step | None = None
         try:
             self._hops_start()  # hook: multihop
+            self.look = Lookahead.start(self, task)  # hook: preview + planning
             if prelude is not None:
                 prelude()
             else:
@@ -173,6 +196,8 @@ class Agent:
             return self._fail(f"internal error: {type(e).__name__}: {short_message(e)}")
         finally:
             self.control.cancel_jobs()
+            if self.look is not None:  # hook: preview + planning
+                self.look.close()
 
     def _take_n(self) -> int:
         n, self._next_n = self._next_n, self._next_n + 1
@@ -212,13 +237,14 @@ class Agent:
                                                marks=[m.to_dict() for m in obs.marks])
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
         risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
-        st.row.update(actor="human", action=str(action), action_text=str(action), target=action.target,
+        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
                       risk=risk.level, evidence=list(risk.evidence))
         _, _, _ = self._execute(st, action, actor="human")
         st.request = []
         self._commit(st)
         what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
-        self._human_notes.append(f"- {action}: {what}")
+        self._human_notes.append(f"- {shown}: {what}")
         self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
         self._refresh()
         return dict(st.row, step=st.n)
@@ -248,14 +274,19 @@ class Agent:
         st.request = conv.request()
         self.control.check_stop()
         t1 = time.perf_counter()
-        result = self._call_model(n, st.request)
+        result = (self.look.plan(self, st) if self.look and self.look.planning  # hook: planning
+                  else self._call_model(n, st.request))
         t2 = time.perf_counter()
-        conv.add_reply(result.text)
         parsed = prompt.parse_reply(result.text)
-        st.row.update(reply=result.text, thought=parsed.thought, action_text=parsed.action_text,
+        # Text typed into a password or card field reaches the page, never the record or the history.
+        hide = self.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks)}
+        reply, thought, action_text = (redaction.scrub(x, hide) for x in (result.text, parsed.thought,
+                                                                          parsed.action_text))
+        conv.add_reply(reply)
+        st.row.update(reply=reply, thought=thought, action_text=action_text,
                       prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
                       cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
-        self._emit(ev.ModelReplied(self.run_id, n, result.text, parsed.thought, parsed.action_text,
+        self._emit(ev.ModelReplied(self.run_id, n, reply, thought, action_text,
                                    result.prompt_tokens, result.completion_tokens, result.cost, result.seconds))
         answer, next_lead, pdf = None, "", ""
         if parsed.action is None:
@@ -296,6 +327,8 @@ class Agent:
         if self.loops.effect(eff) and eff.noop:
             self._flags.setdefault(n, []).append("noop")
         self.store.update_step(self.run_id, n, effect=eff.to_dict(), flags=self._flags.get(n, []))
+        if self.look is not None:  # hook: preview; what really changed, beside the prediction
+            self.look.measured(self, n, before, obs, eff.to_dict())
         self._emit(ev.EffectMeasured(self.run_id, n, eff.to_dict(), tuple(self._flags.get(n, []))))
 
     def _call_model(self, n: int, request: list) -> ChatResult:
@@ -307,7 +340,7 @@ class Agent:
             except ModelError as e:
                 if e.reason == "empty-reply":
                     # No action in an empty reply: like WebVoyager, format feedback and a spent step.
-                    return ChatResult(text="", model=self.client.config.model, prompt_tokens=0,
+                    return e.result or ChatResult(text="", model=self.client.config.model, prompt_tokens=0,
                                       completion_tokens=0, cost=None, seconds=0.0, attempts=e.attempts or 1,
                                       finish_reason=None)
                 if first(self.config.breakpoints, "model_error") is None:
@@ -351,15 +384,12 @@ class Agent:
             quiet = classify(action, mark, obs.marks, obs.url, self.config.risk_rules, enter_after_type=False)
             if quiet.level != "irreversible":
                 risk, st.press_enter = quiet, False
-        shown = str(action)
-        if mark is not None and mark.secret and action.kind == "type" and action.text:
-            # Text for a password or card field is not kept in the record (it still reaches the page).
-            shown = str(Action("type", action.target, "(secret)"))
-            for key in ("reply", "action_text", "thought"):
-                if st.row.get(key):
-                    st.row[key] = st.row[key].replace(action.text, "(secret)")
+        # A password or card field's text is not recorded (see redaction).
+        shown = redaction.shown(action, obs.marks, self.executor.secrets)
         st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
         self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
+        if self.look is not None:  # hook: preview (or the plan's simulation of this action)
+            self.look.foresee(self, st, action)
         self._check_breakpoints(st, action, mark, risk)
         if needs_approval(self.config.approval_policy, risk, action):
             decision = self._ask(st, action, mark, risk)
@@ -369,12 +399,14 @@ class Agent:
                 return None, prompt.feedback_text(refused=decision.message or " "), ""
             if decision.action is not None:
                 action = decision.action
-                st.row.update(action=str(action), target=action.target)
+                shown = redaction.shown(action, obs.marks, self.executor.secrets)
+                st.row.update(action=shown, target=action.target)
         if action.kind == "answer":
             st.row.update(status="answered", outcome="answered")
-            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, "answered", obs.url))
-            return action.text, "", ""
-        return self._execute(st, action)
+            self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, "answered", obs.url))
+            return redaction.scrub(action.text, self.executor.secrets), "", ""
+        answer, lead, pdf = self._execute(st, action)
+        return answer, redaction.with_note(lead, action, obs.marks), pdf
 
     def _check_breakpoints(self, st: _Step, action: Action, mark, risk: Risk) -> None:
         if action.kind == "answer":
@@ -392,18 +424,25 @@ class Agent:
                 return
         bp = on_action(self.config.breakpoints, action=action, mark=mark, url=st.obs.url, risk_level=risk.level)
         if bp is not None:
-            self._break(st.n, f"{bp.describe()}: {action}", wait=True)
+            shown = redaction.shown(action, st.obs.marks, self.executor.secrets)
+            self._break(st.n, f"{bp.describe()}: {shown}", wait=True)
             self.control.check_stop()
 
     def _ask(self, st: _Step, action: Action, mark, risk: Risk) -> Decision:
         obs = st.obs
         requested = time.time()
-        self._emit(ev.ApprovalRequested(self.run_id, st.n, str(action), action.target, risk.level, risk.evidence))
+        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
                               st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])))
+        if self.look is not None:  # hook: preview + planning; the prediction and the candidates
+            self.look.dress(req, st)
         decision = self.approver.decide(req, self.control.stop_event)
-        edited = str(decision.action) if decision.action is not None else None
-        st.decision = {"action": str(action), "target": action.target,
+        if self.look is not None:  # hook: planning; the human may pick another candidate
+            decision = self.look.resolve(self, st, decision)
+        edited = (redaction.shown(decision.action, obs.marks, self.executor.secrets)
+                  if decision.action is not None else None)
+        st.decision = {"action": shown, "target": action.target,
                        "target_mark": mark.to_dict() if mark else None, "risk": risk.level,
                        "evidence": list(risk.evidence), "policy": self.config.approval_policy,
                        "approved": int(decision.approved), "by": decision.by, "message": decision.message,
@@ -411,20 +450,21 @@ class Agent:
         st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
                               "edited_action": edited}
         self._emit(ev.ApprovalDecided(self.run_id, st.n, decision.approved, decision.by, decision.message,
-                                      edited or str(action)))
+                                      edited or shown))
         return decision
 
     def _execute(self, st: _Step, action: Action, actor: str = "agent"):
+        shown = redaction.shown(action, st.obs.marks, self.executor.secrets)
         try:
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
         except ActionError as e:
             st.row.update(status="error", error=str(e), url_after=self.session.url)
-            self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), False, str(e), st.row["url_after"],
+            self._emit(ev.ActionExecuted(self.run_id, st.n, shown, False, str(e), st.row["url_after"],
                                          actor=actor))
             return None, prompt.feedback_text(error=str(e)), ""
         st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
         self._acted = (st.n, st.obs)
-        self._emit(ev.ActionExecuted(self.run_id, st.n, str(action), True, out.message, out.url_after, out.seconds,
+        self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, out.message, out.url_after, out.seconds,
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
 
@@ -433,13 +473,13 @@ class Agent:
         self.hops = self.config.hops.fresh() if self.config.hops is not None else None
         if self.hops is not None:
             self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
+            self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
 
     def _hops_update(self, st: _Step, answer: str | None) -> None:
         """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
         if self.hops is None or st.obs is None:
             return
         new = self.hops.update(st.obs.url, answer, step=st.n)
-            self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
         st.row["hops"] = self.hops.snapshot(new)
         for k in new:
             self._emit(ev.HopPassed(self.run_id, st.n, k, self.hops.name(k), k, self.hops.total))

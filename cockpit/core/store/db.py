@@ -47,8 +47,12 @@ def _explain(e: sqlite3.Error, path: Path) -> StoreError:
         return StoreError(f"the run database {path} is locked by another program; "
                           "close other Cockpit windows or runs using it and try again")
     if "readonly" in text or "read-only" in text or "unable to open" in text:
-        return StoreError(f"cannot write the run database {path}: its folder is read-only or missing "
-                          "(set COCKPIT_HOME to a writable folder)")
+        err = StoreError(f"cannot write the run database {path}: its folder is read-only or missing "
+                         "(set COCKPIT_HOME to a writable folder)")
+        err.read_only = True  # open_for_reading() may still read it
+        return err
+    if "disk is full" in text or "disk i/o" in text:
+        return StoreError(f"the run database {path} cannot be written: the disk is full or failing ({e})")
     if "malformed" in text or "not a database" in text:
         return StoreError(f"{path} is damaged or not a Cockpit database ({e})")
     return StoreError(f"run database {path}: {e}")
@@ -57,11 +61,17 @@ def _explain(e: sqlite3.Error, path: Path) -> StoreError:
 class Store:
     """One connection to the run store. Thread-safe; open one per process or per worker."""
 
-    def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0):
+    def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0, read_only: bool = False):
         self.root = Path(root) if root else paths.home()
         self.path = self.root / DB_NAME
         self.files = self.root / "runs"
         self._lock = threading.RLock()
+        self._depth = 0  # > 0 inside a transaction (atomic() nests the writes it groups)
+        self.read_only = read_only  # see open_for_reading(); every write raises StoreError
+        self._busy_ms = int(timeout * 1000)
+        if read_only:
+            self._open_read_only(timeout)
+            return
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False,
@@ -76,6 +86,35 @@ class Store:
             raise _explain(e, self.path) from e
         except OSError as e:
             raise StoreError(f"cannot use the data folder {self.root}: {e.strerror or e}") from e
+
+    def _open_read_only(self, timeout: float) -> None:
+        if not self.path.is_file():
+            raise StoreError(f"no run database at {self.path}")
+        uri, error = self.path.resolve().as_uri(), None
+        # immutable: a folder where not even the -shm index can be made (then WAL content not yet
+        # checkpointed is not seen; a cleanly closed store has none)
+        for query in ("?mode=ro", "?mode=ro&immutable=1"):
+            try:
+                conn = sqlite3.connect(uri + query, uri=True, timeout=timeout, check_same_thread=False,
+                                       isolation_level=None)
+            except sqlite3.Error as e:
+                error = e
+                continue
+            try:
+                conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
+                break
+            except sqlite3.Error as e:
+                error = e
+                conn.close()
+        else:
+            raise _explain(error, self.path) from error
+        self.db = sqlite_utils.Database(conn)
+        v = self.version
+        if v != SCHEMA_VERSION:
+            self.close()
+            raise StoreError(f"{self.path} has schema {v}, this Cockpit reads {SCHEMA_VERSION}; "
+                             + ("upgrade Cockpit" if v > SCHEMA_VERSION else
+                                "open it once where it can be written, to upgrade it"))
 
     def close(self) -> None:
         with contextlib.suppress(sqlite3.Error):
@@ -114,19 +153,64 @@ class Store:
             except sqlite3.Error as e:
                 raise _explain(e, self.path) from e
 
+    def atomic(self):
+        """Group several writes (new_run, commit_step, finish_run, ...) into one transaction, on this
+        thread: either all are kept or, if anything in the block raises, none."""
+        return self._tx()
+
     @contextlib.contextmanager
     def _tx(self):
+        """One write transaction: all of it is kept, or (on any error, a failed COMMIT too) none of it,
+        and the connection is left usable; sqlite errors become StoreError."""
         with self._lock:
-            try:
-                self.db.execute("BEGIN IMMEDIATE")
+            if self._depth:  # inside atomic(): the outer transaction commits or rolls back
+                self._depth += 1
                 try:
                     yield
-                except BaseException:
-                    self.db.execute("ROLLBACK")
-                    raise
-                self.db.execute("COMMIT")
+                finally:
+                    self._depth -= 1
+                return
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.Error as e:
                 raise _explain(e, self.path) from e
+            self._depth = 1
+            try:
+                yield
+            except BaseException as e:
+                self._rollback()
+                if isinstance(e, sqlite3.Error):
+                    raise _explain(e, self.path) from e
+                raise
+            finally:
+                self._depth = 0
+            try:
+                self.db.execute("COMMIT")
+            except sqlite3.Error as e:  # e.g. busy, disk full, a deferred constraint: the transaction may stay open
+                self._rollback()
+                raise _explain(e, self.path) from e
+
+    @contextlib.contextmanager
+    def _busy(self, seconds: float | None):
+        """Wait at most `seconds` for another program's lock inside this block (None: the usual timeout)."""
+        with self._lock:
+            if seconds is not None:
+                self.db.execute(f"PRAGMA busy_timeout = {int(seconds * 1000)}")
+            try:
+                yield
+            finally:
+                if seconds is not None:
+                    self.db.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+
+    def _rollback(self) -> None:
+        """End the open transaction, if SQLite has not already rolled it back itself (it does on I/O errors);
+        a failing ROLLBACK must not hide the error that caused it."""
+        if not self.db.conn.in_transaction:
+            return
+        try:
+            self.db.execute("ROLLBACK")
+        except sqlite3.Error as e:
+            log.warning("rollback failed on %s: %s", self.path, e)
 
     # ---------- writing ----------
     def new_run(self, task: str, url: str, *, task_id: str = "", site: str = "", model: str = "",
@@ -184,6 +268,12 @@ class Store:
                 " completion_tokens = (SELECT COALESCE(SUM(completion_tokens), 0) FROM steps WHERE run_id = ?),"
                 " cost = (SELECT SUM(cost) FROM steps WHERE run_id = ?) WHERE id = ?",
                 [run_id] * 4 + [run_id])
+            if any(k.startswith("plan_") for k in row):  # look-ahead calls (previews, planning), summed apart
+                self.db.execute(
+                    "UPDATE runs SET (plan_calls, plan_prompt_tokens, plan_completion_tokens, plan_cost) = "
+                    "(SELECT COALESCE(SUM(plan_calls), 0), COALESCE(SUM(plan_prompt_tokens), 0),"
+                    " COALESCE(SUM(plan_completion_tokens), 0), SUM(plan_cost) FROM steps WHERE run_id = ?)"
+                    " WHERE id = ?", [run_id, run_id])
 
     def finish_run(self, run_id: str, status: str, *, answer: str | None = None, error: str | None = None) -> None:
         with self._tx():
@@ -194,17 +284,40 @@ class Store:
         with self._tx():
             self.db["runs"].update(run_id, fields)
 
-    def mark_interrupted(self) -> int:
-        """Runs left 'running' by processes that no longer exist become 'interrupted'."""
+    def mark_interrupted(self, *, wait: float | None = None) -> int:
+        """Runs left 'running' by processes that no longer exist become 'interrupted'.
+
+        `wait`: give up after this many seconds if another program holds the database (StoreError),
+        instead of the store's usual timeout; a read-only store changes nothing."""
+        if self.read_only:
+            return 0
         host = socket.gethostname()
         dead = [r["id"] for r in self._rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
                 if r["host"] == host and not _alive(r["pid"])]
         if dead:
-            with self._tx():
+            with self._busy(wait), self._tx():
                 for rid in dead:
                     self.db["runs"].update(rid, {"status": "interrupted",
                                                  "error": "the process running it ended before it finished"})
         return len(dead)
+
+    def reopen_run(self, run_id: str, *, allowed: tuple = ("interrupted", "failed"), **fields) -> bool:
+        """Set an ended run (one of `allowed`) running again in this process (resume); False when
+        its status is not one of them any more (another process got there first)."""
+        row = dict(fields, status="running", pid=os.getpid(), host=socket.gethostname(), answer=None,
+                   error=None, finished=None)
+        sets = ", ".join(f"[{k}] = ?" for k in row)
+        with self._tx():
+            cur = self.db.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN "
+                                  f"({','.join('?' * len(allowed))})", [*row.values(), run_id, *allowed])
+            return cur.rowcount == 1
+
+    def close_run(self, run_id: str) -> bool:
+        """An interrupted run the user gives up on becomes 'closed' (its steps stay); False otherwise."""
+        with self._tx():
+            cur = self.db.execute("UPDATE runs SET status = 'closed', finished = ? WHERE id = ? AND "
+                                  "status = 'interrupted'", [time.time(), run_id])
+            return cur.rowcount == 1
 
     # ---------- reading ----------
     def resolve(self, ref: str) -> str:
@@ -322,7 +435,19 @@ class Store:
             raise StoreError(f"the {what} {p} is missing or unreadable ({e.strerror or e})") from e
 
 
-_JSON_COLUMNS = ("request", "evidence", "decision", "timings", "effect", "flags", "hops")
+def open_for_reading(root: Path | str | None = None) -> Store:
+    """A Store for commands that only read (listing, exporting): the usual one, or a read-only one
+    when the data folder cannot be written (a read-only copy or mount) but holds a database."""
+    try:
+        return Store(root)
+    except StoreError as e:
+        if not getattr(e, "read_only", False) or not ((Path(root) if root else paths.home()) / DB_NAME).is_file():
+            raise
+        log.info("%s; opening it read-only", e)
+        return Store(root, read_only=True)
+
+
+_JSON_COLUMNS = ("request", "evidence", "decision", "timings", "effect", "flags", "hops", "prediction", "plan")
 
 
 def _decode_step(row: dict) -> dict:

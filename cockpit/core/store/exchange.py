@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import hashlib
+import os
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -20,22 +21,46 @@ from .. import prompt, webvoyager
 from ..actions.grammar import parse_action
 from ..errors import ActionParseError, CockpitError
 from ..tasks import Task
-from .db import Store
+from .db import Store, StoreError
 
 
-def export_run(store: Store, run_id: str, out_root: Path) -> Path:
-    """Write one run as ``out_root/task<id>/``; returns the folder."""
+def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
+    """Write one run as ``out_root/task<id>/``; returns the folder.
+
+    A screenshot file that is missing or unreadable leaves a gap (WebVoyager's layout allows
+    them, as where a step errored) and a line in ``problems`` naming the file; the rest is written.
+    """
     run, steps = store.run(run_id), store.steps(run_id)
     if not steps:
         raise CockpitError(f"run {run_id} has no steps to export")
+    problems = [] if problems is None else problems
     shots, clean = {}, {}
     for s in steps:
-        if s["screenshot"] and store.file(s["screenshot"]).exists():
-            shots[s["step"]] = store.read_file(s["screenshot"], f"screenshot of step {s['step']}")
-        if s["screenshot_clean"] and store.file(s["screenshot_clean"]).exists():
-            clean[s["step"]] = store.read_file(s["screenshot_clean"])
+        for key, into, what in (("screenshot", shots, "screenshot"), ("screenshot_clean", clean, "clean screenshot")):
+            if not s[key]:
+                continue
+            try:
+                data = store.read_file(s[key], f"{what} of step {s['step']}")  # the error names the file
+            except CockpitError as e:
+                problems.append(f"{e}; not exported")
+                continue
+            try:
+                into[s["step"]] = webvoyager.as_png(data, s["step"])
+            except CockpitError as e:
+                problems.append(f"the {what} of step {s['step']} {store.file(s[key])} is damaged ({e}); "
+                                "not exported")
     return webvoyager.write_run_folder(out_root, run["task_id"] or run_id, _final_messages(steps), shots, clean,
                                        _log_lines(run, steps))
+
+
+def missing_step_files(store: Store, run_id: str) -> list[str]:
+    """One line per screenshot a step of the run recorded that is no longer on disk, naming the file."""
+    out = []
+    for s in store.steps(run_id, with_request=False):
+        for key, what in (("screenshot", "screenshot"), ("screenshot_clean", "clean screenshot")):
+            if s.get(key) and not store.file(s[key]).is_file():
+                out.append(f"step {s['step']}: the {what} {store.file(s[key])} is missing")
+    return out
 
 
 def _final_messages(steps: list[dict]) -> list:
@@ -79,24 +104,38 @@ def _log_lines(run: dict, steps: list[dict]) -> list[str]:
 class ImportReport:
     imported: list[str] = field(default_factory=list)  # run ids
     skipped: list[str] = field(default_factory=list)  # folders already in the store
-    problems: list[str] = field(default_factory=list)  # "<folder>: <problem>"
+    problems: list[str] = field(default_factory=list)  # "<folder>: <problem>" (imported all the same)
+    failed: list[str] = field(default_factory=list)  # "<folder>: <why>": not imported at all
 
 
 def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = None,
                    answers: dict[str, list] | None = None, progress=None) -> ImportReport:
-    """Import every run folder under `root`; folders already imported are skipped."""
+    """Import every run folder under `root`; folders already imported are skipped.
+
+    Each folder is imported whole or not at all: a disk error while copying its files (disk full,
+    a file that cannot be read) leaves no trace of it in the store, is listed in ``failed``, and the
+    next folders are still imported; importing again retries it. A store that cannot be written
+    (locked, read-only) stops the import with StoreError.
+    """
     report = ImportReport()
     folders = webvoyager.find_run_folders(root)
     for i, folder in enumerate(folders, 1):
         fr = webvoyager.read_run_folder(folder)
         report.problems += [f"{folder}: {p}" for p in fr.problems]
         run_id = _import_id(folder)
-        try:
-            store.run(run_id)
+        if store._rows("SELECT 1 FROM runs WHERE id = ?", [run_id]):
             report.skipped.append(str(folder))
-        except CockpitError:
-            _import_one(store, fr, run_id, tasks or {}, answers or {})
-            report.imported.append(run_id)
+        else:
+            try:
+                _import_one(store, fr, run_id, tasks or {}, answers or {})
+                report.imported.append(run_id)
+            except StoreError:
+                raise
+            except OSError as e:
+                where = f" ({e.filename})" if e.filename else ""
+                report.failed.append(f"{folder}: not imported: {e.strerror or e}{where}; nothing of it was kept")
+            except CockpitError as e:
+                report.failed.append(f"{folder}: not imported: {e}; nothing of it was kept")
         if progress:
             progress(i, len(folders), folder)
     return report
@@ -108,6 +147,8 @@ def _import_id(folder: Path) -> str:
 
 
 def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> None:
+    """Files are copied to a staging folder first; the rows go in one transaction, and the folder is
+    moved into place just before it commits. Any failure removes both: no half-imported run."""
     known = tasks.get(fr.task_id)
     task = fr.task or (known.task if known else "")
     url = fr.url or (known.url if known else "")
@@ -115,13 +156,27 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
     config = {"imported_from": str(fr.path), "problems": fr.problems}
     if fr.task_id in answers:
         config["reference_answers"] = answers[fr.task_id]
-    store.new_run(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
-                  config=config, source="webvoyager", run_id=run_id, started=started, status="running")
-    for st in fr.steps:
-        _import_step(store, run_id, st, fr, started)
-    status = "answered" if fr.answer is not None else "ended"
-    store.finish_run(run_id, status, answer=fr.answer)
-    store.set_run(run_id, finished=started)
+    final, staging = store.run_dir(run_id), store.files / f".importing-{run_id}"
+    moved = False
+    try:
+        shutil.rmtree(staging, ignore_errors=True)  # left by an import that was killed
+        rows = [_stage_step(store, staging, run_id, st, fr, started) for st in fr.steps]
+        with store.atomic():
+            store.new_run(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
+                          config=config, source="webvoyager", run_id=run_id, started=started, status="running")
+            for row in rows:
+                store.commit_step(run_id, row)
+            store.finish_run(run_id, "answered" if fr.answer is not None else "ended", answer=fr.answer)
+            store.set_run(run_id, finished=started)
+            shutil.rmtree(final, ignore_errors=True)  # files of an earlier failed attempt, with no rows
+            staging.mkdir(parents=True, exist_ok=True)
+            os.replace(staging, final)
+            moved = True
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if moved:  # the files were in place but the rows did not commit
+            shutil.rmtree(final, ignore_errors=True)
+        raise
 
 
 def _started(fr) -> float:
@@ -133,25 +188,26 @@ def _started(fr) -> float:
     return fr.path.stat().st_mtime if fr.path.exists() else time.time()
 
 
-def _import_step(store: Store, run_id: str, st, fr, started: float) -> None:
-    d = store.step_dir(run_id, st.index)
+def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float) -> dict:
+    """Copy a step's screenshots into the staging folder; the step's row, with the files' final paths."""
+    final = store.step_dir(run_id, st.index)
+    d = staging / final.name
     d.mkdir(parents=True, exist_ok=True)
     files = {}
     for key, src, name in (("screenshot", st.screenshot, "marked.png"),
                            ("screenshot_clean", st.screenshot_clean, "screenshot.png")):
         if src is not None:
             shutil.copyfile(src, d / name)
-            files[key] = str((d / name).relative_to(store.root))
+            files[key] = str((final / name).relative_to(store.root))
     try:
         action = parse_action(st.action) if st.action else None
     except ActionParseError:
         action = None
     status = "format_error" if action is None else ("answered" if action.kind == "answer" else "ok")
-    store.commit_step(run_id, dict(
-        step=st.index, reply=st.reply, thought=st.thought, action_text=st.action,
-        action=str(action) if action else None, target=action.target if action else None,
-        status=status, request=_request_before(fr.messages, st.index), started=started, finished=started,
-        **files))
+    return dict(step=st.index, reply=st.reply, thought=st.thought, action_text=st.action,
+                action=str(action) if action else None, target=action.target if action else None,
+                status=status, request=_request_before(fr.messages, st.index), started=started,
+                finished=started, **files)
 
 
 def _request_before(messages: list, k: int) -> list:

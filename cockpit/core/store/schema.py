@@ -90,5 +90,17 @@ def _v5(db: sqlite_utils.Database) -> None:
     db["runs"].add_column("memories", str)  # JSON list: run ids given to the agent as memories
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5]
+def _v6(db: sqlite_utils.Database) -> None:
+    """World-model previews and planning (cockpit.core.worldmodel, cockpit.core.planning)."""
+    db["steps"].add_column("prediction", str)  # JSON: {action, text, model, source, tokens..., actual: {...}}
+    db["steps"].add_column("plan", str)  # JSON: PlanResult.to_dict() (candidates, simulations, scores, chosen)
+    # Model calls beyond the agent's own (previews, refine, simulate, score); runs hold the sums.
+    for table in ("steps", "runs"):
+        db[table].add_column("plan_calls", int, not_null_default=0)
+        db[table].add_column("plan_prompt_tokens", int, not_null_default=0)
+        db[table].add_column("plan_completion_tokens", int, not_null_default=0)
+        db[table].add_column("plan_cost", float)
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6]
 SCHEMA_VERSION = len(MIGRATIONS)

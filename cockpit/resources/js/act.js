@@ -48,10 +48,135 @@
     return "<" + h.tagName.toLowerCase() + ">" + (t ? ' "' + t + '"' : "");
   }
 
+  // ---------- hostile pages: see-through elements, changed targets, stolen clicks ----------
+  function alpha(c) {
+    if (!c || c === "transparent") return 0;
+    const m = /rgba?\(([^)]*)\)/.exec(c);
+    if (!m) return 1;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean);
+    return p.length >= 4 ? parseFloat(p[3]) : 1;
+  }
+  // Does `n` paint nothing a person could see? Such an element lying on top of
+  // another one catches the clicks meant for it. Errs towards "it paints".
+  function paintsNothing(n, depth) {
+    if (depth > 3 || n.shadowRoot || n.childNodes.length > 50) return false;
+    const st = getComputedStyle(n);
+    if (st.display === "none" || st.visibility === "hidden" || parseFloat(st.opacity) < 0.05) return true;
+    if (/^(img|svg|canvas|video|iframe|frame|embed|object|input|select|textarea|picture)$/i.test(n.tagName)) return false;
+    if (alpha(st.backgroundColor) > 0.05 || st.backgroundImage !== "none" || st.boxShadow !== "none") return false;
+    for (const s of ["Top", "Right", "Bottom", "Left"]) {
+      if (parseFloat(st["border" + s + "Width"]) > 0 && !/none|hidden/.test(st["border" + s + "Style"]) &&
+          alpha(st["border" + s + "Color"]) > 0.05) return false;
+    }
+    if (parseFloat(st.outlineWidth) > 0 && st.outlineStyle !== "none" && alpha(st.outlineColor) > 0.05) return false;
+    for (const ps of ["::before", "::after"]) {
+      const c = getComputedStyle(n, ps).content;
+      if (c && c !== "none" && c !== "normal") return false;
+    }
+    for (const c of n.childNodes) {
+      if (c.nodeType === 3 && c.textContent.trim() && alpha(st.color) > 0.05) return false;
+      if (c.nodeType === 1 && !paintsNothing(c, depth + 1)) return false;
+    }
+    return true;
+  }
+  function seeThrough(h) {
+    if (!h || h.nodeType !== 1) return false;
+    let op = 1;
+    for (let n = h; n && n.nodeType === 1; n = n.parentElement) op *= parseFloat(getComputedStyle(n).opacity);
+    return op < 0.05 || paintsNothing(h, 0);
+  }
+  function clean(s) {
+    s = String(s || "").replace(/\s+/g, " ").trim();
+    return s.length > 200 ? s.slice(0, 199) + "\u2026" : s;
+  }
+  // What the element says about itself now, in the fields of a mark (som.js),
+  // so Python can tell whether it changed since the screenshot.
+  function facts(el) {
+    const tag = el.tagName.toLowerCase();
+    const type = tag === "input" ? (el.type || "text").toLowerCase() : "";
+    const f = { aria_label: clean(el.getAttribute("aria-label") || "") };
+    if (tag === "a" || tag === "area") {
+      f.href = el.getAttribute("href") ? String(typeof el.href === "string" ? el.href : el.getAttribute("href")).slice(0, 2000) : "";
+    }
+    if (tag === "input") {
+      if (["button", "submit", "reset"].includes(type)) { f.text = clean(el.value); f.value = clean(el.value); }
+      else if (type === "image") f.text = clean(el.alt || el.value);
+    } else if (tag !== "textarea" && tag !== "select") {
+      let t = clean(el.innerText || el.textContent || "");
+      if (!t) {
+        const img = el.querySelector && el.querySelector("img[alt]");
+        t = clean((img && img.alt) || el.getAttribute("title") || "");
+      }
+      f.text = t;
+    }
+    const form = el.form !== undefined ? el.form : (el.closest ? el.closest("form") : null);
+    const submit = (tag === "button" && el.type === "submit" && !!el.form) ||
+      (tag === "input" && (type === "submit" || type === "image") && !!el.form);
+    let m = "";
+    if (form) {
+      m = form.getAttribute("method");
+      if (submit && el.hasAttribute("formmethod")) m = el.getAttribute("formmethod");
+      m = (m || "").trim().toLowerCase();
+      m = m === "post" || m === "dialog" ? m : "get";
+    }
+    f.form_method = m;
+    f.submit = submit;
+    return f;
+  }
+  // The windows a click on `el` can land in: its own and every (same-origin) one above.
+  function windowsOf(el) {
+    const out = [];
+    for (let w = el.ownerDocument.defaultView; w; ) {
+      out.push(w);
+      let fe = null;
+      try { fe = w.frameElement; } catch (e) { fe = null; }
+      w = fe ? fe.ownerDocument.defaultView : null;
+    }
+    if (!out.includes(window)) out.push(window);
+    return out;
+  }
+  const GUARDED = ["pointerdown", "mousedown", "pointerup", "mouseup", "click", "dblclick", "auxclick",
+    "contextmenu", "touchstart", "touchend"];
+  function unguard() {
+    const g = window.__cockpitGuard;
+    if (!g) return "";
+    for (const w of g.wins) for (const t of GUARDED) {
+      try { w.removeEventListener(t, g.handler, true); } catch (e) { /* the frame went away */ }
+    }
+    window.__cockpitGuard = null;
+    return g.blocked;
+  }
+
   switch (op) {
-    case "check": {  // is the element still what the page shows at arg=[x,y]?
+    case "check": {  // is the element still what the page shows at arg=[x,y]? and what does it say now?
       const h = deepHit(arg[0], arg[1]);
-      return within(el, h) ? { ok: true } : { ok: false, why: "covered", by: describeHit(h) };
+      if (within(el, h)) return { ok: true, now: facts(el) };
+      return { ok: false, why: "covered", by: describeHit(h), invisible: seeThrough(h) };
+    }
+    case "guard": {
+      // Until the pointer press lands on `el`, a press, release or click on anything
+      // else (an element slipped on top after the check) is stopped before the page
+      // sees it, in the capture phase of every window the click can reach.
+      unguard();
+      const g = { blocked: "", allowed: false, until: performance.now() + 5000, wins: windowsOf(el) };
+      g.handler = (e) => {
+        if (g.allowed || performance.now() > g.until) return;
+        const t = e.composedPath ? e.composedPath()[0] : e.target;
+        const onEl = t && t.nodeType === 1 && within(el, t);
+        if (onEl) {
+          if (/down|start/.test(e.type)) g.allowed = true;
+          return;
+        }
+        e.preventDefault();
+        e.stopImmediatePropagation();
+        if (!g.blocked) g.blocked = (seeThrough(t) ? "an invisible " : "") + describeHit(t && t.nodeType === 1 ? t : null);
+      };
+      for (const w of g.wins) for (const t of GUARDED) w.addEventListener(t, g.handler, true);
+      window.__cockpitGuard = g;
+      return { ok: true };
+    }
+    case "unguard": {
+      return { ok: true, blocked: unguard() };
     }
     case "focus": {
       el.focus({ preventScroll: true });

@@ -32,7 +32,8 @@
     "number", "date", "datetime-local", "month", "week", "time", ""]);
 
   const stats = { visited: 0, candidates: 0, covered: 0, clipped: 0, invisible: 0,
-    nested: 0, containers: 0, cross_origin_frames: 0, pruned: 0, rescued: 0, truncated: false };
+    nested: 0, containers: 0, cross_origin_frames: 0, pruned: 0, rescued: 0, truncated: false,
+    intercepted: 0, interceptors: 0 };
 
   // ---------- geometry ----------
   function inter(a, b) {
@@ -223,6 +224,92 @@
     return null;
   }
 
+  // ---------- invisible interceptors (hostile pages) ----------
+  // An element that paints nothing (opacity ~0, or no text, background, border
+  // or visible child) lying on top of an actionable one would take the clicks
+  // meant for what the screenshot shows. Such a cover is never marked itself;
+  // an element under it is marked where it shows, and clicking it is refused
+  // by act.js's check with a message saying why. Errs towards "it paints".
+  const intercepted = [];  // recs of elements hidden only by a see-through cover
+  const seeMemo = new Map(), opMemo = new Map();
+  function alpha(c) {
+    if (!c || c === "transparent") return 0;
+    const m = /rgba?\(([^)]*)\)/.exec(c);
+    if (!m) return 1;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean);
+    return p.length >= 4 ? parseFloat(p[3]) : 1;
+  }
+  function paintsNothing(n, depth) {
+    if (depth > 3 || n.shadowRoot || n.childNodes.length > 50) return false;
+    const st = getComputedStyle(n);
+    if (st.display === "none" || st.visibility === "hidden" || parseFloat(st.opacity) < 0.05) return true;
+    if (/^(img|svg|canvas|video|iframe|frame|embed|object|input|select|textarea|picture)$/i.test(n.tagName)) return false;
+    const textShows = alpha(st.color) > 0.05;
+    for (const c of n.childNodes) if (c.nodeType === 3 && textShows && c.textContent.trim()) return false;
+    if (alpha(st.backgroundColor) > 0.05 || st.backgroundImage !== "none" || st.boxShadow !== "none") return false;
+    for (const s of ["Top", "Right", "Bottom", "Left"]) {
+      if (parseFloat(st["border" + s + "Width"]) > 0 && !/none|hidden/.test(st["border" + s + "Style"]) &&
+          alpha(st["border" + s + "Color"]) > 0.05) return false;
+    }
+    if (parseFloat(st.outlineWidth) > 0 && st.outlineStyle !== "none" && alpha(st.outlineColor) > 0.05) return false;
+    for (const ps of ["::before", "::after"]) {
+      const c = getComputedStyle(n, ps).content;
+      if (c && c !== "none" && c !== "normal") return false;
+    }
+    for (const c of n.childNodes) if (c.nodeType === 1 && !paintsNothing(c, depth + 1)) return false;
+    return true;
+  }
+  function opacityOf(n) {  // the product of the opacities of n and its ancestors
+    if (!n || n.nodeType !== 1) return 1;
+    let v = opMemo.get(n);
+    if (v === undefined) {
+      v = parseFloat(getComputedStyle(n).opacity) * opacityOf(n.parentElement);
+      opMemo.set(n, v);
+    }
+    return v;
+  }
+  function seeThrough(h) {
+    let v = seeMemo.get(h);
+    if (v === undefined) {
+      v = paintsNothing(h, 0) || opacityOf(h) < 0.05;
+      seeMemo.set(h, v);
+    }
+    return v;
+  }
+  // The see-through element on top of `el` at its centre, or null.
+  function seeThroughCover(el, vr, ctx) {
+    const x = (vr[0] + vr[2]) / 2, y = (vr[1] + vr[3]) / 2;
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : ctx.doc).elementFromPoint(x - ctx.ox, y - ctx.oy);
+    if (!hit || within(el, hit) || within(hit, el)) return null;
+    return seeThrough(hit) ? hit : null;
+  }
+  // Does the see-through `rec` lie on top of another marked element at its point?
+  function liesOnOther(rec, all) {
+    const root = rec.el.getRootNode();
+    const stack = (root.elementsFromPoint ? root : rec.ctx.doc).elementsFromPoint(
+      rec.pt[0] - rec.ctx.ox, rec.pt[1] - rec.ctx.oy);
+    for (const e of stack) {
+      if (within(rec.el, e) || within(e, rec.el)) continue;  // itself, its insides, its ancestors
+      if (all.some(o => o !== rec && within(o.el, e))) return true;
+    }
+    return false;
+  }
+  // Drop the marks of see-through elements that cover another actionable one;
+  // add the elements that only such covers hide.
+  function interceptPass(kept) {
+    const all = kept.concat(intercepted);
+    const covers = intercepted.map(r => r.cover);
+    for (let k = kept.length - 1; k >= 0; k--) {
+      const rec = kept[k];
+      if (!seeThrough(rec.el)) continue;
+      if (covers.some(c => within(rec.el, c)) || liesOnOther(rec, all)) {
+        kept.splice(k, 1); stats.interceptors++;
+      }
+    }
+    for (const r of intercepted) { kept.push(r); stats.intercepted++; }
+  }
+
   // ---------- walk ----------
   const found = [];  // {el, ctx, parent, weak, reason, hasChild, scrollable, vr, pt}
   const pointerMemo = new Map();
@@ -292,13 +379,16 @@
     const clip = contentClip(layoutParent(el), ctx);
     const vr = clip && inter(r, clip);
     if (!vr) { stats.clipped++; return null; }
-    const pt = clickPoint(el, vr, ctx);
-    if (!pt) { stats.covered++; return null; }
+    let pt = clickPoint(el, vr, ctx);
+    const cover = pt ? null : seeThroughCover(el, vr, ctx);
+    if (!pt && !cover) { stats.covered++; return null; }
+    if (cover) pt = [Math.round((vr[0] + vr[2]) / 2), Math.round((vr[1] + vr[3]) / 2)];
     const type = tag === "input" ? (el.type || "text").toLowerCase() : (el.getAttribute("type") || "");
     const role = implicitRole(el, tag, tag === "input" ? type : "");
     const rec = { el, ctx, parent: parentCand, weak, reason, tag, type, role, editable,
       scrollable, vr, pt, hasChild: false,
       atomic: ATOMIC_ROLES.has(role) || tag === "a" || tag === "button" || tag === "summary" || tag === "label" };
+    if (cover) { rec.cover = cover; intercepted.push(rec); return null; }
     found.push(rec);
     for (let p = parentCand; p && !p.hasChild; p = p.parent) p.hasChild = true;
     return rec;
@@ -405,6 +495,7 @@
     if (weakish && rec.hasChild && !rec.scrollable) { stats.containers++; return false; }
     return true;
   });
+  interceptPass(kept);
 
   // Reading order: rows top to bottom, then left to right within a row.
   kept.sort((a, b) => a.vr[1] - b.vr[1] || a.vr[0] - b.vr[0]);

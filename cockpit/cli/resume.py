@@ -1,0 +1,123 @@
+"""`cockpit resume` and `cockpit close`: continue an interrupted run in a new browser, or give up on it."""
+from __future__ import annotations
+
+import sys
+
+from . import common
+from .progress import StepPrinter
+
+HELP = "continue an interrupted (or failed) run in a new browser, as the same run"
+CLOSE_HELP = "mark an interrupted run closed (its steps are kept; it can no longer be resumed)"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("resume", help=HELP, description=(
+        HELP + ". A run whose process died (killed, crashed) shows as interrupted in `cockpit runs`. "
+        "Resuming keeps its run id and recorded steps: new steps are numbered after the last one, the "
+        "model is given the conversation so far, and the page is restored by opening the address the "
+        "last step ended on (or, with --replay, by replaying the recorded actions). Model options "
+        "default to the run's model, server and settings. Exit codes: 0 done, 1 the run failed, "
+        "2 the run cannot be resumed or bad input, 3 the browser or model could not be used."))
+    p.add_argument("run", help="run id or a unique prefix (see `cockpit runs`)")
+    p.add_argument("--replay", action="store_true",
+                   help="restore the page by replaying the recorded actions (irreversible ones are asked "
+                        "about again) instead of opening the last address")
+    common.add_model_options(p)
+    p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
+                   image_detail=None)
+    common.add_agent_options(p)
+    p.set_defaults(max_steps=None)
+    for a in p._actions:  # the budget means something else here
+        if a.dest == "max_steps":
+            a.help = "agent steps allowed from here (default: what is left of the run's budget)"
+    common.add_browser_options(p)
+
+
+def run(args) -> int:
+    from ..core.errors import CockpitError
+    from ..core.resume import plan
+    from ..core.store import Store
+    try:
+        with Store() as store:
+            run_id = store.resolve(args.run)
+            try:
+                p = plan(store, run_id, replay=args.replay, max_steps=args.max_steps)
+            except CockpitError as e:
+                return common.fail(f"cannot resume: {e}", 2)
+            return _resume(args, store, run_id, p)
+    except CockpitError as e:  # only from opening the store or finding the run
+        return common.fail(str(e), 2)
+
+
+def _resume(args, store, run_id: str, p) -> int:
+    from ..core.agent.approval import approver_for
+    from ..core.agent.control import RunControl
+    from ..core.browser import BrowserSession
+    from ..core.errors import CockpitError
+    from ..core.llm import ModelClient
+    from ..core.resume import resume
+    from .branch import _model_config
+    run = p.run
+    if run.get("demo") and args.base_url is None:
+        return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "
+                           "the window; give --base-url and --model of a real model to resume it", 2)
+    try:
+        mc = _model_config(args, run)
+        args.max_steps = p.budget  # (checked again by resume)
+        ac = common.agent_config(args)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    try:
+        client = ModelClient(mc)
+    except CockpitError as e:
+        return common.fail(str(e), 3)
+    how = "replaying its steps" if args.replay else f"at {p.url}"
+    print(f"resuming {run_id} at step {p.first_step} ({p.budget} agent steps left), {how}, "
+          f"with {mc.model} at {mc.display_url}", file=sys.stderr)
+    try:
+        session = BrowserSession(common.browser_config(args)).start()
+    except CockpitError as e:
+        client.close()
+        return common.fail(str(e), 3)
+    try:
+        result = resume(store, run_id, session=session, client=client, config=ac,
+                        approver=approver_for(args.approval), control=RunControl(), listener=StepPrinter(),
+                        replay=args.replay, max_steps=p.budget,
+                        on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True))
+    except KeyboardInterrupt:
+        store.finish_run(run_id, "stopped", error="interrupted (Ctrl+C)")
+        print("cockpit: interrupted", file=sys.stderr)
+        return 130
+    except CockpitError as e:
+        return common.fail(f"cannot resume: {e}", 2)
+    finally:
+        session.close()
+        client.close()
+    tail = f": {result.error}" if result.error else ""
+    print(result.answer if result.answer is not None else f"({result.status}{tail})")
+    return 1 if result.status == "failed" else 0
+
+
+class Close:
+    """`cockpit close RUN`."""
+
+    @staticmethod
+    def add_parser(sub) -> None:
+        p = sub.add_parser("close", help=CLOSE_HELP, description=CLOSE_HELP + ". For a run whose process "
+                           "died and that you do not want to resume (see `cockpit resume`).")
+        p.add_argument("run", help="run id or a unique prefix (see `cockpit runs`)")
+
+    @staticmethod
+    def run(args) -> int:
+        from ..core.errors import CockpitError
+        from ..core.resume import close
+        from ..core.store import Store
+        try:
+            with Store() as store:
+                run_id = store.resolve(args.run)
+                close(store, run_id)
+                steps = store.run(run_id)["steps"]
+        except CockpitError as e:
+            return common.fail(f"cannot close: {e}", 2)
+        print(f"closed {run_id} ({steps} steps kept)")
+        return 0

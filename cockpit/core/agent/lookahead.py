@@ -1,0 +1,235 @@
+"""The loop's side of previews and planning (issue #7): one object per run, called from short hooks.
+
+* preview: before an agent action is gated and run, the world model predicts
+  what it will change; the step row keeps ``prediction`` = {action, text,
+  model, source, tokens, ...} and, once the next observation has measured it,
+  ``prediction.actual`` = the effect plus address and title before and after.
+* planning: the step's single model call becomes :class:`Planner.plan`; the
+  chosen candidate comes back as an ordinary reply, so the rest of the step
+  (risk classification, approval gate, execution) is unchanged. The row keeps
+  ``plan`` (PlanResult.to_dict, with each candidate's risk).
+
+Every call beyond the agent's own (previews, refine, simulate, score) is
+"planning cost": per step in the ``plan_*`` columns, per run summed by the
+store, and reported live by :class:`events.PlanningCost`.
+"""
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from ..errors import short_message
+from ..llm import ChatResult, ModelCancelled, ModelClient, ModelError
+from ..planning import Cost, Planner, PlanResult
+from ..risk import classify
+from ..worldmodel import Page, Prediction, WorldModel, WorldModelConfig, actual_change, describe_actual
+from . import events as ev
+from . import redaction
+from .approval import ApprovalRequest, Decision
+
+if TYPE_CHECKING:
+    from .loop import Agent
+
+log = logging.getLogger(__name__)
+
+
+class Lookahead:
+    def __init__(self, agent: "Agent", task: str, own: list | None = None):
+        cfg = agent.config
+        self.task = task
+        self._own: list[ModelClient] = own if own is not None else []  # clients opened here, closed at the end
+        self.preview = WorldModel(self._client(cfg.preview, agent.client), images=cfg.preview.images) \
+            if cfg.preview is not None else None
+        self.planning = cfg.planning
+        self.world: WorldModel | None = None
+        if cfg.planning is not None:
+            wcfg = cfg.planning.world
+            if wcfg is not None:
+                self.world = WorldModel(self._client(wcfg, agent.client), images=wcfg.images)
+            else:
+                self.world = self.preview or WorldModel(agent.client)
+        run = agent.store.run(agent.run_id)  # a resumed run goes on from its earlier look-ahead cost
+        self.total = Cost(run.get("plan_calls") or 0, run.get("plan_prompt_tokens") or 0,
+                          run.get("plan_completion_tokens") or 0, run.get("plan_cost"))
+        self._plan: tuple[int, PlanResult] | None = None  # the current step's plan (real actions inside)
+        self._predictions: dict[int, dict] = {}  # waiting for the next observation to measure the effect
+
+    @classmethod
+    def start(cls, agent: "Agent", task: str) -> "Lookahead | None":
+        """The run's look-ahead, or None when neither preview nor planning is on."""
+        cfg = agent.config
+        if cfg.preview is None and cfg.planning is None:
+            return None
+        made: list[ModelClient] = []
+        try:
+            return cls(agent, task, made)
+        except BaseException:  # e.g. no API key for the world model: close what was opened, then fail the run
+            for c in made:
+                c.close()
+            raise
+
+    def _client(self, wcfg: WorldModelConfig, agent_client: ModelClient) -> ModelClient:
+        if wcfg.api_key is None and wcfg.model == agent_client.config:
+            return agent_client
+        key = wcfg.api_key
+        if key is None and wcfg.model.base_url == agent_client.config.base_url:
+            key = getattr(agent_client, "_key", None)  # the same server: the key the agent was given
+        client = ModelClient(wcfg.model, api_key=key)
+        self._own.append(client)
+        return client
+
+    def close(self) -> None:
+        for c in self._own:
+            c.close()
+        self._own.clear()
+
+    # ---------- planning: instead of the step's model call ----------
+    def plan(self, agent: "Agent", st) -> ChatResult:
+        """Plan the step; returns the chosen candidate as the step's reply (the proposal call's usage)."""
+        planner = Planner(self.planning, agent.client, self.world, cancel=agent.control.stop_event,
+                          propose=lambda msgs: agent._call_model(st.n, msgs))
+        page = self._page(agent, st)
+        res = planner.plan(st.request, page)
+        self._plan = (st.n, res)
+        obs = st.obs
+        for c in res.candidates:
+            if c.action is not None:
+                mark = redaction.mark_of(c.action, obs.marks)
+                c.risk = classify(c.action, mark, obs.marks, obs.url, agent.config.risk_rules).level
+        hide = set(page.secrets) | {redaction.typed_secret(c.action, obs.marks) for c in res.candidates}
+        st.row["plan"] = _scrub_tree(res.to_dict(), {h for h in hide if h})
+        agent._emit(ev.PlanMade(agent.run_id, st.n, st.row["plan"]))
+        self._charge(agent, st, res.cost)
+        p = res.policy
+        best = res.best
+        text = f"Thought: {best.thought}\nAction: {best.action}" if best is not None else p.text
+        return ChatResult(text=text, model=p.model, prompt_tokens=p.prompt_tokens,
+                          completion_tokens=p.completion_tokens, cost=p.cost, seconds=p.seconds,
+                          attempts=p.attempts, finish_reason=p.finish_reason)
+
+    def _current(self, n: int) -> PlanResult | None:
+        return self._plan[1] if self._plan is not None and self._plan[0] == n else None
+
+    def _charge(self, agent: "Agent", st, cost: Cost) -> None:
+        """Count look-ahead calls: on the step's row (the store sums them per run) and in the live total."""
+        if not cost.calls:
+            return
+        row = st.row
+        mine = _merge(Cost(row.get("plan_calls") or 0, row.get("plan_prompt_tokens") or 0,
+                           row.get("plan_completion_tokens") or 0, row.get("plan_cost")), cost)
+        row.update(plan_calls=mine.calls, plan_prompt_tokens=mine.prompt_tokens,
+                   plan_completion_tokens=mine.completion_tokens, plan_cost=mine.cost)
+        self.total = t = _merge(self.total, cost)
+        agent._emit(ev.PlanningCost(agent.run_id, st.n, mine.calls, mine.prompt_tokens, mine.completion_tokens,
+                                    mine.cost, t.calls, t.prompt_tokens, t.completion_tokens, t.cost))
+
+    # ---------- after the action is proposed, before the gate ----------
+    def foresee(self, agent: "Agent", st, action) -> None:
+        """The prediction for the proposed action: the chosen candidate's simulation, else a preview call."""
+        self._predictions.clear()  # older steps were measured at this step's observation, or never ran
+        if action.kind == "answer":
+            return
+        res = self._current(st.n)
+        best = res.best if res is not None else None
+        if best is not None and best.action == action and best.simulation:
+            self._set_prediction(agent, st, self._from_plan(st, best.index))
+        elif self.preview is not None:
+            pred = self._preview(agent, st, action)
+            self._set_prediction(agent, st, pred)
+            if pred.calls:
+                self._charge(agent, st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
+                                             pred.seconds))
+
+    def _from_plan(self, st, index: int) -> Prediction:
+        """A candidate's simulated first step, as stored (secrets masked), becomes the prediction."""
+        c = st.row["plan"]["candidates"][index - 1]
+        return Prediction(c["action"], c["simulation"][0]["change"], model=self.world.model, calls=0, source="plan")
+
+    def _preview(self, agent: "Agent", st, action) -> Prediction:
+        page = self._page(agent, st)
+        shown = page.shown(action)
+        try:
+            text, r = self.preview.predict(page, action, cancel=agent.control.stop_event)
+        except ModelCancelled:
+            raise
+        except ModelError as e:  # no preview, but the run goes on
+            log.warning("run %s step %d: no preview (%s)", agent.run_id, st.n, short_message(e))
+            return Prediction(shown, "", model=self.preview.model, calls=0, error=short_message(e))
+        return Prediction(shown, redaction.scrub(text, page.secrets), model=r.model or self.preview.model,
+                          prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, cost=r.cost,
+                          seconds=r.seconds)
+
+    def _set_prediction(self, agent: "Agent", st, pred: Prediction) -> None:
+        d = pred.to_dict()
+        st.row["prediction"] = d
+        if not pred.error:
+            self._predictions[st.n] = d
+        agent._emit(ev.PredictionMade(agent.run_id, st.n, pred.text, pred.action, pred.model, pred.source,
+                                      pred.error))
+
+    # ---------- the approval gate ----------
+    def dress(self, req: ApprovalRequest, st) -> None:
+        """Give the approval request the prediction and the plan's candidates."""
+        req.prediction = (st.row.get("prediction") or {}).get("text", "")
+        plan = st.row.get("plan")
+        if plan:
+            req.candidates = tuple(plan["candidates"])
+            req.chosen = plan.get("chosen")
+
+    def resolve(self, agent: "Agent", st, decision: Decision) -> Decision:
+        """A decision picking another candidate: run that candidate's action, and say so in the plan."""
+        res = self._current(st.n)
+        c = res.candidate(decision.candidate) if res is not None and decision.candidate is not None else None
+        if c is None or c.action is None or not decision.approved:
+            return decision
+        decision.action = c.action
+        res.picked_by = decision.by
+        st.row["plan"] = dict(st.row.get("plan") or {}, picked=c.index, picked_by=decision.by)
+        if c.action.kind == "answer":
+            st.row.pop("prediction", None)
+            self._predictions.pop(st.n, None)
+        elif c.simulation:
+            self._set_prediction(agent, st, self._from_plan(st, c.index))
+        elif self.preview is not None:
+            pred = self._preview(agent, st, c.action)
+            self._set_prediction(agent, st, pred)
+            if pred.calls:
+                self._charge(agent, st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
+                                             pred.seconds))
+        else:
+            st.row.pop("prediction", None)
+            self._predictions.pop(st.n, None)
+        return decision
+
+    # ---------- after the action ran: what really changed ----------
+    def measured(self, agent: "Agent", n: int, before, after, effect: dict) -> None:
+        pred = self._predictions.pop(n, None)
+        if pred is None:
+            return
+        actual = actual_change(effect, url_before=before.url, url_after=after.url, title_before=before.title,
+                               title_after=after.title)
+        agent.store.update_step(agent.run_id, n, prediction=dict(pred, actual=actual))
+        agent._emit(ev.PredictionChecked(agent.run_id, n, pred.get("text", ""), actual, describe_actual(actual)))
+
+    def _page(self, agent: "Agent", st) -> Page:
+        obs = st.obs
+        return Page(task=self.task, url=obs.url, title=obs.title, marks=tuple(obs.marks),
+                    screenshot=agent._images.get(st.n), secrets=frozenset(agent.executor.secrets))
+
+
+def _merge(a: Cost, b: Cost) -> Cost:
+    cost = None if a.cost is None and b.cost is None else (a.cost or 0.0) + (b.cost or 0.0)
+    return Cost(a.calls + b.calls, a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens,
+                cost, a.seconds + b.seconds)
+
+
+def _scrub_tree(obj, hide: set[str]):
+    if not hide:
+        return obj
+    if isinstance(obj, str):
+        return redaction.scrub(obj, hide)
+    if isinstance(obj, dict):
+        return {k: _scrub_tree(v, hide) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_scrub_tree(v, hide) for v in obj]
+    return obj

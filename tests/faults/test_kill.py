@@ -1,0 +1,298 @@
+"""Fault suite, process death: `cockpit run` or the window killed with SIGKILL mid-run.
+
+On restart every committed step is intact, the run shows as interrupted, and it
+can be resumed (the same run goes on from its last step in a new browser, the
+model seeing the conversation so far) or closed. Real processes, real Chromium,
+real store, the test model server.
+"""
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+
+import pytest
+
+from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.store import Store
+
+pytestmark = pytest.mark.fault("kill")
+LONG = 120_000
+RESUMED = "has been resumed"
+
+
+def cockpit(home, *args, timeout=180):
+    env = dict(os.environ, COCKPIT_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Live processes whose command line or environment holds `text` (chromium: its profile in the
+    home; chromedriver: its HOME inside that profile)."""
+    found = []
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) != os.getpid():
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f, open(f"/proc/{p}/environ", "rb") as g:
+                    if text.encode() in f.read() + g.read():
+                        with open(f"/proc/{p}/stat") as st:
+                            if st.read().rsplit(")", 1)[1].split()[0] != "Z":
+                                found.append(int(p))
+            except OSError:
+                pass
+    return found
+
+
+def kill_leftovers(home) -> None:
+    """kill -9 orphans the browser and its driver: end those of this test's home, and only those."""
+    for _ in range(3):
+        pids = processes_mentioning(str(home))
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+
+
+def text_of(message) -> str:
+    c = message.get("content")
+    if isinstance(c, list):
+        return "\n".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return str(c or "")
+
+
+class Model:
+    """Start page: click the details link; details page: scroll; then a reply that never comes in time
+    (the test kills the process while waiting). After a resume: scroll once, then answer."""
+
+    def __init__(self, stuck_reply=None):
+        self.stuck = threading.Event()  # a killed-to-be run is waiting on its third reply
+        self.stuck_reply = stuck_reply or Reply(text="Thought: hmm\nAction: Wait", delay=60)
+
+    def __call__(self, body):
+        msgs = body["messages"]
+        last = text_of(msgs[-1])
+        if RESUMED in last:
+            return "Thought: back on the page where I was.\nAction: Scroll [WINDOW]; down"
+        if any(RESUMED in text_of(m) for m in msgs[:-1]):
+            return "Thought: the secret number is 4217.\nAction: ANSWER; 4217"
+        if "The page is 'Agent start'" in last:
+            n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", last, re.M).group(1)
+            return f"Thought: open the details.\nAction: Click [{n}]"
+        if "The page is 'Details'" in last and sum(m["role"] == "assistant" for m in msgs) == 1:
+            return "Thought: read on.\nAction: Scroll [WINDOW]; down"
+        self.stuck.set()
+        return self.stuck_reply
+
+
+def run_and_kill(home, site, srv, model, task) -> None:
+    """`cockpit run` until step 2 is committed and step 3 waits on the model, then SIGKILL it."""
+    model.stuck.clear()
+    env = dict(os.environ, COCKPIT_HOME=str(home))
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "run", "--task", task, "--url",
+                             site.url("agent_start.html"), "--base-url", srv.base_url, "--model", "m",
+                             "--max-steps", "6"],
+                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    try:
+        if not model.stuck.wait(90):
+            proc.kill()
+            pytest.fail("the run never reached step 3: " + proc.stderr.read().decode()[-2000:])
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.stderr.close()
+        kill_leftovers(home)
+
+
+def test_killed_cli_run_is_interrupted_then_resumed_or_closed(site, tmp_path):
+    home = tmp_path / "home"
+    model = Model()
+    with ModelServer(model) as srv:
+        try:
+            run_and_kill(home, site, srv, model, "What is the secret number?")
+            run_and_kill(home, site, srv, model, "A second task, given up on")
+        finally:
+            kill_leftovers(home)
+        listing = cockpit(home, "runs")
+        assert listing.returncode == 0, listing.stderr
+        rows = re.findall(r"^(\S+)\s+\S+ \S+\s+(\S+)\s+(\d+)\s.*?(What is the secret|A second task)", listing.stdout,
+                          re.M)
+        by_task = {task: (rid, status, int(steps)) for rid, status, steps, task in rows}
+        first, second = by_task["What is the secret"], by_task["A second task"]
+        assert first[1:] == ("interrupted", 2) and second[1:] == ("interrupted", 2), listing.stdout
+        assert "cockpit resume" in listing.stdout and "cockpit close" in listing.stdout
+        with Store(home) as store:
+            before = store.steps(first[0])
+        n_before = len(srv.requests)
+
+        r = cockpit(home, "resume", first[0][:17])
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.strip() == "4217"
+        assert "resuming" in r.stderr and "at step 3" in r.stderr
+
+        resumed = srv.requests[n_before]  # the first request after the resume: the old history, then the note
+        texts = [text_of(m) for m in resumed["messages"]]
+        assert "Now given a task: What is the secret number?" in texts[1]
+        replies = [m["content"] for m in resumed["messages"] if m["role"] == "assistant"]
+        assert [x.split("\n")[0] for x in replies] == ["Thought: open the details.", "Thought: read on."]
+        assert RESUMED in texts[-1] and "interrupted after step 2" in texts[-1]
+        assert "The page is 'Details'" in texts[-1]  # reopened where the run was, not at its start URL
+
+        closed = cockpit(home, "close", second[0])
+        assert closed.returncode == 0, closed.stderr
+        assert "closed" in closed.stdout and "2 steps kept" in closed.stdout
+        refused = cockpit(home, "resume", second[0])
+        assert refused.returncode == 2 and "was closed" in refused.stderr and "cannot be resumed" in refused.stderr
+        again = cockpit(home, "resume", first[0])
+        assert again.returncode == 2 and "already ended (answered)" in again.stderr
+    kill_leftovers(home)
+
+    with Store(home) as store:
+        run = store.run(first[0])
+        assert run["status"] == "answered" and run["answer"] == "4217" and run["steps"] == 4
+        steps = store.steps(first[0])
+        assert [s["step"] for s in steps] == [1, 2, 3, 4]
+        for old, new in zip(before, steps[:2]):  # the committed steps are untouched
+            assert {k: old[k] for k in ("reply", "action", "url", "screenshot", "finished")} == \
+                   {k: new[k] for k in ("reply", "action", "url", "screenshot", "finished")}
+        assert steps[2]["url"].endswith("agent_details.html") and steps[2]["action"] == "Scroll [WINDOW]; down"
+        assert store.file(steps[2]["screenshot"]).stat().st_size > 1000
+        assert run["config"]["resumed"][0]["at_step"] == 3 and run["config"]["resumed"][0]["how"] == "url"
+        other = store.run(second[0])
+        assert other["status"] == "closed" and len(store.steps(second[0])) == 2
+    assert re.search(rf"^{re.escape(second[0])}\s.*\sclosed\s", cockpit(home, "runs").stdout, re.M)
+
+
+WINDOW = textwrap.dedent("""
+    import sys
+    from cockpit.ui.app import run_window
+    sys.exit(run_window(task=sys.argv[1], url=sys.argv[2], autostart=True))
+""")
+
+
+def window_and_kill(home, site, model, task) -> None:
+    """The real app (run_window, as `cockpit` opens it) starts a run; SIGKILL once step 2 is committed."""
+    model.stuck.clear()
+    env = dict(os.environ, COCKPIT_HOME=str(home), QT_QPA_PLATFORM="offscreen")
+    proc = subprocess.Popen([sys.executable, "-c", WINDOW, task, site.url("agent_start.html")], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        if not model.stuck.wait(120):
+            proc.kill()
+            pytest.fail("the window's run never reached step 3: " + proc.stderr.read().decode()[-2000:])
+        assert proc.poll() is None, "the window ended by itself"
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.stderr.close()
+        kill_leftovers(home)
+
+
+def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site, tmp_path):
+    from cockpit.core.llm import ModelConfig
+    from cockpit.core.settings import Settings, save_settings
+    from cockpit.ui.main_window import MainWindow
+    home = tmp_path / "home"
+    model = Model()
+    with ModelServer(model) as srv:
+        home.mkdir()
+        save_settings(Settings(model=ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=90)),
+                      home / "settings.json")
+        try:
+            window_and_kill(home, site, model, "What is the secret number?")
+            window_and_kill(home, site, model, "A second task, given up on")
+        finally:
+            kill_leftovers(home)
+        with Store(home) as store:
+            ids = {r["task"]: r["id"] for r in store.runs()}
+            first, second = ids["What is the secret number?"], ids["A second task, given up on"]
+            before = store.steps(first)
+            assert [s["step"] for s in before] == [1, 2] and len(store.steps(second)) == 2
+            assert store.run(first)["status"] == "interrupted"  # the second app's start noticed
+            assert store.run(second)["status"] == "running"  # as the killed app left it
+        n_before = len(srv.requests)
+
+        w = MainWindow(settings=Settings(annotator="ada"), store_root=home)  # the app opened again
+        qtbot.addWidget(w)
+        w.show()
+        try:
+            w.modes.setCurrentWidget(w.review)
+            w.review.show_run(first)
+            assert "interrupted" in w.review.header.text()
+            assert w.review.resume_btn.isVisibleTo(w.review) and w.review.close_run_btn.isVisibleTo(w.review)
+            w.review.resume_btn.click()
+            assert w.modes.currentWidget() is w.live_page
+            qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+            assert w.run_id == first and "finished: answered" in w.banner.text()
+            assert sorted(w.log_panel.items) == [3, 4]  # the Live tab shows the new steps, numbered on
+
+            w.modes.setCurrentWidget(w.review)
+            w.review.show_run(second)
+            assert w.review.close_run_btn.isVisibleTo(w.review)
+            w.review.close_run_btn.click()
+            assert "closed" in w.review.header.text() and "closed" in w.review.status.text()
+            assert not w.review.resume_btn.isVisibleTo(w.review)
+            assert not w.review.close_run_btn.isVisibleTo(w.review)
+            w.review.show_run(first)  # resumed and finished: nothing to resume or close any more
+            assert "answered" in w.review.header.text() and not w.review.resume_btn.isVisibleTo(w.review)
+        finally:
+            w.close()
+            kill_leftovers(home)
+        resumed = srv.requests[n_before]
+        texts = [text_of(m) for m in resumed["messages"]]
+        assert "Now given a task: What is the secret number?" in texts[1]
+        assert sum(m["role"] == "assistant" for m in resumed["messages"]) == 2
+        assert RESUMED in texts[-1] and "The page is 'Details'" in texts[-1]
+
+    with Store(home) as store:
+        run = store.run(first)
+        assert (run["status"], run["answer"], run["steps"]) == ("answered", "4217", 4)
+        steps = store.steps(first)
+        assert [s["step"] for s in steps] == [1, 2, 3, 4]
+        assert [s["reply"] for s in steps[:2]] == [s["reply"] for s in before]
+        assert store.run(second)["status"] == "closed" and len(store.steps(second)) == 2
+
+
+def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
+    """The model server failing at step 3 fails the run; resuming it with replay=True in a new browser
+    replays steps 1-2 (the page is where it was), and retries step 3's question as step 4."""
+    from cockpit.core.agent.loop import Agent, AgentConfig
+    from cockpit.core.browser import BrowserSession
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm import ModelClient, ModelConfig
+    from cockpit.core.resume import close, resume
+    model = Model(stuck_reply=Reply(status=500, error_message="the model is down"))
+    with ModelServer(model) as srv, Store(tmp_path / "home") as store:
+        client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
+        first = Agent(browser, client, store, config=AgentConfig(max_steps=5)).run(
+            "What is the secret number?", site.url("agent_start.html"))
+        assert first.status == "failed" and "model is down" in first.error
+        with pytest.raises(CockpitError, match="only interrupted runs can be closed"):
+            close(store, first.run_id)
+        n_before = len(srv.requests)
+        with BrowserSession() as fresh:
+            replayed = []
+            result = resume(store, first.run_id, session=fresh, client=client, config=AgentConfig(max_steps=99),
+                            replay=True, on_replay=lambda n, info: replayed.append((n, info.recorded_action)))
+        client.close()
+        assert (result.run_id, result.status, result.answer) == (first.run_id, "answered", "4217")
+        steps = store.steps(first.run_id)
+        assert [(s["step"], s["status"]) for s in steps] == [(1, "ok"), (2, "ok"), (3, "failed"), (4, "ok"),
+                                                              (5, "answered")]
+        assert [n for n, _ in replayed] == [1, 2] and replayed[1][1] == "Scroll [WINDOW]; down"
+        assert steps[3]["url"].endswith("agent_details.html")
+        sent = srv.requests[n_before]["messages"]
+        assert sum(m["role"] == "assistant" for m in sent) == 2  # the partial step 3 added no turn
+        assert "Your actions so far were replayed" in text_of(sent[-1])
+        run = store.run(first.run_id)
+        assert run["config"]["resumed"] == [dict(run["config"]["resumed"][0], at_step=4, how="replay",
+                                                 max_steps=3)]  # 5 minus the 2 agent steps taken
+        with pytest.raises(CockpitError, match="already ended"):
+            resume(store, first.run_id, session=browser, client=client)
