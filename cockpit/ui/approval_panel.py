@@ -93,7 +93,7 @@ class ApprovalPanel(QFrame):
         if req.mark is not None:
             target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {html.escape(repr(req.mark.label[:80]))}"
         self.title.setText(f"<b>Step {req.step}: the agent wants to run</b> "
-                           f"<code>{html.escape(str(req.action))}</code>{target}"
+                           f"<code>{html.escape(req.display)}</code>{target}"
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
                            f"'{html.escape(req.policy)}')")
         items = "".join(f"<li>{html.escape(e)}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
@@ -102,7 +102,7 @@ class ApprovalPanel(QFrame):
         self.prediction.setText(f"If you approve: {req.prediction[:600]}" if req.prediction else "")
         self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
-        self.edit.setText(str(req.action))
+        self.edit.setText(req.display)
         self.edit.setVisible(False)
         self.error.setVisible(False)
         self._show_alternatives(req)
@@ -152,7 +152,7 @@ class ApprovalPanel(QFrame):
             return
         if not self.edit.isVisible():
             self._on_edit_clicked()
-        text = self.edit.text().strip() or str(self.request.action)
+        text = self.edit.text().strip() or self.request.display
         if re.search(r"\[\s*\d+\s*\]", text):
             text = re.sub(r"\[\s*\d+\s*\]", f"[{mark_id}]", text, count=1)
         else:
@@ -163,7 +163,7 @@ class ApprovalPanel(QFrame):
     def approve(self) -> None:
         if self.request is None:
             return
-        if self.edit.isVisible() and self.edit.text().strip() != str(self.request.action):
+        if self.edit.isVisible() and self.edit.text().strip() != self.request.display:
             self._on_edit_run()
             return
         self._decide(Decision(True, f"human:{self.user}"))
@@ -183,6 +183,9 @@ class ApprovalPanel(QFrame):
         self.edit.selectAll()
 
     def _on_edit_run(self) -> None:
+        if self.request is not None and self.edit.text().strip() == self.request.display:
+            self._decide(Decision(True, f"human:{self.user}"))  # unchanged: the action as proposed
+            return
         try:
             action: Action = parse_action(self.edit.text())
         except ActionParseError as e:

@@ -46,10 +46,16 @@ class ApprovalRequest:
     url: str = ""
     thought: str = ""
     screenshot_path: str = ""
+    shown: str = ""  # the action as displayed: text typed into a secret field masked ("" = str(action))
     # hook: world-model preview and planning (cockpit.core.agent.lookahead)
     prediction: str = ""  # what the world model expects the action to change ("" = no preview)
     candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
     chosen: int | None = None  # the candidate index the planner chose (= `action`)
+
+    @property
+    def display(self) -> str:
+        """What to show a human: the action with any secret masked."""
+        return self.shown or str(self.action)
 
 
 @dataclass
@@ -114,7 +120,7 @@ class TerminalApprover:
     def _ask(self, r: ApprovalRequest) -> Decision:
         out = self.stdout
         target = f" on [{r.mark.id}] {r.mark.label[:60]!r}" if r.mark else ""
-        print(f"\n[{r.run_id} step {r.step}] the agent wants to: {r.action}{target}", file=out)
+        print(f"\n[{r.run_id} step {r.step}] the agent wants to: {r.display}{target}", file=out)
         print(f"  risk: {r.risk.level}", file=out)
         for ev in r.risk.evidence:
             print(f"   - {ev}", file=out)

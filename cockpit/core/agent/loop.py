@@ -434,7 +434,8 @@ class Agent:
         shown = redaction.shown(action, obs.marks, self.executor.secrets)
         self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
-                              st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])))
+                              st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])),
+                              shown=redaction.shown(action, obs.marks, self.executor.secrets))
         if self.look is not None:  # hook: preview + planning; the prediction and the candidates
             self.look.dress(req, st)
         decision = self.approver.decide(req, self.control.stop_event)
