@@ -67,3 +67,22 @@ def test_the_approval_panel_shows_the_masked_action_and_an_unchanged_edit_runs_t
     panel._on_edit_clicked()
     panel.edit.returnPressed.emit()  # Enter in the unchanged edit field: approve the action as proposed
     assert len(decided) == 1 and decided[0].approved and decided[0].action is None
+
+
+@pytest.mark.fault("secrets")
+def test_card_fields_named_only_by_their_label_are_secret(page, record_property):
+    from cockpit.core.agent import redaction
+    from cockpit.core.observation import observe
+    b = page("secret_card.html")
+    b.js("document.getElementById('cn').value = '4111111111111111';"
+         "document.querySelector('[name=cvv]').value = '737';"
+         "document.querySelector('[name=city]').value = 'Riga';")
+    obs = observe(b)
+    by_name = {m.placeholder or m.text: m for m in obs.marks}
+    card, cvv, city = by_name["Card number"], by_name["CVV"], by_name["City"]
+    assert card.secret and cvv.secret and not city.secret
+    text = obs.element_text + repr([m.to_dict() for m in obs.marks])
+    record_property("secret_hits", text.count("4111111111111111") + text.count("737"))
+    assert "4111111111111111" not in text and "737" not in text and "Riga" in text  # other values still shown
+    typed = parse_action(f"Type [{card.id}]; 4111111111111111")
+    assert redaction.shown(typed, obs.marks) == f"Type [{card.id}]; (secret)"

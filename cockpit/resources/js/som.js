@@ -161,11 +161,18 @@
     }
     return t;
   }
+  // Card numbers and security codes named only by the field's name, id, placeholder, aria-label or
+  // <label> (no autocomplete="cc-..."): secret too, so their values stay out of marks and prompts.
+  const CARD_NAME = /\b(card ?(number|no)|credit ?card|debit ?card|cc ?(number|num|csc)|cvc|cvv|csc|security ?code)\b/i;
   function isSecret(el, tag, type) {
     if (tag !== "input") return false;
     if (type === "password") return true;
     const ac = (el.getAttribute("autocomplete") || "").toLowerCase();
-    return ac.startsWith("cc-") || ac === "one-time-code" || ac.includes("password");
+    if (ac.startsWith("cc-") || ac === "one-time-code" || ac.includes("password")) return true;
+    if (!/^(text|tel|number|)$/.test(type || "")) return false;
+    const names = [el.getAttribute("name"), el.id, el.getAttribute("placeholder"), el.getAttribute("aria-label")];
+    if (el.labels) for (const l of el.labels) names.push(l.textContent);
+    return names.some(n => n && CARD_NAME.test(String(n).replace(/[_-]+/g, " ")));
   }
 
   // ---------- forms ----------
