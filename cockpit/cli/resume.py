@@ -26,10 +26,12 @@ def add_parser(sub) -> None:
     p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
                    image_detail=None)
     common.add_agent_options(p)
-    p.set_defaults(max_steps=None)
-    for a in p._actions:  # the budget means something else here
+    p.set_defaults(max_steps=None, ask_before=None)
+    for a in p._actions:  # the budget and the gate mean something else here
         if a.dest == "max_steps":
             a.help = "agent steps allowed from here (default: what is left of the run's budget)"
+        elif a.dest == "ask_before":
+            a.help = "which actions go through the gate (default: as the run was started)"
     common.add_browser_options(p)
 
 
@@ -64,6 +66,9 @@ def _resume(args, store, run_id: str, p) -> int:
     try:
         mc = _model_config(args, run)
         args.max_steps = p.budget  # (checked again by resume)
+        if args.ask_before is None:  # the run's own gate: a resume must not ask less than the run did
+            args.ask_before = ((run.get("config") or {}).get("agent") or {}).get("approval_policy") \
+                or run.get("approval_policy") or "irreversible"
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)

@@ -164,7 +164,7 @@ class BrowserSession:
     def _prepare_dirs(self):
         cfg = self.config
         if cfg.profile_dir:
-            self.profile_dir = Path(cfg.profile_dir)
+            self.profile_dir = Path(cfg.profile_dir).expanduser().absolute()  # as _kill_orphans matches it
             self.profile_dir.mkdir(parents=True, exist_ok=True)
         elif not cfg.webdriver_url:
             self.profile_dir = Path(tempfile.mkdtemp(prefix="session-", dir=paths.browser_profiles()))
@@ -227,8 +227,9 @@ class BrowserSession:
                      {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": resources.read_text("js/instrument.js")})
-            # The marking function, compiled once per document instead of sent with every observation;
-            # read-only, so a page cannot swap it for its own.
+            # The marking function, compiled once per document instead of sent with every observation.
+            # Read-only, so a page cannot replace it outright; it still runs in the page's world, where a
+            # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
                                 f"{resources.read_text('js/som.js')}), writable: false, configurable: false}});"})
@@ -461,16 +462,18 @@ def _kill_orphans(profile: Path) -> int:
     proc = Path("/proc")
     if not proc.is_dir() or not hasattr(os, "kill"):
         return 0
-    needle = str(profile).encode()
+    # The whole path as one argument or an option's value (--user-data-dir=P, P/...; helpers join their
+    # arguments with spaces): never a longer name (P0), nor the same path under another folder (/x/P).
+    needle = str(Path(profile).absolute()).rstrip("/").encode()
     killed = 0
     for p in proc.iterdir():
         if not p.name.isdigit() or int(p.name) == os.getpid():
             continue
         try:
-            cmd = (p / "cmdline").read_bytes() + b"\0"
+            cmd = b"\0" + (p / "cmdline").read_bytes() + b"\0"
         except OSError:
             continue
-        if any(needle + end in cmd for end in (b"\0", b"/", b" ")):
+        if any(start + needle + end in cmd for start in (b"\0", b"=", b" ") for end in (b"\0", b"/", b" ")):
             try:
                 os.kill(int(p.name), 9)
                 killed += 1

@@ -19,7 +19,9 @@ import base64
 import itertools
 import json
 import logging
+import socket
 import threading
+import urllib.parse
 import urllib.request
 
 import websocket
@@ -44,13 +46,23 @@ class DirectCDP:
     def connect(cls, debugger_address: str, target_id: str, timeout: float = 10.0) -> "DirectCDP | None":
         """A connection to page `target_id` of the Chrome at `debugger_address` ("host:port"), or None."""
         try:
-            with urllib.request.urlopen(f"http://{debugger_address}/json/list", timeout=timeout) as r:
+            # Chrome is on this computer: never ask an http_proxy of the environment for it.
+            opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+            with opener.open(f"http://{debugger_address}/json/list", timeout=timeout) as r:
                 targets = json.load(r)
             url = next(t["webSocketDebuggerUrl"] for t in targets
                        if t.get("id") == target_id and t.get("webSocketDebuggerUrl"))
             # No Origin header (Chrome refuses unknown origins); the PNG arrives as one big base64 text
             # frame, and checking it as UTF-8 in Python costs more than the capture itself.
-            ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True, skip_utf8_validation=True)
+            # Our own socket: websocket-client would send it to an http_proxy of the environment.
+            where = urllib.parse.urlsplit(url)
+            sock = socket.create_connection((where.hostname, where.port or 80), timeout=timeout)
+            try:
+                ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True,
+                                                 skip_utf8_validation=True, socket=sock)
+            except BaseException:
+                sock.close()
+                raise
         except StopIteration:
             log.debug("no DevTools target %s at %s", target_id, debugger_address)
             return None

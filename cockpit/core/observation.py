@@ -82,7 +82,9 @@ def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
     return res
 
 
-_shooter = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="screenshot")
+# Shared by every session of the process (a batch observes several browsers from as many threads): one
+# browser's slow capture must not hold up another's. Threads are only started when needed.
+_shooter = concurrent.futures.ThreadPoolExecutor(max_workers=8, thread_name_prefix="screenshot")
 
 
 def _shoot(direct, decode: bool) -> tuple[bytes, tuple | None]:

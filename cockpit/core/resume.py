@@ -35,6 +35,7 @@ import json
 import time
 from dataclasses import dataclass
 
+from . import navguard
 from .actions.grammar import parse_action
 from .agent.approval import Approver
 from .agent.control import RunControl
@@ -91,6 +92,25 @@ def last_url(run: dict, rows: list[dict]) -> str:
     return run["url"]
 
 
+def recorded_domains(run: dict) -> list[str]:
+    """The domains the run was limited to (the CLI's and its task's), plus its start host; [] = any.
+    A resume keeps them: `cockpit resume` has no --allow-domain and the window resumes with today's settings."""
+    nav = (run.get("config") or {}).get("navigation") or {}
+    domains = list(nav.get("allowed_domains") or [])
+    if domains and nav.get("start_host"):
+        domains.append(nav["start_host"])
+    return domains
+
+
+def _allowed_to_reopen(run: dict, url: str) -> bool:
+    nav = (run.get("config") or {}).get("navigation")
+    if not nav:  # recorded before navigation limits existed
+        return True
+    policy = navguard.NavPolicy(tuple(nav.get("allowed_domains") or ()), nav.get("start_host") or "",
+                                nav.get("local_root") or "")
+    return policy.target_problem(url) is None
+
+
 def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | None = None) -> Plan:
     """Check that `run_id` can be resumed and work out how; CockpitError (saying why) when it cannot."""
     store.mark_interrupted()
@@ -121,6 +141,8 @@ def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | No
     partial = bool(rows) and rows[-1].get("status") in ("failed", "stopped") and rows[-1].get("reply") is None
     seed, lead = history_before(store, run_id, last if partial else last + 1)
     url = last_url(run, rows)
+    if not _allowed_to_reopen(run, url):  # the page had gone somewhere the run may not be: start over
+        url = run["url"]
     how = "replay" if replay else "url"
     first = last + 1
     if how == "replay":
@@ -150,7 +172,11 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     """
     p = plan(store, run_id, replay=replay, max_steps=max_steps)
     run = p.run
-    config = dataclasses.replace(config or AgentConfig(), max_steps=p.budget)
+    config = config or AgentConfig()
+    domains = recorded_domains(run)  # the run's own limits stay; domains given now add to them
+    if domains:
+        domains = list(dict.fromkeys([*config.allowed_domains, *domains]))
+    config = dataclasses.replace(config, max_steps=p.budget, allowed_domains=domains or config.allowed_domains)
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],

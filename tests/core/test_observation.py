@@ -34,3 +34,48 @@ def test_a_broken_second_connection_falls_back_to_webdriver(page):
         assert pixel(observe(b).screenshot, 150, 150) == (255, 0, 0)
     finally:
         b._direct_tried = None  # the shared browser's other tests get the second connection again
+
+
+def test_the_second_connection_does_not_go_through_a_proxy(page, monkeypatch):
+    """Chrome's DevTools address is on this computer: an http proxy set in the environment (as on many
+    office machines) must not be asked for it, which would turn the second connection off (or leak it)."""
+    from cockpit.core.cdp_direct import DirectCDP
+    b = page("obs_colors.html")
+    address = b.driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.setenv(var, "http://127.0.0.1:9")  # nothing listens there
+    for var in ("no_proxy", "NO_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    direct = DirectCDP.connect(address, b._main_handle, timeout=5)
+    assert direct is not None
+    try:
+        assert pixel(direct.screenshot_png(), 150, 150) == (255, 0, 0)
+    finally:
+        direct.close()
+
+
+def test_one_browsers_slow_screenshot_does_not_hold_up_anothers():
+    """`cockpit run --concurrency N` observes N browsers from N threads: the screenshot thread pool must
+    not make one browser's capture wait for another's (a heavy page, a hung tab)."""
+    import threading
+
+    from cockpit.core import observation
+
+    gate = threading.Event()
+
+    class Stuck:
+        def screenshot_png(self):
+            gate.wait(30)
+            return b"a"
+
+    class Quick:
+        def screenshot_png(self):
+            return b"b"
+
+    stuck = observation._shooter.submit(observation._shoot, Stuck(), False)
+    try:
+        quick = observation._shooter.submit(observation._shoot, Quick(), False)
+        assert quick.result(timeout=10) == (b"b", None)  # (the timeout only guards against a hang)
+    finally:
+        gate.set()
+    assert stuck.result(timeout=10) == (b"a", None)

@@ -206,8 +206,11 @@ class Lookahead:
         pred = self._predictions.pop(n, None)
         if pred is None:
             return
-        actual = actual_change(effect, url_before=before.url, url_after=after.url, title_before=before.title,
-                               title_after=after.title)
+        hide = agent.executor.secrets  # a GET form puts a typed password into the address
+        actual = actual_change(effect, url_before=redaction.scrub(before.url, hide),
+                               url_after=redaction.scrub(after.url, hide),
+                               title_before=redaction.scrub(before.title, hide),
+                               title_after=redaction.scrub(after.title, hide))
         agent.store.update_step(agent.run_id, n, prediction=dict(pred, actual=actual))
         agent._emit(ev.PredictionChecked(agent.run_id, n, pred.get("text", ""), actual, describe_actual(actual)))
 

@@ -269,7 +269,9 @@ class Agent:
         t0 = time.perf_counter()
         self._observe(st)
         note = self._page_note(st.obs)
-        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=st.obs.url, title=st.obs.title,
+        hide = self.executor.secrets  # a GET form puts a typed password into the address
+        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=redaction.scrub(st.obs.url, hide),
+                                                        title=redaction.scrub(st.obs.title, hide),
                                                         pdf_text=pdf_text, note=note), lead=lead)
         st.request = conv.request()
         self.control.check_stop()
@@ -517,6 +519,9 @@ class Agent:
                    n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None, **st.files)
         if obs:
             row.update(url=obs.url, title=obs.title)
+        for k in ("url", "title", "url_after"):  # a GET form puts a typed password into the address
+            if row.get(k):
+                row[k] = redaction.scrub(row[k], self.executor.secrets)
         row.setdefault("status", "ok")
         self.store.commit_step(self.run_id, row, st.decision)
 

@@ -139,6 +139,9 @@ class Store:
                              f"{SCHEMA_VERSION}); upgrade Cockpit to open it")
         while v < SCHEMA_VERSION:
             with self._tx():
+                v = self.version  # again, under the write lock: another program may have just upgraded it
+                if v >= SCHEMA_VERSION:
+                    break
                 MIGRATIONS[v](self.db)
                 v += 1
                 self.db.execute(f"PRAGMA user_version = {v}")
