@@ -232,7 +232,7 @@ class BrowserSession:
             # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
-                                f"{resources.read_text('js/som.js')}), writable: false, configurable: false}});"})
+                                f"{resources.script('som.js')}), writable: false, configurable: false}});"})
             if self.download_dir:
                 self.cdp("Browser.setDownloadBehavior",
                          {"behavior": "allow", "downloadPath": str(self.download_dir)})

@@ -76,7 +76,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
     args = {"maxText": max_text}
     text = session.js(f"var f = window.{SOM_GLOBAL}; return f ? JSON.stringify(f(arguments[0])) : null", args)
     if text is None:
-        text = session.js("return JSON.stringify((" + resources.read_text("js/som.js") + ")(arguments[0]))", args)
+        text = session.js("return JSON.stringify((" + resources.script("som.js") + ")(arguments[0]))", args)
     res = json.loads(text)
     res["marks"] = marks_from_json(res["marks"])
     return res

@@ -128,7 +128,7 @@ def _run(webdriver_url: str | None, deadline: float, timeout: float) -> None:
 
 def _check_resources() -> None:
     from ..core import resources
-    som = resources.read_text("js/som.js")
+    som = resources.script("som.js")
     prompt = resources.read_text("prompts/system.txt")
     with resources.path("demo_site") as site:
         if not (site / "index.html").is_file():

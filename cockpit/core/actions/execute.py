@@ -142,7 +142,7 @@ class Executor:
         return marks[n - 1]
 
     def _act_js(self, op: str, mark: Mark | None, arg=None) -> dict:
-        res = self.session.js("return (" + resources.read_text("js/act.js") + ")(arguments[0], arguments[1], arguments[2])",
+        res = self.session.js("return (" + resources.script("act.js") + ")(arguments[0], arguments[1], arguments[2])",
                               op, mark.id if mark else 0, arg)
         if not res.get("ok") and res.get("why") == "gone":
             raise ActionError(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
