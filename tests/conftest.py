@@ -7,11 +7,14 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["COCKPIT_HOME"] = tempfile.mkdtemp(prefix="cockpit-test-home-")
 
+import keyring  # noqa: E402
 import pytest  # noqa: E402
+from keyring.backends import fail  # noqa: E402
 
 from cockpit.core.browser import BrowserConfig, BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.devtools import pagegen  # noqa: E402
+from tests.keyrings import MemoryKeyring  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
 
 PAGES = Path(__file__).parent / "core" / "pages"
@@ -53,3 +56,26 @@ def pytest_runtest_setup(item):
 
 
 FAULT_CATEGORIES = ("kill", "browser", "model", "store", "input", "hostile", "secrets")
+
+
+@pytest.fixture
+def memory_keyring():
+    """The system keyring swapped for an in-memory one for the test."""
+    before = keyring.get_keyring()
+    kr = MemoryKeyring()
+    keyring.set_keyring(kr)
+    try:
+        yield kr
+    finally:
+        keyring.set_keyring(before)
+
+
+@pytest.fixture
+def no_keyring():
+    """No usable keyring backend, as on a headless server."""
+    before = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        yield
+    finally:
+        keyring.set_keyring(before)

@@ -7,11 +7,7 @@ import socket
 import threading
 import time
 
-import keyring
-import keyring.backend
-import keyring.errors
 import pytest
-from keyring.backends import fail
 from PIL import Image
 
 from cockpit.core import secrets
@@ -21,47 +17,6 @@ from cockpit.core.modelserver import ModelServer, Reply, scripted
 
 USER = [{"role": "user", "content": "Open the page"}]
 SECRET = "sk-test-SECRET-0123456789"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """A keyring backend that keeps passwords in a dict, for tests only."""
-
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if self.store.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
-
-
-@pytest.fixture
-def memory_keyring():
-    before = keyring.get_keyring()
-    kr = MemoryKeyring()
-    keyring.set_keyring(kr)
-    try:
-        yield kr
-    finally:
-        keyring.set_keyring(before)
-
-
-@pytest.fixture
-def no_keyring():
-    before = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(before)
 
 
 def config(srv=None, **kw):

@@ -13,12 +13,7 @@ import pytest
 from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.core.test_webvoyager import webvoyager_root  # noqa: F401  (fixture)
-
-
-def cockpit(home, *args, timeout=180, stdin=subprocess.DEVNULL):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=stdin)
+from tests.clitools import cockpit, processes_mentioning as _processes_mentioning
 
 
 def answer_with_title(body):
@@ -170,22 +165,6 @@ def test_import_a_folder_webvoyager_made(webvoyager_root, tmp_path):  # noqa: F8
                                                 "Scroll [WINDOW]; down", "ANSWER; Vegetarian Four Cheese Lasagna"]
         assert steps[0]["screenshot"] and steps[1]["screenshot"] is None  # the broken one is not copied
     assert "Allrecipes" not in cockpit(home, "runs", "--search", "pizza").stdout
-
-
-def _processes_mentioning(text: str) -> list[int]:
-    """Live processes whose command line or environment holds `text` (chromedriver: its HOME)."""
-    found = []
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                with open(f"/proc/{p}/cmdline", "rb") as f, open(f"/proc/{p}/environ", "rb") as g:
-                    if text.encode() in f.read() + g.read():
-                        with open(f"/proc/{p}/stat") as st:
-                            if st.read().rsplit(")", 1)[1].split()[0] != "Z":
-                                found.append(int(p))
-            except OSError:
-                pass
-    return found
 
 
 def test_ctrl_c_stops_the_batch_cleanly_and_a_rerun_resumes(site, tmp_path):

@@ -25,14 +25,14 @@ from cockpit.core.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.devtools import pagegen
 from tests.core.test_webvoyager import webvoyager_messages
+from tests.clitools import cockpit as _cockpit
+
+
+def cockpit(home, *args, timeout=300, cwd=None):  # big inputs: more time
+    return _cockpit(home, *args, timeout=timeout, cwd=cwd)
+
 
 pytestmark = pytest.mark.fault("input")
-
-
-def cockpit(home, *args, timeout=300, cwd=None):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL, cwd=cwd)
 
 
 def no_traceback(r):

@@ -24,9 +24,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import subprocess
-import sys
 import threading
 from html.parser import HTMLParser
 
@@ -48,6 +45,7 @@ from cockpit.core.store import Store
 from cockpit.core.tasks import load_tasks
 
 from tests.faults.hostile_site import PAGES, HitSite, mark_number, obedient_model
+from tests.clitools import cockpit
 
 pytestmark = pytest.mark.fault("hostile")
 
@@ -328,12 +326,6 @@ def test_task_file_allowed_domains_are_checked_and_kept(tmp_path):
     assert tf.tasks[0].extra["allowed_domains"] == ["example.com", "127.0.0.1"]
     assert len(tf.problems) == 2 and all("allowed_domains" in p.message and "skipped" in p.message
                                          for p in tf.problems)
-
-
-def cockpit(home, *args, timeout=180):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
 def test_cockpit_run_keeps_the_agent_on_its_domains(hsite, tmp_path, record_property):

@@ -19,33 +19,11 @@ import pytest
 
 from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
+from tests.clitools import cockpit, processes_mentioning
 
 pytestmark = pytest.mark.fault("kill")
 LONG = 120_000
 RESUMED = "has been resumed"
-
-
-def cockpit(home, *args, timeout=180):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
-
-
-def processes_mentioning(text: str) -> list[int]:
-    """Live processes whose command line or environment holds `text` (chromium: its profile in the
-    home; chromedriver: its HOME inside that profile)."""
-    found = []
-    for p in os.listdir("/proc"):
-        if p.isdigit() and int(p) != os.getpid():
-            try:
-                with open(f"/proc/{p}/cmdline", "rb") as f, open(f"/proc/{p}/environ", "rb") as g:
-                    if text.encode() in f.read() + g.read():
-                        with open(f"/proc/{p}/stat") as st:
-                            if st.read().rsplit(")", 1)[1].split()[0] != "Z":
-                                found.append(int(p))
-            except OSError:
-                pass
-    return found
 
 
 def kill_leftovers(home) -> None:

@@ -19,14 +19,9 @@ import pytest
 from cockpit.core.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
 from cockpit.devtools.fakeruns import make_run
+from tests.clitools import cockpit
 
 pytestmark = pytest.mark.fault("store")
-
-
-def cockpit(home, *args, timeout=180):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
 def no_traceback(r):

@@ -1,49 +1,26 @@
 """Multihop progress and procedural memory in the Live tab (offscreen Qt, real Chromium, real store)."""
 import json
 
-import pytest
-
 from PySide6.QtWidgets import QWidget
 
 from cockpit.core.llm import ModelConfig
 from cockpit.core.modelserver import ModelServer
-from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.ui.hop_strip import HopStrip
-from cockpit.ui.main_window import MainWindow
+from tests.core.test_hops import TWO_HOPS, _museum_link
 
 LONG = 90_000
 TASK = "Which year was the Old Castle built? Check its museum site."
-TWO_HOPS = {"cnt_hop": 2, "procedure": ["wiki", "museum", "end"],
-            "eval": [{"reference_url": "hop_2.html?city=riga"}, {"reference_answers": {"must_include": ["1291"]}}]}
-
-
-def museum_link(body) -> int:
-    text = body["messages"][-1]["content"][0]["text"]
-    for line in text.splitlines():
-        if "Riga museum site" in line:
-            return int(line.split("]")[0].lstrip("["))
-    raise AssertionError("no museum link in the prompt")
 
 
 def hop_agent(body):
     """Click the museum link on hop 1's page, scroll once on the museum page, then answer."""
     n = sum(1 for m in body["messages"] if m["role"] == "assistant")
     if n == 0:
-        return f"Thought: the museum site has the history.\nAction: Click [{museum_link(body)}]"
+        return f"Thought: the museum site has the history.\nAction: Click [{_museum_link(body)}]"
     if n == 1:
         return "Thought: the history is further down.\nAction: Scroll [WINDOW]; down"
     return "Thought: it says 1291.\nAction: ANSWER; The castle was built in 1291."
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = MainWindow(settings=Settings(annotator="ada"), store_root=tmp_path / "home", demo=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def test_strip_states_and_hiding(qtbot):

@@ -6,22 +6,14 @@ from PySide6.QtCore import QPoint, Qt
 
 from cockpit.core.llm import ModelConfig
 from cockpit.core.modelserver import ModelServer, Reply
-from cockpit.core.settings import Settings
 from cockpit.core.store import Store
-from cockpit.ui.main_window import MainWindow
 
 LONG = 90_000
 
 
 @pytest.fixture
-def window(qtbot, tmp_path):
-    settings = Settings(annotator="ada")
-    w = MainWindow(settings=settings, store_root=tmp_path / "home", demo=True)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
+def window(window_factory):
+    return window_factory(demo=True)
 
 
 def records(w):

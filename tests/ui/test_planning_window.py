@@ -3,9 +3,6 @@ planning cost apart in the status bar, the preview at the approval panel, and th
 Offscreen Qt, real Chromium, real store, the real openai client against rule-based model servers."""
 import json
 
-import keyring
-import keyring.backend
-import keyring.errors
 import pytest
 from PySide6.QtCore import Qt
 
@@ -59,16 +56,6 @@ def world_model(body):
         return Reply(f"Verdict: {next(v for f, v in VERDICTS.items() if f in future)}",
                      prompt_tokens=20, completion_tokens=2)
     raise AssertionError(f"unexpected {k} call to the world model")
-
-
-@pytest.fixture
-def window(qtbot, tmp_path):
-    w = MainWindow(settings=Settings(annotator="ada"), store_root=tmp_path / "home")
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    yield w
-    w.close()
 
 
 def records(w):
@@ -157,33 +144,12 @@ def test_a_preview_shows_at_the_approval_panel_and_its_call_is_counted_apart(qtb
     assert w.lookahead.status.text().startswith("plan: 1 call, ")
 
 
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    priority = 1
-
-    def __init__(self):
-        super().__init__()
-        self.store = {}
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if self.store.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
-
-
 @pytest.fixture
-def memory_keyring(tmp_path, monkeypatch):
+def memory_keyring(memory_keyring, tmp_path, monkeypatch):
+    """The in-memory keyring (tests/conftest.py), a fresh COCKPIT_HOME and no key in the environment."""
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)
-    before = keyring.get_keyring()
-    kr = MemoryKeyring()
-    keyring.set_keyring(kr)
-    yield kr
-    keyring.set_keyring(before)
+    return memory_keyring
 
 
 @pytest.mark.fault("secrets")

@@ -4,7 +4,6 @@ import time
 
 import pytest
 import qasync
-from PySide6.QtWidgets import QApplication
 
 from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.store import Store

@@ -4,13 +4,11 @@ import threading
 import time
 
 import keyring
-import keyring.backend
-import keyring.errors
 import pytest
-from keyring.backends import fail
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog
 
+from tests.keyrings import MemoryKeyring
 from cockpit.core import secrets
 from cockpit.core.llm import ModelConfig
 from cockpit.core.modelserver import ModelServer, Reply, scripted
@@ -19,29 +17,6 @@ from cockpit.ui.settings_dialog import ModelSettingsDialog
 
 SECRET = "sk-test-DIALOG-SECRET-0123456789"
 ENV_SECRET = "sk-test-ENV-SECRET-9876543210"
-
-
-class MemoryKeyring(keyring.backend.KeyringBackend):
-    """Passwords in a dict; for tests only."""
-
-    priority = 1
-
-    def __init__(self, fail_on_set: bool = False):
-        super().__init__()
-        self.store = {}
-        self.fail_on_set = fail_on_set
-
-    def get_password(self, service, username):
-        return self.store.get((service, username))
-
-    def set_password(self, service, username, password):
-        if self.fail_on_set:
-            raise keyring.errors.PasswordSetError("locked")
-        self.store[(service, username)] = password
-
-    def delete_password(self, service, username):
-        if self.store.pop((service, username), None) is None:
-            raise keyring.errors.PasswordDeleteError("not found")
 
 
 @pytest.fixture(autouse=True)
@@ -55,25 +30,6 @@ def _use_keyring(kr):
     before = keyring.get_keyring()
     keyring.set_keyring(kr)
     return before
-
-
-@pytest.fixture
-def memory_keyring():
-    kr = MemoryKeyring()
-    before = _use_keyring(kr)
-    try:
-        yield kr
-    finally:
-        keyring.set_keyring(before)
-
-
-@pytest.fixture
-def no_keyring():
-    before = _use_keyring(fail.Keyring())
-    try:
-        yield
-    finally:
-        keyring.set_keyring(before)
 
 
 @pytest.fixture

@@ -1,0 +1,28 @@
+"""Helpers for tests that run the `cockpit` command in a subprocess and clean up after it."""
+import os
+import subprocess
+import sys
+
+
+def cockpit(home, *args, timeout=180, stdin=subprocess.DEVNULL, cwd=None):
+    """`python -m cockpit *args` with COCKPIT_HOME=home; the CompletedProcess (text output)."""
+    env = dict(os.environ, COCKPIT_HOME=str(home))
+    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
+                          timeout=timeout, env=env, stdin=stdin, cwd=cwd)
+
+
+def processes_mentioning(text: str) -> list[int]:
+    """Live processes (not zombies, not this one) whose command line or environment holds `text`
+    (chromium: its profile in the home; chromedriver: its HOME inside that profile)."""
+    found = []
+    for p in os.listdir("/proc"):
+        if p.isdigit() and int(p) != os.getpid():
+            try:
+                with open(f"/proc/{p}/cmdline", "rb") as f, open(f"/proc/{p}/environ", "rb") as g:
+                    if text.encode() in f.read() + g.read():
+                        with open(f"/proc/{p}/stat") as st:
+                            if st.read().rsplit(")", 1)[1].split()[0] != "Z":
+                                found.append(int(p))
+            except OSError:
+                pass
+    return found

@@ -1,0 +1,27 @@
+"""The real window for UI tests: offscreen, a fresh data dir, annotator "ada"."""
+import pytest
+
+from cockpit.core.settings import Settings
+from cockpit.ui.main_window import MainWindow
+
+
+@pytest.fixture
+def window_factory(qtbot, tmp_path):
+    """make(demo=False) -> a shown MainWindow on tmp_path/home; closed after the test."""
+    opened = []
+
+    def make(demo: bool = False) -> MainWindow:
+        w = MainWindow(settings=Settings(annotator="ada"), store_root=tmp_path / "home", demo=demo)
+        qtbot.addWidget(w)
+        w.show()
+        qtbot.waitExposed(w)
+        opened.append(w)
+        return w
+    yield make
+    for w in opened:
+        w.close()
+
+
+@pytest.fixture
+def window(window_factory):
+    return window_factory()
