@@ -426,8 +426,7 @@ class Agent:
                 return
         bp = on_action(self.config.breakpoints, action=action, mark=mark, url=st.obs.url, risk_level=risk.level)
         if bp is not None:
-            shown = redaction.shown(action, st.obs.marks, self.executor.secrets)
-            self._break(st.n, f"{bp.describe()}: {shown}", wait=True)
+            self._break(st.n, f"{bp.describe()}: {st.row['action']}", wait=True)  # as recorded: secrets masked
             self.control.check_stop()
 
     def _ask(self, st: _Step, action: Action, mark, risk: Risk) -> Decision:
@@ -437,7 +436,7 @@ class Agent:
         self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
                               st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])),
-                              shown=redaction.shown(action, obs.marks, self.executor.secrets))
+                              shown=shown)
         if self.look is not None:  # hook: preview + planning; the prediction and the candidates
             self.look.dress(req, st)
         decision = self.approver.decide(req, self.control.stop_event)
@@ -457,7 +456,7 @@ class Agent:
         return decision
 
     def _execute(self, st: _Step, action: Action, actor: str = "agent"):
-        shown = redaction.shown(action, st.obs.marks, self.executor.secrets)
+        shown = st.row["action"]  # the action as recorded (secrets masked), set by the caller
         try:
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
         except ActionError as e:
