@@ -5,16 +5,43 @@ item tooltips and QLabels in the default AutoText format: a page title or a
 model's thought starting with ``<b>`` or ``<img src=...>`` would be rendered as
 markup. Data goes through :func:`tip` before ``setToolTip`` (or a label is set to
 ``Qt.PlainText``), so it shows as the characters it is.
+
+A tooltip is also kept short: a model's 200 KB thought would otherwise become
+a 200 KB tooltip, slow to lay out and taller than the screen. :func:`tip`
+shows the beginning and says how much more there is.
 """
 from __future__ import annotations
 
 from PySide6.QtGui import Qt
 
 
+TIP_CHARS = 2000  # at most this many characters of the text in a tooltip
+TIP_LINES = 40  # and at most this many lines
+
+
 def tip(text: str | None) -> str:
-    """`text` as a tooltip that shows it literally (escaped only when Qt would read it as markup)."""
-    text = text or ""
+    """`text` as a tooltip that shows it literally (escaped only when Qt would read it as markup).
+
+    Long text is cut to its first TIP_CHARS characters and TIP_LINES lines, followed
+    by a line saying how many characters were left out.
+    """
+    text = _capped(text or "")
     return Qt.convertFromPlainText(text) if Qt.mightBeRichText(text) else text
+
+
+def _capped(text: str) -> str:
+    shown = text[:TIP_CHARS]
+    cut = -1
+    for _ in range(TIP_LINES):
+        cut = shown.find("\n", cut + 1)
+        if cut < 0:
+            break
+    if cut >= 0:  # more than TIP_LINES lines
+        shown = shown[:cut]
+    rest = text[len(shown):]
+    if not rest.strip():  # nothing cut, or only trailing blank space
+        return shown if rest else text
+    return f"{shown}\n… ({len(text) - len(shown):,} more characters; see the step's details)"
 
 
 def shown_text(text: str, fmt=Qt.AutoText) -> str:

@@ -35,15 +35,30 @@ CACHE = 24  # decoded screenshots kept
 PRELOAD = 3  # steps decoded ahead and behind
 
 
+SOURCE = "cockpit-source"  # QImage text key: the file an image was decoded from
+MARKED_NOTE = "clean screenshot missing; showing the marked one (its boxes are part of the image)"
+
+
 def _decode(path: str) -> QImage | None:
     """PNG to QImage with Pillow, whose decoder lets other Python threads (the GUI) run meanwhile."""
     try:
         with Image.open(path) as im:
             im = im.convert("RGB")
             data = im.tobytes()
-            return QImage(data, im.width, im.height, 3 * im.width, QImage.Format_RGB888).copy()
+            img = QImage(data, im.width, im.height, 3 * im.width, QImage.Format_RGB888).copy()
     except (OSError, ValueError):
         return None
+    img.setText(SOURCE, path)
+    return img
+
+
+def _decode_first(paths: tuple[str, ...]) -> QImage | None:
+    """The first of `paths` that decodes (the clean screenshot, else the marked one)."""
+    for path in paths:
+        img = _decode(path)
+        if img is not None:
+            return img
+    return None
 
 
 class _Loader(QObject):
@@ -55,7 +70,7 @@ class _Loader(QObject):
         super().__init__(parent)
         self.store_root = store_root
         self._lock = threading.Lock()
-        self._jobs: list[tuple[str, str, int, str]] = []
+        self._jobs: list[tuple[str, str, int, tuple[str, ...]]] = []
         self._wake = threading.Event()
         self._stopped = False
         threading.Thread(target=self._work, name="review-loader", daemon=True).start()
@@ -64,15 +79,18 @@ class _Loader(QObject):
         self._stopped = True
         self._wake.set()
 
-    def request(self, kind: str, jobs: list[tuple[str, int, str]]) -> None:
+    def request(self, kind: str, jobs: list[tuple[str, int, str | tuple[str, ...]]]) -> None:
         """Replace the pending jobs of `kind` ('image' or 'thumb') with `jobs` (run id, step, path).
+
+        A job's path may be a tuple of paths: the first that decodes is used.
 
         Images go first: they are what the annotator is waiting for; the
         filmstrip's thumbnails fill in behind them.
         """
         with self._lock:
             keep = [j for j in self._jobs if j[0] != kind]
-            new = [(kind, *j) for j in jobs]
+            new = [(kind, run_id, step, (paths,) if isinstance(paths, str) else tuple(paths))
+                   for run_id, step, paths in jobs]
             self._jobs = new + keep if kind == "image" else keep + new
         self._wake.set()
 
@@ -83,8 +101,8 @@ class _Loader(QObject):
                 if not self._jobs:
                     self._wake.clear()
                     continue
-                kind, run_id, step, path = self._jobs.pop(0)
-            img = _decode(path)
+                kind, run_id, step, paths = self._jobs.pop(0)
+            img = _decode_first(paths)
             if self._stopped or (img is None and kind == "thumb"):
                 continue
             try:
@@ -220,6 +238,10 @@ class ReviewPanel(QWidget):
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
         self.step_info.setWordWrap(True)
+        self.image_note = QLabel()  # says when the shown image is not the clean screenshot
+        self.image_note.setTextFormat(Qt.PlainText)
+        self.image_note.setStyleSheet("color:#e65100")
+        self.image_note.hide()
         self.details = StepDetails()
         self._build_label_bar(annotator)
         viewer = QWidget()
@@ -234,6 +256,7 @@ class ReviewPanel(QWidget):
         tl.setContentsMargins(0, 0, 0, 0)
         tl.addLayout(self.tools)
         tl.addWidget(self.step_info)
+        tl.addWidget(self.image_note)
         tl.addWidget(self.view, 1)
         vsplit.addWidget(top)
         vsplit.addWidget(self.details)
@@ -404,6 +427,7 @@ class ReviewPanel(QWidget):
             self.view.clear(str(e))
             return
         self.opened_at = time.monotonic()
+        self._set_note("")
         self._revealed = False
         self._pick_target = False
         self._marks = {k: v for k, v in self._marks.items() if k[0] == run_id}  # only this run's
@@ -463,9 +487,10 @@ class ReviewPanel(QWidget):
         img = self._images.get(key)
         if img is not None:
             self._images.move_to_end(key)
-            self.view.set_screenshot(img, self._marks_of(s), keep_view=True)
+            self._show_image(s, img)
         else:
             self.view.clear("loading…")
+            self._set_note("")
             self._request_image(s, first=True)
         self._decorate(s)
         self.filmstrip.blockSignals(True)
@@ -511,27 +536,41 @@ class ReviewPanel(QWidget):
                 self._marks[key] = []
         return self._marks[key]
 
-    def _image_path(self, s: dict) -> str | None:
-        rel = s.get("screenshot_clean") or s.get("screenshot")
-        return str(self.store.file(rel)) if rel else None
+    def _image_paths(self, s: dict) -> tuple[str, ...]:
+        """The files to show for step `s`, best first: the clean screenshot, then the marked one."""
+        paths = []
+        for key in ("screenshot_clean", "screenshot"):
+            if s.get(key) and str(self.store.file(s[key])) not in paths:
+                paths.append(str(self.store.file(s[key])))
+        return tuple(paths)
+
+    def _show_image(self, s: dict, img: QImage) -> None:
+        """Show a decoded image of step `s`, with a note when it is not the clean screenshot."""
+        self.view.set_screenshot(img, self._marks_of(s), keep_view=True)
+        clean = s.get("screenshot_clean")
+        self._set_note("" if clean and img.text(SOURCE) == str(self.store.file(clean)) else MARKED_NOTE)
+
+    def _set_note(self, text: str) -> None:
+        self.image_note.setText(text)
+        self.image_note.setVisible(bool(text))
 
     def _request_image(self, s: dict, first: bool = False) -> None:
-        path = self._image_path(s)
-        if path is None:
+        paths = self._image_paths(s)
+        if not paths:
             if first:
                 self.view.clear(f"Step {s['step']} has no screenshot.")
             return
-        self.loader.request("image", [(self.run["id"], s["step"], path)] + self._preload_jobs())
+        self.loader.request("image", [(self.run["id"], s["step"], paths)] + self._preload_jobs())
 
-    def _preload_jobs(self) -> list[tuple[str, int, str]]:
+    def _preload_jobs(self) -> list[tuple[str, int, tuple[str, ...]]]:
         jobs = []
         for d in [x for k in range(1, PRELOAD + 1) for x in (k, -k)]:  # next, previous, next+1, ...
             j = self.index + d
             if 0 <= j < len(self.steps):
                 s = self.steps[j]
-                path = self._image_path(s)
-                if path and (self.run["id"], s["step"]) not in self._images:
-                    jobs.append((self.run["id"], s["step"], path))
+                paths = self._image_paths(s)
+                if paths and (self.run["id"], s["step"]) not in self._images:
+                    jobs.append((self.run["id"], s["step"], paths))
         return jobs
 
     def _preload(self) -> None:
@@ -547,8 +586,11 @@ class ReviewPanel(QWidget):
         if img is None:  # not cached: the file may yet appear
             if self.run and run_id == self.run["id"] and self.steps and self.steps[self.index]["step"] == step \
                     and not self.view.has_screenshot():
-                self.view.clear(f"The screenshot of step {step} is missing or unreadable "
-                                f"({self._image_path(self.steps[self.index])}).")
+                paths = self._image_paths(self.steps[self.index])
+                what = f"screenshot of step {step} is" if len(paths) < 2 else \
+                    f"screenshots of step {step} (clean and marked) are"
+                self.view.clear(f"The {what} missing or unreadable ({' and '.join(paths)}).")
+                self._set_note("")
             return
         self._images[(run_id, step)] = img
         while len(self._images) > CACHE:
@@ -556,7 +598,7 @@ class ReviewPanel(QWidget):
         if self.run and run_id == self.run["id"] and self.steps and self.steps[self.index]["step"] == step \
                 and not self.view.has_screenshot():
             s = self.steps[self.index]
-            self.view.set_screenshot(img, self._marks_of(s), keep_view=True)
+            self._show_image(s, img)
             self._decorate(s)
 
     def _on_loader_thumb(self, run_id: str, step: int, img) -> None:
