@@ -33,7 +33,7 @@ def add_parser(sub) -> None:
     common.add_model_options(p)
     # None = "as in the parent run" for every model setting (their help texts name the usual defaults).
     p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
-                   image_detail=None)
+                   image_detail=None, image_format=None)
     common.add_agent_options(p)
     common.add_browser_options(p)
 
@@ -107,14 +107,12 @@ def _replay_only(args, store, run_id: str) -> int:
 
 
 def _model_config(args, parent: dict):
-    from ..core.llm import ModelConfig
-    mc = ModelConfig.from_dict((parent.get("config") or {}).get("model"))
-    if not (parent.get("config") or {}).get("model"):
-        mc.model = parent.get("model") or mc.model
-        mc.base_url = parent.get("base_url") or None
+    from ..core.reask import model_config_of
+    mc = model_config_of(parent)  # as the parent run was configured, screenshots sent in its format
     given = {"base_url": args.base_url, "model": args.model, "temperature": args.temperature,
              "max_tokens": args.max_tokens, "timeout": args.timeout, "max_retries": args.retries,
-             "image_detail": args.image_detail, "image_max_width": args.image_max_width}
+             "image_detail": args.image_detail, "image_max_width": args.image_max_width,
+             "image_format": args.image_format}
     for k, v in given.items():
         if v is not None:
             setattr(mc, k, v)

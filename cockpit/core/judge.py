@@ -34,7 +34,6 @@ same policy and error messages as :mod:`cockpit.core.llm`).
 from __future__ import annotations
 
 import asyncio
-import base64
 import logging
 import re
 import time
@@ -46,6 +45,7 @@ import openai
 
 from . import resources
 from .errors import CockpitError
+from .images import data_url
 from .llm import ModelClient, ModelConfig, ModelError, estimate_cost, prepare_images
 from .references import References, check_exact_match, check_must_include, normalize, references_of
 from .store import Store
@@ -130,11 +130,6 @@ def _final_answer(run: dict) -> str | None:
     return run.get("answer")
 
 
-def _data_url(data: bytes) -> str:
-    mime = "image/jpeg" if data[:3] == b"\xff\xd8\xff" else "image/png"
-    return f"data:{mime};base64," + base64.b64encode(data).decode("ascii")
-
-
 def build_request(store: Store, run_id: str, k: int) -> list[dict]:
     """The judge's messages for one run: the system prompt, then one user message holding the task,
     the final answer (or a note that there is none) and the last ``k`` marked screenshots as data URLs
@@ -179,7 +174,7 @@ def build_request(store: Store, run_id: str, k: int) -> list[dict]:
     content: list[dict] = [{"type": "text", "text": "\n".join(lines)}]
     for n, data in images:
         content.append({"type": "text", "text": f"Screenshot of step {n}:"})
-        content.append({"type": "image_url", "image_url": {"url": _data_url(data)}})
+        content.append({"type": "image_url", "image_url": {"url": data_url(data)}})
     content.append({"type": "text", "text": "Did the agent accomplish the task? Give your reasoning, "
                                             "then the verdict line: SUCCESS or NOT SUCCESS."})
     return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": content}]

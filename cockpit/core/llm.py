@@ -31,11 +31,9 @@ Retry policy (``max_retries`` retries after the first attempt):
 """
 from __future__ import annotations
 
-import base64
 import copy
 import email.utils
 import http
-import io
 import json
 import logging
 import random
@@ -46,7 +44,7 @@ from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core import secrets
+from cockpit.core import images, secrets
 from cockpit.core.errors import CockpitError
 
 __all__ = [
@@ -75,7 +73,6 @@ RETRY_AFTER_CAP = 60.0      # never wait longer than this for a Retry-After head
 CANCEL_POLL = 0.05          # how often a waiting chat() looks at the cancel event
 IMAGE_TOKEN_GUESS = 85      # per image, for the usage estimate when the server gives none
 NO_KEY = "not-needed"       # what local servers get when no key is configured
-PNG_PREFIX = "data:image/png;base64,"
 OPENAI_HOSTS = ("api.openai.com",)
 
 
@@ -96,6 +93,7 @@ class ModelConfig:
     backoff_cap: float = 30.0
     image_detail: str = "auto"       # "low" | "high" | "auto" -> image_url.detail
     image_max_width: int | None = None  # downscale screenshots wider than this before sending
+    image_format: str = "jpeg"       # "jpeg" | "png": how screenshots are sent (stored as PNG either way)
     price_in: float | None = None    # USD per 1M prompt tokens; None = look up PRICES
     price_out: float | None = None   # USD per 1M completion tokens; None = look up PRICES
 
@@ -189,9 +187,11 @@ class ModelCancelled(CockpitError):
 def prepare_images(messages: list[dict], config: ModelConfig) -> list[dict]:
     """A copy of ``messages`` with every image part set to ``config.image_detail``.
 
-    When ``config.image_max_width`` is set, base64 PNG data URLs wider than it
-    are downscaled (aspect kept) and re-encoded as PNG. Other images (http URLs,
-    JPEGs, undecodable placeholders) keep their URL. The input is not changed.
+    Base64 PNG and JPEG data URLs are sent as ``config.image_format`` (see
+    :mod:`cockpit.core.images`), downscaled first (aspect kept) when wider than
+    ``config.image_max_width``. An image already in that format and narrow
+    enough keeps its bytes. Other images (http URLs, undecodable placeholders)
+    keep their URL. The input is not changed.
     """
     out = copy.deepcopy(messages)
     for msg in out:
@@ -209,29 +209,17 @@ def _prepare_part(part: dict, config: ModelConfig) -> None:
         image = {"url": image}
     image = dict(image or {})
     image["detail"] = config.image_detail
-    if config.image_max_width and isinstance(image.get("url"), str):
-        image["url"] = _shrink_png(image["url"], config.image_max_width)
+    url = image.get("url")
+    data = images.from_data_url(url) if isinstance(url, str) else None
+    if data is not None:
+        try:
+            sent = images.for_model(data, config.image_format, config.image_max_width)
+        except images.ImageError:
+            log.debug("image part is not a decodable image; sent unchanged")
+        else:
+            if sent is not data:
+                image["url"] = images.data_url(sent)
     part["image_url"] = image
-
-
-def _shrink_png(url: str, max_width: int) -> str:
-    if not url.startswith(PNG_PREFIX):
-        return url
-    from PIL import Image
-
-    try:
-        img = Image.open(io.BytesIO(base64.b64decode(url[len(PNG_PREFIX):], validate=True)))
-        img.load()
-    except Exception:  # e.g. the "{b64_img}" placeholder of imported runs
-        log.debug("image part is not a decodable PNG; sent unchanged")
-        return url
-    if img.width <= max_width:
-        return url
-    height = max(1, round(img.height * max_width / img.width))
-    small = img.resize((max_width, height), Image.Resampling.LANCZOS)
-    buf = io.BytesIO()
-    small.save(buf, format="PNG", optimize=True)
-    return PNG_PREFIX + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
 # --------------------------------------------------------------------------- helpers

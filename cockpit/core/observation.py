@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from . import overlay, resources
+from . import images, overlay, resources
 from .browser import SOM_GLOBAL, BrowserSession
 from .marks import Mark, element_text, marks_from_json
 
@@ -38,20 +38,37 @@ class Observation:
     timings: dict = field(default_factory=dict)  # milliseconds per phase
     marked: bytes | None = None  # PNG with boxes drawn; see render()
     thumb: Image.Image | None = field(default=None, repr=False)  # small grey copy, for measuring change
+    model_image: bytes | None = None  # the marked screenshot as the model is sent it; see for_model()
+    drawn: Image.Image | None = field(default=None, repr=False)  # the marked screenshot, decoded
 
     def render(self, **style) -> bytes:
         """The marked screenshot as PNG: drawn once and kept; with `style`, drawn anew."""
         if style:
-            return overlay.to_png(overlay.draw_marks(_decode(self.screenshot), self.marks, **style))
+            return images.encode(overlay.draw_marks(_decode(self.screenshot), self.marks, **style), "png")
         if self.marked is None:
-            self._draw(_decode(self.screenshot))
+            self.marked = images.encode(self._drawn(), "png")
         return self.marked
 
+    def for_model(self, fmt: str) -> bytes:
+        """The marked screenshot in `fmt` ('jpeg' or 'png'), encoded once and kept.
+
+        The same bytes as :func:`images.for_model` makes from the stored PNG:
+        both encode the same pixels the same way.
+        """
+        if fmt == "png":
+            return self.render()
+        if self.model_image is None or images.sniff(self.model_image) != fmt:
+            self.model_image = images.encode(self._drawn(), fmt)
+        return self.model_image
+
+    def _drawn(self) -> Image.Image:
+        if self.drawn is None:
+            self._draw(_decode(self.screenshot))
+        return self.drawn
+
     def _draw(self, image: Image.Image, thumb: Image.Image | None = None) -> None:
-        t = time.perf_counter()
         self.thumb = thumb if thumb is not None else _thumb(image)
-        self.marked = overlay.to_png(overlay.draw_marks(image, self.marks))
-        self.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+        self.drawn = overlay.draw_marks(image, self.marks)
 
     @property
     def element_text(self) -> str:
@@ -107,8 +124,13 @@ def _decode(png: bytes) -> Image.Image:
     return img.convert("RGB")
 
 
-def observe(session: BrowserSession, *, render: bool = True) -> Observation:
+def observe(session: BrowserSession, *, render: bool = True, image_format: str = "jpeg") -> Observation:
     """Take the clean screenshot, mark the page and (by default) draw the overlay.
+
+    With `render`, the marked screenshot is drawn and encoded in `image_format`,
+    the form the model is sent (:meth:`Observation.for_model`); the PNG kept for
+    review (:meth:`Observation.render`) is encoded when first asked for, which
+    the agent does while the model is thinking.
 
     With local Chrome the screenshot is captured (and decoded) on a second
     DevTools connection in a thread while the marking script runs through
@@ -144,5 +166,8 @@ def observe(session: BrowserSession, *, render: bool = True) -> Observation:
                       page_size=tuple(page["page_size"]), stats=res["stats"],
                       timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000})
     if render:
+        t = time.perf_counter()
         obs._draw(*prepared)
+        obs.for_model(image_format)
+        obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
     return obs

@@ -97,9 +97,3 @@ def draw_marks(screenshot: Image.Image | bytes, marks: list[Mark], *, color: str
         x, y, w, h = marks[highlight - 1].bbox
         draw.rectangle([x - 2, y - 2, x + w + 1, y + h + 1], outline="#e0115f", width=3)
     return img
-
-
-def to_png(img: Image.Image) -> bytes:
-    buf = io.BytesIO()
-    img.save(buf, format="PNG", compress_level=1)  # speed over size: it is redrawn per step
-    return buf.getvalue()

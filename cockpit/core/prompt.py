@@ -8,7 +8,6 @@ or a browser.
 """
 from __future__ import annotations
 
-import base64
 import copy
 import re
 from dataclasses import dataclass
@@ -17,6 +16,7 @@ from typing import Callable
 from . import resources
 from .actions.grammar import Action, parse_action
 from .errors import ActionParseError
+from .images import data_url
 
 OMITTED = "A screenshot and some texts. (Omitted in context.)"
 FORMAT_ERROR = "Format ERROR: Both 'Thought' and 'Action' should be included in your reply."
@@ -143,15 +143,14 @@ def image_steps(messages: list[dict]) -> list[int]:
     return out
 
 
-def materialize(messages: list[dict], load_png: Callable[[int], bytes]) -> list[dict]:
-    """A copy with every image reference replaced by a PNG data URL."""
+def materialize(messages: list[dict], load_image: Callable[[int], bytes]) -> list[dict]:
+    """A copy with every image reference replaced by a data URL of the image (PNG or JPEG)."""
     msgs = copy.deepcopy(messages)
     for m in msgs:
         for p in image_parts(m):
             url = p["image_url"]["url"]
             if url.startswith(IMAGE_REF):
-                png = load_png(int(url[len(IMAGE_REF):]))
-                p["image_url"]["url"] = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
+                p["image_url"]["url"] = data_url(load_image(int(url[len(IMAGE_REF):])))
     return msgs
 
 

@@ -209,8 +209,10 @@ def model_config_of(run: dict, edit: ReaskEdit | None = None) -> ModelConfig:
     stored = (run.get("config") or {}).get("model")
     if isinstance(stored, dict):
         cfg = ModelConfig.from_dict(stored)
+        if "image_format" not in stored:  # recorded before screenshots were sent as JPEG: they went as PNG
+            cfg.image_format = "png"
     else:  # runs recorded without a config (imported, older): what the run row says
-        cfg = ModelConfig(base_url=run.get("base_url") or None)
+        cfg = ModelConfig(base_url=run.get("base_url") or None, image_format="png")
         if run.get("model") and not run["model"].startswith("("):
             cfg.model = run["model"]
     if edit.model is not None:
@@ -413,7 +415,8 @@ def _check_messages(msgs) -> None:
 
 
 def _screenshot(store: Store, run_id: str, j: int, step: int) -> bytes:
-    """The marked screenshot of step j of this run, as the agent attached it."""
+    """The marked screenshot of step j of this run as stored (PNG); the client sends it in the run's
+    image format, the same bytes the agent sent (see cockpit.core.images)."""
     rel = str((store.step_dir(run_id, j) / "marked.png").relative_to(store.root))
     try:
         return store.read_file(rel, f"screenshot of step {j}")

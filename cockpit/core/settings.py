@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from cockpit.core import paths
+from cockpit.core import images, paths
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm import ModelConfig
@@ -44,6 +44,7 @@ from cockpit.core.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 __all__ = [
     "APPROVAL_POLICIES",
     "IMAGE_DETAILS",
+    "IMAGE_FORMATS",
     "MAX_RECENT",
     "MODEL_HELP",
     "SETTINGS_VERSION",
@@ -63,6 +64,7 @@ FILE_NAME = "settings.json"
 MAX_RECENT = 10
 APPROVAL_POLICIES: tuple[str, ...] = tuple(POLICIES)
 IMAGE_DETAILS = ("auto", "low", "high")
+IMAGE_FORMATS = images.FORMATS
 
 #: Names that must never appear as keys anywhere in settings.json.
 _KEY_LIKE = re.compile(r"(^|[_\-.])(api[_\-]?key|apikey|key|secret|secrets|password|passwd|token|"
@@ -96,6 +98,8 @@ MODEL_HELP: dict[str, str] = {
     "image_detail": "Image detail sent with screenshots: auto, low (cheap) or high.",
     "image_max_width": "Screenshots wider than this many pixels are scaled down before sending "
                        "(empty or 0 = never).",
+    "image_format": "How screenshots are sent to the model: jpeg (fast to encode; the default) or png "
+                    "(lossless, as WebVoyager sent them). They are stored as PNG either way.",
     "price_in": "USD per million prompt tokens, for the cost estimate (empty = built-in price list).",
     "price_out": "USD per million completion tokens, for the cost estimate (empty = built-in price list).",
 }
@@ -342,6 +346,7 @@ _MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "backoff_cap": _check(lambda v: v >= 0),
     "image_detail": _check(lambda v: v in IMAGE_DETAILS),
     "image_max_width": _check(lambda v: v is None or v >= 0, lambda v: v or None),  # 0 = off = None
+    "image_format": _check(lambda v: v.lower() in IMAGE_FORMATS, str.lower),
     "price_in": _check(lambda v: v is None or v >= 0),
     "price_out": _check(lambda v: v is None or v >= 0),
 }

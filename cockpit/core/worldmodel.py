@@ -12,13 +12,13 @@ into a password or card field is replaced by "(secret)" before any prompt.
 """
 from __future__ import annotations
 
-import base64
 import threading
 from dataclasses import dataclass, field
 
 from . import prompt, resources
 from .actions.grammar import Action
-from .llm import PNG_PREFIX, ChatResult, ModelClient, ModelConfig
+from .images import data_url
+from .llm import ChatResult, ModelClient, ModelConfig
 from .marks import Mark, describe
 
 #: The page text sent to the world model is clipped to this many characters.
@@ -43,7 +43,7 @@ class Page:
     url: str = ""
     title: str = ""
     marks: tuple = ()  # Mark objects
-    screenshot: bytes | None = None  # the marked PNG
+    screenshot: bytes | None = None  # the marked screenshot (PNG or JPEG)
     secrets: frozenset = frozenset()  # text typed into secret fields so far: never put in a prompt
 
     @property
@@ -88,8 +88,8 @@ class Prediction:
         return d
 
 
-def _image_part(png: bytes) -> dict:
-    return {"type": "image_url", "image_url": {"url": PNG_PREFIX + base64.b64encode(png).decode("ascii")}}
+def _image_part(image: bytes) -> dict:
+    return {"type": "image_url", "image_url": {"url": data_url(image)}}
 
 
 def _clean(text: str) -> str:
@@ -107,10 +107,10 @@ class WorldModel:
     def model(self) -> str:
         return self.client.config.model
 
-    def _chat(self, system: str, text: str, png: bytes | None, cancel) -> ChatResult:
+    def _chat(self, system: str, text: str, image: bytes | None, cancel) -> ChatResult:
         content: list[dict] = [{"type": "text", "text": text}]
-        if png and self.images:
-            content.append(_image_part(png))
+        if image and self.images:
+            content.append(_image_part(image))
         return self.client.chat([{"role": "system", "content": system}, {"role": "user", "content": content}],
                                 cancel=cancel)
 

@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
 
 from cockpit.core import secrets
 from cockpit.core.llm import ModelCancelled, ModelClient, ModelConfig, ModelError
-from cockpit.core.settings import IMAGE_DETAILS, MODEL_HELP, Settings, SettingsError, save_settings
+from cockpit.core.settings import IMAGE_DETAILS, IMAGE_FORMATS, MODEL_HELP, Settings, SettingsError, save_settings
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]
@@ -154,6 +154,10 @@ class ModelSettingsDialog(QDialog):
         self.width_spin.setSpecialValueText("off")
         form.addRow(self._label("Image max &width:", self.width_spin, "image_max_width"), self.width_spin)
 
+        self.format_combo = QComboBox()
+        self.format_combo.addItems(list(IMAGE_FORMATS))
+        form.addRow(self._label("Image &format:", self.format_combo, "image_format"), self.format_combo)
+
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAutoFillBackground(False)
@@ -205,8 +209,8 @@ class ModelSettingsDialog(QDialog):
 
         order = [self.base_url_edit, self.presets_button, self.model_combo, self.list_button,
                  self.temperature_spin, self.max_tokens_spin, self.timeout_spin, self.detail_combo,
-                 self.width_spin, self.key_edit, self.test_button, *self.lookahead.widgets(), self.ok_button,
-                 self.buttons.button(QDialogButtonBox.StandardButton.Cancel)]
+                 self.width_spin, self.format_combo, self.key_edit, self.test_button, *self.lookahead.widgets(),
+                 self.ok_button, self.buttons.button(QDialogButtonBox.StandardButton.Cancel)]
         for a, b in zip(order, order[1:]):
             QWidget.setTabOrder(a, b)
         self.base_url_edit.setFocus()
@@ -240,6 +244,8 @@ class ModelSettingsDialog(QDialog):
         i = self.detail_combo.findText(cfg.image_detail)
         self.detail_combo.setCurrentIndex(i if i >= 0 else 0)
         self.width_spin.setValue(cfg.image_max_width or 0)
+        i = self.format_combo.findText(cfg.image_format)
+        self.format_combo.setCurrentIndex(i if i >= 0 else 0)
 
     def base_url(self) -> str | None:
         """The base URL in the form; None for OpenAI."""
@@ -256,6 +262,7 @@ class ModelSettingsDialog(QDialog):
             timeout=float(self.timeout_spin.value()),
             image_detail=self.detail_combo.currentText(),
             image_max_width=self.width_spin.value() or None,
+            image_format=self.format_combo.currentText(),
         )
 
     def _url_problem(self) -> str:

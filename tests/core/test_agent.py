@@ -5,7 +5,7 @@ import time
 
 import pytest
 
-from cockpit.core import prompt
+from cockpit.core import images, prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover, TerminalApprover
 from cockpit.core.agent.control import RunControl
@@ -93,7 +93,9 @@ def test_full_run_records_every_step_and_the_answer(site, agent_for, store):
     assert first[0]["role"] == "system" and "Click [N]" in first[0]["content"]
     assert first[1]["content"][0]["text"].startswith(
         "Now given a task: Find the secret number  Please interact with " + site.url("agent_start.html"))
-    assert first[1]["content"][1]["image_url"]["url"].startswith("data:image/png;base64,")
+    # the model is sent the marked screenshot as JPEG: the stored PNG, encoded the same way
+    sent = first[1]["content"][1]["image_url"]["url"]
+    assert sent == images.data_url(images.for_model(store.file(steps[0]["screenshot"]).read_bytes(), "jpeg"))
     kinds = [type(e).__name__ for e in agent.events]
     assert kinds[:4] == ["RunStarted", "StepStarted", "ObservationReady", "ModelReplied"]
     assert kinds[-1] == "RunFinished" and kinds.count("StepFinished") == 2
@@ -110,7 +112,7 @@ def test_only_the_last_three_screenshots_are_sent(site, agent_for, store):
     user = [m for m in sent if m["role"] == "user"]
     with_images = [m for m in user if isinstance(m["content"], list)]
     assert len(user) == 6 and len(with_images) == 3
-    assert all(m["content"][1]["image_url"]["url"].startswith("data:image/png") for m in with_images)
+    assert all(m["content"][1]["image_url"]["url"].startswith("data:image/jpeg") for m in with_images)
     clipped = [m["content"] for m in user if isinstance(m["content"], str)]
     assert len(clipped) == 3 and all(prompt.OMITTED in c for c in clipped)
     assert clipped[0].startswith("Now given a task: Scroll to the bottom")  # the task survives clipping

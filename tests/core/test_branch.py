@@ -125,7 +125,7 @@ def test_branch_replays_the_steps_before_k_and_continues_with_the_history(browse
     assert last_user_text({"messages": first}) == parent_request[-1]["content"][0]["text"]
     assert "Result of your last action: clicked [" in last_user_text({"messages": first})
     images = [p for m in first if isinstance(m["content"], list) for p in m["content"] if p["type"] == "image_url"]
-    assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert len(images) == 1 and images[0]["image_url"]["url"].startswith("data:image/jpeg;base64,")
     # the parent is untouched
     assert [s["action"] for s in store.steps(parent)] == [s["action"] for s in psteps]
     assert store.run(parent)["steps"] == 4

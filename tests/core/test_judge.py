@@ -12,6 +12,7 @@ import time
 import pytest
 from PIL import Image
 
+from cockpit.core import images
 from cockpit.core import judge as J
 from cockpit.core.llm import ModelConfig
 from cockpit.core.modelserver import ModelServer, Reply
@@ -180,7 +181,7 @@ def test_exactly_the_last_k_marked_screenshots_are_sent(tmp_path, k, expect_step
     with ModelServer(["SUCCESS"]) as srv:
         judge(tmp_path, [rid], srv, k=k)
         body = srv.requests[0]
-    assert images_of(body) == [png(s) for s in expect_steps]
+    assert images_of(body) == [images.for_model(png(s), "jpeg") for s in expect_steps]  # as JPEG by default
     labels = [p["text"] for p in body["messages"][1]["content"] if p["type"] == "text" and p["text"].startswith("Screenshot")]
     assert labels == [f"Screenshot of step {s}:" for s in expect_steps]
     details = {p["image_url"]["detail"] for p in body["messages"][1]["content"] if p["type"] == "image_url"}

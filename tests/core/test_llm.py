@@ -363,11 +363,26 @@ def test_prepare_images_leaves_small_and_foreign_images_alone():
     msgs = [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": u}}
                                          for u in (small, placeholder, remote)]},
             {"role": "assistant", "content": "Thought: x"}]
-    out = prepare_images(msgs, ModelConfig(image_detail="high", image_max_width=512))
+    out = prepare_images(msgs, ModelConfig(image_detail="high", image_max_width=512, image_format="png"))
     parts = [p["image_url"] for p in out[0]["content"]]
     assert [p["url"] for p in parts] == [small, placeholder, remote]
     assert {p["detail"] for p in parts} == {"high"}
     assert out[1] == msgs[1]
+
+
+def test_prepare_images_sends_the_configured_format():
+    png = png_data_url(300, 200)
+    out = prepare_images(image_messages(png), ModelConfig())  # JPEG by default
+    url = out[0]["content"][1]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,") and png_size(url) == (300, 200)
+    # A JPEG already is sent byte for byte; as PNG it is converted back.
+    assert prepare_images(out, ModelConfig())[0]["content"][1]["image_url"]["url"] == url
+    back = prepare_images(out, ModelConfig(image_format="png"))[0]["content"][1]["image_url"]["url"]
+    assert back.startswith("data:image/png;base64,") and png_size(back) == (300, 200)
+    # Downscaling keeps the format asked for.
+    big = prepare_images(image_messages(png_data_url(1024, 768)), ModelConfig(image_max_width=512))
+    url = big[0]["content"][1]["image_url"]["url"]
+    assert url.startswith("data:image/jpeg;base64,") and png_size(url) == (512, 384)
 
 
 def test_chat_sends_prepared_images():

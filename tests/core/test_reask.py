@@ -8,7 +8,7 @@ import sys
 import pytest
 from PIL import Image
 
-from cockpit.core import prompt
+from cockpit.core import images, prompt
 from cockpit.core import reask as R
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm import ModelConfig, ModelError, prepare_images
@@ -75,8 +75,8 @@ def image_urls(messages: list[dict]) -> list[str]:
 
 
 def data_url(b: bytes) -> str:
-    import base64
-    return "data:image/png;base64," + base64.b64encode(b).decode()
+    """The stored PNG `b` as the model is sent it (JPEG by default)."""
+    return images.data_url(images.for_model(b, "jpeg"))
 
 
 @pytest.fixture

@@ -59,7 +59,7 @@ def test_preview_is_stored_shown_at_the_gate_and_checked_against_what_happened(s
     assert len(asked) == 2 and len(wm.requests) == 2
     assert asked[1]["model"] == "wm-model"
     content = asked[1]["messages"][1]["content"]
-    assert content[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert content[1]["image_url"]["url"].startswith("data:image/jpeg;base64,")
     assert "Order a copy of the book" in content[0]["text"] and "Place order" in content[0]["text"]
     # the preview calls are counted apart from the agent's
     run = store.run(result.run_id)

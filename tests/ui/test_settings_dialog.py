@@ -50,6 +50,7 @@ def test_fields_show_the_settings(make_dialog):
     assert dlg.model_combo.currentText() == "llava"
     assert dlg.detail_combo.currentText() == "auto"
     assert dlg.width_spin.text() == "off"
+    assert dlg.format_combo.currentText() == "jpeg"
     assert dlg.key_edit.echoMode() == dlg.key_edit.EchoMode.Password
 
 
@@ -245,10 +246,11 @@ def test_presets_and_other_settings_kept(make_dialog):
     dlg.preset_actions["LM Studio"].trigger()
     dlg.width_spin.setValue(1024)
     dlg.detail_combo.setCurrentText("low")
+    dlg.format_combo.setCurrentText("png")
     dlg.accept()
     s = dlg.result_settings()
     assert s.model.base_url == "http://localhost:1234/v1"
-    assert (s.model.image_max_width, s.model.image_detail) == (1024, "low")
+    assert (s.model.image_max_width, s.model.image_detail, s.model.image_format) == (1024, "low", "png")
     assert (s.max_steps, s.annotator) == (33, "bob")
     assert load_settings() == (s, [])
 
@@ -274,7 +276,8 @@ def test_labels_have_buddies_and_tab_order(make_dialog):
                   for b in (dlg.test_button, dlg.list_button, dlg.presets_button)]
     assert len(mnemonics) == len(set(mnemonics))
     wanted = [dlg.base_url_edit, dlg.presets_button, dlg.model_combo, dlg.list_button, dlg.temperature_spin,
-              dlg.max_tokens_spin, dlg.timeout_spin, dlg.detail_combo, dlg.width_spin, dlg.key_edit,
+              dlg.max_tokens_spin, dlg.timeout_spin, dlg.detail_combo, dlg.width_spin, dlg.format_combo,
+              dlg.key_edit,
               dlg.test_button, dlg.ok_button]
     chain, w = [], dlg.base_url_edit
     for _ in range(200):                                 # the focus chain, in Tab order

@@ -12,7 +12,7 @@ import json
 import logging
 import re
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,7 +30,7 @@ from ..risk import Risk, SiteRule, classify
 from ..store import Store
 from . import events as ev
 from . import redaction
-from .. import effects, navguard
+from .. import effects, images, navguard
 from .breakpoints import Breakpoint, first, on_action
 from .approval import POLICIES, ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
 from .control import RunControl, Stopped
@@ -90,6 +90,10 @@ class RunResult:
     error: str = ""
 
 
+# The marked PNG of each step is encoded (Pillow lets go of the GIL) and written here, off the step's path.
+_step_files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="step-files")
+
+
 @dataclass
 class _Step:
     """What one step gathered so far; becomes a store row."""
@@ -101,6 +105,7 @@ class _Step:
     row: dict = field(default_factory=dict)
     decision: dict | None = None
     press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
+    marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
 
 
 class Agent:
@@ -189,7 +194,8 @@ class Agent:
         except (ModelError, BrowserError) as e:
             self._commit_partial(step, "failed", str(e))
             return self._fail(str(e))
-        except CockpitError as e:
+        except CockpitError as e:  # the store, say: the step is kept as far as it got, when the store lets us
+            self._commit_partial(step, "failed", str(e))
             return self._fail(str(e))
         except Exception as e:  # a bug: keep the run's record honest, and the traceback in the log
             log.exception("run %s failed", self.run_id)
@@ -350,25 +356,39 @@ class Agent:
                 self._break(n, f"model error: {e}", wait=True)  # resuming tries the call again
 
     def _observe(self, st: _Step) -> None:
-        obs = observe(self.session)
-        marked = obs.render()
+        fmt = self.client.config.image_format
+        obs = observe(self.session, image_format=fmt)
         st.obs = obs
         self._last_obs = obs
         self._measure(obs)
-        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=marked,
+        # The clean PNG (Chrome's own bytes) and the marks are written now. The marked PNG kept for review is
+        # encoded and written while the model is thinking; _files() waits for it before anything reads it.
+        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,
                                                marks=[m.to_dict() for m in obs.marks])
-        self._images[st.n] = marked
-        self._image_files[st.n] = st.files["screenshot"]
+        st.marked_write = _step_files.submit(lambda: self.store.write_step_files(self.run_id, st.n,
+                                                                                 marked=obs.render()))
+        marked = self.store.step_file(self.run_id, st.n, "screenshot")
+        self._images[st.n] = obs.for_model(fmt)
+        self._image_files[st.n] = marked
         for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
             del self._images[k]
-        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title,
-                                       str(self.store.file(st.files["screenshot"])), tuple(obs.marks),
-                                       dict(obs.timings), obs.screenshot))
+        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title, str(self.store.file(marked)),
+                                       tuple(obs.marks), dict(obs.timings), obs.screenshot))
+
+    @staticmethod
+    def _files(st: _Step) -> dict:
+        """The step's file paths, once the marked PNG is on disk (a failed write raises its StoreError)."""
+        if st.marked_write is not None:
+            write, st.marked_write = st.marked_write, None
+            st.files.update(write.result())
+        return st.files
 
     def _image(self, step: int) -> bytes:
+        """Step `step`'s marked screenshot as the model is sent it."""
         if step in self._images:
             return self._images[step]
-        return self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
+        png = self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
+        return images.for_model(png, self.client.config.image_format)
 
     def _page_note(self, obs: Observation) -> str:
         if not obs.url.startswith("chrome-error://"):
@@ -435,7 +455,7 @@ class Agent:
         shown = redaction.shown(action, obs.marks, self.executor.secrets)
         self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
-                              st.row.get("thought", ""), str(self.store.file(st.files["screenshot"])),
+                              st.row.get("thought", ""), str(self.store.file(self._files(st)["screenshot"])),
                               shown=shown)
         if self.look is not None:  # hook: preview + planning; the prediction and the candidates
             self.look.dress(req, st)
@@ -515,7 +535,8 @@ class Agent:
     def _commit(self, st: _Step) -> None:
         obs = st.obs
         row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
-                   n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None, **st.files)
+                   n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None,
+                   **self._files(st))
         if obs:
             row.update(url=obs.url, title=obs.title)
         for k in ("url", "title", "url_after"):  # a GET form puts a typed password into the address

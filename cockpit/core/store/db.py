@@ -35,6 +35,8 @@ DB_NAME = "cockpit.db"
 FINAL = ("answered", "max_steps", "stopped", "failed", "interrupted", "closed")
 #: Finished runs that a batch rerun skips (failed, stopped and interrupted ones are run again).
 DONE = ("answered", "max_steps")
+#: A step's files, by the steps column that holds each one's path.
+STEP_FILES = {"screenshot_clean": "screenshot.png", "screenshot": "marked.png", "marks_file": "marks.json"}
 
 
 class StoreError(CockpitError):
@@ -237,21 +239,22 @@ class Store:
     def step_dir(self, run_id: str, step: int) -> Path:
         return self.run_dir(run_id) / f"step-{step:03d}"
 
+    def step_file(self, run_id: str, step: int, key: str) -> str:
+        """Where a step's file goes, relative to the data dir; `key` is a steps column of STEP_FILES."""
+        return str((self.step_dir(run_id, step) / STEP_FILES[key]).relative_to(self.root))
+
     def write_step_files(self, run_id: str, step: int, *, screenshot: bytes | None = None,
                          marked: bytes | None = None, marks: list | None = None) -> dict:
-        """Write a step's files; returns their paths relative to the data dir."""
+        """Write a step's files; returns their paths relative to the data dir, by steps column."""
         d = self.step_dir(run_id, step)
         try:
             d.mkdir(parents=True, exist_ok=True)
             out = {}
-            for key, name, data in (("screenshot_clean", "screenshot.png", screenshot),
-                                    ("screenshot", "marked.png", marked)):
+            for key, data in (("screenshot_clean", screenshot), ("screenshot", marked),
+                              ("marks_file", None if marks is None else json.dumps(marks).encode())):
                 if data is not None:
-                    _write_atomic(d / name, data)
-                    out[key] = str((d / name).relative_to(self.root))
-            if marks is not None:
-                _write_atomic(d / "marks.json", json.dumps(marks).encode())
-                out["marks_file"] = str((d / "marks.json").relative_to(self.root))
+                    _write_atomic(d / STEP_FILES[key], data)
+                    out[key] = self.step_file(run_id, step, key)
             return out
         except OSError as e:
             raise StoreError(f"cannot write step files in {d}: {e.strerror or e}") from e
