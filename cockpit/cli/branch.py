@@ -1,6 +1,7 @@
 """`cockpit branch`: replay a recorded run up to a step and continue from there, or just replay it."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from . import common
@@ -30,6 +31,9 @@ def add_parser(sub) -> None:
     g.add_argument("--min-similarity", type=float, default=0.6, metavar="X",
                    help="marks similarity (0..1) below which a page no longer matches (default 0.6)")
     g.add_argument("--no-check", action="store_true", help="replay without comparing the pages")
+    p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", dest="allow_domain",
+                   help="only let the new run visit this domain (and its subdomains); repeat for more. When "
+                        "the parent run was limited, its allowed domains and start host stay and these add to them")
     common.add_model_options(p)
     # None = "as in the parent run" for every model setting (their help texts name the usual defaults).
     p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
@@ -135,6 +139,8 @@ def _branch(args, store, run_id: str) -> int:
     parent = store.run(run_id)
     try:
         mc, ac = _model_config(args, parent), common.agent_config(args)
+        if args.allow_domain:  # added to the parent's recorded limits by core.branch
+            ac = dataclasses.replace(ac, allowed_domains=args.allow_domain)
     except CockpitError as e:
         return common.fail(str(e), 2)
     if parent.get("demo") and args.base_url is None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from . import paths
 from .agent import events as ev
 from .agent.approval import Approver
 from .agent.control import RunControl
@@ -24,10 +25,15 @@ from .agent.loop import Agent, AgentConfig, RunResult
 from .browser import BrowserConfig, BrowserSession
 from .errors import CockpitError, short_message
 from .llm import ModelClient, ModelConfig
-from .store import Store
+from .store import Store, StoreError
+from .store.db import DB_NAME
 from .tasks import Task
 
 log = logging.getLogger(__name__)
+
+#: Seconds a batch waits at start-up for another program's lock on the run store (one writing a
+#: step holds it for milliseconds) before giving up; the store's usual wait (10 s) is for each write.
+STARTUP_WAIT = 2.0
 
 
 @dataclass
@@ -69,9 +75,7 @@ class Batch:
         """Run every task; raises CockpitError before starting when the model cannot be used at all."""
         ModelClient(self.model, api_key=self.api_key).close()  # no key for OpenAI: say so once, up front
         items = [BatchItem(t) for t in self.tasks]
-        with Store(self.store_root) as store:
-            store.mark_interrupted()
-            done = store.done_tasks() if self.resume else set()
+        done = self._open_store()
         todo: queue.Queue[BatchItem] = queue.Queue()
         for it in items:
             if (it.task.id, it.task.task, it.task.url) in done:
@@ -106,6 +110,24 @@ class Batch:
                     s.close()
                 raise
         return items
+
+    def _open_store(self) -> set:
+        """Check that the run store can be written, waiting at most STARTUP_WAIT for another program's
+        lock, and tidy it up; the tasks finished before (with `resume`). StoreError (CockpitError) when
+        it cannot be used: better at once than after each task has waited the store's usual timeout."""
+        try:
+            with Store(self.store_root, timeout=STARTUP_WAIT) as store:
+                with store.atomic():  # an empty write transaction: takes and releases the write lock
+                    pass
+                store.mark_interrupted()
+                return store.done_tasks() if self.resume else set()
+        except StoreError as e:
+            if "is locked by another program" not in str(e):  # read-only, damaged...: said as it is
+                raise
+            db = (Path(self.store_root) if self.store_root else paths.home()) / DB_NAME
+            raise StoreError(f"the run database {db} is locked by another program, most likely another "
+                             f"Cockpit process (a window or a run using it); waited {STARTUP_WAIT:g} s and ran "
+                             "no task. Close it or let it finish, then try again") from e
 
     def _report(self, item: BatchItem) -> None:
         if self.on_item:

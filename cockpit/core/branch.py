@@ -41,6 +41,7 @@ lower ``min_similarity`` or replay with ``check=False``.
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import threading
@@ -64,6 +65,7 @@ from .llm import ModelClient
 from .marks import Mark, marks_from_json
 from .observation import Observation, observe
 from .risk import Risk, classify
+from .runlimits import kept_domains, recorded_policy
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -306,6 +308,7 @@ def replay(session: BrowserSession, store: Store, run_id: str, upto: int | None 
     agent_cfg = run["config"].get("agent") or {}
     executor = Executor(session, wait_seconds=float(agent_cfg.get("wait_seconds", 5.0)),
                         dialog_policy=agent_cfg.get("dialog_policy", "dismiss"))
+    executor.nav = recorded_policy(run) or executor.nav  # the steps run under the run's own limits
     label = run_label or run_id
     done: list[StepReplay] = []
 
@@ -561,10 +564,15 @@ def branch(store: Store, run_id: str, step: int, *, session: BrowserSession, cli
     `client` as its model. `approver` answers the agent's gate and the
     replay's (irreversible recorded steps). `on_replay(step, info)` reports
     each replayed step; `on_agent(agent)` receives the Agent before it runs,
-    for a caller that takes over by hand (see the module docstring).
+    for a caller that takes over by hand (see the module docstring). The new run
+    keeps the parent's allowed domains (:mod:`cockpit.core.runlimits`); those in
+    `config` add to them.
     """
-    config = config or AgentConfig()
     parent = store.run(run_id)
+    config = config or AgentConfig()
+    # The parent's navigation limits stay (its start host too: the branch starts at its URL);
+    # domains given now add to them.
+    config = dataclasses.replace(config, allowed_domains=kept_domains(parent, config.allowed_domains))
     check_step(store, run_id, step)
     if not 0.0 <= min_similarity <= 1.0:
         raise CockpitError(f"the similarity threshold must be between 0 and 1, not {min_similarity:g}")

@@ -35,7 +35,6 @@ import json
 import time
 from dataclasses import dataclass
 
-from . import navguard
 from .actions.grammar import parse_action
 from .agent.approval import Approver
 from .agent.control import RunControl
@@ -44,6 +43,7 @@ from .branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_r
 from .browser import BrowserSession
 from .errors import ActionParseError, CockpitError
 from .llm import ModelClient
+from .runlimits import kept_domains, recorded_policy
 from .store import Store
 
 #: Statuses a run can be resumed from.
@@ -92,23 +92,9 @@ def last_url(run: dict, rows: list[dict]) -> str:
     return run["url"]
 
 
-def recorded_domains(run: dict) -> list[str]:
-    """The domains the run was limited to (the CLI's and its task's), plus its start host; [] = any.
-    A resume keeps them: `cockpit resume` has no --allow-domain and the window resumes with today's settings."""
-    nav = (run.get("config") or {}).get("navigation") or {}
-    domains = list(nav.get("allowed_domains") or [])
-    if domains and nav.get("start_host"):
-        domains.append(nav["start_host"])
-    return domains
-
-
 def _allowed_to_reopen(run: dict, url: str) -> bool:
-    nav = (run.get("config") or {}).get("navigation")
-    if not nav:  # recorded before navigation limits existed
-        return True
-    policy = navguard.NavPolicy(tuple(nav.get("allowed_domains") or ()), nav.get("start_host") or "",
-                                nav.get("local_root") or "")
-    return policy.target_problem(url) is None
+    policy = recorded_policy(run)
+    return policy is None or policy.target_problem(url) is None  # None: recorded before navigation limits
 
 
 def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | None = None) -> Plan:
@@ -173,10 +159,10 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     p = plan(store, run_id, replay=replay, max_steps=max_steps)
     run = p.run
     config = config or AgentConfig()
-    domains = recorded_domains(run)  # the run's own limits stay; domains given now add to them
-    if domains:
-        domains = list(dict.fromkeys([*config.allowed_domains, *domains]))
-    config = dataclasses.replace(config, max_steps=p.budget, allowed_domains=domains or config.allowed_domains)
+    # The run's own limits stay (`cockpit resume` has no --allow-domain, the window resumes with
+    # today's settings); domains given now add to them.
+    config = dataclasses.replace(config, max_steps=p.budget,
+                                 allowed_domains=kept_domains(run, config.allowed_domains))
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],
