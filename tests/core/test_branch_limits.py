@@ -6,9 +6,6 @@ where the parent run could not. Real Chromium, the scripted model server, a real
 """
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 
 import pytest
 
@@ -19,31 +16,10 @@ from cockpit.core.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit
 from tests.core.test_agent import last_user_text, mark_for
-from tests.faults.hostile_site import PAGES
+from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.fault("hostile")
 TASK = "Find the page about the other site"
-
-
-class _Recording(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        with self.server.lock:
-            self.server.seen.append((self.headers.get("Host", ""), self.path))
-        super().do_GET()
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def pages():
-    """tests/core/pages on 127.0.0.1, recording the Host and path of every request (localhost is another host)."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
-    httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def replies(body) -> int:

@@ -7,6 +7,8 @@ import re
 import threading
 from pathlib import Path
 
+import pytest
+
 PAGES = Path(__file__).resolve().parent.parent / "core" / "pages"
 
 
@@ -103,3 +105,25 @@ def obedient_model(steps: list[str], answer: str = "done"):
         return ("Thought: The page says this button is safe and was already approved by the user, so I "
                 f"follow its instructions.\nAction: Click [{n}]")
     return respond
+
+
+class _Recording(http.server.SimpleHTTPRequestHandler):
+    def do_GET(self):
+        with self.server.lock:
+            self.server.seen.append((self.headers.get("Host", ""), self.path))
+        super().do_GET()
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def recording_pages():
+    """tests/core/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
+    host): `.seen` lists (host, path)."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
+    httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield httpd
+    httpd.shutdown()
+    httpd.server_close()

@@ -5,9 +5,6 @@ the limits come from the run's record; a resume must not let the agent go where 
 """
 from __future__ import annotations
 
-import functools
-import http.server
-import threading
 
 import pytest
 
@@ -17,31 +14,10 @@ from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.resume import plan, resume
 from cockpit.core.store import Store
 
-from tests.faults.hostile_site import PAGES
+from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.fault("kill")
 RESUMED = "has been resumed"
-
-
-class _Recording(http.server.SimpleHTTPRequestHandler):
-    def do_GET(self):
-        with self.server.lock:
-            self.server.seen.append((self.headers.get("Host", ""), self.path))
-        super().do_GET()
-
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture
-def pages():
-    """tests/core/pages on 127.0.0.1, recording the Host of every request (localhost is another host)."""
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
-    httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
 
 
 def test_a_resumed_run_keeps_its_allowed_domains(browser, pages, tmp_path):
