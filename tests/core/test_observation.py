@@ -33,7 +33,7 @@ def test_a_broken_second_connection_falls_back_to_webdriver(page):
         assert b.direct_cdp() is None  # not retried for this tab
         assert pixel(observe(b).screenshot, 150, 150) == (255, 0, 0)
     finally:
-        b._direct_tried = None  # the shared browser's other tests get the second connection again
+        b._direct_tried.clear()  # the shared browser's other tests get the second connection again
 
 
 def test_the_second_connection_does_not_go_through_a_proxy(page, monkeypatch):
@@ -79,3 +79,32 @@ def test_one_browsers_slow_screenshot_does_not_hold_up_anothers():
     finally:
         gate.set()
     assert stuck.result(timeout=10) == (b"a", None)
+
+
+def test_marking_runs_on_its_own_connection_and_a_dialog_does_not_hang_it(page):
+    import time
+
+    import pytest
+    from selenium.common.exceptions import UnexpectedAlertPresentException
+
+    b = page("obs_colors.html")
+    assert [m.text for m in observe(b).marks] == ["Turn blue"]
+    direct = b.direct_cdp("script")
+    assert direct is not None and direct is not b.direct_cdp()  # a connection of its own, beside the screenshots
+    b.js("setTimeout(function () { alert('Are you sure?'); }, 0)")
+    time.sleep(0.3)
+    t = time.monotonic()
+    with pytest.raises(UnexpectedAlertPresentException, match="Are you sure"):
+        observe(b)  # said by WebDriver, as without the direct connection
+    assert time.monotonic() - t < 2  # not the connection's 10 s wait
+    b.answer_dialog(False)
+    # a dialog opening while the script runs: the call gives up at once, and the page is marked afterwards
+    b.js("setTimeout(function () { alert('again'); }, 0)")
+    with pytest.raises(UnexpectedAlertPresentException):
+        for _ in range(50):
+            observe(b)
+            time.sleep(0.01)
+    b.answer_dialog(False)
+    assert b.direct_cdp("script") is direct  # kept: the dialog was the page's, not the connection's
+    obs = observe(b)
+    assert [m.text for m in obs.marks] == ["Turn blue"] and pixel(obs.screenshot, 150, 150) == (255, 0, 0)
