@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
-                               QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QSpinBox,
+                               QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
 from cockpit.core import secrets
@@ -169,6 +169,8 @@ class ModelSettingsDialog(QDialog):
         self.keyring_label = QLabel()
         self.keyring_label.setWordWrap(True)
         self.keyring_label.setTextFormat(Qt.TextFormat.PlainText)
+        # Its wrapped lines need their height even when the dialog is no wider than its sizeHint.
+        self.keyring_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.MinimumExpanding)
         form.addRow("", self.keyring_label)
 
         self.test_button = QPushButton(_TEST_IDLE)
