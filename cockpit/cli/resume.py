@@ -57,7 +57,7 @@ def _resume(args, store, run_id: str, p) -> int:
     from ..core.browser import BrowserSession
     from ..core.errors import CockpitError
     from ..core.llm import ModelClient
-    from ..core.resume import resume
+    from ..core.resume import recorded_approval_policy, resume
     from .branch import _model_config
     run = p.run
     if run.get("demo") and args.base_url is None:
@@ -67,8 +67,7 @@ def _resume(args, store, run_id: str, p) -> int:
         mc = _model_config(args, run)
         args.max_steps = p.budget  # (checked again by resume)
         if args.ask_before is None:  # the run's own gate: a resume must not ask less than the run did
-            args.ask_before = ((run.get("config") or {}).get("agent") or {}).get("approval_policy") \
-                or run.get("approval_policy") or "irreversible"
+            args.ask_before = recorded_approval_policy(run)
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)

@@ -65,6 +65,26 @@ class Plan:
     answered: str | None = None  # the last step already answered: nothing left to do but record it
 
 
+#: Approval policies from the one that asks least to the one that asks most.
+_ASKS_MORE = ("never", "irreversible", "every")
+
+
+def recorded_approval_policy(run: dict) -> str:
+    """The approval policy `run` was started with ("irreversible", the default, when none was recorded)."""
+    p = ((run.get("config") or {}).get("agent") or {}).get("approval_policy") or run.get("approval_policy")
+    return p if p in _ASKS_MORE else "irreversible"
+
+
+def resume_policy(run: dict, current: str) -> str:
+    """The approval policy the window resumes `run` under: the stricter of the run's recorded one and
+    `current` (the window's today). Stricter rather than the recorded one alone (as `cockpit resume`
+    does): a resume must never ask less than the run did (a run that asked before irreversible actions
+    must not place an order unasked because today's setting is "never"), and the window gives no way to
+    choose a policy for this resume only, so a stricter toolbar setting is the user's wish for now too."""
+    current = current if current in _ASKS_MORE else "irreversible"
+    return max(recorded_approval_policy(run), current, key=_ASKS_MORE.index)
+
+
 def _explain_status(run: dict) -> str:
     rid, status = run["id"], run["status"]
     if status == "running":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import threading
 import time
@@ -49,6 +50,15 @@ class RunSpec:
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
     resume_run: str | None = None  # continue this interrupted run (cockpit.core.resume)
     resume_replay: bool = False  # ... restoring its page by replaying its steps
+
+
+def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
+    """The model and approval policy the window resumes `run` with: the model it ran with (None: not
+    recorded), and the stricter of the run's recorded approval policy and `policy`, today's
+    (core.resume.resume_policy says why the stricter one)."""
+    from ..core.resume import resume_policy
+    recorded = (run.get("config") or {}).get("model")
+    return (ModelConfig.from_dict(recorded) if recorded else None), resume_policy(run, policy)
 
 
 class GuiApprover:
@@ -210,21 +220,23 @@ class AgentBridge(QObject):
             if spec.demo:
                 url, model = self._demo_endpoints(spec)
             client = None if spec.replay_run else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
-            with Store(self.store_root) as store:
-                self._set_state(PAUSED if control.paused else RUNNING)
-                self._start_live(session)
-                if spec.replay_run:
-                    result = self._replay(store, session, spec, control)
-                elif spec.branch_from:
-                    result = self._branch(store, session, client, spec, control)
-                elif spec.resume_run:
-                    result = self._resume(store, session, client, spec, control)
-                else:
-                    self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
-                                       control=control, listener=self._on_event)
-                    result = self.agent.run(spec.task, url, task_id=spec.task_id, task_extra=spec.task_extra)
-            if client is not None:
-                client.close()
+            try:
+                with Store(self.store_root) as store:
+                    self._set_state(PAUSED if control.paused else RUNNING)
+                    self._start_live(session)
+                    if spec.replay_run:
+                        result = self._replay(store, session, spec, control)
+                    elif spec.branch_from:
+                        result = self._branch(store, session, client, spec, control)
+                    elif spec.resume_run:
+                        result = self._resume(store, session, client, spec, control)
+                    else:
+                        self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
+                                           control=control, listener=self._on_event)
+                        result = self.agent.run(spec.task, url, task_id=spec.task_id, task_extra=spec.task_extra)
+            finally:  # a run that could not start or failed (the run not resumable, the browser...) too
+                if client is not None:
+                    client.close()
         except CockpitError as e:
             self.failed.emit(str(e))
         except Exception as e:  # keep the window alive whatever happens in a run
@@ -249,8 +261,11 @@ class AgentBridge(QObject):
         return res
 
     def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
-        from ..core.resume import resume
-        return resume(store, spec.resume_run, session=session, client=client, config=spec.agent,
+        from ..core.resume import resume, resume_policy
+        # Whoever made the spec: never ask less than the run did (MainWindow.start_resume does this already).
+        policy = resume_policy(store.run(spec.resume_run), spec.agent.approval_policy)
+        return resume(store, spec.resume_run, session=session, client=client,
+                      config=dataclasses.replace(spec.agent, approval_policy=policy),
                       approver=self.approver, control=control, listener=self._on_event, replay=spec.resume_replay,
                       on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
                       on_agent=lambda agent: setattr(self, "agent", agent))

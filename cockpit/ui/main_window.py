@@ -31,7 +31,7 @@ from .hop_strip import HopStrip
 from .lookahead_view import LookaheadView
 from .reports_panel import ReportsPanel
 from .review_panel import ReviewPanel
-from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec
+from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec, resume_settings
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails, StepLogPanel
 from .takeover_panel import TakeOverPanel
@@ -288,9 +288,9 @@ class MainWindow(QMainWindow):
                        task_extra=extra or None)
         return self._launch(spec, "Starting the browser…", paused=paused)
 
-    def _agent_config(self, demo: bool) -> AgentConfig:
-        return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images,
-                           approval_policy=self.policy.currentText(), demo=demo, breakpoints=self.breakpoints,
+    def _agent_config(self, demo: bool, policy: str | None = None) -> AgentConfig:
+        return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images, demo=demo,
+                           approval_policy=policy or self.policy.currentText(), breakpoints=self.breakpoints,
                            memory_k=self.memory.value(), **self.lookahead.agent_options(demo))
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
@@ -318,22 +318,22 @@ class MainWindow(QMainWindow):
         return self._start_special(run_id, replay_run=run_id, replay_speed=speed)
 
     def start_resume(self, run_id: str, replay: bool = False) -> bool:
-        """Continue an interrupted run, as the same run, in a new browser with the model it ran with."""
-        from ..core.llm import ModelConfig
-        recorded = (self.store.run(run_id)["config"] or {}).get("model")
-        return self._start_special(run_id, resume_run=run_id, resume_replay=replay,
-                                   model=ModelConfig.from_dict(recorded) if recorded else None)
+        """Continue an interrupted run, as the same run, in a new browser (model, policy: resume_settings)."""
+        model, policy = resume_settings(self.store.run(run_id), self.policy.currentText())
+        return self._start_special(run_id, resume_run=run_id, resume_replay=replay, model=model, policy=policy)
 
-    def _start_special(self, run_id: str, model=None, **kw) -> bool:
+    def _start_special(self, run_id: str, model=None, policy: str | None = None, **kw) -> bool:
         if self.bridge.busy:
             self.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
         demo = bool(run["demo"])  # the bridge serves the demo policy itself for demo runs
-        spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo), demo=demo,
-                       task_id=run["task_id"] or "", **kw)
+        spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo, policy),
+                       demo=demo, task_id=run["task_id"] or "", **kw)
         verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
-        return self._launch(spec, verb + f"run {run_id}…")
+        banner = verb + f"run {run_id}" + (f" (approval policy: {policy})" if policy else "") + "…"
+        self.statusBar().showMessage(banner, 15000)
+        return self._launch(spec, banner)
 
     def take_over(self) -> None:
         if self.bridge.take_over() is not None:
