@@ -1,7 +1,10 @@
 """Helpers for tests that run the `cockpit` command in a subprocess and clean up after it."""
+import contextlib
 import os
+import signal
 import subprocess
 import sys
+import time
 
 
 def cockpit(home, *args, timeout=180, stdin=subprocess.DEVNULL, cwd=None):
@@ -26,3 +29,22 @@ def processes_mentioning(text: str) -> list[int]:
             except OSError:
                 pass
     return found
+
+
+def kill_leftovers(home) -> None:
+    """SIGKILL orphans a killed run's browser and driver: end those of this test's home, and only those."""
+    for _ in range(3):
+        pids = processes_mentioning(str(home))
+        if not pids:
+            return
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.5)
+
+
+def text_of(message) -> str:
+    c = message.get("content")
+    if isinstance(c, list):
+        return "\n".join(p.get("text", "") for p in c if isinstance(p, dict))
+    return str(c or "")

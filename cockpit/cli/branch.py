@@ -34,10 +34,7 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", dest="allow_domain",
                    help="only let the new run visit this domain (and its subdomains); repeat for more. When "
                         "the parent run was limited, its allowed domains and start host stay and these add to them")
-    common.add_model_options(p)
-    # None = "as in the parent run" for every model setting (their help texts name the usual defaults).
-    p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
-                   image_detail=None, image_format=None)
+    common.add_model_options(p, from_run=True)
     common.add_agent_options(p)
     common.add_browser_options(p)
 

@@ -75,7 +75,9 @@ def fail(msg: str, code: int = 1) -> int:
 
 
 
-def add_model_options(p: argparse.ArgumentParser) -> None:
+def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> None:
+    """The model options; `from_run`: for a command going on from a recorded run (resume, branch), where an
+    option not given means "as in that run" (None), and the help texts name the usual defaults."""
     g = p.add_argument_group("model (any OpenAI-compatible chat endpoint)")
     g.add_argument("--base-url", metavar="URL",
                    help="server URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama), "
@@ -95,6 +97,9 @@ def add_model_options(p: argparse.ArgumentParser) -> None:
                         "lossless as in WebVoyager; stored as PNG either way (default jpeg)")
     g.add_argument("--price", metavar="IN,OUT",
                    help="USD per million prompt,completion tokens, for models Cockpit has no price for")
+    if from_run:
+        p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
+                       image_detail=None, image_format=None)
 
 
 def model_config(args):

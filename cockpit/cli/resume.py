@@ -22,9 +22,7 @@ def add_parser(sub) -> None:
     p.add_argument("--replay", action="store_true",
                    help="restore the page by replaying the recorded actions (irreversible ones are asked "
                         "about again) instead of opening the last address")
-    common.add_model_options(p)
-    p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
-                   image_detail=None, image_format=None)
+    common.add_model_options(p, from_run=True)
     common.add_agent_options(p)
     p.set_defaults(max_steps=None, ask_before=None)
     for a in p._actions:  # the budget and the gate mean something else here

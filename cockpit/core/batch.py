@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from . import paths
 from .agent import events as ev
 from .agent.approval import Approver
 from .agent.control import RunControl
@@ -26,7 +25,6 @@ from .browser import BrowserConfig, BrowserSession
 from .errors import CockpitError, short_message
 from .llm import ModelClient, ModelConfig
 from .store import Store, StoreError
-from .store.db import DB_NAME
 from .tasks import Task
 
 log = logging.getLogger(__name__)
@@ -122,9 +120,9 @@ class Batch:
                 store.mark_interrupted()
                 return store.done_tasks() if self.resume else set()
         except StoreError as e:
-            if "is locked by another program" not in str(e):  # read-only, damaged...: said as it is
+            db = getattr(e, "locked_path", None)
+            if db is None:  # read-only, damaged...: said as it is
                 raise
-            db = (Path(self.store_root) if self.store_root else paths.home()) / DB_NAME
             raise StoreError(f"the run database {db} is locked by another program, most likely another "
                              f"Cockpit process (a window or a run using it); waited {STARTUP_WAIT:g} s and ran "
                              "no task. Close it or let it finish, then try again") from e

@@ -62,16 +62,21 @@ def for_model(data: bytes, fmt: str, max_width: int | None = None) -> bytes:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown image format {fmt!r}; use one of {', '.join(FORMATS)}")
-    img = None
-    if max_width:
+    if max_width and _width(data) > max_width:
         img = decode(data)
-        if img.width > max_width:
-            height = max(1, round(img.height * max_width / img.width))
-            img = img.convert("RGB").resize((max_width, height), Image.Resampling.LANCZOS)
-            return encode(img, fmt)
+        height = max(1, round(img.height * max_width / img.width))
+        return encode(img.convert("RGB").resize((max_width, height), Image.Resampling.LANCZOS), fmt)
     if sniff(data) == fmt:
         return data
-    return encode(img if img is not None else decode(data), fmt)
+    return encode(decode(data), fmt)
+
+
+def _width(data: bytes) -> int:
+    """The image's width from its header (no pixels decoded)."""
+    try:
+        return Image.open(io.BytesIO(data)).width
+    except Exception as e:
+        raise ImageError(f"not a decodable image ({e})") from e
 
 
 def data_url(data: bytes) -> str:

@@ -68,7 +68,7 @@ class Observation:
         return self.drawn
 
     def _draw(self, image: Image.Image, thumb: Image.Image | None = None) -> None:
-        self.thumb = thumb if thumb is not None else _thumb(image)
+        self.thumb = thumb if thumb is not None else effects.small(image, THUMB)
         self.drawn = overlay.draw_marks(image, self.marks)
 
     @property
@@ -128,11 +128,7 @@ def _shoot(direct, decode: bool) -> tuple[bytes, tuple | None]:
 def _prepare(png: bytes) -> tuple[Image.Image, Image.Image]:
     """The decoded screenshot and its thumbnail, made off the caller's thread."""
     image = _decode(png)
-    return image, _thumb(image)
-
-
-def _thumb(image: Image.Image) -> Image.Image:
-    return effects.small(image, THUMB)
+    return image, effects.small(image, THUMB)
 
 
 def _decode(png: bytes) -> Image.Image:
@@ -140,13 +136,13 @@ def _decode(png: bytes) -> Image.Image:
     return img.convert("RGB")
 
 
-def observe(session: BrowserSession, *, render: bool = True, image_format: str = "jpeg") -> Observation:
+def observe(session: BrowserSession, *, render: bool = True, image_format: str | None = None) -> Observation:
     """Take the clean screenshot, mark the page and (by default) draw the overlay.
 
-    With `render`, the marked screenshot is drawn and encoded in `image_format`,
-    the form the model is sent (:meth:`Observation.for_model`); the PNG kept for
-    review (:meth:`Observation.render`) is encoded when first asked for, which
-    the agent does while the model is thinking.
+    With `render`, the marked screenshot is drawn; with `image_format` too, it is
+    encoded as the model is sent it (:meth:`Observation.for_model`). The PNG kept
+    for review (:meth:`Observation.render`) is encoded when first asked for,
+    which the agent does while the model is thinking.
 
     With local Chrome the screenshot is captured (and decoded) on a second
     DevTools connection in a thread while the marking script runs through
@@ -184,6 +180,7 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str =
     if render:
         t = time.perf_counter()
         obs._draw(*prepared)
-        obs.for_model(image_format)
+        if image_format:
+            obs.for_model(image_format)
         obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
     return obs

@@ -417,9 +417,8 @@ def _check_messages(msgs) -> None:
 def _screenshot(store: Store, run_id: str, j: int, step: int) -> bytes:
     """The marked screenshot of step j of this run as stored (PNG); the client sends it in the run's
     image format, the same bytes the agent sent (see cockpit.core.images)."""
-    rel = str((store.step_dir(run_id, j) / "marked.png").relative_to(store.root))
     try:
-        return store.read_file(rel, f"screenshot of step {j}")
+        return store.read_file(store.step_file(run_id, j, "screenshot"), f"screenshot of step {j}")
     except CockpitError as e:
         raise ReaskError(f"cannot re-ask step {step} of run {run_id}: {e}") from e
 

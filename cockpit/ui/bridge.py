@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import logging
 import threading
 import time
@@ -56,9 +55,10 @@ def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
     """The model and approval policy the window resumes `run` with: the model it ran with (None: not
     recorded), and the stricter of the run's recorded approval policy and `policy`, today's
     (core.resume.resume_policy says why the stricter one)."""
+    from ..core.reask import model_config_of
     from ..core.resume import resume_policy
     recorded = (run.get("config") or {}).get("model")
-    return (ModelConfig.from_dict(recorded) if recorded else None), resume_policy(run, policy)
+    return (model_config_of(run) if recorded else None), resume_policy(run, policy)
 
 
 class GuiApprover:
@@ -261,11 +261,9 @@ class AgentBridge(QObject):
         return res
 
     def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
-        from ..core.resume import resume, resume_policy
-        # Whoever made the spec: never ask less than the run did (MainWindow.start_resume does this already).
-        policy = resume_policy(store.run(spec.resume_run), spec.agent.approval_policy)
-        return resume(store, spec.resume_run, session=session, client=client,
-                      config=dataclasses.replace(spec.agent, approval_policy=policy),
+        from ..core.resume import resume
+        # spec.agent's approval policy is already the stricter of the run's and the window's (resume_settings)
+        return resume(store, spec.resume_run, session=session, client=client, config=spec.agent,
                       approver=self.approver, control=control, listener=self._on_event, replay=spec.resume_replay,
                       on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
                       on_agent=lambda agent: setattr(self, "agent", agent))

@@ -243,7 +243,7 @@ class StepDetails(QTabWidget):
         k = int(url[len(prompt.IMAGE_REF):])
         key = f"{run['id']}/{k}"
         if key not in self._thumbs:
-            rel = f"runs/{run['id']}/step-{k:03d}/marked.png"
+            rel = store.step_file(run["id"], k, "screenshot")
             try:
                 img = Image.open(io.BytesIO(store.read_file(rel, "screenshot")))
                 img.thumbnail((480, 360))

@@ -92,7 +92,8 @@ def test_runs_recorded_before_jpeg_are_reasked_with_png(browser, site, store):
 
 def test_observation_encodes_the_model_image_at_once_and_the_png_when_asked(page):
     browser = page("agent_start.html")
-    obs = observe(browser)
+    assert observe(browser).model_image is None  # encoded only for a caller that sends it
+    obs = observe(browser, image_format="jpeg")
     assert images.sniff(obs.model_image) == "jpeg" and obs.marked is None  # no PNG encoded yet
     png = obs.render()
     assert images.sniff(png) == "png" and obs.render() is png  # encoded once, kept

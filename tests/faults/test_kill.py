@@ -5,7 +5,6 @@ can be resumed (the same run goes on from its last step in a new browser, the
 model seeing the conversation so far) or closed. Real processes, real Chromium,
 real store, the test model server.
 """
-import contextlib
 import os
 import re
 import signal
@@ -13,36 +12,16 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 
 from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
-from tests.clitools import cockpit, processes_mentioning
+from tests.clitools import cockpit, kill_leftovers, text_of
 
 pytestmark = pytest.mark.fault("kill")
 LONG = 120_000
 RESUMED = "has been resumed"
-
-
-def kill_leftovers(home) -> None:
-    """kill -9 orphans the browser and its driver: end those of this test's home, and only those."""
-    for _ in range(3):
-        pids = processes_mentioning(str(home))
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.5)
-
-
-def text_of(message) -> str:
-    c = message.get("content")
-    if isinstance(c, list):
-        return "\n".join(p.get("text", "") for p in c if isinstance(p, dict))
-    return str(c or "")
 
 
 class Model:

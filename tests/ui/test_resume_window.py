@@ -3,14 +3,11 @@
 Real parts: `cockpit run` in a subprocess killed with SIGKILL, real Chromium, the real store, the scripted
 model server, the real window (offscreen).
 """
-import contextlib
 import os
-import re
 import signal
 import subprocess
 import sys
 import threading
-import time
 
 import pytest
 
@@ -20,36 +17,11 @@ from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.ui import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
-from tests.clitools import processes_mentioning
+from tests.clitools import kill_leftovers, text_of
+from tests.core.lookahead_helpers import mark_in
 
 LONG = 120_000
 RESUMED = "has been resumed"
-
-
-def kill_leftovers(home) -> None:
-    """SIGKILL orphans the killed run's browser and driver: end those of this test's home, and only those."""
-    for _ in range(3):
-        pids = processes_mentioning(str(home))
-        if not pids:
-            return
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        time.sleep(0.5)
-
-
-def last_text(body) -> str:
-    c = body["messages"][-1].get("content")
-    return "\n".join(p.get("text", "") for p in c if isinstance(p, dict)) if isinstance(c, list) else str(c or "")
-
-
-def mark_for(text: str, label: str) -> int:
-    """The number the page gave the element showing `label`, read from the prompt as a model would."""
-    for line in text.splitlines():
-        m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
-        if m and label.lower() in m.group(2).lower():
-            return int(m.group(1))
-    raise AssertionError(f"no element {label!r} in the prompt")
 
 
 class OrderModel:
@@ -60,17 +32,17 @@ class OrderModel:
         self.stuck = threading.Event()
 
     def __call__(self, body):
-        text = last_text(body)
+        text = text_of(body['messages'][-1])
         if "refused by the human supervisor" in text:
             return "Thought: refused.\nAction: ANSWER; not ordered"
         if "The page is 'Order placed'" in text:
             return "Thought: done.\nAction: ANSWER; ordered"
         if "The page is 'Order'" in text:
-            return f"Thought: place it.\nAction: Click [{mark_for(text, 'Place order')}]"
+            return f"Thought: place it.\nAction: Click [{mark_in(text, 'Place order')}]"
         if RESUMED in text:
-            return f"Thought: order a copy.\nAction: Click [{mark_for(text, 'Order a copy')}]"
+            return f"Thought: order a copy.\nAction: Click [{mark_in(text, 'Order a copy')}]"
         if "The page is 'Agent start'" in text:
-            return f"Thought: open the details.\nAction: Click [{mark_for(text, 'Open the details page')}]"
+            return f"Thought: open the details.\nAction: Click [{mark_in(text, 'Open the details page')}]"
         self.stuck.set()
         return Reply(text="Thought: hmm\nAction: Wait", delay=60)
 

@@ -46,8 +46,10 @@ class StoreError(CockpitError):
 def _explain(e: sqlite3.Error, path: Path) -> StoreError:
     text = str(e).lower()
     if "locked" in text or "busy" in text:
-        return StoreError(f"the run database {path} is locked by another program; "
-                          "close other Cockpit windows or runs using it and try again")
+        err = StoreError(f"the run database {path} is locked by another program; "
+                         "close other Cockpit windows or runs using it and try again")
+        err.locked_path = path  # a caller may say more (core.batch at start-up)
+        return err
     if "readonly" in text or "read-only" in text or "unable to open" in text:
         err = StoreError(f"cannot write the run database {path}: its folder is read-only or missing "
                          "(set COCKPIT_HOME to a writable folder)")
