@@ -5,7 +5,7 @@ What it is for:
 * :func:`replay` walks a recorded run again in a browser session: it opens the
   run's start URL and re-executes the recorded actions one by one, checking
   before each that the page still looks like the one the run saw (same URL,
-  marks alike, see :func:`similarity`). Where it does not, it stops with
+  marks alike, see :func:`cockpit.core.pagematch.similarity`). Where it does not, it stops with
   :class:`Diverged`, whose :class:`Divergence` says at which step and how.
   With ``upto=None`` it replays the whole run ("watch it again on today's
   site"), at the recorded pace scaled by ``speed`` if asked.
@@ -46,10 +46,8 @@ import json
 import logging
 import threading
 import time
-from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Callable
-from urllib.parse import urlsplit, urlunsplit
 
 from selenium.common.exceptions import WebDriverException
 
@@ -64,6 +62,7 @@ from .errors import ActionError, ActionParseError, CockpitError, short_message
 from .llm import ModelClient
 from .marks import Mark, marks_from_json
 from .observation import Observation, observe
+from .pagematch import match_mark, same_url, similarity
 from .risk import Risk, classify
 from .runlimits import kept_domains, recorded_policy
 from .store import Store
@@ -74,71 +73,6 @@ log = logging.getLogger(__name__)
 MIN_SIMILARITY = 0.6
 #: Longest pause taken from the recorded pace (a run paused for an hour replays in seconds).
 MAX_GAP = 30.0
-_LABEL_CHARS = 80
-
-
-# ---------------------------------------------------------------- comparing pages
-
-def mark_key(mark: Mark | dict) -> tuple[str, str]:
-    """What identifies an element across visits: its tag (with an input's type) and its label.
-
-    The label is the visible text, else the aria-label, else the placeholder,
-    lower-cased with whitespace collapsed and cut at 80 characters. A field's
-    value is left out: it is what someone typed, not what the page is.
-    """
-    m = Mark.from_dict(mark) if isinstance(mark, dict) else mark
-    tag = f"{m.tag}:{m.type}" if m.tag == "input" and m.type else m.tag
-    label = m.text or m.aria_label or m.placeholder
-    return tag, " ".join(label.split()).lower()[:_LABEL_CHARS]
-
-
-def similarity(marks_a, marks_b) -> float:
-    """How alike two pages' marks are, in [0, 1]: multiset Jaccard over :func:`mark_key`.
-
-    Each list becomes a multiset of (tag, label) keys; the result is the size
-    of their intersection over the size of their union (counting repeats, so
-    ten "Add to cart" buttons against two match 2/10). Positions are left out
-    on purpose: a banner or a different scroll offset moves every box without
-    making it another page. Two empty lists are alike (1.0); one empty list
-    against a non-empty one is not (0.0). Marks may be Mark objects or the
-    dicts of a step's marks.json.
-    """
-    a = Counter(mark_key(m) for m in marks_a or ())
-    b = Counter(mark_key(m) for m in marks_b or ())
-    union = sum((a | b).values())
-    if union == 0:
-        return 1.0
-    return sum((a & b).values()) / union
-
-
-def same_url(a: str, b: str) -> bool:
-    """Equal addresses, ignoring the fragment, the case of scheme and host, and an empty path."""
-    return _norm_url(a) == _norm_url(b)
-
-
-def _norm_url(url: str) -> str:
-    try:
-        p = urlsplit(url or "")
-    except ValueError:
-        return url or ""
-    return urlunsplit((p.scheme.lower(), p.netloc.lower(), p.path or "/", p.query, ""))
-
-
-def match_mark(recorded: Mark, marks: list[Mark]) -> Mark | None:
-    """The current mark standing for `recorded`: same tag and label (else same tag and link
-    address), nearest to the recorded box; None when there is none."""
-    key = mark_key(recorded)
-    found = [m for m in marks if mark_key(m) == key]
-    if not found and recorded.href:
-        found = [m for m in marks if m.tag == recorded.tag and m.href == recorded.href]
-    if not found:
-        return None
-    rx, ry = recorded.center
-
-    def distance(m: Mark):
-        x, y = m.center
-        return (x - rx) ** 2 + (y - ry) ** 2, m.id != recorded.id
-    return min(found, key=distance)
 
 
 # ---------------------------------------------------------------- results and errors

@@ -169,7 +169,7 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     w = window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
-    monkeypatch.setattr("cockpit.ui.main_window.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
+    monkeypatch.setattr("cockpit.ui.mark_corrections.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
     w.act_add.setChecked(True)
     w.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
     qtbot.waitUntil(lambda: w.view.extra_box_count() == 1, timeout=10_000)
