@@ -5,118 +5,41 @@ queue of runs not yet labelled, one key per verdict, digits for the failure
 category, N for the next run. Screenshots are decoded off the GUI thread and
 the neighbours of the current step are preloaded, so stepping stays fast.
 Reads the store through its own connection; writes only labels.
+
+The panel holds the runs browser and the tools; the step viewer is in
+review_steps, the labelling in review_labelling, the decoding thread in
+review_loader.
 """
 from __future__ import annotations
 
 import html
 import json
-import threading
 import time
 from collections import OrderedDict
 
-from PIL import Image
-from PySide6.QtCore import QObject, QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QKeySequence, QPixmap, QShortcut
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
                                QLineEdit, QListView, QListWidget, QListWidgetItem, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
 from ..core.errors import CockpitError
-from ..core.marks import marks_from_json
 from ..core.store import Store
 from ..core.store import labels as L
 from .plaintext import tip
+from .review_labelling import ReviewLabelling
+from .review_loader import SOURCE, _Loader
+from .review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
 from .runs_model import RunFilter, RunsTableModel
 from .screenshot_view import ScreenshotView
 from .step_log import StepDetails
 
+__all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
+
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
-CACHE = 24  # decoded screenshots kept
-PRELOAD = 3  # steps decoded ahead and behind
 
 
-SOURCE = "cockpit-source"  # QImage text key: the file an image was decoded from
-MARKED_NOTE = "clean screenshot missing; showing the marked one (its boxes are part of the image)"
-
-
-def _decode(path: str) -> QImage | None:
-    """PNG to QImage with Pillow, whose decoder lets other Python threads (the GUI) run meanwhile."""
-    try:
-        with Image.open(path) as im:
-            im = im.convert("RGB")
-            data = im.tobytes()
-            img = QImage(data, im.width, im.height, 3 * im.width, QImage.Format_RGB888).copy()
-    except (OSError, ValueError):
-        return None
-    img.setText(SOURCE, path)
-    return img
-
-
-def _decode_first(paths: tuple[str, ...]) -> QImage | None:
-    """The first of `paths` that decodes (the clean screenshot, else the marked one)."""
-    for path in paths:
-        img = _decode(path)
-        if img is not None:
-            return img
-    return None
-
-
-class _Loader(QObject):
-    """Decodes step screenshots and thumbnails in a background thread."""
-    image = Signal(str, int, object)  # run id, step, QImage (None: the file is missing or unreadable)
-    thumb = Signal(str, int, object)  # run id, step, QImage
-
-    def __init__(self, store_root, parent=None):
-        super().__init__(parent)
-        self.store_root = store_root
-        self._lock = threading.Lock()
-        self._jobs: list[tuple[str, str, int, tuple[str, ...]]] = []
-        self._wake = threading.Event()
-        self._stopped = False
-        threading.Thread(target=self._work, name="review-loader", daemon=True).start()
-
-    def stop(self) -> None:
-        self._stopped = True
-        self._wake.set()
-
-    def request(self, kind: str, jobs: list[tuple[str, int, str | tuple[str, ...]]]) -> None:
-        """Replace the pending jobs of `kind` ('image' or 'thumb') with `jobs` (run id, step, path).
-
-        A job's path may be a tuple of paths: the first that decodes is used.
-
-        Images go first: they are what the annotator is waiting for; the
-        filmstrip's thumbnails fill in behind them.
-        """
-        with self._lock:
-            keep = [j for j in self._jobs if j[0] != kind]
-            new = [(kind, run_id, step, (paths,) if isinstance(paths, str) else tuple(paths))
-                   for run_id, step, paths in jobs]
-            self._jobs = new + keep if kind == "image" else keep + new
-        self._wake.set()
-
-    def _work(self) -> None:
-        while not self._stopped:
-            self._wake.wait()
-            with self._lock:
-                if not self._jobs:
-                    self._wake.clear()
-                    continue
-                kind, run_id, step, paths = self._jobs.pop(0)
-            img = _decode_first(paths)
-            if self._stopped or (img is None and kind == "thumb"):
-                continue
-            try:
-                if img is None:
-                    self.image.emit(run_id, step, None)
-                elif kind == "thumb":
-                    self.thumb.emit(run_id, step, img.scaledToWidth(144, Qt.SmoothTransformation))
-                else:
-                    self.image.emit(run_id, step, img)
-            except RuntimeError:  # the panel is gone
-                return
-
-
-class ReviewPanel(QWidget):
+class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
     openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
@@ -309,48 +232,6 @@ class ReviewPanel(QWidget):
         self.status.setText(f"run {self.run['id']} closed; its steps are kept")
         return True
 
-    def _build_label_bar(self, annotator: str) -> None:
-        self.label_bar = QWidget()
-        bl = QVBoxLayout(self.label_bar)
-        bl.setContentsMargins(0, 4, 0, 0)
-        r1, r2 = QHBoxLayout(), QHBoxLayout()
-        self.annotator = QComboBox()
-        self.annotator.setEditable(True)
-        self.annotator.addItems(L.annotators(self.store))
-        self.annotator.setCurrentText(annotator)
-        self.annotator.setToolTip("Your annotator name; labels are stored under it")
-        self.annotator.currentTextChanged.connect(self._on_annotator_changed)
-        self.blind = QCheckBox("Blind")
-        self.blind.setToolTip("Hide other verdicts (judges, other annotators) until you have labelled the run")
-        self.blind.toggled.connect(self._on_blind)
-        self.btn_success = QPushButton("Success (S)")
-        self.btn_fail = QPushButton("Fail (F)")
-        self.btn_unsure = QPushButton("Unsure (U)")
-        self.btn_next = QPushButton("Next unlabelled (N)")
-        self.category = QComboBox()
-        self.category.setEditable(True)
-        self.category.addItem("")
-        for i, c in enumerate(L.CATEGORIES, 1):
-            self.category.addItem(c)
-        self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
-        self.comment = QLineEdit(placeholderText="comment (optional)")
-        self.status = QLabel()
-        for w in (QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
-                  self.btn_unsure, self.btn_next):
-            r1.addWidget(w)
-        r2.addWidget(QLabel("Category:"))
-        r2.addWidget(self.category, 1)
-        r2.addWidget(self.comment, 2)
-        r2.addWidget(self.status, 1)
-        bl.addLayout(r1)
-        bl.addLayout(r2)
-        self.btn_success.clicked.connect(lambda: self.label("success"))
-        self.btn_fail.clicked.connect(lambda: self.label("fail"))
-        self.btn_unsure.clicked.connect(lambda: self.label("unsure"))
-        self.btn_next.clicked.connect(self.next_unlabelled)
-        self.category.activated.connect(lambda _: self._category_changed())
-        self.comment.editingFinished.connect(self._resave)
-
     def _shortcuts(self) -> None:
         def sc(key, slot):
             s = QShortcut(QKeySequence(key), self)
@@ -477,141 +358,6 @@ class ReviewPanel(QWidget):
             parts.append("reference: " + html.escape(json.dumps(ref)[:200]))
         return ("<br>" + " · ".join(parts)) if parts else ""
 
-    # ---------- steps ----------
-    def go(self, i: int) -> None:
-        if not self.steps or not 0 <= i < len(self.steps) or i == self.index:
-            return
-        self.index = i
-        s = self.steps[i]
-        key = (self.run["id"], s["step"])
-        img = self._images.get(key)
-        if img is not None:
-            self._images.move_to_end(key)
-            self._show_image(s, img)
-        else:
-            self.view.clear("loading…")
-            self._set_note("")
-            self._request_image(s, first=True)
-        self._decorate(s)
-        self.filmstrip.blockSignals(True)
-        self.filmstrip.setCurrentRow(i)
-        self.filmstrip.blockSignals(False)
-        self._preload()
-
-    def _decorate(self, s: dict) -> None:
-        e = html.escape
-        if s.get("target"):
-            self.view.set_highlight(s["target"], "#1e88e5" if s.get("actor") == "human" else "#e53935")
-        d = s.get("decision") or {}
-        decision = ""
-        if d:
-            decision = f" · {'approved' if d.get('approved') else 'rejected'} by {e(str(d.get('by')))}"
-        mine = [x for x in L.step_labels(self.store, self.run["id"], self._annotator()) if x["step"] == s["step"]]
-        judged = f" · you: {mine[0]['judgement']}" + (f" → [{mine[0]['corrected_target']}]"
-                                                     if mine[0]["corrected_target"] else "") if mine else ""
-        err = f"<br><span style='color:#b00020'>{e(s['error'])}</span>" if s.get("error") else ""
-        eff = s.get("effect") or {}
-        flags = [f for f in (s.get("flags") or [])]
-        if eff or flags:
-            what = ("no visible effect" if eff.get("noop") else
-                    ", ".join(x for x in ("URL changed" if eff.get("url_changed") else "",
-                                          f"+{eff.get('marks_added', 0)}/-{eff.get('marks_removed', 0)} marks",
-                                          f"{eff.get('pixels_changed', 0):.1%} pixels") if x)) if eff else ""
-            color = "#e65100" if eff.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags) else "#555"
-            err += f"<br><span style='color:{color}'>effect: {e(what)}" + (
-                f" [{e(', '.join(flags))}]" if flags else "") + "</span>"
-        self.step_info.setText(
-            f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
-            f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
-            f"<br><i>{e(s.get('thought') or '')}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
-        self.details.show_step(self.store, self.run, _LazyStep(self.store, self.run["id"], s))
-
-    def _marks_of(self, s: dict) -> list:
-        key = (self.run["id"], s["step"])
-        if key not in self._marks:
-            try:
-                self._marks[key] = marks_from_json(json.loads(self.store.read_file(s["marks_file"], "marks"))) \
-                    if s.get("marks_file") else []
-            except (CockpitError, ValueError):
-                self._marks[key] = []
-        return self._marks[key]
-
-    def _image_paths(self, s: dict) -> tuple[str, ...]:
-        """The files to show for step `s`, best first: the clean screenshot, then the marked one."""
-        paths = []
-        for key in ("screenshot_clean", "screenshot"):
-            if s.get(key) and str(self.store.file(s[key])) not in paths:
-                paths.append(str(self.store.file(s[key])))
-        return tuple(paths)
-
-    def _show_image(self, s: dict, img: QImage) -> None:
-        """Show a decoded image of step `s`, with a note when it is not the clean screenshot."""
-        self.view.set_screenshot(img, self._marks_of(s), keep_view=True)
-        clean = s.get("screenshot_clean")
-        self._set_note("" if clean and img.text(SOURCE) == str(self.store.file(clean)) else MARKED_NOTE)
-
-    def _set_note(self, text: str) -> None:
-        self.image_note.setText(text)
-        self.image_note.setVisible(bool(text))
-
-    def _request_image(self, s: dict, first: bool = False) -> None:
-        paths = self._image_paths(s)
-        if not paths:
-            if first:
-                self.view.clear(f"Step {s['step']} has no screenshot.")
-            return
-        self.loader.request("image", [(self.run["id"], s["step"], paths)] + self._preload_jobs())
-
-    def _preload_jobs(self) -> list[tuple[str, int, tuple[str, ...]]]:
-        jobs = []
-        for d in [x for k in range(1, PRELOAD + 1) for x in (k, -k)]:  # next, previous, next+1, ...
-            j = self.index + d
-            if 0 <= j < len(self.steps):
-                s = self.steps[j]
-                paths = self._image_paths(s)
-                if paths and (self.run["id"], s["step"]) not in self._images:
-                    jobs.append((self.run["id"], s["step"], paths))
-        return jobs
-
-    def _preload(self) -> None:
-        if (self.run["id"], self.steps[self.index]["step"]) in self._images:
-            self.loader.request("image", self._preload_jobs())
-        for d in (1, -1):  # marks of the neighbours, so the next step needs no disk read
-            if 0 <= self.index + d < len(self.steps):
-                self._marks_of(self.steps[self.index + d])
-
-    def _on_loader_image(self, run_id: str, step: int, img) -> None:
-        if not self.isVisible():
-            return
-        if img is None:  # not cached: the file may yet appear
-            if self.run and run_id == self.run["id"] and self.steps and self.steps[self.index]["step"] == step \
-                    and not self.view.has_screenshot():
-                paths = self._image_paths(self.steps[self.index])
-                what = f"screenshot of step {step} is" if len(paths) < 2 else \
-                    f"screenshots of step {step} (clean and marked) are"
-                self.view.clear(f"The {what} missing or unreadable ({' and '.join(paths)}).")
-                self._set_note("")
-            return
-        self._images[(run_id, step)] = img
-        while len(self._images) > CACHE:
-            self._images.popitem(last=False)
-        if self.run and run_id == self.run["id"] and self.steps and self.steps[self.index]["step"] == step \
-                and not self.view.has_screenshot():
-            s = self.steps[self.index]
-            self._show_image(s, img)
-            self._decorate(s)
-
-    def _on_loader_thumb(self, run_id: str, step: int, img) -> None:
-        if not self.run or run_id != self.run["id"]:
-            return
-        for i, s in enumerate(self.steps):
-            if s["step"] == step:
-                self.filmstrip.item(i).setIcon(QIcon(QPixmap.fromImage(img)))
-                return
-
-    def _on_filmstrip_row(self, row: int) -> None:
-        self.go(row)
-
     # ---------- tools ----------
     def other_runs(self) -> list[dict]:
         """Other runs of the open run's task (same task id, or same task text)."""
@@ -647,153 +393,3 @@ class ReviewPanel(QWidget):
         dlg = CompareDialog(self.store, self.run["id"], other, self)
         dlg.show()
         return dlg
-
-    # ---------- labelling ----------
-    def _annotator(self) -> str:
-        return self.annotator.currentText().strip()
-
-    def _my_label(self) -> dict | None:
-        if not self.run or not self._annotator():
-            return None
-        mine = L.labels(self.store, self.run["id"], self._annotator())
-        return mine[0] if mine else None
-
-    def _load_label(self) -> None:
-        mine = self._my_label()
-        self.category.setCurrentText(mine["category"] if mine else "")
-        self.comment.setText(mine["comment"] if mine else "")
-        self.status.setText(f"your label: {mine['verdict']}" if mine else "not labelled by you")
-
-    def label(self, verdict: str) -> bool:
-        if not self.run:
-            return False
-        who = self._annotator()
-        if not who:
-            self.status.setText("Enter your annotator name first")
-            self.annotator.setFocus()
-            return False
-        category = self.category.currentText().strip() if verdict == "fail" else ""
-        # Blind means this verdict was formed before the others were shown: a first label in blind mode,
-        # or the same verdict saved again (comment, category) after a blind one.
-        before = self._my_label()
-        blind = self.blind.isChecked() and (not self._revealed or bool(
-            before and before["blind"] and before["verdict"] == verdict))
-        L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.comment.text(),
-                    seconds=time.monotonic() - self.opened_at, blind=blind)
-        self.status.setText(f"your label: {verdict}" + (f" ({category})" if category else ""))
-        self._show_header()
-        self._update_row()
-        self.labelled.emit(self.run["id"])
-        return True
-
-    def _resave(self) -> None:
-        mine = self._my_label()
-        if mine:
-            self.label(mine["verdict"])
-
-    def _category_changed(self) -> None:
-        mine = self._my_label()
-        if mine and mine["verdict"] == "fail":
-            self.label("fail")
-
-    def pick_category(self, i: int) -> None:
-        self.category.setCurrentIndex(i)  # index 0 is the empty entry
-        self.label("fail")  # a category only makes sense on a failure
-
-    def judge_step(self, judgement: str) -> None:
-        if not self.run or not self.steps or not self._annotator():
-            return
-        s = self.steps[self.index]
-        L.set_step_label(self.store, self.run["id"], s["step"], self._annotator(), judgement)
-        self._pick_target = judgement == "wrong_target"
-        self.status.setText(f"step {s['step']}: {judgement}" +
-                            (" — click the right box on the screenshot" if self._pick_target else ""))
-        self._decorate(s)
-
-    def _on_view_mark(self, mark_id: int) -> None:
-        if not self._pick_target or not self.run:
-            return
-        s = self.steps[self.index]
-        L.set_step_label(self.store, self.run["id"], s["step"], self._annotator(), "wrong_target",
-                         corrected_target=mark_id)
-        self._pick_target = False
-        self.view.set_highlight(mark_id, "#2e7d32")
-        self.status.setText(f"step {s['step']}: wrong target, right one is [{mark_id}]")
-        self._decorate(s)
-
-    def next_unlabelled(self) -> None:
-        who = self._annotator()
-        if not who:
-            self.status.setText("Enter your annotator name first")
-            return
-        self._refresh_queue()
-        current = self.run["id"] if self.run else None
-        queue = self.queue
-        if current in queue:  # skipping this one: go on after it (else N would swap between two runs)
-            i = queue.index(current)
-            queue = queue[i + 1:] + queue[:i]
-        nxt = next((r for r in queue if r != current), None)
-        if nxt is None:
-            self.status.setText("Nothing left to label. Well done.")
-            return
-        self.show_run(nxt)
-
-    def show_run(self, run_id: str) -> None:
-        """Open a run and select it in the table when it is listed."""
-        row = self.model.ensure_loaded(run_id)
-        if row >= 0:
-            self.table.setCurrentIndex(self.model.index(row, 0))
-            self.table.scrollTo(self.model.index(row, 0))
-        self.open_run(run_id)
-
-    def _on_annotator_changed(self, _name: str) -> None:
-        """Another annotator: their label, their step judgements, and (blind) only what they may see."""
-        self._refresh_queue()
-        if self.run:  # (what the screen showed before still counts as seen: _revealed stays)
-            self._show_header()
-            self._load_label()
-            if self.steps and 0 <= self.index < len(self.steps):
-                self._decorate(self.steps[self.index])
-
-    def _refresh_queue(self) -> None:
-        who = self._annotator()
-        self.queue = L.unlabelled_runs(self.store, who) if who else []
-
-    def _on_blind(self, on: bool) -> None:
-        reset = False
-        for combo in (self.f_human, self.f_judge):  # filtering by verdicts would give them away
-            if on and combo.currentIndex() > 0:
-                combo.blockSignals(True)
-                combo.setCurrentIndex(0)
-                combo.blockSignals(False)
-                reset = True
-            combo.setEnabled(not on)
-        self.model.set_blind(on)
-        if reset:
-            self.apply_filter()
-        if self.run:
-            self._show_header()
-
-    def _update_row(self) -> None:
-        row = self.model.row_of(self.run["id"])
-        if row >= 0:
-            fresh = self.store._rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
-                                     "WHERE run_id = ?", [self.run["id"]])[0]["h"]
-            self.model.rows[row]["human"] = fresh
-            idx = self.model.index(row, 6)
-            self.model.dataChanged.emit(idx, idx)
-
-
-class _LazyStep(dict):
-    """A step row whose 'request' (the messages sent, large) is read only when asked for."""
-
-    def __init__(self, store, run_id: str, row: dict):
-        super().__init__(row)
-        self._store, self._run_id = store, run_id
-
-    def get(self, key, default=None):
-        if key == "request" and "request" not in self:
-            full = self._store.step(self._run_id, self["step"]) or {}
-            self["request"] = full.get("request") or []
-            self["reply"] = full.get("reply")
-        return super().get(key, default)

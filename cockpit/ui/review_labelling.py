@@ -1,0 +1,191 @@
+"""Review mode's labelling: the label bar, run verdicts, step judgements, the unlabelled queue, blind mode.
+
+A mixin of ReviewPanel (cockpit.ui.review_panel); labels are written through cockpit.core.store.labels.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
+
+from ..core.store import labels as L
+
+
+class ReviewLabelling:
+    """Labelling the open run and its steps: ReviewPanel's annotator half."""
+
+    def _build_label_bar(self, annotator: str) -> None:
+        self.label_bar = QWidget()
+        bl = QVBoxLayout(self.label_bar)
+        bl.setContentsMargins(0, 4, 0, 0)
+        r1, r2 = QHBoxLayout(), QHBoxLayout()
+        self.annotator = QComboBox()
+        self.annotator.setEditable(True)
+        self.annotator.addItems(L.annotators(self.store))
+        self.annotator.setCurrentText(annotator)
+        self.annotator.setToolTip("Your annotator name; labels are stored under it")
+        self.annotator.currentTextChanged.connect(self._on_annotator_changed)
+        self.blind = QCheckBox("Blind")
+        self.blind.setToolTip("Hide other verdicts (judges, other annotators) until you have labelled the run")
+        self.blind.toggled.connect(self._on_blind)
+        self.btn_success = QPushButton("Success (S)")
+        self.btn_fail = QPushButton("Fail (F)")
+        self.btn_unsure = QPushButton("Unsure (U)")
+        self.btn_next = QPushButton("Next unlabelled (N)")
+        self.category = QComboBox()
+        self.category.setEditable(True)
+        self.category.addItem("")
+        for i, c in enumerate(L.CATEGORIES, 1):
+            self.category.addItem(c)
+        self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
+        self.comment = QLineEdit(placeholderText="comment (optional)")
+        self.status = QLabel()
+        for w in (QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
+                  self.btn_unsure, self.btn_next):
+            r1.addWidget(w)
+        r2.addWidget(QLabel("Category:"))
+        r2.addWidget(self.category, 1)
+        r2.addWidget(self.comment, 2)
+        r2.addWidget(self.status, 1)
+        bl.addLayout(r1)
+        bl.addLayout(r2)
+        self.btn_success.clicked.connect(lambda: self.label("success"))
+        self.btn_fail.clicked.connect(lambda: self.label("fail"))
+        self.btn_unsure.clicked.connect(lambda: self.label("unsure"))
+        self.btn_next.clicked.connect(self.next_unlabelled)
+        self.category.activated.connect(lambda _: self._category_changed())
+        self.comment.editingFinished.connect(self._resave)
+
+    def _annotator(self) -> str:
+        return self.annotator.currentText().strip()
+
+    def _my_label(self) -> dict | None:
+        if not self.run or not self._annotator():
+            return None
+        mine = L.labels(self.store, self.run["id"], self._annotator())
+        return mine[0] if mine else None
+
+    def _load_label(self) -> None:
+        mine = self._my_label()
+        self.category.setCurrentText(mine["category"] if mine else "")
+        self.comment.setText(mine["comment"] if mine else "")
+        self.status.setText(f"your label: {mine['verdict']}" if mine else "not labelled by you")
+
+    def label(self, verdict: str) -> bool:
+        if not self.run:
+            return False
+        who = self._annotator()
+        if not who:
+            self.status.setText("Enter your annotator name first")
+            self.annotator.setFocus()
+            return False
+        category = self.category.currentText().strip() if verdict == "fail" else ""
+        # Blind means this verdict was formed before the others were shown: a first label in blind mode,
+        # or the same verdict saved again (comment, category) after a blind one.
+        before = self._my_label()
+        blind = self.blind.isChecked() and (not self._revealed or bool(
+            before and before["blind"] and before["verdict"] == verdict))
+        L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.comment.text(),
+                    seconds=time.monotonic() - self.opened_at, blind=blind)
+        self.status.setText(f"your label: {verdict}" + (f" ({category})" if category else ""))
+        self._show_header()
+        self._update_row()
+        self.labelled.emit(self.run["id"])
+        return True
+
+    def _resave(self) -> None:
+        mine = self._my_label()
+        if mine:
+            self.label(mine["verdict"])
+
+    def _category_changed(self) -> None:
+        mine = self._my_label()
+        if mine and mine["verdict"] == "fail":
+            self.label("fail")
+
+    def pick_category(self, i: int) -> None:
+        self.category.setCurrentIndex(i)  # index 0 is the empty entry
+        self.label("fail")  # a category only makes sense on a failure
+
+    def judge_step(self, judgement: str) -> None:
+        if not self.run or not self.steps or not self._annotator():
+            return
+        s = self.steps[self.index]
+        L.set_step_label(self.store, self.run["id"], s["step"], self._annotator(), judgement)
+        self._pick_target = judgement == "wrong_target"
+        self.status.setText(f"step {s['step']}: {judgement}" +
+                            (" — click the right box on the screenshot" if self._pick_target else ""))
+        self._decorate(s)
+
+    def _on_view_mark(self, mark_id: int) -> None:
+        if not self._pick_target or not self.run:
+            return
+        s = self.steps[self.index]
+        L.set_step_label(self.store, self.run["id"], s["step"], self._annotator(), "wrong_target",
+                         corrected_target=mark_id)
+        self._pick_target = False
+        self.view.set_highlight(mark_id, "#2e7d32")
+        self.status.setText(f"step {s['step']}: wrong target, right one is [{mark_id}]")
+        self._decorate(s)
+
+    def next_unlabelled(self) -> None:
+        who = self._annotator()
+        if not who:
+            self.status.setText("Enter your annotator name first")
+            return
+        self._refresh_queue()
+        current = self.run["id"] if self.run else None
+        queue = self.queue
+        if current in queue:  # skipping this one: go on after it (else N would swap between two runs)
+            i = queue.index(current)
+            queue = queue[i + 1:] + queue[:i]
+        nxt = next((r for r in queue if r != current), None)
+        if nxt is None:
+            self.status.setText("Nothing left to label. Well done.")
+            return
+        self.show_run(nxt)
+
+    def show_run(self, run_id: str) -> None:
+        """Open a run and select it in the table when it is listed."""
+        row = self.model.ensure_loaded(run_id)
+        if row >= 0:
+            self.table.setCurrentIndex(self.model.index(row, 0))
+            self.table.scrollTo(self.model.index(row, 0))
+        self.open_run(run_id)
+
+    def _on_annotator_changed(self, _name: str) -> None:
+        """Another annotator: their label, their step judgements, and (blind) only what they may see."""
+        self._refresh_queue()
+        if self.run:  # (what the screen showed before still counts as seen: _revealed stays)
+            self._show_header()
+            self._load_label()
+            if self.steps and 0 <= self.index < len(self.steps):
+                self._decorate(self.steps[self.index])
+
+    def _refresh_queue(self) -> None:
+        who = self._annotator()
+        self.queue = L.unlabelled_runs(self.store, who) if who else []
+
+    def _on_blind(self, on: bool) -> None:
+        reset = False
+        for combo in (self.f_human, self.f_judge):  # filtering by verdicts would give them away
+            if on and combo.currentIndex() > 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(0)
+                combo.blockSignals(False)
+                reset = True
+            combo.setEnabled(not on)
+        self.model.set_blind(on)
+        if reset:
+            self.apply_filter()
+        if self.run:
+            self._show_header()
+
+    def _update_row(self) -> None:
+        row = self.model.row_of(self.run["id"])
+        if row >= 0:
+            fresh = self.store._rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
+                                     "WHERE run_id = ?", [self.run["id"]])[0]["h"]
+            self.model.rows[row]["human"] = fresh
+            idx = self.model.index(row, 6)
+            self.model.dataChanged.emit(idx, idx)
