@@ -30,13 +30,15 @@ pretends to be one: anything it says about itself says it is the demo policy.
 """
 from __future__ import annotations
 
-import functools
 import re
-from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlparse
 
-from . import prompt, resources
-from .actions.grammar import Action
+# The parts live in demo_catalogue (products), demo_task (what a task asks),
+# demo_page (reading the page) and demo_request (reading the request); the
+# public names are kept importable from here.
+from .demo_catalogue import _fold, _money, _name_matches, catalogue
+from .demo_page import _element, _form_fields, _product_name, _results, _shown_price
+from .demo_request import Request, read_request
+from .demo_task import DEMO_CARD, Task, parse_task
 from .modelserver import ModelServer
 
 __all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
@@ -46,377 +48,18 @@ DEMO_MODEL = "cockpit-demo-policy"
 DEMO_TASK = ("Buy the cheapest pair of headphones in the Demo Shop and ship it to "
              "Ada Lovelace, 12 Analytical Row, London.")
 DEMO_QUESTION = "What is the price of the Glass French Press in the Demo Shop?"
-#: The made-up card number typed at checkout (the shop says any number will do).
-DEMO_CARD = "4242 4242 4242 4242"
-
-DEFAULT_NAME = "Ada Lovelace"
-DEFAULT_ADDRESS = "12 Analytical Row"
-DEFAULT_CITY = "London"
 
 #: After this many replies in one run the policy gives up instead of wandering.
 MAX_REPLIES = 40
 #: The same action this many times in a row means it is stuck.
 MAX_REPEATS = 3
-#: This many failed actions among the last ERROR_WINDOW and it stops.
+#: This many failed actions among the last ERROR_WINDOW (in demo_request) and it stops.
 MAX_ERRORS = 3
-ERROR_WINDOW = 6
 
 UNKNOWN_ANSWER = ("Sorry, I can't help with that: this is the offline demo policy, and it only knows the "
                   "Demo Shop tasks (buying a product there, such as the cheapest headphones, or looking up "
                   "a product's price). Connect a real model to try other tasks.")
 REFUSED_ANSWER = "I filled in the order but placing it was refused; nothing was bought."
-
-_PRICE = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{2})?)")
-_STOP = {"a", "an", "the", "some", "one", "pair", "pairs", "of", "set", "me", "for", "product", "products"}
-
-
-# ---------- the shop's catalogue ----------
-
-@dataclass(frozen=True)
-class Product:
-    id: str
-    name: str
-    price: int  # cents
-    rating: float = 0.0
-    description: str = ""
-
-    @property
-    def price_text(self) -> str:
-        return _money(self.price)
-
-
-def _money(cents: int) -> str:
-    return f"${cents / 100:,.2f}"
-
-
-@functools.cache
-def catalogue() -> tuple[Product, ...]:
-    """The Demo Shop's products, read from its products.js (empty if unreadable)."""
-    try:
-        src = resources.read_text("demo_site/products.js")
-    except (OSError, ValueError):
-        return ()
-    m = re.search(r"PRODUCTS\s*=\s*\[(.*?)\];", src, re.S)
-    out = []
-    for block in re.findall(r"\{(.*?)\}", m.group(1) if m else "", re.S):
-        kv = dict(re.findall(r'(\w+)\s*:\s*("(?:[^"\\]|\\.)*"|[\d.]+)', block))
-        try:
-            out.append(Product(id=kv["id"].strip('"'), name=kv["name"].strip('"'), price=int(kv["price"]),
-                               rating=float(kv.get("rating", 0)), description=kv.get("description", "").strip('"')))
-        except (KeyError, ValueError):
-            continue
-    return tuple(out)
-
-
-def _by_name(name: str) -> Product | None:
-    key = _fold(name)
-    return next((p for p in catalogue() if _fold(p.name) == key), None)
-
-
-def _fold(s: str) -> str:
-    return re.sub(r"\s+", " ", s).strip().casefold()
-
-
-def _words(s: str) -> list[str]:
-    """Comparable words: lower case, hyphens split, a plural 's' dropped."""
-    out = []
-    for w in re.findall(r"[a-z0-9]+", s.casefold()):
-        if w in _STOP:
-            continue
-        if len(w) > 3 and w.endswith("es") and w[:-2].endswith(("ss", "sh", "ch", "x")):
-            w = w[:-2]
-        elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
-            w = w[:-1]
-        out.append(w)
-    return out
-
-
-def _name_matches(phrase: str, name: str) -> bool:
-    want, have = _words(phrase), set(_words(name))
-    return bool(want) and all(w in have for w in want)
-
-
-def _site_search_hits(query: str) -> list[Product]:
-    """What the shop's search returns for `query` (a substring of name or description)."""
-    q = query.strip().casefold()
-    return [p for p in catalogue() if q in p.name.casefold() or q in p.description.casefold()]
-
-
-# ---------- the task ----------
-
-@dataclass
-class Task:
-    text: str
-    kind: str  # "buy", "price" or "unknown"
-    phrase: str = ""  # what to look for, as the task says it
-    criterion: str = ""  # "cheapest", "dearest", "best rated" or ""
-    name: str = DEFAULT_NAME
-    address: str = DEFAULT_ADDRESS
-    city: str = DEFAULT_CITY
-    card: str = DEMO_CARD
-
-    @property
-    def query(self) -> str:
-        """The words to type into the shop's search box."""
-        if not catalogue() or _site_search_hits(self.phrase):
-            return self.phrase
-        for w in sorted(self.phrase.split(), key=len, reverse=True):
-            if _fold(w) not in _STOP and _site_search_hits(w):
-                return w
-        return self.phrase
-
-    @property
-    def candidates(self) -> list[Product]:
-        by_name = [p for p in catalogue() if _name_matches(self.phrase, p.name)]
-        return by_name or _site_search_hits(self.phrase)
-
-    @property
-    def target(self) -> Product | None:
-        return _choose(self.candidates, self.criterion, self.phrase)
-
-    @property
-    def ship_to(self) -> str:
-        return f"{self.name}, {self.address}, {self.city}"
-
-
-_CRITERIA = [
-    ("cheapest", r"cheapest|least expensive|lowest[- ]priced|lowest price|most affordable"),
-    ("dearest", r"most expensive|priciest|highest[- ]priced"),
-    ("best rated", r"best[- ]rated|highest[- ]rated|top[- ]rated|best reviewed"),
-]
-_SHOP = r"(?:in|from|at|on)\s+(?:the\s+)?demo[\s-]*shop\b"
-_BUY = re.compile(
-    r"\b(?:buy|order|purchase|get\s+me)\s+(?:me\s+)?(?:(?:the|a|an|some|one)\s+)?"
-    r"(?:(?:cheapest|least expensive|lowest[- ]priced|most affordable|most expensive|priciest|highest[- ]priced|"
-    r"best[- ]rated|highest[- ]rated|top[- ]rated|best reviewed)\s+)?"
-    r"(?:(?:pairs?|sets?)\s+of\s+)?(?P<what>.+?)"
-    r"(?=\s+" + _SHOP + r"|\s+and\s+(?:ship|send|deliver|have)\b|\s*,|\s+(?:ship|send|deliver)\b|\s+to\s+|[.!?]|$)",
-    re.I)
-_PRICE_Q = [
-    re.compile(r"\b(?:price|cost)\s+of\s+(?:(?:the|a|an)\s+)?(?P<what>.+?)(?=\s+" + _SHOP + r"|[?.!,]|$)", re.I),
-    re.compile(r"\bhow\s+much\s+(?:does|do|is|are)\s+(?:(?:the|a|an)\s+)?(?P<what>.+?)"
-               r"(?=\s+cost\b|\s+" + _SHOP + r"|[?.!,]|$)", re.I),
-]
-_SHIP = re.compile(r"\b(?:ship|send|deliver)\w*\s+(?:(?:it|them|this|that|the order|the parcel)\s+)?to\s+"
-                   r"(?P<to>.+?)(?=\.\s+[A-Z]|[.!?]?\s*$)", re.I | re.S)
-_CARD = re.compile(r"\b(\d{4}(?:[ -]?\d{4}){3})\b")
-
-
-def parse_task(text: str) -> Task:
-    """Read what the task asks for; unknown when it is not a Demo Shop purchase or price question."""
-    task = _parse_task(text)
-    if task.kind != "unknown" and not re.search(r"demo[\s-]*shop", task.text, re.I) and not task.candidates:
-        return Task(task.text, "unknown")  # not about the shop, and nothing there matches
-    return task
-
-
-def _parse_task(text: str) -> Task:
-    t = re.sub(r"\s+", " ", text or "").strip()
-    criterion = next((c for c, rx in _CRITERIA if re.search(rx, t, re.I)), "")
-    for rx in _PRICE_Q:
-        if m := rx.search(t):
-            what = _clean_phrase(m.group("what"))
-            if what:
-                return Task(t, "price", phrase=what)
-    if m := _BUY.search(t):
-        what = _clean_phrase(m.group("what"))
-        if what:
-            task = Task(t, "buy", phrase=what, criterion=criterion)
-            if s := _SHIP.search(t):
-                parts = [p.strip(" .") for p in s.group("to").split(",") if p.strip(" .")]
-                if parts:
-                    task.name = parts[0]
-                if len(parts) >= 3:
-                    task.address, task.city = ", ".join(parts[1:-1]), parts[-1]
-                elif len(parts) == 2:
-                    task.address = parts[1]
-            if c := _CARD.search(t):
-                task.card = c.group(1)
-            return task
-    return Task(t, "unknown")
-
-
-def _clean_phrase(s: str) -> str:
-    s = re.sub(r"^(?:(?:the|a|an|some|one)\s+)+", "", s.strip(), flags=re.I)
-    return s.strip(" \"'").strip()
-
-
-def _choose(products: list[Product], criterion: str, phrase: str = "") -> Product | None:
-    if not products:
-        return None
-    if criterion == "cheapest":
-        return min(products, key=lambda p: p.price)
-    if criterion == "dearest":
-        return max(products, key=lambda p: p.price)
-    if criterion == "best rated":
-        return max(products, key=lambda p: p.rating)
-    exact = [p for p in products if _fold(p.name) == _fold(phrase)]
-    return (exact or products)[0]
-
-
-# ---------- reading the request ----------
-
-@dataclass
-class Element:
-    id: int
-    tag: str
-    type: str = ""
-    text: str = ""
-    aria: str = ""
-    value: str = ""
-
-    @property
-    def label(self) -> str:
-        return self.text or self.aria
-
-    def says(self, pattern: str) -> bool:
-        return any(re.search(pattern, s, re.I) for s in (self.text, self.aria) if s)
-
-
-@dataclass
-class Page:
-    url: str = ""
-    title: str = ""
-    elements: list[Element] = field(default_factory=list)
-
-    @property
-    def file(self) -> str:
-        return urlparse(self.url).path.rsplit("/", 1)[-1].casefold()
-
-    def param(self, name: str) -> str:
-        return (parse_qs(urlparse(self.url).query).get(name) or [""])[0]
-
-    @property
-    def in_shop(self) -> bool:
-        return "demo shop" in self.title.casefold() or any(
-            e.tag == "a" and _fold(e.text) == "demo shop" for e in self.elements)
-
-    def find(self, pattern: str, tags: tuple[str, ...] = ()) -> Element | None:
-        return next((e for e in self.elements if (not tags or e.tag in tags) and e.says(pattern)), None)
-
-    @property
-    def search_box(self) -> Element | None:
-        return next((e for e in self.elements if e.tag in ("input", "textarea") and e.says(r"search")), None)
-
-    @property
-    def cart_link(self) -> Element | None:
-        return next((e for e in self.elements if e.tag == "a" and re.match(r"cart\s*\(\d+\)", e.text, re.I)), None)
-
-    @property
-    def cart_count(self) -> int:
-        link = self.cart_link
-        m = re.search(r"\((\d+)\)", link.text) if link else None
-        return int(m.group(1)) if m else 0
-
-
-_ELEMENT = re.compile(r"^\[(\d+)\]: <([^>]+)> (.*);(?: \(scrollable\))?$")
-_WHERE = re.compile(r"The page is (['\"])(.*?)\1 at (\S+?)\.\s+Analyse", re.S)
-_TASK = re.compile(r"Now given a task: (.*?)\s+Please interact with (\S+) and get the answer\.", re.S)
-
-
-def _text_of(message: dict) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
-    return ""
-
-
-def _lead(message: dict) -> str:
-    """The part of a user turn before its observation: task text or feedback."""
-    return _text_of(message).split("Observation:", 1)[0].strip()
-
-
-def _parse_page(text: str) -> Page | None:
-    if "Observation:" not in text:
-        return None
-    obs = text.split("Observation:", 1)[1]
-    where = _WHERE.search(obs)
-    if where is None and "(Omitted in context.)" in obs:
-        return None
-    page = Page(url=where.group(3) if where else "", title=where.group(2) if where else "")
-    for line in obs.splitlines():
-        m = _ELEMENT.match(line.strip())
-        if not m:
-            continue
-        kind, rest = m.group(2), m.group(3)
-        tag, _, typ = kind.partition(" type=")
-        tag = tag.split()[0] if tag.split() else tag
-        el = Element(int(m.group(1)), tag.casefold(), typ.strip())
-        quoted = [q for q in re.findall(r'(value )?"([^"]*)"', rest)]
-        plain = [s for v, s in quoted if not v]
-        el.text = plain[0] if plain else ""
-        el.aria = plain[1] if len(plain) > 1 else ""
-        el.value = next((s for v, s in quoted if v), "")
-        page.elements.append(el)
-    return page
-
-
-@dataclass
-class Turn:
-    action: Action | None
-    feedback: str  # the lead of the user turn that followed
-
-
-@dataclass
-class Request:
-    task: Task
-    start_url: str
-    page: Page | None
-    feedback: str
-    history: list[Turn]
-
-    @property
-    def refused(self) -> bool:
-        return self.feedback.startswith("Your last action was refused")
-
-    @property
-    def errored(self) -> bool:
-        return self.feedback.startswith("Your last action could not be executed")
-
-    @property
-    def last_action(self) -> Action | None:
-        return self.history[-1].action if self.history else None
-
-    def recent_errors(self) -> int:
-        return sum(t.feedback.startswith("Your last action could not be executed")
-                   for t in self.history[-ERROR_WINDOW:])
-
-    def typed_since_page_change(self, element: int, texts: tuple[str, ...]) -> bool:
-        """Whether `texts` was typed into `element` on this page, going by the feedback."""
-        for turn in reversed(self.history):
-            a, fb = turn.action, turn.feedback
-            if a is None:
-                continue
-            if fb.startswith("Result of your last action:") and (
-                    "the page is now" in fb or a.kind in ("back", "goto", "google")):
-                return False
-            if (a.kind == "type" and a.target == element and a.text in texts
-                    and fb.startswith("Result of your last action:") and "typed" in fb):
-                return True
-        return False
-
-
-def read_request(body: dict) -> Request:
-    messages = [m for m in (body.get("messages") or []) if isinstance(m, dict)]
-    users = [m for m in messages if m.get("role") == "user"]
-    first = _text_of(users[0]) if users else ""
-    tm = _TASK.search(first)
-    task_text, start = (tm.group(1).strip(), tm.group(2)) if tm else (first.split("Observation:", 1)[0].strip(), "")
-    page = None
-    for m in reversed(users):
-        page = _parse_page(_text_of(m))
-        if page is not None:
-            break
-    feedback = _lead(users[-1]) if len(users) > 1 else ""
-    history = []
-    for i, m in enumerate(messages):
-        if m.get("role") != "assistant":
-            continue
-        nxt = messages[i + 1] if i + 1 < len(messages) and messages[i + 1].get("role") == "user" else None
-        history.append(Turn(prompt.parse_reply(_text_of(m)).action, _lead(nxt) if nxt else ""))
-    return Request(parse_task(task_text), start, page, feedback, history)
 
 
 # ---------- deciding ----------
@@ -497,10 +140,6 @@ def _refused(req: Request) -> str:
                    f"My last action was refused by the supervisor, so I stopped; {what}.{said}")
 
 
-def _element(page: Page, n: int | None) -> Element | None:
-    return next((e for e in page.elements if e.id == n), None)
-
-
 def _search(req: Request, why: str) -> tuple[str, str]:
     box = req.page.search_box
     query = req.task.query
@@ -510,23 +149,6 @@ def _search(req: Request, why: str) -> tuple[str, str]:
             return "I can't see the search box here, so I'll go to the shop's home page.", f"Click [{home.id}]"
         return "I can't see the search box, so I'll scroll to look for it.", "Scroll [WINDOW]; up"
     return f'{why} I\'ll search the shop for "{query}".', f"Type [{box.id}]; {query}"
-
-
-def _results(page: Page) -> list[tuple[Element, str, int | None]]:
-    """Product links on a results page: (element, product name, price in cents if known)."""
-    out = []
-    for e in page.elements:
-        if e.tag != "a" or not e.text or _fold(e.text) == "demo shop" or page.cart_link is e:
-            continue
-        shown = _PRICE.search(e.text)
-        name = _PRICE.sub("", e.text).strip(" -–—,:")
-        product = _by_name(name)
-        if product is None and catalogue():
-            continue
-        price = int(round(float(shown.group(1).replace(",", "")) * 100)) if shown else (
-            product.price if product else None)
-        out.append((e, product.name if product else name, price))
-    return out
 
 
 def _pick_result(req: Request) -> tuple[str, str]:
@@ -560,29 +182,9 @@ def _pick_result(req: Request) -> tuple[str, str]:
     return f"The results include the {pick[1]}, {why}, so I'll open it.", f"Click [{pick[0].id}]"
 
 
-def _product_name(page: Page) -> str:
-    if page.file != "product.html":
-        return ""
-    name = re.sub(r"\s*-\s*demo shop\s*$", "", page.title, flags=re.I).strip()
-    return "" if name.casefold() in ("product not found", "product", "") else name
-
-
 def _is_target(task: Task, name: str) -> bool:
     target = task.target
     return _fold(name) == _fold(target.name) if target else _name_matches(task.phrase, name)
-
-
-def _shown_price(page: Page, name: str) -> str:
-    """The price the page shows next to `name`; else the price list's; else any price shown."""
-    shown = [(e, m) for e in page.elements if e.tag not in ("input", "textarea", "select")
-             for m in [_PRICE.search(f"{e.text} {e.aria}")] if m]
-    for e, m in shown:
-        if _fold(name) in _fold(f"{e.text} {e.aria}"):
-            return m.group(0).replace(" ", "")
-    product = _by_name(name)
-    if product is not None:
-        return product.price_text
-    return shown[0][1].group(0).replace(" ", "") if shown else ""
 
 
 def _common(req: Request, looking_for: str) -> tuple[str, str] | None:
@@ -612,27 +214,6 @@ def _price(req: Request) -> tuple[str, str]:
                     f"ANSWER; The {name} costs {price}.")
     step = _common(req, f"I need the price of the {task.phrase}.")
     return step if step is not None else _not_found(req)
-
-
-_FIELDS = [  # (key, how the field is labelled, how to describe it)
-    ("name", r"\bname\b", "full name"),
-    ("address", r"address|street", "address"),
-    ("city", r"\bcity\b|\btown\b", "city"),
-    ("card", r"card", "card number"),
-]
-
-
-def _form_fields(page: Page) -> list[tuple[str, str, Element]]:
-    out, used = [], set()
-    for e in page.elements:
-        if e.tag not in ("input", "textarea") or e.says(r"search"):
-            continue
-        for key, rx, desc in _FIELDS:
-            if key not in used and e.says(rx):
-                used.add(key)
-                out.append((key, desc, e))
-                break
-    return out
 
 
 def _buy(req: Request) -> tuple[str, str]:
@@ -734,3 +315,4 @@ def serve_demo_site():
             return LocalSite(root, port=DEMO_SITE_PORT).start()
         except OSError:
             return LocalSite(root).start()
+
