@@ -58,6 +58,8 @@ CHROME_FLAGS = (
 
 #: The window property holding the preinstalled marking function (js/som.js); see observation.collect_marks.
 SOM_GLOBAL = "__cockpitSom"
+#: The window property holding js/after_frame.js's function; see observation.collect_marks.
+AFTER_FRAME_GLOBAL = "__cockpitAfterFrame"
 
 _DEAD_HINTS = ("invalid session id", "chrome not reachable", "disconnected",
                "session deleted", "no such window", "target window already closed",
@@ -232,7 +234,9 @@ class BrowserSession:
             # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
-                                f"{resources.script('som.js')}), writable: false, configurable: false}});"})
+                                f"{resources.script('som.js')}), writable: false, configurable: false}});"
+                                f"Object.defineProperty(window, {AFTER_FRAME_GLOBAL!r}, {{value: "
+                                f"{resources.script('after_frame.js')}, writable: false, configurable: false}});"})
             if self.download_dir:
                 self.cdp("Browser.setDownloadBehavior",
                          {"behavior": "allow", "downloadPath": str(self.download_dir)})

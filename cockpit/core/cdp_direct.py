@@ -132,9 +132,15 @@ class DirectCDP:
             elif msg.get("id") == n:
                 return msg
 
-    def evaluate(self, expression: str, *, timeout: float | None = None):
-        """The value of a JavaScript expression in the page's main world (JSON-able values only)."""
-        res = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True}, timeout=timeout)
+    def evaluate(self, expression: str, *, timeout: float | None = None, await_promise: bool = False):
+        """The value of a JavaScript expression in the page's main world (JSON-able values only).
+
+        With `await_promise`, the value the expression's promise resolves to.
+        """
+        params = {"expression": expression, "returnByValue": True}
+        if await_promise:
+            params["awaitPromise"] = True
+        res = self.call("Runtime.evaluate", params, timeout=timeout)
         if "exceptionDetails" in res:
             details = res["exceptionDetails"]
             text = (details.get("exception") or {}).get("description") or details.get("text") or "error"

@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image
 
 from . import effects, images, overlay, resources
-from .browser import SOM_GLOBAL, BrowserSession
+from .browser import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
 from .cdp_direct import DirectCDPDialog, DirectCDPError, DirectCDPScriptError
 from .marks import Mark, element_text, marks_from_json
 
@@ -87,8 +87,19 @@ class Observation:
         return files
 
 
-def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
-    """Run the marking script; returns {'marks': [Mark], 'page': {...}, 'stats': {...}}."""
+#: Milliseconds the marking script waits for the page's next frame (see collect_marks) before running anyway.
+FRAME_WAIT_MS = 50
+
+
+def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: bool = False) -> dict:
+    """Run the marking script; returns {'marks': [Mark], 'page': {...}, 'stats': {...}}.
+
+    With `after_frame` (and the direct connection), the script runs just after
+    the page's next frame is made rather than at once. :func:`observe` asks for
+    it while a screenshot is being captured: the capture needs the page's main
+    thread to make that frame, and a script holding the thread there made the
+    capture miss its frame and wait one more (about 16 ms, every other time).
+    """
     # A JSON string crosses WebDriver ~10x faster than the same object graph. The function is usually
     # preinstalled in the page (browser.SOM_GLOBAL); pages without it (no CDP, or loaded before) get it sent.
     # With local Chrome it is called on a DevTools connection of our own, which saves ChromeDriver's
@@ -97,9 +108,13 @@ def collect_marks(session: BrowserSession, max_text: int = 200) -> dict:
     text = missing = None
     direct = session.direct_cdp("script")
     if direct is not None:
+        # With after_frame, a promise (js/after_frame.js); without that function (pages loaded before), at once.
+        call = (f"(function(f, later) {{ if (!f) return null; var run = function() {{ "
+                f"return JSON.stringify(f({json.dumps(args)})) }}; "
+                f"return later && {str(after_frame).lower()} ? later(run, {FRAME_WAIT_MS}) : run() }})"
+                f"(window.{SOM_GLOBAL}, window.{AFTER_FRAME_GLOBAL})")
         try:
-            text = direct.evaluate(f"(function(f){{return f ? JSON.stringify(f({json.dumps(args)})) : null}})"
-                                   f"(window.{SOM_GLOBAL})", timeout=session.config.settle_cap_ms / 1000 + 3)
+            text = direct.evaluate(call, timeout=session.config.settle_cap_ms / 1000 + 3, await_promise=after_frame)
             missing = text is None
         except (DirectCDPDialog, DirectCDPScriptError) as e:  # WebDriver reports them as it always has
             log.debug("marking on the direct connection: %s; using WebDriver", e)
@@ -159,7 +174,7 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
         png = session.screenshot_png()
         decoded = _shooter.submit(_prepare, png) if render else None
     t1 = time.perf_counter()
-    res = collect_marks(session)
+    res = collect_marks(session, after_frame=shot is not None)
     t2 = time.perf_counter()
     if shot is not None:
         try:

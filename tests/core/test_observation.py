@@ -108,3 +108,26 @@ def test_marking_runs_on_its_own_connection_and_a_dialog_does_not_hang_it(page):
     assert b.direct_cdp("script") is direct  # kept: the dialog was the page's, not the connection's
     obs = observe(b)
     assert [m.text for m in obs.marks] == ["Turn blue"] and pixel(obs.screenshot, 150, 150) == (255, 0, 0)
+
+
+def test_marking_waits_for_the_screenshots_frame_not_for_the_page(page, monkeypatch):
+    """With a screenshot being captured, the marking script runs just after the page's next frame (the
+    capture needs that frame; see observation.collect_marks). The marks are those of an immediate run, and a
+    page that replaced requestAnimationFrame and setTimeout does not leave the observation waiting."""
+    import time
+
+    from cockpit.core.observation import collect_marks
+
+    b = page("obs_frames.html")
+    at_once = collect_marks(b)["marks"]
+    assert [m.text for m in at_once] == ["Go", "Next page"]
+    after = collect_marks(b, after_frame=True)["marks"]
+    assert [(m.text, m.bbox) for m in after] == [(m.text, m.bbox) for m in at_once]
+    b.js("window.breakTimers()")
+    through_webdriver = []
+    real_js = b.js
+    monkeypatch.setattr(b, "js", lambda *a, **k: through_webdriver.append(a) or real_js(*a, **k))
+    t = time.monotonic()
+    obs = observe(b)
+    assert time.monotonic() - t < 1  # the direct connection would have waited 3 s or more before giving up
+    assert [m.text for m in obs.marks] == ["Go", "Next page"] and not through_webdriver
