@@ -1,6 +1,7 @@
 """`cockpit run`: run the agent on one task or a task file, headless."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import time
@@ -119,10 +120,11 @@ def run(args) -> int:
     if args.dry_run:
         return _dry_run(args, tasks)
     try:
-        with common.serve_if_file(single_url) if single_url else _nullctx() as url, _LocalFiles() as local:
+        from ..core.localfiles import ServedFolders
+        with _single(single_url) as url, ServedFolders() as local:
             if single_url:
                 tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
-            tasks = [local.served(t) for t in tasks]
+            tasks = [local.served(t) for t in tasks]  # file:// URLs: their folders served, and recorded
             return _run_batch(args, tasks, mc, ac, approver_for)
     except CockpitError as e:  # e.g. --url names a file that is not there
         return common.fail(str(e), 2)
@@ -156,43 +158,14 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     return 1 if failed else 0
 
 
-class _LocalFiles:
-    """Serves the folders of file:// task URLs on 127.0.0.1 (one server per folder) while tasks run."""
-
-    def __init__(self):
-        self.sites = {}
-
-    def served(self, task):
-        if not task.url.startswith("file://"):
-            return task
-        from dataclasses import replace
-        from urllib.parse import unquote, urlparse
-
-        from ..core.localserver import LocalSite
-        path = Path(unquote(urlparse(task.url).path))
-        if path.parent not in self.sites:
-            # A port fixed by the folder keeps the URL the same from one batch to the next, so
-            # resume recognises finished tasks (any free port when that one is taken).
-            import zlib
-            port = 40000 + zlib.crc32(str(path.parent).encode()) % 20000
-            try:
-                self.sites[path.parent] = LocalSite(path.parent, port=port).start()
-            except OSError:
-                self.sites[path.parent] = LocalSite(path.parent).start()
-        return replace(task, url=self.sites[path.parent].url(path.name))
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        for site in self.sites.values():
-            site.stop()
-        return False
-
-
-class _nullctx:
-    def __enter__(self):
-        return None
-
-    def __exit__(self, *exc):
-        return False
+@contextlib.contextmanager
+def _single(url: str | None):
+    """--url as given: a local HTML file as a file:// URL (ServedFolders serves it), else as common.serve_if_file."""
+    if url and Path(url).expanduser().is_file():
+        from ..core.localfiles import file_url
+        yield file_url(Path(url).expanduser())
+    elif url:
+        with common.serve_if_file(url) as served:
+            yield served
+    else:
+        yield None

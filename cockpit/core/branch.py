@@ -64,6 +64,7 @@ from .marks import Mark, marks_from_json
 from .observation import Observation, observe
 from .pagematch import match_mark, same_url, similarity
 from .risk import Risk, classify
+from .localfiles import with_run_files
 from .runlimits import kept_domains, recorded_policy
 from .store import Store
 
@@ -210,6 +211,7 @@ def check_step(store: Store, run_id: str, step: int | None, *, allow_end: bool =
     raise CockpitError(f"run {run_id} has no step {step} (steps {hint})")
 
 
+@with_run_files
 def replay(session: BrowserSession, store: Store, run_id: str, upto: int | None = None, *,
            speed: float | None = None, delay: float = 0.0, check: bool = True,
            min_similarity: float = MIN_SIMILARITY,
@@ -483,6 +485,7 @@ def _with_acts(lead: str, acts: list[str]) -> str:
     return f"{lead}\n{text}" if lead else text
 
 
+@with_run_files
 def branch(store: Store, run_id: str, step: int, *, session: BrowserSession, client: ModelClient,
            config: AgentConfig | None = None, approver: Approver | None = None,
            control: RunControl | None = None, listener=None, min_similarity: float = MIN_SIMILARITY,

@@ -43,6 +43,7 @@ from .branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_r
 from .browser import BrowserSession
 from .errors import ActionParseError, CockpitError
 from .llm import ModelClient
+from .localfiles import with_run_files
 from .runlimits import kept_domains, recorded_policy
 from .store import Store
 
@@ -162,6 +163,7 @@ def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | No
     return Plan(run, last, first, budget, taken, url, how, seed, lead, answered)
 
 
+@with_run_files
 def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelClient,
            config: AgentConfig | None = None, approver: Approver | None = None,
            control: RunControl | None = None, listener=None, replay: bool = False,
