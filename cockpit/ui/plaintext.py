@@ -19,17 +19,18 @@ TIP_CHARS = 2000  # at most this many characters of the text in a tooltip
 TIP_LINES = 40  # and at most this many lines
 
 
-def tip(text: str | None) -> str:
+def tip(text: str | None, where: str = "") -> str:
     """`text` as a tooltip that shows it literally (escaped only when Qt would read it as markup).
 
     Long text is cut to its first TIP_CHARS characters and TIP_LINES lines, followed
-    by a line saying how many characters were left out.
+    by a line saying how many characters were left out and, with `where`, where to
+    read all of it ("see the step's details").
     """
-    text = _capped(text or "")
+    text = _capped(text or "", where)
     return Qt.convertFromPlainText(text) if Qt.mightBeRichText(text) else text
 
 
-def _capped(text: str) -> str:
+def _capped(text: str, where: str) -> str:
     shown = text[:TIP_CHARS]
     cut = -1
     for _ in range(TIP_LINES):
@@ -41,7 +42,7 @@ def _capped(text: str) -> str:
     rest = text[len(shown):]
     if not rest.strip():  # nothing cut, or only trailing blank space
         return shown if rest else text
-    return f"{shown}\n… ({len(text) - len(shown):,} more characters; see the step's details)"
+    return f"{shown}\n… ({len(text) - len(shown):,} more characters{'; ' + where if where else ''})"
 
 
 def shown_text(text: str, fmt=Qt.AutoText) -> str:

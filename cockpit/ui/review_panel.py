@@ -318,7 +318,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         placeholder.fill(Qt.lightGray)
         for s in self.steps:
             it = QListWidgetItem(QIcon(placeholder), f"{s['step']} {(s['action'] or s['action_text'] or '')[:18]}")
-            it.setToolTip(tip(s["action"] or s["action_text"] or ""))
+            it.setToolTip(tip(s["action"] or s["action_text"] or "", "see the step's details"))
             self.filmstrip.addItem(it)
         self.filmstrip.blockSignals(False)
         self.loader.request("image", [])

@@ -189,7 +189,7 @@ class RunsTableModel(QAbstractTableModel):
         if key == "model" and row.get("source") == "webvoyager":
             value = "(imported)" if value in (None, "", "(imported)") else value
         text = "" if value is None else str(value)
-        return tip(text) if role == Qt.ToolTipRole else text.replace("\n", " ")[:200]
+        return tip(text, "open the run to read it all") if role == Qt.ToolTipRole else text.replace("\n", " ")[:200]
 
     def run_id(self, row: int) -> str | None:
         return self.rows[row]["id"] if 0 <= row < len(self.rows) else None

@@ -66,7 +66,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             it.setText(1, e.action_text or "(no action)")
-            it.setToolTip(1, tip(e.thought))
+            it.setToolTip(1, tip(e.thought, "see the step's details"))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
             self._child(it, "thought", e.thought or "(none)")
@@ -88,7 +88,7 @@ class StepLogPanel(QTreeWidget):
             if e.actor == "human":
                 it.setText(1, e.action)
             it.setText(3, e.message if e.ok else f"error: {e.message}")
-            it.setToolTip(3, tip(e.message))
+            it.setToolTip(3, tip(e.message, "see the step's details"))
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
@@ -133,7 +133,7 @@ class StepLogPanel(QTreeWidget):
         c = QTreeWidgetItem([f"{label}: {text.replace(chr(10), ' ')[:400]}"])
         parent.addChild(c)
         c.setFirstColumnSpanned(True)  # the text runs across the row
-        c.setToolTip(0, tip(text))
+        c.setToolTip(0, tip(text, "see the step's details"))
         c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
 
     def select_step(self, step: int) -> None:

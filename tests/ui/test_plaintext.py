@@ -45,3 +45,10 @@ def test_a_short_thought_is_unchanged(qtbot):
     markup = "<i>click</i> the <b>first</b> result"
     for tooltip in _log(qtbot, markup):
         assert shown_text(tooltip, Qt.AutoText).strip() == markup
+
+
+def test_the_cut_note_says_where_to_read_the_rest_only_where_there_is_such_a_place():
+    from cockpit.ui.plaintext import tip
+    long = "x" * 5000
+    assert tip(long).endswith("… (3,000 more characters)")  # the approval panel, the plan table: no such place
+    assert tip(long, "open the run to read it all").endswith("more characters; open the run to read it all)")
