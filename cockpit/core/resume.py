@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import time
 from dataclasses import dataclass
 
@@ -42,10 +43,13 @@ from .agent.loop import Agent, AgentConfig, RunResult
 from .branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_run
 from .browser import BrowserSession
 from .errors import ActionParseError, CockpitError
+from .hops import HopTracker
 from .llm import ModelClient
 from .localfiles import with_run_files
 from .runlimits import kept_domains, recorded_policy
 from .store import Store
+
+log = logging.getLogger(__name__)
 
 #: Statuses a run can be resumed from.
 RESUMABLE = ("interrupted", "failed")
@@ -184,7 +188,8 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     # The run's own limits stay (`cockpit resume` has no --allow-domain, the window resumes with
     # today's settings); domains given now add to them.
     config = dataclasses.replace(config, max_steps=p.budget,
-                                 allowed_domains=kept_domains(run, config.allowed_domains))
+                                 allowed_domains=kept_domains(run, config.allowed_domains),
+                                 hops=recorded_hops(run))
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],
@@ -212,6 +217,15 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     return agent.run(run["task"], run["url"] if p.how == "replay" else p.url, task_id=run.get("task_id") or "",
                      site=run.get("site") or "", prelude=by_replay if p.how == "replay" else None,
                      seed=p.seed, lead=p.lead, resume_run=run_id, first_step=p.first_step)
+
+
+def recorded_hops(run: dict) -> HopTracker | None:
+    """A multihop run's hop queue as far as it got (None for other runs): a resume goes on from there."""
+    try:
+        return HopTracker.from_dict(json.loads(run["hops"])) if run.get("hops") else None
+    except (ValueError, TypeError, KeyError) as e:  # unreadable: the run goes on without hop tracking
+        log.warning("run %s: its hop record is unreadable (%s); resumed without hop tracking", run.get("id"), e)
+        return None
 
 
 def close(store: Store, run_id: str) -> None:

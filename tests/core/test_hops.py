@@ -304,3 +304,34 @@ def test_cli_prints_the_report(tmp_path, monkeypatch, capsys):
     rep = json.loads(capsys.readouterr().out)
     assert (rep["runs"], rep["task_success_rate"]) == (1, 1.0)
     assert _cli(["no-such-run"]) == 2
+
+
+def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, store, site):
+    """MMInA-style runs killed or failed midway: the resume counts on from the hops already passed
+    (not from none, and not without tracking), so the hop success rate of the run is right."""
+    from cockpit.core.modelserver import Reply
+    from cockpit.core.resume import resume
+
+    def click_museum(body):
+        return f"Thought: the museum site has the history.\nAction: Click [{_museum_link(body)}]"
+    _, _, failed = _run(browser, store, site, [
+        click_museum, "Thought: read on.\nAction: Scroll [WINDOW]; down",
+        Reply(status=500, error_message="the model server fell over")])
+    assert failed.status == "failed" and run_hops(store, failed.run_id)["passed"] == 1
+    events = []
+    with ModelServer(scripted(["Thought: it says 1291.\nAction: ANSWER; The castle was built in 1291."])) as srv:
+        client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
+                             api_key="test-key")
+        try:  # no hop queue given: the run's own is restored
+            result = resume(store, failed.run_id, session=browser, client=client,
+                            config=AgentConfig(wait_seconds=0.2), listener=events.append)
+        finally:
+            client.close()
+    assert (result.run_id, result.status) == (failed.run_id, "answered")
+    passed = [(e.step, e.hop, e.passed) for e in events if isinstance(e, ev.HopPassed)]
+    assert passed == [(2, 1, 1), (4, 2, 2)]  # hop 1 shown as passed at its step, hop 2 passed now
+    final = run_hops(store, failed.run_id)
+    assert (final["passed"], final["done"]) == (2, True)
+    assert [(h["name"], h["step"]) for h in final["hops"]] == [("wiki", 2), ("museum", 4)]
+    rep = hop_report(store, [failed.run_id])
+    assert (rep["hops_passed"], rep["tasks_passed"]) == (2, 1)

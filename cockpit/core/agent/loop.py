@@ -166,7 +166,7 @@ class Agent:
         self._next_n = first_step
         step: _Step | None = None
         try:
-            self._hops_start()  # hook: multihop
+            self._hops_start(resuming=resume_run is not None)  # hook: multihop
             self.look = Lookahead.start(self, task)  # hook: preview + planning
             if prelude is not None:
                 prelude()
@@ -491,11 +491,14 @@ class Agent:
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
 
     # ---------- hook: multihop tracking and memory (cockpit.core.hops, cockpit.core.memory) ----------
-    def _hops_start(self) -> None:
-        self.hops = self.config.hops.fresh() if self.config.hops is not None else None
+    def _hops_start(self, resuming: bool = False) -> None:
+        """A fresh copy of the config's hop queue; resuming, the queue as it is (restored by core.resume)."""
+        self.hops = None if self.config.hops is None else self.config.hops if resuming else self.config.hops.fresh()
         if self.hops is not None:
             self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
             self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
+            for k, step in enumerate(self.hops.steps, 1):  # passed before a resume: shown as passed again
+                self._emit(ev.HopPassed(self.run_id, step or 0, k, self.hops.name(k), k, self.hops.total))
 
     def _hops_update(self, st: _Step, answer: str | None) -> None:
         """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
