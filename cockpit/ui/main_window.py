@@ -277,11 +277,12 @@ class MainWindow(MarkCorrections, QMainWindow):
         self.settings.approval_policy = self.policy.currentText()
         self.settings.memory_k = self.memory.value()
         try:
-            agent = self._agent_config(demo)
-        except CockpitError as e:
+            agent = self._agent_config(demo, domains=self.task_bar.domains())
+        except CockpitError as e:  # also a bad allowed domain: the text stays in the field to fix
             self.show_error(str(e))
             return False
         extra = self.task_bar.extra()
+        extra.pop("allowed_domains", None)  # the field, filled from the task, is what applies (not a union)
         if extra:  # a task from a task file: its hop queue (MMInA) and reference answers go with the run
             from ..core.hops import tracker_for
             agent.hops = tracker_for(extra)
@@ -289,10 +290,13 @@ class MainWindow(MarkCorrections, QMainWindow):
                        task_extra=extra or None)
         return self._launch(spec, "Starting the browser…", paused=paused)
 
-    def _agent_config(self, demo: bool, policy: str | None = None) -> AgentConfig:
+    def _agent_config(self, demo: bool, policy: str | None = None, domains=()) -> AgentConfig:
+        """Today's settings. `domains`: the task bar's allowed domains (a branch or resume keeps its run's own,
+        cockpit.core.runlimits); CockpitError names a bad one."""
         return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images, demo=demo,
                            approval_policy=policy or self.policy.currentText(), breakpoints=self.breakpoints,
-                           memory_k=self.memory.value(), **self.lookahead.agent_options(demo))
+                           memory_k=self.memory.value(), allowed_domains=list(domains),
+                           **self.lookahead.agent_options(demo))
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
         """Reset the Live view for a new run and hand `spec` to the bridge."""
@@ -365,6 +369,7 @@ class MainWindow(MarkCorrections, QMainWindow):
             label = " [DEMO POLICY: rule-based, not a model]" if self.demo_box.isChecked() else ""
             self.banner.setText(f"Run {e.run_id}{label}")
             self.st_browser.setText("browser: running")
+            self._show_fence(e.run_id)
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)
             if e.stored:
@@ -394,6 +399,18 @@ class MainWindow(MarkCorrections, QMainWindow):
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self._update_status()
+
+    def _show_fence(self, run_id: str) -> None:
+        """Say in the status bar when the run may only visit some sites (as recorded with the run)."""
+        from ..core.runlimits import recorded_policy
+        try:
+            nav = recorded_policy(self.store.run(run_id))
+        except CockpitError:  # the run's row cannot be read here (StoreError): nothing to add
+            return
+        if nav is not None and nav.restricted:
+            before = self.statusBar().currentMessage()
+            self.statusBar().showMessage((before + " — " if before else "") +
+                                         f"this run may only visit {nav.describe_domains()}", 30000)
 
     def _task_of(self, run_id: str) -> str:
         try:

@@ -1,6 +1,7 @@
-"""The task bar: task text and start URL, or a task picked from a loaded task file."""
+"""The task bar: task text, start URL and allowed domains, or a task picked from a loaded task file."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
@@ -9,6 +10,11 @@ from PySide6.QtWidgets import (QComboBox, QCompleter, QFileDialog, QHBoxLayout, 
 
 from ..core.errors import CockpitError
 from ..core.tasks import Task, load_tasks
+
+DOMAINS_TIP = ("The only sites this run may visit, comma or space separated, e.g. \"shop.example, "
+               "payments.example\". Subdomains are included (example.com allows www.example.com). The start "
+               "URL's host is always allowed. Empty: any site.\nPicking a task from a task file fills this in "
+               "from the task's \"allowed_domains\"; what is here when you press Run is what applies.")
 
 
 class TaskBar(QWidget):
@@ -23,11 +29,13 @@ class TaskBar(QWidget):
         lay.setContentsMargins(4, 2, 4, 2)
         self.task_edit = QLineEdit(placeholderText="Task, e.g. Find the cheapest headphones and add them to the cart")
         self.url_edit = QLineEdit(placeholderText="Start URL")
+        self.url_edit.setMinimumWidth(180)
         self.url_edit.setMaximumWidth(320)
         self.picker = QComboBox()
         self.picker.setEditable(True)
         self.picker.setInsertPolicy(QComboBox.NoInsert)
         self.picker.setMinimumWidth(200)
+        self.picker.setMaximumWidth(260)
         self.picker.lineEdit().setPlaceholderText("search loaded tasks…")
         self.picker.setVisible(False)
         self.picker.activated.connect(self._on_pick)
@@ -38,17 +46,35 @@ class TaskBar(QWidget):
         task_label.setBuddy(self.task_edit)
         url_label = QLabel("&URL:")
         url_label.setBuddy(self.url_edit)
-        for w in (task_label, self.task_edit, url_label, self.url_edit, self.picker, self.open_btn):
+        self.domains_edit = QLineEdit(placeholderText="any site; or e.g. example.com, shop.example")
+        self.domains_edit.setToolTip(DOMAINS_TIP)
+        self.domains_edit.setMinimumWidth(180)
+        self.domains_edit.setMaximumWidth(240)
+        domains_label = QLabel("Allowed &domains:")
+        domains_label.setBuddy(self.domains_edit)
+        domains_label.setToolTip(DOMAINS_TIP)
+        for w in (task_label, self.task_edit, url_label, self.url_edit, domains_label, self.domains_edit,
+                  self.picker, self.open_btn):
             lay.addWidget(w)
-        lay.setStretch(1, 3)
+        lay.setStretch(1, 3)  # the task gets most of the room; the URL and the domains share the rest
+        lay.setStretch(3, 1)
+        lay.setStretch(5, 1)
         self.task_edit.returnPressed.connect(self.runRequested)
         self.url_edit.returnPressed.connect(self.runRequested)
+        self.domains_edit.returnPressed.connect(self.runRequested)
         self.task_edit.textEdited.connect(lambda _: setattr(self, "task_id", ""))
 
-    def set_task(self, task: str, url: str, task_id: str = "") -> None:
+    def set_task(self, task: str, url: str, task_id: str = "", domains: list[str] | None = None) -> None:
+        """Fill the bar; `domains` None leaves the allowed domains as they are, [] clears them."""
         self.task_edit.setText(task)
         self.url_edit.setText(url)
         self.task_id = task_id
+        if domains is not None:
+            self.domains_edit.setText(", ".join(domains))
+
+    def domains(self) -> list[str]:
+        """The allowed domains as typed (not checked yet: AgentConfig does that); [] = any site."""
+        return [d for d in re.split(r"[\s,;]+", self.domains_edit.text()) if d]
 
     def task(self) -> tuple[str, str, str]:
         return self.task_edit.text().strip(), self.url_edit.text().strip(), self.task_id
@@ -90,4 +116,4 @@ class TaskBar(QWidget):
     def _on_pick(self, index: int) -> None:
         if 0 <= index < len(self.tasks):
             t = self.tasks[index]
-            self.set_task(t.task, t.url, t.id)
+            self.set_task(t.task, t.url, t.id, list(t.extra.get("allowed_domains") or []))
