@@ -22,6 +22,7 @@ class Mark:
     href: str = ""
     value: str = ""
     secret: bool = False  # a password / card field: its value is never recorded
+    filled: bool = False  # a secret field with a value in it (painted over in the screenshot; see masking)
     editable: bool = False
     scrollable: bool = False
     in_iframe: bool = False

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from PIL import Image
 
-from . import effects, images, overlay, resources
+from . import effects, images, masking, overlay, resources
 from .browser import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
 from .cdp_direct import DirectCDPDialog, DirectCDPError, DirectCDPScriptError
 from .marks import Mark, element_text, marks_from_json
@@ -151,6 +151,13 @@ def _decode(png: bytes) -> Image.Image:
     return img.convert("RGB")
 
 
+def _masked(png: bytes, prepared: tuple | None, marks: list[Mark], render: bool) -> tuple[bytes, tuple | None]:
+    """The clean screenshot with `marks` painted over (masking.mask), as PNG, and decoded with its thumbnail."""
+    image = prepared[0] if prepared is not None else _decode(png)
+    masking.mask(image, marks)
+    return images.encode(image, "png"), ((image, effects.small(image, THUMB)) if render else None)
+
+
 def observe(session: BrowserSession, *, render: bool = True, image_format: str | None = None) -> Observation:
     """Take the clean screenshot, mark the page and (by default) draw the overlay.
 
@@ -164,6 +171,12 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     WebDriver, which would otherwise run the two one after the other. Without
     that connection the screenshot comes first and only its decoding overlaps
     the marking script.
+
+    Either way, what is typed into card-number and one-time-code fields (secret,
+    filled marks that are not password fields) is painted over on the clean
+    screenshot before the overlay is drawn (:mod:`masking`): the screenshot
+    kept, the marked one, the model's image and the thumbnail all show the mask.
+    Pages without such fields pay nothing for it.
     """
     t0 = time.perf_counter()
     direct = session.direct_cdp()
@@ -187,11 +200,17 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     else:
         prepared = decoded.result() if render else None
     t3 = time.perf_counter()
+    secret = masking.to_mask(res["marks"])
+    if secret:  # typed card numbers and codes: painted over before anything keeps or draws on the pixels
+        png, prepared = _masked(png, prepared, secret, render)
+    t4 = time.perf_counter()
     page = res["page"]
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
                       page_size=tuple(page["page_size"]), stats=res["stats"],
                       timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000})
+    if secret:
+        obs.timings["mask_ms"] = (t4 - t3) * 1000
     if render:
         t = time.perf_counter()
         obs._draw(*prepared)

@@ -14,9 +14,10 @@ import threading
 import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, Signal
-from PySide6.QtGui import QImage
+from PySide6.QtCore import QObject, QRect, Signal
+from PySide6.QtGui import QColor, QImage, QPainter
 
+from ..core import masking
 from ..core.agent import events as ev
 from ..core.agent.approval import ApprovalRequest, Decision
 from ..core.agent.control import RunControl
@@ -111,6 +112,7 @@ class AgentBridge(QObject):
         self.browser_config = browser_config or BrowserConfig()
         self.store_root = store_root
         self.live_interval = live_interval
+        self._live_mask: list = []  # the last observation's filled secret fields: painted over on live frames
         self.approver = GuiApprover(self)
         self.control: RunControl | None = None
         self.agent: Agent | None = None
@@ -307,6 +309,7 @@ class AgentBridge(QObject):
     def _on_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.RunStarted):
             self.run_id = e.run_id
+            self._live_mask = []
         elif isinstance(e, ev.ObservationReady) and e.stored:
             self._set_state(WAITING_MODEL)
         elif isinstance(e, ev.ModelReplied) and self.state == WAITING_MODEL:
@@ -314,6 +317,7 @@ class AgentBridge(QObject):
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
         if isinstance(e, ev.ObservationReady):
+            self._live_mask = masking.to_mask(e.marks)  # the page stays put while the model thinks
             self.observed.emit(e, QImage.fromData(e.screenshot))
         self.event.emit(e)
 
@@ -345,4 +349,15 @@ class AgentBridge(QObject):
             finally:
                 session.lock.release()
             if self.state in (WAITING_MODEL, REPLAYING):
-                self.liveFrame.emit(QImage.fromData(png))
+                self.liveFrame.emit(_masked(QImage.fromData(png), self._live_mask))
+
+
+def _masked(frame: QImage, marks: list) -> QImage:
+    """A live frame with typed card numbers and codes painted over, as observation.observe does for the
+    screenshots it keeps and sends (core.masking; the boxes are the last observation's)."""
+    if marks and not frame.isNull():
+        painter = QPainter(frame)
+        for m in marks:
+            painter.fillRect(QRect(*m.bbox), QColor(*masking.FILL))
+        painter.end()
+    return frame

@@ -511,6 +511,7 @@
       value: rec.type === "checkbox" || rec.type === "radio" ? (el.checked ? "checked" : "unchecked")
         : hasValue && !secret ? clean(el.value) : "",
       secret: secret,
+      filled: secret && String(el.value || "") !== "",  // whether it has a value (never what): masked in the screenshot
       editable: !!rec.editable,
       scrollable: !!rec.scrollable,
       in_iframe: !!rec.ctx.inFrame,

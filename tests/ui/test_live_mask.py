@@ -1,0 +1,25 @@
+"""The window's live view (frames captured while the model thinks) hides typed card numbers too."""
+from PySide6.QtCore import QBuffer
+from PySide6.QtGui import QImage
+
+from cockpit.core import masking
+from cockpit.core.observation import observe
+from cockpit.ui.bridge import _masked
+from tests.core.test_secret_pixels import box, decode, fields, filled_page, red
+
+
+def test_the_windows_live_frames_are_masked_too(page, qapp):
+    """While the model thinks, the window shows low-rate live captures of the page (bridge._live), taken
+    straight from the browser: the card and code boxes of the last observation are painted over there too."""
+    b = filled_page(page)
+    obs = observe(b)
+    f = fields(obs)
+    raw = b.screenshot_png()  # what the live view captures
+    assert red(box(decode(raw), f["card"])) > 200  # digits plainly there before masking
+    frame = _masked(QImage.fromData(raw), masking.to_mask(obs.marks))
+    buf = QBuffer()
+    buf.open(QBuffer.WriteOnly)
+    frame.save(buf, "PNG")
+    shown = decode(bytes(buf.data()))
+    assert red(box(shown, f["card"])) == 0 and red(box(shown, f["csc"])) == 0
+    assert red(box(shown, f["name"])) > 200 and red(box(shown, f["password"])) > 20
