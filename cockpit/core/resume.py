@@ -44,10 +44,12 @@ from .branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_r
 from .browser import BrowserSession
 from .errors import ActionParseError, CockpitError
 from .hops import HopTracker
-from .llm import ModelClient
+from .llm import ModelClient, ModelConfig
 from .localfiles import with_run_files
+from .planning import PlanningConfig
 from .runlimits import kept_domains, recorded_policy
 from .store import Store
+from .worldmodel import WorldModelConfig
 
 log = logging.getLogger(__name__)
 
@@ -190,6 +192,9 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     config = dataclasses.replace(config, max_steps=p.budget,
                                  allowed_domains=kept_domains(run, config.allowed_domains),
                                  hops=recorded_hops(run))
+    if config.preview is None and config.planning is None:  # none chosen now: the run's own look-ahead
+        preview, planning = recorded_lookahead(run)
+        config = dataclasses.replace(config, preview=preview, planning=planning)
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],
@@ -226,6 +231,26 @@ def recorded_hops(run: dict) -> HopTracker | None:
     except (ValueError, TypeError, KeyError) as e:  # unreadable: the run goes on without hop tracking
         log.warning("run %s: its hop record is unreadable (%s); resumed without hop tracking", run.get("id"), e)
         return None
+
+
+def recorded_lookahead(run: dict) -> tuple[WorldModelConfig | None, PlanningConfig | None]:
+    """The world-model preview and planning settings `run` was started with (keys are never recorded: the
+    key store's, or the agent's, are used), so a resume does not quietly go on without them."""
+    agent = (run.get("config") or {}).get("agent") or {}
+
+    def world(d) -> WorldModelConfig | None:
+        if not isinstance(d, dict) or not isinstance(d.get("model"), dict):
+            return None
+        return WorldModelConfig(model=ModelConfig.from_dict(d["model"]), images=bool(d.get("images", True)))
+    plan = agent.get("planning")
+    try:
+        planning = PlanningConfig(k=plan.get("k", 3), horizon=plan.get("horizon", 1), samples=plan.get("samples", 1),
+                                  refine=bool(plan.get("refine", True)), world=world(plan.get("world"))
+                                  ) if isinstance(plan, dict) else None
+    except CockpitError as e:  # a record this version cannot take: go on without planning, and say so
+        log.warning("run %s: its planning settings are unusable (%s); resumed without planning", run.get("id"), e)
+        planning = None
+    return world(agent.get("preview")), planning
 
 
 def close(store: Store, run_id: str) -> None:

@@ -102,3 +102,44 @@ def test_no_preview_model_means_no_prediction_and_no_extra_calls(site, make_agen
     step = store.steps(result.run_id)[0]
     assert step["prediction"] is None and step["plan"] is None
     assert store.run(result.run_id)["plan_calls"] == 0
+
+
+def test_a_resumed_run_keeps_its_preview_model(shop, make_agent, store):
+    """A run started with a world-model preview fails midway (the agent's model server fell over); resumed
+    with no look-ahead chosen (as `cockpit resume` and the window without one do), its steps are still
+    previewed by the run's own world model."""
+    from cockpit.core.resume import resume
+    fell_over = {"on": False}
+
+    def flaky(body):
+        if page_title(body) == "Order" and not fell_over["on"]:
+            fell_over["on"] = True
+            return Reply(status=500, error_message="the model server fell over")
+        return agent_replies(body)
+    approver = ScriptedApprover([Decision(True, "human:ada")])
+    with ModelServer(flaky) as srv, ModelServer(forecasts) as wm:
+        failed = make_agent(srv, AgentConfig(wait_seconds=0.2, preview=world(wm))).run(
+            "Order a copy of the book", shop.url("agent_details.html"))
+        assert failed.status == "failed" and len(calls(wm, "forecast")) == 1
+        fresh = make_agent(srv, AgentConfig())  # a new process's browser session and model client
+        result = resume(store, failed.run_id, session=fresh.session, client=fresh.client,
+                        config=AgentConfig(wait_seconds=0.2), approver=approver)
+    assert (result.run_id, result.status, result.answer) == (failed.run_id, "answered", "ordered")
+    assert len(calls(wm, "forecast")) == 2  # the Place order click was previewed after the resume too
+    placed = [s for s in store.steps(failed.run_id) if s["action"] and "Click" in s["action"]][-1]
+    assert placed["prediction"]["text"] == TO_PLACED and placed["prediction"]["model"] == "wm-model"
+    assert approver.requests[0].prediction == TO_PLACED  # and the human at the gate was told
+
+
+def test_recorded_planning_settings_come_back_as_they_were_started():
+    from cockpit.core.agent.loop import AgentConfig as Config
+    from cockpit.core.llm import ModelConfig
+    from cockpit.core.planning import PlanningConfig
+    from cockpit.core.resume import recorded_lookahead
+    from cockpit.core.worldmodel import WorldModelConfig
+    judge = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="sim"), images=False)
+    started = Config(planning=PlanningConfig(k=4, horizon=2, samples=3, refine=False, world=judge))
+    preview, planning = recorded_lookahead({"id": "r", "config": {"agent": started.to_dict()}})
+    assert preview is None and planning == started.planning  # the key is never recorded, so none to compare
+    assert recorded_lookahead({"id": "r", "config": {"agent": {"planning": {"k": 99}}}}) == (None, None)
+    assert recorded_lookahead({"id": "r", "config": {}}) == (None, None)
