@@ -48,3 +48,21 @@ def text_of(message) -> str:
     if isinstance(c, list):
         return "\n".join(p.get("text", "") for p in c if isinstance(p, dict))
     return str(c or "")
+
+
+def kill_when(home, args, event, what: str, timeout: float = 90) -> None:
+    """`cockpit *args` (COCKPIT_HOME=home) until `event` is set (the model server saw the run reach `what`),
+    then SIGKILL it, as a crash or a power cut would; its browser is cleaned up after it."""
+    import pytest
+    env = dict(os.environ, COCKPIT_HOME=str(home))
+    proc = subprocess.Popen([sys.executable, "-m", "cockpit", *args], env=env, stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        if not event.wait(timeout):
+            proc.kill()
+            pytest.fail(f"the run never reached {what}: " + proc.stderr.read().decode()[-2000:])
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(10)
+    finally:
+        proc.stderr.close()
+        kill_leftovers(home)

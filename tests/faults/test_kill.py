@@ -17,7 +17,7 @@ import pytest
 
 from cockpit.core.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
-from tests.clitools import cockpit, kill_leftovers, text_of
+from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
 
 pytestmark = pytest.mark.fault("kill")
 LONG = 120_000
@@ -48,25 +48,12 @@ class Model:
         return self.stuck_reply
 
 
-def run_and_kill(home, site, srv, model, task) -> None:
-    """`cockpit run` until step 2 is committed and step 3 waits on the model, then SIGKILL it."""
+def run_and_kill(home, site, srv, model, task, url: str = "") -> None:
+    """`cockpit run` (at `url`, else the fixture site's start page) until step 2 is committed and step 3
+    waits on the model, then SIGKILL it."""
     model.stuck.clear()
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "run", "--task", task, "--url",
-                             site.url("agent_start.html"), "--base-url", srv.base_url, "--model", "m",
-                             "--max-steps", "6"],
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE)
-    try:
-        if not model.stuck.wait(90):
-            proc.kill()
-            pytest.fail("the run never reached step 3: " + proc.stderr.read().decode()[-2000:])
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        proc.stderr.close()
-        kill_leftovers(home)
-
+    kill_when(home, ["run", "--task", task, "--url", url or site.url("agent_start.html"), "--base-url",
+                     srv.base_url, "--model", "m", "--max-steps", "6"], model.stuck, "step 3")
 
 def test_killed_cli_run_is_interrupted_then_resumed_or_closed(site, tmp_path):
     home = tmp_path / "home"

@@ -3,10 +3,6 @@
 Real parts: `cockpit run` in a subprocess killed with SIGKILL, real Chromium, the real store, the scripted
 model server, the real window (offscreen).
 """
-import os
-import signal
-import subprocess
-import sys
 import threading
 
 import pytest
@@ -17,7 +13,7 @@ from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.ui import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
-from tests.clitools import kill_leftovers, text_of
+from tests.clitools import kill_leftovers, kill_when, text_of
 from tests.core.lookahead_helpers import mark_in
 
 LONG = 120_000
@@ -50,21 +46,8 @@ class OrderModel:
 def run_and_kill(home, url: str, srv, model: OrderModel) -> None:
     """`cockpit run --ask-before irreversible` until step 1 is committed and step 2 waits on the model;
     then SIGKILL it."""
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    proc = subprocess.Popen([sys.executable, "-m", "cockpit", "run", "--task", "Order a copy of the book",
-                             "--url", url, "--base-url", srv.base_url, "--model", "m", "--max-steps", "6",
-                             "--ask-before", "irreversible"],
-                            env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        if not model.stuck.wait(90):
-            proc.kill()
-            pytest.fail("the run never reached step 2: " + proc.stderr.read().decode()[-2000:])
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(10)
-    finally:
-        proc.stderr.close()
-        kill_leftovers(home)
-
+    kill_when(home, ["run", "--task", "Order a copy of the book", "--url", url, "--base-url", srv.base_url,
+                     "--model", "m", "--max-steps", "6", "--ask-before", "irreversible"], model.stuck, "step 2")
 
 @pytest.mark.fault("kill")
 def test_window_resume_asks_as_the_run_did_though_its_settings_never_ask(qtbot, site, tmp_path):
