@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from PIL import Image, ImageChops
 
 from .marks import Mark
+from .pagematch import same_url
 
 #: Pixels whose grey level moved by more than this count as changed.
 PIXEL_THRESHOLD = 24
@@ -84,15 +85,11 @@ def pixel_change(png_a, png_b, size=(256, 192)) -> float:
     return diff.histogram()[255] / (size[0] * size[1])
 
 
-def _same_url(a: str, b: str) -> bool:
-    return a.split("#", 1)[0] == b.split("#", 1)[0]
-
-
 def effect(url_before: str, marks_before: list[Mark], png_before: bytes,
            url_after: str, marks_after: list[Mark], png_after: bytes) -> Effect:
     added, removed = marks_delta(marks_before, marks_after)
     changed = pixel_change(png_before, png_after)
-    url_changed = not _same_url(url_before, url_after)
+    url_changed = not same_url(url_before, url_after)
     noop = not url_changed and not added and not removed and changed < NOOP_PIXELS
     return Effect(url_changed, added, removed, round(changed, 4), noop)
 

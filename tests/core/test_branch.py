@@ -295,3 +295,16 @@ def test_cli_replays_branches_and_reports_divergence(browser, bsite, tmp_path):
     assert r.returncode == 4, r.stderr
     assert "DIVERGED step 3: the page no longer matches: expected " in r.stdout
     assert "/branch_login.html (marks similarity" in r.stdout and "diverged" in r.stderr
+
+
+def test_an_address_the_browser_only_wrote_differently_is_no_page_change():
+    """The change measure (effects) and replay (pagematch) agree on what counts as the same page."""
+    from PIL import Image
+
+    from cockpit.core.effects import effect
+    from cockpit.core.pagematch import same_url
+    shot = Image.new("L", (256, 192))
+    for a, b in (("http://Shop.example", "http://shop.example/"), ("https://x.org/a#top", "https://x.org/a")):
+        assert same_url(a, b)
+        assert effect(a, [], shot, b, [], shot).url_changed is False
+    assert effect("https://x.org/a", [], shot, "https://x.org/b", [], shot).url_changed is True
