@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 
 SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
 DIALOG_GRACE = 0.1  # seconds of silence with a dialog open before giving up on a call
+#: Chrome's errors for a script whose document went away while it ran (a navigation).
+_NAVIGATED = ("Inspected target navigated or closed", "Execution context was destroyed",
+              "Cannot find context with specified id")
 
 
 class DirectCDPError(Exception):
@@ -140,7 +143,12 @@ class DirectCDP:
         params = {"expression": expression, "returnByValue": True}
         if await_promise:
             params["awaitPromise"] = True
-        res = self.call("Runtime.evaluate", params, timeout=timeout)
+        try:
+            res = self.call("Runtime.evaluate", params, timeout=timeout)
+        except DirectCDPError as e:  # the page went on to another document meanwhile: the connection is fine
+            if any(hint in str(e) for hint in _NAVIGATED):
+                raise DirectCDPScriptError(f"the page navigated while the script ran ({e})") from None
+            raise
         if "exceptionDetails" in res:
             details = res["exceptionDetails"]
             text = (details.get("exception") or {}).get("description") or details.get("text") or "error"

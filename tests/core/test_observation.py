@@ -1,6 +1,7 @@
 """Observation: the screenshot taken beside the marking script, and the marking function a page cannot replace."""
 import io
 
+import pytest
 from PIL import Image
 
 from cockpit.core.observation import observe
@@ -84,7 +85,6 @@ def test_one_browsers_slow_screenshot_does_not_hold_up_anothers():
 def test_marking_runs_on_its_own_connection_and_a_dialog_does_not_hang_it(page):
     import time
 
-    import pytest
     from selenium.common.exceptions import UnexpectedAlertPresentException
 
     b = page("obs_colors.html")
@@ -131,3 +131,22 @@ def test_marking_waits_for_the_screenshots_frame_not_for_the_page(page, monkeypa
     obs = observe(b)
     assert time.monotonic() - t < 1  # the direct connection would have waited 3 s or more before giving up
     assert [m.text for m in obs.marks] == ["Go", "Next page"] and not through_webdriver
+
+
+def test_a_navigation_while_marking_keeps_the_marking_connection(page, site):
+    """The marking script waits for a frame; a page that goes to another address meanwhile (a redirect, a
+    script) makes that one call fail. The observation is still made (through WebDriver) and the direct
+    connection is kept for the next ones, not given up for the rest of the tab."""
+    import threading
+    import time
+
+    from cockpit.core.cdp_direct import DirectCDPScriptError
+
+    b = page("obs_colors.html")
+    direct = b.direct_cdp("script")
+    threading.Timer(0.2, lambda: b.js("location.href = arguments[0]", site.url("agent_start.html"))).start()
+    with pytest.raises(DirectCDPScriptError, match="navigated"):
+        direct.evaluate("new Promise(function (done) { setTimeout(done, 2000) })", await_promise=True, timeout=5)
+    time.sleep(0.5)
+    assert "Open the details page" in [m.text for m in observe(b).marks]
+    assert b.direct_cdp("script") is direct  # a script error, not a broken connection: kept
