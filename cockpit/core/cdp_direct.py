@@ -57,6 +57,10 @@ class DirectCDPScriptError(DirectCDPError):
     """The script threw; the connection is fine."""
 
 
+class DirectCDPNavigated(DirectCDPError):
+    """The page went on to another document while the call ran; the connection is fine."""
+
+
 class DirectCDP:
     def __init__(self, ws: websocket.WebSocket, target_id: str, timeout: float = 10.0):
         self._ws = ws
@@ -111,7 +115,10 @@ class DirectCDP:
             except Exception as e:
                 raise DirectCDPError(f"{method}: {e}") from e
         if "error" in msg:
-            raise DirectCDPError(f"{method}: {msg['error'].get('message', msg['error'])}")
+            text = f"{method}: {msg['error'].get('message', msg['error'])}"
+            if any(hint in text for hint in _NAVIGATED):
+                raise DirectCDPNavigated(f"the page navigated meanwhile ({text})")
+            raise DirectCDPError(text)
         return msg.get("result", {})
 
     def _reply(self, n: int, deadline: float) -> dict:
@@ -143,12 +150,7 @@ class DirectCDP:
         params = {"expression": expression, "returnByValue": True}
         if await_promise:
             params["awaitPromise"] = True
-        try:
-            res = self.call("Runtime.evaluate", params, timeout=timeout)
-        except DirectCDPError as e:  # the page went on to another document meanwhile: the connection is fine
-            if any(hint in str(e) for hint in _NAVIGATED):
-                raise DirectCDPScriptError(f"the page navigated while the script ran ({e})") from None
-            raise
+        res = self.call("Runtime.evaluate", params, timeout=timeout)
         if "exceptionDetails" in res:
             details = res["exceptionDetails"]
             text = (details.get("exception") or {}).get("description") or details.get("text") or "error"

@@ -17,7 +17,7 @@ from PIL import Image
 
 from . import effects, images, masking, overlay, resources
 from .browser import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
-from .cdp_direct import DirectCDPDialog, DirectCDPError, DirectCDPScriptError
+from .cdp_direct import DirectCDPDialog, DirectCDPError, DirectCDPNavigated, DirectCDPScriptError
 from .marks import Mark, element_text, marks_from_json
 
 log = logging.getLogger(__name__)
@@ -116,7 +116,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: 
         try:
             text = direct.evaluate(call, timeout=session.config.settle_cap_ms / 1000 + 3, await_promise=after_frame)
             missing = text is None
-        except (DirectCDPDialog, DirectCDPScriptError) as e:  # WebDriver reports them as it always has
+        except (DirectCDPDialog, DirectCDPScriptError, DirectCDPNavigated) as e:  # WebDriver: as it always has
             log.debug("marking on the direct connection: %s; using WebDriver", e)
         except DirectCDPError as e:
             log.debug("marking on the direct connection failed (%s); using WebDriver", e)
@@ -192,9 +192,10 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     if shot is not None:
         try:
             png, prepared = shot.result()
-        except Exception as e:  # the second connection broke: WebDriver takes the screenshot
+        except Exception as e:  # the second connection broke (or the page navigated): WebDriver takes it
             log.debug("direct screenshot failed (%s); using WebDriver", e)
-            session.drop_direct()
+            if not isinstance(e, DirectCDPNavigated):
+                session.drop_direct()
             png = session.screenshot_png()
             prepared = _prepare(png) if render else None
     else:
