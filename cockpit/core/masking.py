@@ -10,34 +10,29 @@ calls it, so every consumer gets the masked pixels.
 """
 from __future__ import annotations
 
-import functools
-
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image, ImageDraw
 
 from .marks import Mark
+from .overlay import font
 
 FILL = (224, 224, 224)  # light grey, unlike any field's white
 INK = (64, 64, 64)      # the word
 WORD = "(secret)"  # as typed secrets read in the step log
 
 
-def to_mask(marks: list[Mark]) -> list[Mark]:
-    """The marks whose pixels show a secret: secret, filled, and not drawn as dots by the browser."""
-    return [m for m in marks if m.secret and m.filled and m.type != "password"]
+def boxes(marks: list[Mark], extra=()) -> list[tuple[int, int, int, int]]:
+    """The boxes whose pixels show a secret: filled secret fields the browser does not draw as dots, plus
+    `extra` (the marking script's ``secret_boxes``: disabled card fields, which are not marked)."""
+    found = [tuple(m.bbox) for m in marks if m.secret and m.filled and m.type != "password"]
+    return found + [tuple(int(v) for v in b) for b in extra if len(b) == 4]
 
 
-@functools.cache
-def _font(size: int):
-    return ImageFont.load_default(size=size)
-
-
-def mask(image: Image.Image, marks: list[Mark]) -> int:
-    """Paint each mark's box (clipped to `image`) in place; returns how many boxes were painted."""
+def mask(image: Image.Image, boxes) -> int:
+    """Paint each [x, y, w, h] box (clipped to `image`) in place; returns how many boxes were painted."""
     W, H = image.size
     draw = ImageDraw.Draw(image)
     painted = 0
-    for m in marks:
-        x, y, w, h = m.bbox
+    for x, y, w, h in boxes:
         x0, y0, x1, y1 = max(0, x), max(0, y), min(W, x + w), min(H, y + h)
         if x1 <= x0 or y1 <= y0:
             continue
@@ -52,8 +47,8 @@ def _label(draw: ImageDraw.ImageDraw, x0: int, y0: int, x1: int, y1: int) -> Non
     size = min(14, y1 - y0 - 4)
     if size < 8:
         return
-    font = _font(size)
-    l, t, r, b = font.getbbox(WORD)
+    face = font(size)
+    l, t, r, b = face.getbbox(WORD)
     if r - l + 8 > x1 - x0:
         return
-    draw.text((x0 + 4 - l, y0 + (y1 - y0 - (b - t)) // 2 - t), WORD, fill=INK, font=font)
+    draw.text((x0 + 4 - l, y0 + (y1 - y0 - (b - t)) // 2 - t), WORD, fill=INK, font=face)

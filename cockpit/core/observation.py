@@ -41,6 +41,7 @@ class Observation:
     thumb: Image.Image | None = field(default=None, repr=False)  # small grey copy, for measuring change
     model_image: bytes | None = None  # the marked screenshot as the model is sent it; see for_model()
     drawn: Image.Image | None = field(default=None, repr=False)  # the marked screenshot, decoded
+    masked: tuple = ()  # [x, y, w, h] boxes painted over in `screenshot`: secrets typed there (see masking)
 
     def render(self, **style) -> bytes:
         """The marked screenshot as PNG: drawn once and kept; with `style`, drawn anew."""
@@ -106,6 +107,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: 
     # ~10 ms; with a dialog open, or any trouble there, through WebDriver as before.
     args = {"maxText": max_text}
     text = missing = None
+    navigated = False  # the page went to another document while the script waited: the marks are the new one's
     direct = session.direct_cdp("script")
     if direct is not None:
         # With after_frame, a promise (js/after_frame.js); without that function (pages loaded before), at once.
@@ -118,6 +120,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: 
             missing = text is None
         except (DirectCDPDialog, DirectCDPScriptError, DirectCDPNavigated) as e:  # WebDriver: as it always has
             log.debug("marking on the direct connection: %s; using WebDriver", e)
+            navigated = isinstance(e, DirectCDPNavigated)
         except DirectCDPError as e:
             log.debug("marking on the direct connection failed (%s); using WebDriver", e)
             session.drop_direct("script")
@@ -127,6 +130,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: 
         text = session.js("return JSON.stringify((" + resources.script("som.js") + ")(arguments[0]))", args)
     res = json.loads(text)
     res["marks"] = marks_from_json(res["marks"])
+    res["navigated"] = navigated
     return res
 
 
@@ -151,10 +155,10 @@ def _decode(png: bytes) -> Image.Image:
     return img.convert("RGB")
 
 
-def _masked(png: bytes, prepared: tuple | None, marks: list[Mark], render: bool) -> tuple[bytes, tuple | None]:
-    """The clean screenshot with `marks` painted over (masking.mask), as PNG, and decoded with its thumbnail."""
+def _masked(png: bytes, prepared: tuple | None, boxes: list, render: bool) -> tuple[bytes, tuple | None]:
+    """The clean screenshot with `boxes` painted over (masking.mask), as PNG, and decoded with its thumbnail."""
     image = prepared[0] if prepared is not None else _decode(png)
-    masking.mask(image, marks)
+    masking.mask(image, boxes)
     return images.encode(image, "png"), ((image, effects.small(image, THUMB)) if render else None)
 
 
@@ -173,7 +177,8 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     the marking script.
 
     Either way, what is typed into card-number and one-time-code fields (secret,
-    filled marks that are not password fields) is painted over on the clean
+    filled marks that are not password fields, and disabled such fields, which
+    are not marked) is painted over on the clean
     screenshot before the overlay is drawn (:mod:`masking`): the screenshot
     kept, the marked one, the model's image and the thumbnail all show the mask.
     Pages without such fields pay nothing for it.
@@ -192,8 +197,10 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     if shot is not None:
         try:
             png, prepared = shot.result()
+            if res["navigated"]:  # of the page before: the marks are of the one after, taken again below
+                raise DirectCDPNavigated("the page navigated while it was being marked")
         except Exception as e:  # the second connection broke (or the page navigated): WebDriver takes it
-            log.debug("direct screenshot failed (%s); using WebDriver", e)
+            log.debug("direct screenshot failed or stale (%s); using WebDriver", e)
             if not isinstance(e, DirectCDPNavigated):
                 session.drop_direct()
             png = session.screenshot_png()
@@ -201,14 +208,14 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     else:
         prepared = decoded.result() if render else None
     t3 = time.perf_counter()
-    secret = masking.to_mask(res["marks"])
+    page = res["page"]
+    secret = masking.boxes(res["marks"], page.get("secret_boxes") or ())
     if secret:  # typed card numbers and codes: painted over before anything keeps or draws on the pixels
         png, prepared = _masked(png, prepared, secret, render)
     t4 = time.perf_counter()
-    page = res["page"]
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
-                      page_size=tuple(page["page_size"]), stats=res["stats"],
+                      page_size=tuple(page["page_size"]), stats=res["stats"], masked=tuple(secret),
                       timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000})
     if secret:
         obs.timings["mask_ms"] = (t4 - t3) * 1000

@@ -18,17 +18,18 @@ _CELL = 32
 
 
 @functools.cache
-def _font(size: int):
+def font(size: int):
+    """Pillow's built-in font at `size` pixels (Pillow 10.1 or later), made once per size."""
     return ImageFont.load_default(size=size)
 
 
 @functools.cache
 def _label_image(text: str, size: int, fg: str, bg: str) -> Image.Image:
-    font = _font(size)
-    l, t, r, b = font.getbbox(text)
+    face = font(size)
+    l, t, r, b = face.getbbox(text)
     pad = 2
     img = Image.new("RGB", (r - l + 2 * pad, size + 2 * pad), bg)
-    ImageDraw.Draw(img).text((pad - l, pad + (size - (b - t)) // 2 - t), text, fill=fg, font=font)
+    ImageDraw.Draw(img).text((pad - l, pad + (size - (b - t)) // 2 - t), text, fill=fg, font=face)
     return img
 
 

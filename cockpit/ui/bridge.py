@@ -309,7 +309,6 @@ class AgentBridge(QObject):
     def _on_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.RunStarted):
             self.run_id = e.run_id
-            self._live_mask = []
         elif isinstance(e, ev.ObservationReady) and e.stored:
             self._set_state(WAITING_MODEL)
         elif isinstance(e, ev.ModelReplied) and self.state == WAITING_MODEL:
@@ -317,7 +316,7 @@ class AgentBridge(QObject):
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
         if isinstance(e, ev.ObservationReady):
-            self._live_mask = masking.to_mask(e.marks)  # the page stays put while the model thinks
+            self._live_mask = list(e.masked)  # the page stays put while the model thinks
             self.observed.emit(e, QImage.fromData(e.screenshot))
         self.event.emit(e)
 
@@ -329,6 +328,7 @@ class AgentBridge(QObject):
     # ---------- live view ----------
     def _start_live(self, session: BrowserSession) -> None:
         self._live_stop = threading.Event()
+        self._live_mask = []  # a replay has no observations: no boxes of an earlier run's page
         if self.live_interval <= 0:
             return
         threading.Thread(target=self._live, args=(session, self._live_stop), name="live-view", daemon=True).start()
@@ -352,12 +352,12 @@ class AgentBridge(QObject):
                 self.liveFrame.emit(_masked(QImage.fromData(png), self._live_mask))
 
 
-def _masked(frame: QImage, marks: list) -> QImage:
+def _masked(frame: QImage, boxes: list) -> QImage:
     """A live frame with typed card numbers and codes painted over, as observation.observe does for the
     screenshots it keeps and sends (core.masking; the boxes are the last observation's)."""
-    if marks and not frame.isNull():
+    if boxes and not frame.isNull():
         painter = QPainter(frame)
-        for m in marks:
-            painter.fillRect(QRect(*m.bbox), QColor(*masking.FILL))
+        for box in boxes:
+            painter.fillRect(QRect(*box), QColor(*masking.FILL))
         painter.end()
     return frame

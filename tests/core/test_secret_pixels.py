@@ -49,7 +49,7 @@ def expected_mask(mark: Mark) -> list[tuple]:
     """What masking paints over a box of this mark's size: the fill and the word, nothing of the page."""
     _, _, w, h = mark.bbox
     img = Image.new("RGB", (w, h), "white")
-    masking.mask(img, [Mark(mark.id, (0, 0, w, h), "input")])
+    masking.mask(img, [(0, 0, w, h)])
     return pixels(img)
 
 
@@ -207,3 +207,41 @@ def test_an_agent_typing_a_card_number_stores_and_sends_only_masked_screenshots(
                 hits += sum(data.count(s.encode()) for s in (demo_card, demo_card.replace(" ", "")))
         record_property("secret_hits", hits)
         assert hits == 0
+
+
+def test_a_disabled_card_field_showing_a_number_is_masked_though_it_is_not_marked(page):
+    b = page("secret_review.html")
+    obs = observe(b, image_format="jpeg")
+    assert [m.text for m in obs.marks] == ["Place order"]  # disabled fields are not marked
+    x, y, w, h = b.js("var r = document.getElementById('card').getBoundingClientRect();"
+                      "return [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]")
+    assert obs.masked == ((x, y, w, h),)  # the card field only: the order reference is no secret
+    card = Mark(0, (x, y, w, h), "input")
+    for data in (obs.screenshot, obs.render(), obs.for_model("jpeg")):
+        assert red(box(decode(data), card)) == 0
+    rx, ry, rw, rh = b.js("var r = document.getElementById('ref').getBoundingClientRect();"
+                          "return [r.left, r.top, r.width, r.height].map(Math.round)")
+    assert red(box(decode(obs.screenshot), Mark(0, (rx, ry, rw, rh), "input"))) > 100  # shown as it is
+
+
+def test_a_page_that_navigates_while_being_marked_is_observed_as_one_page(page, site, monkeypatch):
+    """The marking script waits for a frame while the screenshot is captured. If the page goes to another
+    document meanwhile (Chrome then answers the script with "Inspected target navigated"), the marks come from
+    the new page: the screenshot must too, or a card number typed on the old page would be kept unmasked
+    beside the new page's marks."""
+    from cockpit.core.cdp_direct import DirectCDP, DirectCDPNavigated
+    b = filled_page(page)
+    real = DirectCDP.evaluate
+
+    def navigates_meanwhile(self, expression, **kw):
+        if "__cockpitAfterFrame" in expression:  # the marking call: the race, as Chrome reports it
+            monkeypatch.setattr(DirectCDP, "evaluate", real)
+            b.goto(site.url("obs_colors.html"))
+            raise DirectCDPNavigated("Runtime.evaluate: Inspected target navigated or closed")
+        return real(self, expression, **kw)
+    monkeypatch.setattr(DirectCDP, "evaluate", navigates_meanwhile)
+    obs = observe(b)
+    assert obs.url.endswith("/obs_colors.html") and [m.text for m in obs.marks] == ["Turn blue"]
+    assert decode(obs.screenshot).getpixel((150, 150)) == (255, 0, 0)  # the new page's pixels too
+    assert red(pixels(decode(obs.screenshot).crop((0, 300, 700, 768)))) == 0  # no card digits of the old one
+    assert b.direct_cdp("script") is not None and b.direct_cdp() is not None  # both connections kept

@@ -16,7 +16,8 @@ def test_the_windows_live_frames_are_masked_too(page, qapp):
     f = fields(obs)
     raw = b.screenshot_png()  # what the live view captures
     assert red(box(decode(raw), f["card"])) > 200  # digits plainly there before masking
-    frame = _masked(QImage.fromData(raw), masking.to_mask(obs.marks))
+    assert obs.masked == tuple(masking.boxes(obs.marks))  # what the ObservationReady event carries
+    frame = _masked(QImage.fromData(raw), list(obs.masked))
     buf = QBuffer()
     buf.open(QBuffer.WriteOnly)
     frame.save(buf, "PNG")

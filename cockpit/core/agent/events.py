@@ -39,6 +39,7 @@ class ObservationReady(Event):
     timings: dict = field(default_factory=dict)
     screenshot: bytes = b""  # the clean PNG, for views that draw their own boxes
     stored: bool = True  # False: a fresh look during a take-over, not (yet) a step
+    masked: tuple = ()  # boxes painted over in `screenshot` (typed card numbers; cockpit.core.masking)
 
 
 @dataclass(frozen=True)

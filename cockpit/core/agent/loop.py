@@ -232,7 +232,7 @@ class Agent:
         self._last_obs = obs
         self._measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
-                                       dict(obs.timings), obs.screenshot, stored=False))
+                                       dict(obs.timings), obs.screenshot, stored=False, masked=obs.masked))
         return obs
 
     def _human_step(self, action: Action) -> dict:
@@ -373,7 +373,8 @@ class Agent:
         for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
             del self._images[k]
         self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title, str(self.store.file(marked)),
-                                       tuple(obs.marks), dict(obs.timings), obs.screenshot))
+                                       tuple(obs.marks), dict(obs.timings), obs.screenshot,
+                                       masked=obs.masked))
 
     @staticmethod
     def _files(st: _Step) -> dict:

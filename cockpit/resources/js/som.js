@@ -522,12 +522,23 @@
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);
+  // A disabled card field ("review your order") that was not marked (covered by its label, say) can
+  // still show a number: its box, to be painted over too (cockpit.core.masking).
+  const secretBoxes = [];
+  const markedEls = new Set(window.__cockpitMarks);
+  for (const el of topDoc.querySelectorAll("input:disabled")) {
+    const type = (el.getAttribute("type") || "").toLowerCase();
+    if (markedEls.has(el) || type === "password" || !el.value || !isSecret(el, "input", type)) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.left >= VW || r.top >= VH) continue;
+    secretBoxes.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
+  }
   const se = topDoc.scrollingElement || topDoc.documentElement;
   return {
     marks: marks,
     page: { url: location.href, title: topDoc.title, viewport: [VW, VH],
       scroll: [Math.round(window.scrollX), Math.round(window.scrollY)],
-      page_size: [se.scrollWidth, se.scrollHeight] },
+      page_size: [se.scrollWidth, se.scrollHeight], secret_boxes: secretBoxes },
     stats: Object.assign(stats, { ms: Math.round(performance.now() - t0) }),
   };
 })
