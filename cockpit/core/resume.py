@@ -44,10 +44,11 @@ from .branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_r
 from .browser import BrowserSession
 from .errors import ActionParseError, CockpitError
 from .hops import HopTracker
-from .llm import ModelClient, ModelConfig
+from .llm import ModelClient, ModelConfig, is_openai
 from .localfiles import with_run_files
 from .planning import PlanningConfig
 from .runlimits import kept_domains, recorded_policy
+from .secrets import get_api_key
 from .store import Store
 from .worldmodel import WorldModelConfig
 
@@ -174,15 +175,17 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
            config: AgentConfig | None = None, approver: Approver | None = None,
            control: RunControl | None = None, listener=None, replay: bool = False,
            max_steps: int | None = None, min_similarity: float = MIN_SIMILARITY,
-           on_replay=None, on_agent=None) -> RunResult:
+           on_replay=None, on_agent=None, keep_lookahead: bool = True) -> RunResult:
     """Continue the interrupted (or failed) run `run_id` in `session`, as the same run.
 
     `config` gives the agent's settings (approval policy, rules...); its
     max_steps is replaced by the budget (see :func:`plan`). `replay` restores
     the page by replaying the recorded actions instead of opening the last
     address; `on_replay(step, info)` reports each replayed step. `on_agent`
-    receives the Agent before it runs (take-over by hand). The result is the
-    run's (status answered, max_steps, stopped or failed).
+    receives the Agent before it runs (take-over by hand). With `keep_lookahead`
+    and no preview or planning in `config`, the run's own are used again
+    (:func:`usable_lookahead`). The result is the run's (status answered,
+    max_steps, stopped or failed).
     """
     p = plan(store, run_id, replay=replay, max_steps=max_steps)
     run = p.run
@@ -192,8 +195,8 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     config = dataclasses.replace(config, max_steps=p.budget,
                                  allowed_domains=kept_domains(run, config.allowed_domains),
                                  hops=recorded_hops(run))
-    if config.preview is None and config.planning is None:  # none chosen now: the run's own look-ahead
-        preview, planning = recorded_lookahead(run)
+    if keep_lookahead and config.preview is None and config.planning is None:  # none chosen: the run's own
+        preview, planning = usable_lookahead(run, client.config)
         config = dataclasses.replace(config, preview=preview, planning=planning)
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
@@ -251,6 +254,26 @@ def recorded_lookahead(run: dict) -> tuple[WorldModelConfig | None, PlanningConf
         log.warning("run %s: its planning settings are unusable (%s); resumed without planning", run.get("id"), e)
         planning = None
     return world(agent.get("preview")), planning
+
+
+def usable_lookahead(run: dict, agent_model: ModelConfig) -> tuple[WorldModelConfig | None, PlanningConfig | None]:
+    """:func:`recorded_lookahead`, less a world model no key can be found for now (OpenAI with no key stored
+    or set): it is left out with a warning, rather than failing the resumed run at its start."""
+    preview, planning = recorded_lookahead(run)
+
+    def keyed(world: WorldModelConfig | None) -> bool:
+        if world is None or world.model.base_url == agent_model.base_url or not is_openai(world.model.base_url):
+            return True  # the agent's server (its key), or a local server (no key needed)
+        if get_api_key(world.model.base_url).key:
+            return True
+        log.warning("run %s: no API key for its world model %s now; resumed without it", run.get("id"),
+                    world.model.model)
+        return False
+    if not keyed(preview):
+        preview = None
+    if planning is not None and not keyed(planning.world):
+        planning = dataclasses.replace(planning, world=None)  # simulated by the preview model, else the agent's
+    return preview, planning
 
 
 def close(store: Store, run_id: str) -> None:

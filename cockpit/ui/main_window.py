@@ -395,7 +395,8 @@ class MainWindow(MarkCorrections, QMainWindow):
             self.hop_strip.set_hops(list(e.names))
         elif isinstance(e, ev.HopPassed):
             self.hop_strip.pass_hop(e.hop, e.step)
-            self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
+            if not e.again:  # hops passed before a resume: on the strip, not news
+                self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self._update_status()

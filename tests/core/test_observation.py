@@ -123,6 +123,11 @@ def test_marking_waits_for_the_screenshots_frame_not_for_the_page(page, monkeypa
     assert [m.text for m in at_once] == ["Go", "Next page"]
     after = collect_marks(b, after_frame=True)["marks"]
     assert [(m.text, m.bbox) for m in after] == [(m.text, m.bbox) for m in at_once]
+    # the page's own animation turns 3 degrees a frame: by the time the script runs, a frame has been made
+    turned = b.direct_cdp("script").evaluate(
+        "(function () { var a0 = angle; return window.__cockpitAfterFrame(function () { return angle - a0 }, 1000)"
+        " })()", await_promise=True)
+    assert turned >= 3
     b.js("window.breakTimers()")
     through_webdriver = []
     real_js = b.js

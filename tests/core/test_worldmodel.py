@@ -143,3 +143,27 @@ def test_recorded_planning_settings_come_back_as_they_were_started():
     assert preview is None and planning == started.planning  # the key is never recorded, so none to compare
     assert recorded_lookahead({"id": "r", "config": {"agent": {"planning": {"k": 99}}}}) == (None, None)
     assert recorded_lookahead({"id": "r", "config": {}}) == (None, None)
+
+
+def test_a_recorded_openai_world_model_without_a_key_now_is_left_out_not_fatal(memory_keyring, monkeypatch):
+    """The run was started with an OpenAI world model; resuming on a machine with no OpenAI key must not fail
+    the run at its start (it would then fail the same way at every resume): that world model is left out."""
+    from cockpit.core.agent.loop import AgentConfig as Config
+    from cockpit.core.llm import ModelConfig
+    from cockpit.core.planning import PlanningConfig
+    from cockpit.core.resume import usable_lookahead
+    from cockpit.core.worldmodel import WorldModelConfig
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    openai_wm = WorldModelConfig(ModelConfig(base_url=None, model="gpt-4o"))
+    local_wm = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="local-wm"))
+    run = {"id": "r", "config": {"agent": Config(preview=openai_wm, planning=PlanningConfig(
+        k=2, world=openai_wm)).to_dict()}}
+    agent = ModelConfig(base_url="http://127.0.0.1:8/v1", model="agent")
+    preview, planning = usable_lookahead(run, agent)
+    assert preview is None and planning is not None and planning.world is None and planning.k == 2
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")  # a key now: kept
+    preview, planning = usable_lookahead(run, agent)
+    assert preview.model.model == "gpt-4o" and planning.world.model.model == "gpt-4o"
+    run = {"id": "r", "config": {"agent": Config(preview=local_wm).to_dict()}}
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert usable_lookahead(run, agent)[0].model.model == "local-wm"  # a local server needs no key

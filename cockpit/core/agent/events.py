@@ -152,6 +152,7 @@ class HopPassed(Event):
     name: str
     passed: int  # hops passed so far, this one included
     total: int
+    again: bool = False  # passed before a resume, announced again for views that start empty
 
 
 @dataclass(frozen=True)

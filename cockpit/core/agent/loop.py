@@ -499,7 +499,8 @@ class Agent:
             self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
             self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
             for k, step in enumerate(self.hops.steps, 1):  # passed before a resume: shown as passed again
-                self._emit(ev.HopPassed(self.run_id, step or 0, k, self.hops.name(k), k, self.hops.total))
+                self._emit(ev.HopPassed(self.run_id, step or 0, k, self.hops.name(k), k, self.hops.total,
+                                        again=True))
 
     def _hops_update(self, st: _Step, answer: str | None) -> None:
         """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
