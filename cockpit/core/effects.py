@@ -19,7 +19,8 @@ from .pagematch import same_url
 #: Pixels whose grey level moved by more than this count as changed.
 PIXEL_THRESHOLD = 24
 #: Below this share of changed pixels (and no URL or marks change) an action did nothing visible.
-NOOP_PIXELS = 0.005
+#: A status word ("in stock", "Added") must count: it changes about 0.08% of the thumbnail.
+NOOP_PIXELS = 0.0004  # about 20 pixels of the 256x192 thumbnail: one short word of text
 #: This many identical actions in a row on an unchanged page is a loop.
 LOOP_REPEATS = 3
 

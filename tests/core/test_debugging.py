@@ -127,3 +127,16 @@ def test_typing_into_a_field_is_not_a_no_op():
     png, _ = screenshot(1)
     e = effects.effect("http://x/", before, png, "http://x/", after, png)
     assert not e.noop and (e.marks_added, e.marks_removed) == (1, 1)
+
+
+def test_a_click_that_only_shows_a_word_is_not_a_no_op(site, agent_for, store):  # noqa: F811
+    """A status line ("in stock", "Added to cart") is the whole effect of many clicks: it must not be
+    flagged as doing nothing (and three of them as a loop), while a dead button still is."""
+    clicks = iter(["Check stock", "Does nothing"])
+    responder = lambda b: f"Thought: press\nAction: Click [{mark_for(b, next(clicks, 'Does nothing'))}]"  # noqa: E731
+    with ModelServer(responder) as srv:
+        result = agent_for(srv, config=AgentConfig(max_steps=3)).run("Is it in stock?", site.url("status_word.html"))
+    first, second = store.steps(result.run_id)[:2]  # (an effect is measured at the next step's observation)
+    assert first["effect"]["noop"] is False and "noop" not in (first["flags"] or [])
+    assert 0 < first["effect"]["pixels_changed"] < 0.005  # below the old threshold, which called it a no-op
+    assert second["effect"]["noop"] is True
