@@ -50,9 +50,10 @@ def text_of(message) -> str:
     return str(c or "")
 
 
-def kill_when(home, args, event, what: str, timeout: float = 90) -> None:
+def kill_when(home, args, event, what: str, timeout: float = 90, clean: bool = True) -> None:
     """`cockpit *args` (COCKPIT_HOME=home) until `event` is set (the model server saw the run reach `what`),
-    then SIGKILL it, as a crash or a power cut would; its browser is cleaned up after it."""
+    then SIGKILL it, as a crash or a power cut would; its browser is cleaned up after it (not with
+    `clean=False`: the test then sees what a killed Cockpit leaves)."""
     import pytest
     env = dict(os.environ, COCKPIT_HOME=str(home))
     proc = subprocess.Popen([sys.executable, "-m", "cockpit", *args], env=env, stdin=subprocess.DEVNULL,
@@ -65,4 +66,5 @@ def kill_when(home, args, event, what: str, timeout: float = 90) -> None:
         proc.wait(10)
     finally:
         proc.stderr.close()
-        kill_leftovers(home)
+        if clean:
+            kill_leftovers(home)

@@ -25,7 +25,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
 from selenium.webdriver.remote.client_config import ClientConfig
 
-from . import paths, resources
+from . import paths, profiles, resources
 from .errors import BrowserDied, BrowserError, BrowserNotFound, short_message
 
 log = logging.getLogger(__name__)
@@ -171,6 +171,8 @@ class BrowserSession:
         elif not cfg.webdriver_url:
             self.profile_dir = Path(tempfile.mkdtemp(prefix="session-", dir=paths.browser_profiles()))
             self._own_profile = self.profile_dir
+            profiles.claim(self.profile_dir)
+            profiles.sweep(paths.browser_profiles(), keep=self.profile_dir)  # those a killed Cockpit left
         if self.profile_dir:
             self.download_dir = Path(cfg.download_dir or self.profile_dir / "downloads")
             self.download_dir.mkdir(parents=True, exist_ok=True)
