@@ -6,14 +6,17 @@ interface other tools use (--json).
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
 
+from selenium.common.exceptions import WebDriverException
+
 from ..core.browser import BrowserSession
-from ..core.errors import ActionError, CockpitError
+from ..core.errors import ActionError, CockpitError, short_message
 from ..core.observation import observe
-from .common import add_browser_options, browser_config, fail, serve_if_file
+from .common import BadTarget, add_browser_options, browser_config, fail, serve_if_file
 
 
 def add_parser(sub):
@@ -21,7 +24,8 @@ def add_parser(sub):
         "observe", help="mark a page's interactive elements and print them",
         description="Open URL in a browser, find every interactive element (Set-of-Mark) and print "
                     "the marks. URL may also be a local HTML file, served on 127.0.0.1.")
-    p.add_argument("url", metavar="URL", help="web address (https:// is added when missing) or HTML file")
+    p.add_argument("url", metavar="URL", help="web address (without a scheme: http:// for localhost and "
+                                               "127.x, else https://), HTML file, or file:// URL")
     p.add_argument("--out", type=Path, metavar="DIR",
                    help="write screenshot.png, marked.png and marks.json into DIR")
     p.add_argument("--json", action="store_true",
@@ -31,16 +35,22 @@ def add_parser(sub):
 
 
 def run(args) -> int:
+    if args.out and (problem := _out_problem(args.out)):
+        return fail(problem, 2)  # before a browser starts
     try:
         with serve_if_file(args.url) as url, BrowserSession(browser_config(args)) as browser:
-            browser.goto(url)
+            try:
+                browser.goto(url)
+            except WebDriverException as e:  # chromedriver raises on some network errors (refused, no such host)
+                m = re.search(r"ERR_[A-Z_]+", str(e))
+                return fail(f"could not load {url}: {m.group(0) if m else short_message(e)}", 3)
             if err := browser.load_error():
                 return fail(f"could not load {url}: {err}", 3)
             t = time.perf_counter()
             obs = observe(browser)
             took = (time.perf_counter() - t) * 1000
             files = obs.save(args.out) if args.out else {}
-    except ActionError as e:
+    except (ActionError, BadTarget) as e:
         return fail(str(e), 2)
     except CockpitError as e:
         return fail(str(e), 3)
@@ -61,3 +71,14 @@ def run(args) -> int:
     for name, path in files.items():
         print(f"wrote {path}", file=sys.stderr)
     return 0
+
+
+def _out_problem(out: Path) -> str | None:
+    """Why --out cannot be the folder to write into, or None: it (or a folder on its way) is a file."""
+    for p in (out, *out.parents):
+        if p.exists():
+            if p.is_dir():
+                return None
+            return (f"--out {out}: {p} is a file; --out names a folder to write screenshot.png, marked.png "
+                    "and marks.json into" if p == out else f"--out {out}: {p} is a file, not a folder")
+    return None

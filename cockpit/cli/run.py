@@ -51,7 +51,7 @@ def _tasks(args):
             why = ("the file is empty" if args.tasks.stat().st_size == 0 else
                    f"{tf.problem_count} problems, see above" if tf.problems else "only blank lines")
             raise SystemExit(common.fail(f"no tasks in {args.tasks} ({why})", 2))
-        args.problems = tf.problem_count
+        args.problems, args.notes = tf.problem_count, tf.note_count
         ids = [i.strip() for i in args.ids.split(",")] if args.ids else None
         sites = [s.strip() for s in args.sites.split(",")] if args.sites else None
         sel = select(tf.tasks, ids=ids, sites=sites)
@@ -71,13 +71,28 @@ def _tasks(args):
 SHOW_PROBLEMS = 20  # problems of a task file printed; the rest are counted
 
 
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
 def _report_problems(path: Path, tf) -> None:
+    """A task file's problems and notes (guessed schemes: the task is fine), the first SHOW_PROBLEMS of them."""
     listed = tf.problems[:-1] if tf.dropped else tf.problems  # the last one sums up those not listed
     for pr in listed[:SHOW_PROBLEMS]:
-        print(f"cockpit: {path}: {pr.message}", file=sys.stderr)
-    if tf.problem_count > SHOW_PROBLEMS:
-        print(f"cockpit: {path}: ... {tf.problem_count - SHOW_PROBLEMS} more problems "
-              f"({tf.problem_count} in all; --dry-run checks a file without running it)", file=sys.stderr)
+        print(f"cockpit: {path}: {pr.message}" + (" (a note, not a problem)" if pr.note else ""), file=sys.stderr)
+    shown = listed[:SHOW_PROBLEMS]
+    problems = tf.problem_count - sum(not p.note for p in shown)
+    notes = tf.note_count - sum(p.note for p in shown)
+    if problems or notes:
+        more = " and ".join(([_plural(problems, "more problem")] if problems else [])
+                            + ([_plural(notes, "more note")] if notes else []))
+        in_all = _counts(tf.problem_count, tf.note_count) if tf.note_count else tf.problem_count
+        print(f"cockpit: {path}: ... {more} ({in_all} in all; "
+              "--dry-run checks a file without running it)", file=sys.stderr)
+
+
+def _counts(problems: int, notes: int) -> str:
+    return _plural(problems, "problem") + (f", {_plural(notes, 'note')}" if notes else "")
 
 
 def _dry_run(args, tasks) -> int:
@@ -93,15 +108,17 @@ def _dry_run(args, tasks) -> int:
     todo = [t for t in tasks if (t.id, t.task, t.url) not in done]
     if args.tasks:
         size = args.tasks.stat().st_size
-        print(f"{args.tasks} ({size / 2**20:.1f} MB): {len(tasks)} tasks selected, "
-              f"{getattr(args, 'problems', 0)} problems")
+        shown = (f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB" if size >= 1024
+                 else _plural(size, "byte"))
+        print(f"{args.tasks} ({shown}): {_plural(len(tasks), 'task')} selected, "
+              f"{_counts(getattr(args, 'problems', 0), getattr(args, 'notes', 0))}")
     for t in todo[:10]:
         print(f"  {t.id or '(task)'}  {t.url}  {t.task[:80]}")
     if len(todo) > 10:
         print(f"  ... and {len(todo) - 10} more")
-    print(f"would run {len(todo)} tasks" + (f", skip {len(tasks) - len(todo)} that finished before"
-                                            if len(todo) < len(tasks) else ""))
-    return 1 if getattr(args, "problems", 0) else 0
+    print(f"would run {_plural(len(todo), 'task')}" + (f", skip {len(tasks) - len(todo)} that finished before"
+                                                        if len(todo) < len(tasks) else ""))
+    return 1 if getattr(args, "problems", 0) else 0  # notes (a guessed scheme) are not problems
 
 
 def run(args) -> int:
@@ -161,9 +178,9 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
 @contextlib.contextmanager
 def _single(url: str | None):
     """--url as given: a local HTML file as a file:// URL (ServedFolders serves it), else as common.serve_if_file."""
-    if url and Path(url).expanduser().is_file():
+    if url and (path := common.local_path(url)):  # a path or a file:// URL
         from ..core.localfiles import file_url
-        yield file_url(Path(url).expanduser())
+        yield file_url(path)
     elif url:
         with common.serve_if_file(url) as served:
             yield served

@@ -7,6 +7,9 @@ import json
 from . import common
 
 HELP = "list recorded runs, or show one run step by step"
+STATUSES = (  # "running" and the store's FINAL ones
+    "running", "answered", "max_steps", "stopped", "failed", "interrupted", "closed")
+JSON_COLUMNS = ("config", "memories", "hops")  # stored as JSON text; --json prints them as JSON values
 
 
 def add_parser(sub) -> None:
@@ -14,8 +17,7 @@ def add_parser(sub) -> None:
                        "that died are shown as interrupted.")
     p.add_argument("run", nargs="?", help="a run id (or a unique prefix) to show step by step")
     p.add_argument("--search", metavar="WORDS", help="full-text search over task and answer")
-    p.add_argument("--status", help="only runs with this status (answered, max_steps, stopped, failed, "
-                                    "interrupted, closed)")
+    p.add_argument("--status", help=f"only runs with this status ({', '.join(STATUSES)})")
     p.add_argument("--limit", type=int, default=30, help="how many runs (default 30, newest first)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
@@ -25,6 +27,8 @@ def run(args) -> int:
 
     from ..core.errors import CockpitError
     from ..core.store.db import open_for_reading
+    if args.status is not None and args.status not in STATUSES:
+        return common.fail(f"unknown status {args.status!r}; the statuses are {', '.join(STATUSES)}", 2)
     try:
         with open_for_reading() as store:
             if store.read_only:
@@ -41,7 +45,7 @@ def run(args) -> int:
     except CockpitError as e:
         return common.fail(str(e), 2)
     if args.json:
-        print(json.dumps(rows, indent=1, default=str))
+        print(json.dumps([_decoded(r) for r in rows], indent=1, default=str))
         return 0
     if not rows:
         print("no runs yet" if not (args.search or args.status) else "no run matches")
@@ -69,6 +73,18 @@ def _clip(text: str) -> str:
     return f"{text[:SHOW_CHARS]}... ({len(text) - SHOW_CHARS} more characters; --json shows all)"
 
 
+def _decoded(run: dict) -> dict:
+    """`run` with its JSON-text columns as JSON values (a column that does not parse stays text)."""
+    out = dict(run)
+    for key in JSON_COLUMNS:
+        if isinstance(out.get(key), str):
+            try:
+                out[key] = json.loads(out[key])
+            except ValueError:
+                pass
+    return out
+
+
 def _when(ts) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
@@ -78,7 +94,7 @@ def _show(store, run_id: str, as_json: bool) -> int:
     if as_json:
         for s in steps:
             s.pop("request", None)
-        print(json.dumps({"run": run, "steps": steps}, indent=1, default=str))
+        print(json.dumps({"run": _decoded(run), "steps": steps}, indent=1, default=str))
         return 0
     print(f"run {run['id']}  [{run['status']}]  model {run['model']}{'  (demo policy)' if run['demo'] else ''}")
     print(f"task: {run['task']}\nurl:  {run['url']}")

@@ -59,6 +59,7 @@ class Task:
 class TaskProblem:
     line: int | None  # 1-based; None for a problem about the whole file
     message: str  # starts with "line N: " when line is set
+    note: bool = False  # only a remark (a guessed scheme): the task is fine as read
 
 
 @dataclass
@@ -67,12 +68,20 @@ class TaskFile:
     format: str  # the majority of "webvoyager" | "plain" | "webarena"; "unknown" if no record
     tasks: list[Task]
     problems: list[TaskProblem]
-    dropped: int = 0  # problems past MAX_PROBLEMS: counted in the last entry of problems, not listed
+    dropped: int = 0  # problems and notes past MAX_PROBLEMS: counted in the last entry of problems, not listed
+    dropped_notes: int = 0  # how many of those dropped were notes
 
     @property
     def problem_count(self) -> int:
-        """Every problem found, listed or not."""
-        return len(self.problems) - (1 if self.dropped else 0) + self.dropped
+        """Every real problem found, listed or not (notes are not problems)."""
+        listed = self.problems[:-1] if self.dropped else self.problems
+        return sum(not p.note for p in listed) + self.dropped - self.dropped_notes
+
+    @property
+    def note_count(self) -> int:
+        """Every note (e.g. a scheme guessed for an address), listed or not."""
+        listed = self.problems[:-1] if self.dropped else self.problems
+        return sum(p.note for p in listed) + self.dropped_notes
 
 
 class Selection(NamedTuple):
@@ -103,7 +112,7 @@ class _Loader:
         self.path = path
         self.tasks: list[Task] = []
         self.problems: list[TaskProblem] = []
-        self.dropped = 0
+        self.dropped = self.dropped_notes = 0
         self.seen: dict[str, int] = {}  # id -> line it was first seen on
         self.formats: Counter[str] = Counter()
 
@@ -135,6 +144,7 @@ class _Loader:
 
     def _adopt(self, other: _Loader) -> None:
         self.tasks, self.problems, self.dropped = other.tasks, other.problems, other.dropped
+        self.dropped_notes = other.dropped_notes
         self.seen, self.formats = other.seen, other.formats
 
     def _load_jsonl(self) -> None:
@@ -144,15 +154,19 @@ class _Loader:
     def result(self) -> TaskFile:
         problems = self.problems
         if self.dropped:
-            problems = problems + [TaskProblem(None, f"... and {self.dropped} more problems")]
+            real, notes = self.dropped - self.dropped_notes, self.dropped_notes
+            more = " and ".join(([f"{real} more problem{'s' * (real != 1)}"] if real else [])
+                                + ([f"{notes} more note{'s' * (notes != 1)}"] if notes else []))
+            problems = problems + [TaskProblem(None, f"... and {more}")]
         fmt = self.formats.most_common(1)[0][0] if self.formats else "unknown"
-        return TaskFile(self.path, fmt, self.tasks, problems, self.dropped)
+        return TaskFile(self.path, fmt, self.tasks, problems, self.dropped, self.dropped_notes)
 
-    def problem(self, line: int | None, message: str) -> None:
+    def problem(self, line: int | None, message: str, note: bool = False) -> None:
         if len(self.problems) >= MAX_PROBLEMS:
             self.dropped += 1
+            self.dropped_notes += note
             return
-        self.problems.append(TaskProblem(line, f"line {line}: {message}" if line else message))
+        self.problems.append(TaskProblem(line, f"line {line}: {message}" if line else message, note))
 
     def _load_line(self, lineno: int, text: str) -> None:
         if not text.strip():
@@ -210,13 +224,14 @@ class _Loader:
                 return "broken"
 
     def _add(self, lineno: int, record) -> None:
-        notes: list[tuple[int, str]] = []
-        task = _to_task(record, lineno, lambda line, msg: notes.append((line, msg)))
+        notes: list[tuple[int, str, bool]] = []
+        task = _to_task(record, lineno, lambda line, msg, note=False: notes.append((line, msg, note)),
+                        base=self.path.parent)
         first = self.seen.get(task.id) if task else None
         if first is not None:  # a skipped duplicate's other notes would only be noise
-            notes = [(lineno, f'duplicate id "{task.id}" (first on line {first}); skipped')]
-        for line, msg in notes:
-            self.problem(line, msg)
+            notes = [(lineno, f'duplicate id "{task.id}" (first on line {first}); skipped', False)]
+        for line, msg, note in notes:
+            self.problem(line, msg, note)
         if task is None or first is not None:
             return
         self.formats[_detect(record)] += 1
@@ -236,7 +251,9 @@ def _detect(record: dict) -> str | None:
     return None
 
 
-def _to_task(record, line: int, problem) -> Task | None:
+def _to_task(record, line: int, problem, base: Path = Path(".")) -> Task | None:
+    """One record as a Task, or None (with a problem). `problem(line, message, note=False)`;
+    `base`: the task file's folder, which relative paths of local pages are read from."""
     if not isinstance(record, dict):
         problem(line, f"expected a JSON object (one task), got {_kind(record)}")
         return None
@@ -250,7 +267,9 @@ def _to_task(record, line: int, problem) -> Task | None:
     url = _required_str(record, url_key, "the start URL", line, problem)
     if text is None or url is None:
         return None
-    url = _fix_url(url, url_key, line, problem)
+    url = _fix_url(url, url_key, line, problem, base)
+    if url is None:
+        return None
     task_id = _task_id(record.get(id_key), id_key, line, problem)
     site = _site(record, site_key, url)
     used = {id_key, text_key, url_key, site_key}
@@ -294,19 +313,50 @@ def _required_str(record: dict, key: str, what: str, line: int, problem) -> str 
     return value.strip()
 
 
-def _fix_url(url: str, key: str, line: int, problem) -> str:
+def _fix_url(url: str, key: str, line: int, problem, base: Path) -> str | None:
+    """The start URL to use; None (with a problem) for a local page that is not there."""
     if _SCHEME.match(url) or url.startswith(("about:", "data:")):
         return url
     if _PLACEHOLDER_URL.match(url):
         problem(line, f'"{key}" is a placeholder ({url}); replace it with the site\'s address '
                       "before running")
         return url
-    local = Path(url).expanduser()
-    if local.is_file():  # a page on this computer: `cockpit run` serves its folder on 127.0.0.1
+    local = base / Path(url).expanduser()  # relative to the task file, wherever cockpit runs from
+    kind = local_kind(local)
+    if kind == "file":  # a page on this computer: `cockpit run` serves its folder on 127.0.0.1
         return local.resolve().as_uri()
+    if looks_like_file(url) or (kind == "folder" and "." not in url.split("/")[0]):  # "pages/", not "x.com"
+        where = local.resolve() if kind else local.absolute()
+        what = "is a folder, not a page" if kind == "folder" else "does not exist"
+        problem(line, f'"{key}" names a local file, but {where} {what}'
+                      + ("" if Path(url).expanduser().is_absolute() else
+                         " (a relative path is read from the task file's folder)") + "; task skipped")
+        return None
     fixed = guess_scheme(url)
-    problem(line, f'"{key}" has no scheme, using {fixed}')
+    problem(line, f'"{key}" has no scheme, using {fixed}', True)
     return fixed
+
+
+def local_kind(path: Path) -> str | None:
+    """"file", "folder" or None (nothing there, or a name no file can have: too long, a NUL byte)."""
+    try:
+        return "file" if path.is_file() else "folder" if path.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
+_FILE_SUFFIX = re.compile(r"\.(x?html?|pdf|svg|txt)$", re.I)
+
+
+def looks_like_file(text: str) -> bool:
+    """Whether an address without a scheme is meant as a local file: ./x, ../x, /x, ~/x, a\\b, or one
+    ending in .html/.htm (etc.) whose first part is not a host name (pages/a.html, a.html; not x.com/a.html)."""
+    text = text.strip()
+    if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or "\\" in text:
+        return True
+    host = re.split(r"[/:?#]", text, maxsplit=1)[0]
+    return bool(_FILE_SUFFIX.search(text)) and (_FILE_SUFFIX.search(host) is not None
+                                                or ("." not in host and host != "localhost"))
 
 
 def guess_scheme(url: str) -> str:
