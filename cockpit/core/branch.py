@@ -21,7 +21,11 @@ or was, irreversible without an approver's yes, or import Qt.
 
 Which recorded steps are replayed: agent and human steps whose action was
 executed (status ``ok``). Format errors, refused and failed actions changed
-nothing and are skipped; so is ANSWER.
+nothing and are skipped; so is ANSWER. A step that typed into a secret field
+(a password or card field) cannot be replayed: its text was never stored
+(the record says ``(secret)``, see :mod:`cockpit.core.agent.redaction`), so
+the replay stops there with :class:`Diverged` (reason ``secret``) before it
+types anything.
 
 A recorded action names a mark id of the page the run saw. Before executing
 it, the recorded target (from the step's marks.json) is looked up on the
@@ -34,8 +38,11 @@ Agent given to ``on_agent``; after the replay the run waits at its step 1,
 where ``agent.take_over()``, ``agent.human_act(action)`` and
 ``agent.hand_back(note)`` work as in any run.
 
-Limits: a run started on a local file (``cockpit run --url page.html``) was
-served on a port that is gone; its start URL cannot be opened again. Pages
+Local pages: a run started on a local file (``cockpit run --url page.html``)
+and a demo run have their folder (the demo shop) served again at the recorded
+port while they replay (:func:`cockpit.core.localfiles.served_again`).
+
+Limits: a step that typed into a secret field cannot be replayed (see above). Pages
 that differ on every visit (ads, dates, session ids in the URL) diverge;
 lower ``min_similarity`` or replay with ``check=False``.
 """
@@ -57,6 +64,7 @@ from .actions.grammar import Action, parse_action
 from .agent.approval import ApprovalRequest, Approver
 from .agent.control import RunControl, Stopped
 from .agent.loop import Agent, AgentConfig, RunResult
+from .agent.redaction import SECRET
 from .browser import BrowserSession
 from .errors import ActionError, ActionParseError, CockpitError, short_message
 from .llm import ModelClient
@@ -86,7 +94,8 @@ class Divergence:
     page before the step is another one), ``after`` (the last action led
     elsewhere), ``target`` (the element the step acted on is gone),
     ``action`` (the action failed), ``refused`` (an irreversible step was
-    not approved for replay).
+    not approved for replay), ``secret`` (the step typed into a secret field,
+    whose text was never stored; `detail` names the field).
     """
     step: int
     reason: str
@@ -118,6 +127,10 @@ class Divergence:
                     f"is no longer on the page {self.actual_url}")
         if r == "refused":
             return f"step {n}: replaying {self.action} was not approved ({self.detail})"
+        if r == "secret":
+            return (f"step {n} typed into a secret field ({self.detail}); text typed into secret fields is "
+                    f"never stored, so it cannot be replayed: branch at step {n} or earlier, or resume the run "
+                    "without replaying its steps")
         return f"step {n}: replaying {self.action} at {self.actual_url} failed: {self.detail}"
 
 
@@ -263,8 +276,9 @@ def replay(session: BrowserSession, store: Store, run_id: str, upto: int | None 
         n = row["step"]
         _pause(_gap(row, prev_started, prev_t, speed, delay), stop)
         prev_started, prev_t = row.get("started"), time.monotonic()
-        obs = observe(session, render=False)
         recorded = _recorded_marks(store, row)
+        _check_not_secret(action, recorded, row, session, n, diverged)
+        obs = observe(session, render=False)
         sim = _compare(row.get("url") or "", recorded, obs, check, min_similarity, n, diverged)
         todo_action, mark, recorded_mark = _map_target(action, recorded, obs, n, diverged)
         human = row.get("actor") == "human"
@@ -364,6 +378,31 @@ def _compare(expected_url: str, recorded: list[Mark] | None, obs: Observation, c
     if sim is not None and sim < threshold:
         diverged(step=n, reason="marks", expected_url=expected_url, actual_url=obs.url, similarity=sim)
     return sim
+
+
+def _check_not_secret(action: Action, recorded: list[Mark] | None, row: dict, session: BrowserSession,
+                      n: int, diverged) -> None:
+    """Diverged (reason ``secret``) when the recorded step typed into a secret field: its text is the
+    redaction placeholder, not what was typed, and must never be typed into the page."""
+    if action.kind != "type":
+        return
+    mark = None
+    if recorded is not None and action.target is not None:
+        mark = next((m for m in recorded if m.id == action.target), None)
+    if not (mark is not None and mark.secret) and SECRET not in action.text:
+        return
+    diverged(step=n, reason="secret", expected_url=row.get("url") or "", actual_url=_current_url(session),
+             action=row["action"], detail=_field_name(mark, action))
+
+
+def _field_name(mark: Mark | None, action: Action) -> str:
+    """How a recorded field is named in a message: its label (or kind) and its mark."""
+    if mark is None:
+        return f"[{action.target}]"
+    label = (mark.aria_label or mark.placeholder or mark.text)[:60]
+    if not label:
+        label = "password" if mark.type == "password" else f"<{mark.tag}>"
+    return f"{label} [{mark.id}]"
 
 
 def _map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n: int, diverged):

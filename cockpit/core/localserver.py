@@ -4,6 +4,13 @@ Used for the bundled demo pages and by the tests' fixture pages. One extra
 route, ``/__delay/<ms>``, answers after a delay: pages use it to make
 slow network requests that the settle logic must wait for. A POST is answered
 like a GET of the same path, so static forms with method="post" work.
+
+A directory is answered with its index.html when it has one, else 404: never
+a listing, so a page the agent visits cannot have the folder's file names read
+back to the model.
+
+:meth:`LocalSite.at` finds the site this process serves at a port, so code that
+needs a folder served again (:mod:`cockpit.core.localfiles`) reuses it.
 """
 from __future__ import annotations
 
@@ -40,6 +47,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.command = "GET"
         super().do_GET()
 
+    def list_directory(self, path):
+        # Called for a directory without index.html / index.htm: no listing of its files.
+        self.send_error(404)
+        return None
+
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
         super().end_headers()
@@ -49,7 +61,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class LocalSite:
-    """A static site on 127.0.0.1:<free port>. Use as a context manager."""
+    """A static site on 127.0.0.1:<free port>. Use as a context manager.
+
+    start() and stop() may be called again (a started site entered with ``with``
+    is not started twice; stopping a stopped site does nothing).
+    """
+
+    _live: dict[int, "LocalSite"] = {}  # port -> the started site this process serves there
+    _live_lock = threading.Lock()
 
     def __init__(self, root: Path, port: int = 0):
         self.root = Path(root)
@@ -57,6 +76,17 @@ class LocalSite:
         self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
+        self._closed = False
+
+    @classmethod
+    def at(cls, port: int) -> "LocalSite | None":
+        """The running site this process serves at `port`, if any."""
+        with cls._live_lock:
+            return cls._live.get(port)
+
+    @property
+    def port(self) -> int:
+        return self.httpd.server_address[1]
 
     @property
     def base(self) -> str:
@@ -66,12 +96,24 @@ class LocalSite:
         return f"{self.base}/{path.lstrip('/')}"
 
     def start(self) -> "LocalSite":
-        self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-site", daemon=True)
-        self._thread.start()
+        if self._closed:
+            raise RuntimeError("a stopped LocalSite cannot be started again")
+        if self._thread is None:
+            self._thread = threading.Thread(target=self.httpd.serve_forever, name="local-site", daemon=True)
+            self._thread.start()
+            with self._live_lock:
+                self._live[self.port] = self
         return self
 
     def stop(self):
-        self.httpd.shutdown()
+        if self._closed:
+            return
+        self._closed = True
+        with self._live_lock:
+            if self._live.get(self.port) is self:
+                del self._live[self.port]
+        if self._thread is not None:  # shutdown() of a server never started would wait forever
+            self.httpd.shutdown()
         self.httpd.server_close()
 
     def __enter__(self):
