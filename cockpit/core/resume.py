@@ -216,9 +216,10 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
             replay_run(session, store, run_id, None, min_similarity=min_similarity, on_step=on_replay,
                        stop=control.stop_event, approver=agent.approver, policy=config.approval_policy,
                        rules=config.risk_rules, run_label=run_id)
-        except Diverged as e:
-            raise CockpitError(f"resuming by replay failed: {e}; resume without replay to open the last "
-                               "page's address instead") from e
+        except Diverged as e:  # (a secret step's message already says what to do)
+            advice = "" if e.divergence.reason == "secret" else \
+                "; resume without replay to open the last page's address instead"
+            raise CockpitError(f"resuming by replay failed: {e}{advice}") from e
 
     if on_agent is not None:
         on_agent(agent)
