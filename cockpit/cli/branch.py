@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 import sys
 
 from . import common
-from .progress import StepPrinter
+from .progress import StepPrinter, plural
 
 HELP = "replay a run's steps 1..STEP-1 in a new browser and continue from STEP (or only replay)"
 
@@ -35,8 +36,30 @@ def add_parser(sub) -> None:
                    help="only let the new run visit this domain (and its subdomains); repeat for more. When "
                         "the parent run was limited, its allowed domains and start host stay and these add to them")
     common.add_model_options(p, from_run=True)
+    say_run_defaults(p, "the parent run's")
     common.add_agent_options(p)
+    for a in p._actions:  # these are the new run's, not taken from the parent
+        if a.dest == "max_steps":
+            a.help = "agent steps the new run may take after the replay (default 15, whatever the parent's budget)"
+        elif a.dest == "ask_before":
+            a.help = ("which actions go through the gate: irreversible ones (default, whatever the parent "
+                      "used), every action, none")
     common.add_browser_options(p)
+
+
+#: Model options that a command going on from a recorded run takes from that run when not given
+#: (see _model_config); --price too, the run's prices.
+FROM_RUN = ("base_url", "model", "temperature", "max_tokens", "timeout", "retries", "image_detail",
+            "image_max_width", "image_format", "price")
+
+
+def say_run_defaults(p, whose: str = "the run's") -> None:
+    """Make the model options' help say "(default: the run's)" instead of the defaults of a new run."""
+    for a in p._actions:
+        if a.dest in FROM_RUN and a.help:
+            text = re.sub(r"\s*\(default [^()]*\)\s*$|;\s*default: OpenAI\s*$", "", a.help)
+            what = {"base_url": " server", "model": " model"}.get(a.dest, "")
+            a.help = f"{text} (default: {whose}{what})"
 
 
 def run(args) -> int:
@@ -102,7 +125,7 @@ def _replay_only(args, store, run_id: str) -> int:
         session.close()
     steps = [d for d in done if not d.is_check]
     moved = sum(d.id_changed for d in steps)
-    print(f"replayed {len(steps)} steps of {run_id}; the pages matched"
+    print(f"replayed {plural(len(steps), 'step')} of {run_id}; the pages matched"
           + (f" ({moved} element ids changed)" if moved else ""), flush=True)
     return 0
 

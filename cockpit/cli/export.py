@@ -16,11 +16,14 @@ def add_parser(sub) -> None:
     p = sub.add_parser("export", help=HELP, description=(
         "Write runs out of the run store. "
         "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
-        "agent.log (WebVoyager's layout, for its judge script). "
+        "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
+        "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
+        "over its own folder. "
         "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
         "gets one row with an empty annotator), OUT is the file. "
         "html: OUT/<run id>.html, a self-contained report with the screenshots embedded. "
-        "gif: OUT/<run id>.gif, the marked screenshots animated. "
+        "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
+        "export of the run). "
         "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
         "(image file names are relative to the data dir)."))
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
@@ -66,7 +69,8 @@ def run(args) -> int:
             except (CockpitError, OSError) as e:
                 return common.fail(f"cannot write {args.out}: {e}")
             return 0
-        refs = [r["id"] for r in store.runs(limit=10**9)] if every else args.runs
+        # 'all': oldest first, so a task's first run gets its plain task<id> folder
+        refs = [r["id"] for r in reversed(store.runs(limit=10**9))] if every else args.runs
         for ref in refs:
             problems: list[str] = []
             try:

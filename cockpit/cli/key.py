@@ -12,21 +12,34 @@ HELP = "store, remove or check the API key for a model server (OS keyring; OPENA
 def add_parser(sub) -> None:
     p = sub.add_parser("key", help=HELP, description=HELP + ". The key is never written anywhere "
                        "else: not in settings, the run store, logs or exports.")
-    p.add_argument("action", choices=("status", "set", "delete"))
+    p.add_argument("action", choices=("status", "set", "delete"),
+                   help="status: where the key would come from (exit 1 when OpenAI has none; other servers "
+                        "are called without one)")
     p.add_argument("--base-url", metavar="URL", help="the server the key is for (default: OpenAI)")
 
 
 def run(args) -> int:
     from ..core import secrets
     from ..core.errors import CockpitError
+    from ..core.llm import is_openai
     try:
         if args.action == "status":
             usable, why = secrets.keyring_usable()
             print(f"keyring: {why}")
             look = secrets.get_api_key(args.base_url)
-            print(f"key for {secrets.host_of(args.base_url)}: "
-                  + ("found" if look.key else "none") + f" - {look.note}")
-            return 0 if look.key else 1
+            host = secrets.host_of(args.base_url)
+            if look.key:
+                print(f"key for {host}: found - {look.note}")
+                return 0
+            how = (f"store one with `cockpit key set{_url_opt(args.base_url)}` or set {secrets.ENV_VAR}" if usable
+                   else f"set {secrets.ENV_VAR} (there is no keyring to store one in)")
+            if not is_openai(args.base_url):  # Cockpit calls it without a key: fine for a local server
+                print(f"key for {host}: none, and none needed: servers other than OpenAI are called without "
+                      f"a key (local servers need none); if this one asks for one, {how}")
+                return 0
+            print(f"key for {host}: none ({secrets.ENV_VAR} is not set"
+                  + (" and the keyring holds none for it" if usable else "") + f"); {how}")
+            return 1
         if args.action == "set":
             key = getpass.getpass("API key: ") if sys.stdin.isatty() else sys.stdin.readline()
             secrets.set_api_key(args.base_url, key)
@@ -37,3 +50,7 @@ def run(args) -> int:
         return 0
     except CockpitError as e:
         return common.fail(str(e), 2)
+
+
+def _url_opt(base_url: str | None) -> str:
+    return f" --base-url {base_url}" if base_url else ""

@@ -8,6 +8,11 @@ import time
 from ..core.agent import events as ev
 
 
+def plural(n: int, word: str) -> str:
+    """'1 step', '2 steps'."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 class StepPrinter:
     """An event listener printing what the agent does, prefixed with the task when several run."""
 
@@ -16,7 +21,8 @@ class StepPrinter:
         self.label_of = label_of or {}
         self.verbose_steps = verbose_steps
         self._lock = threading.Lock()
-        self._max = {}
+        self._max = {}  # run id -> the highest step number the run can reach
+        self._budget = {}  # run id -> RunStarted.max_steps, until its first step says where it starts
 
     def __call__(self, e: ev.Event) -> None:
         line = self._line(e)
@@ -31,8 +37,14 @@ class StepPrinter:
     def _line(self, e: ev.Event) -> str | None:
         p = self._prefix(e)
         if isinstance(e, ev.RunStarted):
-            self._max[e.run_id] = e.max_steps
+            self._max.pop(e.run_id, None)
+            self._budget[e.run_id] = e.max_steps
             return f"{p}run {e.run_id}: {e.task[:100]} ({e.url})"
+        step = getattr(e, "step", None)
+        if isinstance(step, int) and e.run_id in self._budget:
+            # A resumed run's first step is numbered after its recorded ones: the steps before it
+            # plus the budget left is the run's total, which its step numbers never pass.
+            self._max[e.run_id] = step - 1 + self._budget.pop(e.run_id)
         if not self.verbose_steps and not isinstance(e, (ev.RunFinished, ev.RunFailed, ev.ApprovalRequested)):
             return None
         if isinstance(e, ev.ModelCalled) and e.note:
@@ -49,9 +61,9 @@ class StepPrinter:
             return f"{p}  {'->' if e.ok else 'error:'} {e.message[:160]}"
         if isinstance(e, ev.RunFinished):
             tail = f": {e.answer[:200]}" if e.answer else ""
-            return f"{p}finished ({e.status}) after {e.steps} steps{tail}"
+            return f"{p}finished ({e.status}) after {plural(e.steps, 'step')}{tail}"
         if isinstance(e, ev.RunFailed):
-            return f"{p}FAILED after {e.steps} steps: {e.error}"
+            return f"{p}FAILED after {plural(e.steps, 'step')}: {e.error}"
         return None
 
 
@@ -91,7 +103,7 @@ class BatchCounter:
             self.ran += 0 if item.skipped else 1
             r = item.result
             what = "skipped (already finished)" if item.skipped else (
-                f"{r.status} ({r.steps} steps, {item.seconds:.0f} s)" if r else "not run")
+                f"{r.status} ({plural(r.steps, 'step')}, {item.seconds:.0f} s)" if r else "not run")
             elapsed = time.monotonic() - self.t0
             filled = round(self.width * self.done / max(self.total, 1))
             bar = "#" * filled + "." * (self.width - filled)

@@ -4,7 +4,8 @@ from __future__ import annotations
 import sys
 
 from . import common
-from .progress import StepPrinter
+from .branch import say_run_defaults
+from .progress import StepPrinter, plural
 
 HELP = "continue an interrupted (or failed) run in a new browser, as the same run"
 CLOSE_HELP = "mark an interrupted run closed (its steps are kept; it can no longer be resumed)"
@@ -16,13 +17,18 @@ def add_parser(sub) -> None:
         "Resuming keeps its run id and recorded steps: new steps are numbered after the last one, the "
         "model is given the conversation so far, and the page is restored by opening the address the "
         "last step ended on (or, with --replay, by replaying the recorded actions). Model options "
-        "default to the run's model, server and settings. Exit codes: 0 done, 1 the run failed, "
+        "default to the run's model, server and settings, and the run's world-model preview and planning "
+        "settings are used again (--no-lookahead: go on without them). Exit codes: 0 done, 1 the run failed, "
         "2 the run cannot be resumed or bad input, 3 the browser or model could not be used."))
     p.add_argument("run", help="run id or a unique prefix (see `cockpit runs`)")
     p.add_argument("--replay", action="store_true",
                    help="restore the page by replaying the recorded actions (irreversible ones are asked "
                         "about again) instead of opening the last address")
+    p.add_argument("--no-lookahead", action="store_true",
+                   help="go on without the world-model preview and planning the run was started with "
+                        "(default: use them again)")
     common.add_model_options(p, from_run=True)
+    say_run_defaults(p)
     common.add_agent_options(p)
     p.set_defaults(max_steps=None, ask_before=None)
     for a in p._actions:  # the budget and the gate mean something else here
@@ -30,6 +36,12 @@ def add_parser(sub) -> None:
             a.help = "agent steps allowed from here (default: what is left of the run's budget)"
         elif a.dest == "ask_before":
             a.help = "which actions go through the gate (default: as the run was started)"
+        elif a.dest == "keep_images":
+            a.help = "screenshots attached to each request; older ones become a note (default 3, whatever the run used)"
+        elif a.dest == "memory":
+            a.help = ("procedural memory for a run resumed before its first step: include the action sequences "
+                      "of the K most similar past successful runs as examples (default 0 = off); a run with "
+                      "steps goes on with the prompt it had")
     common.add_browser_options(p)
 
 
@@ -74,8 +86,10 @@ def _resume(args, store, run_id: str, p) -> int:
     except CockpitError as e:
         return common.fail(str(e), 3)
     how = "replaying its steps" if args.replay else f"at {p.url}"
-    print(f"resuming {run_id} at step {p.first_step} ({p.budget} agent steps left), {how}, "
+    print(f"resuming {run_id} at step {p.first_step} ({plural(p.budget, 'agent step')} left), {how}, "
           f"with {mc.model} at {mc.display_url}", file=sys.stderr)
+    if not args.no_lookahead and (said := lookahead_note(run)):
+        print(said, file=sys.stderr)
     try:
         session = BrowserSession(common.browser_config(args)).start()
     except CockpitError as e:
@@ -84,7 +98,7 @@ def _resume(args, store, run_id: str, p) -> int:
     try:
         result = resume(store, run_id, session=session, client=client, config=ac,
                         approver=approver_for(args.approval), control=RunControl(), listener=StepPrinter(),
-                        replay=args.replay, max_steps=p.budget,
+                        replay=args.replay, max_steps=p.budget, keep_lookahead=not args.no_lookahead,
                         on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True))
     except KeyboardInterrupt:
         store.finish_run(run_id, "stopped", error="interrupted (Ctrl+C)")
@@ -98,6 +112,23 @@ def _resume(args, store, run_id: str, p) -> int:
     tail = f": {result.error}" if result.error else ""
     print(result.answer if result.answer is not None else f"({result.status}{tail})")
     return 1 if result.status == "failed" else 0
+
+
+def lookahead_note(run: dict) -> str | None:
+    """The line saying the resume goes on with the run's recorded preview / planning; None without them."""
+    from ..core.resume import recorded_lookahead
+    preview, planning = recorded_lookahead(run)
+    said = []
+    if preview is not None:
+        said.append(f"world-model preview (model {preview.model.model} at {preview.model.display_url})")
+    if planning is not None:
+        world = planning.world
+        said.append(f"planning (k={planning.k}, horizon {planning.horizon}"
+                    + (f", world model {world.model.model} at {world.model.display_url})" if world else ")"))
+    if not said:
+        return None
+    return (f"resuming with the run's {' and '.join(said)}; --no-lookahead goes on without "
+            + ("it" if len(said) == 1 else "them"))
 
 
 class Close:
@@ -121,5 +152,5 @@ class Close:
                 steps = store.run(run_id)["steps"]
         except CockpitError as e:
             return common.fail(f"cannot close: {e}", 2)
-        print(f"closed {run_id} ({steps} steps kept)")
+        print(f"closed {run_id} ({plural(steps, 'step')} kept)")
         return 0

@@ -225,6 +225,16 @@ def _prepare_part(part: dict, config: ModelConfig) -> None:
 # --------------------------------------------------------------------------- helpers
 
 
+def _no_key_message() -> str:
+    """Why there is no key for OpenAI, in one sentence, and what to do about it."""
+    usable, _ = secrets.keyring_usable()
+    where = (f"none is stored in the system keyring and {secrets.ENV_VAR} is not set" if usable else
+             f"{secrets.ENV_VAR} is not set and there is no system keyring to store one in")
+    fixes = f"set {secrets.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
+    return (f"no API key for OpenAI: {where}. To fix, {fixes} or give --base-url of a local "
+            "OpenAI-compatible server (vLLM, Ollama, LM Studio), which needs no key.")
+
+
 def is_openai(base_url: str | None) -> bool:
     """True for the real OpenAI API (no base URL, or its host)."""
     return base_url is None or secrets.host_of(base_url) in OPENAI_HOSTS
@@ -332,9 +342,7 @@ class ModelClient:
             log.info("%s", lookup.note)
             return lookup.key
         if is_openai(self.config.base_url):
-            raise ModelError(
-                f"no API key for OpenAI: {lookup.note}. Store one with `cockpit key set` (system keyring) "
-                f"or set the {secrets.ENV_VAR} environment variable.", reason="no-key")
+            raise ModelError(_no_key_message(), reason="no-key")
         self.key_source = "none (local server)"
         return NO_KEY
 
@@ -444,12 +452,12 @@ class ModelClient:
     def _give_up_or_wait(self, err: ModelError, attempt: int, cancel, on_retry) -> None:
         err.attempts = attempt
         if not err.retryable:
-            log.warning("model call failed (not retried): %s", err)
+            log.info("model call failed (not retried): %s", err)  # raised: the caller tells the user
             raise err
         if attempt > self.config.max_retries:
             final = ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
                                retryable=True, reason=err.reason, attempts=attempt)
-            log.warning("%s", final)
+            log.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
             raise final
         wait = self._wait_for(err, attempt)
         log.info("model call attempt %d failed (%s); retrying in %.2f s", attempt, err.reason, wait)

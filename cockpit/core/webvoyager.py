@@ -267,6 +267,11 @@ def timestamp_folder_name(when: datetime | None = None) -> str:
     return (when or datetime.now()).strftime(TIMESTAMP_FORMAT)
 
 
+def run_folder_name(task_id: str) -> str:
+    """``task<task_id>``, with characters a file name cannot hold replaced by "_"."""
+    return "task" + _UNSAFE_NAME.sub("_", str(task_id)).strip(". ")
+
+
 def write_run_folder(out_dir, task_id: str, messages: list,
                      screenshots: Mapping[int, bytes] | Sequence[bytes | None],
                      clean_screenshots: Mapping[int, bytes] | Sequence[bytes | None] | None = None,
@@ -283,9 +288,9 @@ def write_run_folder(out_dir, task_id: str, messages: list,
     name cannot hold are replaced by "_" in the folder name. An existing,
     non-empty folder raises CockpitError unless ``overwrite``.
     """
-    folder = Path(out_dir) / ("task" + _UNSAFE_NAME.sub("_", str(task_id)).strip(". "))
+    folder = Path(out_dir) / run_folder_name(task_id)
     if folder.exists() and (not folder.is_dir() or any(folder.iterdir())) and not overwrite:
-        raise CockpitError(f"{folder} already exists; not writing over another run")
+        raise CockpitError(f"{folder} already exists; not writing over it")
     files = {f"screenshot{k}.png": _as_png(data, k) for k, data in _numbered(screenshots).items()}
     files |= {f"screenshot{k}_no_box.png": _as_png(data, k)
               for k, data in _numbered(clean_screenshots or {}).items()}

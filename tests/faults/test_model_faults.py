@@ -173,7 +173,7 @@ def test_cli_run_with_no_model_server_says_so_without_a_traceback(site, tmp_path
     assert r.returncode == 1, r.stderr
     assert "Traceback" not in r.stderr + r.stdout
     assert "model call retrying in" in r.stderr  # the retry is visible while it waits
-    assert f"FAILED after 1 steps: model call failed after 2 attempts: could not connect to {url}" in r.stderr
+    assert f"FAILED after 1 step: model call failed after 2 attempts: could not connect to {url}" in r.stderr
     assert r.stdout.strip().startswith("(failed: model call failed after 2 attempts")
     with Store(home) as store:
         run = store.runs()[0]

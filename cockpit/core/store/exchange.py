@@ -12,6 +12,7 @@ import copy
 import datetime as dt
 import hashlib
 import os
+import re
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -27,12 +28,16 @@ from .db import Store, StoreError
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
     """Write one run as ``out_root/task<id>/``; returns the folder.
 
+    When ``task<id>`` already holds another run (a second run of the same task, or a folder
+    Cockpit did not write), the run goes to ``task<id>-<run id>`` instead; a folder this run was
+    exported to before is written over (see :func:`export_folder`).
     A screenshot file that is missing or unreadable leaves a gap (WebVoyager's layout allows
     them, as where a step errored) and a line in ``problems`` naming the file; the rest is written.
     """
     run, steps = store.run(run_id), store.steps(run_id)
     if not steps:
         raise CockpitError(f"run {run_id} has no steps to export")
+    name, again = export_folder(Path(out_root), run)
     problems = [] if problems is None else problems
     shots, clean = {}, {}
     for s in steps:
@@ -49,8 +54,48 @@ def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | 
             except CockpitError as e:
                 problems.append(f"the {what} of step {s['step']} {store.file(s[key])} is damaged ({e}); "
                                 "not exported")
-    return webvoyager.write_run_folder(out_root, run["task_id"] or run_id, _final_messages(steps), shots, clean,
-                                       _log_lines(run, steps))
+    return webvoyager.write_run_folder(out_root, name, _final_messages(steps), shots, clean,
+                                       _log_lines(run, steps), overwrite=again)
+
+
+#: The first line of the agent.log Cockpit writes, naming the run (see :func:`_log_lines`).
+_EXPORTED_RUN = re.compile(r"^[\d-]+ [\d:,]+ - INFO - Cockpit run (\S+) model ")
+
+
+def exported_run(folder: Path) -> str | None:
+    """The id of the Cockpit run exported into ``folder`` (the first line of its agent.log says it), else None."""
+    try:
+        with open(Path(folder) / webvoyager.LOG_FILE, encoding="utf-8", errors="replace") as f:
+            m = _EXPORTED_RUN.match(f.readline(4096))
+    except OSError:
+        return None
+    return m.group(1) if m else None
+
+
+def export_folder(out_root: Path, run: dict) -> tuple[str, bool]:
+    """(the id part of the folder name the run is exported under, whether that folder is this run's own
+    earlier export, to be written over). ``task<id>`` when it is free or this run's; else
+    ``task<id>-<run id>`` (a second run of the task); CockpitError when both hold something else."""
+    task_id = run["task_id"] or run["id"]
+    names = [task_id] if not run["task_id"] else [task_id, f"{task_id}-{run['id']}"]
+    for name in names:
+        folder = out_root / webvoyager.run_folder_name(name)
+        if not folder.exists() or (folder.is_dir() and not any(folder.iterdir())):
+            return name, False
+        if folder.is_dir() and exported_run(folder) == run["id"]:
+            return name, True
+    taken = " and ".join(str(out_root / webvoyager.run_folder_name(n)) for n in names)
+    raise CockpitError(f"{taken} already exist and hold something else; not writing over them "
+                       "(export to another folder)")
+
+
+def task_id_of(fr) -> str:
+    """The task id of a read folder: ``task<id>-<run id>`` (a second run of a task, as Cockpit exports it)
+    is task ``<id>``."""
+    m = _EXPORTED_RUN.match(fr.log_text.split("\n", 1)[0]) if fr.log_text else None
+    if m and fr.task_id.endswith(f"-{m.group(1)}") and len(fr.task_id) > len(m.group(1)) + 1:
+        return fr.task_id[:-len(m.group(1)) - 1]
+    return fr.task_id
 
 
 def missing_step_files(store: Store, run_id: str) -> list[str]:
@@ -121,6 +166,7 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
     folders = webvoyager.find_run_folders(root)
     for i, folder in enumerate(folders, 1):
         fr = webvoyager.read_run_folder(folder)
+        fr.task_id = task_id_of(fr)
         report.problems += [f"{folder}: {p}" for p in fr.problems]
         run_id = _import_id(folder)
         if store._rows("SELECT 1 FROM runs WHERE id = ?", [run_id]):
