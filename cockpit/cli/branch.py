@@ -42,8 +42,9 @@ def add_parser(sub) -> None:
         if a.dest == "max_steps":
             a.help = "agent steps the new run may take after the replay (default 15, whatever the parent's budget)"
         elif a.dest == "ask_before":
-            a.help = ("which actions go through the gate: irreversible ones (default, whatever the parent "
-                      "used), every action, none")
+            a.help = ("which actions go through the gate: irreversible ones, every action, none (default: as "
+                      "the parent run asked; a branch must not ask less than its parent did without being told)")
+            a.default = None
     common.add_browser_options(p)
 
 
@@ -102,6 +103,7 @@ def _replay_only(args, store, run_id: str) -> int:
     if args.step < 0 or (why := _check_step(store, run_id, upto)):
         return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
     try:
+        _gate_as_parent(args, store.run(run_id))
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)
@@ -128,6 +130,13 @@ def _replay_only(args, store, run_id: str) -> int:
     print(f"replayed {plural(len(steps), 'step')} of {run_id}; the pages matched"
           + (f" ({moved} element ids changed)" if moved else ""), flush=True)
     return 0
+
+
+def _gate_as_parent(args, parent: dict) -> None:
+    """--ask-before not given: the parent run's approval policy (as resume keeps the run's)."""
+    if args.ask_before is None:
+        from ..core.resume import recorded_approval_policy
+        args.ask_before = recorded_approval_policy(parent)
 
 
 def _model_config(args, parent: dict):
@@ -158,6 +167,7 @@ def _branch(args, store, run_id: str) -> int:
         return common.fail(why, 2)
     parent = store.run(run_id)
     try:
+        _gate_as_parent(args, parent)
         mc, ac = _model_config(args, parent), common.agent_config(args)
         if args.allow_domain:  # added to the parent's recorded limits by core.branch
             ac = dataclasses.replace(ac, allowed_domains=args.allow_domain)

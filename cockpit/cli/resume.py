@@ -88,7 +88,7 @@ def _resume(args, store, run_id: str, p) -> int:
     how = "replaying its steps" if args.replay else f"at {p.url}"
     print(f"resuming {run_id} at step {p.first_step} ({plural(p.budget, 'agent step')} left), {how}, "
           f"with {mc.model} at {mc.display_url}", file=sys.stderr)
-    if not args.no_lookahead and (said := lookahead_note(run)):
+    if not args.no_lookahead and (said := lookahead_note(run, mc)):
         print(said, file=sys.stderr)
     try:
         session = BrowserSession(common.browser_config(args)).start()
@@ -114,10 +114,11 @@ def _resume(args, store, run_id: str, p) -> int:
     return 1 if result.status == "failed" else 0
 
 
-def lookahead_note(run: dict) -> str | None:
-    """The line saying the resume goes on with the run's recorded preview / planning; None without them."""
-    from ..core.resume import recorded_lookahead
-    preview, planning = recorded_lookahead(run)
+def lookahead_note(run: dict, agent_model) -> str | None:
+    """The line saying the resume goes on with the run's recorded preview / planning (those it can use:
+    core.resume.usable_lookahead); None without them."""
+    from ..core.resume import usable_lookahead
+    preview, planning = usable_lookahead(run, agent_model)
     said = []
     if preview is not None:
         said.append(f"world-model preview (model {preview.model.model} at {preview.model.display_url})")

@@ -105,3 +105,23 @@ def test_resume_says_it_uses_the_run_s_preview_and_no_lookahead_goes_on_without(
         assert len(calls(srv, "forecast")) > previews  # and it did use it
     with Store(home) as store:
         assert store.run(rid)["status"] == "answered"
+
+
+def test_a_branch_asks_as_its_parent_did_unless_told_otherwise(site, tmp_path):
+    """A parent run that asked before every action: its branch asks before every action too (it used to fall
+    back to 'irreversible' only). --ask-before given on the branch still wins."""
+    home = tmp_path / "home"
+    with ModelServer(fail_then_go_on(set(), answer_at=3)) as srv:
+        r = cockpit(home, "run", "--task", "Read the page", "--url", site.url("agent_start.html"),
+                    "--base-url", srv.base_url, "--model", "m", "--ask-before", "every", "--approval", "allow")
+        assert r.returncode == 0, r.stderr
+        parent = re.search(r"^run (\S+):", r.stderr, re.M).group(1)
+        asked = cockpit(home, "branch", parent, "2", "--base-url", srv.base_url, "--approval", "allow")
+        told = cockpit(home, "branch", parent, "2", "--base-url", srv.base_url, "--approval", "allow",
+                       "--ask-before", "never")
+    assert asked.returncode == 0 and told.returncode == 0, asked.stderr + told.stderr
+    def policy(branched) -> str:
+        run_id = re.search(r"^\d{8}-\d{6}-[0-9a-f]+$", branched.stdout, re.M).group(0)  # the new run's id
+        return store.run(run_id)["config"]["agent"]["approval_policy"]
+    with Store(home) as store:
+        assert policy(asked) == "every" and policy(told) == "never"
