@@ -315,8 +315,11 @@ class MainWindow(MarkCorrections, QMainWindow):
         return self.running
 
     def start_branch(self, run_id: str, step: int) -> bool:
-        """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab)."""
-        return self._start_special(run_id, branch_from=(run_id, step))
+        """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab), asking
+        at least as the parent run did (as a resume does; core.resume.resume_policy)."""
+        from ..core.resume import resume_policy
+        policy = resume_policy(self.store.run(run_id), self.policy.currentText())
+        return self._start_special(run_id, branch_from=(run_id, step), policy=policy)
 
     def start_replay(self, run_id: str, speed: float | None = 1.0) -> bool:
         """Watch a finished run again on today's site (no model)."""

@@ -129,3 +129,17 @@ def test_a_resume_that_cannot_go_on_closes_its_model_client(qtbot, window, made_
     assert made_clients[0]._client.is_closed(), "the failed resume left its model client open"
     with Store(window.store_root) as store:
         assert store.run(rid)["status"] == status  # nothing changed by the failed resume
+
+
+def test_a_window_branch_asks_at_least_as_its_parent_did(window, monkeypatch):
+    """The toolbar says "never", the parent run asked before every action: the branch asks before every
+    action, and the banner says so."""
+    parent = window.store.new_run("Read the page", "http://127.0.0.1:9/", model="m", approval_policy="every",
+                                  config={"agent": {"approval_policy": "every"}})
+    window.store.finish_run(parent, "answered", answer="x")
+    started = []
+    monkeypatch.setattr(window.bridge, "start", lambda spec, paused=False: started.append(spec) or True)
+    window.policy.setCurrentText("never")
+    assert window.start_branch(parent, 1)
+    assert started[0].agent.approval_policy == "every" and started[0].branch_from == (parent, 1)
+    assert "approval policy: every" in window.banner.text()
