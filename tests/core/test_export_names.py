@@ -1,16 +1,10 @@
 """`cockpit export --format webvoyager` when a task ran more than once, or a run is exported again."""
 import json
-import re
 
 from cockpit.core.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit
-
-
-def answer_with_title(body):
-    text = body["messages"][-1]["content"][0]["text"]
-    title = re.search(r"The page is '([^']*)'", text).group(1)
-    return f"Thought: the title says it.\nAction: ANSWER; {title}"
+from tests.core.test_run_cli import answer_with_title
 
 
 def run_twice(site, tmp_path):
