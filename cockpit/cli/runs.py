@@ -85,6 +85,27 @@ def _decoded(run: dict) -> dict:
     return out
 
 
+def _debug_lines(s: dict) -> list[tuple[str, str]]:
+    """What the window's step details show beside the outcome: the change the action made, the step's flags
+    (no-op, loop, breakpoint), the world model's prediction and the hops passed."""
+    lines = []
+    if isinstance(s.get("effect"), dict):
+        from ..core.effects import Effect
+        try:
+            lines.append(("effect", Effect(**s["effect"]).describe()))
+        except TypeError:  # recorded by another version: shown as it is
+            lines.append(("effect", json.dumps(s["effect"])))
+    if s.get("flags"):
+        lines.append(("flags", "; ".join(s["flags"])))
+    pred = s.get("prediction")
+    if isinstance(pred, dict) and pred.get("text"):
+        lines.append(("forecast", _clip(pred["text"]) + (f"  ({pred['model']})" if pred.get("model") else "")))
+    hops = s.get("hops")
+    if isinstance(hops, dict) and hops.get("new"):
+        lines.append(("hops", f"passed hop {', '.join(map(str, hops['new']))} ({hops.get('passed')}/{hops.get('total')})"))
+    return lines
+
+
 def _when(ts) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
@@ -109,6 +130,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
                   + (f": {d['message']}" if d.get("message") else ""))
         detail = s["error"] or s["outcome"] or ""
         print(f"  outcome:  {detail if detail.startswith(s['status'] or '-') else (s['status'] or '-') + ': ' + detail}")
+        for label, text in _debug_lines(s):
+            print(f"  {label + ':':<10}{text}")
         print(f"  files:    {store.file(s['screenshot']) if s['screenshot'] else '-'}")
     print(f"\nanswer: {run['answer']}" if run["answer"] is not None else f"\n({run['status']}"
           + (f": {run['error']})" if run["error"] else ")"))

@@ -66,6 +66,12 @@ def test_no_op_and_loop_on_a_dead_button(site, agent_for, store):  # noqa: F811
     assert any("repeated x2" in f for f in steps[1]["flags"])
     assert any(f.startswith("breakpoint: loop") for f in steps[2]["flags"])
     assert sum(isinstance(e, ev.EffectMeasured) and e.effect["noop"] for e in agent.events) >= 2
+    # and on the command line, where a headless user reads a run step by step
+    from tests.clitools import cockpit
+    shown = cockpit(store.root, "runs", out["r"].run_id)
+    assert shown.returncode == 0, shown.stderr
+    step2 = shown.stdout.split("\nstep 2 ", 1)[1].split("\nstep 3 ", 1)[0]
+    assert "  effect:   no visible effect" in step2 and "  flags:    " in step2 and "repeated x2" in step2
 
 
 def test_a_real_click_has_an_effect(site, agent_for, store):  # noqa: F811

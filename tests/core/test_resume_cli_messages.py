@@ -105,6 +105,8 @@ def test_resume_says_it_uses_the_run_s_preview_and_no_lookahead_goes_on_without(
         assert len(calls(srv, "forecast")) > previews  # and it did use it
     with Store(home) as store:
         assert store.run(rid)["status"] == "answered"
+    shown = cockpit(home, "runs", rid).stdout  # the forecasts, step by step, on the command line too
+    assert "  forecast: Nothing visible changes.  (pm)" in shown
 
 
 def test_a_branch_asks_as_its_parent_did_unless_told_otherwise(site, tmp_path):
