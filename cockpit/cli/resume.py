@@ -1,6 +1,7 @@
 """`cockpit resume` and `cockpit close`: continue an interrupted run in a new browser, or give up on it."""
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from . import common
@@ -67,8 +68,8 @@ def _resume(args, store, run_id: str, p) -> int:
     from ..core.browser import BrowserSession
     from ..core.errors import CockpitError
     from ..core.llm import ModelClient
-    from ..core.resume import recorded_approval_policy, resume
-    from .branch import _model_config
+    from ..core.resume import resume, usable_lookahead
+    from .branch import _gate_as_parent, _model_config
     run = p.run
     if run.get("demo") and args.base_url is None:
         return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "
@@ -76,8 +77,7 @@ def _resume(args, store, run_id: str, p) -> int:
     try:
         mc = _model_config(args, run)
         args.max_steps = p.budget  # (checked again by resume)
-        if args.ask_before is None:  # the run's own gate: a resume must not ask less than the run did
-            args.ask_before = recorded_approval_policy(run)
+        _gate_as_parent(args, run)  # the run's own gate: a resume must not ask less than the run did
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)
@@ -88,8 +88,11 @@ def _resume(args, store, run_id: str, p) -> int:
     how = "replaying its steps" if args.replay else f"at {p.url}"
     print(f"resuming {run_id} at step {p.first_step} ({plural(p.budget, 'agent step')} left), {how}, "
           f"with {mc.model} at {mc.display_url}", file=sys.stderr)
-    if not args.no_lookahead and (said := lookahead_note(run, mc)):
-        print(said, file=sys.stderr)
+    if not args.no_lookahead:  # the run's own look-ahead, looked up once here (its keys too) and handed on
+        preview, planning = usable_lookahead(run, mc)
+        ac = dataclasses.replace(ac, preview=preview, planning=planning)
+        if said := lookahead_note(preview, planning):
+            print(said, file=sys.stderr)
     try:
         session = BrowserSession(common.browser_config(args)).start()
     except CockpitError as e:
@@ -98,7 +101,7 @@ def _resume(args, store, run_id: str, p) -> int:
     try:
         result = resume(store, run_id, session=session, client=client, config=ac,
                         approver=approver_for(args.approval), control=RunControl(), listener=StepPrinter(),
-                        replay=args.replay, max_steps=p.budget, keep_lookahead=not args.no_lookahead,
+                        replay=args.replay, max_steps=p.budget, keep_lookahead=False, planned=p,
                         on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True))
     except KeyboardInterrupt:
         store.finish_run(run_id, "stopped", error="interrupted (Ctrl+C)")
@@ -114,11 +117,9 @@ def _resume(args, store, run_id: str, p) -> int:
     return 1 if result.status == "failed" else 0
 
 
-def lookahead_note(run: dict, agent_model) -> str | None:
+def lookahead_note(preview, planning) -> str | None:
     """The line saying the resume goes on with the run's recorded preview / planning (those it can use:
     core.resume.usable_lookahead); None without them."""
-    from ..core.resume import usable_lookahead
-    preview, planning = usable_lookahead(run, agent_model)
     said = []
     if preview is not None:
         said.append(f"world-model preview (model {preview.model.model} at {preview.model.display_url})")

@@ -59,7 +59,7 @@ class ServedFolders:
             except OSError:  # that port is taken: any free one (finished tasks are then not recognised)
                 self.sites[path.parent] = LocalSite(path.parent).start()
         site = self.sites[path.parent]
-        extra = dict(task.extra, **{SERVED_FROM: {"folder": str(path.parent), "port": site.httpd.server_address[1]}})
+        extra = dict(task.extra, **{SERVED_FROM: {"folder": str(path.parent), "port": site.port}})
         return dataclasses.replace(task, url=site.url(path.name), extra=extra)
 
     def __enter__(self):

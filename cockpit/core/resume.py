@@ -175,7 +175,7 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
            config: AgentConfig | None = None, approver: Approver | None = None,
            control: RunControl | None = None, listener=None, replay: bool = False,
            max_steps: int | None = None, min_similarity: float = MIN_SIMILARITY,
-           on_replay=None, on_agent=None, keep_lookahead: bool = True) -> RunResult:
+           on_replay=None, on_agent=None, keep_lookahead: bool = True, planned: Plan | None = None) -> RunResult:
     """Continue the interrupted (or failed) run `run_id` in `session`, as the same run.
 
     `config` gives the agent's settings (approval policy, rules...); its
@@ -185,9 +185,10 @@ def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelC
     receives the Agent before it runs (take-over by hand). With `keep_lookahead`
     and no preview or planning in `config`, the run's own are used again
     (:func:`usable_lookahead`). The result is the run's (status answered,
-    max_steps, stopped or failed).
+    max_steps, stopped or failed). `planned`: :func:`plan`'s answer, when the
+    caller has it already (cockpit resume shows it first).
     """
-    p = plan(store, run_id, replay=replay, max_steps=max_steps)
+    p = planned or plan(store, run_id, replay=replay, max_steps=max_steps)  # (the caller's, already made)
     run = p.run
     config = config or AgentConfig()
     # The run's own limits stay (`cockpit resume` has no --allow-domain, the window resumes with

@@ -25,16 +25,19 @@ def test_a_password_in_the_address_after_a_get_form_is_masked(site, browser, tmp
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.llm import ModelClient, ModelConfig
     from cockpit.core.store import Store
+    events = []
     with ModelServer(model) as srv, Store(tmp_path / "home") as store, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
-        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(
+        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2), listener=events.append).run(
             "Sign in as alice", site.url("secret_login_get.html"))
         assert result.status == "answered", result
         assert PASSWORD in browser.url  # the page did get it, in its address
         steps = store.steps(result.run_id)
     find = needles(PASSWORD)
     hits = {"database": db_hits(tmp_path / "home" / "cockpit.db", find),
-            "sent to the model": {i: n for i, b in enumerate(srv.requests) if (n := count(json.dumps(b), find))}}
+            "sent to the model": {i: n for i, b in enumerate(srv.requests) if (n := count(json.dumps(b), find))},
+            # the events the window and the command line show (the next page's address, where the action led)
+            "events": {i: n for i, e in enumerate(events) if (n := count(repr(e), find))}}
     record_property("secret_hits", sum(sum(v.values()) for v in hits.values()))
-    assert hits == {"database": {}, "sent to the model": {}}
+    assert hits == {"database": {}, "sent to the model": {}, "events": {}}
     assert "(secret)" in steps[0]["url_after"] and "(secret)" in steps[1]["url"]

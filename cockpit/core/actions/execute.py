@@ -27,7 +27,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote_plus, urlparse
+from urllib.parse import urlparse
 
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -89,11 +89,9 @@ class Executor:
         self._url = ""
 
     def redact(self, text: str) -> str:
-        """`text` with every secret typed so far replaced by (secret)."""
-        for secret in sorted(self.secrets, key=len, reverse=True):
-            text = text.replace(secret, "(secret)")
-            text = text.replace(quote_plus(secret), "(secret)")
-        return text
+        """`text` with every secret typed so far (and its URL-encoded forms) replaced by (secret)."""
+        from ..agent.redaction import scrub
+        return scrub(text, self.secrets)
 
     def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True) -> ActionOutcome:
         """Execute `action`; `press_enter=False` makes Type leave out its closing Enter."""
@@ -127,6 +125,8 @@ class Executor:
             self._collect_downloads(outcome, mark)
             outcome.url_after = s.url
             self._nav_after(outcome)
+            # as recorded and shown from here on: a GET form puts a typed password into the address
+            outcome.url_before, outcome.url_after = self.redact(outcome.url_before), self.redact(outcome.url_after)
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
             outcome.message = self.redact(outcome.message)

@@ -227,8 +227,16 @@ class Agent:
             self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
         self.control.resume()
 
+    def _hidden(self, obs: Observation) -> Observation:
+        """`obs` with secrets typed so far taken out of its address and title (a GET form puts a typed
+        password into the next page's address), once, before the prompt, events, previews or the store
+        see them."""
+        if self.executor.secrets:
+            obs.url, obs.title = (redaction.scrub(x, self.executor.secrets) for x in (obs.url, obs.title))
+        return obs
+
     def _refresh(self) -> Observation:
-        obs = observe(self.session)
+        obs = self._hidden(observe(self.session))
         self._last_obs = obs
         self._measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
@@ -275,9 +283,7 @@ class Agent:
         t0 = time.perf_counter()
         self._observe(st)
         note = self._page_note(st.obs)
-        hide = self.executor.secrets  # a GET form puts a typed password into the address
-        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=redaction.scrub(st.obs.url, hide),
-                                                        title=redaction.scrub(st.obs.title, hide),
+        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=st.obs.url, title=st.obs.title,
                                                         pdf_text=pdf_text, note=note), lead=lead)
         st.request = conv.request()
         self.control.check_stop()
@@ -357,7 +363,7 @@ class Agent:
 
     def _observe(self, st: _Step) -> None:
         fmt = self.client.config.image_format
-        obs = observe(self.session, image_format=fmt)
+        obs = self._hidden(observe(self.session, image_format=fmt))
         st.obs = obs
         self._last_obs = obs
         self._measure(obs)

@@ -22,7 +22,7 @@ from .. import prompt, webvoyager
 from ..actions.grammar import parse_action
 from ..errors import ActionParseError, CockpitError
 from ..tasks import Task
-from .db import Store, StoreError
+from .db import STEP_FILES, Store, StoreError
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
@@ -240,11 +240,10 @@ def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float
     d = staging / final.name
     d.mkdir(parents=True, exist_ok=True)
     files = {}
-    for key, src, name in (("screenshot", st.screenshot, "marked.png"),
-                           ("screenshot_clean", st.screenshot_clean, "screenshot.png")):
+    for key, src in (("screenshot", st.screenshot), ("screenshot_clean", st.screenshot_clean)):
         if src is not None:
-            shutil.copyfile(src, d / name)
-            files[key] = str((final / name).relative_to(store.root))
+            shutil.copyfile(src, d / STEP_FILES[key])
+            files[key] = store.step_file(run_id, st.index, key)
     try:
         action = parse_action(st.action) if st.action else None
     except ActionParseError:
