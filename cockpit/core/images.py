@@ -62,16 +62,21 @@ def for_model(data: bytes, fmt: str, max_width: int | None = None) -> bytes:
     """
     if fmt not in FORMATS:
         raise ValueError(f"unknown image format {fmt!r}; use one of {', '.join(FORMATS)}")
-    if max_width and _width(data) > max_width:
-        img = decode(data)
-        height = max(1, round(img.height * max_width / img.width))
-        return encode(img.convert("RGB").resize((max_width, height), Image.Resampling.LANCZOS), fmt)
-    if sniff(data) == fmt:
+    if sniff(data) == fmt and not (max_width and width(data) > max_width):
         return data
-    return encode(decode(data), fmt)
+    return prepare(decode(data), fmt, max_width)
 
 
-def _width(data: bytes) -> int:
+def prepare(img: Image.Image, fmt: str, max_width: int | None = None) -> bytes:
+    """A decoded image as the model is sent it: scaled down to `max_width` when wider, then encoded in
+    `fmt` once (Observation.for_model does this for a fresh screenshot, :func:`for_model` for stored bytes)."""
+    if max_width and img.width > max_width:
+        height = max(1, round(img.height * max_width / img.width))
+        img = img.convert("RGB").resize((max_width, height), Image.Resampling.LANCZOS)
+    return encode(img, fmt)
+
+
+def width(data: bytes) -> int:
     """The image's width from its header (no pixels decoded)."""
     try:
         return Image.open(io.BytesIO(data)).width

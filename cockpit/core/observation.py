@@ -42,6 +42,7 @@ class Observation:
     model_image: bytes | None = None  # the marked screenshot as the model is sent it; see for_model()
     drawn: Image.Image | None = field(default=None, repr=False)  # the marked screenshot, decoded
     masked: tuple = ()  # [x, y, w, h] boxes painted over in `screenshot`: secrets typed there (see masking)
+    _model_key: tuple = field(default=(), repr=False)  # (format, max width) model_image was made for
 
     def render(self, **style) -> bytes:
         """The marked screenshot as PNG: drawn once and kept; with `style`, drawn anew."""
@@ -51,16 +52,19 @@ class Observation:
             self.marked = images.encode(self._drawn(), "png")
         return self.marked
 
-    def for_model(self, fmt: str) -> bytes:
-        """The marked screenshot in `fmt` ('jpeg' or 'png'), encoded once and kept.
+    def for_model(self, fmt: str, max_width: int | None = None) -> bytes:
+        """The marked screenshot in `fmt` ('jpeg' or 'png'), no wider than `max_width`, encoded once and kept.
 
         The same bytes as :func:`images.for_model` makes from the stored PNG:
-        both encode the same pixels the same way.
+        both scale and encode the same pixels the same way (once: a model
+        server that wants narrower images is not sent a JPEG of a JPEG).
         """
-        if fmt == "png":
+        drawn_width = self.drawn.width if self.drawn is not None else images.width(self.screenshot)
+        if fmt == "png" and not (max_width and drawn_width > max_width):
             return self.render()
-        if self.model_image is None or images.sniff(self.model_image) != fmt:
-            self.model_image = images.encode(self._drawn(), fmt)
+        if self.model_image is None or self._model_key != (fmt, max_width):
+            self.model_image = images.prepare(self._drawn(), fmt, max_width)
+            self._model_key = (fmt, max_width)
         return self.model_image
 
     def _drawn(self) -> Image.Image:
@@ -162,7 +166,8 @@ def _masked(png: bytes, prepared: tuple | None, boxes: list, render: bool) -> tu
     return images.encode(image, "png"), ((image, effects.small(image, THUMB)) if render else None)
 
 
-def observe(session: BrowserSession, *, render: bool = True, image_format: str | None = None) -> Observation:
+def observe(session: BrowserSession, *, render: bool = True, image_format: str | None = None,
+            max_width: int | None = None) -> Observation:
     """Take the clean screenshot, mark the page and (by default) draw the overlay.
 
     With `render`, the marked screenshot is drawn; with `image_format` too, it is
@@ -223,6 +228,6 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
         t = time.perf_counter()
         obs._draw(*prepared)
         if image_format:
-            obs.for_model(image_format)
+            obs.for_model(image_format, max_width)
         obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
     return obs

@@ -128,3 +128,15 @@ def test_image_format_setting_is_checked():
     assert s.model.image_format == "jpeg" and len(problems) == 1 and "'model.image_format'" in problems[0]
     with pytest.raises(ValueError, match="unknown image format 'gif'"):
         images.for_model(b"", "gif")
+
+
+def test_a_narrower_model_image_is_scaled_and_encoded_once(browser, site, store):
+    """With image_max_width the model gets the marked screenshot scaled down, then JPEG-encoded once (not a
+    JPEG of a JPEG), and the same bytes are rebuilt from the stored lossless PNG."""
+    with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv:
+        result = run_agent(browser, store, site, srv, image_max_width=512)
+        at_step2 = sent_images(srv.requests[1])
+    stored = [store.file(s["screenshot"]).read_bytes() for s in store.steps(result.run_id)]
+    assert [Image.open(io.BytesIO(b)).size for b in at_step2] == [(512, 384), (512, 384)]
+    assert at_step2 == [images.prepare(images.decode(b).convert("RGB"), "jpeg", 512) for b in stored]
+    assert at_step2 == [images.for_model(b, "jpeg", 512) for b in stored]

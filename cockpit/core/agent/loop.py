@@ -362,8 +362,8 @@ class Agent:
                 self._break(n, f"model error: {e}", wait=True)  # resuming tries the call again
 
     def _observe(self, st: _Step) -> None:
-        fmt = self.client.config.image_format
-        obs = self._hidden(observe(self.session, image_format=fmt))
+        fmt, width = self.client.config.image_format, self.client.config.image_max_width
+        obs = self._hidden(observe(self.session, image_format=fmt, max_width=width))
         st.obs = obs
         self._last_obs = obs
         self._measure(obs)
@@ -374,7 +374,7 @@ class Agent:
         st.marked_write = _step_files.submit(lambda: self.store.write_step_files(self.run_id, st.n,
                                                                                  marked=obs.render()))
         marked = self.store.step_file(self.run_id, st.n, "screenshot")
-        self._images[st.n] = obs.for_model(fmt)
+        self._images[st.n] = obs.for_model(fmt, width)
         self._image_files[st.n] = marked
         for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
             del self._images[k]
@@ -395,7 +395,7 @@ class Agent:
         if step in self._images:
             return self._images[step]
         png = self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
-        return images.for_model(png, self.client.config.image_format)
+        return images.for_model(png, self.client.config.image_format, self.client.config.image_max_width)
 
     def _page_note(self, obs: Observation) -> str:
         if not obs.url.startswith("chrome-error://"):
