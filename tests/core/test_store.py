@@ -6,6 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import tempfile
+import traceback
 from pathlib import Path
 
 import pytest
@@ -65,24 +66,49 @@ def test_locked_database_gives_a_clear_error(tmp_path):
         assert store.run(run)["answer"] == "x"
 
 
+def _as_nobody(fn, *args):
+    """fn(*args) in a forked child that drops root to 'nobody' after Cockpit is imported, so file
+    modes apply wherever the checkout lives (a clone in a 0700 directory cannot be entered by
+    'nobody', so a fresh interpreter could not import cockpit). What it returned or raised, as text.."""
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # child: never returns to pytest
+        os.close(r)
+        out = ""
+        try:
+            if os.geteuid() == 0:
+                os.setgroups([])
+                os.setgid(65534)
+                os.setuid(65534)
+            out = "ok: " + str(fn(*args))
+        except BaseException as e:  # reported to the parent, which asserts on it
+            out = f"{type(e).__name__}: {e}" + ("" if isinstance(e, StoreError) else
+                                                 "\n---\n" + "".join(traceback.format_exception(e)))
+        finally:
+            os.write(w, out.encode())
+            os._exit(0)
+    os.close(w)
+    with os.fdopen(r, "rb") as f:
+        text = f.read().decode()
+    os.waitpid(pid, 0)
+    return text
+
+
 @pytest.mark.fault("store")
 def test_read_only_data_dir_is_explained(tmp_path):
-    """A data dir the user cannot write. Root ignores file modes, so as root the check runs as 'nobody'."""
+    """A data dir the user cannot write gets a clear StoreError naming it, nothing half-made.
+    Root ignores file modes, so as root the check runs in a child that became 'nobody'."""
+    Store(tmp_path / "warm").close()  # everything Store imports is loaded before the drop
     base = Path(tempfile.mkdtemp(prefix="cockpit-ro-"))  # not under pytest's root-only tmp dir
     ro = base / "ro"
     ro.mkdir()
     base.chmod(0o755)
     ro.chmod(0o555)
     try:
-        code = ("import sys\nfrom cockpit.core.store import Store, StoreError\n"
-                "try:\n    Store(sys.argv[1])\nexcept StoreError as e:\n    print('StoreError:', e)\n")
-        cmd = [sys.executable, "-c", code, str(ro)]
-        if os.geteuid() == 0:
-            cmd = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=Path(__file__).parents[2], timeout=60)
-        assert "Traceback" not in r.stderr, r.stderr
-        assert r.stdout.startswith("StoreError:") and re.search("read-only|cannot", r.stdout), r.stdout
-        assert str(ro) in r.stdout  # names the folder
+        out = _as_nobody(Store, str(ro))
+        assert out.startswith("StoreError:"), out  # not another exception, not a store opened
+        assert re.search("read-only|cannot", out), out
+        assert str(ro) in out  # names the folder
         assert list(ro.iterdir()) == []  # nothing half-created
     finally:
         shutil.rmtree(base, ignore_errors=True)
