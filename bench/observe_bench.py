@@ -30,9 +30,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from cockpit.core.browser import BrowserSession  # noqa: E402
+from cockpit.core.browser.session import BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.observation import observe  # noqa: E402
+from cockpit.core.page.observation import observe  # noqa: E402
 from cockpit.devtools import pagegen  # noqa: E402
 
 

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cockpit.core import resources  # noqa: E402
 from cockpit.core.agent import events as ev  # noqa: E402
 from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
-from cockpit.core.browser import BrowserSession  # noqa: E402
-from cockpit.core.llm import ModelClient, ModelConfig  # noqa: E402
+from cockpit.core.browser.session import BrowserSession  # noqa: E402
+from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.modelserver import ModelServer  # noqa: E402
+from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
 
 CYCLE = ["Scroll [WINDOW]; down", "Scroll [WINDOW]; up", "product", "GoBack", "search", "product", "GoBack"]

@@ -11,7 +11,7 @@ import keyring  # noqa: E402
 import pytest  # noqa: E402
 from keyring.backends import fail  # noqa: E402
 
-from cockpit.core.browser import BrowserConfig, BrowserSession  # noqa: E402
+from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.devtools import pagegen  # noqa: E402
 from tests.keyrings import MemoryKeyring  # noqa: E402

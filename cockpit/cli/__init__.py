@@ -4,13 +4,26 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ..core.logsetup import setup_logging
-from . import agreement, branch, demo, export, hops, importcmd, judge, key, observe, reask, run, runs
+from cockpit.core.logsetup import setup_logging
+from cockpit.cli import (
+    agreement,
+    branch,
+    demo,
+    export,
+    hops,
+    importcmd,
+    judge,
+    key,
+    observe,
+    reask,
+    run,
+    runs,
+)
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
             "hops": hops, "observe": observe}
-from . import resume  # noqa: E402
+from cockpit.cli import resume  # noqa: E402
 COMMANDS.update({"resume": resume, "close": resume.Close})
 
 
@@ -45,8 +58,8 @@ def main(argv: list[str] | None = None) -> int:
 
 def _window(parser) -> int:
     """`cockpit` alone opens the window; without a display it says what to do instead."""
-    from ..core.errors import CockpitError
-    from ..ui.app import run_window
+    from cockpit.core.errors import CockpitError
+    from cockpit.ui.app import run_window
     try:
         return run_window()
     except CockpitError as e:

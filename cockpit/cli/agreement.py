@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from . import common
+from cockpit.cli import common
 
 HELP = "agreement between annotators and LLM judges (Cohen, Fleiss, WebVoyager Table 2) and success rates"
 
@@ -25,9 +25,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core import agreement
-    from ..core.errors import CockpitError
-    from ..core.store import Store
+    from cockpit.core.review import agreement
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
     if args.bins < 1:
         return common.fail("--bins must be at least 1", 2)
     try:

@@ -5,8 +5,8 @@ import dataclasses
 import re
 import sys
 
-from . import common
-from .progress import StepPrinter, plural
+from cockpit.cli import common
+from cockpit.cli.progress import StepPrinter, plural
 
 HELP = "replay a run's steps 1..STEP-1 in a new browser and continue from STEP (or only replay)"
 
@@ -64,8 +64,8 @@ def say_run_defaults(p, whose: str = "the run's") -> None:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.store import Store
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
     if args.speed < 0:
         return common.fail("--speed must be 0 or more", 2)
     if not 0.0 <= args.min_similarity <= 1.0:
@@ -81,8 +81,8 @@ def run(args) -> int:
 
 
 def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
-    from ..core.branch import check_step
-    from ..core.errors import CockpitError
+    from cockpit.core.replay.branch import check_step
+    from cockpit.core.errors import CockpitError
     try:
         check_step(store, run_id, step, **kw)
     except CockpitError as e:
@@ -91,14 +91,14 @@ def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
 
 
 def _session(args):
-    from ..core.browser import BrowserSession
+    from cockpit.core.browser.session import BrowserSession
     return BrowserSession(common.browser_config(args)).start()
 
 
 def _replay_only(args, store, run_id: str) -> int:
-    from ..core.agent.approval import approver_for
-    from ..core.branch import Diverged, replay
-    from ..core.errors import CockpitError
+    from cockpit.core.agent.approval import approver_for
+    from cockpit.core.replay.branch import Diverged, replay
+    from cockpit.core.errors import CockpitError
     upto = args.step or None
     if args.step < 0 or (why := _check_step(store, run_id, upto)):
         return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
@@ -135,12 +135,12 @@ def _replay_only(args, store, run_id: str) -> int:
 def _gate_as_parent(args, parent: dict) -> None:
     """--ask-before not given: the parent run's approval policy (as resume keeps the run's)."""
     if args.ask_before is None:
-        from ..core.resume import recorded_approval_policy
+        from cockpit.core.replay.resume import recorded_approval_policy
         args.ask_before = recorded_approval_policy(parent)
 
 
 def _model_config(args, parent: dict):
-    from ..core.reask import model_config_of
+    from cockpit.core.replay.reask import model_config_of
     mc = model_config_of(parent)  # as the parent run was configured, screenshots sent in its format
     given = {"base_url": args.base_url, "model": args.model, "temperature": args.temperature,
              "max_tokens": args.max_tokens, "timeout": args.timeout, "max_retries": args.retries,
@@ -158,11 +158,11 @@ def _model_config(args, parent: dict):
 
 
 def _branch(args, store, run_id: str) -> int:
-    from ..core.agent.approval import approver_for
-    from ..core.agent.control import RunControl
-    from ..core.branch import branch
-    from ..core.errors import CockpitError
-    from ..core.llm import ModelClient
+    from cockpit.core.agent.approval import approver_for
+    from cockpit.core.agent.control import RunControl
+    from cockpit.core.replay.branch import branch
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm.client import ModelClient
     if why := _check_step(store, run_id, args.step):
         return common.fail(why, 2)
     parent = store.run(run_id)

@@ -6,8 +6,8 @@ import contextlib
 import sys
 from pathlib import Path
 
-from ..core.browser import BrowserConfig
-from ..core.errors import CockpitError
+from cockpit.core.browser.session import BrowserConfig
+from cockpit.core.errors import CockpitError
 
 
 def viewport(text: str) -> tuple[int, int]:
@@ -47,12 +47,12 @@ def serve_if_file(target: str):
     127.0.0.1. Raises BadTarget, before anything starts, when it names no page."""
     path = local_path(target)
     if path is not None:
-        from ..core.localserver import LocalSite
+        from cockpit.core.localserver import LocalSite
         with LocalSite(path.parent) as site:
             yield site.url(path.name)
     else:
-        from ..core.actions.execute import normalize_url
-        from ..core.errors import ActionError
+        from cockpit.core.agent.execute import normalize_url
+        from cockpit.core.errors import ActionError
         try:
             url = normalize_url(_with_scheme(target))
         except ActionError as e:  # "Goto only opens http and https ...": the agent's words, not for here
@@ -67,7 +67,7 @@ def local_path(target: str) -> Path | None:
     import re
     from urllib.parse import unquote, urlsplit
 
-    from ..core.tasks import local_kind, looks_like_file
+    from cockpit.core.tasks.taskfile import local_kind, looks_like_file
     text = target.strip()
     if text.lower().startswith("file:"):
         parts = urlsplit(text)
@@ -93,7 +93,7 @@ def _with_scheme(target: str) -> str:
     """`target` with a scheme; a missing one is guessed (and said), a missing local file is an error."""
     import re
 
-    from ..core.tasks import guess_scheme, looks_like_file
+    from cockpit.core.tasks.taskfile import guess_scheme, looks_like_file
     text = target.strip()
     if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", text) and not re.match(r"^[^/]+:\d", text):
         return text  # has a scheme (a host:port is not one)
@@ -141,7 +141,7 @@ def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> 
 
 
 def model_config(args):
-    from ..core.llm import ModelConfig
+    from cockpit.core.llm.client import ModelConfig
     price_in = price_out = None
     if args.price:
         try:
@@ -172,9 +172,9 @@ def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask")
 
 
 def agent_config(args, *, demo: bool = False):
-    from ..core.agent.loop import AgentConfig
-    from ..core.errors import CockpitError
-    from ..core.risk import default_rules_path, load_rules
+    from cockpit.core.agent.loop import AgentConfig
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.safety.risk import default_rules_path, load_rules
     if args.rules and not args.rules.is_file():  # only the default file may be absent
         raise CockpitError(f"the risk rules file {args.rules} does not exist")
     rules = load_rules(args.rules or default_rules_path())

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import sys
 
-from . import common
-from .progress import StepPrinter
+from cockpit.cli import common
+from cockpit.cli.progress import StepPrinter
 
 HELP = ("open the window on the bundled demo shop with the offline demo policy (no key needed); "
         "--headless runs it in the terminal")
@@ -31,9 +31,9 @@ def run(args) -> int:
 
 
 def _window(args) -> int:
-    from ..core import demo
-    from ..core.errors import CockpitError
-    from ..ui.app import run_window
+    from cockpit.core.demo import policy as demo
+    from cockpit.core.errors import CockpitError
+    from cockpit.ui.app import run_window
     try:
         return run_window(demo=True, task=args.task or demo.DEMO_TASK, url="demo:index.html")
     except CockpitError as e:
@@ -41,13 +41,13 @@ def _window(args) -> int:
 
 
 def _headless(args) -> int:
-    from ..core import demo
-    from ..core.agent.approval import approver_for
-    from ..core.agent.loop import Agent, AgentConfig
-    from ..core.browser import BrowserSession
-    from ..core.errors import CockpitError
-    from ..core.llm import ModelClient, ModelConfig
-    from ..core.store import Store
+    from cockpit.core.demo import policy as demo
+    from cockpit.core.agent.approval import approver_for
+    from cockpit.core.agent.loop import Agent, AgentConfig
+    from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm.client import ModelClient, ModelConfig
+    from cockpit.core.store import Store
     task = args.task or demo.DEMO_TASK
     print("cockpit demo: the model is Cockpit's offline DEMO POLICY (rule-based, no AI, no key); "
           "the shop is the bundled demo site on 127.0.0.1.", file=sys.stderr)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import common
+from cockpit.cli import common
 
 HELP = "write runs out: WebVoyager run folders, labels as JSONL/CSV, HTML reports, GIFs, marks as COCO JSON"
 
@@ -39,8 +39,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from ..core.errors import CockpitError
-    from ..core.store.db import open_for_reading
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store.db import open_for_reading
     errors = incomplete = 0
     if args.format in SINGLE_FILE and args.out.is_dir():
         return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
@@ -87,7 +87,7 @@ def run(args) -> int:
 
 
 def _write_single(store, args, ids) -> Path:
-    from ..core import reports
+    from cockpit.core.review import reports
     if args.format == "coco":
         return reports.write_json(reports.coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
     rows = reports.labels_rows(store, ids)
@@ -97,12 +97,12 @@ def _write_single(store, args, ids) -> Path:
 
 
 def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
-    from ..core.store.exchange import export_run, missing_step_files
+    from cockpit.core.store.exchange import export_run, missing_step_files
     if args.format == "webvoyager":
         return export_run(store, run_id, args.out, problems)
     problems += [f"{p}; the {args.format} shows the other screenshot of the step, or none"
                  for p in missing_step_files(store, run_id)]
-    from ..core import reports
+    from cockpit.core.review import reports
     args.out.mkdir(parents=True, exist_ok=True)
     if args.format == "html":
         path = args.out / f"{run_id}.html"

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from . import common
+from cockpit.cli import common
 
 HELP = "hop success and task success of multihop (MMInA) runs, and the per-hop breakdown by task length"
 
@@ -21,9 +21,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.hops import hop_report
-    from ..core.store import Store
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.tasks.hops import hop_report
+    from cockpit.core.store import Store
     try:
         with Store() as store:
             store.mark_interrupted()

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from . import common
+from cockpit.cli import common
 
 HELP = "import WebVoyager run folders (made by WebVoyager or by `cockpit export`)"
 
@@ -19,10 +19,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.store import Store
-    from ..core.store.exchange import import_folders
-    from ..core.tasks import load_reference_answers, load_tasks
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
+    from cockpit.core.store.exchange import import_folders
+    from cockpit.core.tasks.taskfile import load_reference_answers, load_tasks
     try:
         tf = load_tasks(args.tasks) if args.tasks else None
         for pr in tf.problems[:20] if tf else []:

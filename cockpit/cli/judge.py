@@ -7,7 +7,7 @@ import contextlib
 import signal
 import sys
 
-from . import common
+from cockpit.cli import common
 
 HELP = "score runs with an LLM judge (WebVoyager's auto-evaluation) and reference-answer checks"
 
@@ -66,8 +66,8 @@ def _select(store, args) -> list[str]:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.store import Store
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
     if args.concurrency < 1:
         return common.fail("--concurrency must be at least 1", 2)
     config = common.model_config(args)
@@ -94,7 +94,7 @@ def run(args) -> int:
 
 
 async def _judge(ids, root, config, args):
-    from ..core.judge import judge_runs
+    from cockpit.core.review.judge import judge_runs
     cancel = asyncio.Event()
     loop = asyncio.get_running_loop()
     handled = False

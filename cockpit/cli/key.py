@@ -4,7 +4,7 @@ from __future__ import annotations
 import getpass
 import sys
 
-from . import common
+from cockpit.cli import common
 
 HELP = "store, remove or check the API key for a model server (OS keyring; OPENAI_API_KEY as fallback)"
 
@@ -19,9 +19,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core import secrets
-    from ..core.errors import CockpitError
-    from ..core.llm import is_openai
+    from cockpit.core.llm import apikeys as secrets
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm.client import is_openai
     try:
         if args.action == "status":
             usable, why = secrets.keyring_usable()

@@ -26,9 +26,9 @@ def add_options(p: argparse.ArgumentParser) -> None:
 
 def apply(args, mc, ac):
     """The agent config with the preview and planning settings of `args` (CockpitError when invalid)."""
-    from ..core.errors import CockpitError
-    from ..core.planning import PlanningConfig
-    from ..core.worldmodel import WorldModelConfig
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.lookahead.planning import PlanningConfig
+    from cockpit.core.lookahead.worldmodel import WorldModelConfig
     preview = None
     if args.preview_base_url and not args.preview_model:
         raise CockpitError("--preview-base-url needs --preview-model")

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from selenium.common.exceptions import WebDriverException
 
-from ..core.browser import BrowserSession
-from ..core.errors import ActionError, CockpitError, short_message
-from ..core.observation import observe
-from .common import BadTarget, add_browser_options, browser_config, fail, serve_if_file
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.errors import ActionError, CockpitError, short_message
+from cockpit.core.page.observation import observe
+from cockpit.cli.common import BadTarget, add_browser_options, browser_config, fail, serve_if_file
 
 
 def add_parser(sub):

@@ -5,7 +5,7 @@ import sys
 import threading
 import time
 
-from ..core.agent import events as ev
+from cockpit.core.agent import events as ev
 
 
 def plural(n: int, word: str) -> str:

@@ -6,7 +6,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from . import common
+from cockpit.cli import common
 
 HELP = "ask the model again what it would do at a recorded step (no browser is touched)"
 
@@ -39,10 +39,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.llm import ModelCancelled, ModelError
-    from ..core.reask import ReaskEdit, reask
-    from ..core.store import Store
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm.client import ModelCancelled, ModelError
+    from cockpit.core.replay.reask import ReaskEdit, reask
+    from cockpit.core.store import Store
     if args.step < 1:
         return common.fail(f"STEP must be 1 or more, not {args.step}", 2)
     if args.keep_images is not None and args.keep_images < 0:
@@ -80,7 +80,7 @@ def run(args) -> int:
 
 
 def _print(r, edit, show_request: bool, stream=None) -> None:
-    from ..core.reask import request_text
+    from cockpit.core.replay.reask import request_text
     stream = stream or sys.stdout
 
     def say(text: str = "") -> None:

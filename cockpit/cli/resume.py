@@ -4,9 +4,9 @@ from __future__ import annotations
 import dataclasses
 import sys
 
-from . import common
-from .branch import say_run_defaults
-from .progress import StepPrinter, plural
+from cockpit.cli import common
+from cockpit.cli.branch import say_run_defaults
+from cockpit.cli.progress import StepPrinter, plural
 
 HELP = "continue an interrupted (or failed) run in a new browser, as the same run"
 CLOSE_HELP = "mark an interrupted run closed (its steps are kept; it can no longer be resumed)"
@@ -47,9 +47,9 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from ..core.errors import CockpitError
-    from ..core.resume import plan
-    from ..core.store import Store
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.replay.resume import plan
+    from cockpit.core.store import Store
     try:
         with Store() as store:
             run_id = store.resolve(args.run)
@@ -63,13 +63,13 @@ def run(args) -> int:
 
 
 def _resume(args, store, run_id: str, p) -> int:
-    from ..core.agent.approval import approver_for
-    from ..core.agent.control import RunControl
-    from ..core.browser import BrowserSession
-    from ..core.errors import CockpitError
-    from ..core.llm import ModelClient
-    from ..core.resume import resume, usable_lookahead
-    from .branch import _gate_as_parent, _model_config
+    from cockpit.core.agent.approval import approver_for
+    from cockpit.core.agent.control import RunControl
+    from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.llm.client import ModelClient
+    from cockpit.core.replay.resume import resume, usable_lookahead
+    from cockpit.cli.branch import _gate_as_parent, _model_config
     run = p.run
     if run.get("demo") and args.base_url is None:
         return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "
@@ -144,9 +144,9 @@ class Close:
 
     @staticmethod
     def run(args) -> int:
-        from ..core.errors import CockpitError
-        from ..core.resume import close
-        from ..core.store import Store
+        from cockpit.core.errors import CockpitError
+        from cockpit.core.replay.resume import close
+        from cockpit.core.store import Store
         try:
             with Store() as store:
                 run_id = store.resolve(args.run)

@@ -7,8 +7,8 @@ import sys
 import time
 from pathlib import Path
 
-from . import common, lookahead
-from .progress import BatchCounter, StepPrinter, summary_table
+from cockpit.cli import common, lookahead
+from cockpit.cli.progress import BatchCounter, StepPrinter, summary_table
 
 HELP = "run the agent on a task or a task file (headless)"
 
@@ -41,7 +41,7 @@ def add_parser(sub) -> None:
 
 
 def _tasks(args):
-    from ..core.tasks import Task, load_tasks, select
+    from cockpit.core.tasks.taskfile import Task, load_tasks, select
     if args.tasks:
         if args.task or args.url:
             raise SystemExit(common.fail("give either --tasks FILE or --task with --url, not both", 2))
@@ -96,8 +96,8 @@ def _counts(problems: int, notes: int) -> str:
 
 
 def _dry_run(args, tasks) -> int:
-    from ..core.errors import CockpitError
-    from ..core.store.db import open_for_reading
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store.db import open_for_reading
     done = set()
     if not args.no_resume:
         try:
@@ -122,8 +122,8 @@ def _dry_run(args, tasks) -> int:
 
 
 def run(args) -> int:
-    from ..core.agent.approval import approver_for
-    from ..core.errors import CockpitError
+    from cockpit.core.agent.approval import approver_for
+    from cockpit.core.errors import CockpitError
     if args.concurrency < 1:
         return common.fail("--concurrency must be at least 1", 2)
     try:
@@ -137,7 +137,7 @@ def run(args) -> int:
     if args.dry_run:
         return _dry_run(args, tasks)
     try:
-        from ..core.localfiles import ServedFolders
+        from cockpit.core.replay.localfiles import ServedFolders
         with _single(single_url) as url, ServedFolders() as local:
             if single_url:
                 tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
@@ -148,8 +148,8 @@ def run(args) -> int:
 
 
 def _run_batch(args, tasks, mc, ac, approver_for) -> int:
-    from ..core.batch import Batch
-    from ..core.errors import CockpitError
+    from cockpit.core.agent.batch import Batch
+    from cockpit.core.errors import CockpitError
     many = len(tasks) > 1
     printer = StepPrinter(verbose_steps=args.concurrency == 1)
     batch = Batch(tasks, mc, ac, common.browser_config(args), approver_factory=lambda: approver_for(args.approval),
@@ -179,7 +179,7 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
 def _single(url: str | None):
     """--url as given: a local HTML file as a file:// URL (ServedFolders serves it), else as common.serve_if_file."""
     if url and (path := common.local_path(url)):  # a path or a file:// URL
-        from ..core.localfiles import file_url
+        from cockpit.core.replay.localfiles import file_url
         yield file_url(path)
     elif url:
         with common.serve_if_file(url) as served:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
-from . import common
+from cockpit.cli import common
 
 HELP = "list recorded runs, or show one run step by step"
 STATUSES = (  # "running" and the store's FINAL ones
@@ -25,8 +25,8 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     import sys
 
-    from ..core.errors import CockpitError
-    from ..core.store.db import open_for_reading
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store.db import open_for_reading
     if args.status is not None and args.status not in STATUSES:
         return common.fail(f"unknown status {args.status!r}; the statuses are {', '.join(STATUSES)}", 2)
     try:
@@ -90,7 +90,7 @@ def _debug_lines(s: dict) -> list[tuple[str, str]]:
     (no-op, loop, breakpoint), the world model's prediction and the hops passed."""
     lines = []
     if isinstance(s.get("effect"), dict):
-        from ..core.effects import Effect
+        from cockpit.core.page.effects import Effect
         try:
             lines.append(("effect", Effect(**s["effect"]).describe()))
         except TypeError:  # recorded by another version: shown as it is

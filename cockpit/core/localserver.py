@@ -10,7 +10,7 @@ a listing, so a page the agent visits cannot have the folder's file names read
 back to the model.
 
 :meth:`LocalSite.at` finds the site this process serves at a port, so code that
-needs a folder served again (:mod:`cockpit.core.localfiles`) reuses it.
+needs a folder served again (:mod:`cockpit.core.replay.localfiles`) reuses it.
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ field's default. Each such fallback is reported as a sentence in the list of
 problems that :func:`load_settings` returns, so nothing happens silently.
 
 What it must not do: import Qt, or ever hold or write an API key. Keys live
-only in the system keyring or the environment (:mod:`cockpit.core.secrets`);
+only in the system keyring or the environment (:mod:`cockpit.core.llm.apikeys`);
 :func:`save_settings` refuses to write anything that looks like a key field.
 Writing is atomic (a temporary file in the same folder, then a rename), so a
 crash never leaves a half-written settings file behind.
@@ -35,11 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from cockpit.core import images, paths
+from cockpit.core.page import images
+from cockpit.core import paths
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import ModelConfig
-from cockpit.core.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -131,7 +132,7 @@ class Settings:
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(
         "Task files opened recently, newest first."))
-    # -- look-ahead (world-model preview and planning; cockpit.core.worldmodel / planning) --
+    # -- look-ahead (world-model preview and planning; cockpit.core.lookahead.worldmodel / planning) --
     preview_model: str = field(default="", metadata=_help(
         "World model: before each action, this model predicts what the action will change (shown at the "
         "approval gate; planning simulates candidates with it). Empty = no preview; planning then uses "
@@ -172,7 +173,7 @@ class Settings:
         """The world model as a WorldModelConfig (no key: the keyring's, per server), or None."""
         if not self.preview_model.strip():
             return None
-        from cockpit.core.worldmodel import WorldModelConfig
+        from cockpit.core.lookahead.worldmodel import WorldModelConfig
         base_url = self.preview_base_url.strip() or self.model.base_url
         model = dataclasses.replace(self.model, model=self.preview_model.strip(), base_url=base_url)
         if (model.model, model.base_url) != (self.model.model, self.model.base_url):
@@ -183,7 +184,7 @@ class Settings:
         """A PlanningConfig when planning is on (it simulates with the preview model, else the agent's)."""
         if not self.planning:
             return None
-        from cockpit.core.planning import PlanningConfig
+        from cockpit.core.lookahead.planning import PlanningConfig
         return PlanningConfig(k=self.plan_k, horizon=self.plan_horizon, samples=self.plan_samples,
                               refine=self.plan_refine)
 

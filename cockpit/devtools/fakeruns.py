@@ -10,7 +10,7 @@ import random
 
 from PIL import Image, ImageDraw
 
-from ..core.store import Store
+from cockpit.core.store import Store
 
 
 def screenshot(seed: int, size=(1024, 768)) -> tuple[bytes, list[dict]]:

@@ -9,7 +9,7 @@ import asyncio
 import os
 import sys
 
-from ..core.errors import CockpitError
+from cockpit.core.errors import CockpitError
 
 
 def display_problem() -> str | None:
@@ -30,7 +30,7 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     import qasync
     from PySide6.QtWidgets import QApplication
 
-    from .main_window import MainWindow
+    from cockpit.ui.main_window import MainWindow
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Cockpit")
     app.setDesktopFileName("cockpit")  # matches packaging/cockpit.desktop
@@ -71,7 +71,7 @@ def _quit_on_signals(app, win) -> None:
 def _set_icon(app) -> None:
     from PySide6.QtGui import QIcon, QPixmap
 
-    from ..core import resources
+    from cockpit.core import resources
     icon = QIcon()
     for size in (16, 32, 48, 64, 128, 256):
         pix = QPixmap()

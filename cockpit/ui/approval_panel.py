@@ -13,10 +13,10 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy,
                                QVBoxLayout, QWidget)
 
-from ..core.actions.grammar import Action, parse_action
-from ..core.agent.approval import ApprovalRequest, Decision
-from ..core.errors import ActionParseError
-from .plaintext import tip
+from cockpit.core.actions.grammar import Action, parse_action
+from cockpit.core.agent.approval import ApprovalRequest, Decision
+from cockpit.core.errors import ActionParseError
+from cockpit.ui.plaintext import tip
 
 APPROVE_KEY = "Ctrl+Return"
 REJECT_KEY = "Ctrl+Backspace"

@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
                                QPushButton, QVBoxLayout, QWidget)
 
-from ..core.agent.breakpoints import KINDS, Breakpoint
+from cockpit.core.agent.breakpoints import KINDS, Breakpoint
 
 NEEDS_VALUE = {"action": "click", "text": "regex, e.g. delete|remove", "url": "regex, e.g. checkout|example.com",
                "step": "step number, e.g. 5"}

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QRect, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from ..core import masking
-from ..core.agent import events as ev
-from ..core.agent.approval import ApprovalRequest, Decision
-from ..core.agent.control import RunControl
-from ..core.agent.loop import Agent, AgentConfig, RunResult
-from ..core.browser import BrowserConfig, BrowserSession
-from ..core.errors import CockpitError, short_message
-from ..core.llm import ModelClient, ModelConfig
-from ..core.store import Store
+from cockpit.core.page import masking
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import ApprovalRequest, Decision
+from cockpit.core.agent.control import RunControl
+from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.store import Store
 
 log = logging.getLogger(__name__)
 
@@ -48,7 +48,7 @@ class RunSpec:
     branch_from: tuple[str, int] | None = None  # (run id, step): replay up to it, then the agent goes on
     replay_run: str | None = None  # replay this whole run in the browser, no model
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
-    resume_run: str | None = None  # continue this interrupted run (cockpit.core.resume)
+    resume_run: str | None = None  # continue this interrupted run (cockpit.core.replay.resume)
     resume_replay: bool = False  # ... restoring its page by replaying its steps
 
 
@@ -56,8 +56,8 @@ def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
     """The model and approval policy the window resumes `run` with: the model it ran with (None: not
     recorded), and the stricter of the run's recorded approval policy and `policy`, today's
     (core.resume.resume_policy says why the stricter one)."""
-    from ..core.reask import model_config_of
-    from ..core.resume import resume_policy
+    from cockpit.core.replay.reask import model_config_of
+    from cockpit.core.replay.resume import resume_policy
     recorded = (run.get("config") or {}).get("model")
     return (model_config_of(run) if recorded else None), resume_policy(run, policy)
 
@@ -252,7 +252,7 @@ class AgentBridge(QObject):
             self.runEnded.emit(result)
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
-        from ..core.branch import branch
+        from cockpit.core.replay.branch import branch
         run_id, step = spec.branch_from
         res = branch(store, run_id, step, session=session, client=client, config=spec.agent,
                      approver=self.approver, control=control, listener=self._on_event,
@@ -263,7 +263,7 @@ class AgentBridge(QObject):
         return res
 
     def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
-        from ..core.resume import resume
+        from cockpit.core.replay.resume import resume
         # spec.agent's approval policy is already the stricter of the run's and the window's (resume_settings)
         return resume(store, spec.resume_run, session=session, client=client, config=spec.agent,
                       approver=self.approver, control=control, listener=self._on_event, replay=spec.resume_replay,
@@ -271,7 +271,7 @@ class AgentBridge(QObject):
                       on_agent=lambda agent: setattr(self, "agent", agent))
 
     def _replay(self, store, session, spec: RunSpec, control: RunControl):
-        from ..core.branch import replay
+        from cockpit.core.replay.branch import replay
         self._set_state(REPLAYING)
         steps = replay(session, store, spec.replay_run, None, speed=spec.replay_speed, stop=control.stop_event,
                        approver=self.approver, on_step=lambda i, info: self.replayed.emit(i, info.describe()))
@@ -296,7 +296,7 @@ class AgentBridge(QObject):
             return self._session
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
-        from ..core import demo
+        from cockpit.core.demo import policy as demo
         if self._demo is None:
             self._demo = (demo.serve_demo_site(), demo.serve_demo_model())
         site, server = self._demo

@@ -1,4 +1,4 @@
-"""Two runs of the same task side by side, steps aligned (see cockpit.core.compare)."""
+"""Two runs of the same task side by side, steps aligned (see cockpit.core.review.compare)."""
 from __future__ import annotations
 
 import html
@@ -9,11 +9,11 @@ from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
                                QVBoxLayout, QWidget)
 
-from ..core.compare import align, same
-from ..core.errors import CockpitError
-from ..core.marks import marks_from_json
-from ..core.store import Store
-from .screenshot_view import ScreenshotView
+from cockpit.core.review.compare import align, same
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.marks import marks_from_json
+from cockpit.core.store import Store
+from cockpit.ui.screenshot_view import ScreenshotView
 
 
 class CompareDialog(QDialog):

@@ -12,7 +12,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from .plaintext import tip
+from cockpit.ui.plaintext import tip
 
 PASSED = QColor("#2e7d32")
 CURRENT = QColor("#f9a825")

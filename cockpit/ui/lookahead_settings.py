@@ -11,8 +11,8 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
-from cockpit.core import secrets
-from cockpit.core.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 from cockpit.core.settings import Settings, field_help
 
 

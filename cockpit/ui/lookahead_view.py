@@ -12,8 +12,8 @@ import weakref
 
 from PySide6.QtWidgets import QCheckBox, QLabel
 
-from ..core.agent import events as ev
-from .plan_table import PlanTable
+from cockpit.core.agent import events as ev
+from cockpit.ui.plan_table import PlanTable
 
 
 def tokens_text(n: int) -> str:

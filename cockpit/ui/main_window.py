@@ -17,27 +17,36 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMainWindow, QSizePolicy,
                                QSpinBox, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
-from ..core import paths
-from ..core.agent import events as ev
-from ..core.agent.approval import POLICIES
-from ..core.agent.loop import AgentConfig
-from ..core.errors import CockpitError, short_message
-from ..core.marks import Mark, marks_from_json
-from ..core.settings import Settings, load_settings, save_settings
-from ..core.store import Store
-from .approval_panel import ApprovalPanel
-from .breakpoints_panel import BreakpointsPanel
-from .hop_strip import HopStrip
-from .mark_corrections import MarkCorrections
-from .lookahead_view import LookaheadView
-from .reports_panel import ReportsPanel
-from .review_panel import ReviewPanel
-from .bridge import PAUSED, REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL, AgentBridge, RunSpec, resume_settings
-from .screenshot_view import ScreenshotView
-from .step_log import StepDetails, StepLogPanel
-from .takeover_panel import TakeOverPanel
-from .worker import in_thread
-from .task_bar import TaskBar
+from cockpit.core import paths
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import POLICIES
+from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.settings import Settings, load_settings, save_settings
+from cockpit.core.store import Store
+from cockpit.ui.approval_panel import ApprovalPanel
+from cockpit.ui.breakpoints_panel import BreakpointsPanel
+from cockpit.ui.hop_strip import HopStrip
+from cockpit.ui.mark_corrections import MarkCorrections
+from cockpit.ui.lookahead_view import LookaheadView
+from cockpit.ui.reports_panel import ReportsPanel
+from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.bridge import (
+    PAUSED,
+    REPLAYING,
+    STOPPING,
+    TAKEN_OVER,
+    WAITING_MODEL,
+    AgentBridge,
+    RunSpec,
+    resume_settings,
+)
+from cockpit.ui.screenshot_view import ScreenshotView
+from cockpit.ui.step_log import StepDetails, StepLogPanel
+from cockpit.ui.takeover_panel import TakeOverPanel
+from cockpit.ui.worker import in_thread
+from cockpit.ui.task_bar import TaskBar
 
 log = logging.getLogger(__name__)
 DEMO_URL = "demo:index.html"
@@ -284,7 +293,7 @@ class MainWindow(MarkCorrections, QMainWindow):
         extra = self.task_bar.extra()
         extra.pop("allowed_domains", None)  # the field, filled from the task, is what applies (not a union)
         if extra:  # a task from a task file: its hop queue (MMInA) and reference answers go with the run
-            from ..core.hops import tracker_for
+            from cockpit.core.tasks.hops import tracker_for
             agent.hops = tracker_for(extra)
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
                        task_extra=extra or None)
@@ -292,7 +301,7 @@ class MainWindow(MarkCorrections, QMainWindow):
 
     def _agent_config(self, demo: bool, policy: str | None = None, domains=()) -> AgentConfig:
         """Today's settings. `domains`: the task bar's allowed domains (a branch or resume keeps its run's own,
-        cockpit.core.runlimits); CockpitError names a bad one."""
+        cockpit.core.safety.runlimits); CockpitError names a bad one."""
         return AgentConfig(max_steps=self.max_steps.value(), keep_images=self.settings.keep_images, demo=demo,
                            approval_policy=policy or self.policy.currentText(), breakpoints=self.breakpoints,
                            memory_k=self.memory.value(), allowed_domains=list(domains),
@@ -317,7 +326,7 @@ class MainWindow(MarkCorrections, QMainWindow):
     def start_branch(self, run_id: str, step: int) -> bool:
         """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab), asking
         at least as the parent run did (as a resume does; core.resume.resume_policy)."""
-        from ..core.resume import resume_policy
+        from cockpit.core.replay.resume import resume_policy
         policy = resume_policy(self.store.run(run_id), self.policy.currentText())
         return self._start_special(run_id, branch_from=(run_id, step), policy=policy)
 
@@ -351,7 +360,7 @@ class MainWindow(MarkCorrections, QMainWindow):
             self._update_controls()
 
     def open_settings(self) -> None:
-        from .settings_dialog import ModelSettingsDialog
+        from cockpit.ui.settings_dialog import ModelSettingsDialog
         dlg = ModelSettingsDialog(self.settings, self)
         if dlg.exec():
             self.settings = dlg.result_settings()
@@ -406,7 +415,7 @@ class MainWindow(MarkCorrections, QMainWindow):
 
     def _show_fence(self, run_id: str) -> None:
         """Say in the status bar when the run may only visit some sites (as recorded with the run)."""
-        from ..core.runlimits import recorded_policy
+        from cockpit.core.safety.runlimits import recorded_policy
         try:
             nav = recorded_policy(self.store.run(run_id))
         except CockpitError:  # the run's row cannot be read here (StoreError): nothing to add
@@ -543,7 +552,7 @@ class MainWindow(MarkCorrections, QMainWindow):
             self.st_time.setText(f"{s // 60}:{s % 60:02d}")
 
     def _on_demo_toggled(self, on: bool) -> None:
-        from ..core.demo import DEMO_TASK
+        from cockpit.core.demo.policy import DEMO_TASK
         task, url, _ = self.task_bar.task()
         if on and not task:
             self.task_bar.set_task(DEMO_TASK, DEMO_URL)

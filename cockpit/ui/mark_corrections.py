@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QInputDialog, QMenu
 
-from ..core.errors import short_message
-from ..core.marks import Mark
-from .worker import in_thread
+from cockpit.core.errors import short_message
+from cockpit.core.page.marks import Mark
+from cockpit.ui.worker import in_thread
 
 
 class MarkCorrections:
@@ -54,7 +54,7 @@ class MarkCorrections:
         x, y, w, h = rect
 
         def lookup():
-            from ..core.inspect import element_at
+            from cockpit.core.page.element_at import element_at
             with live.lock:
                 element = element_at(live, x + w / 2, y + h / 2)
             return step, rect, label, element if isinstance(element, dict) else None

@@ -19,7 +19,7 @@ from PySide6.QtGui import QBrush, QColor, QFont
 from PySide6.QtWidgets import (QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QPushButton, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
-from .plaintext import tip
+from cockpit.ui.plaintext import tip
 
 COLS = ("#", "Action", "Kept", "Risk", "Simulated outcome", "Scores", "Mean")
 CHOSEN_COLOR = "#c8e6c9"  # the row that runs

@@ -1,6 +1,6 @@
 """Re-ask the model at step k: edit the exact request, send it, see the new reply beside the old.
 
-Never touches a browser or the run's records (cockpit.core.reask saves the
+Never touches a browser or the run's records (cockpit.core.replay.reask saves the
 re-ask beside the step). The call runs in a thread; the dialog stays live and
 can be closed while it waits.
 """
@@ -12,11 +12,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
 
-from ..core import prompt
-from ..core.errors import CockpitError
-from ..core.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
-from ..core.store import Store
-from .worker import in_thread
+from cockpit.core.llm import prompt
+from cockpit.core.errors import CockpitError
+from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
+from cockpit.core.store import Store
+from cockpit.ui.worker import in_thread
 
 
 class ReaskDialog(QDialog):

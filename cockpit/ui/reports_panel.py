@@ -2,7 +2,7 @@
 
 The judge runs as an asyncio task on the window's qasync loop (AsyncOpenAI
 underneath), with a progress bar and Cancel; the window never waits on it.
-Everything shown comes from cockpit.core.agreement.report().
+Everything shown comes from cockpit.core.review.agreement.report().
 """
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, Q
                                QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSizePolicy,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from ..core import agreement
-from ..core.llm import ModelConfig
-from ..core.store import Store
+from cockpit.core.review import agreement
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.store import Store
 
 
 class BarChart(QWidget):
@@ -181,7 +181,7 @@ class ReportsPanel(QWidget):
         return 0 if self.j_k.currentText() == "all" else int(self.j_k.currentText())
 
     def start_judging(self) -> asyncio.Task | None:
-        from ..core.judge import judge_runs
+        from cockpit.core.review.judge import judge_runs
         if self.judge_task is not None and not self.judge_task.done():
             return self.judge_task
         if not self.j_model.text().strip():  # verdicts are stored under the judge model's name

@@ -8,7 +8,7 @@ import time
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
-from ..core.store import labels as L
+from cockpit.core.store import labels as L
 
 
 class ReviewLabelling:

@@ -23,16 +23,16 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLay
                                QLineEdit, QListView, QListWidget, QListWidgetItem, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
-from ..core.errors import CockpitError
-from ..core.store import Store
-from ..core.store import labels as L
-from .plaintext import tip
-from .review_labelling import ReviewLabelling
-from .review_loader import SOURCE, _Loader
-from .review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
-from .runs_model import RunFilter, RunsTableModel
-from .screenshot_view import ScreenshotView
-from .step_log import StepDetails
+from cockpit.core.errors import CockpitError
+from cockpit.core.store import Store
+from cockpit.core.store import labels as L
+from cockpit.ui.plaintext import tip
+from cockpit.ui.review_labelling import ReviewLabelling
+from cockpit.ui.review_loader import SOURCE, _Loader
+from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
+from cockpit.ui.runs_model import RunFilter, RunsTableModel
+from cockpit.ui.screenshot_view import ScreenshotView
+from cockpit.ui.step_log import StepDetails
 
 __all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
 
@@ -195,7 +195,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         lay.addWidget(self.split)
 
     def _build_resume(self) -> None:
-        """Resume / Close run, shown for a run whose process died (see cockpit.core.resume)."""
+        """Resume / Close run, shown for a run whose process died (see cockpit.core.replay.resume)."""
         self.resume_btn = QPushButton("Resume")
         self.resume_btn.setToolTip("Continue this run, as the same run, in a new browser and with its model: "
                                    "new steps follow the last one and the agent sees the conversation so far")
@@ -212,7 +212,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         self._update_resume()
 
     def _update_resume(self) -> None:
-        from ..core.resume import RESUMABLE
+        from cockpit.core.replay.resume import RESUMABLE
         status = self.run["status"] if self.run else ""
         for w in (self.resume_btn, self.resume_replay):
             w.setVisible(status in RESUMABLE)
@@ -220,7 +220,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
 
     def close_run(self) -> bool:
         """Mark the open (interrupted) run closed; its steps stay."""
-        from ..core.resume import close
+        from cockpit.core.replay.resume import close
         if not self.run:
             return False
         try:
@@ -369,7 +369,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
                                 [r["id"], r["task_id"] or "", r["task"]])
 
     def reask(self):
-        from .reask_dialog import open_reask
+        from cockpit.ui.reask_dialog import open_reask
         if self.run and self.steps:
             return open_reask(self.store, self.run["id"], self.steps[self.index]["step"], self)
         return None
@@ -377,7 +377,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
     def compare(self, other: str | None = None):
         from PySide6.QtWidgets import QInputDialog
 
-        from .compare_dialog import CompareDialog
+        from cockpit.ui.compare_dialog import CompareDialog
         if not self.run:
             return None
         if other is None:

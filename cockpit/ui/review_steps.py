@@ -9,10 +9,10 @@ import json
 
 from PySide6.QtGui import QIcon, QImage, QPixmap
 
-from ..core.errors import CockpitError
-from ..core.marks import marks_from_json
-from ..core.store import labels as L
-from .review_loader import SOURCE
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.marks import marks_from_json
+from cockpit.core.store import labels as L
+from cockpit.ui.review_loader import SOURCE
 
 CACHE = 24  # decoded screenshots kept
 PRELOAD = 3  # steps decoded ahead and behind

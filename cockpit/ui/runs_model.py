@@ -10,9 +10,9 @@ from dataclasses import dataclass, field
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
-from ..core.store import Store
-from .plaintext import tip
-from ..core.store.db import _fts_query
+from cockpit.core.store import Store
+from cockpit.ui.plaintext import tip
+from cockpit.core.store.db import _fts_query
 
 PAGE = 200
 COLUMNS = [  # (header, SQL expression used for sorting, row key)

@@ -13,9 +13,9 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QColor, QCursor, QTransform
 from PySide6.QtWidgets import QGraphicsRectItem, QToolTip
 
-from cockpit.core.marks import Mark
+from cockpit.core.page.marks import Mark
 
-from .screenshot_marks import _EXTRA_COLOR, _Z_RUBBER, _pen, mark_tooltip
+from cockpit.ui.screenshot_marks import _EXTRA_COLOR, _Z_RUBBER, _pen, mark_tooltip
 
 _MIN_ZOOM = 0.05
 _MAX_ZOOM = 16.0

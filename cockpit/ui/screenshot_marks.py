@@ -12,7 +12,7 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QColor, QFont, QFontMetrics, QPainter, QPen, QPixmap
 from PySide6.QtWidgets import QGraphicsItem, QGraphicsPixmapItem
 
-from cockpit.core.marks import Mark
+from cockpit.core.page.marks import Mark
 
 __all__ = ["mark_tooltip"]
 

@@ -1,7 +1,7 @@
 """The live screenshot pane: a clean screenshot with the Set-of-Mark boxes as a Qt overlay.
 
 The image is the CLEAN screenshot (no boxes baked in, unlike the PNG the model gets from
-:mod:`cockpit.core.overlay`); every mark is a box item plus a number label drawn over it,
+:mod:`cockpit.core.page.overlay`); every mark is a box item plus a number label drawn over it,
 so the boxes can be toggled, hovered, clicked, highlighted and flagged without redrawing
 the image.
 
@@ -47,12 +47,25 @@ from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QImage,
 from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsView, QLabel, QToolTip)
 
-from cockpit.core.marks import Mark
+from cockpit.core.page.marks import Mark
 
-from .screenshot_interaction import _ScreenshotInteraction
-from .screenshot_marks import (_BOX_COLOR, _EXTRA_COLOR, _FLAG_COLOR, _HOVER_FILL, _Z_BOX,
-                               _Z_HIGHLIGHT, _Z_LABEL, _Z_MARKS, _Z_PIXMAP, _Label, _pen,
-                               _place_labels, _render_label, mark_tooltip)
+from cockpit.ui.screenshot_interaction import _ScreenshotInteraction
+from cockpit.ui.screenshot_marks import (
+    _BOX_COLOR,
+    _EXTRA_COLOR,
+    _FLAG_COLOR,
+    _HOVER_FILL,
+    _Z_BOX,
+    _Z_HIGHLIGHT,
+    _Z_LABEL,
+    _Z_MARKS,
+    _Z_PIXMAP,
+    _Label,
+    _pen,
+    _place_labels,
+    _render_label,
+    mark_tooltip,
+)
 
 __all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
 

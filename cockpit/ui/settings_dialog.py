@@ -14,7 +14,7 @@ What it must not do:
 
 * write the API key anywhere but the system keyring (never to settings.json,
   a log line or a label; the stored key is never shown, only where a key
-  comes from, using :func:`~cockpit.core.secrets.get_api_key`'s note). Without
+  comes from, using :func:`~cockpit.core.llm.apikeys.get_api_key`'s note). Without
   a usable keyring the key field is disabled and the dialog says to set
   ``OPENAI_API_KEY`` instead.
 * block the GUI thread on the network. "Test connection" and "List models"
@@ -36,9 +36,16 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
 
-from cockpit.core import secrets
-from cockpit.core.llm import ModelCancelled, ModelClient, ModelConfig, ModelError
-from cockpit.core.settings import IMAGE_DETAILS, IMAGE_FORMATS, MODEL_HELP, Settings, SettingsError, save_settings
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm.client import ModelCancelled, ModelClient, ModelConfig, ModelError
+from cockpit.core.settings import (
+    IMAGE_DETAILS,
+    IMAGE_FORMATS,
+    MODEL_HELP,
+    Settings,
+    SettingsError,
+    save_settings,
+)
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]

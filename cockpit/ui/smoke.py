@@ -90,7 +90,7 @@ def _say(text: str) -> None:
 
 
 def _run(webdriver_url: str | None, deadline: float, timeout: float) -> None:
-    from ..core.logsetup import setup_logging
+    from cockpit.core.logsetup import setup_logging
     setup_logging(False)
     _check_resources()
     _check_imports()
@@ -101,9 +101,9 @@ def _run(webdriver_url: str | None, deadline: float, timeout: float) -> None:
     from PySide6.QtGui import QIcon, QPixmap
     from PySide6.QtWidgets import QApplication
 
-    from ..core import resources
-    from .bridge import AgentBridge
-    from .main_window import MainWindow
+    from cockpit.core import resources
+    from cockpit.ui.bridge import AgentBridge
+    from cockpit.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Cockpit")
@@ -127,7 +127,7 @@ def _run(webdriver_url: str | None, deadline: float, timeout: float) -> None:
 
 
 def _check_resources() -> None:
-    from ..core import resources
+    from cockpit.core import resources
     som = resources.script("som.js")
     prompt = resources.read_text("prompts/system.txt")
     with resources.path("demo_site") as site:
@@ -164,7 +164,7 @@ def _check_keyring() -> None:
     """keyring finds its backends through entry points: a bundle without its metadata has none."""
     from importlib.metadata import entry_points
 
-    from ..core import secrets
+    from cockpit.core.llm import apikeys as secrets
     names = sorted(ep.name for ep in entry_points(group="keyring.backends"))
     if not names:
         raise SmokeFailure("keyring has no registered backends (its package metadata is missing from the "
@@ -174,8 +174,8 @@ def _check_keyring() -> None:
 
 
 def _check_browser(webdriver_url: str | None):
-    from ..core.browser import BrowserConfig, find_chrome, find_chromedriver
-    from ..core.errors import BrowserNotFound
+    from cockpit.core.browser.session import BrowserConfig, find_chrome, find_chromedriver
+    from cockpit.core.errors import BrowserNotFound
     if webdriver_url:
         _say(f"browser: remote WebDriver at {webdriver_url}")
         return BrowserConfig(webdriver_url=webdriver_url)

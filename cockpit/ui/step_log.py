@@ -16,9 +16,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
 
-from ..core import prompt
-from ..core.agent import events as ev
-from .plaintext import tip
+from cockpit.core.llm import prompt
+from cockpit.core.agent import events as ev
+from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
@@ -147,7 +147,7 @@ class StepLogPanel(QTreeWidget):
 
 def _lookahead_rows(step: dict) -> list[tuple[str, str]]:
     """Summary rows for the prediction (and what really happened) and the plan, escaped."""
-    from ..core.worldmodel import describe_actual
+    from cockpit.core.lookahead.worldmodel import describe_actual
     e, rows = html.escape, []
     pred = step.get("prediction") or {}
     if pred:

@@ -10,7 +10,7 @@ import html
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
 
-from ..core.actions.grammar import Action
+from cockpit.core.actions.grammar import Action
 
 
 class TakeOverPanel(QFrame):

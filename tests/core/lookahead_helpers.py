@@ -8,10 +8,10 @@ import re
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite, _Handler
 from cockpit.core.store import Store
-from cockpit.core.worldmodel import WorldModelConfig
+from cockpit.core.lookahead.worldmodel import WorldModelConfig
 from tests.conftest import PAGES
 
 AGENT = "You are a web agent."

@@ -4,9 +4,9 @@ import time
 import pytest
 
 from cockpit.core.actions import parse_action
-from cockpit.core.actions.execute import Executor, normalize_url
+from cockpit.core.agent.execute import Executor, normalize_url
 from cockpit.core.errors import ActionError
-from cockpit.core.observation import observe
+from cockpit.core.page.observation import observe
 from tests.conftest import PDF_PHRASE
 
 

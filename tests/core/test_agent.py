@@ -5,14 +5,15 @@ import time
 
 import pytest
 
-from cockpit.core import images, prompt
+from cockpit.core.page import images
+from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover, TerminalApprover
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.actions.grammar import parse_action
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 
 
@@ -401,7 +402,7 @@ def test_concurrent_runs_ask_the_terminal_one_at_a_time():
     """A batch makes one TerminalApprover per run; their questions must still not interleave."""
     import io
     from cockpit.core.agent.approval import ApprovalRequest
-    from cockpit.core.risk import Risk
+    from cockpit.core.safety.risk import Risk
     inside, most, results = [0], [0], []
 
     class SlowTty(io.StringIO):
@@ -429,7 +430,7 @@ def test_concurrent_runs_ask_the_terminal_one_at_a_time():
 
 
 def test_task_extra_is_kept_for_reference_checks(site, agent_for, store):
-    from cockpit.core.judge import check_must_include, references_of
+    from cockpit.core.review.judge import check_must_include, references_of
     evaluation = {"eval": {"eval_types": ["string_match"],
                            "reference_answers": {"must_include": ["4217"]}}}
     with ModelServer(scripted(["Thought: t\nAction: ANSWER; it is 4217"])) as srv:

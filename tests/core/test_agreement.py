@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from cockpit.core import agreement as ag
+from cockpit.core.review import agreement as ag
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 

@@ -10,17 +10,25 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.core import prompt
+from cockpit.core.llm import prompt
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.branch import (Diverged, branch, check_step, history_before, match_mark, replay, same_url,
-                                 similarity)
+from cockpit.core.replay.branch import (
+    Diverged,
+    branch,
+    check_step,
+    history_before,
+    match_mark,
+    replay,
+    same_url,
+    similarity,
+)
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
-from cockpit.core.marks import Mark
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.page.marks import Mark
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.core.test_agent import last_user_text, mark_for
 
@@ -301,8 +309,8 @@ def test_an_address_the_browser_only_wrote_differently_is_no_page_change():
     """The change measure (effects) and replay (pagematch) agree on what counts as the same page."""
     from PIL import Image
 
-    from cockpit.core.effects import effect
-    from cockpit.core.pagematch import same_url
+    from cockpit.core.page.effects import effect
+    from cockpit.core.page.match import same_url
     shot = Image.new("L", (256, 192))
     for a, b in (("http://Shop.example", "http://shop.example/"), ("https://x.org/a#top", "https://x.org/a")):
         assert same_url(a, b)

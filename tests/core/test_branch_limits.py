@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.branch import branch
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.replay.branch import branch
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit
 from tests.core.test_agent import last_user_text, mark_for

@@ -9,9 +9,9 @@ import time
 import pytest
 from PIL import Image
 
-from cockpit.core.browser import BrowserConfig, BrowserSession, find_chromedriver
+from cockpit.core.browser.session import BrowserConfig, BrowserSession, find_chromedriver
 from cockpit.core.errors import BrowserDied, BrowserNotFound
-from cockpit.core.observation import observe
+from cockpit.core.page.observation import observe
 
 
 def test_custom_viewport_is_exact(site):

@@ -8,8 +8,8 @@ import socket
 import pytest
 
 from cockpit.core.localserver import LocalSite
-from cockpit.core.modelserver import ModelServer
-from cockpit.core.tasks import load_tasks
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.tasks.taskfile import load_tasks
 from tests.clitools import cockpit
 
 PAGE = "<!doctype html><title>Pay page</title><button>Pay now</button>"

@@ -2,13 +2,13 @@
 import threading
 import time
 
-from cockpit.core import effects
+from cockpit.core.page import effects
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.breakpoints import Breakpoint
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.marks import Mark
-from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.page.marks import Mark
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.devtools.fakeruns import screenshot
 from tests.core.test_agent import agent_for, by_page, mark_for, store  # noqa: F401  (fixtures)
 

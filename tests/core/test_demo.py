@@ -12,12 +12,22 @@ from dataclasses import dataclass, field
 import pytest
 from openai import OpenAI
 
-from cockpit.core import prompt, resources
-from cockpit.core.actions.execute import Executor
-from cockpit.core.demo import (DEMO_CARD, DEMO_MODEL, DEMO_QUESTION, DEMO_TASK, REFUSED_ANSWER, UNKNOWN_ANSWER,
-                               demo_responder, parse_task, serve_demo_model)
+from cockpit.core.llm import prompt
+from cockpit.core import resources
+from cockpit.core.agent.execute import Executor
+from cockpit.core.demo.policy import (
+    DEMO_CARD,
+    DEMO_MODEL,
+    DEMO_QUESTION,
+    DEMO_TASK,
+    REFUSED_ANSWER,
+    UNKNOWN_ANSWER,
+    demo_responder,
+    parse_task,
+    serve_demo_model,
+)
 from cockpit.core.errors import ActionError
-from cockpit.core.observation import Observation, observe
+from cockpit.core.page.observation import Observation, observe
 from cockpit.core.localserver import LocalSite
 
 

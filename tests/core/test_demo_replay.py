@@ -15,10 +15,16 @@ import pytest
 
 from cockpit.core.agent.approval import PolicyApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.branch import replay
-from cockpit.core.demo import DEMO_MODEL, DEMO_QUESTION, DEMO_SITE_PORT, serve_demo_model, serve_demo_site
+from cockpit.core.replay.branch import replay
+from cockpit.core.demo.policy import (
+    DEMO_MODEL,
+    DEMO_QUESTION,
+    DEMO_SITE_PORT,
+    serve_demo_model,
+    serve_demo_site,
+)
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.store import Store
 from tests.clitools import cockpit
@@ -85,7 +91,7 @@ def test_the_shop_this_process_serves_is_used_and_left_running(browser, demo_run
 
 def test_a_shop_another_cockpit_serves_is_used(demo_run, tmp_path):
     home, run_id = demo_run
-    code = ("import sys, time; from cockpit.core.demo import serve_demo_site; s = serve_demo_site(); "
+    code = ("import sys, time; from cockpit.core.demo.policy import serve_demo_site; s = serve_demo_site(); "
             "print(s.port, flush=True); time.sleep(120)")
     other = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:

@@ -1,7 +1,7 @@
 """`cockpit export --format webvoyager` when a task ran more than once, or a run is exported again."""
 import json
 
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit
 from tests.core.test_run_cli import answer_with_title

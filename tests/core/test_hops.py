@@ -7,10 +7,17 @@ import pytest
 from cockpit.cli import hops as hops_cli
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.hops import (HopCondition, HopTracker, conditions_for, hop_report, run_hops, step_hops,
-                               tracker_for)
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, scripted
+from cockpit.core.tasks.hops import (
+    HopCondition,
+    HopTracker,
+    conditions_for,
+    hop_report,
+    run_hops,
+    step_hops,
+    tracker_for,
+)
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 
 # MMInA's task 17 as its repository documents it (intent shortened).
@@ -309,8 +316,8 @@ def test_cli_prints_the_report(tmp_path, monkeypatch, capsys):
 def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, store, site):
     """MMInA-style runs killed or failed midway: the resume counts on from the hops already passed
     (not from none, and not without tracking), so the hop success rate of the run is right."""
-    from cockpit.core.modelserver import Reply
-    from cockpit.core.resume import resume
+    from cockpit.core.llm.modelserver import Reply
+    from cockpit.core.replay.resume import resume
 
     def click_museum(body):
         return f"Thought: the museum site has the history.\nAction: Click [{_museum_link(body)}]"

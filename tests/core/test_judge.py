@@ -12,10 +12,10 @@ import time
 import pytest
 from PIL import Image
 
-from cockpit.core import images
-from cockpit.core import judge as J
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.page import images
+from cockpit.core.review import judge as J
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store.labels import verdicts
 

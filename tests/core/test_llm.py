@@ -10,10 +10,18 @@ import time
 import pytest
 from PIL import Image
 
-from cockpit.core import secrets
-from cockpit.core.llm import (ChatResult, ModelCancelled, ModelClient, ModelConfig, ModelError,
-                              estimate_cost, prepare_images, price_for)
-from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm.client import (
+    ChatResult,
+    ModelCancelled,
+    ModelClient,
+    ModelConfig,
+    ModelError,
+    estimate_cost,
+    prepare_images,
+    price_for,
+)
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 
 USER = [{"role": "user", "content": "Open the page"}]
 SECRET = "sk-test-SECRET-0123456789"

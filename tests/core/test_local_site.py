@@ -9,9 +9,9 @@ import urllib.request
 
 import pytest
 
-from cockpit.core import localfiles
+from cockpit.core.replay import localfiles
 from cockpit.core.errors import CockpitError
-from cockpit.core.localfiles import served_again
+from cockpit.core.replay.localfiles import served_again
 from cockpit.core.localserver import LocalSite
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

@@ -4,7 +4,7 @@ import json
 
 from PIL import Image
 
-from cockpit.core.observation import observe
+from cockpit.core.page.observation import observe
 
 
 def texts(obs):

@@ -8,12 +8,12 @@ import io
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from cockpit.core import images
-from cockpit.core import reask as R
+from cockpit.core.page import images
+from cockpit.core.replay import reask as R
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, scripted
-from cockpit.core.observation import observe
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, scripted
+from cockpit.core.page.observation import observe
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 

@@ -8,7 +8,7 @@ import openai
 import pytest
 from openai import AsyncOpenAI, OpenAI
 
-from cockpit.core.modelserver import IMAGE_TOKENS, ModelServer, Reply, ScriptExhausted, scripted
+from cockpit.core.llm.modelserver import IMAGE_TOKENS, ModelServer, Reply, ScriptExhausted, scripted
 
 USER = [{"role": "user", "content": "Open the page"}]
 PNG_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"

@@ -4,7 +4,7 @@ import io
 import pytest
 from PIL import Image
 
-from cockpit.core.observation import observe
+from cockpit.core.page.observation import observe
 
 
 def pixel(png: bytes, x: int, y: int):
@@ -40,7 +40,7 @@ def test_a_broken_second_connection_falls_back_to_webdriver(page):
 def test_the_second_connection_does_not_go_through_a_proxy(page, monkeypatch):
     """Chrome's DevTools address is on this computer: an http proxy set in the environment (as on many
     office machines) must not be asked for it, which would turn the second connection off (or leak it)."""
-    from cockpit.core.cdp_direct import DirectCDP
+    from cockpit.core.browser.cdp import DirectCDP
     b = page("obs_colors.html")
     address = b.driver.capabilities["goog:chromeOptions"]["debuggerAddress"]
     for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
@@ -60,7 +60,7 @@ def test_one_browsers_slow_screenshot_does_not_hold_up_anothers():
     not make one browser's capture wait for another's (a heavy page, a hung tab)."""
     import threading
 
-    from cockpit.core import observation
+    from cockpit.core.page import observation
 
     gate = threading.Event()
 
@@ -116,7 +116,7 @@ def test_marking_waits_for_the_screenshots_frame_not_for_the_page(page, monkeypa
     page that replaced requestAnimationFrame and setTimeout does not leave the observation waiting."""
     import time
 
-    from cockpit.core.observation import collect_marks
+    from cockpit.core.page.observation import collect_marks
 
     b = page("obs_frames.html")
     at_once = collect_marks(b)["marks"]
@@ -145,7 +145,7 @@ def test_a_navigation_while_marking_keeps_the_marking_connection(page, site):
     import threading
     import time
 
-    from cockpit.core.cdp_direct import DirectCDPNavigated
+    from cockpit.core.browser.cdp import DirectCDPNavigated
 
     b = page("obs_colors.html")
     direct = b.direct_cdp("script")

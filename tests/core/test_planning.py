@@ -10,10 +10,10 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.errors import CockpitError
-from cockpit.core.modelserver import ModelServer, Reply
-from cockpit.core.planning import PlanningConfig, parse_candidates, parse_keep, parse_verdict
+from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.lookahead.planning import PlanningConfig, parse_candidates, parse_keep, parse_verdict
 from cockpit.core.store import Store
-from cockpit.core.worldmodel import Page
+from cockpit.core.lookahead.worldmodel import Page
 from tests.core.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
                                           page_title, shop, store, user_text, world)
 
@@ -217,7 +217,7 @@ def test_horizon_two_simulates_two_steps_and_samples_are_averaged(site, make_age
 # ---------- the parts, without a browser ----------
 
 def test_candidates_are_parsed_deduplicated_and_masked_for_secret_fields():
-    from cockpit.core.marks import Mark
+    from cockpit.core.page.marks import Mark
     page = Page("log in", marks=(Mark(1, (0, 0, 10, 10), "input", type="password", secret=True),
                                  Mark(2, (0, 0, 10, 10), "button", text="Go")))
     text = ("Sure.\n**Candidate 1:**\nThought: type it\nAction: Type [1]; hunter2\n\n"

@@ -8,11 +8,12 @@ import sys
 import pytest
 from PIL import Image
 
-from cockpit.core import images, prompt
-from cockpit.core import reask as R
+from cockpit.core.page import images
+from cockpit.core.llm import prompt
+from cockpit.core.replay import reask as R
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import ModelConfig, ModelError, prepare_images
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.client import ModelConfig, ModelError, prepare_images
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 
 TASK = "Find the cheapest headphones"
@@ -315,7 +316,7 @@ def test_cockpit_reask_command(rec, srv, tmp_path):
 
 
 def test_a_demo_run_is_reasked_against_the_demo_policy_served_again(tmp_path):
-    from cockpit.core.demo import DEMO_MODEL
+    from cockpit.core.demo.policy import DEMO_MODEL
     with Store(tmp_path / "home") as store:
         with ModelServer(["unused"]) as gone:
             dead = gone.base_url  # the port the demo policy was served on is gone by now
@@ -330,7 +331,7 @@ def test_a_demo_run_is_reasked_against_the_demo_policy_served_again(tmp_path):
 
 def test_a_cancelled_reask_sends_nothing(rec, srv):
     import threading
-    from cockpit.core.llm import ModelCancelled
+    from cockpit.core.llm.client import ModelCancelled
     store, rid = rec
     stop = threading.Event()
     stop.set()

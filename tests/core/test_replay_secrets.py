@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.branch import Diverged, branch, replay
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply
-from cockpit.core.resume import resume
+from cockpit.core.replay.branch import Diverged, branch, replay
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.replay.resume import resume
 from cockpit.core.store import Store
 from tests.clitools import cockpit
 from tests.faults.test_secrets import mark_of

@@ -10,8 +10,8 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
-from cockpit.core import reports
-from cockpit.core.marks import Mark
+from cockpit.core.review import reports
+from cockpit.core.page.marks import Mark
 from cockpit.core.store import Store
 from cockpit.core.store import labels
 

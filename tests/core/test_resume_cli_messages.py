@@ -1,7 +1,7 @@
 """What `cockpit resume` and `cockpit branch` tell the user: option defaults, the step counter, look-ahead."""
 import re
 
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.clitools import cockpit
 from tests.core.lookahead_helpers import calls, kind

@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from cockpit.core import risk
+from cockpit.core.safety import risk
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import CockpitError
-from cockpit.core.marks import Mark
-from cockpit.core.observation import observe
-from cockpit.core.risk import LEVELS, Risk, SiteRule, classify, load_rules, save_rules
+from cockpit.core.page.marks import Mark
+from cockpit.core.page.observation import observe
+from cockpit.core.safety.risk import LEVELS, Risk, SiteRule, classify, load_rules, save_rules
 
 URL = "https://shop.example.com/checkout"
 

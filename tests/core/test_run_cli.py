@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.core.test_webvoyager import webvoyager_root  # noqa: F401  (fixture)
 from tests.clitools import cockpit, processes_mentioning as _processes_mentioning
@@ -201,12 +201,12 @@ def test_ctrl_c_stops_the_batch_cleanly_and_a_rerun_resumes(site, tmp_path):
 
 
 def test_a_batch_stopped_while_its_browser_starts_runs_nothing(site, tmp_path, monkeypatch):
-    from cockpit.core import batch as batch_mod
+    from cockpit.core.agent import batch as batch_mod
     from cockpit.core.agent.approval import PolicyApprover
     from cockpit.core.agent.loop import AgentConfig
-    from cockpit.core.browser import BrowserConfig
-    from cockpit.core.llm import ModelConfig
-    from cockpit.core.tasks import Task
+    from cockpit.core.browser.session import BrowserConfig
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.tasks.taskfile import Task
     real_start = batch_mod.BrowserSession.start
 
     def start(self):
@@ -257,11 +257,11 @@ def test_an_answer_written_loosely_is_exported_so_webvoyager_s_judge_finds_it(si
 def test_a_store_error_in_one_task_does_not_fail_the_rest_of_the_batch(site, tmp_path, monkeypatch):
     from cockpit.core.agent.approval import PolicyApprover
     from cockpit.core.agent.loop import AgentConfig
-    from cockpit.core.batch import Batch
-    from cockpit.core.browser import BrowserConfig
-    from cockpit.core.llm import ModelConfig
+    from cockpit.core.agent.batch import Batch
+    from cockpit.core.browser.session import BrowserConfig
+    from cockpit.core.llm.client import ModelConfig
     from cockpit.core.store.db import StoreError
-    from cockpit.core.tasks import Task
+    from cockpit.core.tasks.taskfile import Task
     real_new_run, calls = Store.new_run, []
 
     def new_run(self, *a, **kw):

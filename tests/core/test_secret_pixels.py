@@ -10,16 +10,17 @@ import re
 import pytest
 from PIL import Image
 
-from cockpit.core import images, masking, resources
+from cockpit.core.page import images, masking
+from cockpit.core import resources
 from cockpit.core.actions import parse_action
-from cockpit.core.actions.execute import Executor
+from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
-from cockpit.core.marks import Mark, marks_from_json
-from cockpit.core.modelserver import ModelServer
-from cockpit.core.observation import observe
-from cockpit.core.overlay import draw_marks
+from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.page.observation import observe
+from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store import Store
 
 CARD = "4111 1111 1111 1111"
@@ -229,7 +230,7 @@ def test_a_page_that_navigates_while_being_marked_is_observed_as_one_page(page, 
     document meanwhile (Chrome then answers the script with "Inspected target navigated"), the marks come from
     the new page: the screenshot must too, or a card number typed on the old page would be kept unmasked
     beside the new page's marks."""
-    from cockpit.core.cdp_direct import DirectCDP, DirectCDPNavigated
+    from cockpit.core.browser.cdp import DirectCDP, DirectCDPNavigated
     b = filled_page(page)
     real = DirectCDP.evaluate
 

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from cockpit.core import settings as st
-from cockpit.core.llm import ModelConfig
+from cockpit.core.llm.client import ModelConfig
 from cockpit.core.settings import Settings, SettingsError, load_settings, save_settings, settings_path
 
 

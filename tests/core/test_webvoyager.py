@@ -7,8 +7,15 @@ import pytest
 from PIL import Image
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.webvoyager import (PLACEHOLDER, find_run_folders, read_run_folder, split_reply,
-                                     strip_images, timestamp_folder_name, write_run_folder)
+from cockpit.core.store.webvoyager import (
+    PLACEHOLDER,
+    find_run_folders,
+    read_run_folder,
+    split_reply,
+    strip_images,
+    timestamp_folder_name,
+    write_run_folder,
+)
 
 SYSTEM = ("Imagine you are a robot browsing the web, just like humans. Now you need to complete a "
           "task. In each iteration, you will receive an Observation that includes a screenshot of "

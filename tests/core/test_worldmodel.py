@@ -4,7 +4,7 @@ openai client against two rule-based model servers (the agent's and the world mo
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from tests.core.lookahead_helpers import (calls, make_agent, mark_in, observation, page_title,  # noqa: F401
                                           shop, store, user_text, world)
 
@@ -108,7 +108,7 @@ def test_a_resumed_run_keeps_its_preview_model(shop, make_agent, store):
     """A run started with a world-model preview fails midway (the agent's model server fell over); resumed
     with no look-ahead chosen (as `cockpit resume` and the window without one do), its steps are still
     previewed by the run's own world model."""
-    from cockpit.core.resume import resume
+    from cockpit.core.replay.resume import resume
     fell_over = {"on": False}
 
     def flaky(body):
@@ -133,10 +133,10 @@ def test_a_resumed_run_keeps_its_preview_model(shop, make_agent, store):
 
 def test_recorded_planning_settings_come_back_as_they_were_started():
     from cockpit.core.agent.loop import AgentConfig as Config
-    from cockpit.core.llm import ModelConfig
-    from cockpit.core.planning import PlanningConfig
-    from cockpit.core.resume import recorded_lookahead
-    from cockpit.core.worldmodel import WorldModelConfig
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.lookahead.planning import PlanningConfig
+    from cockpit.core.replay.resume import recorded_lookahead
+    from cockpit.core.lookahead.worldmodel import WorldModelConfig
     judge = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="sim"), images=False)
     started = Config(planning=PlanningConfig(k=4, horizon=2, samples=3, refine=False, world=judge))
     preview, planning = recorded_lookahead({"id": "r", "config": {"agent": started.to_dict()}})
@@ -149,10 +149,10 @@ def test_a_recorded_openai_world_model_without_a_key_now_is_left_out_not_fatal(m
     """The run was started with an OpenAI world model; resuming on a machine with no OpenAI key must not fail
     the run at its start (it would then fail the same way at every resume): that world model is left out."""
     from cockpit.core.agent.loop import AgentConfig as Config
-    from cockpit.core.llm import ModelConfig
-    from cockpit.core.planning import PlanningConfig
-    from cockpit.core.resume import usable_lookahead
-    from cockpit.core.worldmodel import WorldModelConfig
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.lookahead.planning import PlanningConfig
+    from cockpit.core.replay.resume import usable_lookahead
+    from cockpit.core.lookahead.worldmodel import WorldModelConfig
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     openai_wm = WorldModelConfig(ModelConfig(base_url=None, model="gpt-4o"))
     local_wm = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="local-wm"))

@@ -20,8 +20,8 @@ import pytest
 from PIL import Image
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, scripted
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.devtools import pagegen
 from tests.core.test_webvoyager import webvoyager_messages

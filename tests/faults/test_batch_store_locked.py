@@ -10,8 +10,8 @@ import time
 
 import pytest
 
-from cockpit.core.batch import STARTUP_WAIT
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.agent.batch import STARTUP_WAIT
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.devtools.fakeruns import make_run
 from tests.clitools import cockpit

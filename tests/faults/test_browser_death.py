@@ -14,9 +14,9 @@ import pytest
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.browser import BrowserConfig, BrowserSession
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 
 pytestmark = pytest.mark.fault("browser")

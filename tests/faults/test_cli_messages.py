@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.modelserver import ModelServer
 from tests.faults import file_keyring
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -37,10 +37,10 @@ def test_an_unreachable_server_gives_one_clean_failure_line_and_the_log_line_onl
     assert r.returncode == 1, r.stderr
     assert f"FAILED after 1 step: model call failed after 2 attempts: could not connect to {url}" in r.stderr
     assert r.stderr.count("model call failed after") == 1, r.stderr  # the FAILED line only
-    assert "WARNING" not in r.stderr and "cockpit.core.llm" not in r.stderr, r.stderr
+    assert "WARNING" not in r.stderr and "cockpit.core.llm.client" not in r.stderr, r.stderr
     v = cockpit(tmp_path / "home", "-v", *args)
     assert v.returncode == 1
-    assert "cockpit.core.llm: model call failed after 2 attempts" in v.stderr  # kept for who asks for detail
+    assert "cockpit.core.llm.client: model call failed after 2 attempts" in v.stderr  # kept for who asks for detail
 
 
 @pytest.mark.fault("secrets")

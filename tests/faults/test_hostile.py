@@ -29,20 +29,26 @@ from html.parser import HTMLParser
 
 import pytest
 
-from cockpit.core import navguard
+from cockpit.core.safety import navguard
 from cockpit.core.actions import parse_action
-from cockpit.core.actions.execute import Executor
-from cockpit.core.agent.approval import (POLICIES, ApprovalRequest, ScriptedApprover, TerminalApprover,
-                                         approver_for, needs_approval)
+from cockpit.core.agent.execute import Executor
+from cockpit.core.agent.approval import (
+    POLICIES,
+    ApprovalRequest,
+    ScriptedApprover,
+    TerminalApprover,
+    approver_for,
+    needs_approval,
+)
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.errors import ActionError
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.marks import Mark
-from cockpit.core.modelserver import ModelServer
-from cockpit.core.observation import observe
-from cockpit.core.risk import classify
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.page.marks import Mark
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.page.observation import observe
+from cockpit.core.safety.risk import classify
 from cockpit.core.store import Store
-from cockpit.core.tasks import load_tasks
+from cockpit.core.tasks.taskfile import load_tasks
 
 from tests.faults.hostile_site import PAGES, HitSite, mark_number, obedient_model
 from tests.clitools import cockpit
@@ -522,7 +528,7 @@ def test_markup_from_pages_and_models_is_inert_in_the_html_export(hostile_run, s
     r = cockpit(store.root, "export", run_id, "--format", "html", "--out", str(out))
     assert r.returncode == 0, r.stderr
     page = (out / f"{run_id}.html").read_text(encoding="utf-8")
-    from cockpit.core.reports import HTML_TAGS
+    from cockpit.core.review.reports import HTML_TAGS
 
     class Tags(HTMLParser):
         def __init__(self):

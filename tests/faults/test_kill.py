@@ -15,7 +15,7 @@ import threading
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
 
@@ -140,7 +140,7 @@ def window_and_kill(home, site, model, task) -> None:
 
 
 def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site, tmp_path):
-    from cockpit.core.llm import ModelConfig
+    from cockpit.core.llm.client import ModelConfig
     from cockpit.core.settings import Settings, save_settings
     from cockpit.ui.main_window import MainWindow
     home = tmp_path / "home"
@@ -208,10 +208,10 @@ def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
     """The model server failing at step 3 fails the run; resuming it with replay=True in a new browser
     replays steps 1-2 (the page is where it was), and retries step 3's question as step 4."""
     from cockpit.core.agent.loop import Agent, AgentConfig
-    from cockpit.core.browser import BrowserSession
+    from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
-    from cockpit.core.llm import ModelClient, ModelConfig
-    from cockpit.core.resume import close, resume
+    from cockpit.core.llm.client import ModelClient, ModelConfig
+    from cockpit.core.replay.resume import close, resume
     model = Model(stuck_reply=Reply(status=500, error_message="the model is down"))
     with ModelServer(model) as srv, Store(tmp_path / "home") as store:
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from cockpit.core.browser import _kill_orphans
+from cockpit.core.browser.session import _kill_orphans
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux only")
 

@@ -8,8 +8,8 @@ are never touched.
 import pytest
 
 from cockpit.core import paths
-from cockpit.core.browser import BrowserConfig, BrowserSession
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.llm.modelserver import ModelServer
 from tests.clitools import cockpit, kill_leftovers, kill_when, processes_mentioning
 from tests.faults.test_kill import Model
 

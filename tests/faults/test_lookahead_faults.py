@@ -9,8 +9,8 @@ import pytest
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.modelserver import ModelServer, Reply
-from cockpit.core.planning import PlanningConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.lookahead.planning import PlanningConfig
 from tests.core.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
                                           page_title, store, user_text, world)
 

@@ -19,11 +19,11 @@ import sys
 
 import pytest
 
-from cockpit.core import prompt
+from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 
 pytestmark = pytest.mark.fault("model")

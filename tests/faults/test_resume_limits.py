@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply
-from cockpit.core.resume import plan, resume
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.replay.resume import plan, resume
 from cockpit.core.store import Store
 
 from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)

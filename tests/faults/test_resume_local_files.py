@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit, kill_leftovers, text_of
 from tests.faults.test_kill import RESUMED, Model, run_and_kill

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.modelserver import ModelServer
 from tests.faults.test_secrets import PASSWORD, count, db_hits, needles, prompt_text
 
 
@@ -23,7 +23,7 @@ def model(body):
 @pytest.mark.fault("secrets")
 def test_a_password_in_the_address_after_a_get_form_is_masked(site, browser, tmp_path, record_property):
     from cockpit.core.agent.loop import Agent, AgentConfig
-    from cockpit.core.llm import ModelClient, ModelConfig
+    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store
     events = []
     with ModelServer(model) as srv, Store(tmp_path / "home") as store, \

@@ -7,9 +7,9 @@ import pytest
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ApprovalRequest, TerminalApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm import ModelClient, ModelConfig
-from cockpit.core.modelserver import ModelServer
-from cockpit.core.risk import Risk
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.safety.risk import Risk
 from cockpit.core.store import Store
 from cockpit.ui.approval_panel import ApprovalPanel
 
@@ -71,8 +71,8 @@ def test_the_approval_panel_shows_the_masked_action_and_an_unchanged_edit_runs_t
 
 @pytest.mark.fault("secrets")
 def test_card_fields_named_only_by_their_label_are_secret(page, record_property):
-    from cockpit.core.agent import redaction
-    from cockpit.core.observation import observe
+    from cockpit.core.safety import redaction
+    from cockpit.core.page.observation import observe
     b = page("secret_card.html")
     b.js("document.getElementById('cn').value = '4111111111111111';"
          "document.querySelector('[name=cvv]').value = '737';"

@@ -25,7 +25,7 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from tests.faults import file_keyring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,7 +247,7 @@ def test_the_settings_dialog_sends_the_key_and_keeps_it_only_in_the_keyring(qtbo
     import keyring
     from PySide6.QtWidgets import QDialog
 
-    from cockpit.core.llm import ModelConfig
+    from cockpit.core.llm.client import ModelConfig
     from cockpit.core.settings import Settings, settings_path
     from cockpit.ui.settings_dialog import ModelSettingsDialog
 
@@ -318,7 +318,7 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
     from cockpit.cli import main as cockpit_main
     from cockpit.core.agent.approval import PolicyApprover
     from cockpit.core.agent.loop import Agent, AgentConfig
-    from cockpit.core.llm import ModelClient, ModelConfig
+    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store
     from cockpit.ui.step_log import StepDetails, StepLogPanel
 

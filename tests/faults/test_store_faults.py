@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
 from cockpit.devtools.fakeruns import make_run
 from tests.clitools import cockpit

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractButton, QLabel
 
 from cockpit.core.agent import events as ev
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.core.test_agent import mark_for
 from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)

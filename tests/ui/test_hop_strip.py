@@ -3,8 +3,8 @@ import json
 
 from PySide6.QtWidgets import QWidget
 
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.ui.hop_strip import HopStrip
 from tests.core.test_hops import TWO_HOPS, _museum_link

@@ -2,8 +2,8 @@
 from PySide6.QtCore import QBuffer
 from PySide6.QtGui import QImage
 
-from cockpit.core import masking
-from cockpit.core.observation import observe
+from cockpit.core.page import masking
+from cockpit.core.page.observation import observe
 from cockpit.ui.bridge import _masked
 from tests.core.test_secret_pixels import box, decode, fields, filled_page, red
 

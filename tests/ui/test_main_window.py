@@ -4,8 +4,8 @@ import time
 import pytest
 from PySide6.QtCore import QPoint, Qt
 
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 
 LONG = 90_000

@@ -6,9 +6,9 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from cockpit.core import secrets
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings, load_settings, settings_path
 from cockpit.core.store import Store
 from cockpit.ui.lookahead_view import tokens_text

@@ -5,7 +5,7 @@ import time
 import pytest
 import qasync
 
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from cockpit.core.llm import ModelClient
-from cockpit.core.modelserver import ModelServer, Reply
+from cockpit.core.llm.client import ModelClient
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.ui import bridge as bridge_module

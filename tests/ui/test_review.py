@@ -306,9 +306,9 @@ def test_blind_flag_only_for_verdicts_given_blind(qtbot, panel, store):
 
 
 def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, store):
-    from cockpit.core import prompt
-    from cockpit.core.llm import ModelConfig
-    from cockpit.core.modelserver import ModelServer
+    from cockpit.core.llm import prompt
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.llm.modelserver import ModelServer
     from cockpit.devtools.fakeruns import screenshot
     with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
         rid = store.new_run("pick", "https://example.com/",

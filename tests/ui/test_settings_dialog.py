@@ -9,9 +9,9 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog
 
 from tests.keyrings import MemoryKeyring
-from cockpit.core import secrets
-from cockpit.core.llm import ModelConfig
-from cockpit.core.modelserver import ModelServer, Reply, scripted
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.settings import Settings, load_settings, settings_path
 from cockpit.ui.settings_dialog import ModelSettingsDialog
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import ActionParseError
+from cockpit.core.errors import ActionParseError
 
 KINDS = ("click", "type", "scroll", "wait", "back", "google", "answer",
          "select", "hover", "press", "goto")

@@ -12,10 +12,10 @@ import time
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
-from ..actions.grammar import Action, parse_action
-from ..errors import ActionParseError, CockpitError
-from ..marks import Mark
-from ..risk import Risk
+from cockpit.core.actions.grammar import Action, parse_action
+from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.page.marks import Mark
+from cockpit.core.safety.risk import Risk
 
 #: When to ask: before irreversible actions (default), before every action, never.
 #: An irreversible action runs without a human's yes only where the user chose so

@@ -4,7 +4,7 @@ Listeners (the CLI's progress line, the window's bridge, tests) receive them
 on the agent's own thread; they must return quickly and never call back into
 the loop. Events carry data, never live browser or database handles.
 Text typed into a password or card field is already "(secret)" in every
-event (see :mod:`cockpit.core.agent.redaction`), so listeners may show them as is.
+event (see :mod:`cockpit.core.safety.redaction`), so listeners may show them as is.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ class ObservationReady(Event):
     timings: dict = field(default_factory=dict)
     screenshot: bytes = b""  # the clean PNG, for views that draw their own boxes
     stored: bool = True  # False: a fresh look during a take-over, not (yet) a step
-    masked: tuple = ()  # boxes painted over in `screenshot` (typed card numbers; cockpit.core.masking)
+    masked: tuple = ()  # boxes painted over in `screenshot` (typed card numbers; cockpit.core.page.masking)
 
 
 @dataclass(frozen=True)
@@ -146,7 +146,7 @@ class HopsTracked(Event):
 
 @dataclass(frozen=True)
 class HopPassed(Event):
-    """A multihop task's hop passed (cockpit.core.hops); hops are numbered from 1."""
+    """A multihop task's hop passed (cockpit.core.tasks.hops); hops are numbered from 1."""
     step: int
     hop: int
     name: str
@@ -157,7 +157,7 @@ class HopPassed(Event):
 
 @dataclass(frozen=True)
 class MemoriesUsed(Event):
-    """Past runs given to the agent as examples before step 1 (cockpit.core.memory); () = none found."""
+    """Past runs given to the agent as examples before step 1 (cockpit.core.review.memory); () = none found."""
     run_ids: tuple = ()
 
 

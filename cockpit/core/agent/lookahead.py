@@ -18,17 +18,24 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from ..errors import short_message
-from ..llm import ChatResult, ModelCancelled, ModelClient, ModelError
-from ..planning import Cost, Planner, PlanResult
-from ..risk import classify
-from ..worldmodel import Page, Prediction, WorldModel, WorldModelConfig, actual_change, describe_actual
-from . import events as ev
-from . import redaction
-from .approval import ApprovalRequest, Decision
+from cockpit.core.errors import short_message
+from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
+from cockpit.core.lookahead.planning import Cost, Planner, PlanResult
+from cockpit.core.safety.risk import classify
+from cockpit.core.lookahead.worldmodel import (
+    Page,
+    Prediction,
+    WorldModel,
+    WorldModelConfig,
+    actual_change,
+    describe_actual,
+)
+from cockpit.core.agent import events as ev
+from cockpit.core.safety import redaction
+from cockpit.core.agent.approval import ApprovalRequest, Decision
 
 if TYPE_CHECKING:
-    from .loop import Agent
+    from cockpit.core.agent.loop import Agent
 
 log = logging.getLogger(__name__)
 

@@ -18,25 +18,33 @@ from typing import Callable
 
 from selenium.common.exceptions import WebDriverException
 
-from .. import prompt
-from ..actions.execute import ActionOutcome, Executor
-from ..actions.grammar import Action
-from ..browser import BrowserSession
-from ..errors import ActionError, BrowserError, CockpitError, short_message
-from ..hops import HopTracker
-from ..llm import ChatResult, ModelCancelled, ModelClient, ModelError
-from ..observation import Observation, observe
-from ..risk import Risk, SiteRule, classify
-from ..store import Store
-from . import events as ev
-from . import redaction
-from .. import effects, images, navguard
-from .breakpoints import Breakpoint, first, on_action
-from .approval import POLICIES, ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
-from .control import RunControl, Stopped
-from .lookahead import Lookahead
-from ..planning import PlanningConfig
-from ..worldmodel import WorldModelConfig
+from cockpit.core.llm import prompt
+from cockpit.core.agent.execute import ActionOutcome, Executor
+from cockpit.core.actions.grammar import Action
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.errors import ActionError, BrowserError, CockpitError, short_message
+from cockpit.core.tasks.hops import HopTracker
+from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
+from cockpit.core.page.observation import Observation, observe
+from cockpit.core.safety.risk import Risk, SiteRule, classify
+from cockpit.core.store import Store
+from cockpit.core.agent import events as ev
+from cockpit.core.safety import redaction
+from cockpit.core.page import effects, images
+from cockpit.core.safety import navguard
+from cockpit.core.agent.breakpoints import Breakpoint, first, on_action
+from cockpit.core.agent.approval import (
+    POLICIES,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    PolicyApprover,
+    needs_approval,
+)
+from cockpit.core.agent.control import RunControl, Stopped
+from cockpit.core.agent.lookahead import Lookahead
+from cockpit.core.lookahead.planning import PlanningConfig
+from cockpit.core.lookahead.worldmodel import WorldModelConfig
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +59,7 @@ class AgentConfig:
     risk_rules: list[SiteRule] = field(default_factory=list)
     demo: bool = False  # the model is Cockpit's rule-based demo policy
     breakpoints: list[Breakpoint] = field(default_factory=list)  # may be edited while the run goes
-    # hook: multihop + memory (cockpit.core.hops / cockpit.core.memory)
+    # hook: multihop + memory (cockpit.core.tasks.hops / cockpit.core.review.memory)
     hops: HopTracker | None = None  # a template (hops.tracker_for(task.extra)); each run tracks a fresh copy
     memory_k: int = 0  # > 0: the K most similar past successful runs go into the first prompt
     allowed_domains: list[str] = field(default_factory=list)  # hook: navguard; empty = any host
@@ -147,7 +155,7 @@ class Agent:
         in this session and raises CockpitError on divergence), `seed` is the
         parent's conversation so far (its screenshots become the omitted-note),
         and `lead` is the text before the first observation (default: the task).
-        `resume_run` continues that existing run (cockpit.core.resume) instead of
+        `resume_run` continues that existing run (cockpit.core.replay.resume) instead of
         creating one; its new steps are numbered from `first_step`.
         """
         mc = self.client.config
@@ -497,7 +505,7 @@ class Agent:
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
 
-    # ---------- hook: multihop tracking and memory (cockpit.core.hops, cockpit.core.memory) ----------
+    # ---------- hook: multihop tracking and memory (cockpit.core.tasks.hops, cockpit.core.review.memory) ----------
     def _hops_start(self, resuming: bool = False) -> None:
         """A fresh copy of the config's hop queue; resuming, the queue as it is (restored by core.resume)."""
         self.hops = None if self.config.hops is None else self.config.hops if resuming else self.config.hops.fresh()
@@ -521,7 +529,7 @@ class Agent:
 
     def _recall(self, task: str, lead: str) -> str:
         """Procedural memory: similar past successful runs, put after the task text; which ones is stored."""
-        from .. import memory
+        from cockpit.core.review import memory
         try:
             found = memory.retrieve(self.store, task, self.config.memory_k, exclude=self.run_id)
         except CockpitError as e:

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import sqlite_utils
 
-from .. import paths
-from ..errors import CockpitError
-from .schema import MIGRATIONS, SCHEMA_VERSION
+from cockpit.core import paths
+from cockpit.core.errors import CockpitError
+from cockpit.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
 

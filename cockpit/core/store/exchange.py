@@ -4,7 +4,7 @@ Export writes WebVoyager's layout exactly (``task<id>/screenshot{k}.png``,
 ``screenshot{k}_no_box.png``, ``interact_messages.json``, ``agent.log``) so
 WebVoyager's own judge script scores our runs. Import reads such folders,
 ours or WebVoyager's, into the store as runs like any other (source
-'webvoyager'). The folder format itself lives in :mod:`cockpit.core.webvoyager`.
+'webvoyager'). The folder format itself lives in :mod:`cockpit.core.store.webvoyager`.
 """
 from __future__ import annotations
 
@@ -18,11 +18,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .. import prompt, webvoyager
-from ..actions.grammar import parse_action
-from ..errors import ActionParseError, CockpitError
-from ..tasks import Task
-from .db import STEP_FILES, Store, StoreError
+from cockpit.core.llm import prompt
+from cockpit.core.store import webvoyager
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.tasks.taskfile import Task
+from cockpit.core.store.db import STEP_FILES, Store, StoreError
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from .db import Store, StoreError
+from cockpit.core.store.db import Store, StoreError
 
 VERDICTS = ("success", "fail", "unsure")
 #: WebVoyager's four failure issues first, then Cockpit's additions. Users may add their own.

@@ -84,14 +84,14 @@ def _v4(db: sqlite_utils.Database) -> None:
 
 
 def _v5(db: sqlite_utils.Database) -> None:
-    """Multihop tasks and procedural memory (cockpit.core.hops, cockpit.core.memory)."""
+    """Multihop tasks and procedural memory (cockpit.core.tasks.hops, cockpit.core.review.memory)."""
     db["steps"].add_column("hops", str)  # JSON: hop progress after the step {"passed", "total", "new"}
     db["runs"].add_column("hops", str)  # JSON: the run's hop result, HopTracker.to_dict()
     db["runs"].add_column("memories", str)  # JSON list: run ids given to the agent as memories
 
 
 def _v6(db: sqlite_utils.Database) -> None:
-    """World-model previews and planning (cockpit.core.worldmodel, cockpit.core.planning)."""
+    """World-model previews and planning (cockpit.core.lookahead.worldmodel, cockpit.core.lookahead.planning)."""
     db["steps"].add_column("prediction", str)  # JSON: {action, text, model, source, tokens..., actual: {...}}
     db["steps"].add_column("plan", str)  # JSON: PlanResult.to_dict() (candidates, simulations, scores, chosen)
     # Model calls beyond the agent's own (previews, refine, simulate, score); runs hold the sums.

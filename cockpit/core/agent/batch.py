@@ -1,0 +1,214 @@
+"""Run many tasks, N browsers at a time, resumable.
+
+Each worker thread owns one browser session, one model client and one store
+connection, and takes tasks from a shared queue. A task whose run already
+finished (answered or out of steps) is skipped, so rerunning a batch after a
+crash or Ctrl+C picks up where it stopped. A dead browser is replaced before
+the next task. Knows nothing about terminals: progress goes to callbacks.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import Approver
+from cockpit.core.agent.control import RunControl
+from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.store import Store, StoreError
+from cockpit.core.tasks.taskfile import Task
+
+log = logging.getLogger(__name__)
+
+#: Seconds a batch waits at start-up for another program's lock on the run store (one writing a
+#: step holds it for milliseconds) before giving up; the store's usual wait (10 s) is for each write.
+STARTUP_WAIT = 2.0
+
+
+@dataclass
+class BatchItem:
+    task: Task
+    result: RunResult | None = None
+    skipped: bool = False
+    seconds: float = 0.0
+    tokens: int = 0
+    cost: float | None = None
+
+
+@dataclass
+class Batch:
+    tasks: list[Task]
+    model: ModelConfig
+    agent: AgentConfig
+    browser: BrowserConfig
+    approver_factory: Callable[[], Approver]
+    store_root: Path | None = None
+    concurrency: int = 1
+    resume: bool = True
+    batch_id: str = ""
+    api_key: str | None = None
+    on_event: Callable[[ev.Event], None] | None = None
+    on_item: Callable[[BatchItem], None] | None = None  # called when a task ends or is skipped
+    controls: list[RunControl] = field(default_factory=list)
+    interrupted: bool = False  # set when Ctrl+C ended the batch early
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _sessions: set = field(default_factory=set)  # live browsers, closed from here on a second Ctrl+C
+
+    def stop(self) -> None:
+        """Stop every running task and start no new one."""
+        self._stop.set()
+        for c in list(self.controls):
+            c.stop()
+
+    def run(self) -> list[BatchItem]:
+        """Run every task; raises CockpitError before starting when the model cannot be used at all."""
+        ModelClient(self.model, api_key=self.api_key).close()  # no key for OpenAI: say so once, up front
+        items = [BatchItem(t) for t in self.tasks]
+        done = self._open_store()
+        todo: queue.Queue[BatchItem] = queue.Queue()
+        for it in items:
+            if (it.task.id, it.task.task, it.task.url) in done:
+                it.skipped = True
+                self._report(it)
+            else:
+                todo.put(it)
+        n = max(1, min(self.concurrency, todo.qsize() or 1))
+        # Workers signal their end through events, not Thread.join: a join that Ctrl+C
+        # interrupts marks a still-running thread as finished (CPython), and the process
+        # would then exit under the worker, leaking its browser and leaving its run 'running'.
+        ended = [threading.Event() for _ in range(n)]
+        threads = [threading.Thread(target=self._worker, args=(todo, ended[i]), name=f"batch-{i + 1}", daemon=True)
+                   for i in range(n)]
+        for t in threads:
+            t.start()
+        try:
+            for e in ended:
+                while not e.wait(0.2):  # short waits keep the main thread responsive to Ctrl+C
+                    pass
+        except KeyboardInterrupt:
+            log.warning("interrupted: stopping the running tasks")
+            self.interrupted = True
+            self.stop()
+            deadline = time.monotonic() + 30
+            try:
+                for e in ended:
+                    e.wait(max(0.0, deadline - time.monotonic()))
+            except KeyboardInterrupt:  # a second Ctrl+C: no more waiting, but no browser left behind
+                log.warning("interrupted again: closing the browsers")
+                for s in list(self._sessions):
+                    s.close()
+                raise
+        return items
+
+    def _open_store(self) -> set:
+        """Check that the run store can be written, waiting at most STARTUP_WAIT for another program's
+        lock, and tidy it up; the tasks finished before (with `resume`). StoreError (CockpitError) when
+        it cannot be used: better at once than after each task has waited the store's usual timeout."""
+        try:
+            with Store(self.store_root, timeout=STARTUP_WAIT) as store:
+                with store.atomic():  # an empty write transaction: takes and releases the write lock
+                    pass
+                store.mark_interrupted()
+                return store.done_tasks() if self.resume else set()
+        except StoreError as e:
+            db = getattr(e, "locked_path", None)
+            if db is None:  # read-only, damaged...: said as it is
+                raise
+            raise StoreError(f"the run database {db} is locked by another program, most likely another "
+                             f"Cockpit process (a window or a run using it); waited {STARTUP_WAIT:g} s and ran "
+                             "no task. Close it or let it finish, then try again") from e
+
+    def _report(self, item: BatchItem) -> None:
+        if self.on_item:
+            self.on_item(item)
+
+    def _worker(self, todo: queue.Queue, ended: threading.Event | None = None) -> None:
+        try:
+            self._work(todo)
+        except Exception:  # a bug must not silently drop the rest of the queue
+            log.exception("batch worker failed")
+            while True:
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                item.result = RunResult("", "failed", error="the batch worker failed; see the log")
+                self._report(item)
+        finally:
+            if ended is not None:
+                ended.set()
+
+    def _work(self, todo: queue.Queue) -> None:
+        session: BrowserSession | None = None
+        store = Store(self.store_root)
+        client = ModelClient(self.model, api_key=self.api_key)
+        try:
+            while not self._stop.is_set():
+                try:
+                    item = todo.get_nowait()
+                except queue.Empty:
+                    return
+                if session is None or not session.alive:
+                    session = self._new_session(session, item)
+                    if session is None:
+                        continue
+                    if self._stop.is_set():  # stopped while the browser started: leave the task not run
+                        return
+                self._run_one(item, session, store, client)
+        finally:
+            client.close()
+            store.close()
+            if session is not None:
+                session.close()
+                self._sessions.discard(session)
+
+    def _new_session(self, old: BrowserSession | None, item: BatchItem) -> BrowserSession | None:
+        if old is not None:
+            old.close()
+            self._sessions.discard(old)
+        try:
+            session = BrowserSession(self.browser)
+            self._sessions.add(session)
+            return session.start()
+        except CockpitError as e:
+            self._sessions.discard(session)
+            item.result = RunResult("", "failed", error=f"browser did not start: {short_message(e)}")
+            self._report(item)
+            return None
+
+    def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient) -> None:
+        control = RunControl()
+        self.controls.append(control)
+        if self._stop.is_set():  # stop() came while this worker was starting its browser
+            control.stop()
+        t0 = time.monotonic()
+        agent = None
+        try:
+            from cockpit.core.tasks.hops import tracker_for
+            cfg = dataclasses.replace(self.agent, hops=tracker_for(dict(item.task.extra)))  # per-task hop queue
+            agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
+                          control=control, listener=self.on_event)
+            t = item.task
+            item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
+                                    task_extra=dict(t.extra) or None)
+            if item.result.run_id:
+                row = store.run(item.result.run_id)
+                item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)
+                item.cost = row["cost"]
+        except CockpitError as e:  # this task failed (the store was locked, say); the queue goes on
+            log.warning("task %s: %s", item.task.id, short_message(e))
+            if item.result is None:  # (a run that ended keeps its status; only its totals are missing)
+                item.result = RunResult(agent.run_id if agent else "", "failed", error=short_message(e))
+        finally:
+            self.controls.remove(control)
+            item.seconds = time.monotonic() - t0
+            self._report(item)

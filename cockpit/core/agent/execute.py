@@ -1,0 +1,413 @@
+"""Execute an Action in a BrowserSession, by mark id.
+
+Each action returns an :class:`ActionOutcome` saying what happened, or raises
+:class:`ActionError` with a message fit to show the model. Pointer actions go
+to the mark's hit-tested point through W3C input actions, so the page gets the
+same events a person's click would give (including listener-only elements,
+shadow DOM and iframes).
+
+Hostile pages (see tests/faults/test_hostile.py):
+
+* Navigation is checked against the run's :class:`~cockpit.core.safety.navguard.NavPolicy`
+  before an action (Goto, a link's address, the search page: refused with an
+  error) and after it (a page that went somewhere forbidden is left again, and
+  the outcome says so).
+* A click goes only to the element the model named: right before it, the point
+  is hit-tested (something on top, visible or invisible, makes it an error),
+  and during it a capture-phase guard in the page stops any press or click
+  that lands on another element (an overlay slipped in on pointer-over).
+* A target that changed since the screenshot so that the action would now be
+  riskier ("Next" became "Delete account", a link now leads elsewhere) is not
+  clicked: the model must look again, and the approval gate sees the new risk.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from selenium.common.exceptions import TimeoutException, WebDriverException
+from selenium.webdriver.common.action_chains import ActionChains
+from selenium.webdriver.common.actions.action_builder import ActionBuilder
+from selenium.webdriver.common.keys import Keys
+
+from cockpit.core.safety import navguard
+from cockpit.core import pdf, resources
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.errors import ActionError, BrowserDied, short_message
+from cockpit.core.page.marks import Mark
+from cockpit.core.actions.grammar import Action
+
+log = logging.getLogger(__name__)
+
+_KEYS = {"enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "escape": Keys.ESCAPE,
+         "esc": Keys.ESCAPE, "backspace": Keys.BACKSPACE, "delete": Keys.DELETE, "space": Keys.SPACE,
+         "up": Keys.ARROW_UP, "down": Keys.ARROW_DOWN, "left": Keys.ARROW_LEFT, "right": Keys.ARROW_RIGHT,
+         "arrowup": Keys.ARROW_UP, "arrowdown": Keys.ARROW_DOWN, "arrowleft": Keys.ARROW_LEFT,
+         "arrowright": Keys.ARROW_RIGHT, "pageup": Keys.PAGE_UP, "pagedown": Keys.PAGE_DOWN,
+         "home": Keys.HOME, "end": Keys.END}
+_MODS = {"ctrl": Keys.CONTROL, "control": Keys.CONTROL, "shift": Keys.SHIFT, "alt": Keys.ALT,
+         "meta": Keys.META, "cmd": Keys.META, "command": Keys.META}
+SAFE_SCHEMES = ("http", "https")
+_NON_WEB = ("javascript:", "data:", "file:", "chrome:", "about:", "mailto:", "blob:",
+            "view-source:", "chrome-extension:", "ftp:")
+
+
+@dataclass
+class ActionOutcome:
+    action: Action
+    url_before: str
+    url_after: str
+    message: str  # what happened, in words for the model and the log
+    answer: str | None = None
+    pdf_text: str = ""
+    downloads: list[Path] = field(default_factory=list)
+    new_tab_url: str | None = None
+    settle: dict = field(default_factory=dict)
+    seconds: float = 0.0
+
+    @property
+    def url_changed(self) -> bool:
+        return self.url_before != self.url_after
+
+
+class Executor:
+    """Runs actions against one session with the marks of its last observation."""
+
+    def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0,
+                 dialog_policy: str = "dismiss"):
+        self.session = session
+        self.dialog_policy = dialog_policy
+        self.wait_seconds = wait_seconds
+        self.secrets: set[str] = set()  # text typed into secret fields this session
+        self._press_enter = True
+        self.nav = navguard.NavPolicy()  # where actions may lead; the agent sets the run's policy
+        self.risk_rules: list = []  # the run's site rules, to re-rate a target that changed
+        self._marks: list[Mark] = []
+        self._url = ""
+
+    def redact(self, text: str) -> str:
+        """`text` with every secret typed so far (and its URL-encoded forms) replaced by (secret)."""
+        from cockpit.core.safety.redaction import scrub
+        return scrub(text, self.secrets)
+
+    def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True) -> ActionOutcome:
+        """Execute `action`; `press_enter=False` makes Type leave out its closing Enter."""
+        s = self.session
+        self._press_enter = press_enter
+        t0 = time.perf_counter()
+        before = s.url
+        mark = self._mark(action, marks) if action.needs_target or (
+            action.kind == "scroll" and action.target is not None) else None
+        if mark is not None and mark.secret and action.kind == "type" and action.text:
+            self.secrets.add(action.text)  # before acting, so no error message can leak it
+        handler = getattr(self, f"_do_{action.kind}")
+        self._marks, self._url = list(marks), before
+        try:
+            self._nav_before(action, mark, before)
+            message, answer = handler(action, mark)
+        except BrowserDied:
+            raise
+        except ActionError as e:
+            raise ActionError(self.redact(str(e))) from e
+        except TimeoutException as e:
+            raise ActionError(self.redact(f"{action} timed out: the page did not respond in time")) from e
+        except WebDriverException as e:
+            if s.open_dialog() is None:
+                raise ActionError(self.redact(f"{action} could not be executed: {short_message(e, 200)}")) from e
+            message, answer = f"{action} opened a dialog", None
+        outcome = ActionOutcome(action, before, before, message, answer=answer)
+        if action.kind != "answer":
+            outcome.settle = s.settle()
+            self._handle_dialog(outcome)
+            self._collect_downloads(outcome, mark)
+            outcome.url_after = s.url
+            self._nav_after(outcome)
+            # as recorded and shown from here on: a GET form puts a typed password into the address
+            outcome.url_before, outcome.url_after = self.redact(outcome.url_before), self.redact(outcome.url_after)
+            if outcome.url_changed and action.kind not in ("goto", "google", "back"):
+                outcome.message += f"; the page is now {outcome.url_after}"
+            outcome.message = self.redact(outcome.message)
+        outcome.seconds = time.perf_counter() - t0
+        return outcome
+
+    # ---------- helpers ----------
+    def _mark(self, action: Action, marks: list[Mark]) -> Mark:
+        n = action.target
+        if n is None or not 1 <= n <= len(marks):
+            valid = f"1 to {len(marks)}" if marks else "none: no element is marked on this page"
+            raise ActionError(f"there is no element [{n}] on this screenshot (valid numbers: {valid})")
+        return marks[n - 1]
+
+    def _act_js(self, op: str, mark: Mark | None, arg=None) -> dict:
+        res = self.session.js("return (" + resources.script("act.js") + ")(arguments[0], arguments[1], arguments[2])",
+                              op, mark.id if mark else 0, arg)
+        if not res.get("ok") and res.get("why") == "gone":
+            raise ActionError(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
+        return res
+
+    def _point(self, mark: Mark, action: Action | None = None) -> tuple[int, int]:
+        """The point to act at, after checking the element is what the page shows there;
+        with `action`, also that the element did not change into something riskier."""
+        pt = mark.point or mark.center
+        res = self._act_js("check", mark, list(pt))
+        if not res.get("ok"):
+            by = res.get("by", "another element")
+            if res.get("invisible"):
+                raise ActionError(f"element [{mark.id}] is covered by an invisible {by}, which would catch the "
+                                  "click instead; Cockpit does not click through invisible elements. Use another "
+                                  "element, Press [Escape], or GoBack")
+            raise ActionError(f"element [{mark.id}] is covered by {by} "
+                              f"and cannot be reached; close what covers it first")
+        if action is not None and res.get("now"):
+            self._check_unchanged(action, mark, res["now"])
+        return pt
+
+    def _check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
+        from cockpit.core.safety.risk import LEVELS, classify  # risk imports the grammar package: import late
+        fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit")
+                      if k in now and not (k == "text" and mark.scrollable)}
+        cur = dataclasses.replace(mark, **fields_now)
+        if cur == mark:
+            return
+        if cur.href and cur.href != mark.href and navguard.scheme_of(cur.href) != "javascript" \
+                and (problem := self.nav.target_problem(cur.href)):
+            raise ActionError(f"element [{mark.id}] now links to {cur.href[:120]}, not where it did on the "
+                              f"screenshot: {problem}; it was not clicked")
+        marks = [cur if m.id == mark.id else m for m in self._marks]
+        was = classify(action, mark, self._marks, self._url, self.risk_rules)
+        new = classify(action, cur, marks, self._url, self.risk_rules)
+        if LEVELS.index(new.level) > LEVELS.index(was.level):
+            why = new.evidence[0] if new.evidence else new.level
+            raise ActionError(f"element [{mark.id}] changed since the screenshot (it was {_desc(mark)}, it is now "
+                              f"{_desc(cur)}): {action} would now be {new.level} ({why}), so it was not done. "
+                              "Look at the new screenshot")
+
+    def _click(self, mark: Mark, x: int, y: int) -> None:
+        """Click at (x, y); a press or click landing on anything but `mark`'s element is stopped."""
+        self._act_js("guard", mark)
+        try:
+            self._pointer(x, y, click=True)
+        finally:
+            blocked = self._unguard()
+        if blocked:
+            raise ActionError(f"the click on [{mark.id}] was stopped: when the pointer got there, {blocked} had "
+                              f"appeared on top of [{mark.id}] and would have taken the click; nothing was "
+                              "clicked. Look at the new screenshot")
+
+    def _unguard(self) -> str:
+        try:
+            return str(self._act_js("unguard", None).get("blocked") or "")
+        except WebDriverException:  # a dialog is open, or the page navigated away: nothing to undo
+            return ""
+
+    # ---------- navigation policy (cockpit.core.safety.navguard) ----------
+    def _nav_before(self, action: Action, mark: Mark | None, url_now: str) -> None:
+        if action.kind == "answer":
+            return
+        if problem := self.nav.landing_problem(url_now):
+            where = self._leave(url_now, "")
+            raise ActionError(f"the page had gone on its own to {url_now[:200]} ({problem}); Cockpit went back "
+                              f"to {where}, and did not run {action}. Look at the new screenshot")
+        target = None
+        if action.kind == "goto":
+            target = normalize_url(action.text)
+        elif action.kind == "google":
+            target = self.session.config.search_url
+        elif action.kind == "click" and mark is not None and mark.href \
+                and navguard.scheme_of(mark.href) != "javascript":
+            target = mark.href
+        problem = self.nav.target_problem(target) if target else None
+        if problem and action.kind == "click":
+            raise ActionError(f"element [{mark.id}] is a link to {target[:120]}: {problem}; it was not clicked")
+        if problem:
+            raise ActionError(f"{action} was refused: {problem}")
+
+    def _nav_after(self, outcome: ActionOutcome) -> None:
+        bad = outcome.url_after
+        problem = self.nav.landing_problem(bad)
+        if problem is None:
+            return
+        outcome.url_after = where = self._leave(bad, outcome.url_before)
+        outcome.message += (f"; the page then went to {bad[:200]}, which this run does not allow ({problem}), "
+                            f"so Cockpit went back to {where}")
+
+    def _leave(self, bad: str, fallback: str) -> str:
+        """Get off a forbidden page: back, else `fallback`, else about:blank. Returns where it ended."""
+        s = self.session
+        try:
+            s.back()
+        except WebDriverException as e:
+            log.info("could not go back from %s: %s", bad[:200], short_message(e))
+        now = s.url
+        if now != bad and self.nav.landing_problem(now) is None:
+            return now
+        for url in (fallback, "about:blank"):
+            if url and self.nav.landing_problem(url) is None:
+                try:
+                    s.goto(url)
+                except WebDriverException as e:
+                    log.info("could not open %s: %s", url[:200], short_message(e))
+                now = s.url
+                if self.nav.landing_problem(now) is None:
+                    return now
+        return now
+
+    def _pointer(self, x: int, y: int, click: bool):
+        drv = self.session.driver
+        ab = ActionBuilder(drv, duration=0)  # Selenium moves take 250 ms by default
+        ab.pointer_action.move_to_location(int(x), int(y))
+        if click:
+            ab.pointer_action.click()
+        self.session._call(ab.perform)
+
+    def _keys(self, *seq):
+        chain = ActionChains(self.session.driver, duration=0)
+        for k in seq:
+            chain.send_keys(k)
+        self.session._call(chain.perform)
+
+    def _handle_dialog(self, outcome: ActionOutcome):
+        """A dialog the action opened is read out and answered by policy.
+
+        Dismissing is the safe default: a confirm() after "Delete" must not be
+        accepted on the agent's behalf without the approval gate.
+        """
+        dialog = self.session.open_dialog()
+        if dialog is None:
+            return
+        accept = self.dialog_policy == "accept"
+        self.session.answer_dialog(accept)
+        outcome.message += (f'; the page showed a dialog: "{dialog["text"][:300]}" '
+                            f'({"accepted" if accept else "dismissed"})')
+        outcome.settle = self.session.settle()
+
+    def _collect_downloads(self, outcome: ActionOutcome, mark: Mark | None):
+        s = self.session
+        looks_pdf = bool(mark and mark.href and urlparse(mark.href).path.lower().endswith(".pdf"))
+        end = time.monotonic() + (3.0 if looks_pdf else 0.0)
+        while True:
+            s.wait_for_downloads()
+            new = s.new_downloads()
+            if new or time.monotonic() >= end:
+                break
+            time.sleep(0.05)
+        outcome.downloads = new
+        for p in new:
+            if p.suffix.lower() == ".pdf":
+                text = pdf.extract_text(p)
+                outcome.pdf_text += f"[PDF {p.name}]\n{text}\n"
+                outcome.message += f"; downloaded the PDF {p.name} ({len(text)} characters of text)"
+            else:
+                outcome.message += f"; downloaded {p.name}"
+
+    # ---------- the actions ----------
+    def _do_click(self, a: Action, m: Mark):
+        x, y = self._point(m, a)
+        self._click(m, x, y)
+        return f"clicked [{m.id}] {_desc(m)}", None
+
+    def _do_hover(self, a: Action, m: Mark):
+        x, y = self._point(m)
+        self._pointer(x, y, click=False)
+        return f"hovered over [{m.id}] {_desc(m)}", None
+
+    def _do_type(self, a: Action, m: Mark):
+        if m.tag == "select":
+            raise ActionError(f"element [{m.id}] is a drop-down list; use Select [{m.id}]; option")
+        if not m.editable:
+            raise ActionError(f"element [{m.id}] {_desc(m)} is not a text field; you can only type into text fields")
+        x, y = self._point(m, a)
+        self._click(m, x, y)
+        self._act_js("clear", m)
+        self._keys(Keys.BACKSPACE)
+        if a.text:
+            self._keys(a.text)
+        shown = "(secret)" if m.secret else repr(a.text)
+        if not self._press_enter:
+            return (f"typed {shown} into [{m.id}]; Enter was not pressed, because in this form it could "
+                    "submit something that cannot be undone", None)
+        self._keys(Keys.ENTER)
+        return f"typed {shown} into [{m.id}] and pressed Enter", None
+
+    def _do_select(self, a: Action, m: Mark):
+        res = self._act_js("select", m, a.text)
+        if not res.get("ok"):
+            if res.get("why") == "not-select":
+                raise ActionError(f"element [{m.id}] is not a drop-down list (<select>); click it instead")
+            opts = ", ".join(f'"{o}"' for o in res.get("options", []))
+            raise ActionError(f'element [{m.id}] has no option "{a.text}"; its options are: {opts}')
+        return f'selected "{res["chosen"]}" in [{m.id}]', None
+
+    def _do_scroll(self, a: Action, m: Mark | None):
+        sign = 1 if a.text == "down" else -1
+        res = self._act_js("scroll", m, sign)
+        where = "the window" if res.get("window") else f"element [{m.id}]"
+        if m is not None and res.get("window"):
+            where = f"the window (element [{m.id}] cannot scroll by itself)"
+        if not res.get("moved"):
+            return f"{where} cannot scroll further {a.text}", None
+        return f"scrolled {where} {a.text} by {abs(res['moved'])} pixels", None
+
+    def _do_wait(self, a: Action, m):
+        time.sleep(self.wait_seconds)
+        return f"waited {self.wait_seconds:g} seconds", None
+
+    def _do_back(self, a: Action, m):
+        self.session.back()
+        return f"went back to {self.session.url}", None
+
+    def _do_google(self, a: Action, m):
+        self.session.goto(self.session.config.search_url)
+        return f"opened the search page {self.session.config.search_url}", None
+
+    def _do_goto(self, a: Action, m):
+        url = normalize_url(a.text)
+        self.session.goto(url)
+        if err := self.session.load_error():
+            return f"tried to open {url} but it failed to load ({err})", None
+        return f"opened {url}", None
+
+    def _do_press(self, a: Action, m):
+        parts = [p.strip() for p in a.text.replace(" ", "").split("+") if p.strip()]
+        if not parts:
+            raise ActionError("Press needs a key, e.g. Press [Enter]")
+        mods = [_MODS[p.lower()] for p in parts[:-1] if p.lower() in _MODS]
+        if len(mods) != len(parts) - 1:
+            raise ActionError(f"'{a.text}' is not a key combination I know (use e.g. Ctrl+A, Shift+Tab)")
+        last = parts[-1]
+        key = _KEYS.get(last.lower()) or (last if len(last) == 1 else None)
+        if key is None:
+            raise ActionError(f"'{last}' is not a key I know; try Enter, Tab, Escape, PageDown, or one character")
+        chain = ActionChains(self.session.driver, duration=0)
+        for k in mods:
+            chain.key_down(k)
+        chain.send_keys(key)
+        for k in reversed(mods):
+            chain.key_up(k)
+        self.session._call(chain.perform)
+        return f"pressed {a.text}", None
+
+    def _do_answer(self, a: Action, m):
+        return "answered", a.text
+
+
+def normalize_url(text: str) -> str:
+    """A URL to open: adds https:// when there is no scheme; refuses other schemes."""
+    url = text.strip().strip("<>\"'")
+    if "://" not in url and not url.lower().startswith(_NON_WEB):
+        url = "https://" + url
+    parsed = urlparse(url)
+    if parsed.scheme not in SAFE_SCHEMES:
+        raise ActionError(f"Goto only opens http and https addresses, not {parsed.scheme}:")
+    if not parsed.netloc:
+        raise ActionError(f"'{text}' is not a web address")
+    return url
+
+
+def _desc(m: Mark) -> str:
+    label = m.label
+    return f"<{m.tag}> \"{label[:60]}\"" if label else f"<{m.tag}>"

@@ -1,0 +1,1 @@
+"""Seeing the browser: the WebDriver session, its direct DevTools connection, and its profiles."""

@@ -1,0 +1,511 @@
+"""A browser session the agent can see and act in: Chromium through WebDriver.
+
+Owns one Chrome (local through Debian's chromedriver, or any remote WebDriver
+endpoint), pins its viewport exactly, keeps it to one tab, waits for pages to
+settle, and turns a dead browser into :class:`BrowserDied` instead of a hang.
+It knows nothing about marks' meaning or the agent; see marks.py/actions.py.
+"""
+from __future__ import annotations
+
+import base64
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import urllib3.exceptions
+from selenium import webdriver
+from selenium.common.exceptions import JavascriptException, TimeoutException, WebDriverException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
+from selenium.webdriver.remote.client_config import ClientConfig
+
+from cockpit.core import paths, resources
+from cockpit.core.browser import profiles
+from cockpit.core.errors import BrowserDied, BrowserError, BrowserNotFound, short_message
+
+log = logging.getLogger(__name__)
+
+# Never let Selenium Manager reach for the network to fetch a driver.
+os.environ.setdefault("SE_OFFLINE", "true")
+os.environ.setdefault("SE_AVOID_STATS", "true")
+
+CHROME_CANDIDATES = (
+    "/usr/lib/chromium/chromium",  # Debian: the real binary behind the /usr/bin wrapper
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/usr/bin/google-chrome",
+    "/opt/google/chrome/chrome",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    r"C:\Program Files\Google\Chrome\Application\chrome.exe",
+)
+DRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver",
+                     "/usr/local/bin/chromedriver")
+
+CHROME_FLAGS = (
+    "--disable-gpu", "--disable-dev-shm-usage",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-popup-blocking",  # popups are folded into the one tab instead
+    "--hide-scrollbars",
+)
+
+#: The window property holding the preinstalled marking function (js/som.js); see observation.collect_marks.
+SOM_GLOBAL = "__cockpitSom"
+#: The window property holding js/after_frame.js's function; see observation.collect_marks.
+AFTER_FRAME_GLOBAL = "__cockpitAfterFrame"
+
+_DEAD_HINTS = ("invalid session id", "chrome not reachable", "disconnected",
+               "session deleted", "no such window", "target window already closed",
+               "not connected to devtools", "unable to receive message from renderer")
+
+
+@dataclass
+class BrowserConfig:
+    viewport: tuple[int, int] = (1024, 768)
+    headless: bool = True
+    webdriver_url: str | None = None  # a remote WebDriver / Selenium Grid endpoint
+    chrome_binary: str | None = None
+    chromedriver: str | None = None
+    profile_dir: Path | None = None  # default: a fresh dir under COCKPIT_HOME/profiles
+    download_dir: Path | None = None  # default: <profile>/downloads
+    page_load_timeout: float = 30.0
+    command_timeout: float = 60.0  # HTTP timeout for every WebDriver command
+    settle_quiet_ms: int = 120
+    settle_cap_ms: int = 5000
+    settle_mutation_cap_ms: int = 800
+    search_url: str = "https://www.google.com/"
+    user_agent: str | None = None
+    extra_args: list[str] = field(default_factory=list)
+
+
+def find_chrome(explicit: str | None = None) -> str:
+    return _find("Chrome/Chromium", explicit, "COCKPIT_CHROME", CHROME_CANDIDATES,
+                 ("chromium", "chromium-browser", "google-chrome", "chrome"))
+
+
+def find_chromedriver(explicit: str | None = None) -> str:
+    return _find("chromedriver", explicit, "COCKPIT_CHROMEDRIVER", DRIVER_CANDIDATES, ("chromedriver",))
+
+
+def _find(what, explicit, env, candidates, names) -> str:
+    for p in (explicit, os.environ.get(env)):
+        if p:
+            if Path(p).exists():
+                return str(p)
+            raise BrowserNotFound(f"{what} not found at {p}")
+    for p in candidates:
+        if Path(p).exists():
+            return p
+    for n in names:
+        if found := shutil.which(n):
+            return found
+    raise BrowserNotFound(
+        f"{what} was not found. Install it (Debian: apt-get install chromium chromium-driver), "
+        f"set {env} to its path, or use a remote browser with --webdriver-url.")
+
+
+class BrowserSession:
+    """One browser, one tab. Use as a context manager or call close()."""
+
+    def __init__(self, config: BrowserConfig | None = None):
+        self.config = config or BrowserConfig()
+        self.driver = None
+        self._service: Service | None = None
+        self._own_profile: Path | None = None
+        self.profile_dir: Path | None = None
+        self.download_dir: Path | None = None
+        self.has_cdp = False
+        self._seen_downloads: set[str] = set()
+        self._main_handle: str | None = None
+        self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
+        self._direct: dict = {}  # purpose -> cdp_direct.DirectCDP to the main tab, beside WebDriver
+        self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
+
+    # ---------- lifecycle ----------
+    def start(self) -> "BrowserSession":
+        """Start the browser; on any failure nothing is left behind (processes, profile)."""
+        try:
+            self._start()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _start(self):
+        cfg = self.config
+        self._prepare_dirs()
+        opts = self._options()
+        try:
+            if cfg.webdriver_url:
+                url = cfg.webdriver_url
+            else:
+                self._service = self._start_service(opts)
+                url = self._service.service_url
+            conn = ChromiumRemoteConnection(
+                url, vendor_prefix="goog", browser_name="chrome",
+                client_config=ClientConfig(remote_server_addr=url, timeout=cfg.command_timeout))
+            self.driver = webdriver.Remote(command_executor=conn, options=opts)
+        except BrowserError:
+            raise
+        except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
+            where = cfg.webdriver_url or "local chromedriver"
+            raise BrowserError(f"could not start a browser session ({where}): {short_message(e)}") from e
+        self._main_handle = self.driver.current_window_handle
+        self.driver.set_page_load_timeout(cfg.page_load_timeout)
+        # settle.js answers within its cap; the margin covers a busy page.
+        self.driver.set_script_timeout(cfg.settle_cap_ms / 1000 + 3)
+        self._setup_cdp()
+
+    def _prepare_dirs(self):
+        cfg = self.config
+        if cfg.profile_dir:
+            self.profile_dir = Path(cfg.profile_dir).expanduser().absolute()  # as _kill_orphans matches it
+            self.profile_dir.mkdir(parents=True, exist_ok=True)
+        elif not cfg.webdriver_url:
+            self.profile_dir = Path(tempfile.mkdtemp(prefix="session-", dir=paths.browser_profiles()))
+            self._own_profile = self.profile_dir
+            profiles.claim(self.profile_dir)
+            profiles.sweep(paths.browser_profiles(), keep=self.profile_dir)  # those a killed Cockpit left
+        if self.profile_dir:
+            self.download_dir = Path(cfg.download_dir or self.profile_dir / "downloads")
+            self.download_dir.mkdir(parents=True, exist_ok=True)
+
+    def _options(self) -> webdriver.ChromeOptions:
+        cfg = self.config
+        o = webdriver.ChromeOptions()
+        w, h = cfg.viewport
+        for a in CHROME_FLAGS:
+            o.add_argument(a)
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            o.add_argument("--no-sandbox")  # Chrome refuses to run as root otherwise
+        # Dialogs stay open for the executor to read and answer (default: dismissed unseen).
+        o.set_capability("unhandledPromptBehavior", "ignore")
+        if cfg.headless:
+            o.add_argument("--headless=new")
+        # Window size covers browser chrome too; the exact viewport is set by CDP.
+        o.add_argument(f"--window-size={w},{h + (0 if cfg.headless else 140)}")
+        if self.profile_dir and not cfg.webdriver_url:
+            o.add_argument(f"--user-data-dir={self.profile_dir}")
+        if cfg.user_agent:
+            o.add_argument(f"--user-agent={cfg.user_agent}")
+        for a in cfg.extra_args:
+            o.add_argument(a)
+        prefs = {"plugins.always_open_pdf_externally": True,
+                 "download.prompt_for_download": False,
+                 "credentials_enable_service": False,
+                 "profile.password_manager_enabled": False}
+        if self.download_dir:
+            prefs["download.default_directory"] = str(self.download_dir)
+        o.add_experimental_option("prefs", prefs)
+        if not cfg.webdriver_url:
+            o.binary_location = find_chrome(cfg.chrome_binary)
+        o.page_load_strategy = "normal"
+        return o
+
+    def _start_service(self, opts) -> Service:
+        driver_path = find_chromedriver(self.config.chromedriver)
+        env = dict(os.environ)
+        # Chromium writes outside its profile (~/.config, dconf): keep it inside.
+        if self.profile_dir:
+            for var, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")):
+                d = self.profile_dir / sub
+                d.mkdir(exist_ok=True)
+                env[var] = str(d)
+        # Its own session: a Ctrl+C in the terminal must not kill the browser before
+        # Cockpit has recorded the stop and closed it properly.
+        svc = Service(executable_path=driver_path, env=env, popen_kw={"start_new_session": True})
+        svc.start()
+        return svc
+
+    def _setup_cdp(self):
+        w, h = self.config.viewport
+        try:
+            self.cdp("Emulation.setDeviceMetricsOverride",
+                     {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
+            self.cdp("Page.addScriptToEvaluateOnNewDocument",
+                     {"source": resources.read_text("js/instrument.js")})
+            # The marking function, compiled once per document instead of sent with every observation.
+            # Read-only, so a page cannot replace it outright; it still runs in the page's world, where a
+            # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
+            self.cdp("Page.addScriptToEvaluateOnNewDocument",
+                     {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
+                                f"{resources.script('som.js')}), writable: false, configurable: false}});"
+                                f"Object.defineProperty(window, {AFTER_FRAME_GLOBAL!r}, {{value: "
+                                f"{resources.script('after_frame.js')}, writable: false, configurable: false}});"})
+            if self.download_dir:
+                self.cdp("Browser.setDownloadBehavior",
+                         {"behavior": "allow", "downloadPath": str(self.download_dir)})
+            self.has_cdp = True
+        except BrowserDied:
+            raise
+        except WebDriverException as e:
+            # A remote endpoint without CDP still works, with a less exact viewport.
+            log.warning("CDP unavailable (%s); viewport and settling are approximate", short_message(e))
+            self.has_cdp = False
+            self.driver.set_window_size(w, h)
+
+    def close(self):
+        self.drop_direct()
+        drv, self.driver = self.driver, None
+        if drv is not None:
+            try:
+                drv.quit()
+            except Exception as e:  # a dead browser cannot be quit politely
+                log.debug("quit failed: %s", e)
+        if self._service is not None:
+            try:
+                self._service.stop()
+            except Exception as e:
+                log.debug("service stop failed: %s", e)
+            self._service = None
+        if self.profile_dir and not self.config.webdriver_url:
+            _kill_orphans(self.profile_dir)  # a killed chromedriver leaves its Chromium running
+        if self._own_profile:
+            shutil.rmtree(self._own_profile, ignore_errors=True)
+            self._own_profile = None
+
+    def __enter__(self):
+        return self.start() if self.driver is None else self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def alive(self) -> bool:
+        if self.driver is None:
+            return False
+        try:
+            self.driver.execute_script("return 1")
+            return True
+        except Exception:
+            return False
+
+    # ---------- primitives (all errors typed) ----------
+    def _call(self, fn, *args):
+        if self.driver is None:
+            raise BrowserDied("the browser is not running")
+        try:
+            with self.lock:  # a live view may capture from another thread between the agent's commands
+                return fn(*args)
+        except (urllib3.exceptions.HTTPError, ConnectionError) as e:
+            raise BrowserDied(f"lost the browser driver: {short_message(e)}") from e
+        except WebDriverException as e:
+            if _is_dead(e):
+                raise BrowserDied(f"the browser went away: {short_message(e)}") from e
+            raise
+
+    def cdp(self, cmd: str, params: dict | None = None) -> dict:
+        return self._call(self.driver.execute_cdp_cmd, cmd, params or {})
+
+    def js(self, script: str, *args):
+        return self._call(self.driver.execute_script, script, *args)
+
+    def js_async(self, script: str, *args):
+        return self._call(self.driver.execute_async_script, script, *args)
+
+    @property
+    def url(self) -> str:
+        return self._call(lambda: self.driver.current_url)
+
+    @property
+    def title(self) -> str:
+        return self._call(lambda: self.driver.title)
+
+    def goto(self, url: str) -> None:
+        try:
+            self._call(self.driver.get, url)
+        except TimeoutException:
+            log.info("page load timed out after %.0fs; continuing with what loaded",
+                     self.config.page_load_timeout)
+        self.settle()
+
+    def load_error(self) -> str | None:
+        """The network error code when the tab shows Chrome's error page, else None."""
+        # WebDriver reports the URL asked for; the document knows it is an error page.
+        text = self.js("return location.href.startsWith('chrome-error://') ? "
+                       "(document.body ? document.body.innerText || '-' : '-') : ''")
+        if not text:
+            return None
+        m = re.search(r"(?:net::)?(ERR_[A-Z_]+)", text)
+        return m.group(1) if m else "the page could not be loaded"
+
+    def back(self) -> None:
+        self._call(self.driver.back)
+        self.settle()
+
+    def screenshot_png(self) -> bytes:
+        """A clean screenshot of the viewport, exactly viewport-sized."""
+        if self.has_cdp:
+            res = self.cdp("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
+            return base64.b64decode(res["data"])
+        return self._call(self.driver.get_screenshot_as_png)
+
+    def direct_cdp(self, purpose: str = "screenshot"):
+        """A DevTools connection of our own to the main tab (local Chrome only), else None.
+
+        One for screenshots, sent while a WebDriver command (the marking script)
+        runs, and one for scripts ("script", which watches the page's dialogs);
+        see cdp_direct. Made once per tab and purpose; a failure is not retried.
+        """
+        direct = self._direct.get(purpose)
+        if direct is not None and direct.target_id == self._main_handle:
+            return direct
+        if self.config.webdriver_url or not self.has_cdp or self.driver is None \
+                or self._direct_tried.get(purpose) == self._main_handle:
+            return None
+        if purpose == "script" and self.open_dialog() is not None:
+            return None  # connecting would wait for the dialog; tried again later
+        self.drop_direct(purpose)
+        self._direct_tried[purpose] = self._main_handle
+        address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
+        if address and self._main_handle:
+            from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+            direct = DirectCDP.connect(address, self._main_handle)
+            if direct is not None and purpose == "script":
+                try:
+                    direct.watch_dialogs()
+                except DirectCDPError as e:
+                    log.debug("direct script connection unusable: %s", e)
+                    direct.close()
+                    direct = None
+            if direct is not None:
+                self._direct[purpose] = direct
+        return direct
+
+    def drop_direct(self, purpose: str | None = None) -> None:
+        """Close the direct connection for `purpose` (all of them: None)."""
+        for name in [purpose] if purpose else list(self._direct):
+            direct = self._direct.pop(name, None)
+            if direct is not None:
+                direct.close()
+
+    def settle(self) -> dict:
+        """Wait for load, script requests and DOM mutations to go quiet (capped)."""
+        cfg = self.config
+        deadline = time.monotonic() + cfg.settle_cap_ms / 1000
+        self.ensure_single_tab()
+        result = {"settled": False}
+        while True:
+            left_ms = max(0, int((deadline - time.monotonic()) * 1000))
+            try:
+                result = self.js_async("(" + resources.read_text("js/settle.js") + ").apply(null, arguments)",
+                                       cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms)
+                break
+            except (JavascriptException, TimeoutException) as e:
+                # The document navigated away under the script: wait on the new one.
+                if time.monotonic() >= deadline:
+                    log.info("page did not settle: %s", short_message(e))
+                    break
+                time.sleep(0.03)
+            except WebDriverException:
+                if self.open_dialog() is not None:
+                    return {"settled": True, "dialog": True}
+                if time.monotonic() >= deadline:
+                    break
+                time.sleep(0.03)
+        self.ensure_single_tab()
+        return result or {}
+
+    def open_dialog(self) -> dict | None:
+        """The open alert/confirm/prompt as {'text': ...}, or None."""
+        try:
+            alert = self.driver.switch_to.alert
+            return {"text": alert.text or ""}
+        except WebDriverException:
+            return None
+
+    def answer_dialog(self, accept: bool) -> None:
+        alert = self.driver.switch_to.alert
+        self._call(alert.accept if accept else alert.dismiss)
+
+    def ensure_single_tab(self) -> str | None:
+        """Fold any extra tab or window back into the main tab.
+
+        Returns the URL that was moved over, if any. The instrument script
+        already retargets links and window.open; this catches what slips past
+        (middle clicks, popups opened before it was installed, remote drivers
+        without CDP).
+        """
+        handles = self._call(lambda: self.driver.window_handles)
+        if len(handles) <= 1 and self._main_handle in handles:
+            return None
+        main = self._main_handle if self._main_handle in handles else handles[0]
+        moved = None
+        for h in handles:
+            if h == main:
+                continue
+            self._call(self.driver.switch_to.window, h)
+            url = self._call(lambda: self.driver.current_url)
+            if url and url != "about:blank":
+                moved = url
+            self._call(self.driver.close)
+        self._main_handle = main
+        self._call(self.driver.switch_to.window, main)
+        if moved:
+            log.info("folded a new tab into the current one: %s", moved)
+            try:
+                self._call(self.driver.get, moved)
+            except TimeoutException:
+                pass
+        return moved
+
+    def new_downloads(self) -> list[Path]:
+        """Completed downloads that appeared since the last call."""
+        if not self.download_dir or not self.download_dir.exists():
+            return []
+        out = []
+        for p in sorted(self.download_dir.iterdir()):
+            if p.suffix in (".crdownload", ".tmp") or p.name in self._seen_downloads:
+                continue
+            self._seen_downloads.add(p.name)
+            out.append(p)
+        return out
+
+    def wait_for_downloads(self, timeout: float = 5.0) -> None:
+        """Give in-progress downloads (``.crdownload``) up to `timeout` to finish."""
+        if not self.download_dir:
+            return
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and any(p.suffix == ".crdownload" for p in self.download_dir.iterdir()):
+            time.sleep(0.05)
+
+
+def _kill_orphans(profile: Path) -> int:
+    """SIGKILL processes still using `profile` (Chromium and its helpers name it on their command
+    line) once the session is closed; Linux only (/proc). Returns how many were killed."""
+    proc = Path("/proc")
+    if not proc.is_dir() or not hasattr(os, "kill"):
+        return 0
+    # The whole path as one argument or an option's value (--user-data-dir=P, P/...; helpers join their
+    # arguments with spaces): never a longer name (P0), nor the same path under another folder (/x/P).
+    needle = str(Path(profile).absolute()).rstrip("/").encode()
+    killed = 0
+    for p in proc.iterdir():
+        if not p.name.isdigit() or int(p.name) == os.getpid():
+            continue
+        try:
+            cmd = b"\0" + (p / "cmdline").read_bytes() + b"\0"
+        except OSError:
+            continue
+        if any(start + needle + end in cmd for start in (b"\0", b"=", b" ") for end in (b"\0", b"/", b" ")):
+            try:
+                os.kill(int(p.name), 9)
+                killed += 1
+            except OSError:
+                pass
+    if killed:
+        log.info("killed %d leftover browser processes of %s", killed, profile)
+    return killed
+
+
+def _is_dead(e: Exception) -> bool:
+    msg = str(e).lower()
+    return any(h in msg for h in _DEAD_HINTS)

@@ -1,0 +1,1 @@
+"""The bundled demo shop and the offline, rule-based demo policy."""

@@ -1,0 +1,535 @@
+"""Talking to an OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, Ollama, LM Studio).
+
+What it is for: one blocking ``ModelClient.chat(messages)`` call that the agent
+loop and the judge can run from a worker thread. It sends the messages (with
+screenshots prepared by :func:`prepare_images`) through the real ``openai``
+client, retries what is worth retrying with our own backoff, can be cancelled
+at any moment through a ``threading.Event``, and returns the text with token
+counts, cost and timing as a :class:`ChatResult`. Every failure becomes a
+:class:`ModelError` with a message a human can act on.
+
+What it must not do: import Qt, log or raise anything containing the API key
+(messages are scrubbed), write keys anywhere (see :mod:`cockpit.core.llm.apikeys`),
+or let the ``openai`` client retry on its own (``max_retries=0``: backoff,
+``Retry-After`` and cancellation stay under our control).
+
+Retry policy (``max_retries`` retries after the first attempt):
+
+* retried: 429 (waits ``retry-after-ms`` / ``Retry-After``, capped at
+  ``RETRY_AFTER_CAP``; except ``insufficient_quota``, which is final), 408,
+  409, 5xx, timeouts, connection errors, and a 200 whose JSON body is
+  truncated or malformed. A server's ``x-should-retry: true|false`` header
+  overrides the status rule (the loopback test server marks deterministic
+  failures ``false``).
+* not retried: 400, 401, 403, 404, 422 and other 4xx; a reply that is not JSON
+  at all (usually a wrong base URL); a reply without choices; and an empty
+  reply (no text): that is ``ModelError(retryable=False, reason="empty-reply")``
+  so the caller decides whether to ask again; its ``result`` holds the call's
+  ChatResult (empty text, the usage) so the tokens it cost are still counted.
+* other waits: ``backoff`` doubling per retry, capped at ``backoff_cap``,
+  with +-20 % jitter (never above the cap).
+"""
+from __future__ import annotations
+
+import copy
+import email.utils
+import http
+import json
+import logging
+import random
+import threading
+import time
+from dataclasses import asdict, dataclass, fields
+from typing import Any, Callable, Iterable
+
+import openai
+
+from cockpit.core.page import images
+from cockpit.core.llm import apikeys as secrets
+from cockpit.core.errors import CockpitError
+
+__all__ = [
+    "PRICES",
+    "ChatResult",
+    "ModelCancelled",
+    "ModelClient",
+    "ModelConfig",
+    "ModelError",
+    "estimate_cost",
+    "prepare_images",
+    "price_for",
+]
+
+log = logging.getLogger(__name__)
+
+#: USD per 1M (prompt, completion) tokens of a few well-known models.
+PRICES: dict[str, tuple[float, float]] = {
+    "gpt-4o": (2.5, 10.0),
+    "gpt-4o-mini": (0.15, 0.6),
+    "gpt-4.1": (2.0, 8.0),
+    "gpt-4.1-mini": (0.4, 1.6),
+}
+
+RETRY_AFTER_CAP = 60.0      # never wait longer than this for a Retry-After header
+CANCEL_POLL = 0.05          # how often a waiting chat() looks at the cancel event
+IMAGE_TOKEN_GUESS = 85      # per image, for the usage estimate when the server gives none
+NO_KEY = "not-needed"       # what local servers get when no key is configured
+OPENAI_HOSTS = ("api.openai.com",)
+
+
+# --------------------------------------------------------------------------- config
+
+
+@dataclass
+class ModelConfig:
+    """Which server and model to use and how to call it. Stored with each run; never holds a key."""
+
+    base_url: str | None = None      # None = OpenAI; e.g. http://localhost:8000/v1 (vLLM)
+    model: str = "gpt-4o"
+    temperature: float = 1.0
+    max_tokens: int = 1000
+    timeout: float = 120.0           # seconds per request
+    max_retries: int = 4             # retries after the first attempt
+    backoff: float = 1.0             # first wait in seconds; doubles, capped at backoff_cap, with jitter
+    backoff_cap: float = 30.0
+    image_detail: str = "auto"       # "low" | "high" | "auto" -> image_url.detail
+    image_max_width: int | None = None  # downscale screenshots wider than this before sending
+    image_format: str = "jpeg"       # "jpeg" | "png": how screenshots are sent (stored as PNG either way)
+    price_in: float | None = None    # USD per 1M prompt tokens; None = look up PRICES
+    price_out: float | None = None   # USD per 1M completion tokens; None = look up PRICES
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> "ModelConfig":
+        """Build from a stored dict, ignoring keys this version does not know."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in (data or {}).items() if k in known})
+
+    @property
+    def display_url(self) -> str:
+        return self.base_url or "https://api.openai.com/v1"
+
+
+def price_for(model: str) -> tuple[float, float] | None:
+    """Known (in, out) USD per 1M tokens: exact name, else the longest matching prefix."""
+    name = (model or "").lower()
+    if name in PRICES:
+        return PRICES[name]
+    for known in sorted(PRICES, key=len, reverse=True):
+        if name.startswith(known):
+            return PRICES[known]
+    return None
+
+
+def estimate_cost(config: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float | None:
+    """USD for one call, or None when either price is unknown."""
+    known = price_for(config.model) or (None, None)
+    p_in = config.price_in if config.price_in is not None else known[0]
+    p_out = config.price_out if config.price_out is not None else known[1]
+    if p_in is None or p_out is None:
+        return None
+    return (prompt_tokens * p_in + completion_tokens * p_out) / 1_000_000
+
+
+# --------------------------------------------------------------------------- results and errors
+
+
+@dataclass
+class ChatResult:
+    """One successful chat call.
+
+    seconds: wall-clock time of the whole call, retries and waits included.
+    attempts: requests made (1 = no retry).
+    tokens_estimated: True when the server sent no usage and the counts are
+        rough guesses (text length // 4, plus a flat amount per image).
+    """
+
+    text: str
+    model: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+    seconds: float
+    attempts: int
+    finish_reason: str | None
+    tokens_estimated: bool = False
+
+
+class ModelError(CockpitError):
+    """A model call failed. ``str(e)`` is meant for the human.
+
+    status: HTTP status when the server answered, else None.
+    retryable: whether trying again later might help.
+    reason: a short tag ("429", "500", "timeout", "connection", "invalid-json",
+        "not-json", "no-choices", "empty-reply", "no-key", ...).
+    attempts: requests made before giving up (0 if none was sent).
+    """
+
+    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
+                 reason: str = "", retry_after: float | None = None, attempts: int = 0):
+        super().__init__(message)
+        self.status = status
+        self.retryable = retryable
+        self.reason = reason or (str(status) if status else "error")
+        self.retry_after = retry_after
+        self.attempts = attempts
+        self.result: ChatResult | None = None  # an answered but unusable call (empty reply): its usage
+
+
+class ModelCancelled(CockpitError):
+    """The cancel event was set while a model call was running or waiting."""
+
+
+# --------------------------------------------------------------------------- images
+
+
+def prepare_images(messages: list[dict], config: ModelConfig) -> list[dict]:
+    """A copy of ``messages`` with every image part set to ``config.image_detail``.
+
+    Base64 PNG and JPEG data URLs are sent as ``config.image_format`` (see
+    :mod:`cockpit.core.page.images`), downscaled first (aspect kept) when wider than
+    ``config.image_max_width``. An image already in that format and narrow
+    enough keeps its bytes. Other images (http URLs, undecodable placeholders)
+    keep their URL. The input is not changed.
+    """
+    out = copy.deepcopy(messages)
+    for msg in out:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict) and part.get("type") == "image_url":
+                    _prepare_part(part, config)
+    return out
+
+
+def _prepare_part(part: dict, config: ModelConfig) -> None:
+    image = part.get("image_url")
+    if isinstance(image, str):
+        image = {"url": image}
+    image = dict(image or {})
+    image["detail"] = config.image_detail
+    url = image.get("url")
+    data = images.from_data_url(url) if isinstance(url, str) else None
+    if data is not None:
+        try:
+            sent = images.for_model(data, config.image_format, config.image_max_width)
+        except images.ImageError:
+            log.debug("image part is not a decodable image; sent unchanged")
+        else:
+            if sent is not data:
+                image["url"] = images.data_url(sent)
+    part["image_url"] = image
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _no_key_message() -> str:
+    """Why there is no key for OpenAI, in one sentence, and what to do about it."""
+    usable, _ = secrets.keyring_usable()
+    where = (f"none is stored in the system keyring and {secrets.ENV_VAR} is not set" if usable else
+             f"{secrets.ENV_VAR} is not set and there is no system keyring to store one in")
+    fixes = f"set {secrets.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
+    return (f"no API key for OpenAI: {where}. To fix, {fixes} or give --base-url of a local "
+            "OpenAI-compatible server (vLLM, Ollama, LM Studio), which needs no key.")
+
+
+def is_openai(base_url: str | None) -> bool:
+    """True for the real OpenAI API (no base URL, or its host)."""
+    return base_url is None or secrets.host_of(base_url) in OPENAI_HOSTS
+
+
+def _estimate_prompt_tokens(messages: Iterable[dict]) -> int:
+    chars = images = 0
+    for msg in messages:
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if isinstance(content, str):
+            chars += len(content)
+        for part in content if isinstance(content, list) else []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                images += 1
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                chars += len(part["text"])
+    return chars // 4 + images * IMAGE_TOKEN_GUESS
+
+
+def _parse_retry_after(headers) -> float | None:
+    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date), capped."""
+    if headers is None:
+        return None
+    try:
+        ms = headers.get("retry-after-ms")
+        if ms is not None:
+            return min(max(float(ms) / 1000, 0.0), RETRY_AFTER_CAP)
+    except ValueError:
+        pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        seconds = when.timestamp() - time.time()
+    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
+
+
+def _status_phrase(status: int) -> str:
+    try:
+        return f"{status} {http.HTTPStatus(status).phrase}"
+    except ValueError:
+        return str(status)
+
+
+def _server_message(exc: openai.APIStatusError) -> str:
+    body = exc.body
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        msg = err.get("message") if isinstance(err, dict) else err
+        if msg:
+            return str(msg)[:300]
+    return ""
+
+
+def _run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
+    """Run ``fn`` in a daemon thread; return its result, or raise ModelCancelled at once on cancel.
+
+    An abandoned call finishes (or times out) in the background and is ignored.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work():
+        try:
+            box["value"] = fn()
+        except BaseException as e:  # handed to the caller below
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="model-request", daemon=True).start()
+    while not done.wait(CANCEL_POLL if cancel is not None else None):
+        if cancel.is_set():
+            raise ModelCancelled("model call cancelled")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+# --------------------------------------------------------------------------- client
+
+
+class ModelClient:
+    """A chat client for one :class:`ModelConfig`. Thread-safe; ``close()`` when done."""
+
+    def __init__(self, config: ModelConfig, api_key: str | None = None):
+        self.config = config
+        self.key_source = "given"
+        if api_key is None:
+            api_key = self._find_key()
+        self._key = api_key
+        self._client = openai.OpenAI(base_url=config.base_url, api_key=api_key,
+                                     timeout=config.timeout, max_retries=0)
+
+    def _find_key(self) -> str:
+        lookup = secrets.get_api_key(self.config.base_url)
+        self.key_source = lookup.source
+        if lookup.key:
+            log.info("%s", lookup.note)
+            return lookup.key
+        if is_openai(self.config.base_url):
+            raise ModelError(_no_key_message(), reason="no-key")
+        self.key_source = "none (local server)"
+        return NO_KEY
+
+    # -- public ------------------------------------------------------------------
+    def chat(self, messages: list[dict], *, cancel: threading.Event | None = None,
+             on_retry: Callable[[int, float, str], Any] | None = None) -> ChatResult:
+        """Send ``messages`` and return the reply; raises ModelError or ModelCancelled.
+
+        ``on_retry(attempt, wait_seconds, reason)`` is called before each wait:
+        ``attempt`` is the number of the attempt that just failed.
+        """
+        payload = prepare_images(messages, self.config)
+        start = time.monotonic()
+        attempt = 0
+        while True:
+            self._check(cancel)
+            attempt += 1
+            try:
+                completion = _run_cancellable(lambda: self._request(payload), cancel)
+                break
+            except ModelCancelled:
+                raise
+            except Exception as exc:  # classified into a ModelError
+                err = self._classify(exc)
+            self._give_up_or_wait(err, attempt, cancel, on_retry)
+        return self._result(completion, payload, start, attempt)
+
+    def list_models(self) -> list[str]:
+        """Model ids the server offers (one attempt; ModelError on failure)."""
+        try:
+            page = self._client.models.list()
+            return sorted(m.id for m in page)
+        except Exception as exc:
+            raise self._classify(exc, what="listing models") from None
+
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> "ModelClient":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"ModelClient({self.config.model!r} at {self.config.display_url!r}, key from {self.key_source})"
+
+    # -- one request -------------------------------------------------------------
+    def _request(self, payload: list[dict]):
+        cfg = self.config
+        raw = self._client.chat.completions.with_raw_response.create(
+            model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+        parsed = raw.parse()
+        if isinstance(parsed, str):
+            ctype = raw.headers.get("content-type", "no content type")
+            raise ModelError(
+                f"the server at {cfg.display_url} answered with {ctype} instead of JSON; "
+                "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
+                status=raw.status_code, reason="not-json")
+        return parsed
+
+    def _result(self, completion, payload: list[dict], start: float, attempts: int) -> ChatResult:
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            extra = getattr(completion, "error", None)
+            raise ModelError(self._scrub(
+                f"the server at {self.config.display_url} returned no choices"
+                + (f": {str(extra)[:300]}" if extra else "")), reason="no-choices", attempts=attempts)
+        choice = choices[0]
+        text = choice.message.content or ""
+        prompt, completion_tokens, estimated = self._usage(completion, payload, text)
+        result = ChatResult(
+            text=text, model=completion.model or self.config.model,
+            prompt_tokens=prompt, completion_tokens=completion_tokens,
+            cost=estimate_cost(self.config, prompt, completion_tokens),
+            seconds=time.monotonic() - start, attempts=attempts,
+            finish_reason=choice.finish_reason, tokens_estimated=estimated)
+        if not text.strip():
+            err = self._empty_reply(choice, attempts)
+            err.result = result  # the call was answered (and billed): its usage still counts
+            raise err
+        return result
+
+    def _empty_reply(self, choice, attempts: int) -> ModelError:
+        refusal = getattr(choice.message, "refusal", None)
+        if refusal:
+            return ModelError(self._scrub(f"the model refused: {refusal[:300]}"),
+                              reason="refusal", attempts=attempts)
+        hint = (f"; max_tokens={self.config.max_tokens} may be too small"
+                if choice.finish_reason == "length" else "")
+        return ModelError(f"the model returned an empty reply (finish_reason={choice.finish_reason}{hint})",
+                          reason="empty-reply", attempts=attempts)
+
+    @staticmethod
+    def _usage(completion, payload: list[dict], text: str) -> tuple[int, int, bool]:
+        usage = getattr(completion, "usage", None)
+        if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
+            return usage.prompt_tokens, usage.completion_tokens, False
+        return _estimate_prompt_tokens(payload), len(text) // 4, True
+
+    # -- retries -----------------------------------------------------------------
+    @staticmethod
+    def _check(cancel: threading.Event | None) -> None:
+        if cancel is not None and cancel.is_set():
+            raise ModelCancelled("model call cancelled")
+
+    def _give_up_or_wait(self, err: ModelError, attempt: int, cancel, on_retry) -> None:
+        err.attempts = attempt
+        if not err.retryable:
+            log.info("model call failed (not retried): %s", err)  # raised: the caller tells the user
+            raise err
+        if attempt > self.config.max_retries:
+            final = ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
+                               retryable=True, reason=err.reason, attempts=attempt)
+            log.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
+            raise final
+        wait = self._wait_for(err, attempt)
+        log.info("model call attempt %d failed (%s); retrying in %.2f s", attempt, err.reason, wait)
+        if on_retry is not None:
+            try:
+                on_retry(attempt, wait, err.reason)
+            except Exception:
+                log.exception("on_retry callback failed")
+        if cancel is not None:
+            if cancel.wait(wait):
+                raise ModelCancelled("model call cancelled while waiting to retry")
+        else:
+            time.sleep(wait)
+
+    def _wait_for(self, err: ModelError, attempt: int) -> float:
+        if err.retry_after is not None:
+            return err.retry_after
+        cfg = self.config
+        base = min(cfg.backoff_cap, cfg.backoff * 2 ** (attempt - 1))
+        return max(0.0, min(cfg.backoff_cap, base * random.uniform(0.8, 1.2)))
+
+    # -- error mapping -----------------------------------------------------------
+    def _scrub(self, text: str) -> str:
+        if self._key and self._key != NO_KEY and len(self._key) >= 4:
+            text = text.replace(self._key, "***")
+        return text
+
+    def _classify(self, exc: BaseException, what: str = "model call") -> ModelError:
+        url = self.config.display_url
+        if isinstance(exc, ModelError):
+            err = exc
+        elif isinstance(exc, openai.APITimeoutError):
+            err = ModelError(f"no answer within {self.config.timeout:g} s from {url} (timeout)",
+                             retryable=True, reason="timeout")
+        elif isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            detail = f": {type(cause).__name__}: {cause}" if cause else ""
+            err = ModelError(f"could not connect to {url}{detail}; is the server running?",
+                             retryable=True, reason="connection")
+        elif isinstance(exc, openai.APIStatusError):
+            err = self._from_status(exc, what)
+        elif isinstance(exc, json.JSONDecodeError):
+            err = ModelError(f"the server at {url} sent malformed JSON (truncated reply?): {exc.msg}",
+                             retryable=True, reason="invalid-json")
+        else:
+            err = ModelError(f"unexpected error during {what} with {url}: {type(exc).__name__}: {exc}",
+                             reason="unexpected")
+        return ModelError(self._scrub(str(err))[:1000], status=err.status, retryable=err.retryable,
+                          reason=err.reason, retry_after=err.retry_after)
+
+    def _from_status(self, exc: openai.APIStatusError, what: str) -> ModelError:
+        status = exc.status_code
+        url, model = self.config.display_url, self.config.model
+        said = _server_message(exc)
+        suffix = f" (server said: {said})" if said else ""
+        retryable = status in (408, 409, 429) or status >= 500
+        if status == 429 and exc.code == "insufficient_quota":
+            retryable = False
+        hint = exc.response.headers.get("x-should-retry")
+        if hint in ("true", "false"):
+            retryable = hint == "true"
+        messages = {
+            401: f"the server rejected the API key (401) at {url}; store a valid key in Settings "
+                 f"or set {secrets.ENV_VAR}",
+            403: f"access denied (403): the API key may not be allowed to use model '{model}' at {url}",
+            404: f"model '{model}' not found at {url} (404); check the model name and that the base URL "
+                 "ends in /v1" if what == "model call" else
+                 f"{url} has no such endpoint (404); is the base URL right? (usually it ends in /v1)",
+            429: f"rate limited by {url} (429)" if retryable else
+                 f"the account has no quota left at {url} (429 {exc.code})",
+        }
+        text = messages.get(status, f"{_status_phrase(status)} from {url}") + suffix
+        return ModelError(text, status=status, retryable=retryable, reason=str(status),
+                          retry_after=_parse_retry_after(exc.response.headers) if retryable else None)

@@ -1,0 +1,1 @@
+"""Looking before acting: the world model's preview and WebDreamer-style planning."""

@@ -1,0 +1,87 @@
+"""Set-of-Mark marks as data, and their text for the prompt.
+
+A Mark is what the model is told about one numbered box. Marks never draw
+themselves (see :mod:`cockpit.core.page.overlay`) and never touch the browser after
+they are made (see :mod:`cockpit.core.browser.session` for collecting them).
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+
+
+@dataclass(frozen=True)
+class Mark:
+    id: int
+    bbox: tuple[int, int, int, int]  # x, y, w, h in viewport (= screenshot) pixels
+    tag: str
+    role: str = ""
+    type: str = ""
+    text: str = ""
+    aria_label: str = ""
+    placeholder: str = ""
+    href: str = ""
+    value: str = ""
+    secret: bool = False  # a password / card field: its value is never recorded
+    filled: bool = False  # a secret field with a value in it (painted over in the screenshot; see masking)
+    editable: bool = False
+    scrollable: bool = False
+    in_iframe: bool = False
+    reason: str = ""  # why it was marked: native, role, pointer, listener, ...
+    point: tuple[int, int] | None = field(default=None)  # a hit-tested point to act at
+    form_method: str = ""  # "post", "get" or "dialog" of the element's form; "" outside a form
+    submit: bool = False  # clicking it submits its form (submit button, input type=submit/image)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Mark":
+        known = {f.name for f in fields(cls)}
+        kw = {k: v for k, v in d.items() if k in known}
+        kw["bbox"] = tuple(int(v) for v in kw.get("bbox", (0, 0, 0, 0)))
+        if kw.get("point") is not None:
+            kw["point"] = tuple(int(v) for v in kw["point"])
+        return cls(**kw)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["bbox"] = list(self.bbox)
+        d["point"] = list(self.point) if self.point else None
+        return d
+
+    @property
+    def center(self) -> tuple[int, int]:
+        x, y, w, h = self.bbox
+        return x + w // 2, y + h // 2
+
+    @property
+    def label(self) -> str:
+        """The best short human description: text, aria-label, placeholder."""
+        return self.text or self.aria_label or self.placeholder or self.value
+
+
+def marks_from_json(items: list[dict]) -> list[Mark]:
+    return [Mark.from_dict(d) for d in items]
+
+
+def _q(s: str) -> str:
+    return '"' + s.replace('"', "'") + '"'
+
+
+def describe(mark: Mark) -> str:
+    """One element in WebVoyager's shape: ``[N]: <tag> "text", "aria-label";``."""
+    text = mark.text or mark.placeholder or mark.value
+    parts = [_q(text)]
+    if mark.aria_label and mark.aria_label != text:
+        parts.append(_q(mark.aria_label))
+    if mark.value and mark.value != text and mark.tag != "select":
+        parts.append(f"value {_q(mark.value)}")  # what is already typed in the field
+    kind = mark.tag
+    if mark.tag == "input" and mark.type:
+        kind = f"input type={mark.type}"
+    elif mark.reason in ("pointer", "listener", "handler") and mark.role == "":
+        kind = f"{mark.tag} clickable"
+    extra = " (scrollable)" if mark.scrollable and mark.reason == "scrollable" else ""
+    return f"[{mark.id}]: <{kind}> {', '.join(parts)};{extra}"
+
+
+def element_text(marks: list[Mark]) -> str:
+    """The auxiliary element text sent with a screenshot, one element per line."""
+    return "\n".join(describe(m) for m in marks)

@@ -1,0 +1,1 @@
+"""Judging runs: the LLM judge, agreement between annotators, reports, comparison, procedural memory."""

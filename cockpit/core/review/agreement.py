@@ -1,0 +1,550 @@
+"""Agreement statistics and success reports over human labels and judge verdicts.
+
+Two layers, both returning plain data (lists, dicts, tuples of numbers and
+strings) so the window can chart them and ``cockpit agreement`` can print or
+dump them as JSON:
+
+* Pure formulas: :func:`percent_agreement`, :func:`cohen_kappa`,
+  :func:`fleiss_kappa`, :func:`fleiss_from_labels`, :func:`confusion_matrix`.
+  Written out here (no numpy/scipy) and checked in the tests against published
+  worked examples.
+* Store reports, following WebVoyager's evaluation protocol (section 5.2,
+  Table 2): pairwise Cohen's kappa between annotators, Fleiss' kappa over three
+  or more, agreement of each judge (per model, k and prompt version) with the
+  human consensus, disagreements, success rates, failure categories and a steps
+  histogram.
+
+Conventions used by the store reports (one place, so the window and the CLI
+agree):
+
+* Human verdicts are binary: ``success`` -> 1, ``fail`` -> 0; ``unsure`` is
+  left out, as if that annotator had not labelled the run. A run whose only
+  labels are ``unsure`` has no human verdict.
+* The human *consensus* of a run is the strict majority of its annotators'
+  binary verdicts (a single annotator is a majority of one). A tie (1 vs 1,
+  2 vs 2) is *undecided*: the run has no consensus and is left out of judge
+  agreement and success rates, but is listed as an annotator disagreement.
+* Judge verdicts are 1, 0 or ``None`` (undecided: the reply said neither
+  SUCCESS nor NOT SUCCESS). Undecided verdicts are left out of agreement and
+  counted separately.
+* Kappa values are ``None`` when there is nothing to compute them over.
+"""
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from fractions import Fraction
+from collections.abc import Hashable, Iterable, Sequence
+
+from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
+
+#: Binary value of each human verdict; 'unsure' is absent on purpose (excluded).
+BINARY = {"success": 1, "fail": 0}
+#: Name of a binary verdict in tables and confusion matrices.
+NAMES = {1: "success", 0: "fail"}
+#: Up to this many annotators, Fleiss' group search tries every subset of three or more.
+_SUBSET_SEARCH_LIMIT = 10
+
+
+# ---------------------------------------------------------------------------
+# Formulas
+# ---------------------------------------------------------------------------
+
+def _pairs(a: Sequence, b: Sequence) -> None:
+    if len(a) != len(b):
+        raise ValueError(f"the two raters must rate the same items ({len(a)} vs {len(b)} ratings)")
+    if not a:
+        raise ValueError("no items to compare")
+
+
+def percent_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Observed agreement p_o: the fraction (0..1, not 0..100) of items on which the
+    two raters gave the same label. ``a[i]`` and ``b[i]`` rate the same item."""
+    _pairs(a, b)
+    return sum(x == y for x, y in zip(a, b)) / len(a)
+
+
+def cohen_components(a: Sequence[Hashable], b: Sequence[Hashable]) -> tuple[float, float]:
+    """Cohen's observed and chance agreement (p_o, p_e) of two raters over the same items.
+
+    Cohen (1960), "A coefficient of agreement for nominal scales":
+    p_o = (1/N) * #{i : a_i = b_i};  p_e = sum over categories c of (n_a(c)/N) * (n_b(c)/N),
+    where n_a(c) is how many items rater a put in category c.
+    """
+    _pairs(a, b)
+    n = len(a)
+    ca, cb = Counter(a), Counter(b)
+    agree = sum(x == y for x, y in zip(a, b))
+    chance = sum(ca[c] * cb[c] for c in ca)
+    return agree / n, chance / (n * n)
+
+
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa for two raters and nominal labels: kappa = (p_o - p_e) / (1 - p_e).
+
+    See :func:`cohen_components` for p_o and p_e. Computed in integer counts,
+    (N * agreements - sum_c n_a(c) n_b(c)) / (N^2 - sum_c n_a(c) n_b(c)), so it is exact
+    up to the final division.
+
+    Degenerate case: when p_e = 1 (both raters used one and the same single
+    category for every item) the formula is 0/0. We return 1.0 if the raters
+    agree on every item (p_o = 1, which is then always the case) and 0.0
+    otherwise, so a pair that never varied reads as perfect agreement rather
+    than an error.
+    """
+    _pairs(a, b)
+    n = len(a)
+    ca, cb = Counter(a), Counter(b)
+    agree = sum(x == y for x, y in zip(a, b))
+    chance = sum(ca[c] * cb[c] for c in ca)
+    if chance == n * n:
+        return 1.0 if agree == n else 0.0
+    return (n * agree - chance) / (n * n - chance)
+
+
+def _check_table(table: Sequence[Sequence[int]]) -> int:
+    if not table:
+        raise ValueError("Fleiss' kappa needs at least one subject")
+    width = len(table[0])
+    if width < 1 or any(len(row) != width for row in table):
+        raise ValueError("every row of the table must have one count per category")
+    if any(c < 0 or int(c) != c for row in table for c in row):
+        raise ValueError("counts must be non-negative integers")
+    sums = {sum(row) for row in table}
+    if len(sums) != 1:
+        raise ValueError(f"every subject must be rated by the same number of raters (rows sum to {sorted(sums)})")
+    n = sums.pop()
+    if n < 2:
+        raise ValueError("Fleiss' kappa needs at least two ratings per subject")
+    return n
+
+
+def fleiss_components(table: Sequence[Sequence[int]]) -> tuple[float, float]:
+    """Fleiss' mean observed agreement P-bar and chance agreement P-bar_e.
+
+    Fleiss (1971), "Measuring nominal scale agreement among many raters": with N
+    subjects (rows), k categories (columns), n ratings per subject and n_ij the
+    raters who put subject i in category j,
+    P_i = (sum_j n_ij^2 - n) / (n (n - 1)),  P-bar = (1/N) sum_i P_i,
+    p_j = (1/(N n)) sum_i n_ij,  P-bar_e = sum_j p_j^2.
+    """
+    p_bar, pe_bar = _fleiss_exact(table)
+    return float(p_bar), float(pe_bar)
+
+
+def _fleiss_exact(table: Sequence[Sequence[int]]) -> tuple[Fraction, Fraction]:
+    n = _check_table(table)
+    subjects = len(table)
+    p_bar = Fraction(sum(sum(c * c for c in row) - n for row in table), subjects * n * (n - 1))
+    totals = [sum(row[j] for row in table) for j in range(len(table[0]))]
+    pe_bar = Fraction(sum(t * t for t in totals), (subjects * n) ** 2)
+    return p_bar, pe_bar
+
+
+def fleiss_kappa(table: Sequence[Sequence[int]]) -> float:
+    """Fleiss' kappa = (P-bar - P-bar_e) / (1 - P-bar_e), see :func:`fleiss_components`.
+
+    ``table[i][j]`` is how many raters put subject i in category j; every row
+    must sum to the same n >= 2 (the raters need not be the same people, only
+    as many). Computed with exact fractions.
+
+    Degenerate case: P-bar_e = 1 means every rating of every subject fell in one
+    category; as for :func:`cohen_kappa` we return 1.0 if P-bar = 1 (always the
+    case then) and 0.0 otherwise.
+    """
+    p_bar, pe_bar = _fleiss_exact(table)
+    if pe_bar == 1:
+        return 1.0 if p_bar == 1 else 0.0
+    return float((p_bar - pe_bar) / (1 - pe_bar))
+
+
+def fleiss_from_labels(labels_by_item: dict[Hashable, Iterable[Hashable]], n_raters: int | None = None,
+                       categories: Sequence[Hashable] | None = None,
+                       ) -> tuple[list[list[int]], list[Hashable], list[Hashable]]:
+    """Build a Fleiss table from each item's labels (one label per rater, raters unnamed).
+
+    Returns ``(table, categories, items)``: ``table[i][j]`` counts the labels of
+    ``items[i]`` equal to ``categories[j]``. Fleiss' kappa needs the same number of
+    ratings per item, so items rated a different number of times are left out:
+    every item must have ``n_raters`` labels, by default the most common count
+    among items with at least two labels (ties go to the larger count). Items are
+    kept in the dict's order. Categories are those given, else every label seen
+    in the kept items, sorted by their text.
+    """
+    lists = {item: list(ls) for item, ls in labels_by_item.items()}
+    if n_raters is None:
+        counts = Counter(len(ls) for ls in lists.values() if len(ls) >= 2)
+        if not counts:
+            return [], list(categories or []), []
+        n_raters = max(counts, key=lambda c: (counts[c], c))
+    items = [item for item, ls in lists.items() if len(ls) == n_raters]
+    if categories is None:
+        categories = sorted({lab for item in items for lab in lists[item]}, key=str)
+    index = {c: j for j, c in enumerate(categories)}
+    table = []
+    for item in items:
+        row = [0] * len(categories)
+        for lab in lists[item]:
+            if lab not in index:
+                raise ValueError(f"label {lab!r} of item {item!r} is not one of the categories")
+            row[index[lab]] += 1
+        table.append(row)
+    return table, list(categories), items
+
+
+def confusion_matrix(truth: Sequence[Hashable], pred: Sequence[Hashable],
+                     classes: Sequence[Hashable] | None = None) -> dict:
+    """Counts of (truth, prediction) pairs as ``{truth_class: {predicted_class: count}}``.
+
+    Rows are the reference (e.g. the human consensus), columns the prediction
+    (e.g. a judge). Every class in ``classes`` gets a row and a column, zeros
+    included, in that order; pairs involving a value outside ``classes`` are
+    ignored. Without ``classes``, every value seen is a class (sorted by text).
+    """
+    if len(truth) != len(pred):
+        raise ValueError(f"truth and prediction differ in length ({len(truth)} vs {len(pred)})")
+    if classes is None:
+        classes = sorted(set(truth) | set(pred), key=str)
+    m = {t: {p: 0 for p in classes} for t in classes}
+    for t, p in zip(truth, pred):
+        if t in m and p in m[t]:
+            m[t][p] += 1
+    return m
+
+
+# ---------------------------------------------------------------------------
+# From the store
+# ---------------------------------------------------------------------------
+
+def human_matrix(store, binary: bool = True) -> dict[str, dict[str, object]]:
+    """Each run's labels as ``{run_id: {annotator: verdict}}``.
+
+    With ``binary`` (default) success -> 1 and fail -> 0, and ``unsure`` labels are
+    dropped (a run left with no label is absent). With ``binary=False`` the raw
+    verdict strings, ``unsure`` included.
+    """
+    out: dict[str, dict[str, object]] = {}
+    for row in _labels(store):
+        v = row["verdict"]
+        if binary:
+            if v not in BINARY:
+                continue
+            v = BINARY[v]
+        out.setdefault(row["run_id"], {})[row["annotator"]] = v
+    return out
+
+
+def _majority(values: Iterable[int]) -> int | None:
+    c = Counter(values)
+    if c[1] == c[0]:
+        return None
+    return 1 if c[1] > c[0] else 0
+
+
+def consensus(store, matrix: dict | None = None) -> dict[str, int]:
+    """Human consensus per run, ``{run_id: 1 | 0}``: the strict majority of the
+    annotators' binary verdicts (``unsure`` excluded). Ties are undecided and the
+    run is absent, like a run nobody labelled."""
+    matrix = human_matrix(store) if matrix is None else matrix
+    out = {}
+    for run_id, by in matrix.items():
+        m = _majority(by.values())
+        if m is not None:
+            out[run_id] = m
+    return out
+
+
+def pairwise_cohen(store) -> list[tuple[str, str, int, float, float]]:
+    """Cohen's kappa for every pair of annotators over the runs both gave a binary
+    verdict (success/fail; ``unsure`` excluded).
+
+    Rows ``(annotator1, annotator2, n, agreement, kappa)`` with ``annotator1 <
+    annotator2``, agreement a fraction 0..1; pairs with no run in common are left out.
+    """
+    matrix = human_matrix(store)
+    names = sorted({a for by in matrix.values() for a in by})
+    rows = []
+    for a1, a2 in itertools.combinations(names, 2):
+        common = [(by[a1], by[a2]) for by in matrix.values() if a1 in by and a2 in by]
+        if not common:
+            continue
+        x, y = [c[0] for c in common], [c[1] for c in common]
+        rows.append((a1, a2, len(common), percent_agreement(x, y), cohen_kappa(x, y)))
+    return rows
+
+
+def fleiss_group(store) -> tuple[list[str], list[str]]:
+    """The annotators (three or more) and runs Fleiss' kappa is computed over.
+
+    Fleiss' kappa needs the same number of ratings per run; we go further and use
+    the same people, as in WebVoyager's three-annotator study. We pick the set of
+    at least three annotators who all gave a binary verdict (``unsure`` excluded)
+    to the most runs; ties go to the larger set, then to the alphabetically first.
+    With up to 10 annotators every subset is tried; beyond that, the sets that
+    labelled some run together. Returns ``([], [])`` when no run has three
+    binary verdicts.
+    """
+    matrix = human_matrix(store)
+    sets = Counter(frozenset(by) for by in matrix.values() if len(by) >= 3)  # few distinct sets
+    if not sets:
+        return [], []
+    people = sorted(set().union(*sets))
+    if len(people) <= _SUBSET_SEARCH_LIMIT:
+        candidates = [frozenset(c) for r in range(3, len(people) + 1) for c in itertools.combinations(people, r)]
+    else:
+        candidates = list(sets)
+
+    def cover(group):
+        return sum(n for s, n in sets.items() if group <= s)
+
+    best = min(candidates, key=lambda g: (-cover(g), -len(g), sorted(g)))
+    runs = [run_id for run_id, by in matrix.items() if best <= by.keys()]
+    return sorted(best), runs
+
+
+def fleiss(store) -> tuple[int, int, float | None]:
+    """Fleiss' kappa over the runs labelled by the same three or more annotators
+    (see :func:`fleiss_group`): ``(n_runs, n_raters, kappa)``, ``(0, 0, None)`` if
+    there are no such runs. Categories are success and fail."""
+    people, runs = fleiss_group(store)
+    if not runs:
+        return 0, 0, None
+    matrix = human_matrix(store)
+    table = [[sum(1 for a in people if matrix[r][a] == v) for v in (1, 0)] for r in runs]
+    return len(runs), len(people), fleiss_kappa(table)
+
+
+def k_label(k: int) -> str:
+    """How a judge's k reads in tables: the number of screenshots, or 'all' for 0."""
+    return "all" if not k else str(k)
+
+
+def judge_agreement(store) -> list[dict]:
+    """Agreement of each judge with the human consensus, WebVoyager Table 2's shape.
+
+    One row per (judge, k, prompt_version) present among the verdicts, sorted by
+    judge, then k (1, 2, 3, ..., then 0 = all screenshots), then prompt version.
+    ``n`` counts runs with both a human consensus and a decided judge verdict;
+    ``undecided`` counts runs with a consensus whose judge verdict was undecided.
+    Keys: judge, k, k_label, prompt_version, n, agreement (fraction, None if n = 0),
+    kappa (Cohen's, judge vs consensus; None if n = 0), undecided, tp, fn, fp, tn
+    (success is the positive class: tp = both say success, fn = human success but
+    judge fail) and confusion ``{human: {judge: count}}`` over 'success'/'fail'.
+    """
+    cons = consensus(store)
+    groups: dict[tuple, list] = defaultdict(list)
+    for v in _verdicts(store):
+        groups[(v["judge"], v["k"] or 0, v["prompt_version"] or "")].append(v)
+    rows = []
+    for (judge, k, pv), vs in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1] == 0, g[0][1], g[0][2])):
+        human, pred, undecided = [], [], 0
+        for v in vs:
+            if v["run_id"] not in cons:
+                continue
+            if v["verdict"] is None:
+                undecided += 1
+                continue
+            human.append(cons[v["run_id"]])
+            pred.append(int(v["verdict"]))
+        m = confusion_matrix([NAMES[h] for h in human], [NAMES[p] for p in pred], ("success", "fail"))
+        rows.append({
+            "judge": judge, "k": k, "k_label": k_label(k), "prompt_version": pv, "n": len(human),
+            "agreement": percent_agreement(human, pred) if human else None,
+            "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided,
+            "tp": m["success"]["success"], "fn": m["success"]["fail"],
+            "fp": m["fail"]["success"], "tn": m["fail"]["fail"], "confusion": m,
+        })
+    return rows
+
+
+def _runs(store) -> dict[str, dict]:
+    rows = store._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
+                       "ORDER BY started, id")
+    return {r["id"]: r for r in rows}
+
+
+def disagreements(store, judge: str | None = None, k: int | None = None, *,
+                  annotators: bool = True) -> list[dict]:
+    """Runs to look at again: the human consensus differs from a judge's decided
+    verdict (only this judge and/or k when given), or, with ``annotators``, the
+    annotators disagree among themselves (both success and fail were given;
+    ``unsure`` does not count as disagreeing).
+
+    One dict per run, oldest run first: run_id, task, task_id, site, model,
+    human (consensus 1/0, None when the annotators tie), labels ``{annotator:
+    'success'|'fail'|'unsure'}``, annotators_disagree (bool), judges (the
+    disagreeing verdicts, each ``{judge, k, k_label, prompt_version, verdict}``)
+    and reasons (short sentences for a list view).
+    """
+    raw = human_matrix(store, binary=False)
+    matrix = human_matrix(store)
+    cons = consensus(store, matrix)
+    against: dict[str, list[dict]] = defaultdict(list)
+    for v in _verdicts(store):
+        if judge is not None and v["judge"] != judge:
+            continue
+        if k is not None and (v["k"] or 0) != k:
+            continue
+        if v["verdict"] is None or v["run_id"] not in cons or int(v["verdict"]) == cons[v["run_id"]]:
+            continue
+        against[v["run_id"]].append({"judge": v["judge"], "k": v["k"] or 0, "k_label": k_label(v["k"]),
+                                     "prompt_version": v["prompt_version"] or "", "verdict": int(v["verdict"])})
+    out = []
+    for run_id, run in _runs(store).items():
+        split = annotators and len(set(matrix.get(run_id, {}).values())) > 1
+        if not split and run_id not in against:
+            continue
+        reasons = []
+        if split:
+            votes = Counter(matrix[run_id].values())
+            reasons.append(f"annotators disagree ({votes[1]} success, {votes[0]} fail)")
+        for j in against.get(run_id, []):
+            reasons.append(f"{j['judge']} (k={j['k_label']}) says {NAMES[j['verdict']]}, "
+                           f"humans say {NAMES[cons[run_id]]}")
+        out.append({"run_id": run_id, "task": run["task"], "task_id": run["task_id"], "site": run["site"],
+                    "model": run["model"], "human": cons.get(run_id), "labels": raw.get(run_id, {}),
+                    "annotators_disagree": bool(split), "judges": against.get(run_id, []), "reasons": reasons})
+    return out
+
+
+def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
+    """Each finished run's success (1/0, or None when unknown) and where it came from.
+
+    Sources, in order of preference: 'human' (the consensus), 'judge' (the newest
+    decided judge verdict, any judge and k), 'no_answer' (the run ended without an
+    ANSWER: status max_steps, stopped, failed, interrupted or closed, which
+    WebVoyager scores 0). An answered run nobody has judged is ``(None,
+    'unjudged')``: an answer alone is not a success. Runs still running are absent.
+    """
+    cons = consensus(store)
+    newest: dict[str, tuple[float, int]] = {}
+    for v in _verdicts(store):
+        if v["verdict"] is None:
+            continue
+        t = v["created"] or 0.0
+        if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
+            newest[v["run_id"]] = (t, int(v["verdict"]))
+    out = {}
+    for run_id, run in _runs(store).items():
+        if run["status"] == "running":
+            continue
+        if run_id in cons:
+            out[run_id] = (cons[run_id], "human")
+        elif run_id in newest:
+            out[run_id] = (newest[run_id][1], "judge")
+        elif run["status"] != "answered":
+            out[run_id] = (0, "no_answer")
+        else:
+            out[run_id] = (None, "unjudged")
+    return out
+
+
+def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | None, dict]]:
+    """Success rate per site or per model: rows ``(group, n, successes, rate, sources)``.
+
+    Each run's outcome comes from :func:`run_outcomes` (human consensus, else the
+    newest judge verdict, else 0 for a run that never answered). ``n`` counts runs
+    with a known outcome; answered runs nobody judged are left out of n and
+    counted in ``sources['unjudged']``. ``sources`` counts the runs of the row by
+    source: human, judge, no_answer, unjudged. ``rate`` is successes / n (None
+    when n = 0). A run with no site or model is grouped under ''. Groups are
+    sorted by name.
+    """
+    if by not in ("site", "model"):
+        raise ValueError(f"success rates are by 'site' or 'model', not {by!r}")
+    runs = _runs(store)
+    groups: dict[str, dict] = {}
+    for run_id, (ok, source) in run_outcomes(store).items():
+        g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
+        g["sources"][source] += 1
+        if ok is None:
+            continue
+        g["n"] += 1
+        g["ok"] += ok
+    rows = []
+    for name in sorted(groups):
+        g = groups[name]
+        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged")}
+        rows.append((name, g["n"], g["ok"], g["ok"] / g["n"] if g["n"] else None, sources))
+    return rows
+
+
+def failure_categories(store) -> dict[str, int]:
+    """How many failed runs have each primary failure category: ``{category: runs}``.
+
+    Only runs whose human consensus is fail count. A run's category is the most
+    common among its fail labels that name one; ties go to the category listed
+    first in :data:`~cockpit.core.store.labels.CATEGORIES`, then to the
+    alphabetically first (user-added categories). A failed run with no category
+    on any label counts under ''. Sorted by count, largest first.
+    """
+    cons = consensus(store)
+    by_run: dict[str, list[str]] = defaultdict(list)
+    for row in _labels(store):
+        if row["verdict"] == "fail" and cons.get(row["run_id"]) == 0:
+            by_run[row["run_id"]].append(row["category"] or "")
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    counts: Counter = Counter()
+    for cats in by_run.values():
+        named = Counter(c for c in cats if c)
+        if not named:
+            counts[""] += 1
+            continue
+        counts[min(named, key=lambda c: (-named[c], order.get(c, len(order)), c))] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0])))
+
+
+def steps_histogram(store, bins: int | Sequence[int] = 10) -> list[tuple[int, int, int]]:
+    """Histogram of the step counts of finished runs: rows ``(lo, hi, count)``.
+
+    ``bins`` is a number of equal-width bins with whole-number edges from the
+    smallest step count up (the width is rounded up so the largest count fits,
+    and bins past the largest count are dropped, so there may be fewer), or a
+    list of edges. A bin counts runs with lo <= steps < hi; the last bin
+    also includes its upper edge (as numpy does); with explicit edges, runs
+    outside them are not counted. No finished runs: ``[]``.
+    """
+    steps = [r["steps"] or 0 for r in store._rows("SELECT steps FROM runs WHERE status != 'running'")]
+    if isinstance(bins, int):
+        if bins < 1:
+            raise ValueError("the histogram needs at least one bin")
+        if not steps:
+            return []
+        lo, hi = min(steps), max(steps)
+        width = -(-(hi - lo + 1) // bins)  # ceiling division: bins * width covers lo..hi
+        used = -(-(hi - lo + 1) // width)  # no empty bins past the largest count
+        edges = [lo + i * width for i in range(used + 1)]
+    else:
+        edges = list(bins)
+        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise ValueError("histogram edges must be at least two increasing numbers")
+    counts = [0] * (len(edges) - 1)
+    last = len(counts) - 1
+    for s in steps:
+        for i in range(len(counts)):
+            if edges[i] <= s < edges[i + 1] or (i == last and s == edges[-1]):
+                counts[i] += 1
+                break
+    return [(edges[i], edges[i + 1], counts[i]) for i in range(len(counts))]
+
+
+def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = True,
+           judge: str | None = None, k: int | None = None) -> dict:
+    """Everything ``cockpit agreement`` shows, as one JSON-ready dict."""
+    n_runs, n_raters, kappa = fleiss(store)
+    people, _ = fleiss_group(store)
+    out = {
+        "pairwise_cohen": [dict(zip(("annotator1", "annotator2", "n", "agreement", "kappa"), r))
+                           for r in pairwise_cohen(store)],
+        "fleiss": {"n_runs": n_runs, "n_raters": n_raters, "kappa": kappa, "annotators": people},
+        "judges": judge_agreement(store),
+        "success_by_site": [dict(zip(("site", "n", "successes", "rate", "sources"), r))
+                            for r in success_rates(store, "site")],
+        "success_by_model": [dict(zip(("model", "n", "successes", "rate", "sources"), r))
+                             for r in success_rates(store, "model")],
+        "failure_categories": failure_categories(store),
+        "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
+    }
+    if disagreement_list:
+        out["disagreements"] = disagreements(store, judge, k)
+    return out

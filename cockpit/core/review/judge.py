@@ -1,0 +1,562 @@
+"""The LLM judge: WebVoyager's automatic evaluation, plus reference-answer checks.
+
+What it is for: scoring finished runs without a human. A judge model (chosen
+independently of the agent's model) gets the task, the agent's final answer
+and the last ``k`` marked screenshots of the run (``k = 0``: all of them) and
+replies with its reasoning and a last line SUCCESS or NOT SUCCESS
+(``prompts/judge_system.txt``). The reply is parsed as WebVoyager's public
+script does (:func:`parse_verdict`). A run whose last action is not ANSWER
+scores 0 without asking the model. For runs with reference answers (imported
+WebVoyager runs; WebArena / MMInA ``eval`` dicts) the MMInA checks are run as
+well: ``exact_match`` and ``must_include`` by string comparison, and
+``fuzzy_match`` by a short yes/no question to the judge model (the reference
+answers and the string checks live in :mod:`cockpit.core.tasks.references`).
+
+Verdicts go to the store through :func:`cockpit.core.store.labels.set_verdict`:
+
+===============================  ===  ========================  ================================
+judge                            k    prompt_version            verdict
+===============================  ===  ========================  ================================
+``<judge model>``                k    :data:`PROMPT_VERSION`    1 / 0 / NULL (undecided)
+``ref:exact_match``              0    :data:`REF_VERSION`       1 / 0
+``ref:must_include``             0    :data:`REF_VERSION`       1 / 0
+``ref:fuzzy_match:<model>``      0    :data:`FUZZY_VERSION`     1 / 0 / NULL
+===============================  ===  ========================  ================================
+
+:func:`judge_runs` scores many runs concurrently with ``openai.AsyncOpenAI``
+(so it runs on the GUI's qasync loop as well as under ``asyncio.run``). It
+opens the Store in the calling thread and touches it only from there.
+
+What it must not do: import Qt; log or store an API key; let the ``openai``
+client retry on its own (retries, backoff and cancellation are ours, with the
+same policy and error messages as :mod:`cockpit.core.llm.client`).
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import openai
+
+from cockpit.core import resources
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.images import data_url
+from cockpit.core.llm.client import ModelClient, ModelConfig, ModelError, estimate_cost, prepare_images
+from cockpit.core.tasks.references import (
+    References,
+    check_exact_match,
+    check_must_include,
+    normalize,
+    references_of,
+)
+from cockpit.core.store import Store
+from cockpit.core.store import labels
+
+__all__ = [
+    "FUZZY_VERSION",
+    "NO_ANSWER_REPLY",
+    "PROMPT_VERSION",
+    "REF_VERSION",
+    "JudgeReport",
+    "References",
+    "RunJudgement",
+    "build_request",
+    "check_exact_match",
+    "check_must_include",
+    "fuzzy_judge_name",
+    "fuzzy_request",
+    "judge_runs",
+    "normalize",
+    "parse_verdict",
+    "parse_yes_no",
+    "references_of",
+    "system_prompt",
+]
+
+log = logging.getLogger(__name__)
+
+#: Stored with every model verdict; change it whenever judge_system.txt or build_request changes meaning.
+PROMPT_VERSION = "cockpit-judge-1"
+#: Stored with the string checks (exact_match, must_include).
+REF_VERSION = "cockpit-ref-1"
+#: Stored with fuzzy_match verdicts; change it with the fuzzy prompt.
+FUZZY_VERSION = "cockpit-fuzzy-1"
+
+EXACT = "ref:exact_match"
+INCLUDE = "ref:must_include"
+FUZZY_PREFIX = "ref:fuzzy_match:"
+NO_ANSWER_REPLY = "no ANSWER: scored 0 without asking the judge"
+
+Progress = Callable[[int, int, str, "int | None"], Any]
+
+
+def system_prompt() -> str:
+    return resources.read_text("prompts/judge_system.txt").strip()
+
+
+def fuzzy_judge_name(model: str) -> str:
+    return FUZZY_PREFIX + model
+
+
+# --------------------------------------------------------------------------- parsing
+
+
+def parse_verdict(text: str | None) -> int | None:
+    """WebVoyager's rule: 'NOT SUCCESS' anywhere -> 0, else 'SUCCESS' anywhere -> 1, else None.
+
+    Case-sensitive on purpose, as in the public script: the prompt asks for the
+    verdict in capitals and for capitals nowhere else.
+    """
+    text = text or ""
+    if "NOT SUCCESS" in text:
+        return 0
+    if "SUCCESS" in text:
+        return 1
+    return None
+
+
+def parse_yes_no(text: str | None) -> int | None:
+    """The first standalone yes / no in a fuzzy-match reply: 1, 0, or None when neither appears."""
+    m = re.search(r"\b(yes|no)\b", (text or "").lower())
+    if not m:
+        return None
+    return 1 if m.group(1) == "yes" else 0
+
+
+# --------------------------------------------------------------------------- requests
+
+
+def _final_answer(run: dict) -> str | None:
+    """The run's ANSWER text, or None when its last action was not ANSWER."""
+    return run.get("answer")
+
+
+def build_request(store: Store, run_id: str, k: int) -> list[dict]:
+    """The judge's messages for one run: the system prompt, then one user message holding the task,
+    the final answer (or a note that there is none) and the last ``k`` marked screenshots as data URLs
+    (``k = 0``: all), oldest first, each after a "Screenshot of step N:" line.
+
+    Steps whose screenshot file is missing are skipped and named in the text
+    ("screenshot of step 4 is missing"). Images are sent as stored; the caller
+    applies :func:`prepare_images` for detail and downscaling.
+    """
+    if k < 0:
+        raise ValueError("k must be 0 (all screenshots) or a positive number")
+    run = store.run(run_id)
+    steps = store._rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
+                        [run_id])  # only what is needed: a long run's stored requests are large
+    answer = _final_answer(run)
+    shots = [s for s in steps if s.get("screenshot") or s.get("screenshot_clean")]
+    chosen = shots[-k:] if k else shots
+    images: list[tuple[int, bytes]] = []
+    missing: list[int] = []
+    for s in chosen:
+        rel = s.get("screenshot") or s.get("screenshot_clean")
+        path = store.file(rel)
+        try:
+            images.append((s["step"], path.read_bytes()))
+        except OSError:
+            missing.append(s["step"])
+    lines = [f"Task: {run['task']}"]
+    if run.get("url"):
+        lines.append(f"Website where the agent started: {run['url']}")
+    if answer is not None:
+        lines.append(f"The agent's final answer: {answer}")
+    else:
+        lines.append(f"The agent ended without an ANSWER action (run status: {run.get('status')}), "
+                     "so it gave no final answer.")
+    if not shots:
+        lines.append("No screenshot of this run is available.")
+    elif len(chosen) < len(shots):
+        lines.append(f"Below are the last {len(chosen)} of the trajectory's {len(shots)} screenshots, oldest first.")
+    else:
+        lines.append(f"Below are all {len(shots)} screenshots of the trajectory, oldest first.")
+    lines += [f"Note: the screenshot of step {n} is missing." for n in missing]
+    content: list[dict] = [{"type": "text", "text": "\n".join(lines)}]
+    for n, data in images:
+        content.append({"type": "text", "text": f"Screenshot of step {n}:"})
+        content.append({"type": "image_url", "image_url": {"url": data_url(data)}})
+    content.append({"type": "text", "text": "Did the agent accomplish the task? Give your reasoning, "
+                                            "then the verdict line: SUCCESS or NOT SUCCESS."})
+    return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": content}]
+
+
+def fuzzy_request(task: str, answer: str, reference: str) -> list[dict]:
+    """MMInA's fuzzy_match question: does the answer imply the reference? Yes or No."""
+    return [
+        {"role": "system", "content": "You check answers to web tasks. Reply with Yes or No first, "
+                                      "then at most one sentence of explanation."},
+        {"role": "user", "content": f"Task: {task}\n"
+                                    f"Given the statement \"{answer}\", would it be correct to infer "
+                                    f"\"{reference}\"? Yes or No"},
+    ]
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclass
+class RunJudgement:
+    """What happened to one run in :func:`judge_runs`.
+
+    verdict: the judge model's verdict (new or already stored): 1, 0, or None
+        when undecided, not judged (reference-only, error) or cancelled.
+    skipped: the judge verdict was already stored and was not asked again.
+    references: check name ("exact_match", ...) -> 1 / 0 / None.
+    """
+
+    run_id: str
+    verdict: int | None = None
+    judged: bool = False
+    skipped: bool = False
+    asked: bool = False  # a request went to the judge model for the main verdict
+    references: dict[str, int | None] = field(default_factory=dict)
+    error: str | None = None
+    done: bool = False
+
+
+@dataclass
+class JudgeReport:
+    total: int = 0
+    runs: dict[str, RunJudgement] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # run id -> message
+    cancelled: bool = False
+    requests: int = 0  # model requests that got an answer
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None  # USD, over calls whose price is known; None when none is
+    seconds: float = 0.0
+
+    @property
+    def done(self) -> int:
+        return sum(1 for r in self.runs.values() if r.done)
+
+    @property
+    def skipped(self) -> list[str]:
+        return [r.run_id for r in self.runs.values() if r.skipped]
+
+    def counts(self) -> dict[str, int]:
+        """Judge verdicts of the finished runs: success / not / undecided / errors."""
+        out = {"success": 0, "not": 0, "undecided": 0, "errors": len(self.errors)}
+        for r in self.runs.values():
+            if r.judged:
+                out["success" if r.verdict == 1 else "not" if r.verdict == 0 else "undecided"] += 1
+        return out
+
+
+@dataclass
+class _Answer:
+    text: str
+    prompt_tokens: int
+    completion_tokens: int
+    cost: float | None
+
+
+# --------------------------------------------------------------------------- the batch
+
+
+class _Judge:
+    """One batch: the async client, its retry loop, the semaphore and the report."""
+
+    def __init__(self, store: Store, config: ModelConfig, k: int, concurrency: int, report: JudgeReport,
+                 api_key: str | None, need_model: bool):
+        self.store, self.config, self.k, self.report = store, config, k, report
+        self.sem = asyncio.Semaphore(concurrency)
+        self.helper: ModelClient | None = None
+        self.client: openai.AsyncOpenAI | None = None
+        if need_model:
+            # The sync client resolves the key (a clear ModelError when OpenAI has none) and lends us its
+            # error classification and backoff, so both paths behave and read the same.
+            self.helper = ModelClient(config, api_key)
+            self.client = openai.AsyncOpenAI(base_url=config.base_url, api_key=self.helper._key,
+                                             timeout=config.timeout, max_retries=0)
+
+    async def close(self) -> None:
+        if self.client is not None:
+            await self.client.close()
+        if self.helper is not None:
+            self.helper.close()
+
+    # -- one request, with retries ---------------------------------------------
+    async def ask(self, messages: list[dict]) -> _Answer:
+        assert self.client is not None and self.helper is not None
+        cfg, helper = self.config, self.helper
+        payload = prepare_images(messages, cfg)
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                raw = await self.client.chat.completions.with_raw_response.create(
+                    model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+                completion = raw.parse()
+                if isinstance(completion, str):
+                    raise ModelError(
+                        f"the server at {cfg.display_url} answered with "
+                        f"{raw.headers.get('content-type', 'no content type')} instead of JSON; "
+                        "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
+                        status=raw.status_code, reason="not-json")
+                break
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # classified as llm.py does
+                err = helper._classify(exc)
+            err.attempts = attempt
+            if not err.retryable:
+                raise err
+            if attempt > cfg.max_retries:
+                raise ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
+                                 retryable=True, reason=err.reason, attempts=attempt)
+            wait = helper._wait_for(err, attempt)
+            log.info("judge call attempt %d failed (%s); retrying in %.2f s", attempt, err.reason, wait)
+            await asyncio.sleep(wait)
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            raise ModelError(f"the server at {cfg.display_url} returned no choices", reason="no-choices",
+                             attempts=attempt)
+        text = choices[0].message.content
+        if not text or not text.strip():
+            raise ModelError(f"the judge returned an empty reply (finish_reason={choices[0].finish_reason})",
+                             reason="empty-reply", attempts=attempt)
+        p, c, _ = ModelClient._usage(completion, payload, text)
+        answer = _Answer(text, p, c, estimate_cost(cfg, p, c))
+        rep = self.report
+        rep.requests += 1
+        rep.prompt_tokens += p
+        rep.completion_tokens += c
+        if answer.cost is not None:
+            rep.cost = (rep.cost or 0.0) + answer.cost
+        return answer
+
+    # -- one run ---------------------------------------------------------------
+    async def judge_one(self, item: "_Item") -> None:
+        res = item.result
+        problems: list[str] = []
+        if item.main:
+            try:
+                await self._main(item)
+            except (ModelError, CockpitError, OSError) as e:
+                problems.append(str(e))
+        if item.checks:
+            try:
+                await self._references(item)
+            except (ModelError, CockpitError, OSError) as e:
+                problems.append(f"reference check: {e}")
+        if problems:
+            res.error = "; ".join(problems)
+            self.report.errors[res.run_id] = res.error
+
+    async def _main(self, item: "_Item") -> None:
+        res, run = item.result, item.run
+        name = self.config.model
+        if _final_answer(run) is None:
+            labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, 0, reply=NO_ANSWER_REPLY)
+            res.verdict, res.judged = 0, True
+            return
+        async with self.sem:
+            messages = build_request(self.store, res.run_id, self.k)
+            res.asked = True
+            ans = await self.ask(messages)
+        verdict = parse_verdict(ans.text)
+        labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, verdict, reply=ans.text,
+                           prompt_tokens=ans.prompt_tokens, completion_tokens=ans.completion_tokens,
+                           cost=ans.cost)
+        res.verdict, res.judged = verdict, True
+
+    async def _references(self, item: "_Item") -> None:
+        res, run, refs = item.result, item.run, item.refs
+        answer = _final_answer(run)
+        store = self.store
+        if "exact_match" in item.checks:
+            v = check_exact_match(answer, refs)
+            labels.set_verdict(store, res.run_id, EXACT, 0, REF_VERSION, v,
+                               reply=_ref_reply(answer, refs.exact_match, "equals one of"))
+            res.references["exact_match"] = v
+        if "must_include" in item.checks:
+            v = check_must_include(answer, refs)
+            labels.set_verdict(store, res.run_id, INCLUDE, 0, REF_VERSION, v,
+                               reply=_ref_reply(answer, refs.must_include,
+                                                "includes all of" if refs.include_all else "includes one of"))
+            res.references["must_include"] = v
+        if "fuzzy_match" in item.checks:
+            name = fuzzy_judge_name(self.config.model)
+            if answer is None:
+                labels.set_verdict(store, res.run_id, name, 0, FUZZY_VERSION, 0, reply=NO_ANSWER_REPLY)
+                res.references["fuzzy_match"] = 0
+                return
+            votes, replies, p, c, cost = [], [], 0, 0, None
+            for statement in refs.fuzzy_statements():
+                async with self.sem:
+                    ans = await self.ask(fuzzy_request(run["task"], answer, statement))
+                votes.append(parse_yes_no(ans.text))
+                replies.append(f"{statement!r}: {ans.text.strip()}")
+                p, c = p + ans.prompt_tokens, c + ans.completion_tokens
+                if ans.cost is not None:
+                    cost = (cost or 0.0) + ans.cost
+            v = _combine(votes, refs.fuzzy_all or refs.unachievable)
+            labels.set_verdict(store, res.run_id, name, 0, FUZZY_VERSION, v, reply="\n".join(replies),
+                               prompt_tokens=p, completion_tokens=c, cost=cost)
+            res.references["fuzzy_match"] = v
+
+
+def _combine(votes: list[int | None], need_all: bool) -> int | None:
+    """All must say yes (need_all) or one must; an undecided vote decides nothing unless the rest already do."""
+    if need_all:
+        if any(v == 0 for v in votes):
+            return 0
+        return 1 if all(v == 1 for v in votes) else None
+    if any(v == 1 for v in votes):
+        return 1
+    return 0 if all(v == 0 for v in votes) else None
+
+
+def _ref_reply(answer: str | None, refs: list[str], how: str) -> str:
+    if answer is None:
+        return NO_ANSWER_REPLY
+    return f"answer {normalize(answer)!r} {how} {[normalize(r) for r in refs]!r}"
+
+
+@dataclass
+class _Item:
+    result: RunJudgement
+    run: dict
+    main: bool  # ask (or score) the judge verdict
+    refs: References | None
+    checks: list[str]  # reference checks still to do
+
+
+def _stored(store: Store, judge: str) -> dict[tuple[str, int, str], int | None]:
+    return {(v["run_id"], v["k"], v["prompt_version"]): v["verdict"] for v in labels.verdicts(store, judge=judge)}
+
+
+def _plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bool,
+          reference_only: bool, report: JudgeReport) -> list[_Item]:
+    main_done = {} if reference_only else _stored(store, config.model)
+    ref_done = {name: _stored(store, name) for name in (EXACT, INCLUDE, fuzzy_judge_name(config.model))}
+    versions = {"exact_match": (EXACT, REF_VERSION), "must_include": (INCLUDE, REF_VERSION),
+                "fuzzy_match": (fuzzy_judge_name(config.model), FUZZY_VERSION)}
+    items = []
+    for run_id in dict.fromkeys(run_ids):  # each once, in order
+        res = report.runs[run_id] = RunJudgement(run_id)
+        try:
+            run = store.run(run_id)
+        except CockpitError as e:
+            res.error = report.errors[run_id] = str(e)
+            res.done = True
+            continue
+        if run.get("status") == "running":
+            res.error = report.errors[run_id] = "the run is still running; judge it when it has finished"
+            res.done = True
+            continue
+        main = not reference_only
+        key = (run_id, k, PROMPT_VERSION)
+        if main and not redo and key in main_done:
+            main, res.skipped, res.judged, res.verdict = False, True, True, main_done[key]
+        refs = references_of(run.get("config"))
+        checks = []
+        for check in refs.checks if refs else []:
+            judge, version = versions[check]
+            if redo or (run_id, 0, version) not in ref_done[judge]:
+                checks.append(check)
+            else:
+                res.references[check] = ref_done[judge][(run_id, 0, version)]
+        items.append(_Item(res, run, main, refs, checks))
+    return items
+
+
+def _needs_model(items: list[_Item]) -> bool:
+    for it in items:
+        answered = _final_answer(it.run) is not None
+        if answered and (it.main or "fuzzy_match" in it.checks):
+            return True
+    return False
+
+
+async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelConfig, k: int,
+                     concurrency: int = 4, api_key: str | None = None, progress: Progress | None = None,
+                     cancel: asyncio.Event | None = None, redo: bool = False,
+                     reference_only: bool = False) -> JudgeReport:
+    """Judge ``run_ids`` with the judge model of ``config`` and run their reference checks.
+
+    k: screenshots shown to the judge (the last k; 0 = all). concurrency: model
+    requests in flight at most. progress(done, total, run_id, verdict) after
+    each run (verdict: the judge's, None when undecided or not judged).
+    cancel: when set, nothing new starts and requests in flight are cancelled
+    at once; the report then has ``cancelled`` and the verdicts written so far
+    stay. redo: ask again even where a verdict for (run, judge model, k,
+    prompt version) is stored (otherwise it is skipped and reported as
+    skipped). reference_only: only the reference checks (fuzzy_match still asks
+    the model).
+
+    The judge's temperature is ``config.temperature`` (WebVoyager used 0).
+    Errors of single runs land in ``report.errors`` and do not stop the batch.
+    Raises ModelError ("no-key") before any work when a model is needed and
+    there is no key for it; StoreError when the store cannot be opened.
+    """
+    if k < 0:
+        raise ValueError("k must be 0 (all screenshots) or a positive number")
+    if concurrency < 1:
+        raise ValueError("concurrency must be at least 1")
+    t0 = time.monotonic()
+    report = JudgeReport()
+    store = Store(store_root)
+    judge: _Judge | None = None
+    tasks: list[asyncio.Task] = []
+    watcher: asyncio.Task | None = None
+    try:
+        items = _plan(store, list(run_ids), config, k, redo, reference_only, report)
+        report.total = len(report.runs)
+        judge = _Judge(store, config, k, concurrency, report, api_key, _needs_model(items))
+
+        def finished(res: RunJudgement) -> None:
+            res.done = True
+            if progress is not None:
+                try:
+                    progress(report.done, report.total, res.run_id, res.verdict)
+                except Exception:
+                    log.exception("judge progress callback failed")
+
+        for res in list(report.runs.values()):  # unknown or running runs: counted as done at once
+            if res.done:
+                finished(res)
+
+        async def one(item: _Item) -> None:
+            if cancel is not None and cancel.is_set():
+                return
+            res = item.result
+            try:
+                if item.main or item.checks:
+                    await judge.judge_one(item)
+            except Exception as e:  # a bug in one run must not stop the others; it becomes that run's error
+                log.exception("judging %s failed", res.run_id)
+                res.error = report.errors[res.run_id] = f"internal error: {type(e).__name__}: {e}"
+            finished(res)
+
+        tasks = [asyncio.create_task(one(it), name=f"judge-{it.result.run_id}") for it in items]
+        pending: set[asyncio.Future] = set(tasks)
+        if cancel is not None:
+            watcher = asyncio.create_task(cancel.wait(), name="judge-cancel")
+        while pending:
+            waiting = pending | ({watcher} if watcher else set())
+            done, _ = await asyncio.wait(waiting, return_when=asyncio.FIRST_COMPLETED)
+            if watcher is not None and watcher in done:
+                report.cancelled = True
+                break
+            pending -= done
+        if cancel is not None and cancel.is_set() and report.done < report.total:
+            report.cancelled = True
+    finally:
+        for t in tasks:
+            t.cancel()
+        if watcher is not None:
+            watcher.cancel()
+        await asyncio.gather(*tasks, *([watcher] if watcher else []), return_exceptions=True)
+        if judge is not None:
+            await judge.close()
+        store.close()
+        report.seconds = time.monotonic() - t0
+    return report

@@ -1,0 +1,506 @@
+"""Reports and data sets made from the run store: labels tables, an HTML page
+of a run, an animated GIF of a run, and the marks as COCO JSON.
+
+What each export is for:
+
+* :func:`labels_rows` / :func:`write_labels_jsonl` / :func:`write_labels_csv`:
+  the human labels, one row per run and per annotator, for a spreadsheet or a
+  statistics script. A run nobody has labelled still gets one row, with an
+  empty annotator, verdict, category, comment, seconds, blind and labelled_at
+  (empty cells in CSV, ``null`` in JSONL), so the table lists every run
+  exported. Judge verdicts are a separate table (:func:`verdict_rows`).
+  Cell values are written as they are stored: a comment or a model's answer
+  starting with ``=`` is not defused against spreadsheet formulas (that would
+  break the round trip); open the CSV as data, not by double-click, if the
+  answers may come from hostile pages.
+* :func:`html_report`: one self-contained page per run, to read or to attach
+  to a bug report. Screenshots are embedded as JPEG ``data:`` URIs.
+* :func:`run_gif`: the marked screenshots as an animation with a caption.
+* :func:`coco_marks`: the Set-of-Mark boxes with their human corrections, as a
+  COCO object-detection data set (see the function for the decisions).
+
+What this module must never do: write text that came from a page, a model or
+a user (titles, URLs, thoughts, actions, answers, element text, comments,
+annotator names) into HTML without :func:`html.escape`, in element content or
+in attribute values. The HTML page has no script, no links, no external
+resources, and a Content-Security-Policy that forbids everything but inline
+styles and ``data:`` images, so even a missed escape renders inert.
+It never changes the store.
+"""
+from __future__ import annotations
+
+import base64
+import csv
+import datetime as dt
+import html
+import io
+import json
+import logging
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.store import labels as labels_mod
+from cockpit.core.store.db import Store
+
+log = logging.getLogger(__name__)
+
+#: Columns of the labels table, in order.
+LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps",
+                "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
+#: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
+VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
+
+CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
+
+#: The single COCO category every element box belongs to (see :func:`coco_marks`).
+COCO_CATEGORIES = [{"id": 1, "name": "interactive", "supercategory": "element"}]
+
+
+# ---------------------------------------------------------------- helpers
+def _iso(t: float | None) -> str:
+    """A store timestamp as ISO 8601 in UTC; '' for none."""
+    if not t:
+        return ""
+    return dt.datetime.fromtimestamp(t, tz=dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def _run_ids(store: Store, run_ids) -> list[str]:
+    """The given ids, or every run oldest first."""
+    if run_ids is None:
+        return [r["id"] for r in reversed(store.runs(limit=10**9))]
+    return list(run_ids)
+
+
+def _open_image(store: Store, rel: str | None) -> Image.Image | None:
+    """An image file of the store, loaded; None when absent or unreadable."""
+    if not rel:
+        return None
+    try:
+        with Image.open(store.file(rel)) as im:
+            im.load()
+            return im.copy()
+    except (OSError, ValueError, Image.DecompressionBombError) as e:
+        log.info("cannot read image %s: %s", rel, e)
+        return None
+
+
+def _marks(store: Store, step: dict) -> list[Mark] | None:
+    """The step's marks; None when it has no readable marks file."""
+    rel = step.get("marks_file")
+    if not rel:
+        return None
+    try:
+        return marks_from_json(json.loads(store.read_file(rel, "marks file")))
+    except (CockpitError, ValueError, TypeError, KeyError) as e:
+        log.info("cannot read marks %s: %s", rel, e)
+        return None
+
+
+def _step_image(store: Store, step: dict) -> tuple[Image.Image | None, str]:
+    """The screenshot with boxes as the model saw it (or redrawn from the clean one and the
+    marks when the marked file is gone); with a note saying what was missing."""
+    img = _open_image(store, step.get("screenshot"))
+    if img is not None:
+        return img, ""
+    clean = _open_image(store, step.get("screenshot_clean"))
+    if clean is not None:
+        marks = _marks(store, step)
+        if marks is None:
+            return clean, "marked screenshot missing; showing the clean screenshot"
+        from cockpit.core.page.overlay import draw_marks
+        return draw_marks(clean, marks), "marked screenshot missing; boxes redrawn from the recorded marks"
+    if step.get("screenshot") or step.get("screenshot_clean"):
+        return None, f"screenshot file missing or unreadable: {step.get('screenshot') or step.get('screenshot_clean')}"
+    return None, "this step has no screenshot"
+
+
+# ---------------------------------------------------------------- labels tables
+def labels_rows(store: Store, run_ids=None) -> list[dict]:
+    """One row per (run, annotator) with the columns of :data:`LABEL_FIELDS`; a run without
+    labels gives one row with empty label columns (None). Runs in the given order
+    (all runs oldest first when run_ids is None), annotators alphabetically."""
+    ids = _run_ids(store, run_ids)
+    by_run: dict[str, list[dict]] = {}
+    for lab in (labels_mod.labels(store) if run_ids is None or len(ids) > 50
+                else [x for rid in ids for x in labels_mod.labels(store, rid)]):
+        by_run.setdefault(lab["run_id"], []).append(lab)
+    rows = []
+    for rid in ids:
+        run = store.run(rid)
+        base = {"run_id": rid, "task_id": run["task_id"] or "", "task": run["task"] or "",
+                "site": run["site"] or "", "model": run["model"] or "", "status": run["status"] or "",
+                "answer": run["answer"], "steps": run["steps"] or 0}
+        labs = by_run.get(rid) or [None]
+        for lab in labs:
+            row = dict(base)
+            if lab is None:
+                row.update(annotator=None, verdict=None, category=None, comment=None, seconds=None,
+                           blind=None, labelled_at=None)
+            else:
+                row.update(annotator=lab["annotator"], verdict=lab["verdict"], category=lab["category"] or "",
+                           comment=lab["comment"] or "", seconds=lab["seconds"], blind=bool(lab["blind"]),
+                           labelled_at=_iso(lab["created"]))
+            rows.append(row)
+    return rows
+
+
+def verdict_rows(store: Store, run_ids=None) -> list[dict]:
+    """Judge verdicts, one row per (run, judge, k, prompt version), columns :data:`VERDICT_FIELDS`.
+    Runs no judge has seen are left out."""
+    ids = _run_ids(store, run_ids)
+    rows = []
+    for rid in ids:
+        task_id = store.run(rid)["task_id"] or ""
+        for v in labels_mod.verdicts(store, rid):
+            rows.append({"run_id": rid, "task_id": task_id, "judge": v["judge"], "k": v["k"],
+                         "prompt_version": v["prompt_version"] or "", "verdict": _verdict_text(v["verdict"]),
+                         "judged_at": _iso(v["created"])})
+    return rows
+
+
+def _verdict_text(v) -> str:
+    return {1: "success", 0: "not success"}.get(v, "")
+
+
+def write_labels_jsonl(rows: list[dict], path: Path | str) -> Path:
+    """One JSON object per line, UTF-8, non-ASCII kept as is."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path
+
+
+def write_labels_csv(rows: list[dict], path: Path | str, fields=None) -> Path:
+    """A CSV with a header row (UTF-8, no BOM). None is an empty cell, booleans are
+    True/False; newlines and quotes inside a cell are quoted by the csv module."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = list(fields or (rows[0].keys() if rows else LABEL_FIELDS))
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    return path
+
+
+# ---------------------------------------------------------------- HTML report
+_CSS = """
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 0; color: #1d1d1f;
+  background: #f5f5f7; }
+header, main > section { max-width: 1100px; margin: 16px auto; background: #fff; border-radius: 8px; padding: 16px 20px;
+  box-shadow: 0 1px 3px rgba(0,0,0,.12); }
+h1 { font-size: 20px; margin: 0 0 12px; white-space: pre-wrap; overflow-wrap: anywhere; }
+h2 { font-size: 16px; margin: 0 0 8px; }
+h3 { font-size: 14px; margin: 12px 0 4px; }
+table { border-collapse: collapse; margin: 4px 0 8px; }
+th, td { text-align: left; vertical-align: top; padding: 3px 10px 3px 0; overflow-wrap: anywhere; }
+th { color: #6e6e73; font-weight: 600; white-space: nowrap; }
+table.grid th, table.grid td { border-bottom: 1px solid #e5e5ea; padding: 4px 10px 4px 4px; }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; background: #f2f2f7; padding: 8px; border-radius: 4px;
+  margin: 4px 0; font: 13px/1.4 ui-monospace, Menlo, Consolas, monospace; }
+code { font: 13px ui-monospace, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+img { max-width: 100%; height: auto; border: 1px solid #d1d1d6; display: block; }
+.answer { font-size: 15px; background: #e8f5e9; }
+.note { color: #8a6d00; background: #fff8e1; padding: 6px 8px; border-radius: 4px; }
+.bad { color: #b00020; }
+.ok { color: #1b5e20; }
+.muted { color: #6e6e73; }
+"""
+
+#: Tags html_report may emit; tests hold it to this list.
+HTML_TAGS = frozenset({"html", "head", "meta", "title", "style", "body", "header", "main", "section",
+                       "h1", "h2", "h3", "p", "pre", "code", "span", "table", "tr", "th", "td", "img"})
+
+
+def _e(value) -> str:
+    """Any value as escaped HTML text (quotes too, so it is safe in attributes)."""
+    if value is None:
+        return ""
+    return html.escape(str(value), quote=True)
+
+
+def _kv(pairs) -> str:
+    """A two-column table of (label, already-escaped HTML) pairs, skipping empty values."""
+    rows = "".join(f"<tr><th>{_e(k)}</th><td>{v}</td></tr>" for k, v in pairs if v not in (None, ""))
+    return f"<table>{rows}</table>" if rows else ""
+
+
+def _grid(header, rows) -> str:
+    """A table with a header row; every cell escaped here."""
+    head = "".join(f"<th>{_e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in r) + "</tr>" for r in rows)
+    return f'<table class="grid"><tr>{head}</tr>{body}</table>'
+
+
+def _data_uri(img: Image.Image, max_width: int, quality: int) -> str:
+    img = img.convert("RGB")
+    if img.width > max_width:
+        img = img.resize((max_width, max(1, round(img.height * max_width / img.width))), Image.Resampling.LANCZOS)
+    buf = io.BytesIO()
+    img.save(buf, format="JPEG", quality=quality, optimize=True)
+    return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
+
+
+def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: int = 80) -> str:
+    """A self-contained HTML page of one run: the run, its labels and verdicts, then every step
+    with its marked screenshot embedded. All page, model and user text is escaped."""
+    run, steps = store.run(run_id), store.steps(run_id)
+    labs, verds = labels_mod.labels(store, run_id), labels_mod.verdicts(store, run_id)
+    step_labs: dict[int, list[dict]] = {}
+    for sl in labels_mod.step_labels(store, run_id):
+        step_labs.setdefault(sl["step"], []).append(sl)
+    corrs: dict[int, list[dict]] = {}
+    for c in store.corrections(run_id):
+        corrs.setdefault(c["step"], []).append(c)
+
+    status_cls = "ok" if run["status"] == "answered" else ("bad" if run["status"] in ("failed", "interrupted") else "")
+    out = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+           f'<meta http-equiv="Content-Security-Policy" content="{_e(CSP)}">',
+           '<meta name="referrer" content="no-referrer">',
+           f"<title>{_e('Cockpit run ' + run_id + ': ' + (run['task'] or ''))}</title>",
+           f"<style>{_CSS}</style></head><body>", "<header>",
+           f"<h1>{_e(run['task'])}</h1>",
+           _kv([("Run", f"<code>{_e(run_id)}</code>"),
+                ("Task id", _e(run["task_id"])),
+                ("Start URL", f"<code>{_e(run['url'])}</code>"),
+                ("Site", _e(run["site"])),
+                ("Model", _e(run["model"])),
+                ("Status", f'<span class="{status_cls}">{_e(run["status"])}</span>'),
+                ("Steps", _e(run["steps"])),
+                ("Started", _e(_iso(run["started"]))),
+                ("Finished", _e(_iso(run["finished"]))),
+                ("Source", _e(run["source"])),
+                ("Error", f'<span class="bad">{_e(run["error"])}</span>' if run["error"] else "")]),
+           "<h2>Answer</h2>",
+           (f'<pre class="answer">{_e(run["answer"])}</pre>' if run["answer"] is not None
+            else '<p class="muted">no answer</p>')]
+    out.append("<h2>Human labels</h2>")
+    out.append(_grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
+                     [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
+                       "yes" if x["blind"] else "no", _iso(x["created"])) for x in labs])
+               if labs else '<p class="muted">not labelled</p>')
+    out.append("<h2>Judge verdicts</h2>")
+    out.append(_grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
+                     [(v["judge"], v["k"] or "all", v["prompt_version"], _verdict_text(v["verdict"]) or "undecided",
+                       _iso(v["created"])) for v in verds])
+               if verds else '<p class="muted">no judge verdicts</p>')
+    if run["config"]:
+        out.append("<h2>Configuration</h2>")
+        out.append(f"<pre>{_e(json.dumps(run['config'], indent=2, ensure_ascii=False, sort_keys=True))}</pre>")
+    out.append("</header><main>")
+    if not steps:
+        out.append('<section><p class="note">this run has no steps</p></section>')
+    for s in steps:
+        out.append(_step_html(store, s, step_labs.get(s["step"], []), corrs.get(s["step"], []), max_width, quality))
+    out.append("</main></body></html>")
+    return "\n".join(out)
+
+
+def _step_html(store: Store, s: dict, step_labs: list[dict], corrs: list[dict], max_width: int, quality: int) -> str:
+    n = s["step"]
+    who = " (human)" if s.get("actor") == "human" else ""
+    parts = [f"<section><h2>Step {_e(n)}{_e(who)}</h2>"]
+    img, note = _step_image(store, s)
+    if img is not None:
+        try:
+            parts.append(f'<img alt="{_e(f"screenshot of step {n}")}" src="{_data_uri(img, max_width, quality)}">')
+        except OSError as e:
+            img, note = None, f"screenshot could not be encoded: {e}"
+    if note:
+        parts.append(f'<p class="note">{_e(note)}</p>')
+    decision = s.get("decision") or {}
+    dec_html = ""
+    if decision:
+        verdict = "approved" if decision.get("approved") else "refused"
+        dec_html = _e(f"{verdict} by {decision.get('by') or '?'}")
+        if decision.get("message"):
+            dec_html += f": {_e(decision['message'])}"
+        if decision.get("edited_action"):
+            dec_html += f"; edited to <code>{_e(decision['edited_action'])}</code>"
+    evidence = s.get("evidence") or []
+    risk = _e(s.get("risk")) + (f" ({_e('; '.join(map(str, evidence)))})" if evidence else "")
+    status_cls = "bad" if s.get("status") not in ("ok", "answered", None) else ""
+    parts.append(_kv([
+        ("Page", _e(s.get("title"))),
+        ("URL", f"<code>{_e(s.get('url'))}</code>" if s.get("url") else ""),
+        ("Marks", _e(s.get("n_marks"))),
+    ]))
+    parts.append("<h3>Thought</h3>")
+    parts.append(f"<pre>{_e(s.get('thought'))}</pre>" if s.get("thought") else '<p class="muted">none</p>')
+    parts.append(_kv([
+        ("Action", f"<code>{_e(s.get('action'))}</code>" if s.get("action") else ""),
+        ("As written", f"<code>{_e(s.get('action_text'))}</code>"
+         if s.get("action_text") and s.get("action_text") != s.get("action") else ""),
+        ("Target", _e(s.get("target"))),
+        ("Risk", risk if s.get("risk") else ""),
+        ("Decision", dec_html),
+        ("Status", f'<span class="{status_cls}">{_e(s.get("status"))}</span>' if s.get("status") else ""),
+        ("Outcome", _e(s.get("outcome"))),
+        ("Error", f'<span class="bad">{_e(s.get("error"))}</span>' if s.get("error") else ""),
+        ("URL after", f"<code>{_e(s.get('url_after'))}</code>"
+         if s.get("url_after") and s.get("url_after") != s.get("url") else ""),
+        ("Note", _e(s.get("note"))),
+    ]))
+    if s.get("reply") and s.get("status") == "format_error":
+        parts.append("<h3>Raw reply</h3>")
+        parts.append(f"<pre>{_e(s['reply'])}</pre>")
+    if step_labs:
+        parts.append("<h3>Step labels</h3>")
+        parts.append(_grid(("Annotator", "Judgement", "Corrected target", "Comment"),
+                           [(x["annotator"], x["judgement"], x["corrected_target"], x["comment"]) for x in step_labs]))
+    if corrs:
+        parts.append("<h3>Mark corrections</h3>")
+        parts.append(_grid(("Kind", "Mark", "Box (x, y, w, h)", "Label", "By"),
+                           [(c["kind"], c["mark_id"], ", ".join(map(str, c["bbox"])) if c["bbox"] else "",
+                             c["label"], c["by"]) for c in corrs]))
+    parts.append("</section>")
+    return "\n".join(parts)
+
+
+# ---------------------------------------------------------------- GIF
+def _caption_font(size: int):
+    try:
+        return ImageFont.load_default(size=size)
+    except TypeError:  # Pillow without FreeType sizes
+        return ImageFont.load_default()
+
+
+def _fit(text: str, font, width: int) -> str:
+    text = " ".join(text.split())
+    if font.getlength(text) <= width:
+        return text
+    while text and font.getlength(text + "…") > width:
+        text = text[:-1]
+    return text + "…"
+
+
+def run_gif(store: Store, run_id: str, path: Path | str, *, seconds_per_step: float = 1.5,
+            width: int = 800) -> Path:
+    """An animated GIF of the run's marked screenshots, each scaled to `width` with a caption
+    strip below (step number, actor, action). Steps without a readable screenshot are skipped;
+    a run with none at all is an error."""
+    steps = store.steps(run_id)
+    font_size = max(10, width // 50)
+    font = _caption_font(font_size)
+    strip = font_size * 2 + 14
+    sizes = []
+    for s in steps:  # first pass: sizes only, so every frame shares one canvas
+        img, _ = _step_image(store, s)
+        if img is not None:
+            sizes.append((s, max(1, round(img.height * width / img.width))))
+    if not sizes:
+        raise CockpitError(f"run {run_id} has no screenshots to animate")
+    canvas_h = max(h for _, h in sizes) + strip
+    total = len(steps)
+
+    def frames():
+        for s, h in sizes:
+            img, _ = _step_image(store, s)
+            if img is None:  # vanished since the first pass: keep the frame count, show a blank
+                img = Image.new("RGB", (width, h), "white")
+            frame = Image.new("RGB", (width, canvas_h), "white")
+            frame.paste(img.convert("RGB").resize((width, h), Image.Resampling.LANCZOS), (0, 0))
+            d = ImageDraw.Draw(frame)
+            d.rectangle([0, canvas_h - strip, width, canvas_h], fill="#1d1d1f")
+            who = " (human)" if s.get("actor") == "human" else ""
+            action = s.get("action") or s.get("action_text") or s.get("status") or ""
+            head = f"Step {s['step']}/{total}{who}: "
+            line1 = head + _fit(action, font, width - 12 - int(font.getlength(head)))
+            line2 = _fit(s.get("outcome") or s.get("error") or s.get("url") or "", font, width - 12)
+            for i, line in enumerate((line1, line2)):
+                xy, fill = (6, canvas_h - strip + 5 + i * (font_size + 3)), "white" if i == 0 else "#c7c7cc"
+                try:
+                    d.text(xy, line, fill=fill, font=font)
+                except UnicodeEncodeError:  # Pillow's bitmap fallback font is Latin-1 only
+                    d.text(xy, line.encode("latin-1", "replace").decode("latin-1"), fill=fill, font=font)
+            yield frame
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    it = frames()
+    first = next(it)
+    first.save(path, format="GIF", save_all=True, append_images=it,
+               duration=max(20, int(seconds_per_step * 1000)), loop=0)
+    return path
+
+
+# ---------------------------------------------------------------- COCO
+def coco_marks(store: Store, run_ids=None, *, include_spurious: bool = True) -> dict:
+    """The Set-of-Mark boxes of every step with a clean screenshot and recorded marks, as a COCO
+    object-detection data set, with the humans' corrections applied.
+
+    Decisions:
+
+    * ``images``: one per step that has a readable clean screenshot *and* a marks file; a step
+      without recorded marks (e.g. imported from WebVoyager) is left out, since an image with no
+      boxes would claim it holds no elements. ``file_name`` is the path relative to the data
+      dir (``info.image_root``); extra fields ``run_id``, ``step``, ``url``.
+    * ``categories``: a single category, ``interactive`` (id 1), for every box. A box a human
+      added is the same kind of thing as one the marker found (an element it missed), so it is
+      not a class of its own; where a box came from is in ``source``. The element's ``tag``,
+      ``role`` and ``label`` (its text) are extra fields.
+    * ``annotations``: ``bbox`` [x, y, w, h] in screenshot pixels, clipped to the image (a box
+      wholly outside is left out), ``area``, ``iscrowd`` 0, plus ``mark_id`` (None for human
+      boxes), ``source`` ("som" or "human"), ``spurious`` (a human said the box is on nothing).
+    * Spurious marks are kept, flagged ``spurious: true``, by default, so the data set still
+      says what the marker produced; ``include_spurious=False`` leaves them out (for training a
+      detector, whose tools ignore extra fields). Missing marks a human added become
+      annotations with ``source: "human"``, ``spurious: false`` and the human's label.
+    """
+    images, annotations = [], []
+    for rid in _run_ids(store, run_ids):
+        corrs: dict[int, list[dict]] = {}
+        for c in store.corrections(rid):
+            corrs.setdefault(c["step"], []).append(c)
+        for s in store.steps(rid):
+            marks = _marks(store, s)
+            if marks is None or not s.get("screenshot_clean"):
+                continue
+            try:
+                with Image.open(store.file(s["screenshot_clean"])) as im:
+                    w, h = im.size
+            except (OSError, ValueError):
+                continue
+            image_id = len(images) + 1
+            images.append({"id": image_id, "file_name": Path(s["screenshot_clean"]).as_posix(),
+                           "width": w, "height": h, "run_id": rid, "step": s["step"], "url": s.get("url") or ""})
+            step_corrs = corrs.get(s["step"], [])
+            spurious = {c["mark_id"] for c in step_corrs if c["kind"] == "spurious"}
+            for m in marks:
+                if m.id in spurious and not include_spurious:
+                    continue
+                _add_box(annotations, image_id, m.bbox, w, h, mark_id=m.id, source="som",
+                         spurious=m.id in spurious, tag=m.tag, role=m.role, label=m.label)
+            for c in step_corrs:
+                if c["kind"] == "missing" and c["bbox"]:
+                    el = c["element"] or {}
+                    _add_box(annotations, image_id, c["bbox"], w, h, mark_id=None, source="human",
+                             spurious=False, tag=el.get("tag", ""), role=el.get("role", ""),
+                             label=c["label"] or el.get("text", ""))
+    return {"info": {"description": "Cockpit Set-of-Mark element boxes with human corrections",
+                     "date_created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                     "image_root": str(store.root)},
+            "licenses": [], "images": images, "categories": COCO_CATEGORIES, "annotations": annotations}
+
+
+def _add_box(annotations: list, image_id: int, bbox, W: int, H: int, **extra) -> None:
+    x, y, w, h = (float(v) for v in bbox)
+    x0, y0, x1, y1 = max(0.0, x), max(0.0, y), min(float(W), x + w), min(float(H), y + h)
+    if x1 <= x0 or y1 <= y0:
+        return
+    box = [x0, y0, x1 - x0, y1 - y0]
+    box = [int(v) if v.is_integer() else v for v in box]
+    annotations.append({"id": len(annotations) + 1, "image_id": image_id, "category_id": 1, "bbox": box,
+                        "area": box[2] * box[3], "iscrowd": 0, **extra})
+
+
+def write_json(data, path: Path | str) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+    return path

@@ -1,0 +1,1 @@
+"""What keeps actions safe: risk classification, site rules, navigation fences, run limits, redaction."""

@@ -1,0 +1,561 @@
+"""Task files: read the task lists users bring, whatever shape they are in.
+
+Three formats are understood, detected per record so a file may mix them:
+
+* WebVoyager JSONL: ``web_name``, ``id``, ``ques``, ``web`` (the GAIA variant
+  adds ``task_id``, ``Level``, ``Final answer``, all kept in ``extra``);
+* plain JSONL: ``task``, ``url``, optional ``id`` and ``site``;
+* WebArena / VisualWebArena / MMInA config JSON: one object or a list of
+  objects with ``task_id``, ``start_url``, ``intent`` (``eval`` etc. kept).
+
+Loading never gives up on a messy file: every bad line becomes a
+:class:`TaskProblem` naming its line and the good lines still load. JSONL is
+streamed line by line, so a 100 MB file never sits in memory as one string
+(a line over 16 MB is skipped, read in bounded chunks). A JSON array is parsed
+whole, so one over MAX_DOCUMENT_BYTES is refused, saying to split it or use
+JSONL. Only a missing file, a directory or such an array raises :class:`CockpitError`.
+
+This module only reads files into data. It must not run, judge or store
+tasks, and must not import Qt.
+"""
+from __future__ import annotations
+
+import ipaddress
+import json
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator, NamedTuple
+from urllib.parse import urlsplit
+
+from cockpit.core.errors import CockpitError
+
+FORMATS = ("webvoyager", "plain", "webarena")
+MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable
+MAX_LINE_BYTES = 16 * 1024 * 1024
+MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a WebArena JSON array is parsed whole (refused above this); JSONL never is
+
+# Which key holds what, per format: id, task text, start URL, site.
+_KEYS = {
+    "webvoyager": ("id", "ques", "web", "web_name"),
+    "plain": ("id", "task", "url", "site"),
+    "webarena": ("task_id", "intent", "start_url", None),
+}
+_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_PLACEHOLDER_URL = re.compile(r"^__[A-Z0-9_]+__")  # WebArena's raw configs: "__SHOPPING__"
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    id: str  # "Allrecipes--0"; "task-<line>" when the file gives none
+    task: str  # the question: WebVoyager "ques", plain "task", WebArena "intent"
+    url: str  # start URL: WebVoyager "web", plain "url", WebArena "start_url"
+    site: str = ""  # WebVoyager "web_name", plain "site", else the URL's host
+    extra: dict = field(default_factory=dict)  # every other field, untouched
+
+
+@dataclass(frozen=True, slots=True)
+class TaskProblem:
+    line: int | None  # 1-based; None for a problem about the whole file
+    message: str  # starts with "line N: " when line is set
+    note: bool = False  # only a remark (a guessed scheme): the task is fine as read
+
+
+@dataclass
+class TaskFile:
+    path: Path
+    format: str  # the majority of "webvoyager" | "plain" | "webarena"; "unknown" if no record
+    tasks: list[Task]
+    problems: list[TaskProblem]
+    dropped: int = 0  # problems and notes past MAX_PROBLEMS: counted in the last entry of problems, not listed
+    dropped_notes: int = 0  # how many of those dropped were notes
+
+    @property
+    def problem_count(self) -> int:
+        """Every real problem found, listed or not (notes are not problems)."""
+        listed = self.problems[:-1] if self.dropped else self.problems
+        return sum(not p.note for p in listed) + self.dropped - self.dropped_notes
+
+    @property
+    def note_count(self) -> int:
+        """Every note (e.g. a scheme guessed for an address), listed or not."""
+        listed = self.problems[:-1] if self.dropped else self.problems
+        return sum(p.note for p in listed) + self.dropped_notes
+
+
+class Selection(NamedTuple):
+    tasks: list[Task]
+    unknown_ids: list[str]  # asked-for ids no task has
+    unknown_sites: list[str]  # asked-for sites no task has
+
+
+# ---------------------------------------------------------------- loading
+
+def load_tasks(path) -> TaskFile:
+    """Read a task file (JSONL or JSON). Raises CockpitError only if it cannot be opened."""
+    path = Path(path)
+    if not path.exists():
+        raise CockpitError(f"task file not found: {path}")
+    if path.is_dir():
+        raise CockpitError(f"{path} is a folder, not a task file")
+    loader = _Loader(path)
+    try:
+        loader.run()
+    except OSError as e:
+        raise CockpitError(f"cannot read task file {path}: {e.strerror or e}") from e
+    return loader.result()
+
+
+class _Loader:
+    def __init__(self, path: Path):
+        self.path = path
+        self.tasks: list[Task] = []
+        self.problems: list[TaskProblem] = []
+        self.dropped = self.dropped_notes = 0
+        self.seen: dict[str, int] = {}  # id -> line it was first seen on
+        self.formats: Counter[str] = Counter()
+
+    def run(self) -> None:
+        size = self.path.stat().st_size
+        if size > MAX_DOCUMENT_BYTES and _first_char(self.path) == "[":
+            raise CockpitError(
+                f"{self.path} is a {size / 2**20:.0f} MB JSON array; Cockpit reads a JSON task file whole, "
+                f"up to {MAX_DOCUMENT_BYTES // 2**20} MB. Split it, or write it as JSONL (one task per line), "
+                "which is read line by line at any size")
+        first = _first_text(self.path)
+        if first is None:  # empty, blank, or a first line too long to look at: its problems say which
+            self._load_jsonl()
+            return
+        if _looks_like_one_document(first) and size <= MAX_DOCUMENT_BYTES:
+            doc = _Loader(self.path)
+            verdict = doc._load_document()
+            if verdict == "broken":
+                # A broken first line of a JSONL file looks like a broken document too:
+                # whichever reading finds tasks wins.
+                self._load_jsonl()
+                if not self.tasks:
+                    self._adopt(doc)
+                return
+            if verdict == "document":
+                self._adopt(doc)
+                return
+        self._load_jsonl()
+
+    def _adopt(self, other: _Loader) -> None:
+        self.tasks, self.problems, self.dropped = other.tasks, other.problems, other.dropped
+        self.dropped_notes = other.dropped_notes
+        self.seen, self.formats = other.seen, other.formats
+
+    def _load_jsonl(self) -> None:
+        for lineno, text in _read_lines(self.path, self.problem):
+            self._load_line(lineno, text)
+
+    def result(self) -> TaskFile:
+        problems = self.problems
+        if self.dropped:
+            real, notes = self.dropped - self.dropped_notes, self.dropped_notes
+            more = " and ".join(([f"{real} more problem{'s' * (real != 1)}"] if real else [])
+                                + ([f"{notes} more note{'s' * (notes != 1)}"] if notes else []))
+            problems = problems + [TaskProblem(None, f"... and {more}")]
+        fmt = self.formats.most_common(1)[0][0] if self.formats else "unknown"
+        return TaskFile(self.path, fmt, self.tasks, problems, self.dropped, self.dropped_notes)
+
+    def problem(self, line: int | None, message: str, note: bool = False) -> None:
+        if len(self.problems) >= MAX_PROBLEMS:
+            self.dropped += 1
+            self.dropped_notes += note
+            return
+        self.problems.append(TaskProblem(line, f"line {line}: {message}" if line else message, note))
+
+    def _load_line(self, lineno: int, text: str) -> None:
+        if not text.strip():
+            return
+        try:
+            record = json.loads(text)
+        except json.JSONDecodeError as e:
+            self.problem(lineno, f"not valid JSON ({e.msg} at column {e.colno})")
+            return
+        self._add(lineno, record)
+
+    def _load_document(self) -> str:
+        """Parse the file as one JSON value (a WebArena config).
+
+        Returns "document", "jsonl" (more than one value: not a document) or
+        "broken" (invalid JSON; problems recorded).
+        """
+        with open(self.path, "rb") as f:
+            text = _decode_whole(f.read()).lstrip("\ufeff")
+        start = _skip_space(text, 0)
+        decoder = json.JSONDecoder()
+        if text.startswith("[", start):
+            return self._load_array(text, start + 1, decoder)
+        try:
+            record, end = decoder.raw_decode(text, start)
+        except json.JSONDecodeError as e:
+            self.problem(e.lineno, f"not valid JSON ({e.msg} at column {e.colno})")
+            return "broken"
+        if text[end:].strip():
+            return "jsonl"  # a second value follows
+        self._add(_line_at(text, start), record)
+        return "document"
+
+    def _load_array(self, text: str, i: int, decoder: json.JSONDecoder) -> str:
+        line, pos = 1, 0
+        while True:
+            i = _skip_space(text, i)
+            if text.startswith("]", i):
+                return "jsonl" if text[i + 1:].strip() else "document"
+            line += text.count("\n", pos, i)
+            pos = i
+            try:
+                record, i = decoder.raw_decode(text, i)
+            except json.JSONDecodeError as e:
+                self.problem(e.lineno, f"not valid JSON ({e.msg} at column {e.colno}); "
+                                       "the rest of the file was not read")
+                return "broken"
+            self._add(line, record)
+            i = _skip_space(text, i)
+            if text.startswith(",", i):
+                i += 1
+            elif not text.startswith("]", i):
+                self.problem(_line_at(text, i), 'expected "," or "]" between tasks; '
+                                                "the rest of the file was not read")
+                return "broken"
+
+    def _add(self, lineno: int, record) -> None:
+        notes: list[tuple[int, str, bool]] = []
+        task = _to_task(record, lineno, lambda line, msg, note=False: notes.append((line, msg, note)),
+                        base=self.path.parent)
+        first = self.seen.get(task.id) if task else None
+        if first is not None:  # a skipped duplicate's other notes would only be noise
+            notes = [(lineno, f'duplicate id "{task.id}" (first on line {first}); skipped', False)]
+        for line, msg, note in notes:
+            self.problem(line, msg, note)
+        if task is None or first is not None:
+            return
+        self.formats[_detect(record)] += 1
+        self.seen[task.id] = lineno
+        self.tasks.append(task)
+
+
+# ---------------------------------------------------------------- one record
+
+def _detect(record: dict) -> str | None:
+    if "ques" in record or "web_name" in record or "web" in record:
+        return "webvoyager"
+    if "intent" in record or "start_url" in record:
+        return "webarena"
+    if "task" in record or "url" in record:
+        return "plain"
+    return None
+
+
+def _to_task(record, line: int, problem, base: Path = Path(".")) -> Task | None:
+    """One record as a Task, or None (with a problem). `problem(line, message, note=False)`;
+    `base`: the task file's folder, which relative paths of local pages are read from."""
+    if not isinstance(record, dict):
+        problem(line, f"expected a JSON object (one task), got {_kind(record)}")
+        return None
+    fmt = _detect(record)
+    if fmt is None:
+        keys = ", ".join(f'"{k}"' for k in list(record)[:6]) or "none"
+        problem(line, f'not a task: no "ques", "task" or "intent" field (fields: {keys})')
+        return None
+    id_key, text_key, url_key, site_key = _KEYS[fmt]
+    text = _required_str(record, text_key, "the task text", line, problem)
+    url = _required_str(record, url_key, "the start URL", line, problem)
+    if text is None or url is None:
+        return None
+    url = _fix_url(url, url_key, line, problem, base)
+    if url is None:
+        return None
+    task_id = _task_id(record.get(id_key), id_key, line, problem)
+    site = _site(record, site_key, url)
+    used = {id_key, text_key, url_key, site_key}
+    extra = {k: v for k, v in record.items() if k not in used}
+    if "allowed_domains" in extra:  # the only sites this task may visit (cockpit.core.safety.navguard)
+        domains = _allowed_domains(extra["allowed_domains"], line, problem)
+        if domains is None:
+            return None
+        extra["allowed_domains"] = domains
+    return Task(task_id, text, url, site, extra)
+
+
+def _allowed_domains(value, line: int, problem) -> list[str] | None:
+    """The normalised list, or None (with a problem) when it is not a list of domain names:
+    such a task is skipped rather than run without the limits its author meant."""
+    from cockpit.core.safety.navguard import parse_domains
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        problem(line, f'"allowed_domains" must be a non-empty list of domain names such as ["example.com"], '
+                      f"got {_kind(value) if not isinstance(value, list) else 'an empty list'}; task skipped")
+        return None
+    try:
+        return list(parse_domains(value))
+    except CockpitError as e:
+        problem(line, f'"allowed_domains": {str(e).split(": ", 1)[-1]}; task skipped')
+        return None
+
+
+def _required_str(record: dict, key: str, what: str, line: int, problem) -> str | None:
+    if key not in record or record[key] is None:
+        problem(line, f'missing "{key}" ({what})')
+        return None
+    value = record[key]
+    if not isinstance(value, str):
+        problem(line, f'"{key}" must be a string, got {_kind(value)}')
+        return None
+    if not value.strip():
+        problem(line, f'"{key}" is empty ({what})')
+        return None
+    return value.strip()
+
+
+def _fix_url(url: str, key: str, line: int, problem, base: Path) -> str | None:
+    """The start URL to use; None (with a problem) for a local page that is not there."""
+    if _SCHEME.match(url) or url.startswith(("about:", "data:")):
+        return url
+    if _PLACEHOLDER_URL.match(url):
+        problem(line, f'"{key}" is a placeholder ({url}); replace it with the site\'s address '
+                      "before running")
+        return url
+    local = base / Path(url).expanduser()  # relative to the task file, wherever cockpit runs from
+    kind = local_kind(local)
+    if kind == "file":  # a page on this computer: `cockpit run` serves its folder on 127.0.0.1
+        return local.resolve().as_uri()
+    if looks_like_file(url) or (kind == "folder" and "." not in url.split("/")[0]):  # "pages/", not "x.com"
+        where = local.resolve() if kind else local.absolute()
+        what = "is a folder, not a page" if kind == "folder" else "does not exist"
+        problem(line, f'"{key}" names a local file, but {where} {what}'
+                      + ("" if Path(url).expanduser().is_absolute() else
+                         " (a relative path is read from the task file's folder)") + "; task skipped")
+        return None
+    fixed = guess_scheme(url)
+    problem(line, f'"{key}" has no scheme, using {fixed}', True)
+    return fixed
+
+
+def local_kind(path: Path) -> str | None:
+    """"file", "folder" or None (nothing there, or a name no file can have: too long, a NUL byte)."""
+    try:
+        return "file" if path.is_file() else "folder" if path.is_dir() else None
+    except (OSError, ValueError):
+        return None
+
+
+_FILE_SUFFIX = re.compile(r"\.(x?html?|pdf|svg|txt)$", re.I)
+
+
+def looks_like_file(text: str) -> bool:
+    """Whether an address without a scheme is meant as a local file: ./x, ../x, /x, ~/x, a\\b, or one
+    ending in .html/.htm (etc.) whose first part is not a host name (pages/a.html, a.html; not x.com/a.html)."""
+    text = text.strip()
+    if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or "\\" in text:
+        return True
+    host = re.split(r"[/:?#]", text, maxsplit=1)[0]
+    return bool(_FILE_SUFFIX.search(text)) and (_FILE_SUFFIX.search(host) is not None
+                                                or ("." not in host and host != "localhost"))
+
+
+def guess_scheme(url: str) -> str:
+    """A web address given without a scheme, as a browser's address bar would take it:
+    http:// for this computer (localhost, 127.x.x.x, [::1]), where servers rarely speak TLS; else https://."""
+    bare = url.strip().lstrip("/")
+    try:
+        host = urlsplit("//" + bare).hostname or ""
+    except ValueError:  # e.g. an unclosed "[" of an IPv6 address
+        host = ""
+    try:
+        local = ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        local = host == "localhost" or host.endswith(".localhost")
+    return ("http://" if local else "https://") + bare
+
+
+def _task_id(value, key: str, line: int, problem) -> str:
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)  # WebArena's task_id is a number
+    if value is not None and value != "":
+        problem(line, f'"{key}" must be a string, got {_kind(value)}; using task-{line}')
+    return f"task-{line}"
+
+
+def _site(record: dict, key: str | None, url: str) -> str:
+    value = record.get(key) if key else None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    sites = record.get("sites")  # WebArena: "sites": ["shopping"]
+    if key is None and isinstance(sites, list) and sites and isinstance(sites[0], str):
+        return sites[0]
+    try:
+        return urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+
+
+def _kind(value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+# ---------------------------------------------------------------- raw lines
+
+def _read_lines(path: Path, problem) -> Iterator[tuple[int, str]]:
+    """(line number, text) for every line, decoded; bad bytes replaced and reported."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+        f.seek(0)
+        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+            yield from _read_utf16(path)
+            return
+        lineno = 0
+        while True:
+            raw = f.readline(MAX_LINE_BYTES)
+            if not raw:
+                return
+            lineno += 1
+            if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
+                _skip_rest_of_line(f)
+                problem(lineno, f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped")
+                continue
+            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                raw = raw[3:]
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                text = raw.decode("utf-8", errors="replace")
+                problem(lineno, "not valid UTF-8; bad bytes were replaced with \ufffd")
+            yield lineno, text.rstrip("\r\n")
+
+
+def _read_utf16(path: Path) -> Iterator[tuple[int, str]]:
+    # Windows PowerShell's ">" writes UTF-16; rare enough to not need a line cap.
+    with open(path, encoding="utf-16", errors="replace", newline="") as f:
+        for lineno, text in enumerate(f, 1):
+            yield lineno, text.rstrip("\r\n").lstrip("\ufeff")
+
+
+def _skip_rest_of_line(f) -> None:
+    while True:
+        chunk = f.readline(MAX_LINE_BYTES)
+        if not chunk or chunk.endswith(b"\n"):
+            return
+
+
+def _first_text(path: Path) -> str | None:
+    """The first non-blank line, or None for a file with none."""
+    lines = _read_lines(path, lambda *a: None)
+    try:
+        return next((text for _, text in lines if text.strip()), None)
+    finally:
+        lines.close()
+
+
+def _first_char(path: Path) -> str:
+    """The first character that is not white space or a byte-order mark ('' if none in the first 64 KB)."""
+    with open(path, "rb") as f:
+        head = _decode_whole(f.read(64 * 1024))
+    return head.lstrip("\ufeff \t\r\n")[:1]
+
+
+def _looks_like_one_document(first_line: str) -> bool:
+    """A JSON array, or an object that does not end on its first line.
+
+    Only then is the file read whole; everything else is streamed as JSONL.
+    """
+    s = first_line.lstrip("\ufeff").strip()
+    if s.startswith("["):
+        return True
+    if not s.startswith("{"):
+        return False
+    if s.endswith("}"):
+        return False  # one line, one object (valid or not): JSONL, streamed
+    try:
+        json.loads(s)
+    except json.JSONDecodeError:
+        return True  # a pretty-printed object's first line (or a cut-off JSONL line)
+    return False
+
+
+def _decode_whole(data: bytes) -> str:
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8", errors="replace")
+
+
+def _skip_space(text: str, i: int) -> int:
+    while i < len(text) and text[i] in " \t\r\n":
+        i += 1
+    return i
+
+
+def _line_at(text: str, i: int) -> int:
+    return text.count("\n", 0, i) + 1
+
+
+# ---------------------------------------------------------------- selecting
+
+def select(tasks: list[Task], ids: list[str] | None = None,
+           sites: list[str] | None = None) -> Selection:
+    """The tasks with one of ``ids`` and on one of ``sites`` (None = no filter).
+
+    Both filters must hold when both are given. Sites match case-insensitively.
+    Tasks keep their file order. Ids and sites no task has come back in
+    ``unknown_ids`` / ``unknown_sites`` so a caller can say so.
+    """
+    want_ids = set(ids) if ids is not None else None
+    want_sites = {s.casefold() for s in sites} if sites is not None else None
+    chosen = [t for t in tasks
+              if (want_ids is None or t.id in want_ids)
+              and (want_sites is None or t.site.casefold() in want_sites)]
+    known_ids = {t.id for t in tasks}
+    known_sites = {t.site.casefold() for t in tasks}
+    unknown_ids = [i for i in ids or [] if i not in known_ids]
+    unknown_sites = [s for s in sites or [] if s.casefold() not in known_sites]
+    return Selection(chosen, unknown_ids, unknown_sites)
+
+
+# ---------------------------------------------------------------- reference answers
+
+def load_reference_answers(path) -> dict[str, list[dict]]:
+    """WebVoyager's reference answers as {"Allrecipes--0": [{"type": "golden", "ans": "..."}]}.
+
+    The file is keyed by web_name, each holding "answers" with a numeric
+    "id"; the task id is "<web_name>--<id>", the join WebVoyager uses.
+    Malformed entries are skipped; an unreadable file raises CockpitError.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise CockpitError(f"reference answer file not found: {path}")
+    try:
+        data = json.loads(_decode_whole(path.read_bytes()).lstrip("\ufeff"))
+    except json.JSONDecodeError as e:
+        raise CockpitError(f"{path.name}: not valid JSON ({e.msg} at line {e.lineno}, "
+                           f"column {e.colno})") from e
+    if not isinstance(data, dict):
+        raise CockpitError(f"{path.name}: expected an object keyed by site name")
+    out: dict[str, list[dict]] = {}
+    for site, entry in data.items():
+        answers = entry.get("answers") if isinstance(entry, dict) else None
+        for a in answers if isinstance(answers, list) else []:
+            number = a.get("id") if isinstance(a, dict) else None
+            if isinstance(number, str) and number.strip().isdigit():
+                number = int(number)
+            if not isinstance(number, int) or isinstance(number, bool):
+                continue
+            out.setdefault(f"{site}--{number}", []).append(
+                {"type": str(a.get("type", "")), "ans": str(a.get("ans", ""))})
+    return out
