@@ -35,11 +35,13 @@ import re
 # The parts live in demo_catalogue (products), demo_task (what a task asks),
 # demo_page (reading the page) and demo_request (reading the request); the
 # public names are kept importable from here.
+from cockpit.core import resources
 from cockpit.core.demo.catalogue import _fold, _money, _name_matches, catalogue
 from cockpit.core.demo.page import _element, _form_fields, _product_name, _results, _shown_price
 from cockpit.core.demo.request import Request, read_request
 from cockpit.core.demo.task import DEMO_CARD, Task, parse_task
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
 
 __all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
            "Task", "catalogue", "demo_responder", "parse_task", "serve_demo_model"]
@@ -308,8 +310,6 @@ DEMO_SITE_PORT = 47115
 
 def serve_demo_site():
     """The bundled demo shop on 127.0.0.1, on DEMO_SITE_PORT when it is free (else any port)."""
-    from cockpit.core import resources
-    from cockpit.core.localserver import LocalSite
     with resources.path("demo_site") as root:
         try:
             return LocalSite(root, port=DEMO_SITE_PORT).start()

@@ -30,6 +30,7 @@ from typing import Iterator, NamedTuple
 from urllib.parse import urlsplit
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.safety.navguard import parse_domains
 
 FORMATS = ("webvoyager", "plain", "webarena")
 MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable
@@ -285,7 +286,6 @@ def _to_task(record, line: int, problem, base: Path = Path(".")) -> Task | None:
 def _allowed_domains(value, line: int, problem) -> list[str] | None:
     """The normalised list, or None (with a problem) when it is not a list of domain names:
     such a task is skipped rather than run without the limits its author meant."""
-    from cockpit.core.safety.navguard import parse_domains
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
