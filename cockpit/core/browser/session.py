@@ -128,7 +128,7 @@ class BrowserSession:
         self._seen_downloads: set[str] = set()
         self._main_handle: str | None = None
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
-        self._direct: dict = {}  # purpose -> cdp_direct.DirectCDP to the main tab, beside WebDriver
+        self._direct: dict = {}  # purpose -> cdp.DirectCDP to the main tab, beside WebDriver
         self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
 
     # ---------- lifecycle ----------
@@ -355,7 +355,7 @@ class BrowserSession:
 
         One for screenshots, sent while a WebDriver command (the marking script)
         runs, and one for scripts ("script", which watches the page's dialogs);
-        see cdp_direct. Made once per tab and purpose; a failure is not retried.
+        see browser/cdp.py. Made once per tab and purpose; a failure is not retried.
         """
         direct = self._direct.get(purpose)
         if direct is not None and direct.target_id == self._main_handle:
