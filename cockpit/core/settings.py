@@ -40,7 +40,8 @@ from cockpit.core import paths
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelConfig
-from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
+from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES, PlanningConfig
+from cockpit.core.lookahead.worldmodel import WorldModelConfig
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -173,7 +174,6 @@ class Settings:
         """The world model as a WorldModelConfig (no key: the keyring's, per server), or None."""
         if not self.preview_model.strip():
             return None
-        from cockpit.core.lookahead.worldmodel import WorldModelConfig
         base_url = self.preview_base_url.strip() or self.model.base_url
         model = dataclasses.replace(self.model, model=self.preview_model.strip(), base_url=base_url)
         if (model.model, model.base_url) != (self.model.model, self.model.base_url):
@@ -184,7 +184,6 @@ class Settings:
         """A PlanningConfig when planning is on (it simulates with the preview model, else the agent's)."""
         if not self.planning:
             return None
-        from cockpit.core.lookahead.planning import PlanningConfig
         return PlanningConfig(k=self.plan_k, horizon=self.plan_horizon, samples=self.plan_samples,
                               refine=self.plan_refine)
 

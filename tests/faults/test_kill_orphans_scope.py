@@ -1,4 +1,4 @@
-"""_kill_orphans (browser.py) kills only processes of the profile it is given, never another session's."""
+"""kill_orphans (browser/processes.py) kills only processes of the profile it is given, never another session's."""
 from __future__ import annotations
 
 import subprocess
@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from cockpit.core.browser.session import _kill_orphans
+from cockpit.core.browser.processes import kill_orphans
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc is Linux only")
 
@@ -41,7 +41,7 @@ def test_only_the_sessions_own_processes_are_killed(tmp_path, monkeypatch):
     other = {why: _sleeper(arg) for why, arg in others.items()}
     try:
         _wait_ready(own + list(other.values()))
-        assert _kill_orphans(mine) == len(own)
+        assert kill_orphans(mine) == len(own)
         for p in own:
             assert p.wait(timeout=10) == -9
         time.sleep(0.2)
@@ -61,7 +61,7 @@ def test_a_relative_profile_matches_only_its_absolute_path(tmp_path, monkeypatch
     own = _sleeper(f"--user-data-dir={tmp_path}/profile")
     try:
         _wait_ready([bystander, own])
-        assert _kill_orphans(tmp_path.joinpath("profile").relative_to(tmp_path)) == 1
+        assert kill_orphans(tmp_path.joinpath("profile").relative_to(tmp_path)) == 1
         assert own.wait(timeout=10) == -9
         time.sleep(0.2)
         assert bystander.poll() is None, "a process of another program was killed"

@@ -6,7 +6,7 @@ not mistaken for it). A process killed with SIGKILL (or a power cut) cannot
 close its browser: Chromium and chromedriver go on running and the profile
 stays. When a new session makes its profile, :func:`sweep` looks at the other
 profiles: one whose owner is gone has its processes killed (those naming the
-profile on their command line, :func:`cockpit.core.browser.session._kill_orphans`, and
+profile on their command line, :func:`cockpit.core.browser.processes.kill_orphans`, and
 its chromedriver, whose HOME is inside it) and is removed. Profiles of live processes, and profiles without the file
 (made by hand, or by an older Cockpit), are left alone. Linux only (/proc);
 elsewhere nothing is swept.
@@ -18,6 +18,8 @@ import logging
 import os
 import shutil
 from pathlib import Path
+
+from cockpit.core.browser.processes import kill_driver, kill_orphans
 
 log = logging.getLogger(__name__)
 
@@ -54,31 +56,13 @@ def sweep(root: Path, keep: Path | None = None) -> int:
     """Kill the processes of, and remove, profiles under `root` whose owner is gone; returns how many."""
     if not Path("/proc/self/stat").exists():
         return 0
-    from cockpit.core.browser.session import _kill_orphans
     swept = 0
     for profile in Path(root).glob("session-*"):
         if profile == keep or owner_alive(profile) is not False:
             continue
-        killed = _kill_orphans(profile) + _kill_driver(profile)
+        killed = kill_orphans(profile) + kill_driver(profile)
         shutil.rmtree(profile, ignore_errors=True)
         log.info("removed the browser profile %s of a Cockpit process that was killed (%d processes ended)",
                  profile.name, killed)
         swept += 1
     return swept
-
-
-def _kill_driver(profile: Path) -> int:
-    """SIGKILL the chromedriver of `profile`: its command line does not name the profile, but its HOME is
-    the profile's home folder (see BrowserSession._start_service)."""
-    needle = b"\0HOME=" + str(Path(profile).absolute() / "home").encode() + b"\0"
-    killed = 0
-    for p in Path("/proc").iterdir():
-        if not p.name.isdigit() or int(p.name) == os.getpid():
-            continue
-        try:
-            if needle in b"\0" + (p / "environ").read_bytes():
-                os.kill(int(p.name), 9)
-                killed += 1
-        except OSError:
-            pass
-    return killed

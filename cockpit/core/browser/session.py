@@ -27,6 +27,8 @@ from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
 from cockpit.core.browser import profiles
+from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser.processes import kill_orphans
 from cockpit.core.errors import BrowserDied, BrowserError, BrowserNotFound, short_message
 
 log = logging.getLogger(__name__)
@@ -126,7 +128,7 @@ class BrowserSession:
         self._seen_downloads: set[str] = set()
         self._main_handle: str | None = None
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
-        self._direct: dict = {}  # purpose -> cdp_direct.DirectCDP to the main tab, beside WebDriver
+        self._direct: dict = {}  # purpose -> cdp.DirectCDP to the main tab, beside WebDriver
         self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
 
     # ---------- lifecycle ----------
@@ -167,7 +169,7 @@ class BrowserSession:
     def _prepare_dirs(self):
         cfg = self.config
         if cfg.profile_dir:
-            self.profile_dir = Path(cfg.profile_dir).expanduser().absolute()  # as _kill_orphans matches it
+            self.profile_dir = Path(cfg.profile_dir).expanduser().absolute()  # as kill_orphans matches it
             self.profile_dir.mkdir(parents=True, exist_ok=True)
         elif not cfg.webdriver_url:
             self.profile_dir = Path(tempfile.mkdtemp(prefix="session-", dir=paths.browser_profiles()))
@@ -267,7 +269,7 @@ class BrowserSession:
                 log.debug("service stop failed: %s", e)
             self._service = None
         if self.profile_dir and not self.config.webdriver_url:
-            _kill_orphans(self.profile_dir)  # a killed chromedriver leaves its Chromium running
+            kill_orphans(self.profile_dir)  # a killed chromedriver leaves its Chromium running
         if self._own_profile:
             shutil.rmtree(self._own_profile, ignore_errors=True)
             self._own_profile = None
@@ -353,7 +355,7 @@ class BrowserSession:
 
         One for screenshots, sent while a WebDriver command (the marking script)
         runs, and one for scripts ("script", which watches the page's dialogs);
-        see cdp_direct. Made once per tab and purpose; a failure is not retried.
+        see browser/cdp.py. Made once per tab and purpose; a failure is not retried.
         """
         direct = self._direct.get(purpose)
         if direct is not None and direct.target_id == self._main_handle:
@@ -367,7 +369,6 @@ class BrowserSession:
         self._direct_tried[purpose] = self._main_handle
         address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
         if address and self._main_handle:
-            from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
             direct = DirectCDP.connect(address, self._main_handle)
             if direct is not None and purpose == "script":
                 try:
@@ -476,34 +477,6 @@ class BrowserSession:
         end = time.monotonic() + timeout
         while time.monotonic() < end and any(p.suffix == ".crdownload" for p in self.download_dir.iterdir()):
             time.sleep(0.05)
-
-
-def _kill_orphans(profile: Path) -> int:
-    """SIGKILL processes still using `profile` (Chromium and its helpers name it on their command
-    line) once the session is closed; Linux only (/proc). Returns how many were killed."""
-    proc = Path("/proc")
-    if not proc.is_dir() or not hasattr(os, "kill"):
-        return 0
-    # The whole path as one argument or an option's value (--user-data-dir=P, P/...; helpers join their
-    # arguments with spaces): never a longer name (P0), nor the same path under another folder (/x/P).
-    needle = str(Path(profile).absolute()).rstrip("/").encode()
-    killed = 0
-    for p in proc.iterdir():
-        if not p.name.isdigit() or int(p.name) == os.getpid():
-            continue
-        try:
-            cmd = b"\0" + (p / "cmdline").read_bytes() + b"\0"
-        except OSError:
-            continue
-        if any(start + needle + end in cmd for start in (b"\0", b"=", b" ") for end in (b"\0", b"/", b" ")):
-            try:
-                os.kill(int(p.name), 9)
-                killed += 1
-            except OSError:
-                pass
-    if killed:
-        log.info("killed %d leftover browser processes of %s", killed, profile)
-    return killed
 
 
 def _is_dead(e: Exception) -> bool:

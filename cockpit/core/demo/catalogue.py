@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from cockpit.core import resources
 
-_STOP = {"a", "an", "the", "some", "one", "pair", "pairs", "of", "set", "me", "for", "product", "products"}
+STOP_WORDS = {"a", "an", "the", "some", "one", "pair", "pairs", "of", "set", "me", "for", "product", "products"}
 
 
 @dataclass(frozen=True)
@@ -24,10 +24,10 @@ class Product:
 
     @property
     def price_text(self) -> str:
-        return _money(self.price)
+        return money(self.price)
 
 
-def _money(cents: int) -> str:
+def money(cents: int) -> str:
     return f"${cents / 100:,.2f}"
 
 
@@ -50,12 +50,12 @@ def catalogue() -> tuple[Product, ...]:
     return tuple(out)
 
 
-def _by_name(name: str) -> Product | None:
-    key = _fold(name)
-    return next((p for p in catalogue() if _fold(p.name) == key), None)
+def product_named(name: str) -> Product | None:
+    key = fold(name)
+    return next((p for p in catalogue() if fold(p.name) == key), None)
 
 
-def _fold(s: str) -> str:
+def fold(s: str) -> str:
     return re.sub(r"\s+", " ", s).strip().casefold()
 
 
@@ -63,7 +63,7 @@ def _words(s: str) -> list[str]:
     """Comparable words: lower case, hyphens split, a plural 's' dropped."""
     out = []
     for w in re.findall(r"[a-z0-9]+", s.casefold()):
-        if w in _STOP:
+        if w in STOP_WORDS:
             continue
         if len(w) > 3 and w.endswith("es") and w[:-2].endswith(("ss", "sh", "ch", "x")):
             w = w[:-2]
@@ -73,12 +73,12 @@ def _words(s: str) -> list[str]:
     return out
 
 
-def _name_matches(phrase: str, name: str) -> bool:
+def name_matches(phrase: str, name: str) -> bool:
     want, have = _words(phrase), set(_words(name))
     return bool(want) and all(w in have for w in want)
 
 
-def _site_search_hits(query: str) -> list[Product]:
+def site_search_hits(query: str) -> list[Product]:
     """What the shop's search returns for `query` (a substring of name or description)."""
     q = query.strip().casefold()
     return [p for p in catalogue() if q in p.name.casefold() or q in p.description.casefold()]

@@ -1,6 +1,6 @@
 """The page as the demo policy (:mod:`cockpit.core.demo.policy`) reads it from a prompt's element list.
 
-:func:`_parse_page` turns the observation text into a :class:`Page`; the
+:func:`parse_page` turns the observation text into a :class:`ShopPage`; the
 helpers below read what a Demo Shop page shows: results, prices, form fields.
 """
 from __future__ import annotations
@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from urllib.parse import parse_qs, urlparse
 
-from cockpit.core.demo.catalogue import _by_name, _fold, catalogue
+from cockpit.core.demo.catalogue import catalogue, fold, product_named
 
 _PRICE = re.compile(r"\$\s?(\d[\d,]*(?:\.\d{2})?)")
 
@@ -34,7 +34,7 @@ class Element:
 
 
 @dataclass
-class Page:
+class ShopPage:
     url: str = ""
     title: str = ""
     elements: list[Element] = field(default_factory=list)
@@ -49,7 +49,7 @@ class Page:
     @property
     def in_shop(self) -> bool:
         return "demo shop" in self.title.casefold() or any(
-            e.tag == "a" and _fold(e.text) == "demo shop" for e in self.elements)
+            e.tag == "a" and fold(e.text) == "demo shop" for e in self.elements)
 
     def find(self, pattern: str, tags: tuple[str, ...] = ()) -> Element | None:
         return next((e for e in self.elements if (not tags or e.tag in tags) and e.says(pattern)), None)
@@ -73,14 +73,14 @@ _ELEMENT = re.compile(r"^\[(\d+)\]: <([^>]+)> (.*);(?: \(scrollable\))?$")
 _WHERE = re.compile(r"The page is (['\"])(.*?)\1 at (\S+?)\.\s+Analyse", re.S)
 
 
-def _parse_page(text: str) -> Page | None:
+def parse_page(text: str) -> ShopPage | None:
     if "Observation:" not in text:
         return None
     obs = text.split("Observation:", 1)[1]
     where = _WHERE.search(obs)
     if where is None and "(Omitted in context.)" in obs:
         return None
-    page = Page(url=where.group(3) if where else "", title=where.group(2) if where else "")
+    page = ShopPage(url=where.group(3) if where else "", title=where.group(2) if where else "")
     for line in obs.splitlines():
         m = _ELEMENT.match(line.strip())
         if not m:
@@ -100,19 +100,19 @@ def _parse_page(text: str) -> Page | None:
 
 # ---------- what a Demo Shop page shows ----------
 
-def _element(page: Page, n: int | None) -> Element | None:
+def element_at(page: ShopPage, n: int | None) -> Element | None:
     return next((e for e in page.elements if e.id == n), None)
 
 
-def _results(page: Page) -> list[tuple[Element, str, int | None]]:
+def result_links(page: ShopPage) -> list[tuple[Element, str, int | None]]:
     """Product links on a results page: (element, product name, price in cents if known)."""
     out = []
     for e in page.elements:
-        if e.tag != "a" or not e.text or _fold(e.text) == "demo shop" or page.cart_link is e:
+        if e.tag != "a" or not e.text or fold(e.text) == "demo shop" or page.cart_link is e:
             continue
         shown = _PRICE.search(e.text)
         name = _PRICE.sub("", e.text).strip(" -–—,:")
-        product = _by_name(name)
+        product = product_named(name)
         if product is None and catalogue():
             continue
         price = int(round(float(shown.group(1).replace(",", "")) * 100)) if shown else (
@@ -121,21 +121,21 @@ def _results(page: Page) -> list[tuple[Element, str, int | None]]:
     return out
 
 
-def _product_name(page: Page) -> str:
+def product_name(page: ShopPage) -> str:
     if page.file != "product.html":
         return ""
     name = re.sub(r"\s*-\s*demo shop\s*$", "", page.title, flags=re.I).strip()
     return "" if name.casefold() in ("product not found", "product", "") else name
 
 
-def _shown_price(page: Page, name: str) -> str:
+def shown_price(page: ShopPage, name: str) -> str:
     """The price the page shows next to `name`; else the price list's; else any price shown."""
     shown = [(e, m) for e in page.elements if e.tag not in ("input", "textarea", "select")
              for m in [_PRICE.search(f"{e.text} {e.aria}")] if m]
     for e, m in shown:
-        if _fold(name) in _fold(f"{e.text} {e.aria}"):
+        if fold(name) in fold(f"{e.text} {e.aria}"):
             return m.group(0).replace(" ", "")
-    product = _by_name(name)
+    product = product_named(name)
     if product is not None:
         return product.price_text
     return shown[0][1].group(0).replace(" ", "") if shown else ""
@@ -149,7 +149,7 @@ _FIELDS = [  # (key, how the field is labelled, how to describe it)
 ]
 
 
-def _form_fields(page: Page) -> list[tuple[str, str, Element]]:
+def form_fields(page: ShopPage) -> list[tuple[str, str, Element]]:
     out, used = [], set()
     for e in page.elements:
         if e.tag not in ("input", "textarea") or e.says(r"search"):

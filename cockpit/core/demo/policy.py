@@ -32,17 +32,19 @@ from __future__ import annotations
 
 import re
 
-# The parts live in demo_catalogue (products), demo_task (what a task asks),
-# demo_page (reading the page) and demo_request (reading the request); the
+# The parts live in demo.catalogue (products), demo.task (what a task asks),
+# demo.page (reading the page) and demo.request (reading the request); the
 # public names are kept importable from here.
-from cockpit.core.demo.catalogue import _fold, _money, _name_matches, catalogue
-from cockpit.core.demo.page import _element, _form_fields, _product_name, _results, _shown_price
+from cockpit.core import resources
+from cockpit.core.demo.catalogue import catalogue, fold, money, name_matches
+from cockpit.core.demo.page import element_at, form_fields, product_name, result_links, shown_price
 from cockpit.core.demo.request import Request, read_request
-from cockpit.core.demo.task import DEMO_CARD, Task, parse_task
+from cockpit.core.demo.task import DEMO_CARD, DemoTask, parse_task
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
 
 __all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
-           "Task", "catalogue", "demo_responder", "parse_task", "serve_demo_model"]
+           "DemoTask", "catalogue", "demo_responder", "parse_task", "serve_demo_model"]
 
 DEMO_MODEL = "cockpit-demo-policy"
 DEMO_TASK = ("Buy the cheapest pair of headphones in the Demo Shop and ship it to "
@@ -53,7 +55,7 @@ DEMO_QUESTION = "What is the price of the Glass French Press in the Demo Shop?"
 MAX_REPLIES = 40
 #: The same action this many times in a row means it is stuck.
 MAX_REPEATS = 3
-#: This many failed actions among the last ERROR_WINDOW (in demo_request) and it stops.
+#: This many failed actions among the last ERROR_WINDOW (in demo.request) and it stops.
 MAX_ERRORS = 3
 
 UNKNOWN_ANSWER = ("Sorry, I can't help with that: this is the offline demo policy, and it only knows the "
@@ -130,7 +132,7 @@ def _refused(req: Request) -> str:
     last = req.last_action
     page = req.page
     placing = (req.task.kind == "buy" and page is not None and page.file == "checkout.html" and last is not None
-               and last.kind == "click" and (el := _element(page, last.target)) is not None
+               and last.kind == "click" and (el := element_at(page, last.target)) is not None
                and el.says(r"place order|\bpay\b|buy now|submit"))
     if placing:
         return _answer("The supervisor refused to let me place the order, so I will stop and report.",
@@ -154,10 +156,10 @@ def _search(req: Request, why: str) -> tuple[str, str]:
 def _pick_result(req: Request) -> tuple[str, str]:
     """On the results of the task's search: open the product the task wants, or scroll to find it."""
     task, page = req.task, req.page
-    results = _results(page)
+    results = result_links(page)
     if not results:
         return "", ""
-    matching = [r for r in results if _name_matches(task.phrase, r[1])] or results
+    matching = [r for r in results if name_matches(task.phrase, r[1])] or results
     target = task.target
     pick = next((r for r in results if target and r[1] == target.name), None)
     if pick is None and target is not None:
@@ -171,7 +173,7 @@ def _pick_result(req: Request) -> tuple[str, str]:
         if pick is None:  # no price list to go by: choose from what the page shows
             pick = (min if task.criterion == "cheapest" else max)(priced, key=lambda r: r[2])
         word = "cheapest" if task.criterion == "cheapest" else "most expensive"
-        listing = ", ".join(f"{r[1]} {_money(r[2])}" for r in priced)
+        listing = ", ".join(f"{r[1]} {money(r[2])}" for r in priced)
         many = f"{len(priced)} matching products" if len(priced) > 1 else "one matching product"
         return (f"The results show {many} ({listing}). The {word} is the {pick[1]}, so I'll open it.",
                 f"Click [{pick[0].id}]")
@@ -182,15 +184,15 @@ def _pick_result(req: Request) -> tuple[str, str]:
     return f"The results include the {pick[1]}, {why}, so I'll open it.", f"Click [{pick[0].id}]"
 
 
-def _is_target(task: Task, name: str) -> bool:
+def _is_target(task: DemoTask, name: str) -> bool:
     target = task.target
-    return _fold(name) == _fold(target.name) if target else _name_matches(task.phrase, name)
+    return fold(name) == fold(target.name) if target else name_matches(task.phrase, name)
 
 
 def _common(req: Request, looking_for: str) -> tuple[str, str] | None:
     """Steps both tasks share: search, and pick from the results."""
     page, task = req.page, req.task
-    if page.file == "search.html" and _fold(page.param("q")) == _fold(task.query):
+    if page.file == "search.html" and fold(page.param("q")) == fold(task.query):
         thought, action = _pick_result(req)
         if action:
             return thought, action
@@ -206,9 +208,9 @@ def _not_found(req: Request) -> tuple[str, str]:
 
 def _price(req: Request) -> tuple[str, str]:
     page, task = req.page, req.task
-    name = _product_name(page)
+    name = product_name(page)
     if name and _is_target(task, name):
-        price = _shown_price(page, name)
+        price = shown_price(page, name)
         if price:
             return (f"This is the {name} page, and its price is {price}.",
                     f"ANSWER; The {name} costs {price}.")
@@ -226,53 +228,74 @@ def _buy(req: Request) -> tuple[str, str]:
         return ("The shop shows the order confirmation page, so the order went through.",
                 f"ANSWER; Done: I ordered {what} in the Demo Shop and the order has been placed. "
                 f"It will be shipped to {task.ship_to}.")
-
     if page.file == "checkout.html":
-        fields = _form_fields(page)
-        if fields:
-            want = {"name": task.name, "address": task.address, "city": task.city, "card": task.card}
-            for key, desc, el in fields:
-                if el.value == want[key]:
-                    continue
-                if key == "card" and not el.value and req.typed_since_page_change(
-                        el.id, (task.card, "(secret)")):
-                    continue
-                if key == "card":
-                    thought = "Next is the payment card. The shop takes any made-up number, so I'll enter a test card."
-                elif el.value:
-                    thought = (f'The {desc} field says "{el.value}", which is not right; '
-                               f'I\'ll replace it with "{want[key]}".')
-                else:
-                    thought = f'I\'m on the checkout form. The {desc} field is empty; I\'ll enter "{want[key]}".'
-                return thought, f"Type [{el.id}]; {want[key]}"
-            button = page.find(r"place order|buy now|pay now|submit order", ("button", "input", "a"))
-            if button is not None:
-                return ("The shipping details and the card number are all filled in. "
-                        "The last step is to place the order.", f"Click [{button.id}]")
-            return "The form is filled in, but I can't see the button to place the order; I'll scroll down.", \
-                "Scroll [WINDOW]; down"
-        # no form: the cart is empty (or the page is still loading)
-        return _search(req, "The checkout has nothing to pay for, so the cart must be empty.")
-
+        return _checkout(req)
     if page.file == "cart.html":
-        removes = [e for e in page.elements if e.says(r"^remove\b")]
-        lines = [(e, re.sub(r"^remove\s+", "", e.aria or e.text, flags=re.I).strip()) for e in removes]
-        other = next(((e, n) for e, n in lines if n and _fold(n) != "remove" and not _is_target(task, n)), None)
-        if other is not None:
-            return (f"The cart also holds the {other[1]}, which the task did not ask for; I'll remove it.",
-                    f"Click [{other[0].id}]")
-        has_target = any(_is_target(task, n) for _, n in lines) or (lines and not any(n for _, n in lines))
-        checkout = page.find(r"checkout|check out", ("a", "button"))
-        if has_target and page.cart_count > 1 and len(lines) == 1:
-            return ("The cart holds more than one of this item but I need just one; I'll remove it and add one again.",
-                    f"Click [{lines[0][0].id}]")
-        if has_target and checkout is not None:
-            return f"The cart holds the {item}. I'll proceed to checkout.", f"Click [{checkout.id}]"
-        if not lines:
-            return _search(req, "The cart is empty.")
-        return _search(req, f"The {item} is not in the cart yet.")
+        return _cart(req, item)
+    step = _product_page(req)
+    if step is not None:
+        return step
 
-    name = _product_name(page)
+    what = f"the {task.criterion} {task.phrase}" if task.criterion else f'"{task.phrase}"'
+    step = _common(req, f"I need to find {what} in the Demo Shop.")
+    return step if step is not None else _not_found(req)
+
+
+def _checkout(req: Request) -> tuple[str, str]:
+    """On the checkout form: fill in what is missing or wrong, then place the order."""
+    page, task = req.page, req.task
+    fields = form_fields(page)
+    if fields:
+        want = {"name": task.name, "address": task.address, "city": task.city, "card": task.card}
+        for key, desc, el in fields:
+            if el.value == want[key]:
+                continue
+            if key == "card" and not el.value and req.typed_since_page_change(
+                    el.id, (task.card, "(secret)")):
+                continue
+            if key == "card":
+                thought = "Next is the payment card. The shop takes any made-up number, so I'll enter a test card."
+            elif el.value:
+                thought = (f'The {desc} field says "{el.value}", which is not right; '
+                           f'I\'ll replace it with "{want[key]}".')
+            else:
+                thought = f'I\'m on the checkout form. The {desc} field is empty; I\'ll enter "{want[key]}".'
+            return thought, f"Type [{el.id}]; {want[key]}"
+        button = page.find(r"place order|buy now|pay now|submit order", ("button", "input", "a"))
+        if button is not None:
+            return ("The shipping details and the card number are all filled in. "
+                    "The last step is to place the order.", f"Click [{button.id}]")
+        return "The form is filled in, but I can't see the button to place the order; I'll scroll down.", \
+            "Scroll [WINDOW]; down"
+    # no form: the cart is empty (or the page is still loading)
+    return _search(req, "The checkout has nothing to pay for, so the cart must be empty.")
+
+
+def _cart(req: Request, item: str) -> tuple[str, str]:
+    """On the cart: remove what the task did not ask for, keep one of the item, go to checkout."""
+    page, task = req.page, req.task
+    removes = [e for e in page.elements if e.says(r"^remove\b")]
+    lines = [(e, re.sub(r"^remove\s+", "", e.aria or e.text, flags=re.I).strip()) for e in removes]
+    other = next(((e, n) for e, n in lines if n and fold(n) != "remove" and not _is_target(task, n)), None)
+    if other is not None:
+        return (f"The cart also holds the {other[1]}, which the task did not ask for; I'll remove it.",
+                f"Click [{other[0].id}]")
+    has_target = any(_is_target(task, n) for _, n in lines) or (lines and not any(n for _, n in lines))
+    checkout = page.find(r"checkout|check out", ("a", "button"))
+    if has_target and page.cart_count > 1 and len(lines) == 1:
+        return ("The cart holds more than one of this item but I need just one; I'll remove it and add one again.",
+                f"Click [{lines[0][0].id}]")
+    if has_target and checkout is not None:
+        return f"The cart holds the {item}. I'll proceed to checkout.", f"Click [{checkout.id}]"
+    if not lines:
+        return _search(req, "The cart is empty.")
+    return _search(req, f"The {item} is not in the cart yet.")
+
+
+def _product_page(req: Request) -> tuple[str, str] | None:
+    """On a product page: add the wanted product to the cart, or go to the cart; None when not one."""
+    page, task = req.page, req.task
+    name = product_name(page)
     if name:
         if not _is_target(task, name):
             return _search(req, f"This is the {name}, not the product I need.")
@@ -282,16 +305,13 @@ def _buy(req: Request) -> tuple[str, str]:
         if page.cart_count == 0:
             add = page.find(r"add to cart|add to basket", ("button", "a", "input"))
             if add is not None:
-                price = _shown_price(page, name)
+                price = shown_price(page, name)
                 at = f" at {price}" if price else ""
                 return f"This is the {name} page{at}. I'll add it to the cart.", f"Click [{add.id}]"
         if page.cart_link is not None:
             return "The cart already has something in it. I'll open the cart to check it.", \
                 f"Click [{page.cart_link.id}]"
-
-    what = f"the {task.criterion} {task.phrase}" if task.criterion else f'"{task.phrase}"'
-    step = _common(req, f"I need to find {what} in the Demo Shop.")
-    return step if step is not None else _not_found(req)
+    return None
 
 
 def serve_demo_model(port: int = 0) -> ModelServer:
@@ -308,8 +328,6 @@ DEMO_SITE_PORT = 47115
 
 def serve_demo_site():
     """The bundled demo shop on 127.0.0.1, on DEMO_SITE_PORT when it is free (else any port)."""
-    from cockpit.core import resources
-    from cockpit.core.localserver import LocalSite
     with resources.path("demo_site") as root:
         try:
             return LocalSite(root, port=DEMO_SITE_PORT).start()

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from cockpit.core.llm import prompt
 from cockpit.core.actions.grammar import Action
-from cockpit.core.demo.page import Page, _parse_page
-from cockpit.core.demo.task import Task, parse_task
+from cockpit.core.demo.page import ShopPage, parse_page
+from cockpit.core.demo.task import DemoTask, parse_task
 
 #: The policy stops after demo.MAX_ERRORS failed actions among this many.
 ERROR_WINDOW = 6
@@ -37,9 +37,9 @@ class Turn:
 
 @dataclass
 class Request:
-    task: Task
+    task: DemoTask
     start_url: str
-    page: Page | None
+    page: ShopPage | None
     feedback: str
     history: list[Turn]
 
@@ -82,7 +82,7 @@ def read_request(body: dict) -> Request:
     task_text, start = (tm.group(1).strip(), tm.group(2)) if tm else (first.split("Observation:", 1)[0].strip(), "")
     page = None
     for m in reversed(users):
-        page = _parse_page(_text_of(m))
+        page = parse_page(_text_of(m))
         if page is not None:
             break
     feedback = _lead(users[-1]) if len(users) > 1 else ""

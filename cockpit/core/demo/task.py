@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cockpit.core.demo.catalogue import _STOP, Product, _fold, _name_matches, _site_search_hits, catalogue
+from cockpit.core.demo.catalogue import STOP_WORDS, Product, catalogue, fold, name_matches, site_search_hits
 
 #: The made-up card number typed at checkout (the shop says any number will do).
 DEMO_CARD = "4242 4242 4242 4242"
@@ -15,7 +15,7 @@ DEFAULT_CITY = "London"
 
 
 @dataclass
-class Task:
+class DemoTask:
     text: str
     kind: str  # "buy", "price" or "unknown"
     phrase: str = ""  # what to look for, as the task says it
@@ -28,17 +28,17 @@ class Task:
     @property
     def query(self) -> str:
         """The words to type into the shop's search box."""
-        if not catalogue() or _site_search_hits(self.phrase):
+        if not catalogue() or site_search_hits(self.phrase):
             return self.phrase
         for w in sorted(self.phrase.split(), key=len, reverse=True):
-            if _fold(w) not in _STOP and _site_search_hits(w):
+            if fold(w) not in STOP_WORDS and site_search_hits(w):
                 return w
         return self.phrase
 
     @property
     def candidates(self) -> list[Product]:
-        by_name = [p for p in catalogue() if _name_matches(self.phrase, p.name)]
-        return by_name or _site_search_hits(self.phrase)
+        by_name = [p for p in catalogue() if name_matches(self.phrase, p.name)]
+        return by_name or site_search_hits(self.phrase)
 
     @property
     def target(self) -> Product | None:
@@ -72,26 +72,26 @@ _SHIP = re.compile(r"\b(?:ship|send|deliver)\w*\s+(?:(?:it|them|this|that|the or
 _CARD = re.compile(r"\b(\d{4}(?:[ -]?\d{4}){3})\b")
 
 
-def parse_task(text: str) -> Task:
+def parse_task(text: str) -> DemoTask:
     """Read what the task asks for; unknown when it is not a Demo Shop purchase or price question."""
     task = _parse_task(text)
     if task.kind != "unknown" and not re.search(r"demo[\s-]*shop", task.text, re.I) and not task.candidates:
-        return Task(task.text, "unknown")  # not about the shop, and nothing there matches
+        return DemoTask(task.text, "unknown")  # not about the shop, and nothing there matches
     return task
 
 
-def _parse_task(text: str) -> Task:
+def _parse_task(text: str) -> DemoTask:
     t = re.sub(r"\s+", " ", text or "").strip()
     criterion = next((c for c, rx in _CRITERIA if re.search(rx, t, re.I)), "")
     for rx in _PRICE_Q:
         if m := rx.search(t):
             what = _clean_phrase(m.group("what"))
             if what:
-                return Task(t, "price", phrase=what)
+                return DemoTask(t, "price", phrase=what)
     if m := _BUY.search(t):
         what = _clean_phrase(m.group("what"))
         if what:
-            task = Task(t, "buy", phrase=what, criterion=criterion)
+            task = DemoTask(t, "buy", phrase=what, criterion=criterion)
             if s := _SHIP.search(t):
                 parts = [p.strip(" .") for p in s.group("to").split(",") if p.strip(" .")]
                 if parts:
@@ -103,7 +103,7 @@ def _parse_task(text: str) -> Task:
             if c := _CARD.search(t):
                 task.card = c.group(1)
             return task
-    return Task(t, "unknown")
+    return DemoTask(t, "unknown")
 
 
 def _clean_phrase(s: str) -> str:
@@ -120,6 +120,6 @@ def _choose(products: list[Product], criterion: str, phrase: str = "") -> Produc
         return max(products, key=lambda p: p.price)
     if criterion == "best rated":
         return max(products, key=lambda p: p.rating)
-    exact = [p for p in products if _fold(p.name) == _fold(phrase)]
+    exact = [p for p in products if fold(p.name) == fold(phrase)]
     return (exact or products)[0]
 

@@ -6,7 +6,8 @@ screenshots prepared by :func:`prepare_images`) through the real ``openai``
 client, retries what is worth retrying with our own backoff, can be cancelled
 at any moment through a ``threading.Event``, and returns the text with token
 counts, cost and timing as a :class:`ChatResult`. Every failure becomes a
-:class:`ModelError` with a message a human can act on.
+:class:`ModelError` with a message a human can act on. The configuration and
+prices (:class:`ModelConfig`) live in :mod:`cockpit.core.llm.modelconfig`.
 
 What it must not do: import Qt, log or raise anything containing the API key
 (messages are scrubbed), write keys anywhere (see :mod:`cockpit.core.llm.apikeys`),
@@ -39,7 +40,7 @@ import logging
 import random
 import threading
 import time
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
 import openai
@@ -47,6 +48,7 @@ import openai
 from cockpit.core.page import images
 from cockpit.core.llm import apikeys as secrets
 from cockpit.core.errors import CockpitError
+from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
 
 __all__ = [
     "PRICES",
@@ -62,75 +64,11 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: USD per 1M (prompt, completion) tokens of a few well-known models.
-PRICES: dict[str, tuple[float, float]] = {
-    "gpt-4o": (2.5, 10.0),
-    "gpt-4o-mini": (0.15, 0.6),
-    "gpt-4.1": (2.0, 8.0),
-    "gpt-4.1-mini": (0.4, 1.6),
-}
-
 RETRY_AFTER_CAP = 60.0      # never wait longer than this for a Retry-After header
 CANCEL_POLL = 0.05          # how often a waiting chat() looks at the cancel event
 IMAGE_TOKEN_GUESS = 85      # per image, for the usage estimate when the server gives none
 NO_KEY = "not-needed"       # what local servers get when no key is configured
 OPENAI_HOSTS = ("api.openai.com",)
-
-
-# --------------------------------------------------------------------------- config
-
-
-@dataclass
-class ModelConfig:
-    """Which server and model to use and how to call it. Stored with each run; never holds a key."""
-
-    base_url: str | None = None      # None = OpenAI; e.g. http://localhost:8000/v1 (vLLM)
-    model: str = "gpt-4o"
-    temperature: float = 1.0
-    max_tokens: int = 1000
-    timeout: float = 120.0           # seconds per request
-    max_retries: int = 4             # retries after the first attempt
-    backoff: float = 1.0             # first wait in seconds; doubles, capped at backoff_cap, with jitter
-    backoff_cap: float = 30.0
-    image_detail: str = "auto"       # "low" | "high" | "auto" -> image_url.detail
-    image_max_width: int | None = None  # downscale screenshots wider than this before sending
-    image_format: str = "jpeg"       # "jpeg" | "png": how screenshots are sent (stored as PNG either way)
-    price_in: float | None = None    # USD per 1M prompt tokens; None = look up PRICES
-    price_out: float | None = None   # USD per 1M completion tokens; None = look up PRICES
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any] | None) -> "ModelConfig":
-        """Build from a stored dict, ignoring keys this version does not know."""
-        known = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in (data or {}).items() if k in known})
-
-    @property
-    def display_url(self) -> str:
-        return self.base_url or "https://api.openai.com/v1"
-
-
-def price_for(model: str) -> tuple[float, float] | None:
-    """Known (in, out) USD per 1M tokens: exact name, else the longest matching prefix."""
-    name = (model or "").lower()
-    if name in PRICES:
-        return PRICES[name]
-    for known in sorted(PRICES, key=len, reverse=True):
-        if name.startswith(known):
-            return PRICES[known]
-    return None
-
-
-def estimate_cost(config: ModelConfig, prompt_tokens: int, completion_tokens: int) -> float | None:
-    """USD for one call, or None when either price is unknown."""
-    known = price_for(config.model) or (None, None)
-    p_in = config.price_in if config.price_in is not None else known[0]
-    p_out = config.price_out if config.price_out is not None else known[1]
-    if p_in is None or p_out is None:
-        return None
-    return (prompt_tokens * p_in + completion_tokens * p_out) / 1_000_000
 
 
 # --------------------------------------------------------------------------- results and errors

@@ -27,6 +27,7 @@ from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.lookahead.worldmodel import Page, WorldModel, WorldModelConfig
+from cockpit.core.safety.redaction import scrub
 
 SCORES = {"complete": 1.0, "on track": 0.5, "incorrect": 0.0}
 MAX_K, MAX_HORIZON, MAX_SAMPLES = 8, 5, 10
@@ -242,7 +243,7 @@ class Planner:
         return r
 
     def refine(self, res: PlanResult, page: Page, kept: list[Candidate]) -> list[Candidate]:
-        from cockpit.core.safety.redaction import scrub  # secrets typed earlier stay out of the history, here too
+        # secrets typed earlier stay out of the history, here too
         listing = "\n".join(f"{c.index}. Thought: {scrub(c.thought, page.secrets)}\n   Action: {c.action_text}"
                             f"{page.target_text(c.action)}" for c in kept)
         text = (f"The agent's task: {page.task}\nThe page: {page.title!r} at {page.url}\n"

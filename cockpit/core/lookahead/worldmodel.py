@@ -21,6 +21,7 @@ from cockpit.core.actions.grammar import Action
 from cockpit.core.page.images import data_url
 from cockpit.core.llm.client import ChatResult, ModelClient, ModelConfig
 from cockpit.core.page.marks import Mark, describe
+from cockpit.core.safety import redaction
 
 #: The page text sent to the world model is clipped to this many characters.
 MAX_ELEMENTS = 6000
@@ -58,8 +59,7 @@ class Page:
     def shown(self, action: Action) -> str:
         """The action as prompts and records show it: text for a secret field (or typed into one
         earlier) is masked."""
-        from cockpit.core.safety.redaction import shown
-        return shown(action, self.marks, self.secrets)
+        return redaction.shown(action, self.marks, self.secrets)
 
     def target_text(self, action: Action) -> str:
         m = self.mark(action.target)

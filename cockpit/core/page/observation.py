@@ -190,29 +190,11 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     Pages without such fields pay nothing for it.
     """
     t0 = time.perf_counter()
-    direct = session.direct_cdp()
-    shot = decoded = None
-    if direct is not None:
-        shot = _shooter.submit(_shoot, direct, render)
-    else:
-        png = session.screenshot_png()
-        decoded = _shooter.submit(_prepare, png) if render else None
+    shot, png, decoded = _start_screenshot(session, render)
     t1 = time.perf_counter()
     res = collect_marks(session, after_frame=shot is not None)
     t2 = time.perf_counter()
-    if shot is not None:
-        try:
-            png, prepared = shot.result()
-            if res["navigated"]:  # of the page before: the marks are of the one after, taken again below
-                raise DirectCDPNavigated("the page navigated while it was being marked")
-        except Exception as e:  # the second connection broke (or the page navigated): WebDriver takes it
-            log.debug("direct screenshot failed or stale (%s); using WebDriver", e)
-            if not isinstance(e, DirectCDPNavigated):
-                session.drop_direct()
-            png = session.screenshot_png()
-            prepared = _prepare(png) if render else None
-    else:
-        prepared = decoded.result() if render else None
+    png, prepared = _finish_screenshot(session, shot, png, decoded, res, render)
     t3 = time.perf_counter()
     page = res["page"]
     secret = masking.boxes(res["marks"], page.get("secret_boxes") or ())
@@ -226,9 +208,43 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     if secret:
         obs.timings["mask_ms"] = (t4 - t3) * 1000
     if render:
-        t = time.perf_counter()
-        obs._draw(*prepared)
-        if image_format:
-            obs.for_model(image_format, max_width)
-        obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+        _render(obs, prepared, image_format, max_width)
     return obs
+
+
+def _start_screenshot(session: BrowserSession, render: bool) -> tuple:
+    """Begin the screenshot before the marks: (a future of (png, prepared) on the direct connection,
+    None, None), or without it (None, the PNG taken through WebDriver, a future of its decoding or None)."""
+    direct = session.direct_cdp()
+    if direct is not None:
+        return _shooter.submit(_shoot, direct, render), None, None
+    png = session.screenshot_png()
+    return None, png, (_shooter.submit(_prepare, png) if render else None)
+
+
+def _finish_screenshot(session: BrowserSession, shot, png: bytes | None, decoded, res: dict,
+                       render: bool) -> tuple[bytes, tuple | None]:
+    """The screenshot (png, prepared) once the marks are in; taken again through WebDriver when the
+    direct capture failed or is of the page before a navigation (`res`: collect_marks' result)."""
+    if shot is None:
+        return png, (decoded.result() if render else None)
+    try:
+        png, prepared = shot.result()
+        if res["navigated"]:  # of the page before: the marks are of the one after, taken again below
+            raise DirectCDPNavigated("the page navigated while it was being marked")
+    except Exception as e:  # the second connection broke (or the page navigated): WebDriver takes it
+        log.debug("direct screenshot failed or stale (%s); using WebDriver", e)
+        if not isinstance(e, DirectCDPNavigated):
+            session.drop_direct()
+        png = session.screenshot_png()
+        prepared = _prepare(png) if render else None
+    return png, prepared
+
+
+def _render(obs: Observation, prepared: tuple, image_format: str | None, max_width: int | None) -> None:
+    """Draw the marked screenshot and, with `image_format`, encode the model's image; timed as overlay_ms."""
+    t = time.perf_counter()
+    obs._draw(*prepared)
+    if image_format:
+        obs.for_model(image_format, max_width)
+    obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000

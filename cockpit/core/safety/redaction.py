@@ -17,6 +17,7 @@ from typing import Iterable, Sequence
 from urllib.parse import quote, quote_plus
 
 from cockpit.core.actions.grammar import Action
+from cockpit.core.llm.prompt import secret_note
 from cockpit.core.page.marks import Mark
 
 SECRET = "(secret)"
@@ -64,6 +65,5 @@ def with_note(feedback: str, action: Action, marks: Sequence[Mark]) -> str:
     """The feedback after `action`, plus a note to the model when it typed a secret."""
     if not typed_secret(action, marks):
         return feedback
-    from cockpit.core.llm.prompt import secret_note
     note = secret_note(action.target, field_kind(mark_of(action, marks)))
     return f"{feedback} {note}" if feedback else note

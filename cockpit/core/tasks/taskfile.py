@@ -26,14 +26,16 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, NamedTuple
+from typing import NamedTuple
 from urllib.parse import urlsplit
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.safety.navguard import parse_domains
+from cockpit.core.tasks.filetext import (
+    decode_whole, first_char, first_text, line_at, looks_like_one_document, read_lines, skip_space)
 
 FORMATS = ("webvoyager", "plain", "webarena")
 MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable
-MAX_LINE_BYTES = 16 * 1024 * 1024
 MAX_DOCUMENT_BYTES = 64 * 1024 * 1024  # a WebArena JSON array is parsed whole (refused above this); JSONL never is
 
 # Which key holds what, per format: id, task text, start URL, site.
@@ -118,16 +120,16 @@ class _Loader:
 
     def run(self) -> None:
         size = self.path.stat().st_size
-        if size > MAX_DOCUMENT_BYTES and _first_char(self.path) == "[":
+        if size > MAX_DOCUMENT_BYTES and first_char(self.path) == "[":
             raise CockpitError(
                 f"{self.path} is a {size / 2**20:.0f} MB JSON array; Cockpit reads a JSON task file whole, "
                 f"up to {MAX_DOCUMENT_BYTES // 2**20} MB. Split it, or write it as JSONL (one task per line), "
                 "which is read line by line at any size")
-        first = _first_text(self.path)
+        first = first_text(self.path)
         if first is None:  # empty, blank, or a first line too long to look at: its problems say which
             self._load_jsonl()
             return
-        if _looks_like_one_document(first) and size <= MAX_DOCUMENT_BYTES:
+        if looks_like_one_document(first) and size <= MAX_DOCUMENT_BYTES:
             doc = _Loader(self.path)
             verdict = doc._load_document()
             if verdict == "broken":
@@ -148,7 +150,7 @@ class _Loader:
         self.seen, self.formats = other.seen, other.formats
 
     def _load_jsonl(self) -> None:
-        for lineno, text in _read_lines(self.path, self.problem):
+        for lineno, text in read_lines(self.path, self.problem):
             self._load_line(lineno, text)
 
     def result(self) -> TaskFile:
@@ -185,8 +187,8 @@ class _Loader:
         "broken" (invalid JSON; problems recorded).
         """
         with open(self.path, "rb") as f:
-            text = _decode_whole(f.read()).lstrip("\ufeff")
-        start = _skip_space(text, 0)
+            text = decode_whole(f.read()).lstrip("\ufeff")
+        start = skip_space(text, 0)
         decoder = json.JSONDecoder()
         if text.startswith("[", start):
             return self._load_array(text, start + 1, decoder)
@@ -197,13 +199,13 @@ class _Loader:
             return "broken"
         if text[end:].strip():
             return "jsonl"  # a second value follows
-        self._add(_line_at(text, start), record)
+        self._add(line_at(text, start), record)
         return "document"
 
     def _load_array(self, text: str, i: int, decoder: json.JSONDecoder) -> str:
         line, pos = 1, 0
         while True:
-            i = _skip_space(text, i)
+            i = skip_space(text, i)
             if text.startswith("]", i):
                 return "jsonl" if text[i + 1:].strip() else "document"
             line += text.count("\n", pos, i)
@@ -215,11 +217,11 @@ class _Loader:
                                        "the rest of the file was not read")
                 return "broken"
             self._add(line, record)
-            i = _skip_space(text, i)
+            i = skip_space(text, i)
             if text.startswith(",", i):
                 i += 1
             elif not text.startswith("]", i):
-                self.problem(_line_at(text, i), 'expected "," or "]" between tasks; '
+                self.problem(line_at(text, i), 'expected "," or "]" between tasks; '
                                                 "the rest of the file was not read")
                 return "broken"
 
@@ -285,7 +287,6 @@ def _to_task(record, line: int, problem, base: Path = Path(".")) -> Task | None:
 def _allowed_domains(value, line: int, problem) -> list[str] | None:
     """The normalised list, or None (with a problem) when it is not a list of domain names:
     such a task is skipped rather than run without the limits its author meant."""
-    from cockpit.core.safety.navguard import parse_domains
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not value:
@@ -411,101 +412,6 @@ def _kind(value) -> str:
     return "an object"
 
 
-# ---------------------------------------------------------------- raw lines
-
-def _read_lines(path: Path, problem) -> Iterator[tuple[int, str]]:
-    """(line number, text) for every line, decoded; bad bytes replaced and reported."""
-    with open(path, "rb") as f:
-        head = f.read(4)
-        f.seek(0)
-        if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-            yield from _read_utf16(path)
-            return
-        lineno = 0
-        while True:
-            raw = f.readline(MAX_LINE_BYTES)
-            if not raw:
-                return
-            lineno += 1
-            if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
-                _skip_rest_of_line(f)
-                problem(lineno, f"longer than {MAX_LINE_BYTES // (1024 * 1024)} MB; skipped")
-                continue
-            if lineno == 1 and raw.startswith(b"\xef\xbb\xbf"):
-                raw = raw[3:]
-            try:
-                text = raw.decode("utf-8")
-            except UnicodeDecodeError:
-                text = raw.decode("utf-8", errors="replace")
-                problem(lineno, "not valid UTF-8; bad bytes were replaced with \ufffd")
-            yield lineno, text.rstrip("\r\n")
-
-
-def _read_utf16(path: Path) -> Iterator[tuple[int, str]]:
-    # Windows PowerShell's ">" writes UTF-16; rare enough to not need a line cap.
-    with open(path, encoding="utf-16", errors="replace", newline="") as f:
-        for lineno, text in enumerate(f, 1):
-            yield lineno, text.rstrip("\r\n").lstrip("\ufeff")
-
-
-def _skip_rest_of_line(f) -> None:
-    while True:
-        chunk = f.readline(MAX_LINE_BYTES)
-        if not chunk or chunk.endswith(b"\n"):
-            return
-
-
-def _first_text(path: Path) -> str | None:
-    """The first non-blank line, or None for a file with none."""
-    lines = _read_lines(path, lambda *a: None)
-    try:
-        return next((text for _, text in lines if text.strip()), None)
-    finally:
-        lines.close()
-
-
-def _first_char(path: Path) -> str:
-    """The first character that is not white space or a byte-order mark ('' if none in the first 64 KB)."""
-    with open(path, "rb") as f:
-        head = _decode_whole(f.read(64 * 1024))
-    return head.lstrip("\ufeff \t\r\n")[:1]
-
-
-def _looks_like_one_document(first_line: str) -> bool:
-    """A JSON array, or an object that does not end on its first line.
-
-    Only then is the file read whole; everything else is streamed as JSONL.
-    """
-    s = first_line.lstrip("\ufeff").strip()
-    if s.startswith("["):
-        return True
-    if not s.startswith("{"):
-        return False
-    if s.endswith("}"):
-        return False  # one line, one object (valid or not): JSONL, streamed
-    try:
-        json.loads(s)
-    except json.JSONDecodeError:
-        return True  # a pretty-printed object's first line (or a cut-off JSONL line)
-    return False
-
-
-def _decode_whole(data: bytes) -> str:
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8", errors="replace")
-
-
-def _skip_space(text: str, i: int) -> int:
-    while i < len(text) and text[i] in " \t\r\n":
-        i += 1
-    return i
-
-
-def _line_at(text: str, i: int) -> int:
-    return text.count("\n", 0, i) + 1
-
-
 # ---------------------------------------------------------------- selecting
 
 def select(tasks: list[Task], ids: list[str] | None = None,
@@ -541,7 +447,7 @@ def load_reference_answers(path) -> dict[str, list[dict]]:
     if not path.is_file():
         raise CockpitError(f"reference answer file not found: {path}")
     try:
-        data = json.loads(_decode_whole(path.read_bytes()).lstrip("\ufeff"))
+        data = json.loads(decode_whole(path.read_bytes()).lstrip("\ufeff"))
     except json.JSONDecodeError as e:
         raise CockpitError(f"{path.name}: not valid JSON ({e.msg} at line {e.lineno}, "
                            f"column {e.colno})") from e
