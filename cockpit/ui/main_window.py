@@ -29,7 +29,7 @@ from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.hop_strip import HopStrip
 from cockpit.ui.mark_corrections import MarkCorrections
-from cockpit.ui.lookahead_view import LookaheadView
+from cockpit.ui.lookahead_controller import LookaheadController
 from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.review_panel import ReviewPanel
 from cockpit.ui.bridge import (
@@ -108,7 +108,7 @@ class MainWindow(MarkCorrections, QMainWindow):
         self.log_tabs = QTabWidget()
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
-        self.lookahead = LookaheadView(self)  # hook: planning table, Plan box, planning cost (issue #7)
+        self.lookahead = LookaheadController(self)  # hook: planning table, Plan box, planning cost (issue #7)
         self.details = StepDetails()
         panels = QWidget()
         pv = QVBoxLayout(panels)
