@@ -45,8 +45,8 @@ from cockpit.ui.bridge import (
 from cockpit.ui.screenshot_view import ScreenshotView
 from cockpit.ui.step_log import StepDetails, StepLogPanel
 from cockpit.ui.takeover_panel import TakeOverPanel
-from cockpit.ui.worker import in_thread
 from cockpit.ui.task_bar import TaskBar
+from cockpit.ui.tasks import run_in_background
 
 log = logging.getLogger(__name__)
 DEMO_URL = "demo:index.html"
@@ -473,12 +473,14 @@ class MainWindow(MarkCorrections, QMainWindow):
             self.show_error("There is no run to act in.")
             return
         self.takeover.set_busy(True)
-        in_thread(fut.result, self._after_human_act, "human-act")
+        run_in_background(fut.result, self._after_human_act, name="human-act")
 
-    def _after_human_act(self, row) -> None:
+    def _after_human_act(self, done) -> None:
         self.takeover.set_busy(False)
-        if isinstance(row, BaseException):
-            self.show_error(f"Your action could not run: {short_message(row)}")
+        try:
+            row = done.result()
+        except Exception as e:
+            self.show_error(f"Your action could not run: {short_message(e)}")
             return
         if row.get("status") == "error":
             self.show_error(f"Your action failed: {row.get('error')}")
