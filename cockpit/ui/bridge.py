@@ -1,16 +1,17 @@
 """The one place the core meets Qt: runs the agent in a worker thread.
 
-The worker owns the browser session, the model client and its own store
+The worker (a :mod:`cockpit.ui.tasks` task, as are the browser warm-up and the
+live view) owns the browser session, the model client and its own store
 connection. Core events come back as Qt signals (queued to the GUI thread);
-controls go the other way through RunControl; approvals through a future the
-worker waits on. No widget is touched from the worker, ever.
+the run's end comes back as the task's outcome; controls go the other way
+through RunControl; approvals through a future the worker waits on. No widget
+is touched from the worker, ever.
 """
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
 import logging
-import threading
 import time
 from dataclasses import dataclass
 
@@ -26,6 +27,7 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store
+from cockpit.ui.tasks import CancelFlag, Lock, Task, run_in_background
 
 log = logging.getLogger(__name__)
 
@@ -69,7 +71,7 @@ class GuiApprover:
         self.bridge = bridge
         self._pending: concurrent.futures.Future | None = None
 
-    def decide(self, request: ApprovalRequest, cancel: threading.Event) -> Decision:
+    def decide(self, request: ApprovalRequest, cancel: CancelFlag) -> Decision:
         fut: concurrent.futures.Future = concurrent.futures.Future()
         self._pending = fut
         self.bridge._set_state(WAITING_YOU)
@@ -120,10 +122,10 @@ class AgentBridge(QObject):
         self.taken_over = False  # the human has the browser (from Take over until Hand back)
         self.run_id = ""
         self._session: BrowserSession | None = None
-        self._thread: threading.Thread | None = None
+        self._task: Task | None = None  # the run
         self._demo = None  # (site, model server) while demo runs need them
-        self._live_stop = threading.Event()
-        self._session_lock = threading.Lock()
+        self._live_task: Task | None = None  # the live view's capture loop
+        self._session_lock = Lock()
 
     # ---------- starting and stopping ----------
     def warm_up(self) -> None:
@@ -137,19 +139,19 @@ class AgentBridge(QObject):
                 self._ensure_session()
             except CockpitError as e:
                 log.info("browser warm-up failed (the run will report it): %s", e)
-        threading.Thread(target=work, name="browser-warm-up", daemon=True).start()
+        run_in_background(work, name="browser-warm-up")
 
     @property
     def busy(self) -> bool:
-        return self._thread is not None and self._thread.is_alive()
+        return self._task is not None and self._task.running
 
     def start(self, spec: RunSpec, *, paused: bool = False) -> bool:
         if self.busy:
             return False
         self.control = RunControl(paused=paused)
         self._set_state(STARTING)
-        self._thread = threading.Thread(target=self._work, args=(spec, self.control), name="agent", daemon=True)
-        self._thread.start()
+        control = self.control
+        self._task = run_in_background(lambda: self._work(spec, control), self._ended, name="agent")
         return True
 
     def pause(self) -> None:
@@ -196,9 +198,9 @@ class AgentBridge(QObject):
     def shutdown(self, timeout: float = 10.0) -> None:
         """Stop any run and close the browser and demo servers (window closing)."""
         self.stop()
-        if self._thread is not None:
-            self._thread.join(timeout)
-        self._live_stop.set()
+        if self._task is not None:
+            self._task.wait(timeout)
+        self._stop_live()
         with self._session_lock:
             if self._session is not None:
                 self._session.close()
@@ -214,7 +216,8 @@ class AgentBridge(QObject):
         return self._session
 
     # ---------- the worker ----------
-    def _work(self, spec: RunSpec, control: RunControl) -> None:
+    def _work(self, spec: RunSpec, control: RunControl) -> RunResult | None:
+        """The run, in the agent task; its result goes to runEnded on the GUI thread (_ended)."""
         result: RunResult | None = None
         try:
             session = self._ensure_session()
@@ -245,11 +248,16 @@ class AgentBridge(QObject):
             log.exception("the run could not start")
             self.failed.emit(f"internal error: {type(e).__name__}: {short_message(e)}")
         finally:
-            self._live_stop.set()
+            self._stop_live()
             self._drop_dead_session()
             self.taken_over = False
             self._set_state(IDLE)
-            self.runEnded.emit(result)
+        return result
+
+    def _ended(self, done) -> None:
+        if done.exception() is not None:  # not an Exception (those _work reports): still end the run here
+            log.error("the run stopped", exc_info=done.exception())
+        self.runEnded.emit(None if done.exception() else done.result())
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.branch import branch
@@ -327,13 +335,17 @@ class AgentBridge(QObject):
 
     # ---------- live view ----------
     def _start_live(self, session: BrowserSession) -> None:
-        self._live_stop = threading.Event()
+        self._stop_live()
         self._live_mask = []  # a replay has no observations: no boxes of an earlier run's page
         if self.live_interval <= 0:
             return
-        threading.Thread(target=self._live, args=(session, self._live_stop), name="live-view", daemon=True).start()
+        self._live_task = run_in_background(lambda stop: self._live(session, stop), name="live-view", pass_cancel=True)
 
-    def _live(self, session: BrowserSession, stop: threading.Event) -> None:
+    def _stop_live(self) -> None:
+        if self._live_task is not None:
+            self._live_task.cancel()
+
+    def _live(self, session: BrowserSession, stop: CancelFlag) -> None:
         """A low-rate capture while the agent waits on the model, between its own commands."""
         while not stop.wait(self.live_interval):
             if self.state not in (WAITING_MODEL, REPLAYING):

@@ -10,50 +10,46 @@ from __future__ import annotations
 import json
 import logging
 import time
-from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (QCheckBox, QComboBox, QLabel, QMainWindow, QSizePolicy,
                                QSpinBox, QSplitter, QTabWidget, QToolBar, QVBoxLayout, QWidget)
 
-from cockpit.core import paths
-from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store
 from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.breakpoints_panel import BreakpointsPanel
+from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
 from cockpit.ui.hop_strip import HopStrip
 from cockpit.ui.mark_corrections import MarkCorrections
-from cockpit.ui.lookahead_view import LookaheadView
+from cockpit.ui.lookahead_controller import LookaheadController
 from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.review_panel import ReviewPanel
 from cockpit.ui.bridge import (
     PAUSED,
-    REPLAYING,
     STOPPING,
     TAKEN_OVER,
-    WAITING_MODEL,
     AgentBridge,
     RunSpec,
     resume_settings,
 )
 from cockpit.ui.screenshot_view import ScreenshotView
 from cockpit.ui.step_log import StepDetails, StepLogPanel
+from cockpit.ui.take_over import TakeOver
 from cockpit.ui.takeover_panel import TakeOverPanel
-from cockpit.ui.worker import in_thread
 from cockpit.ui.task_bar import TaskBar
+from cockpit.ui.window_layout import LayoutMemory
 
 log = logging.getLogger(__name__)
 DEMO_URL = "demo:index.html"
-HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 
 
-class MainWindow(MarkCorrections, QMainWindow):
+class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWindow):
     def __init__(self, *, settings: Settings | None = None, store_root=None, bridge: AgentBridge | None = None,
                  demo: bool = False):
         super().__init__()
@@ -108,7 +104,7 @@ class MainWindow(MarkCorrections, QMainWindow):
         self.log_tabs = QTabWidget()
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
-        self.lookahead = LookaheadView(self)  # hook: planning table, Plan box, planning cost (issue #7)
+        self.lookahead = LookaheadController(self)  # hook: planning table, Plan box, planning cost (issue #7)
         self.details = StepDetails()
         panels = QWidget()
         pv = QVBoxLayout(panels)
@@ -352,13 +348,6 @@ class MainWindow(MarkCorrections, QMainWindow):
         self.statusBar().showMessage(banner, 15000)
         return self._launch(spec, banner)
 
-    def take_over(self) -> None:
-        if self.bridge.take_over() is not None:
-            self.takeover.set_target(None)
-            self.takeover.setVisible(True)
-            self.shown_step = None
-            self._update_controls()
-
     def open_settings(self) -> None:
         from cockpit.ui.settings_dialog import ModelSettingsDialog
         dlg = ModelSettingsDialog(self.settings, self)
@@ -370,122 +359,6 @@ class MainWindow(MarkCorrections, QMainWindow):
         self.error_banner.setText(message)
         self.error_banner.setVisible(True)
         self.statusBar().showMessage(message.splitlines()[0][:200], 15000)
-
-    # ---------- bridge events ----------
-    def _on_bridge_event(self, e: ev.Event) -> None:
-        self.log_panel.add_event(e)
-        self.lookahead.on_event(e)
-        if isinstance(e, ev.RunStarted):
-            self.run_id = e.run_id
-            self.setWindowTitle(f"Cockpit — {e.task[:80]}")
-            label = " [DEMO POLICY: rule-based, not a model]" if self.demo_box.isChecked() else ""
-            self.banner.setText(f"Run {e.run_id}{label}")
-            self.st_browser.setText("browser: running")
-            self._show_fence(e.run_id)
-        elif isinstance(e, ev.ObservationReady):
-            self.last_marks = list(e.marks)
-            if e.stored:
-                self.latest_step = e.step
-        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and e.target:
-            self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
-        elif isinstance(e, ev.ModelReplied):
-            self.tokens += e.prompt_tokens + e.completion_tokens
-            self.cost += e.cost or 0.0
-            self.agent_steps += 1
-        elif isinstance(e, ev.StepFinished) and e.actor == "human":
-            self.takeover.set_busy(False)
-        elif isinstance(e, ev.RunFinished):
-            self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
-            self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
-                                                                           if e.answer else ""))
-        elif isinstance(e, ev.RunFailed):
-            self.show_error(f"The run failed: {e.error}")
-        elif isinstance(e, ev.BreakpointHit):
-            self.statusBar().showMessage(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
-            self.bp_panel.refresh()
-        elif isinstance(e, ev.HopsTracked):
-            self.hop_strip.set_hops(list(e.names))
-        elif isinstance(e, ev.HopPassed):
-            self.hop_strip.pass_hop(e.hop, e.step)
-            if not e.again:  # hops passed before a resume: on the strip, not news
-                self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
-        elif isinstance(e, ev.MemoriesUsed):
-            self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
-        self._update_status()
-
-    def _show_fence(self, run_id: str) -> None:
-        """Say in the status bar when the run may only visit some sites (as recorded with the run)."""
-        from cockpit.core.safety.runlimits import recorded_policy
-        try:
-            nav = recorded_policy(self.store.run(run_id))
-        except CockpitError:  # the run's row cannot be read here (StoreError): nothing to add
-            return
-        if nav is not None and nav.restricted:
-            before = self.statusBar().currentMessage()
-            self.statusBar().showMessage((before + " — " if before else "") +
-                                         f"this run may only visit {nav.describe_domains()}", 30000)
-
-    def _task_of(self, run_id: str) -> str:
-        try:
-            return self.store.run(run_id)["task"]
-        except Exception:  # a memory's run was deleted meanwhile: show its id alone
-            return "?"
-
-    def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
-        if self.shown_step is None:
-            self.view.set_screenshot(image, list(e.marks), keep_view=True)
-            what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
-            self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
-
-    def _on_bridge_approval(self, req) -> None:
-        self.approval.show_request(req)
-        self.lookahead.on_approval(req)
-        if self.shown_step is None and req.mark is not None:
-            self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
-        self.raise_()
-
-    def _on_bridge_state(self, state: str) -> None:
-        self.st_state.setText(state + (" (you have the browser)" if self.bridge.taken_over
-                                       and state != TAKEN_OVER else ""))
-        self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
-        self._update_controls()
-
-    def _on_bridge_replayed(self, step: int, what: str) -> None:
-        self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
-        self.statusBar().showMessage(what, 10000)
-
-    def _on_bridge_live(self, image) -> None:
-        if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
-            self.view.set_screenshot(image, self.last_marks, keep_view=True)
-
-    def _on_bridge_ended(self, result) -> None:
-        self.running = False
-        self.approval.close_request()
-        self.takeover.setVisible(False)
-        self.st_browser.setText("browser: " + ("open" if self.bridge.session and self.bridge.session.driver
-                                               else "closed"))
-        self._update_controls()
-
-    # ---------- take-over ----------
-    def _on_takeover_act(self, action) -> None:
-        fut = self.bridge.human_act(action)
-        if fut is None:
-            self.show_error("There is no run to act in.")
-            return
-        self.takeover.set_busy(True)
-        in_thread(fut.result, self._after_human_act, "human-act")
-
-    def _after_human_act(self, row) -> None:
-        self.takeover.set_busy(False)
-        if isinstance(row, BaseException):
-            self.show_error(f"Your action could not run: {short_message(row)}")
-            return
-        if row.get("status") == "error":
-            self.show_error(f"Your action failed: {row.get('error')}")
-
-    def _on_takeover_hand_back(self, note: str) -> None:
-        self.takeover.setVisible(False)
-        self.bridge.hand_back(note)
 
     # ---------- screenshot interactions ----------
     def _mark(self, mark_id: int) -> Mark | None:
@@ -558,31 +431,6 @@ class MainWindow(MarkCorrections, QMainWindow):
             self.task_bar.set_task(DEMO_TASK, DEMO_URL)
         elif on and not url:
             self.task_bar.url_edit.setText(DEMO_URL)
-
-    # ---------- layout memory ----------
-    def _qsettings(self) -> QSettings:
-        return QSettings(str(Path(paths.home()) / "window.ini"), QSettings.IniFormat)
-
-    def _restore_layout(self) -> None:
-        qs = self._qsettings()
-        if qs.value("geometry"):
-            self.restoreGeometry(qs.value("geometry"))
-        else:
-            self.resize(1280, 800)
-        if qs.value("state"):
-            self.restoreState(qs.value("state"))
-        for name, widget in (("split", self.split), ("right", self.right), ("review", self.review.split)):
-            if qs.value(name):
-                widget.restoreState(qs.value(name))
-
-    def save_layout(self) -> None:
-        qs = self._qsettings()
-        qs.setValue("geometry", self.saveGeometry())
-        qs.setValue("state", self.saveState())
-        qs.setValue("split", self.split.saveState())
-        qs.setValue("right", self.right.saveState())
-        qs.setValue("review", self.review.split.saveState())
-        qs.sync()
 
     def closeEvent(self, event) -> None:
         self.save_layout()

@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 
 from cockpit.core.errors import short_message
 from cockpit.core.page.marks import Mark
-from cockpit.ui.worker import in_thread
+from cockpit.ui.tasks import run_in_background
 
 
 class MarkCorrections:
@@ -58,11 +58,13 @@ class MarkCorrections:
             with live.lock:
                 element = element_at(live, x + w / 2, y + h / 2)
             return step, rect, label, element if isinstance(element, dict) else None
-        in_thread(lookup, self._on_lookup_done, "element-at")
+        run_in_background(lookup, self._on_lookup_done, name="element-at")
 
-    def _on_lookup_done(self, res) -> None:
-        if isinstance(res, BaseException):  # the page went away: keep the box without the element
-            self.show_error(f"Could not look the element up: {short_message(res)}")
+    def _on_lookup_done(self, done) -> None:
+        try:
+            res = done.result()
+        except Exception as e:  # the page went away: keep the box without the element
+            self.show_error(f"Could not look the element up: {short_message(e)}")
             return
         self.add_missing(*res)
 

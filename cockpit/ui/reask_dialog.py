@@ -6,8 +6,6 @@ can be closed while it waits.
 """
 from __future__ import annotations
 
-import threading
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
                                QPlainTextEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
@@ -16,7 +14,7 @@ from cockpit.core.llm import prompt
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.store import Store
-from cockpit.ui.worker import in_thread
+from cockpit.ui.tasks import Task, run_in_background
 
 
 class ReaskDialog(QDialog):
@@ -25,7 +23,7 @@ class ReaskDialog(QDialog):
         self.store, self.run_id, self.step = store, run_id, step
         self.setWindowTitle(f"Re-ask the model at step {step}")
         self.resize(1100, 720)
-        self.cancel = threading.Event()
+        self._task: Task | None = None  # the request on its way; closing the dialog cancels it
         self.result = None
         run = store.run(run_id)
         cfg = model_config_of(run)
@@ -88,16 +86,18 @@ class ReaskDialog(QDialog):
         self.verdict.setText("")
         edit, root = self.edit(), self.store.root
 
-        def work():
+        def work(cancel):
             with Store(root) as store:  # sqlite: this thread's own connection
-                return reask(store, self.run_id, self.step, edit, cancel=self.cancel)
-        in_thread(work, self._on_done, "reask")
+                return reask(store, self.run_id, self.step, edit, cancel=cancel)
+        self._task = run_in_background(work, self._on_done, name="reask", pass_cancel=True)
 
-    def _on_done(self, res) -> None:
+    def _on_done(self, done) -> None:
         self.send_btn.setEnabled(True)
         self.send_btn.setText("Send (Ctrl+Enter)")
-        if isinstance(res, Exception):
-            self.verdict.setText(f"<span style='color:#b00020'>{_esc(str(res))}</span>")
+        try:
+            res = done.result()
+        except Exception as e:
+            self.verdict.setText(f"<span style='color:#b00020'>{_esc(str(e))}</span>")
             return
         self.result = res
         self.new.setPlainText(res.new_reply)
@@ -109,7 +109,8 @@ class ReaskDialog(QDialog):
                              f"{res.seconds:.1f} s")
 
     def done(self, r: int) -> None:
-        self.cancel.set()
+        if self._task is not None:
+            self._task.cancel()
         super().done(r)
 
 

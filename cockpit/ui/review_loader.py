@@ -1,15 +1,15 @@
-"""Review mode's screenshot decoding: PNG files to QImages in a background thread.
+"""Review mode's screenshot decoding: PNG files to QImages in the background.
 
 Pillow's decoder lets the GUI thread run meanwhile, so stepping through a run
 stays fast while the next screenshots and the filmstrip's thumbnails load.
 """
 from __future__ import annotations
 
-import threading
-
 from PIL import Image
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QImage
+
+from cockpit.ui.tasks import Task, run_in_background
 
 SOURCE = "cockpit-source"  # QImage text key: the file an image was decoded from
 
@@ -36,23 +36,34 @@ def _decode_first(paths: tuple[str, ...]) -> QImage | None:
     return None
 
 
+def _load(kind: str, paths: tuple[str, ...]) -> QImage | None:
+    """A job's image, scaled to the filmstrip's width for a thumbnail (in the background)."""
+    img = _decode_first(paths)
+    return img.scaledToWidth(144, Qt.SmoothTransformation) if img is not None and kind == "thumb" else img
+
+
 class _Loader(QObject):
-    """Decodes step screenshots and thumbnails in a background thread."""
+    """Decodes step screenshots and thumbnails in the background, one at a time.
+
+    The job list belongs to the GUI thread: each decode is a task
+    (:func:`cockpit.ui.tasks.run_in_background`) whose outcome, delivered here,
+    is emitted and starts the next job.
+    """
     image = Signal(str, int, object)  # run id, step, QImage (None: the file is missing or unreadable)
     thumb = Signal(str, int, object)  # run id, step, QImage
 
     def __init__(self, store_root, parent=None):
         super().__init__(parent)
         self.store_root = store_root
-        self._lock = threading.Lock()
         self._jobs: list[tuple[str, str, int, tuple[str, ...]]] = []
-        self._wake = threading.Event()
+        self._task: Task | None = None  # the decode under way
         self._stopped = False
-        threading.Thread(target=self._work, name="review-loader", daemon=True).start()
 
     def stop(self) -> None:
         self._stopped = True
-        self._wake.set()
+        self._jobs.clear()
+        if self._task is not None:
+            self._task.cancel()
 
     def request(self, kind: str, jobs: list[tuple[str, int, str | tuple[str, ...]]]) -> None:
         """Replace the pending jobs of `kind` ('image' or 'thumb') with `jobs` (run id, step, path).
@@ -62,30 +73,24 @@ class _Loader(QObject):
         Images go first: they are what the annotator is waiting for; the
         filmstrip's thumbnails fill in behind them.
         """
-        with self._lock:
-            keep = [j for j in self._jobs if j[0] != kind]
-            new = [(kind, run_id, step, (paths,) if isinstance(paths, str) else tuple(paths))
-                   for run_id, step, paths in jobs]
-            self._jobs = new + keep if kind == "image" else keep + new
-        self._wake.set()
+        keep = [j for j in self._jobs if j[0] != kind]
+        new = [(kind, run_id, step, (paths,) if isinstance(paths, str) else tuple(paths))
+               for run_id, step, paths in jobs]
+        self._jobs = new + keep if kind == "image" else keep + new
+        self._next()
 
-    def _work(self) -> None:
-        while not self._stopped:
-            self._wake.wait()
-            with self._lock:
-                if not self._jobs:
-                    self._wake.clear()
-                    continue
-                kind, run_id, step, paths = self._jobs.pop(0)
-            img = _decode_first(paths)
-            if self._stopped or (img is None and kind == "thumb"):
-                continue
-            try:
-                if img is None:
-                    self.image.emit(run_id, step, None)
-                elif kind == "thumb":
-                    self.thumb.emit(run_id, step, img.scaledToWidth(144, Qt.SmoothTransformation))
-                else:
-                    self.image.emit(run_id, step, img)
-            except RuntimeError:  # the panel is gone
-                return
+    def _next(self) -> None:
+        if self._stopped or self._task is not None or not self._jobs:
+            return
+        kind, run_id, step, paths = self._jobs.pop(0)
+        self._task = run_in_background(lambda: (kind, run_id, step, _load(kind, paths)), self._loaded,
+                                       name="review-loader")
+
+    def _loaded(self, done) -> None:
+        self._task = None
+        kind, run_id, step, img = done.result()
+        if img is None and kind == "image":
+            self.image.emit(run_id, step, None)
+        elif img is not None:
+            (self.thumb if kind == "thumb" else self.image).emit(run_id, step, img)
+        self._next()

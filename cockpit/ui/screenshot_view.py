@@ -200,6 +200,22 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._pixmap_item.setTransformationMode(Qt.SmoothTransformation)
         self._scene.setSceneRect(QRectF(0, 0, pix.width(), pix.height()))
 
+        self._add_marks(marks)
+
+        if keep:
+            self._fit_mode = False
+            self.setTransform(transform)
+            self.horizontalScrollBar().setValue(hval)
+            self.verticalScrollBar().setValue(vval)
+            self._layout_labels()
+        else:
+            self.fit()  # lays the labels out
+        if had_hover:
+            self.markHovered.emit(None)
+        self._update_cursor()
+
+    def _add_marks(self, marks: list[Mark]) -> None:
+        """The marks layer of a new screenshot: a box and a numbered label per mark (set_screenshot)."""
         layer = QGraphicsRectItem()
         layer.setFlag(QGraphicsItem.ItemHasNoContents, True)
         layer.setZValue(_Z_MARKS)
@@ -223,18 +239,6 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
             t = str(m.id)
             labels.append(_Label(t, pixmap(t, bg), layer))
         layer.setVisible(self._marks_visible)
-
-        if keep:
-            self._fit_mode = False
-            self.setTransform(transform)
-            self.horizontalScrollBar().setValue(hval)
-            self.verticalScrollBar().setValue(vval)
-            self._layout_labels()
-        else:
-            self.fit()  # lays the labels out
-        if had_hover:
-            self.markHovered.emit(None)
-        self._update_cursor()
 
     def clear(self, message: str = "") -> None:
         """No screenshot: an empty pane with `message` centred in it."""

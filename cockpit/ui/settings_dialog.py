@@ -18,20 +18,19 @@ What it must not do:
   a usable keyring the key field is disabled and the dialog says to set
   ``OPENAI_API_KEY`` instead.
 * block the GUI thread on the network. "Test connection" and "List models"
-  run in a daemon worker thread; the result comes back to the GUI thread
-  through a queued Qt signal. While one runs, its button shows a busy text and
+  run in the background (:func:`cockpit.ui.tasks.run_in_background`); the
+  result comes back on the GUI thread. While one runs, its button shows a busy text and
   is disabled; the dialog can still be closed, which cancels the test, and a
   result that arrives after that is ignored.
 """
 from __future__ import annotations
 
 import logging
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
+from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpinBox, QFormLayout,
                                QHBoxLayout, QLabel, QLineEdit, QMenu, QPushButton, QSizePolicy, QSpinBox,
                                QToolButton, QVBoxLayout, QWidget)
@@ -47,6 +46,7 @@ from cockpit.core.settings import (
     save_settings,
 )
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
+from cockpit.ui.tasks import CancelFlag, Task, run_in_background
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]
 
@@ -67,18 +67,6 @@ _TEST_IDLE, _TEST_BUSY = "Test &connection", "Testing…"
 _LIST_IDLE, _LIST_BUSY = "&List models", "Listing…"
 
 
-class _Relay(QObject):
-    """Carries one worker result to the GUI thread.
-
-    It is a child of the application, so it outlives the dialog and the worker
-    can always emit on it; it deletes itself (in the GUI thread) once the
-    result is delivered. If the dialog is gone by then, Qt has already
-    disconnected it and the result goes nowhere.
-    """
-
-    done = Signal(int, bool, object)   # token, ok, value (result or error message)
-
-
 class ModelSettingsDialog(QDialog):
     """Edit the model settings; ``result_settings()`` after ``accept()``.
 
@@ -92,8 +80,7 @@ class ModelSettingsDialog(QDialog):
         self._settings = settings.copy()
         self._result: Settings | None = None
         self._path = path
-        self._next_token = 0
-        self._pending: dict[int, tuple[str, threading.Event]] = {}   # token -> (kind, cancel)
+        self._pending: dict[str, Task] = {}   # kind ("test", "list") -> its task
         self._keyring_ok, self._keyring_why = secrets.keyring_usable()
         self._build()
         self._load(self._settings.model)
@@ -328,7 +315,7 @@ class ModelSettingsDialog(QDialog):
                       timeout=min(self.timeout_spin.value(), TEST_TIMEOUT))
         key = self.key_edit.text().strip() or None
 
-        def work(cancel: threading.Event) -> str:
+        def work(cancel: CancelFlag) -> str:
             with ModelClient(cfg, key) as client:
                 result = client.chat(TEST_MESSAGES, cancel=cancel)
             return f"OK: {result.model} replied in {result.seconds:.1f} s"
@@ -351,7 +338,7 @@ class ModelSettingsDialog(QDialog):
                       timeout=min(self.timeout_spin.value(), TEST_TIMEOUT))
         key = self.key_edit.text().strip() or None
 
-        def work(cancel: threading.Event) -> list[str]:
+        def work(cancel: CancelFlag) -> list[str]:
             with ModelClient(cfg, key) as client:
                 return client.list_models()
 
@@ -365,18 +352,10 @@ class ModelSettingsDialog(QDialog):
         return bool(self._pending)
 
     def _busy(self, kind: str) -> bool:
-        return any(k == kind for k, _ in self._pending.values())
+        return kind in self._pending
 
-    def _start(self, kind: str, work: Callable[[threading.Event], Any], key: str | None) -> None:
-        self._next_token += 1
-        token = self._next_token
-        cancel = threading.Event()
-        self._pending[token] = (kind, cancel)
-        relay = _Relay(QCoreApplication.instance())
-        relay.done.connect(self._on_done)
-        relay.done.connect(relay.deleteLater)
-
-        def run() -> None:
+    def _start(self, kind: str, work: Callable[[CancelFlag], Any], key: str | None) -> None:
+        def run(cancel: CancelFlag) -> tuple[bool, Any]:
             try:
                 value, ok = work(cancel), True
             except ModelCancelled:
@@ -388,18 +367,17 @@ class ModelSettingsDialog(QDialog):
                 value, ok = f"{type(e).__name__}: {e}", False
             if not ok and key:
                 value = value.replace(key, "***")
-            relay.done.emit(token, ok, value)
+            return ok, value
 
-        threading.Thread(target=run, name=f"settings-{kind}", daemon=True).start()
+        self._pending[kind] = run_in_background(run, self._on_done, name=f"settings-{kind}", pass_cancel=True)
 
-    @Slot(int, bool, object)
-    def _on_done(self, token: int, ok: bool, value: Any) -> None:
-        entry = self._pending.pop(token, None)
-        if entry is None:   # the dialog was closed meanwhile; nobody is waiting for this
+    def _on_done(self, done) -> None:
+        # a task of a closed dialog was cancelled and is never delivered (cockpit.ui.tasks)
+        kind = next((k for k, task in self._pending.items() if task.future is done), None)
+        if kind is None:
             return
-        kind, cancel = entry
-        if cancel.is_set():
-            return
+        del self._pending[kind]
+        ok, value = done.result()
         if kind == "test":
             self._idle_test()
             self.status_label.setText(value if ok else f"Error: {value}")
@@ -435,8 +413,8 @@ class ModelSettingsDialog(QDialog):
     def _cancel_pending(self) -> None:
         if self._pending:
             self.status_label.setText("Cancelled.")
-        for _kind, cancel in self._pending.values():
-            cancel.set()
+        for task in self._pending.values():
+            task.cancel()
         self._pending.clear()
         self._idle_test()
         self._idle_list()

@@ -20,7 +20,7 @@ def tokens_text(n: int) -> str:
     return f"{n} tok" if n < 1000 else f"{n / 1000:.1f}k tok" if n < 1_000_000 else f"{n / 1e6:.1f}M tok"
 
 
-class LookaheadView:
+class LookaheadController:
     def __init__(self, window):
         self._window = weakref.ref(window)  # no reference cycle with the window
         self.table = PlanTable()

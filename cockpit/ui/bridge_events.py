@@ -1,0 +1,108 @@
+"""What the window does with the bridge's signals: the run's events, observations, approvals, states, end.
+
+A mixin of :class:`cockpit.ui.main_window.MainWindow` (connected in its
+``_connect``): it draws into the window's view, banner, panels and status bar.
+"""
+from __future__ import annotations
+
+from cockpit.core.agent import events as ev
+from cockpit.core.errors import CockpitError
+from cockpit.ui.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
+
+HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
+
+
+class BridgeEvents:
+    def _on_bridge_event(self, e: ev.Event) -> None:
+        self.log_panel.add_event(e)
+        self.lookahead.on_event(e)
+        if isinstance(e, ev.RunStarted):
+            self.run_id = e.run_id
+            self.setWindowTitle(f"Cockpit — {e.task[:80]}")
+            label = " [DEMO POLICY: rule-based, not a model]" if self.demo_box.isChecked() else ""
+            self.banner.setText(f"Run {e.run_id}{label}")
+            self.st_browser.setText("browser: running")
+            self._show_fence(e.run_id)
+        elif isinstance(e, ev.ObservationReady):
+            self.last_marks = list(e.marks)
+            if e.stored:
+                self.latest_step = e.step
+        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and e.target:
+            self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
+        elif isinstance(e, ev.ModelReplied):
+            self.tokens += e.prompt_tokens + e.completion_tokens
+            self.cost += e.cost or 0.0
+            self.agent_steps += 1
+        elif isinstance(e, ev.StepFinished) and e.actor == "human":
+            self.takeover.set_busy(False)
+        elif isinstance(e, ev.RunFinished):
+            self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
+            self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
+                                                                           if e.answer else ""))
+        elif isinstance(e, ev.RunFailed):
+            self.show_error(f"The run failed: {e.error}")
+        elif isinstance(e, ev.BreakpointHit):
+            self.statusBar().showMessage(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
+            self.bp_panel.refresh()
+        elif isinstance(e, ev.HopsTracked):
+            self.hop_strip.set_hops(list(e.names))
+        elif isinstance(e, ev.HopPassed):
+            self.hop_strip.pass_hop(e.hop, e.step)
+            if not e.again:  # hops passed before a resume: on the strip, not news
+                self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
+        elif isinstance(e, ev.MemoriesUsed):
+            self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
+        self._update_status()
+
+    def _show_fence(self, run_id: str) -> None:
+        """Say in the status bar when the run may only visit some sites (as recorded with the run)."""
+        from cockpit.core.safety.runlimits import recorded_policy
+        try:
+            nav = recorded_policy(self.store.run(run_id))
+        except CockpitError:  # the run's row cannot be read here (StoreError): nothing to add
+            return
+        if nav is not None and nav.restricted:
+            before = self.statusBar().currentMessage()
+            self.statusBar().showMessage((before + " — " if before else "") +
+                                         f"this run may only visit {nav.describe_domains()}", 30000)
+
+    def _task_of(self, run_id: str) -> str:
+        try:
+            return self.store.run(run_id)["task"]
+        except Exception:  # a memory's run was deleted meanwhile: show its id alone
+            return "?"
+
+    def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
+        if self.shown_step is None:
+            self.view.set_screenshot(image, list(e.marks), keep_view=True)
+            what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
+            self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
+
+    def _on_bridge_approval(self, req) -> None:
+        self.approval.show_request(req)
+        self.lookahead.on_approval(req)
+        if self.shown_step is None and req.mark is not None:
+            self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
+        self.raise_()
+
+    def _on_bridge_state(self, state: str) -> None:
+        self.st_state.setText(state + (" (you have the browser)" if self.bridge.taken_over
+                                       and state != TAKEN_OVER else ""))
+        self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
+        self._update_controls()
+
+    def _on_bridge_replayed(self, step: int, what: str) -> None:
+        self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
+        self.statusBar().showMessage(what, 10000)
+
+    def _on_bridge_live(self, image) -> None:
+        if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
+            self.view.set_screenshot(image, self.last_marks, keep_view=True)
+
+    def _on_bridge_ended(self, result) -> None:
+        self.running = False
+        self.approval.close_request()
+        self.takeover.setVisible(False)
+        self.st_browser.setText("browser: " + ("open" if self.bridge.session and self.bridge.session.driver
+                                               else "closed"))
+        self._update_controls()
