@@ -187,7 +187,7 @@ class ReportsPanel(QWidget):
         if not self.j_model.text().strip():  # verdicts are stored under the judge model's name
             self.j_status.setText("Name the judge model first.")
             return None
-        ids = [r["id"] for r in self.store._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
+        ids = self.store.finished_run_ids()
         if not ids:
             self.j_status.setText("No finished runs to judge.")
             return None

@@ -364,9 +364,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         if not self.run:
             return []
         r = self.run
-        return self.store._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
-                                "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
-                                [r["id"], r["task_id"] or "", r["task"]])
+        return self.store.other_runs_of_task(r["id"], r["task_id"] or "", r["task"])
 
     def reask(self):
         from cockpit.ui.reask_dialog import open_reask

@@ -358,9 +358,7 @@ def judge_agreement(store) -> list[dict]:
 
 
 def _runs(store) -> dict[str, dict]:
-    rows = store._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
-                       "ORDER BY started, id")
-    return {r["id"]: r for r in rows}
+    return {r["id"]: r for r in store.run_summaries()}
 
 
 def disagreements(store, judge: str | None = None, k: int | None = None, *,
@@ -504,7 +502,7 @@ def steps_histogram(store, bins: int | Sequence[int] = 10) -> list[tuple[int, in
     also includes its upper edge (as numpy does); with explicit edges, runs
     outside them are not counted. No finished runs: ``[]``.
     """
-    steps = [r["steps"] or 0 for r in store._rows("SELECT steps FROM runs WHERE status != 'running'")]
+    steps = store.finished_step_counts()
     if isinstance(bins, int):
         if bins < 1:
             raise ValueError("the histogram needs at least one bin")

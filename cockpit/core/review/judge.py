@@ -148,8 +148,7 @@ def build_request(store: Store, run_id: str, k: int) -> list[dict]:
     if k < 0:
         raise ValueError("k must be 0 (all screenshots) or a positive number")
     run = store.run(run_id)
-    steps = store._rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
-                        [run_id])  # only what is needed: a long run's stored requests are large
+    steps = store.step_screenshots(run_id)  # only what is needed: a long run's stored requests are large
     answer = _final_answer(run)
     shots = [s for s in steps if s.get("screenshot") or s.get("screenshot_clean")]
     chosen = shots[-k:] if k else shots

@@ -504,15 +504,12 @@ def _norm_answer(text: str) -> str:
 
 def run_hops(store, run_id: str) -> dict | None:
     """A run's final hop result (``runs.hops``), or None when it was not tracked."""
-    rows = store._rows("SELECT hops FROM runs WHERE id = ?", [run_id])
-    return json.loads(rows[0]["hops"]) if rows and rows[0]["hops"] else None
+    return store.run_hops(run_id)
 
 
 def step_hops(store, run_id: str) -> dict[int, dict]:
     """Each tracked step's hop progress: ``{step: {"passed", "total", "new"}}``."""
-    rows = store._rows("SELECT step, hops FROM steps WHERE run_id = ? AND hops IS NOT NULL ORDER BY step",
-                       [run_id])
-    return {r["step"]: json.loads(r["hops"]) for r in rows}
+    return store.step_hops(run_id)
 
 
 def _bucket(n: int) -> str:
@@ -534,18 +531,10 @@ def hop_report(store, run_ids: Iterable[str] | None = None, *, batch: str | None
     * ``by_bucket``: MMInA Table 2's columns (1 hop, 2-4 hops, 5+ hops).
     Rates are None where there is nothing to divide by.
     """
-    where, params = ["hops IS NOT NULL", "status != 'running'"], []
-    if run_ids is not None:
-        ids = list(run_ids)
-        if not ids:
-            return _empty_report()
-        where.append(f"id IN ({','.join('?' * len(ids))})")
-        params += ids
-    if batch:
-        where.append("batch = ?")
-        params.append(batch)
-    rows = store._rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
-                       params)
+    ids = None if run_ids is None else list(run_ids)
+    if ids is not None and not ids:
+        return _empty_report()
+    rows = store.hop_results(ids, batch)
     results = []
     for r in rows:
         try:
