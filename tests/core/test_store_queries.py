@@ -130,3 +130,36 @@ def test_summaries_step_counts_and_screenshots(store):
     shots = store.step_screenshots(a)
     assert [(s["step"], s["screenshot"], s["screenshot_clean"]) for s in shots] == [
         (1, "runs/a/1.png", None), (2, None, "runs/a/2.png")]
+
+
+def test_step_records_carry_the_plan_and_prediction_typed(store):
+    a = _run(store, "plan a trip", started=1, hops=json.dumps({"total": 1, "passed": 1}))
+    plan = {"k": 2, "chosen": 1, "picked": 2, "picked_by": "human:ada", "candidates": [
+        {"index": 1, "action": "Click [1]", "risk": "low", "simulation": [{"action": "Click [1]", "change": "opens"}],
+         "scores": [0.5, 1.0], "mean": 0.75},
+        {"index": 2, "action": "Click [2]", "dropped": "duplicate", "mean": None}]}
+    prediction = {"action": "Click [2]", "text": "the cart opens", "model": "wm", "source": "plan",
+                  "actual": {"url_before": "a", "url_after": "b"}}
+    store.commit_step(a, {"step": 1, "action": "Click [2]", "plan": plan, "prediction": prediction,
+                          "plan_calls": 3, "flags": ["noop"]})
+    store.commit_step(a, {"step": 2, "action": "ANSWER; done"})
+    first, second = store.step_records(a)
+    assert (first.step, first.action, first.flags, first.plan_calls) == (1, "Click [2]", ["noop"], 3)
+    assert first.prediction.text == "the cart opens" and first.prediction.source == "plan"
+    assert first.prediction.actual == {"url_before": "a", "url_after": "b"}
+    assert (first.plan.chosen, first.plan.picked, first.plan.picked_by) == (1, 2, "human:ada")
+    c1, c2 = first.plan.candidates
+    assert (c1.index, c1.mean, c1.simulation[0]["change"]) == (1, 0.75, "opens")
+    assert (c2.index, c2.mean, c2.dropped) == (2, None, "duplicate")
+    assert second.plan is None and second.prediction is None and second.plan_calls == 0
+    run = store.run_record(a)
+    assert (run.id, run.task, run.steps, run.hops, run.demo) == (a, "plan a trip", 2, {"total": 1, "passed": 1}, False)
+
+
+def test_a_step_row_not_from_the_store_reads_the_same():
+    from cockpit.core.store.records import Step
+    live = Step.from_row({"step": 3, "plan": {"chosen": 1, "candidates": [{"index": 1, "action": "Scroll down"}]},
+                          "prediction": json.dumps({"text": "", "error": "timeout"})})
+    assert live.plan.picked == 1 and live.plan.candidates[0].action == "Scroll down"
+    assert live.prediction.error == "timeout" and live.prediction.text == ""
+    assert Step.from_row({"step": 1, "prediction": {}}).prediction is None

@@ -2,7 +2,8 @@
 
 :class:`StoreQueries` is a base class of :class:`cockpit.core.store.db.Store`,
 so each read is a method of the store (``store.filtered_run_ids(flt)``) while
-its SQL lives here, and nowhere outside ``cockpit.core.store``. Methods read
+its SQL lives here, and nowhere outside ``cockpit.core.store``. ``run_record``
+and ``step_records`` give the typed records of :mod:`cockpit.core.store.records`. Methods read
 through ``Store._rows`` (fully fetched under the store's lock). Rows are dicts
 keyed by column; JSON columns that a method names a meaning for are decoded.
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+
+from cockpit.core.store.records import Run, Step
 
 #: The Judge column of the runs table: the newest verdict of a judge model (reference checks left out).
 #: The judge filter uses it too, so the filter and the column always agree.
@@ -85,6 +88,15 @@ class StoreQueries:
 
     def _rows(self, sql: str, params=()) -> list[dict]:  # pragma: no cover - Store's
         raise NotImplementedError
+
+    # ---------- typed records (cockpit.core.store.records) ----------
+    def run_record(self, run_id: str) -> Run:
+        """The run as a typed record; StoreError when there is none."""
+        return Run.from_row(self.run(run_id))
+
+    def step_records(self, run_id: str) -> list[Step]:
+        """The run's steps in order as typed records (their messages sent left out)."""
+        return [Step.from_row(r) for r in self.steps(run_id, with_request=False)]
 
     # ---------- the review table ----------
     def filtered_run_ids(self, flt: RunFilter, sort: str = "started", descending: bool = True) -> list[str]:
