@@ -99,7 +99,8 @@ class Plan:
         d = _dict(value)
         if not d:
             return None
-        return cls(candidates=tuple(Candidate.from_dict(c) for c in d.get("candidates") or () if isinstance(c, Mapping)),
+        candidates = tuple(Candidate.from_dict(c) for c in d.get("candidates") or () if isinstance(c, Mapping))
+        return cls(candidates=candidates,
                    chosen=d.get("chosen"), picked=d.get("picked", d.get("chosen")),
                    picked_by=d.get("picked_by") or "", k=d.get("k"), horizon=d.get("horizon"),
                    samples=d.get("samples"), note=d.get("note") or "", raw=d.get("raw") or "",
