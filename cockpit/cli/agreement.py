@@ -53,6 +53,15 @@ def _kappa(x) -> str:
 
 
 def _print(rep: dict, show_disagreements: bool) -> None:
+    _print_annotators(rep)
+    _print_judges(rep)
+    _print_success(rep)
+    _print_failures_and_steps(rep)
+    if show_disagreements:
+        _print_disagreements(rep)
+
+
+def _print_annotators(rep: dict) -> None:
     print("Annotator pairs (Cohen's kappa; success/fail, unsure left out)")
     if rep["pairwise_cohen"]:
         w = max(len(r["annotator1"]) + len(r["annotator2"]) + 5 for r in rep["pairwise_cohen"])
@@ -71,6 +80,8 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     else:
         print("  no run labelled by three annotators")
 
+
+def _print_judges(rep: dict) -> None:
     print("\nJudges vs human consensus (WebVoyager Table 2)")
     if rep["judges"]:
         w = max(max(len(r["judge"]) for r in rep["judges"]), 5)
@@ -89,6 +100,8 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     else:
         print("  no judge verdicts yet (see `cockpit judge`)")
 
+
+def _print_success(rep: dict) -> None:
     for key, what in (("success_by_site", "site"), ("success_by_model", "model")):
         rows = rep[key]
         print(f"\nSuccess rate by {what}")
@@ -101,6 +114,8 @@ def _print(rep: dict, show_disagreements: bool) -> None:
             src = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in r["sources"].items() if v)
             print(f"  {r[what] or '(none)':<{w}} {r['n']:>5} {r['successes']:>7} {_pct(r['rate']):>7}  {src}")
 
+
+def _print_failures_and_steps(rep: dict) -> None:
     print("\nFailure categories (runs the humans failed)")
     cats = rep["failure_categories"]
     if cats:
@@ -118,12 +133,13 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     else:
         print("  no finished runs")
 
-    if show_disagreements:
-        print("\nDisagreements")
-        if rep["disagreements"]:
-            for d in rep["disagreements"]:
-                print(f"  {d['run_id']}  {d['task'][:70]}")
-                for reason in d["reasons"]:
-                    print(f"      {reason}")
-        else:
-            print("  none")
+
+def _print_disagreements(rep: dict) -> None:
+    print("\nDisagreements")
+    if rep["disagreements"]:
+        for d in rep["disagreements"]:
+            print(f"  {d['run_id']}  {d['task'][:70]}")
+            for reason in d["reasons"]:
+                print(f"      {reason}")
+    else:
+        print("  none")

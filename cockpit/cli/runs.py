@@ -3,8 +3,12 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from typing import TYPE_CHECKING
 
 from cockpit.cli import common
+
+if TYPE_CHECKING:  # the store is imported when a command runs, not when the CLI starts
+    from cockpit.core.store.records import Step
 
 HELP = "list recorded runs, or show one run step by step"
 STATUSES = (  # "running" and the store's FINAL ones
@@ -85,22 +89,22 @@ def _decoded(run: dict) -> dict:
     return out
 
 
-def _debug_lines(s: dict) -> list[tuple[str, str]]:
+def _debug_lines(s: Step) -> list[tuple[str, str]]:
     """What the window's step details show beside the outcome: the change the action made, the step's flags
     (no-op, loop, breakpoint), the world model's prediction and the hops passed."""
     lines = []
-    if isinstance(s.get("effect"), dict):
+    if isinstance(s.effect, dict):
         from cockpit.core.page.effects import Effect
         try:
-            lines.append(("effect", Effect(**s["effect"]).describe()))
+            lines.append(("effect", Effect(**s.effect).describe()))
         except TypeError:  # recorded by another version: shown as it is
-            lines.append(("effect", json.dumps(s["effect"])))
-    if s.get("flags"):
-        lines.append(("flags", "; ".join(s["flags"])))
-    pred = s.get("prediction")
-    if isinstance(pred, dict) and pred.get("text"):
-        lines.append(("forecast", _clip(pred["text"]) + (f"  ({pred['model']})" if pred.get("model") else "")))
-    hops = s.get("hops")
+            lines.append(("effect", json.dumps(s.effect)))
+    if s.flags:
+        lines.append(("flags", "; ".join(s.flags)))
+    pred = s.prediction
+    if pred and pred.text:
+        lines.append(("forecast", _clip(pred.text) + (f"  ({pred.model})" if pred.model else "")))
+    hops = s.hops
     if isinstance(hops, dict) and hops.get("new"):
         lines.append(("hops", f"passed hop {', '.join(map(str, hops['new']))} ({hops.get('passed')}/{hops.get('total')})"))
     return lines
@@ -111,30 +115,31 @@ def _when(ts) -> str:
 
 
 def _show(store, run_id: str, as_json: bool) -> int:
-    run, steps = store.run(run_id), store.steps(run_id)
     if as_json:
+        run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
             s.pop("request", None)
         print(json.dumps({"run": _decoded(run), "steps": steps}, indent=1, default=str))
         return 0
-    print(f"run {run['id']}  [{run['status']}]  model {run['model']}{'  (demo policy)' if run['demo'] else ''}")
-    print(f"task: {run['task']}\nurl:  {run['url']}")
+    run, steps = store.run_record(run_id), store.step_records(run_id)
+    print(f"run {run.id}  [{run.status}]  model {run.model}{'  (demo policy)' if run.demo else ''}")
+    print(f"task: {run.task}\nurl:  {run.url}")
     for s in steps:
-        print(f"\nstep {s['step']}  {s['url']}")
-        if s["thought"]:
-            print(f"  thought:  {_clip(s['thought'])}")
-        print(f"  action:   {s['action'] or s['action_text'] or '(none)'}   [{s['risk'] or '-'}]")
-        if s["decision"]:
-            d = s["decision"]
+        print(f"\nstep {s.step}  {s.url}")
+        if s.thought:
+            print(f"  thought:  {_clip(s.thought)}")
+        print(f"  action:   {s.action or s.action_text or '(none)'}   [{s.risk or '-'}]")
+        if s.decision:
+            d = s.decision
             print(f"  decision: {'approved' if d['approved'] else 'refused'} by {d['by']}"
                   + (f": {d['message']}" if d.get("message") else ""))
-        detail = s["error"] or s["outcome"] or ""
-        print(f"  outcome:  {detail if detail.startswith(s['status'] or '-') else (s['status'] or '-') + ': ' + detail}")
+        detail = s.error or s.outcome or ""
+        print(f"  outcome:  {detail if detail.startswith(s.status or '-') else (s.status or '-') + ': ' + detail}")
         for label, text in _debug_lines(s):
             print(f"  {label + ':':<10}{text}")
-        print(f"  files:    {store.file(s['screenshot']) if s['screenshot'] else '-'}")
-    print(f"\nanswer: {run['answer']}" if run["answer"] is not None else f"\n({run['status']}"
-          + (f": {run['error']})" if run["error"] else ")"))
-    if run["status"] == "interrupted":
-        print(f"continue it: cockpit resume {run['id']}  /  give it up: cockpit close {run['id']}")
+        print(f"  files:    {store.file(s.screenshot) if s.screenshot else '-'}")
+    print(f"\nanswer: {run.answer}" if run.answer is not None else f"\n({run.status}"
+          + (f": {run.error})" if run.error else ")"))
+    if run.status == "interrupted":
+        print(f"continue it: cockpit resume {run.id}  /  give it up: cockpit close {run.id}")
     return 0

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, Q
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from cockpit.core.review import agreement
+from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
 
@@ -181,13 +182,12 @@ class ReportsPanel(QWidget):
         return 0 if self.j_k.currentText() == "all" else int(self.j_k.currentText())
 
     def start_judging(self) -> asyncio.Task | None:
-        from cockpit.core.review.judge import judge_runs
         if self.judge_task is not None and not self.judge_task.done():
             return self.judge_task
         if not self.j_model.text().strip():  # verdicts are stored under the judge model's name
             self.j_status.setText("Name the judge model first.")
             return None
-        ids = [r["id"] for r in self.store._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
+        ids = self.store.finished_run_ids()
         if not ids:
             self.j_status.setText("No finished runs to judge.")
             return None

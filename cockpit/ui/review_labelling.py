@@ -184,8 +184,6 @@ class ReviewLabelling:
     def _update_row(self) -> None:
         row = self.model.row_of(self.run["id"])
         if row >= 0:
-            fresh = self.store._rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
-                                     "WHERE run_id = ?", [self.run["id"]])[0]["h"]
-            self.model.rows[row]["human"] = fresh
+            self.model.rows[row]["human"] = self.store.human_verdicts_text(self.run["id"])
             idx = self.model.index(row, 6)
             self.model.dataChanged.emit(idx, idx)

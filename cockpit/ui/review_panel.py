@@ -19,14 +19,17 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
                                QLineEdit, QListView, QListWidget, QListWidgetItem, QPushButton, QSplitter,
                                QTableView, QVBoxLayout, QWidget)
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
+from cockpit.ui.compare_dialog import CompareDialog
 from cockpit.ui.plaintext import tip
+from cockpit.ui.reask_dialog import open_reask
 from cockpit.ui.review_labelling import ReviewLabelling
 from cockpit.ui.review_loader import SOURCE, _Loader
 from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
@@ -212,19 +215,17 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         self._update_resume()
 
     def _update_resume(self) -> None:
-        from cockpit.core.replay.resume import RESUMABLE
         status = self.run["status"] if self.run else ""
         for w in (self.resume_btn, self.resume_replay):
-            w.setVisible(status in RESUMABLE)
+            w.setVisible(status in resume.RESUMABLE)
         self.close_run_btn.setVisible(status == "interrupted")
 
     def close_run(self) -> bool:
         """Mark the open (interrupted) run closed; its steps stay."""
-        from cockpit.core.replay.resume import close
         if not self.run:
             return False
         try:
-            close(self.store, self.run["id"])
+            resume.close(self.store, self.run["id"])
         except CockpitError as e:
             self.status.setText(str(e))
             return False
@@ -364,20 +365,14 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         if not self.run:
             return []
         r = self.run
-        return self.store._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
-                                "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
-                                [r["id"], r["task_id"] or "", r["task"]])
+        return self.store.other_runs_of_task(r["id"], r["task_id"] or "", r["task"])
 
     def reask(self):
-        from cockpit.ui.reask_dialog import open_reask
         if self.run and self.steps:
             return open_reask(self.store, self.run["id"], self.steps[self.index]["step"], self)
         return None
 
     def compare(self, other: str | None = None):
-        from PySide6.QtWidgets import QInputDialog
-
-        from cockpit.ui.compare_dialog import CompareDialog
         if not self.run:
             return None
         if other is None:

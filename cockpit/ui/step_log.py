@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QTreeWid
 
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
+from cockpit.core.store.records import Step
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
@@ -148,24 +149,24 @@ class StepLogPanel(QTreeWidget):
 def _lookahead_rows(step: dict) -> list[tuple[str, str]]:
     """Summary rows for the prediction (and what really happened) and the plan, escaped."""
     from cockpit.core.lookahead.worldmodel import describe_actual
-    e, rows = html.escape, []
-    pred = step.get("prediction") or {}
+    e, rows, s = html.escape, [], Step.from_row(step)
+    pred = s.prediction
     if pred:
-        rows.append(("Predicted", e(pred.get("text") or f"(no prediction: {pred.get('error', '')})")
-                     + e(f" — {pred.get('model')}, {pred.get('source')}" if pred.get("model") else "")))
-        if pred.get("actual"):
-            rows.append(("Actually", e(describe_actual(pred["actual"]))))
-    plan = step.get("plan") or {}
-    if plan.get("candidates"):
+        rows.append(("Predicted", e(pred.text or f"(no prediction: {pred.error})")
+                     + e(f" — {pred.model}, {pred.source}" if pred.model else "")))
+        if pred.actual:
+            rows.append(("Actually", e(describe_actual(pred.actual))))
+    plan = s.plan
+    if plan and plan.candidates:
         cells = []
-        for c in plan["candidates"]:
-            mark = "➜ " if c["index"] == plan.get("picked", plan.get("chosen")) else ""
-            score = f"{c['mean']:.2f}" if c.get("mean") is not None else (c.get("dropped") or "-")
-            cells.append(f"{mark}{c['index']}. {c['action']} [{c.get('risk') or '?'}] {score}")
+        for c in plan.candidates:
+            mark = "➜ " if c.index == plan.picked else ""
+            score = f"{c.mean:.2f}" if c.mean is not None else (c.dropped or "-")
+            cells.append(f"{mark}{c.index}. {c.action} [{c.risk or '?'}] {score}")
         rows.append(("Plan", "<br>".join(e(x) for x in cells)))
-    if step.get("plan_calls"):
-        rows.append(("Look-ahead", e(f"{step['plan_calls']} calls, {step.get('plan_prompt_tokens') or 0} in, "
-                                     f"{step.get('plan_completion_tokens') or 0} out")))
+    if s.plan_calls:
+        rows.append(("Look-ahead", e(f"{s.plan_calls} calls, {s.plan_prompt_tokens} in, "
+                                     f"{s.plan_completion_tokens} out")))
     return rows
 
 

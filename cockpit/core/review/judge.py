@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,9 +42,7 @@ from typing import Any, Callable
 
 import openai
 
-from cockpit.core import resources
 from cockpit.core.errors import CockpitError
-from cockpit.core.page.images import data_url
 from cockpit.core.llm.client import ModelClient, ModelConfig, ModelError, estimate_cost, prepare_images
 from cockpit.core.tasks.references import (
     References,
@@ -53,6 +50,21 @@ from cockpit.core.tasks.references import (
     check_must_include,
     normalize,
     references_of,
+)
+from cockpit.core.review.judge_prompt import (
+    EXACT,
+    FUZZY_VERSION,
+    INCLUDE,
+    NO_ANSWER_REPLY,
+    PROMPT_VERSION,
+    REF_VERSION,
+    build_request,
+    final_answer,
+    fuzzy_judge_name,
+    fuzzy_request,
+    parse_verdict,
+    parse_yes_no,
+    system_prompt,
 )
 from cockpit.core.store import Store
 from cockpit.core.store import labels
@@ -80,121 +92,7 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Stored with every model verdict; change it whenever judge_system.txt or build_request changes meaning.
-PROMPT_VERSION = "cockpit-judge-1"
-#: Stored with the string checks (exact_match, must_include).
-REF_VERSION = "cockpit-ref-1"
-#: Stored with fuzzy_match verdicts; change it with the fuzzy prompt.
-FUZZY_VERSION = "cockpit-fuzzy-1"
-
-EXACT = "ref:exact_match"
-INCLUDE = "ref:must_include"
-FUZZY_PREFIX = "ref:fuzzy_match:"
-NO_ANSWER_REPLY = "no ANSWER: scored 0 without asking the judge"
-
 Progress = Callable[[int, int, str, "int | None"], Any]
-
-
-def system_prompt() -> str:
-    return resources.read_text("prompts/judge_system.txt").strip()
-
-
-def fuzzy_judge_name(model: str) -> str:
-    return FUZZY_PREFIX + model
-
-
-# --------------------------------------------------------------------------- parsing
-
-
-def parse_verdict(text: str | None) -> int | None:
-    """WebVoyager's rule: 'NOT SUCCESS' anywhere -> 0, else 'SUCCESS' anywhere -> 1, else None.
-
-    Case-sensitive on purpose, as in the public script: the prompt asks for the
-    verdict in capitals and for capitals nowhere else.
-    """
-    text = text or ""
-    if "NOT SUCCESS" in text:
-        return 0
-    if "SUCCESS" in text:
-        return 1
-    return None
-
-
-def parse_yes_no(text: str | None) -> int | None:
-    """The first standalone yes / no in a fuzzy-match reply: 1, 0, or None when neither appears."""
-    m = re.search(r"\b(yes|no)\b", (text or "").lower())
-    if not m:
-        return None
-    return 1 if m.group(1) == "yes" else 0
-
-
-# --------------------------------------------------------------------------- requests
-
-
-def _final_answer(run: dict) -> str | None:
-    """The run's ANSWER text, or None when its last action was not ANSWER."""
-    return run.get("answer")
-
-
-def build_request(store: Store, run_id: str, k: int) -> list[dict]:
-    """The judge's messages for one run: the system prompt, then one user message holding the task,
-    the final answer (or a note that there is none) and the last ``k`` marked screenshots as data URLs
-    (``k = 0``: all), oldest first, each after a "Screenshot of step N:" line.
-
-    Steps whose screenshot file is missing are skipped and named in the text
-    ("screenshot of step 4 is missing"). Images are sent as stored; the caller
-    applies :func:`prepare_images` for detail and downscaling.
-    """
-    if k < 0:
-        raise ValueError("k must be 0 (all screenshots) or a positive number")
-    run = store.run(run_id)
-    steps = store._rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
-                        [run_id])  # only what is needed: a long run's stored requests are large
-    answer = _final_answer(run)
-    shots = [s for s in steps if s.get("screenshot") or s.get("screenshot_clean")]
-    chosen = shots[-k:] if k else shots
-    images: list[tuple[int, bytes]] = []
-    missing: list[int] = []
-    for s in chosen:
-        rel = s.get("screenshot") or s.get("screenshot_clean")
-        path = store.file(rel)
-        try:
-            images.append((s["step"], path.read_bytes()))
-        except OSError:
-            missing.append(s["step"])
-    lines = [f"Task: {run['task']}"]
-    if run.get("url"):
-        lines.append(f"Website where the agent started: {run['url']}")
-    if answer is not None:
-        lines.append(f"The agent's final answer: {answer}")
-    else:
-        lines.append(f"The agent ended without an ANSWER action (run status: {run.get('status')}), "
-                     "so it gave no final answer.")
-    if not shots:
-        lines.append("No screenshot of this run is available.")
-    elif len(chosen) < len(shots):
-        lines.append(f"Below are the last {len(chosen)} of the trajectory's {len(shots)} screenshots, oldest first.")
-    else:
-        lines.append(f"Below are all {len(shots)} screenshots of the trajectory, oldest first.")
-    lines += [f"Note: the screenshot of step {n} is missing." for n in missing]
-    content: list[dict] = [{"type": "text", "text": "\n".join(lines)}]
-    for n, data in images:
-        content.append({"type": "text", "text": f"Screenshot of step {n}:"})
-        content.append({"type": "image_url", "image_url": {"url": data_url(data)}})
-    content.append({"type": "text", "text": "Did the agent accomplish the task? Give your reasoning, "
-                                            "then the verdict line: SUCCESS or NOT SUCCESS."})
-    return [{"role": "system", "content": system_prompt()}, {"role": "user", "content": content}]
-
-
-def fuzzy_request(task: str, answer: str, reference: str) -> list[dict]:
-    """MMInA's fuzzy_match question: does the answer imply the reference? Yes or No."""
-    return [
-        {"role": "system", "content": "You check answers to web tasks. Reply with Yes or No first, "
-                                      "then at most one sentence of explanation."},
-        {"role": "user", "content": f"Task: {task}\n"
-                                    f"Given the statement \"{answer}\", would it be correct to infer "
-                                    f"\"{reference}\"? Yes or No"},
-    ]
 
 
 # --------------------------------------------------------------------------- results
@@ -353,7 +251,7 @@ class _Judge:
     async def _main(self, item: "_Item") -> None:
         res, run = item.result, item.run
         name = self.config.model
-        if _final_answer(run) is None:
+        if final_answer(run) is None:
             labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, 0, reply=NO_ANSWER_REPLY)
             res.verdict, res.judged = 0, True
             return
@@ -369,7 +267,7 @@ class _Judge:
 
     async def _references(self, item: "_Item") -> None:
         res, run, refs = item.result, item.run, item.refs
-        answer = _final_answer(run)
+        answer = final_answer(run)
         store = self.store
         if "exact_match" in item.checks:
             v = check_exact_match(answer, refs)
@@ -470,7 +368,7 @@ def _plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: b
 
 def _needs_model(items: list[_Item]) -> bool:
     for it in items:
-        answered = _final_answer(it.run) is not None
+        answered = final_answer(it.run) is not None
         if answered and (it.main or "fuzzy_match" in it.checks):
             return True
     return False
@@ -505,38 +403,50 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
     report = JudgeReport()
     store = Store(store_root)
     judge: _Judge | None = None
-    tasks: list[asyncio.Task] = []
-    watcher: asyncio.Task | None = None
     try:
         items = _plan(store, list(run_ids), config, k, redo, reference_only, report)
         report.total = len(report.runs)
         judge = _Judge(store, config, k, concurrency, report, api_key, _needs_model(items))
+        await _judge_all(judge, items, report, progress, cancel)
+    finally:
+        if judge is not None:
+            await judge.close()
+        store.close()
+        report.seconds = time.monotonic() - t0
+    return report
 
-        def finished(res: RunJudgement) -> None:
-            res.done = True
-            if progress is not None:
-                try:
-                    progress(report.done, report.total, res.run_id, res.verdict)
-                except Exception:
-                    log.exception("judge progress callback failed")
 
-        for res in list(report.runs.values()):  # unknown or running runs: counted as done at once
-            if res.done:
-                finished(res)
+async def _judge_all(judge: _Judge, items: list[_Item], report: JudgeReport, progress: Progress | None,
+                     cancel: asyncio.Event | None) -> None:
+    """Judge the planned items concurrently until all are done or `cancel` is set (see judge_runs)."""
 
-        async def one(item: _Item) -> None:
-            if cancel is not None and cancel.is_set():
-                return
-            res = item.result
+    def finished(res: RunJudgement) -> None:
+        res.done = True
+        if progress is not None:
             try:
-                if item.main or item.checks:
-                    await judge.judge_one(item)
-            except Exception as e:  # a bug in one run must not stop the others; it becomes that run's error
-                log.exception("judging %s failed", res.run_id)
-                res.error = report.errors[res.run_id] = f"internal error: {type(e).__name__}: {e}"
+                progress(report.done, report.total, res.run_id, res.verdict)
+            except Exception:
+                log.exception("judge progress callback failed")
+
+    for res in list(report.runs.values()):  # unknown or running runs: counted as done at once
+        if res.done:
             finished(res)
 
-        tasks = [asyncio.create_task(one(it), name=f"judge-{it.result.run_id}") for it in items]
+    async def one(item: _Item) -> None:
+        if cancel is not None and cancel.is_set():
+            return
+        res = item.result
+        try:
+            if item.main or item.checks:
+                await judge.judge_one(item)
+        except Exception as e:  # a bug in one run must not stop the others; it becomes that run's error
+            log.exception("judging %s failed", res.run_id)
+            res.error = report.errors[res.run_id] = f"internal error: {type(e).__name__}: {e}"
+        finished(res)
+
+    tasks = [asyncio.create_task(one(it), name=f"judge-{it.result.run_id}") for it in items]
+    watcher: asyncio.Task | None = None
+    try:
         pending: set[asyncio.Future] = set(tasks)
         if cancel is not None:
             watcher = asyncio.create_task(cancel.wait(), name="judge-cancel")
@@ -555,8 +465,3 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
         if watcher is not None:
             watcher.cancel()
         await asyncio.gather(*tasks, *([watcher] if watcher else []), return_exceptions=True)
-        if judge is not None:
-            await judge.close()
-        store.close()
-        report.seconds = time.monotonic() - t0
-    return report

@@ -31,7 +31,6 @@ run; the prompt section says so. Qt-free.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 
@@ -93,11 +92,7 @@ def retrieve(store, task_text: str, k: int = 2, *, exclude=None) -> list[Memory]
     if query is None:
         return []
     excluded = {exclude} if isinstance(exclude, str) else set(exclude or ())
-    rows = store._rows(
-        "SELECT r.id, r.task, r.answer, r.status, bm25(runs_fts, 1.0, 0.0) AS score "
-        "FROM runs_fts JOIN runs r ON r.rowid = runs_fts.rowid "
-        "WHERE runs_fts MATCH ? AND r.status != 'running' ORDER BY score LIMIT ?",
-        [query, _CANDIDATES + len(excluded)])
+    rows = store.similar_runs(query, _CANDIDATES + len(excluded))
     rows = [r for r in rows if r["id"] not in excluded]
     if not rows:
         return []
@@ -116,16 +111,14 @@ def retrieve(store, task_text: str, k: int = 2, *, exclude=None) -> list[Memory]
 
 def _outcomes(store, run_ids: list[str]) -> dict[str, tuple[int | None, str]]:
     """(1 | 0 | None, source) per run: human consensus, else the newest decided judge verdict."""
-    marks = ",".join("?" * len(run_ids))
     matrix: dict[str, dict] = {}
-    for row in store._rows(f"SELECT run_id, annotator, verdict FROM labels WHERE run_id IN ({marks})", run_ids):
+    for row in store.run_labels(run_ids):
         if row["verdict"] in BINARY:
             matrix.setdefault(row["run_id"], {})[row["annotator"]] = BINARY[row["verdict"]]
     cons = consensus(store, matrix)
     out: dict[str, tuple[int | None, str]] = {rid: (v, "human") for rid, v in cons.items()}
     newest: dict[str, tuple[float, int]] = {}
-    for v in store._rows(f"SELECT run_id, verdict, created FROM verdicts WHERE run_id IN ({marks}) "
-                         "AND verdict IS NOT NULL", run_ids):
+    for v in store.decided_verdicts(run_ids):
         t = v["created"] or 0.0
         if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
             newest[v["run_id"]] = (t, int(v["verdict"]))
@@ -135,11 +128,8 @@ def _outcomes(store, run_ids: list[str]) -> dict[str, tuple[int | None, str]]:
 
 
 def _actions(store, run_id: str) -> list[str]:
-    rows = store._rows("SELECT action, status FROM steps WHERE run_id = ? AND COALESCE(actor, 'agent') = 'agent' "
-                       "AND status IN ('ok', 'answered') AND action IS NOT NULL AND action != '' ORDER BY step",
-                       [run_id])
     out = []
-    for r in rows:
+    for r in store.agent_actions(run_id):
         a = r["action"]
         if r["status"] == "answered" or a.upper().startswith("ANSWER"):
             a = _short_answer(a)
@@ -179,5 +169,4 @@ def _clean(text: str) -> str:
 
 def used_memories(store, run_id: str) -> list[str] | None:
     """The run ids a run was given as memories (None: memory was off for it)."""
-    rows = store._rows("SELECT memories FROM runs WHERE id = ?", [run_id])
-    return json.loads(rows[0]["memories"]) if rows and rows[0]["memories"] else None
+    return store.used_memories(run_id)

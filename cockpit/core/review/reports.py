@@ -30,7 +30,6 @@ It never changes the store.
 from __future__ import annotations
 
 import base64
-import csv
 import datetime as dt
 import html
 import io
@@ -42,16 +41,22 @@ from PIL import Image, ImageDraw, ImageFont
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.page.overlay import draw_marks
+from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
+    LABEL_FIELDS,
+    VERDICT_FIELDS,
+    iso_time,
+    labels_rows,
+    run_ids_or_all,
+    verdict_rows,
+    verdict_text,
+    write_labels_csv,
+    write_labels_jsonl,
+)
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.db import Store
 
 log = logging.getLogger(__name__)
-
-#: Columns of the labels table, in order.
-LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps",
-                "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
-#: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
-VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
@@ -60,20 +65,6 @@ COCO_CATEGORIES = [{"id": 1, "name": "interactive", "supercategory": "element"}]
 
 
 # ---------------------------------------------------------------- helpers
-def _iso(t: float | None) -> str:
-    """A store timestamp as ISO 8601 in UTC; '' for none."""
-    if not t:
-        return ""
-    return dt.datetime.fromtimestamp(t, tz=dt.timezone.utc).isoformat(timespec="seconds")
-
-
-def _run_ids(store: Store, run_ids) -> list[str]:
-    """The given ids, or every run oldest first."""
-    if run_ids is None:
-        return [r["id"] for r in reversed(store.runs(limit=10**9))]
-    return list(run_ids)
-
-
 def _open_image(store: Store, rel: str | None) -> Image.Image | None:
     """An image file of the store, loaded; None when absent or unreadable."""
     if not rel:
@@ -110,82 +101,10 @@ def _step_image(store: Store, step: dict) -> tuple[Image.Image | None, str]:
         marks = _marks(store, step)
         if marks is None:
             return clean, "marked screenshot missing; showing the clean screenshot"
-        from cockpit.core.page.overlay import draw_marks
         return draw_marks(clean, marks), "marked screenshot missing; boxes redrawn from the recorded marks"
     if step.get("screenshot") or step.get("screenshot_clean"):
         return None, f"screenshot file missing or unreadable: {step.get('screenshot') or step.get('screenshot_clean')}"
     return None, "this step has no screenshot"
-
-
-# ---------------------------------------------------------------- labels tables
-def labels_rows(store: Store, run_ids=None) -> list[dict]:
-    """One row per (run, annotator) with the columns of :data:`LABEL_FIELDS`; a run without
-    labels gives one row with empty label columns (None). Runs in the given order
-    (all runs oldest first when run_ids is None), annotators alphabetically."""
-    ids = _run_ids(store, run_ids)
-    by_run: dict[str, list[dict]] = {}
-    for lab in (labels_mod.labels(store) if run_ids is None or len(ids) > 50
-                else [x for rid in ids for x in labels_mod.labels(store, rid)]):
-        by_run.setdefault(lab["run_id"], []).append(lab)
-    rows = []
-    for rid in ids:
-        run = store.run(rid)
-        base = {"run_id": rid, "task_id": run["task_id"] or "", "task": run["task"] or "",
-                "site": run["site"] or "", "model": run["model"] or "", "status": run["status"] or "",
-                "answer": run["answer"], "steps": run["steps"] or 0}
-        labs = by_run.get(rid) or [None]
-        for lab in labs:
-            row = dict(base)
-            if lab is None:
-                row.update(annotator=None, verdict=None, category=None, comment=None, seconds=None,
-                           blind=None, labelled_at=None)
-            else:
-                row.update(annotator=lab["annotator"], verdict=lab["verdict"], category=lab["category"] or "",
-                           comment=lab["comment"] or "", seconds=lab["seconds"], blind=bool(lab["blind"]),
-                           labelled_at=_iso(lab["created"]))
-            rows.append(row)
-    return rows
-
-
-def verdict_rows(store: Store, run_ids=None) -> list[dict]:
-    """Judge verdicts, one row per (run, judge, k, prompt version), columns :data:`VERDICT_FIELDS`.
-    Runs no judge has seen are left out."""
-    ids = _run_ids(store, run_ids)
-    rows = []
-    for rid in ids:
-        task_id = store.run(rid)["task_id"] or ""
-        for v in labels_mod.verdicts(store, rid):
-            rows.append({"run_id": rid, "task_id": task_id, "judge": v["judge"], "k": v["k"],
-                         "prompt_version": v["prompt_version"] or "", "verdict": _verdict_text(v["verdict"]),
-                         "judged_at": _iso(v["created"])})
-    return rows
-
-
-def _verdict_text(v) -> str:
-    return {1: "success", 0: "not success"}.get(v, "")
-
-
-def write_labels_jsonl(rows: list[dict], path: Path | str) -> Path:
-    """One JSON object per line, UTF-8, non-ASCII kept as is."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        for row in rows:
-            f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return path
-
-
-def write_labels_csv(rows: list[dict], path: Path | str, fields=None) -> Path:
-    """A CSV with a header row (UTF-8, no BOM). None is an empty cell, booleans are
-    True/False; newlines and quotes inside a cell are quoted by the csv module."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fields = list(fields or (rows[0].keys() if rows else LABEL_FIELDS))
-    with open(path, "w", encoding="utf-8", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    return path
 
 
 # ---------------------------------------------------------------- HTML report
@@ -272,8 +191,8 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
                 ("Model", _e(run["model"])),
                 ("Status", f'<span class="{status_cls}">{_e(run["status"])}</span>'),
                 ("Steps", _e(run["steps"])),
-                ("Started", _e(_iso(run["started"]))),
-                ("Finished", _e(_iso(run["finished"]))),
+                ("Started", _e(iso_time(run["started"]))),
+                ("Finished", _e(iso_time(run["finished"]))),
                 ("Source", _e(run["source"])),
                 ("Error", f'<span class="bad">{_e(run["error"])}</span>' if run["error"] else "")]),
            "<h2>Answer</h2>",
@@ -282,12 +201,12 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     out.append("<h2>Human labels</h2>")
     out.append(_grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
                      [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
-                       "yes" if x["blind"] else "no", _iso(x["created"])) for x in labs])
+                       "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
                if labs else '<p class="muted">not labelled</p>')
     out.append("<h2>Judge verdicts</h2>")
     out.append(_grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
-                     [(v["judge"], v["k"] or "all", v["prompt_version"], _verdict_text(v["verdict"]) or "undecided",
-                       _iso(v["created"])) for v in verds])
+                     [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
+                       iso_time(v["created"])) for v in verds])
                if verds else '<p class="muted">no judge verdicts</p>')
     if run["config"]:
         out.append("<h2>Configuration</h2>")
@@ -453,7 +372,7 @@ def coco_marks(store: Store, run_ids=None, *, include_spurious: bool = True) -> 
       annotations with ``source: "human"``, ``spurious: false`` and the human's label.
     """
     images, annotations = [], []
-    for rid in _run_ids(store, run_ids):
+    for rid in run_ids_or_all(store, run_ids):
         corrs: dict[int, list[dict]] = {}
         for c in store.corrections(rid):
             corrs.setdefault(c["step"], []).append(c)

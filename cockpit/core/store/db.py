@@ -26,6 +26,7 @@ import sqlite_utils
 
 from cockpit.core import paths
 from cockpit.core.errors import CockpitError
+from cockpit.core.store.queries import StoreQueries, _fts_query
 from cockpit.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -62,8 +63,10 @@ def _explain(e: sqlite3.Error, path: Path) -> StoreError:
     return StoreError(f"run database {path}: {e}")
 
 
-class Store:
-    """One connection to the run store. Thread-safe; open one per process or per worker."""
+class Store(StoreQueries):
+    """One connection to the run store. Thread-safe; open one per process or per worker.
+
+    The named reads of other modules (review table, hops, memory, judge) are in StoreQueries."""
 
     def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0, read_only: bool = False):
         self.root = Path(root) if root else paths.home()
@@ -463,12 +466,6 @@ def _decode_step(row: dict) -> dict:
         if row.get(k):
             row[k] = json.loads(row[k])
     return row
-
-
-def _fts_query(text: str) -> str:
-    """Plain words to an FTS5 query that cannot be a syntax error."""
-    words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
-    return " ".join(f'"{w}"' for w in words) or '""'
 
 
 def _write_atomic(path: Path, data: bytes) -> None:

@@ -1,4 +1,4 @@
-"""Multihop tasks (MMInA): per-hop completion conditions, a tracker, and the hop report.
+"""Multihop tasks (MMInA): the hop tracker, and hop conditions from task configs.
 
 MMInA (seed 002, section 3.5) evaluates a task of N hops with a queue of N
 completion conditions followed by an END marker. A hop passes when the agent
@@ -9,29 +9,11 @@ reported: hop success rate (hops passed / hops) and task success rate (tasks
 with every hop passed / tasks), and MMInA Table 3 breaks the hop success down
 by task length (rows: tasks of N hops; columns: hop 1..N).
 
-Conditions
-----------
-A :class:`HopCondition` has an optional URL part and an optional answer part;
-a hop passes when every part it has is met while it is the current hop:
-
-* URL part: the page URL contains all (``url_mode="all"``) or any
-  (``"any"``) of ``url``, and none of ``not_url``. Matching ignores case and
-  is tried on the URL as is and percent/plus-decoded. A reference that is a
-  whole URL is compared without its scheme, ``www.`` and trailing slash; a
-  WebArena placeholder host (``__SHOPPING__/path``) is reduced to its path.
-  Once met while the hop is current the URL part stays met, so an agent that
-  found the page and went on to answer elsewhere keeps the credit.
-* Answer part (checked only on ANSWER): ``must_include`` (every keyword in
-  the answer, case-insensitive), ``exact_match`` (equal after trimming,
-  lower-casing and dropping a final full stop), ``fuzzy_match`` (MMInA asks an
-  LLM "Given the statement {pred}, would it be correct to infer {reference}?";
-  pass ``fuzzy=`` to :class:`HopTracker` to do that; offline the stand-in is
-  "every reference appears in the answer"). With ``answer_with_url`` the
-  text checked is the answer followed by the URL it was given on, as MMInA's
-  evaluator does.
-
-One update may pass several hops in a row (a page that satisfies hop k and
-hop k+1 passes both).
+A hop's condition is a :class:`~cockpit.core.tasks.hop_conditions.HopCondition`
+(what it checks: see :mod:`cockpit.core.tasks.hop_conditions`); the report
+over stored runs is :mod:`cockpit.core.tasks.hop_report`. Both are re-exported
+here. One update of the tracker may pass several hops in a row (a page that
+satisfies hop k and hop k+1 passes both).
 
 Where conditions come from (:func:`conditions_for` / :func:`tracker_for`)
 -----------------------------------------------------------------------
@@ -86,15 +68,14 @@ Qt-free.
 """
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Callable, Iterable, Mapping
-from urllib.parse import unquote, unquote_plus
+
+from cockpit.core.tasks.hop_conditions import AND_SEP, OR_SEP, HopCondition, as_strs, split_ref
+from cockpit.core.tasks.hop_report import hop_report, run_hops, step_hops  # noqa: F401 - part of this API
 
 END = "end"
-AND_SEP = "|AND|"
-OR_SEP = "|OR|"
 
 #: MMInA's website kinds (hop names in ``procedure``) -> (URL marker, keyword field of the task).
 #: Markers come from the reference websites every MMInA intent lists (paper Table A2); a keyword
@@ -115,104 +96,6 @@ SITE_MARKERS: dict[str, tuple[str, str]] = {
 _WIKI = ("kiwix", "wiki", "wikipedia")
 _PLACEHOLDER = re.compile(r"^__[A-Z0-9_]+__")
 _SCHEME = re.compile(r"^[a-z][a-z0-9+.-]*://", re.I)
-
-
-# ---------------------------------------------------------------- conditions
-
-@dataclass(frozen=True)
-class HopCondition:
-    """What one hop needs: a URL part, an answer part, or both (see the module doc)."""
-    name: str = ""
-    url: tuple[str, ...] = ()
-    url_mode: str = "all"  # "all" | "any"
-    not_url: tuple[str, ...] = ()
-    must_include: tuple[str, ...] = ()
-    exact_match: str | None = None
-    fuzzy_match: tuple[str, ...] = ()
-    answer_with_url: bool = False
-
-    def __post_init__(self):
-        if self.url_mode not in ("all", "any"):
-            raise ValueError(f"url_mode is 'all' or 'any', not {self.url_mode!r}")
-
-    @property
-    def has_url(self) -> bool:
-        return bool(self.url or self.not_url)
-
-    @property
-    def has_answer(self) -> bool:
-        return bool(self.must_include or self.exact_match is not None or self.fuzzy_match)
-
-    def url_ok(self, url: str) -> bool:
-        forms = _url_forms(url)
-        if any(_contains(forms, s) for s in self.not_url):
-            return False
-        if not self.url:
-            return True
-        hits = [_contains(forms, s) for s in self.url]
-        return all(hits) if self.url_mode == "all" else any(hits)
-
-    def answer_ok(self, answer: str, url: str = "",
-                  fuzzy: Callable[[str, str], bool] | None = None) -> bool:
-        text = f"{answer}\n{url}" if self.answer_with_url and url else answer
-        low = text.lower()
-        if any(k.lower() not in low for k in self.must_include):
-            return False
-        if self.exact_match is not None and _norm_answer(answer) != _norm_answer(self.exact_match):
-            return False
-        for ref in self.fuzzy_match:
-            ok = fuzzy(text, ref) if fuzzy else _norm_answer(ref) in _norm_answer(text)
-            if not ok:
-                return False
-        return True
-
-    def describe(self) -> str:
-        parts = []
-        if self.url:
-            joiner = " and " if self.url_mode == "all" else " or "
-            parts.append("URL contains " + joiner.join(repr(s) for s in self.url))
-        if self.not_url:
-            parts.append("URL without " + ", ".join(repr(s) for s in self.not_url))
-        if self.must_include:
-            parts.append("answer includes " + ", ".join(repr(s) for s in self.must_include))
-        if self.exact_match is not None:
-            parts.append(f"answer is {self.exact_match!r}")
-        if self.fuzzy_match:
-            parts.append("answer implies " + ", ".join(repr(s) for s in self.fuzzy_match))
-        return "; ".join(parts) or "(nothing to check: never passes)"
-
-    def to_dict(self) -> dict:
-        d: dict = {"name": self.name}
-        if self.url:
-            d["url"] = list(self.url)
-            d["url_mode"] = self.url_mode
-        if self.not_url:
-            d["not_url"] = list(self.not_url)
-        if self.must_include:
-            d["must_include"] = list(self.must_include)
-        if self.exact_match is not None:
-            d["exact_match"] = self.exact_match
-        if self.fuzzy_match:
-            d["fuzzy_match"] = list(self.fuzzy_match)
-        if self.answer_with_url:
-            d["answer_with_url"] = True
-        return d
-
-    @classmethod
-    def from_dict(cls, d: Mapping | str, name: str = "") -> HopCondition:
-        """From :meth:`to_dict`'s shape; a bare string is "URL contains it"."""
-        if isinstance(d, str):
-            return cls(name=name, url=(d,))
-        url = d.get("url", ())
-        mode = d.get("url_mode", "all")
-        if isinstance(url, str):  # a WebArena-style "a |OR| b" string is welcome here too
-            alts = _split(url, OR_SEP)
-            url, mode = tuple(alts), ("any" if len(alts) > 1 else mode)
-        exact = d.get("exact_match")
-        return cls(name=str(d.get("name") or name), url=tuple(str(s) for s in url), url_mode=mode,
-                   not_url=_strs(d.get("not_url")), must_include=_strs(d.get("must_include")),
-                   exact_match=str(exact) if exact is not None else None,
-                   fuzzy_match=_strs(d.get("fuzzy_match")), answer_with_url=bool(d.get("answer_with_url")))
 
 
 # ---------------------------------------------------------------- the tracker
@@ -435,8 +318,8 @@ def _url_hops(reference_url) -> list[HopCondition]:
     if not isinstance(reference_url, str) or not reference_url.strip():
         return []
     hops = []
-    for part in _split(reference_url, AND_SEP):
-        alts = tuple(a for a in (_ref(x) for x in _split(part, OR_SEP)) if a)
+    for part in split_ref(reference_url, AND_SEP):
+        alts = tuple(a for a in (_ref(x) for x in split_ref(part, OR_SEP)) if a)
         if alts:
             hops.append(HopCondition(url=alts, url_mode="any" if len(alts) > 1 else "all"))
     return hops
@@ -446,9 +329,9 @@ def _answer_part(ev: Mapping) -> HopCondition | None:
     ra = ev.get("reference_answers")
     if not isinstance(ra, Mapping):
         return None
-    must = _strs(ra.get("must_include"))
+    must = as_strs(ra.get("must_include"))
     exact = ra.get("exact_match")
-    fuzzy = _strs(ra.get("fuzzy_match"))
+    fuzzy = as_strs(ra.get("fuzzy_match"))
     if not (must or fuzzy or (isinstance(exact, (str, int, float)) and str(exact).strip())):
         return None
     return HopCondition(must_include=must, fuzzy_match=fuzzy,
@@ -461,10 +344,6 @@ def _with_answer(cond: HopCondition, answer: HopCondition, *, with_url: bool) ->
                    fuzzy_match=answer.fuzzy_match, answer_with_url=with_url)
 
 
-def _split(text: str, sep: str) -> list[str]:
-    return [p.strip() for p in re.split(rf"\s*{re.escape(sep)}\s*", text) if p.strip()]
-
-
 def _ref(ref: str) -> str:
     """A reference URL as a containment string: no scheme, www. or trailing slash; placeholders to paths."""
     r = _PLACEHOLDER.sub("", ref.strip())
@@ -472,118 +351,3 @@ def _ref(ref: str) -> str:
     if r.lower().startswith("www."):
         r = r[4:]
     return r.rstrip("/") or r
-
-
-def _strs(value) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return (value,) if value.strip() else ()
-    if isinstance(value, (list, tuple)):
-        return tuple(str(v) for v in value if v is not None and str(v).strip())
-    return (str(value),)
-
-
-def _url_forms(url: str) -> tuple[str, ...]:
-    low = url.lower()
-    forms = {low, unquote(low), unquote_plus(low)}
-    return tuple(forms)
-
-
-def _contains(forms: tuple[str, ...], s: str) -> bool:
-    s = s.lower()
-    variants = {s, unquote(s), unquote_plus(s)}
-    return any(v and v in f for v in variants for f in forms)
-
-
-def _norm_answer(text: str) -> str:
-    return " ".join(str(text).strip().lower().split()).rstrip(".")
-
-
-# ---------------------------------------------------------------- reading back and reporting
-
-def run_hops(store, run_id: str) -> dict | None:
-    """A run's final hop result (``runs.hops``), or None when it was not tracked."""
-    rows = store._rows("SELECT hops FROM runs WHERE id = ?", [run_id])
-    return json.loads(rows[0]["hops"]) if rows and rows[0]["hops"] else None
-
-
-def step_hops(store, run_id: str) -> dict[int, dict]:
-    """Each tracked step's hop progress: ``{step: {"passed", "total", "new"}}``."""
-    rows = store._rows("SELECT step, hops FROM steps WHERE run_id = ? AND hops IS NOT NULL ORDER BY step",
-                       [run_id])
-    return {r["step"]: json.loads(r["hops"]) for r in rows}
-
-
-def _bucket(n: int) -> str:
-    return "1 hop" if n == 1 else ("2-4 hops" if n <= 4 else "5+ hops")
-
-
-def _rate(ok: int, n: int) -> float | None:
-    return ok / n if n else None
-
-
-def hop_report(store, run_ids: Iterable[str] | None = None, *, batch: str | None = None) -> dict:
-    """Hop and task success over runs with a hop result (running runs left out).
-
-    * ``hop_success_rate``: hops passed / hops, over all runs;
-    * ``task_success_rate``: runs with every hop passed / runs;
-    * ``by_length``: MMInA Table 3's shape, one row per task length N (hops),
-      ``per_hop[j]`` = share of those runs that passed hop j+1 (hops pass in
-      order, so a run that passed k hops passed hops 1..k);
-    * ``by_bucket``: MMInA Table 2's columns (1 hop, 2-4 hops, 5+ hops).
-    Rates are None where there is nothing to divide by.
-    """
-    where, params = ["hops IS NOT NULL", "status != 'running'"], []
-    if run_ids is not None:
-        ids = list(run_ids)
-        if not ids:
-            return _empty_report()
-        where.append(f"id IN ({','.join('?' * len(ids))})")
-        params += ids
-    if batch:
-        where.append("batch = ?")
-        params.append(batch)
-    rows = store._rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
-                       params)
-    results = []
-    for r in rows:
-        try:
-            d = json.loads(r["hops"])
-            total, passed = int(d["total"]), int(d["passed"])
-        except (ValueError, KeyError, TypeError):
-            continue
-        if total > 0:
-            results.append((r["id"], r["task_id"], total, min(passed, total)))
-    rep = _empty_report()
-    if not results:
-        return rep
-    hops = sum(t for _, _, t, _ in results)
-    hops_ok = sum(p for _, _, _, p in results)
-    tasks_ok = sum(1 for _, _, t, p in results if p == t)
-    rep.update(runs=len(results), hops=hops, hops_passed=hops_ok, hop_success_rate=_rate(hops_ok, hops),
-               tasks_passed=tasks_ok, task_success_rate=_rate(tasks_ok, len(results)))
-    lengths: dict[int, list[int]] = {}
-    for _, _, t, p in results:
-        lengths.setdefault(t, []).append(p)
-    rep["by_length"] = [{
-        "hops": n, "runs": len(ps),
-        "tasks_passed": sum(1 for p in ps if p == n), "task_success_rate": _rate(sum(1 for p in ps if p == n), len(ps)),
-        "hop_success_rate": _rate(sum(ps), n * len(ps)),
-        "per_hop": [_rate(sum(1 for p in ps if p >= j), len(ps)) for j in range(1, n + 1)],
-    } for n, ps in sorted(lengths.items())]
-    buckets: dict[str, list[tuple[int, int]]] = {}
-    for _, _, t, p in results:
-        buckets.setdefault(_bucket(t), []).append((t, p))
-    rep["by_bucket"] = [{
-        "bucket": b, "runs": len(tp),
-        "hop_success_rate": _rate(sum(p for _, p in tp), sum(t for t, _ in tp)),
-        "task_success_rate": _rate(sum(1 for t, p in tp if p == t), len(tp)),
-    } for b in ("1 hop", "2-4 hops", "5+ hops") if (tp := buckets.get(b))]
-    rep["runs_list"] = [{"run_id": i, "task_id": tid, "hops": t, "passed": p} for i, tid, t, p in results]
-    return rep
-
-
-def _empty_report() -> dict:
-    return {"runs": 0, "hops": 0, "hops_passed": 0, "hop_success_rate": None, "tasks_passed": 0,
-            "task_success_rate": None, "by_length": [], "by_bucket": [], "runs_list": []}

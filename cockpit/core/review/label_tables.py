@@ -1,0 +1,107 @@
+"""The labels tables: human labels and judge verdicts as rows, written as JSONL or CSV.
+
+One row per run and per annotator (:func:`labels_rows`), for a spreadsheet or a
+statistics script; a run nobody has labelled still gets one row with empty
+label columns. Judge verdicts are a separate table (:func:`verdict_rows`).
+See :mod:`cockpit.core.review.reports` (which re-exports these) for what the
+exports are for and what they must not do. Never changes the store.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from pathlib import Path
+
+from cockpit.core.store import labels as labels_mod
+from cockpit.core.store.db import Store
+
+#: Columns of the labels table, in order.
+LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps",
+                "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
+#: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
+VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
+
+
+def iso_time(t: float | None) -> str:
+    """A store timestamp as ISO 8601 in UTC; '' for none."""
+    if not t:
+        return ""
+    return dt.datetime.fromtimestamp(t, tz=dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def run_ids_or_all(store: Store, run_ids) -> list[str]:
+    """The given ids, or every run oldest first."""
+    if run_ids is None:
+        return [r["id"] for r in reversed(store.runs(limit=10**9))]
+    return list(run_ids)
+
+
+def labels_rows(store: Store, run_ids=None) -> list[dict]:
+    """One row per (run, annotator) with the columns of :data:`LABEL_FIELDS`; a run without
+    labels gives one row with empty label columns (None). Runs in the given order
+    (all runs oldest first when run_ids is None), annotators alphabetically."""
+    ids = run_ids_or_all(store, run_ids)
+    by_run: dict[str, list[dict]] = {}
+    for lab in (labels_mod.labels(store) if run_ids is None or len(ids) > 50
+                else [x for rid in ids for x in labels_mod.labels(store, rid)]):
+        by_run.setdefault(lab["run_id"], []).append(lab)
+    rows = []
+    for rid in ids:
+        run = store.run(rid)
+        base = {"run_id": rid, "task_id": run["task_id"] or "", "task": run["task"] or "",
+                "site": run["site"] or "", "model": run["model"] or "", "status": run["status"] or "",
+                "answer": run["answer"], "steps": run["steps"] or 0}
+        labs = by_run.get(rid) or [None]
+        for lab in labs:
+            row = dict(base)
+            if lab is None:
+                row.update(annotator=None, verdict=None, category=None, comment=None, seconds=None,
+                           blind=None, labelled_at=None)
+            else:
+                row.update(annotator=lab["annotator"], verdict=lab["verdict"], category=lab["category"] or "",
+                           comment=lab["comment"] or "", seconds=lab["seconds"], blind=bool(lab["blind"]),
+                           labelled_at=iso_time(lab["created"]))
+            rows.append(row)
+    return rows
+
+
+def verdict_rows(store: Store, run_ids=None) -> list[dict]:
+    """Judge verdicts, one row per (run, judge, k, prompt version), columns :data:`VERDICT_FIELDS`.
+    Runs no judge has seen are left out."""
+    ids = run_ids_or_all(store, run_ids)
+    rows = []
+    for rid in ids:
+        task_id = store.run(rid)["task_id"] or ""
+        for v in labels_mod.verdicts(store, rid):
+            rows.append({"run_id": rid, "task_id": task_id, "judge": v["judge"], "k": v["k"],
+                         "prompt_version": v["prompt_version"] or "", "verdict": verdict_text(v["verdict"]),
+                         "judged_at": iso_time(v["created"])})
+    return rows
+
+
+def verdict_text(v) -> str:
+    return {1: "success", 0: "not success"}.get(v, "")
+
+
+def write_labels_jsonl(rows: list[dict], path: Path | str) -> Path:
+    """One JSON object per line, UTF-8, non-ASCII kept as is."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return path
+
+
+def write_labels_csv(rows: list[dict], path: Path | str, fields=None) -> Path:
+    """A CSV with a header row (UTF-8, no BOM). None is an empty cell, booleans are
+    True/False; newlines and quotes inside a cell are quoted by the csv module."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fields = list(fields or (rows[0].keys() if rows else LABEL_FIELDS))
+    with open(path, "w", encoding="utf-8", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    return path

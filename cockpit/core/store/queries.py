@@ -1,0 +1,228 @@
+"""Named reads of the run store that the review, report, memory, judge and hop code ask for.
+
+:class:`StoreQueries` is a base class of :class:`cockpit.core.store.db.Store`,
+so each read is a method of the store (``store.filtered_run_ids(flt)``) while
+its SQL lives here, and nowhere outside ``cockpit.core.store``. ``run_record``
+and ``step_records`` give the typed records of :mod:`cockpit.core.store.records`. Methods read
+through ``Store._rows`` (fully fetched under the store's lock). Rows are dicts
+keyed by column; JSON columns that a method names a meaning for are decoded.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from cockpit.core.store.records import Run, Step
+
+#: The Judge column of the runs table: the newest verdict of a judge model (reference checks left out).
+#: The judge filter uses it too, so the filter and the column always agree.
+_JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE 'undecided' END
+     FROM verdicts WHERE verdicts.run_id = runs.id AND verdicts.judge NOT LIKE 'ref:%'
+     ORDER BY created DESC LIMIT 1)"""
+
+_TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
+  runs.answer, runs.task_id, runs.source, runs.demo,
+  (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
+  {_JUDGE} AS judge
+FROM runs"""
+
+#: Keys of a runs-table row that the table may be sorted by, and the SQL each sorts on.
+SORT_KEYS = {"started": "runs.started", "status": "runs.status", "task": "runs.task", "site": "runs.site",
+             "model": "runs.model", "steps": "runs.steps", "human": "human", "judge": "judge",
+             "answer": "runs.answer"}
+#: Runs columns whose distinct values the review filters offer.
+DISTINCT_COLUMNS = ("site", "model", "status")
+
+
+@dataclass
+class RunFilter:
+    """Which finished runs the review table shows (running runs never)."""
+    search: str = ""
+    site: str = ""
+    model: str = ""
+    status: str = ""
+    since: float | None = None  # epoch seconds
+    human: str = ""  # success | fail | unsure | unlabelled
+    judge: str = ""  # success | fail | undecided | unjudged
+    annotator: str = ""  # runs this annotator labelled
+    extra: dict = field(default_factory=dict)
+
+    def sql(self) -> tuple[str, list]:
+        where, params = ["runs.status != 'running'"], []
+        for col in ("site", "model", "status"):
+            if getattr(self, col):
+                where.append(f"runs.{col} = ?")
+                params.append(getattr(self, col))
+        if self.since:
+            where.append("runs.started >= ?")
+            params.append(self.since)
+        if self.search.strip():
+            where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
+            params.append(_fts_query(self.search))
+        # With an annotator picked, the human verdict is that annotator's (fail = runs *they* called a
+        # failure; unlabelled = runs *they* have not labelled), not anyone's.
+        who, who_params = ("AND labels.annotator = ?", [self.annotator]) if self.annotator else ("", [])
+        if self.human == "unlabelled":
+            where.append(f"NOT EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who})")
+            params += who_params
+        elif self.human:
+            where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who} AND labels.verdict = ?)")
+            params += who_params + [self.human]
+        elif self.annotator:
+            where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who})")
+            params += who_params
+        if self.judge == "unjudged":
+            where.append(f"{_JUDGE} IS NULL")
+        elif self.judge:
+            where.append(f"{_JUDGE} = ?")
+            params.append(self.judge)
+        return " WHERE " + " AND ".join(where), params
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+class StoreQueries:
+    """The named reads; mixed into Store, which provides ``_rows``."""
+
+    def _rows(self, sql: str, params=()) -> list[dict]:  # pragma: no cover - Store's
+        raise NotImplementedError
+
+    # ---------- typed records (cockpit.core.store.records) ----------
+    def run_record(self, run_id: str) -> Run:
+        """The run as a typed record; StoreError when there is none."""
+        return Run.from_row(self.run(run_id))
+
+    def step_records(self, run_id: str) -> list[Step]:
+        """The run's steps in order as typed records (their messages sent left out)."""
+        return [Step.from_row(r) for r in self.steps(run_id, with_request=False)]
+
+    # ---------- the review table ----------
+    def filtered_run_ids(self, flt: RunFilter, sort: str = "started", descending: bool = True) -> list[str]:
+        """Ids of the runs `flt` lets through, ordered by the table column `sort` (a key of SORT_KEYS),
+        ties by id."""
+        where, params = flt.sql()
+        order = "DESC" if descending else "ASC"
+        col = SORT_KEYS[sort]
+        if col in ("human", "judge"):
+            sql = f"SELECT runs.id AS id, {col} AS k FROM ({_TABLE_ROW}) AS runs{where} ORDER BY k {order}, id"
+        else:
+            sql = f"SELECT runs.id AS id FROM runs{where} ORDER BY {col} {order}, runs.id"
+        return [r["id"] for r in self._rows(sql, params)]
+
+    def table_rows(self, run_ids: list[str]) -> list[dict]:
+        """The review table's rows of these runs, in the given order (ids not in the store left out):
+        the run's columns plus ``human`` (annotator:verdict ...) and ``judge`` (the newest verdict)."""
+        if not run_ids:
+            return []
+        got = {r["id"]: r for r in self._rows(f"{_TABLE_ROW} WHERE runs.id IN ({_marks(len(run_ids))})",
+                                              list(run_ids))}
+        return [got[i] for i in run_ids if i in got]
+
+    def distinct_values(self, column: str) -> list[str]:
+        """The values a runs column (one of DISTINCT_COLUMNS) takes, sorted, empty ones left out."""
+        if column not in DISTINCT_COLUMNS:
+            raise ValueError(f"no distinct values of {column!r}")
+        rows = self._rows(f"SELECT DISTINCT {column} AS v FROM runs WHERE {column} != '' ORDER BY 1")
+        return [r["v"] for r in rows if r["v"]]
+
+    def human_verdicts_text(self, run_id: str) -> str | None:
+        """A run's labels as the table's Human column shows them ("ann:verdict ann2:verdict"); None without."""
+        return self._rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
+                          "WHERE run_id = ?", [run_id])[0]["h"]
+
+    def other_runs_of_task(self, run_id: str, task_id: str, task: str) -> list[dict]:
+        """Other runs of a task (the same task id, or the same task text), newest first:
+        id, model, status, started, answer."""
+        return self._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
+                          "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
+                          [run_id, task_id or "", task])
+
+    # ---------- runs as a whole ----------
+    def finished_run_ids(self) -> list[str]:
+        """Ids of the runs that are not running, oldest first."""
+        return [r["id"] for r in self._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
+
+    def finished_step_counts(self) -> list[int]:
+        """The number of steps of each run that is not running (0 for none recorded)."""
+        return [r["steps"] or 0 for r in self._rows("SELECT steps FROM runs WHERE status != 'running'")]
+
+    def run_summaries(self) -> list[dict]:
+        """Every run, oldest first (ties by id): id, task, task_id, site, model, status, steps, started, source."""
+        return self._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
+                          "ORDER BY started, id")
+
+    # ---------- hops (cockpit.core.tasks.hops) ----------
+    def run_hops(self, run_id: str) -> dict | None:
+        """A run's final hop result (``runs.hops``), or None when it was not tracked."""
+        rows = self._rows("SELECT hops FROM runs WHERE id = ?", [run_id])
+        return json.loads(rows[0]["hops"]) if rows and rows[0]["hops"] else None
+
+    def step_hops(self, run_id: str) -> dict[int, dict]:
+        """Each tracked step's hop progress: ``{step: {"passed", "total", "new"}}``."""
+        rows = self._rows("SELECT step, hops FROM steps WHERE run_id = ? AND hops IS NOT NULL ORDER BY step",
+                          [run_id])
+        return {r["step"]: json.loads(r["hops"]) for r in rows}
+
+    def hop_results(self, run_ids: list[str] | None = None, batch: str | None = None) -> list[dict]:
+        """Runs with a hop result that are not running, oldest first: id, task_id and hops (JSON text,
+        as stored: the caller skips what does not parse). Only `run_ids` / `batch` when given."""
+        where, params = ["hops IS NOT NULL", "status != 'running'"], []
+        if run_ids is not None:
+            if not run_ids:
+                return []
+            where.append(f"id IN ({_marks(len(run_ids))})")
+            params += list(run_ids)
+        if batch:
+            where.append("batch = ?")
+            params.append(batch)
+        return self._rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
+                          params)
+
+    # ---------- procedural memory (cockpit.core.review.memory) ----------
+    def similar_runs(self, fts: str, limit: int) -> list[dict]:
+        """Runs (not running) whose task matches the FTS5 query `fts`, best match first:
+        id, task, answer, status and score (bm25 on the task; lower is better)."""
+        return self._rows(
+            "SELECT r.id, r.task, r.answer, r.status, bm25(runs_fts, 1.0, 0.0) AS score "
+            "FROM runs_fts JOIN runs r ON r.rowid = runs_fts.rowid "
+            "WHERE runs_fts MATCH ? AND r.status != 'running' ORDER BY score LIMIT ?", [fts, limit])
+
+    def run_labels(self, run_ids: list[str]) -> list[dict]:
+        """The human labels of these runs: run_id, annotator, verdict."""
+        if not run_ids:
+            return []
+        return self._rows(f"SELECT run_id, annotator, verdict FROM labels WHERE run_id IN ({_marks(len(run_ids))})",
+                          list(run_ids))
+
+    def decided_verdicts(self, run_ids: list[str]) -> list[dict]:
+        """The judge verdicts (reference checks too) of these runs that decided: run_id, verdict, created."""
+        if not run_ids:
+            return []
+        return self._rows(f"SELECT run_id, verdict, created FROM verdicts WHERE run_id IN ({_marks(len(run_ids))}) "
+                          "AND verdict IS NOT NULL", list(run_ids))
+
+    def agent_actions(self, run_id: str) -> list[dict]:
+        """The agent's own steps that ran or answered, in order: action and status."""
+        return self._rows("SELECT action, status FROM steps WHERE run_id = ? AND COALESCE(actor, 'agent') = 'agent' "
+                          "AND status IN ('ok', 'answered') AND action IS NOT NULL AND action != '' ORDER BY step",
+                          [run_id])
+
+    def used_memories(self, run_id: str) -> list[str] | None:
+        """The run ids a run was given as memories (None: memory was off for it)."""
+        rows = self._rows("SELECT memories FROM runs WHERE id = ?", [run_id])
+        return json.loads(rows[0]["memories"]) if rows and rows[0]["memories"] else None
+
+    # ---------- the judge ----------
+    def step_screenshots(self, run_id: str) -> list[dict]:
+        """Each step's screenshot paths, in order: step, screenshot (marked), screenshot_clean
+        (only these: a long run's stored requests are large)."""
+        return self._rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
+                          [run_id])
+
+
+def _fts_query(text: str) -> str:
+    """Plain words to an FTS5 query that cannot be a syntax error."""
+    words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
+    return " ".join(f'"{w}"' for w in words) or '""'

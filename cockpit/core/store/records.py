@@ -1,0 +1,215 @@
+"""Typed records of the run store: a run, a step, and the look-ahead data a step carries.
+
+The store keeps rows as dicts (``Store.run``, ``Store.steps``); these are the
+typed reading of them, made by ``Store.run_record`` / ``Store.step_records`` or
+from any step row (a live one too) with :meth:`Step.from_row`. JSON columns
+are decoded; ``Step.prediction`` and ``Step.plan`` are :class:`Prediction` and
+:class:`Plan` (None when the step had none). A step's messages sent
+(``request``, large) are not part of a :class:`Step`. Records are read-only
+views: writing still goes through the store's dict methods.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+
+def _json(value) -> Any:
+    """A JSON column's value decoded (rows from Store.steps already are); None for empty or unreadable."""
+    if isinstance(value, (str, bytes)):
+        if not value:
+            return None
+        try:
+            return json.loads(value)
+        except ValueError:
+            return None
+    return value
+
+
+def _dict(value) -> dict:
+    value = _json(value)
+    return value if isinstance(value, dict) else {}
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """The world model's forecast of a step's action (``steps.prediction``), with what really happened."""
+    action: str = ""
+    text: str = ""
+    model: str = ""
+    source: str | None = None  # "preview" (its own call) or "plan" (the chosen candidate's simulation)
+    error: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    seconds: float = 0.0
+    actual: dict | None = None  # measured after the action: effect, address and title before and after
+
+    @classmethod
+    def from_dict(cls, value) -> Prediction | None:
+        d = _dict(value)
+        if not d:
+            return None
+        return cls(action=d.get("action") or "", text=d.get("text") or "", model=d.get("model") or "",
+                   source=d.get("source"), error=d.get("error", ""), prompt_tokens=d.get("prompt_tokens") or 0,
+                   completion_tokens=d.get("completion_tokens") or 0, cost=d.get("cost"),
+                   seconds=d.get("seconds") or 0.0, actual=d.get("actual") or None)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One action the planner considered (an entry of ``plan.candidates``)."""
+    index: int
+    action: str = ""  # as records show it (text typed into secret fields masked)
+    thought: str = ""
+    kept: bool = True
+    dropped: str = ""  # why it was not simulated
+    risk: str = ""
+    simulation: tuple = ()  # ({"action", "change"}, ...), one per simulated step
+    verdicts: tuple = ()
+    scores: tuple = ()
+    mean: float | None = None
+
+    @classmethod
+    def from_dict(cls, d: Mapping) -> Candidate:
+        return cls(index=d.get("index"), action=d.get("action") or "", thought=d.get("thought") or "",
+                   kept=bool(d.get("kept", True)), dropped=d.get("dropped") or "", risk=d.get("risk") or "",
+                   simulation=tuple(d.get("simulation") or ()), verdicts=tuple(d.get("verdicts") or ()),
+                   scores=tuple(d.get("scores") or ()), mean=d.get("mean"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A planned step (``steps.plan``): the candidates and which one ran."""
+    candidates: tuple[Candidate, ...] = ()
+    chosen: int | None = None  # the planner's choice (a candidate's index)
+    picked: int | None = None  # the candidate that ran: a human's pick, else the planner's choice
+    picked_by: str = ""
+    k: int | None = None
+    horizon: int | None = None
+    samples: int | None = None
+    note: str = ""
+    raw: str = ""
+    refine_reply: str = ""
+    cost: dict | None = None
+
+    @classmethod
+    def from_dict(cls, value) -> Plan | None:
+        d = _dict(value)
+        if not d:
+            return None
+        candidates = tuple(Candidate.from_dict(c) for c in d.get("candidates") or () if isinstance(c, Mapping))
+        return cls(candidates=candidates,
+                   chosen=d.get("chosen"), picked=d.get("picked", d.get("chosen")),
+                   picked_by=d.get("picked_by") or "", k=d.get("k"), horizon=d.get("horizon"),
+                   samples=d.get("samples"), note=d.get("note") or "", raw=d.get("raw") or "",
+                   refine_reply=d.get("refine_reply") or "", cost=d.get("cost"))
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded step (a ``steps`` row without its messages sent)."""
+    run_id: str = ""
+    step: int = 0
+    url: str | None = None
+    title: str | None = None
+    actor: str | None = None
+    screenshot: str | None = None
+    screenshot_clean: str | None = None
+    marks_file: str | None = None
+    n_marks: int | None = None
+    reply: str | None = None
+    thought: str | None = None
+    action_text: str | None = None
+    action: str | None = None
+    target: int | None = None
+    risk: str | None = None
+    evidence: list | None = None
+    decision: dict | None = None
+    status: str | None = None
+    outcome: str | None = None
+    error: str | None = None
+    url_after: str | None = None
+    note: str | None = None
+    timings: dict | None = None
+    effect: dict | None = None
+    flags: list | None = None
+    hops: dict | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    cost: float | None = None
+    model_seconds: float | None = None
+    attempts: int | None = None
+    started: float | None = None
+    finished: float | None = None
+    prediction: Prediction | None = None
+    plan: Plan | None = None
+    plan_calls: int = 0
+    plan_prompt_tokens: int = 0
+    plan_completion_tokens: int = 0
+    plan_cost: float | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> Step:
+        """A step row (from the store, decoded or not, or a live one) as a Step; its request is not read."""
+        values = {f.name: row.get(f.name) for f in fields(cls) if f.name not in ("prediction", "plan")}
+        for key in _STEP_JSON:
+            values[key] = _json(values[key])
+        for key in ("plan_calls", "plan_prompt_tokens", "plan_completion_tokens"):
+            values[key] = values[key] or 0
+        values["run_id"] = values["run_id"] or ""
+        return cls(**values, prediction=Prediction.from_dict(row.get("prediction")),
+                   plan=Plan.from_dict(row.get("plan")))
+
+
+_STEP_JSON = ("evidence", "decision", "timings", "effect", "flags", "hops")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One recorded run (a ``runs`` row) with its JSON columns decoded."""
+    id: str
+    task: str = ""
+    url: str = ""
+    task_id: str = ""
+    site: str = ""
+    model: str = ""
+    base_url: str = ""
+    status: str = ""
+    answer: str | None = None
+    error: str | None = None
+    started: float | None = None
+    finished: float | None = None
+    steps: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cost: float | None = None
+    approval_policy: str = ""
+    parent_run: str | None = None
+    parent_step: int | None = None
+    source: str = "cockpit"
+    demo: bool = False
+    batch: str = ""
+    config: dict | None = None
+    hops: dict | None = None  # the run's hop result
+    memories: list | None = None  # run ids given to the agent as memories
+    plan_calls: int = 0
+    plan_prompt_tokens: int = 0
+    plan_completion_tokens: int = 0
+    plan_cost: float | None = None
+
+    @classmethod
+    def from_row(cls, row: Mapping) -> Run:
+        values = {f.name: row.get(f.name) for f in fields(cls)}
+        for key, empty in (("task", ""), ("url", ""), ("task_id", ""), ("site", ""), ("model", ""),
+                           ("base_url", ""), ("status", ""), ("approval_policy", ""), ("source", "cockpit"),
+                           ("batch", ""), ("steps", 0), ("prompt_tokens", 0), ("completion_tokens", 0),
+                           ("plan_calls", 0), ("plan_prompt_tokens", 0), ("plan_completion_tokens", 0)):
+            if values[key] is None:
+                values[key] = empty
+        values["demo"] = bool(values["demo"])
+        values["config"] = _dict(values["config"])
+        values["hops"] = _json(values["hops"])
+        values["memories"] = _json(values["memories"])
+        return cls(**values)
