@@ -219,13 +219,13 @@ def _serves_demo_shop(root: Path, port: int) -> bool:
 
 
 def with_run_files(fn):
-    """Decorates a function of `store` and `run_id` (resume, branch, replay): while it runs, the run's
-    local files are served again (:func:`served_again`)."""
+    """Decorates a function of `ctx` (a RunContext, whose store is used) and `run_id` (resume, branch,
+    replay): while it runs, the run's local files are served again (:func:`served_again`)."""
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         given = signature.bind(*args, **kwargs).arguments
-        with served_again(given["store"].run(given["run_id"])):
+        with served_again(given["ctx"].store.run(given["run_id"])):
             return fn(*args, **kwargs)
     return wrapper
