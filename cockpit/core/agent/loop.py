@@ -38,7 +38,7 @@ from cockpit.core.agent.approval import ApprovalRequest, Approver, Decision, Pol
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
-from cockpit.core.agent.start import Branch, Fresh, Resume, Start
+from cockpit.core.agent.start import Branch, Fresh, Resume, RunContext, Start
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.takeover import TakeOver
 
@@ -75,8 +75,8 @@ class Agent(TakeOver):
         self.look: Lookahead | None = None  # hook: preview + planning; the current run's
 
     @classmethod
-    def within(cls, ctx, config: AgentConfig | None = None) -> "Agent":
-        """An agent working with the collaborators of `ctx` (a :class:`cockpit.core.agent.start.RunContext`)."""
+    def within(cls, ctx: RunContext, config: AgentConfig | None = None) -> "Agent":
+        """An agent working with the run's collaborators in `ctx` (its on_replay and on_agent are the caller's)."""
         return cls(ctx.session, ctx.client, ctx.store, config=config, approver=ctx.approver, control=ctx.control,
                    listener=ctx.listener)
 
