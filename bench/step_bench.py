@@ -29,6 +29,7 @@ from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
+from cockpit.core.agent.start import Fresh
 
 CYCLE = ["Scroll [WINDOW]; down", "Scroll [WINDOW]; up", "product", "GoBack", "search", "product", "GoBack"]
 
@@ -78,7 +79,7 @@ def main():
         agent = Agent(session, client, store, config=AgentConfig(max_steps=args.steps, approval_policy="never"),
                       listener=listen)
         t0 = time.perf_counter()
-        result = agent.run("Browse the shop", site.url("index.html"))
+        result = agent.run(Fresh("Browse the shop", site.url("index.html")))
         wall = time.perf_counter() - t0
         rows = store.steps(result.run_id)
         for r in rows:

@@ -81,7 +81,7 @@ def run(args) -> int:
 
 
 def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
-    from cockpit.core.replay.branch import check_step
+    from cockpit.core.replay.replay import check_step
     from cockpit.core.errors import CockpitError
     try:
         check_step(store, run_id, step, **kw)
@@ -97,7 +97,8 @@ def _session(args):
 
 def _replay_only(args, store, run_id: str) -> int:
     from cockpit.core.agent.approval import approver_for
-    from cockpit.core.replay.branch import Diverged, replay
+    from cockpit.core.agent.start import RunContext
+    from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
     from cockpit.core.errors import CockpitError
     upto = args.step or None
     if args.step < 0 or (why := _check_step(store, run_id, upto)):
@@ -115,9 +116,11 @@ def _replay_only(args, store, run_id: str) -> int:
     except CockpitError as e:
         return common.fail(str(e), 3)
     try:
-        done = replay(session, store, run_id, upto, speed=args.speed or None, check=not args.no_check,
-                      min_similarity=args.min_similarity, on_step=lambda n, info: print(info.describe(), flush=True),
-                      approver=approver_for(args.approval), policy=ac.approval_policy, rules=ac.risk_rules)
+        done = replay(RunContext(session, store, approver=approver_for(args.approval),
+                                 on_replay=lambda n, info: print(info.describe(), flush=True)), run_id, upto,
+                      ReplayOptions(speed=args.speed or None, check=not args.no_check,
+                                    min_similarity=args.min_similarity, policy=ac.approval_policy,
+                                    rules=ac.risk_rules))
     except Diverged as e:
         print(f"DIVERGED {e}", flush=True)
         return common.fail(f"the replay of {run_id} diverged: {e}", DIVERGED)
@@ -160,6 +163,7 @@ def _model_config(args, parent: dict):
 def _branch(args, store, run_id: str) -> int:
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.control import RunControl
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.branch import branch
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
@@ -190,11 +194,10 @@ def _branch(args, store, run_id: str) -> int:
         client.close()
         return common.fail(str(e), 3)
     try:
-        result = branch(store, run_id, args.step, session=session, client=client, config=ac,
-                        approver=approver_for(args.approval), control=control, listener=printer,
-                        min_similarity=args.min_similarity, check=not args.no_check,
-                        on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True),
-                        on_agent=lambda a: holder.setdefault("agent", a))
+        ctx = RunContext(session, store, client, approver_for(args.approval), control, printer,
+                         on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True),
+                         on_agent=lambda a: holder.setdefault("agent", a))
+        result = branch(ctx, run_id, args.step, ac, min_similarity=args.min_similarity, check=not args.no_check)
     except KeyboardInterrupt:
         agent = holder.get("agent")
         if agent is not None and agent.run_id:

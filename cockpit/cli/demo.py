@@ -44,6 +44,7 @@ def _headless(args) -> int:
     from cockpit.core.demo import policy as demo
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.loop import Agent, AgentConfig
+    from cockpit.core.agent.start import Fresh
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient, ModelConfig
@@ -59,7 +60,7 @@ def _headless(args) -> int:
                                              max_retries=0), api_key="demo")
             agent = Agent(session, client, store, config=AgentConfig(max_steps=args.max_steps, demo=True),
                           approver=approver_for(args.approval), listener=StepPrinter())
-            result = agent.run(task, site.url("index.html"))
+            result = agent.run(Fresh(task, site.url("index.html")))
             client.close()
     except CockpitError as e:
         return common.fail(str(e), 3)

@@ -65,6 +65,7 @@ def run(args) -> int:
 def _resume(args, store, run_id: str, p) -> int:
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.control import RunControl
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
@@ -99,10 +100,9 @@ def _resume(args, store, run_id: str, p) -> int:
         client.close()
         return common.fail(str(e), 3)
     try:
-        result = resume(store, run_id, session=session, client=client, config=ac,
-                        approver=approver_for(args.approval), control=RunControl(), listener=StepPrinter(),
-                        replay=args.replay, max_steps=p.budget, keep_lookahead=False, planned=p,
-                        on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True))
+        ctx = RunContext(session, store, client, approver_for(args.approval), RunControl(), StepPrinter(),
+                         on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True))
+        result = resume(ctx, run_id, ac, replay=args.replay, max_steps=p.budget, keep_lookahead=False, planned=p)
     except KeyboardInterrupt:
         store.finish_run(run_id, "stopped", error="interrupted (Ctrl+C)")
         print("cockpit: interrupted", file=sys.stderr)

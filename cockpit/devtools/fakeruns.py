@@ -11,6 +11,7 @@ import random
 from PIL import Image, ImageDraw
 
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
 
 
 def screenshot(seed: int, size=(1024, 768)) -> tuple[bytes, list[dict]]:
@@ -37,7 +38,7 @@ def screenshot(seed: int, size=(1024, 768)) -> tuple[bytes, list[dict]]:
 def make_run(store: Store, *, steps: int = 10, task: str = "Find the thing", site: str = "Example",
              model: str = "gpt-test", answer: str | None = "42", status: str = "answered",
              task_id: str = "") -> str:
-    run_id = store.new_run(task, "https://example.com/", task_id=task_id, site=site, model=model)
+    run_id = store.new_run(NewRun(task, "https://example.com/", task_id=task_id, site=site, model=model))
     shots = [screenshot(k) for k in range(min(steps, 8))]  # a few distinct pages, reused
     for k in range(1, steps + 1):
         png, marks = shots[(k - 1) % len(shots)]

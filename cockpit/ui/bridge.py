@@ -23,6 +23,7 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalRequest, Decision
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
@@ -238,7 +239,8 @@ class AgentBridge(QObject):
                     else:
                         self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
                                            control=control, listener=self._on_event)
-                        result = self.agent.run(spec.task, url, task_id=spec.task_id, task_extra=spec.task_extra)
+                        result = self.agent.run(Fresh(spec.task, url, task_id=spec.task_id,
+                                                      task_extra=spec.task_extra))
             finally:  # a run that could not start or failed (the run not resumable, the browser...) too
                 if client is not None:
                     client.close()
@@ -262,10 +264,9 @@ class AgentBridge(QObject):
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.branch import branch
         run_id, step = spec.branch_from
-        res = branch(store, run_id, step, session=session, client=client, config=spec.agent,
-                     approver=self.approver, control=control, listener=self._on_event,
-                     on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
-                     on_agent=lambda agent: setattr(self, "agent", agent))
+        res = branch(RunContext(session, store, client, self.approver, control, self._on_event,
+                                on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
+                                on_agent=lambda agent: setattr(self, "agent", agent)), run_id, step, spec.agent)
         if res.divergence is not None:
             self.failed.emit(f"The branch stopped while replaying: {res.divergence.message}")
         return res
@@ -273,16 +274,17 @@ class AgentBridge(QObject):
     def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.resume import resume
         # spec.agent's approval policy is already the stricter of the run's and the window's (resume_settings)
-        return resume(store, spec.resume_run, session=session, client=client, config=spec.agent,
-                      approver=self.approver, control=control, listener=self._on_event, replay=spec.resume_replay,
-                      on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
-                      on_agent=lambda agent: setattr(self, "agent", agent))
+        return resume(RunContext(session, store, client, self.approver, control, self._on_event,
+                                 on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
+                                 on_agent=lambda agent: setattr(self, "agent", agent)),
+                      spec.resume_run, spec.agent, replay=spec.resume_replay)
 
     def _replay(self, store, session, spec: RunSpec, control: RunControl):
-        from cockpit.core.replay.branch import replay
+        from cockpit.core.replay.replay import ReplayOptions, replay
         self._set_state(REPLAYING)
-        steps = replay(session, store, spec.replay_run, None, speed=spec.replay_speed, stop=control.stop_event,
-                       approver=self.approver, on_step=lambda i, info: self.replayed.emit(i, info.describe()))
+        steps = replay(RunContext(session, store, approver=self.approver, control=control,
+                                  on_replay=lambda i, info: self.replayed.emit(i, info.describe())),
+                       spec.replay_run, None, ReplayOptions(speed=spec.replay_speed))
         self.replayed.emit(0, f"replayed {len(steps)} steps of {spec.replay_run}; the page matched throughout")
         return None
 

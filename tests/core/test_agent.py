@@ -15,6 +15,8 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
+from cockpit.core.agent.start import Fresh
 
 
 def last_user_text(body) -> str:
@@ -76,7 +78,7 @@ def test_full_run_records_every_step_and_the_answer(site, agent_for, store):
     })
     with ModelServer(responder) as srv:
         agent = agent_for(srv)
-        result = agent.run("Find the secret number", site.url("agent_start.html"), task_id="T--1")
+        result = agent.run(Fresh("Find the secret number", site.url("agent_start.html"), task_id="T--1"))
     assert (result.status, result.answer, result.steps) == ("answered", "4217", 2)
     run = store.run(result.run_id)
     assert (run["status"], run["answer"], run["steps"], run["task_id"]) == ("answered", "4217", 2, "T--1")
@@ -107,7 +109,7 @@ def test_full_run_records_every_step_and_the_answer(site, agent_for, store):
 def test_only_the_last_three_screenshots_are_sent(site, agent_for, store):
     with ModelServer(scripted(["Thought: look further\nAction: Scroll [WINDOW]; down"] * 5
                               + ["Thought: done\nAction: ANSWER; bottom"])) as srv:
-        result = agent_for(srv).run("Scroll to the bottom", site.url("agent_start.html"))
+        result = agent_for(srv).run(Fresh("Scroll to the bottom", site.url("agent_start.html")))
     assert result.status == "answered" and result.steps == 6
     sent = srv.requests[5]["messages"]
     user = [m for m in sent if m["role"] == "user"]
@@ -126,7 +128,7 @@ def test_only_the_last_three_screenshots_are_sent(site, agent_for, store):
 
 def test_unparsable_reply_gets_format_feedback_and_costs_a_step(site, agent_for, store):
     with ModelServer(scripted(["I would click on the link now.", "Thought: ok\nAction: ANSWER; 1"])) as srv:
-        result = agent_for(srv).run("Anything", site.url("agent_start.html"))
+        result = agent_for(srv).run(Fresh("Anything", site.url("agent_start.html")))
     assert result.steps == 2 and result.answer == "1"
     assert store.steps(result.run_id)[0]["status"] == "format_error"
     assert prompt.FORMAT_ERROR in srv.requests[1]["messages"][-1]["content"][0]["text"]
@@ -136,7 +138,7 @@ def test_execution_error_is_fed_back_and_costs_a_step(site, agent_for, store):
     with ModelServer(scripted(["Thought: try\nAction: Click [999]",
                                "Thought: try text\nAction: Type [1]; hello",
                                "Thought: give up\nAction: ANSWER; none"])) as srv:
-        result = agent_for(srv).run("Anything", site.url("agent_start.html"))
+        result = agent_for(srv).run(Fresh("Anything", site.url("agent_start.html")))
     steps = store.steps(result.run_id)
     assert [s["status"] for s in steps] == ["error", "error", "answered"]
     assert "there is no element [999]" in steps[0]["error"]
@@ -147,7 +149,7 @@ def test_execution_error_is_fed_back_and_costs_a_step(site, agent_for, store):
 
 def test_max_steps_ends_the_run(site, agent_for, store):
     with ModelServer(scripted(["Thought: wait\nAction: Scroll [WINDOW]; up"], repeat_last=True)) as srv:
-        result = agent_for(srv, config=AgentConfig(max_steps=3)).run("Loop", site.url("agent_start.html"))
+        result = agent_for(srv, config=AgentConfig(max_steps=3)).run(Fresh("Loop", site.url("agent_start.html")))
     assert (result.status, result.steps, len(srv.requests)) == ("max_steps", 3, 3)
     assert store.run(result.run_id)["status"] == "max_steps"
 
@@ -166,7 +168,7 @@ def _order_responder(after_refusal="Thought: refused\nAction: ANSWER; not ordere
 def test_deny_keeps_an_irreversible_action_from_running(site, agent_for, store, browser):
     with ModelServer(_order_responder()) as srv:
         agent = agent_for(srv, approver=PolicyApprover(False, "not today"))
-        result = agent.run("Order a copy", site.url("agent_order.html"))
+        result = agent.run(Fresh("Order a copy", site.url("agent_order.html")))
     assert result.answer == "not ordered"
     step = store.steps(result.run_id)[0]
     assert step["status"] == "refused" and step["risk"] == "irreversible"
@@ -183,7 +185,7 @@ def test_deny_keeps_an_irreversible_action_from_running(site, agent_for, store, 
 
 def test_allow_runs_it_and_records_who_allowed(site, agent_for, store):
     with ModelServer(_order_responder()) as srv:
-        result = agent_for(srv, approver=PolicyApprover(True)).run("Order a copy", site.url("agent_order.html"))
+        result = agent_for(srv, approver=PolicyApprover(True)).run(Fresh("Order a copy", site.url("agent_order.html")))
     assert result.answer == "ordered"
     steps = store.steps(result.run_id)
     assert steps[0]["url_after"].endswith("agent_ordered.html")
@@ -196,7 +198,7 @@ def test_a_human_can_edit_the_action_and_the_model_cannot_approve_itself(site, a
                         f"Action: Click [{mark_for(b, 'Place order')}]")
     responder = by_page({"Order": sneaky, "Agent start": "Thought: ok\nAction: ANSWER; browsing"})
     with ModelServer(responder) as srv:
-        result = agent_for(srv, approver=approver).run("Order a copy", site.url("agent_order.html"))
+        result = agent_for(srv, approver=approver).run(Fresh("Order a copy", site.url("agent_order.html")))
     assert len(approver.requests) == 1  # asked despite the reply's claims
     assert approver.requests[0].risk.level == "irreversible"
     step = store.steps(result.run_id)[0]
@@ -208,8 +210,8 @@ def test_a_human_can_edit_the_action_and_the_model_cannot_approve_itself(site, a
 def test_every_action_policy_asks_before_each_step(site, agent_for, store):
     approver = ScriptedApprover([Decision(True, "human:ada")] * 2)
     with ModelServer(scripted(["Thought: s\nAction: Scroll [WINDOW]; down", "Thought: a\nAction: ANSWER; x"])) as srv:
-        result = agent_for(srv, approver=approver, config=AgentConfig(approval_policy="every")).run(
-            "x", site.url("agent_start.html"))
+        result = agent_for(srv, approver=approver, config=AgentConfig(approval_policy="every")).run(Fresh(
+            "x", site.url("agent_start.html")))
     assert result.answer == "x" and len(approver.requests) == 1  # ANSWER is not an action on the site
 
 
@@ -228,7 +230,7 @@ def test_terminal_approver_asks_on_a_terminal(site, agent_for, store):
     out = io.StringIO()
     approver = TerminalApprover(user="ada", stdin=Tty("n\nplease stop here\n"), stdout=out)
     with ModelServer(_order_responder()) as srv:
-        result = agent_for(srv, approver=approver).run("Order a copy", site.url("agent_order.html"))
+        result = agent_for(srv, approver=approver).run(Fresh("Order a copy", site.url("agent_order.html")))
     assert "the agent wants to: Click [" in out.getvalue() and "irreversible" in out.getvalue()
     d = store.decisions(result.run_id)[0]
     assert (d["approved"], d["by"], d["message"]) == (0, "human:ada", "please stop here")
@@ -240,7 +242,7 @@ def test_stop_cuts_a_slow_model_call_short(site, agent_for, store):
         agent = agent_for(srv, control=control)
         threading.Timer(1.0, control.stop).start()
         t0 = time.monotonic()
-        result = agent.run("Slow", site.url("agent_start.html"))
+        result = agent.run(Fresh("Slow", site.url("agent_start.html")))
         took = time.monotonic() - t0
     assert result.status == "stopped"
     assert took < 4, f"stop took {took:.1f} s"
@@ -255,7 +257,7 @@ def test_pause_and_step_once(site, agent_for, store):
     with ModelServer(scripted(["Thought: s\nAction: Scroll [WINDOW]; down"], repeat_last=True)) as srv:
         agent = agent_for(srv, control=control)
         out = {}
-        t = threading.Thread(target=lambda: out.update(r=agent.run("x", site.url("agent_start.html"))))
+        t = threading.Thread(target=lambda: out.update(r=agent.run(Fresh("x", site.url("agent_start.html")))))
         t.start()
         time.sleep(0.8)
         assert len(srv.requests) == 0  # paused before the first step
@@ -273,7 +275,7 @@ def test_pause_and_step_once(site, agent_for, store):
 
 def test_model_failure_fails_the_run_with_the_reason(site, agent_for, store):
     with ModelServer(lambda b: Reply.error(500, "the GPU caught fire")) as srv:
-        result = agent_for(srv).run("x", site.url("agent_start.html"))
+        result = agent_for(srv).run(Fresh("x", site.url("agent_start.html")))
     assert result.status == "failed" and "500" in result.error
     run = store.run(result.run_id)
     assert run["status"] == "failed" and "500" in run["error"]
@@ -281,7 +283,7 @@ def test_model_failure_fails_the_run_with_the_reason(site, agent_for, store):
 
 def test_unreachable_start_page_fails_clearly(agent_for, store):
     with ModelServer(scripted(["Thought: x\nAction: Wait"])) as srv:
-        result = agent_for(srv).run("x", "http://127.0.0.1:9/")
+        result = agent_for(srv).run(Fresh("x", "http://127.0.0.1:9/"))
     assert result.status == "failed" and "could not open the start page" in result.error
     assert srv.requests == []
 
@@ -292,7 +294,7 @@ def test_typing_in_an_order_form_does_not_press_enter_or_ask(site, agent_for, st
                                              else "Thought: stop\nAction: ANSWER; typed")})
     approver = ScriptedApprover([])
     with ModelServer(responder) as srv:
-        result = agent_for(srv, approver=approver).run("Type the name", site.url("agent_order.html"))
+        result = agent_for(srv, approver=approver).run(Fresh("Type the name", site.url("agent_order.html")))
     assert result.answer == "typed" and approver.requests == []  # not asked: typing alone is not irreversible
     step = store.steps(result.run_id)[0]
     assert step["risk"] == "state-changing" and "Enter was not pressed" in step["outcome"]
@@ -315,7 +317,7 @@ def test_take_over_records_human_steps_and_hands_back_with_a_note(site, agent_fo
     with ModelServer(respond) as srv:
         agent = agent_for(srv, control=control)
         out = {}
-        t = threading.Thread(target=lambda: out.update(r=agent.run("Find the number", site.url("agent_start.html"))))
+        t = threading.Thread(target=lambda: out.update(r=agent.run(Fresh("Find the number", site.url("agent_start.html")))))
         t.start()
         deadline = time.monotonic() + 20
         while not seen_second.is_set() and time.monotonic() < deadline:
@@ -350,7 +352,7 @@ def test_take_over_records_human_steps_and_hands_back_with_a_note(site, agent_fo
 def test_human_act_after_the_run_ended_fails_cleanly(site, agent_for):
     with ModelServer(scripted(["Thought: a\nAction: ANSWER; x"])) as srv:
         agent = agent_for(srv)
-        agent.run("x", site.url("agent_start.html"))
+        agent.run(Fresh("x", site.url("agent_start.html")))
     fut = agent.human_act(parse_action("Scroll [WINDOW]; down"))
     with pytest.raises(Exception):
         fut.result(2)
@@ -359,7 +361,7 @@ def test_human_act_after_the_run_ended_fails_cleanly(site, agent_for):
 def test_a_store_shared_with_a_reading_thread_keeps_recording(tmp_path):
     """The window reads the store while the agent's thread writes it, through one Store."""
     s = Store(tmp_path / "shared")
-    run_id = s.new_run("t", "http://x")
+    run_id = s.new_run(NewRun("t", "http://x"))
     errors, stop_at = [], time.monotonic() + 1.5
 
     def write():
@@ -393,7 +395,7 @@ def test_a_refused_start_page_fails_clearly_not_as_an_internal_error(agent_for, 
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     with ModelServer(scripted(["Thought: x\nAction: Wait"])) as srv:
-        result = agent_for(srv).run("x", f"http://127.0.0.1:{port}/")
+        result = agent_for(srv).run(Fresh("x", f"http://127.0.0.1:{port}/"))
     assert result.status == "failed" and srv.requests == []
     assert result.error == f"could not open the start page http://127.0.0.1:{port}/: ERR_CONNECTION_REFUSED"
 
@@ -434,7 +436,7 @@ def test_task_extra_is_kept_for_reference_checks(site, agent_for, store):
     evaluation = {"eval": {"eval_types": ["string_match"],
                            "reference_answers": {"must_include": ["4217"]}}}
     with ModelServer(scripted(["Thought: t\nAction: ANSWER; it is 4217"])) as srv:
-        result = agent_for(srv).run("Find the number", site.url("agent_details.html"), task_extra=evaluation)
+        result = agent_for(srv).run(Fresh("Find the number", site.url("agent_details.html"), task_extra=evaluation))
     config = store.run(result.run_id)["config"]
     assert config["task_extra"] == evaluation
     assert check_must_include(result.answer, references_of(config)) == 1

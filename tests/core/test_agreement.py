@@ -10,6 +10,7 @@ import pytest
 from cockpit.core.review import agreement as ag
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
+from cockpit.core.store.newrun import NewRun
 
 
 def pairs(table):
@@ -181,8 +182,8 @@ VERDICTS = {  # (judge, k, prompt version): {run: verdict}
 
 def fill(store):
     for i, (rid, site, model, status, labels) in enumerate(RUNS):
-        store.new_run(f"task of {rid}", "http://example.test/", run_id=rid, site=site, model=model,
-                      task_id=f"{site}--{i}", started=1000.0 + i)
+        store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site=site, model=model,
+                             task_id=f"{site}--{i}", started=1000.0 + i))
         if status != "running":
             store.finish_run(rid, status, answer="an answer" if status == "answered" else None)
         store.set_run(rid, steps=i + 1)  # r1 has 1 step ... r12 has 12
@@ -230,7 +231,7 @@ def test_fleiss_over_three_annotators(store):
 
 def test_fleiss_needs_three_annotators(tmp_path):
     with Store(tmp_path) as s:
-        s.new_run("t", "u", run_id="x")
+        s.new_run(NewRun("t", "u", run_id="x"))
         lb.set_label(s, "x", "ada", "success")
         lb.set_label(s, "x", "bob", "success")
         assert ag.fleiss(s) == (0, 0, None)

@@ -14,22 +14,17 @@ from cockpit.core.llm import prompt
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.replay.branch import (
-    Diverged,
-    branch,
-    check_step,
-    history_before,
-    match_mark,
-    replay,
-    same_url,
-    similarity,
-)
+from cockpit.core.agent.start import RunContext
+from cockpit.core.page.match import match_mark, same_url, similarity
+from cockpit.core.replay.branch import branch, history_before
+from cockpit.core.replay.replay import Diverged, ReplayOptions, check_step, replay
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 from tests.core.test_agent import last_user_text, mark_for
 
 PAGES = Path(__file__).parent / "pages"
@@ -89,8 +84,8 @@ def record_parent(browser, store, site, srv):
     browser.goto(site.url("branch_a.html"))
     browser.js("localStorage.clear()")  # B shows an extra link to returning visitors only
     with client_for(srv) as client:
-        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(
-            TASK, site.url("branch_a.html"), task_id="Branch--1")
+        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
+            TASK, site.url("branch_a.html"), task_id="Branch--1"))
     assert (result.status, result.answer, result.steps) == ("answered", "7391", 4)
     steps = store.steps(result.run_id)
     assert [s["status"] for s in steps] == ["error", "ok", "ok", "answered"]
@@ -105,8 +100,8 @@ def test_branch_replays_the_steps_before_k_and_continues_with_the_history(browse
         "Thought: found the second code.\nAction: ANSWER; 8102"]})
     seen = []
     with ModelServer(branch_script) as srv2, client_for(srv2) as client:
-        result = branch(store, parent, 4, session=browser, client=client,
-                        config=AgentConfig(wait_seconds=0.2), on_replay=lambda n, info: seen.append((n, info)))
+        result = branch(RunContext(browser, store, client, on_replay=lambda n, info: seen.append((n, info))),
+                        parent, 4, AgentConfig(wait_seconds=0.2))
         first = srv2.requests[0]["messages"]
     assert (result.status, result.answer, result.steps, result.divergence) == ("answered", "8102", 2, None)
     run = store.run(result.run_id)
@@ -172,7 +167,7 @@ def test_a_changed_site_diverges_at_the_right_step_and_the_branch_run_says_so(br
     (root / "branch_a.html").write_text((PAGES / "branch_a.html").read_text().replace(
         'href="branch_b.html"', 'href="branch_login.html"'))
     with ModelServer(by_page({})) as srv2, client_for(srv2) as client:
-        result = branch(store, parent, 4, session=browser, client=client, config=AgentConfig(wait_seconds=0.2))
+        result = branch(RunContext(browser, store, client), parent, 4, AgentConfig(wait_seconds=0.2))
         assert srv2.requests == []  # no model call after a divergence
     d = result.divergence
     assert (result.status, d.step, d.reason) == ("failed", 3, "url")
@@ -190,7 +185,7 @@ def test_a_changed_site_diverges_at_the_right_step_and_the_branch_run_says_so(br
     shutil.copy(PAGES / "branch_a.html", root / "branch_a.html")
     shutil.copy(PAGES / "branch_login.html", root / "branch_b.html")
     with pytest.raises(Diverged) as e:
-        replay(browser, store, parent, 4)
+        replay(RunContext(browser, store), parent, 4)
     d = e.value.divergence
     assert (d.step, d.reason, d.expected_url, d.actual_url) == (3, "marks", psteps[2]["url"], psteps[2]["url"])
     assert d.similarity < 0.6 and "marks similarity" in str(e.value)
@@ -200,7 +195,7 @@ def test_a_changed_site_diverges_at_the_right_step_and_the_branch_run_says_so(br
     (root / "branch_b.html").write_text((PAGES / "branch_b.html").read_text().replace(
         ">Continue to C<", ">Proceed<"))
     with pytest.raises(Diverged) as e:
-        replay(browser, store, parent, 4)
+        replay(RunContext(browser, store), parent, 4)
     d = e.value.divergence
     assert (d.step, d.reason) == (3, "target")
     assert 'acted on, [' in d.message and '<button> "Continue to C"' in d.message
@@ -211,19 +206,20 @@ def test_replaying_a_whole_run_visits_the_same_pages(browser, bsite, store):
         parent, psteps = record_parent(browser, store, bsite, srv)
     seen = []
     t0 = time.monotonic()
-    done = replay(browser, store, parent, None, speed=50.0, on_step=lambda n, info: seen.append(n))
+    done = replay(RunContext(browser, store, on_replay=lambda n, info: seen.append(n)), parent, None,
+                  ReplayOptions(speed=50.0))
     assert time.monotonic() - t0 < 15
     assert [d.step for d in done] == seen == [2, 3]
     assert [d.url for d in done] == [psteps[1]["url"], psteps[2]["url"]]
     assert [d.url_after for d in done] == [psteps[1]["url_after"], psteps[2]["url_after"]]
     assert same_url(browser.url, psteps[3]["url"])
     assert all(d.similarity >= 0.6 for d in done) and "Click [" in done[0].describe()
-    stop = threading.Event()
-    stop.set()
+    stopped = RunControl()
+    stopped.stop()
     with pytest.raises(Stopped):
-        replay(browser, store, parent, None, stop=stop)
+        replay(RunContext(browser, store, control=stopped), parent, None)
     # replaying nothing but the start page (branch from step 1) checks that page
-    only = replay(browser, store, parent, 1)
+    only = replay(RunContext(browser, store), parent, 1)
     assert [(d.step, d.is_check) for d in only] == [(1, True)] and only[0].similarity == 1.0
 
 
@@ -233,22 +229,22 @@ def test_irreversible_steps_need_a_yes_and_stop_ends_a_branch_in_its_replay(brow
     with store._lock:  # as if the click on B had been an order's submit button
         store.db.execute("UPDATE steps SET risk = 'irreversible' WHERE run_id = ? AND step = 3", [parent])
     with pytest.raises(Diverged) as e:
-        replay(browser, store, parent, None)
+        replay(RunContext(browser, store), parent, None)
     d = e.value.divergence
     assert (d.step, d.reason) == (3, "refused") and "no approver" in d.message
     with pytest.raises(Diverged, match=r"step 3: replaying Click \[\d+\] was not approved .*policy:deny"):
-        replay(browser, store, parent, None, approver=PolicyApprover(False))
+        replay(RunContext(browser, store, approver=PolicyApprover(False)), parent, None)
     yes = ScriptedApprover([Decision(True, "human:tester")])
-    done = replay(browser, store, parent, None, approver=yes)
+    done = replay(RunContext(browser, store, approver=yes), parent, None)
     assert [x.step for x in done] == [2, 3] and [r.step for r in yes.requests] == [3]
     assert yes.requests[0].risk.level == "irreversible" and yes.requests[0].mark.text == "Continue to C"
-    assert len(replay(browser, store, parent, None, policy="never")) == 2
+    assert len(replay(RunContext(browser, store), parent, None, ReplayOptions(policy="never"))) == 2
 
     control = RunControl()
     control.stop()
     with ModelServer(by_page({})) as srv2, client_for(srv2) as client:
-        result = branch(store, parent, 4, session=browser, client=client, control=control,
-                        config=AgentConfig(wait_seconds=0.2))
+        result = branch(RunContext(browser, store, client, control=control), parent, 4,
+                        AgentConfig(wait_seconds=0.2))
         assert srv2.requests == []
     assert result.status == "stopped" and result.replayed == [] and result.divergence is None
     assert store.run(result.run_id)["status"] == "stopped"

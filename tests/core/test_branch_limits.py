@@ -10,10 +10,12 @@ from __future__ import annotations
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import RunContext
 from cockpit.core.replay.branch import branch
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.core.test_agent import last_user_text, mark_for
 from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
@@ -35,7 +37,7 @@ def limited_parent(browser, store, start: str) -> dict:
     with ModelServer(model) as srv, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
         result = Agent(browser, client, store, config=AgentConfig(max_steps=5, wait_seconds=0.2,
-                                                                  allowed_domains=["127.0.0.1"])).run(TASK, start)
+                                                                  allowed_domains=["127.0.0.1"])).run(Fresh(TASK, start))
     assert (result.status, result.steps) == ("answered", 2)
     return store.run(result.run_id)
 
@@ -60,8 +62,8 @@ def test_a_branch_keeps_the_parents_allowed_domains(browser, pages, tmp_path):
         with ModelServer(model) as srv, \
                 ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
             # As the window does: today's settings, which name no domains.
-            result = branch(store, parent["id"], 2, session=browser, client=client,
-                            config=AgentConfig(max_steps=5, wait_seconds=0.2))
+            result = branch(RunContext(browser, store, client), parent["id"], 2,
+                            AgentConfig(max_steps=5, wait_seconds=0.2))
         run = store.run(result.run_id)
         steps = store.steps(result.run_id)
     goto = steps[0]

@@ -10,12 +10,13 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.devtools.fakeruns import screenshot
+from cockpit.core.agent.start import Fresh
 from tests.core.test_agent import agent_for, by_page, mark_for, store  # noqa: F401  (fixtures)
 
 
 def run_in_thread(agent, task, url):
     out = {}
-    t = threading.Thread(target=lambda: out.update(r=agent.run(task, url)), daemon=True)
+    t = threading.Thread(target=lambda: out.update(r=agent.run(Fresh(task, url))), daemon=True)
     t.start()
     return t, out
 
@@ -78,7 +79,7 @@ def test_a_real_click_has_an_effect(site, agent_for, store):  # noqa: F811
     responder = by_page({"Agent start": lambda b: f"Thought: go\nAction: Click [{mark_for(b, 'details page')}]",
                          "Details": "Thought: done\nAction: ANSWER; 4217"})
     with ModelServer(responder) as srv:
-        result = agent_for(srv).run("Find it", site.url("agent_start.html"))
+        result = agent_for(srv).run(Fresh("Find it", site.url("agent_start.html")))
     eff = store.steps(result.run_id)[0]["effect"]
     assert eff["url_changed"] and not eff["noop"] and eff["pixels_changed"] > 0.002  # text-only pages change little
 
@@ -141,7 +142,7 @@ def test_a_click_that_only_shows_a_word_is_not_a_no_op(site, agent_for, store): 
     clicks = iter(["Check stock", "Does nothing"])
     responder = lambda b: f"Thought: press\nAction: Click [{mark_for(b, next(clicks, 'Does nothing'))}]"  # noqa: E731
     with ModelServer(responder) as srv:
-        result = agent_for(srv, config=AgentConfig(max_steps=3)).run("Is it in stock?", site.url("status_word.html"))
+        result = agent_for(srv, config=AgentConfig(max_steps=3)).run(Fresh("Is it in stock?", site.url("status_word.html")))
     first, second = store.steps(result.run_id)[:2]  # (an effect is measured at the next step's observation)
     assert first["effect"]["noop"] is False and "noop" not in (first["flags"] or [])
     assert 0 < first["effect"]["pixels_changed"] < 0.005  # below the old threshold, which called it a no-op

@@ -15,7 +15,8 @@ import pytest
 
 from cockpit.core.agent.approval import PolicyApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.replay.branch import replay
+from cockpit.core.agent.start import RunContext
+from cockpit.core.replay.replay import replay
 from cockpit.core.demo.policy import (
     DEMO_MODEL,
     DEMO_QUESTION,
@@ -27,6 +28,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 
 
@@ -61,7 +63,7 @@ def demo_run(browser, tmp_path_factory):
                              api_key="demo")
         with client:
             result = Agent(browser, client, store, config=AgentConfig(demo=True, wait_seconds=0.5),
-                           approver=PolicyApprover(False)).run(DEMO_QUESTION, site.url("index.html"))
+                           approver=PolicyApprover(False)).run(Fresh(DEMO_QUESTION, site.url("index.html")))
         assert result.status == "answered", result
         run = store.run(result.run_id)
         assert run["demo"] and run["url"] == f"http://127.0.0.1:{DEMO_SITE_PORT}/index.html"
@@ -83,9 +85,9 @@ def test_the_shop_this_process_serves_is_used_and_left_running(browser, demo_run
     home, run_id = demo_run
     with serve_demo_site() as window_shop, Store(home) as store:  # as the window serves it
         assert window_shop.port == DEMO_SITE_PORT
-        done = replay(browser, store, run_id, None)
+        done = replay(RunContext(browser, store), run_id, None)
         assert done and LocalSite.at(DEMO_SITE_PORT) is window_shop and shop_answers(DEMO_SITE_PORT)
-        done = replay(browser, store, run_id, None)  # again: nothing was stopped under the window
+        done = replay(RunContext(browser, store), run_id, None)  # again: nothing was stopped under the window
         assert done and shop_answers(DEMO_SITE_PORT)
 
 
@@ -114,7 +116,7 @@ def test_a_port_taken_by_something_else_is_said(browser, demo_run):
         browser.goto("about:blank")
         t0 = time.monotonic()
         with pytest.raises(CockpitError) as e:
-            replay(browser, store, run_id, None)
+            replay(RunContext(browser, store), run_id, None)
         assert time.monotonic() - t0 < 10
     msg = str(e.value)
     assert f"127.0.0.1:{DEMO_SITE_PORT}" in msg and "in use" in msg and "demo shop" in msg, msg

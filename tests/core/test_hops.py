@@ -19,6 +19,8 @@ from cockpit.core.tasks.hops import (
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
+from cockpit.core.agent.start import Fresh
 
 # MMInA's task 17 as its repository documents it (intent shortened).
 MMINA_17 = {
@@ -195,8 +197,8 @@ def _run(browser, store, site, replies, extra=TWO_HOPS):
         agent, events, client = _agent(browser, store, srv,
                                        AgentConfig(wait_seconds=0.2, hops=tracker_for(extra)))
         try:
-            result = agent.run("Which year was the Old Castle built? Check its museum site.",
-                               site.url("hop_1.html"), task_id="hop-1", task_extra=extra)
+            result = agent.run(Fresh("Which year was the Old Castle built? Check its museum site.",
+                                     site.url("hop_1.html"), task_id="hop-1", task_extra=extra))
         finally:
             client.close()
     return agent, events, result
@@ -242,7 +244,7 @@ def test_runs_without_hops_store_nothing(browser, store, site):
     with ModelServer(scripted(["Thought: ok\nAction: ANSWER; 1291"])) as srv:
         agent, events, client = _agent(browser, store, srv, AgentConfig(wait_seconds=0.2))
         try:
-            result = agent.run("When?", site.url("hop_2.html"))
+            result = agent.run(Fresh("When?", site.url("hop_2.html")))
         finally:
             client.close()
     assert run_hops(store, result.run_id) is None and step_hops(store, result.run_id) == {}
@@ -255,7 +257,7 @@ def _hand_run(store, n_hops, passed, *, status="answered", batch=""):
     t = HopTracker([HopCondition(f"h{k}", url=(f"p{k}",)) for k in range(1, n_hops + 1)])
     for k in range(1, passed + 1):
         t.update(f"http://x/p{k}", step=k)
-    rid = store.new_run("task", "http://x/", status=status, batch=batch)
+    rid = store.new_run(NewRun("task", "http://x/", status=status, batch=batch))
     store.set_run(rid, hops=json.dumps(t.to_dict()))
     return rid
 
@@ -266,7 +268,7 @@ def test_hop_report_rates_and_mmina_table_3_shape(store):
             _hand_run(store, 1, 1, batch="b1"), _hand_run(store, 1, 0, batch="b1"),
             _hand_run(store, 5, 2)]
     _hand_run(store, 2, 0, status="running")  # still going: left out
-    store.new_run("no hops", "http://x/", status="answered")  # not tracked: left out
+    store.new_run(NewRun("no hops", "http://x/", status="answered"))  # not tracked: left out
     rep = hop_report(store)
     # hops: 8 + 6 + 2 + 5 = 21; passed: 4 + 4 + 1 + 2 = 11; tasks fully passed: 1 + 1 + 1 = 3 of 9
     assert (rep["runs"], rep["hops"], rep["hops_passed"], rep["tasks_passed"]) == (9, 21, 11, 3)
@@ -317,6 +319,7 @@ def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, sto
     """MMInA-style runs killed or failed midway: the resume counts on from the hops already passed
     (not from none, and not without tracking), so the hop success rate of the run is right."""
     from cockpit.core.llm.modelserver import Reply
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.resume import resume
 
     def click_museum(body):
@@ -330,8 +333,8 @@ def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, sto
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
                              api_key="test-key")
         try:  # no hop queue given: the run's own is restored
-            result = resume(store, failed.run_id, session=browser, client=client,
-                            config=AgentConfig(wait_seconds=0.2), listener=events.append)
+            result = resume(RunContext(browser, store, client, listener=events.append), failed.run_id,
+                            AgentConfig(wait_seconds=0.2))
         finally:
             client.close()
     assert (result.run_id, result.status) == (failed.run_id, "answered")

@@ -18,6 +18,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store.labels import verdicts
+from cockpit.core.store.newrun import NewRun
 
 JUDGE = "judge-m"
 
@@ -33,7 +34,7 @@ def png(n: int) -> bytes:
 def make_run(store: Store, task: str = "What is the answer?", *, steps: int = 4, answer: str | None = "42",
              config: dict | None = None, status: str | None = None, batch: str = "") -> str:
     """A finished run with `steps` steps; the last one is ANSWER unless answer is None."""
-    rid = store.new_run(task, "http://shop.test/", model="agent-model", config=config or {}, batch=batch)
+    rid = store.new_run(NewRun(task, "http://shop.test/", model="agent-model", config=config or {}, batch=batch))
     for s in range(1, steps + 1):
         files = store.write_step_files(rid, s, screenshot=png(100 + s), marked=png(s), marks=[])
         last = s == steps and answer is not None
@@ -310,7 +311,7 @@ def test_already_judged_runs_are_skipped_unless_redo(tmp_path):
 def test_unknown_and_running_runs_are_errors_of_their_own(tmp_path):
     with Store(tmp_path) as store:
         good = make_run(store)
-        running = store.new_run("still going", "http://shop.test/")
+        running = store.new_run(NewRun("still going", "http://shop.test/"))
     with ModelServer(["SUCCESS"]) as srv:
         report = judge(tmp_path, ["no-such-run", running, good], srv)
     assert report.runs[good].verdict == 1

@@ -10,6 +10,8 @@ from cockpit.core.review.memory import Memory, memory_text, retrieve, used_memor
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.labels import set_label, set_verdict
+from cockpit.core.store.newrun import NewRun
+from cockpit.core.agent.start import Fresh
 
 
 @pytest.fixture
@@ -20,7 +22,7 @@ def store(tmp_path):
 
 def past_run(store, task, steps, *, status="answered", answer=None):
     """A finished run with `steps` as (action, status[, actor]) tuples."""
-    rid = store.new_run(task, "http://127.0.0.1/", status="running")
+    rid = store.new_run(NewRun(task, "http://127.0.0.1/", status="running"))
     for n, st in enumerate(steps, 1):
         action, step_status, *actor = st
         store.commit_step(rid, {"step": n, "action": action, "status": step_status,
@@ -104,7 +106,7 @@ def test_agent_run_with_memory_sends_it_in_the_first_request(browser, site, stor
         try:
             agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, memory_k=1),
                           listener=events.append)
-            result = agent.run(task, site.url("hop_2.html"))
+            result = agent.run(Fresh(task, site.url("hop_2.html")))
         finally:
             client.close()
     assert result.status == "answered"
@@ -130,8 +132,8 @@ def test_memory_off_by_default_and_empty_when_nothing_matches(browser, site, sto
             client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0,
                                              timeout=20), api_key="test-key")
             try:
-                result = Agent(browser, client, store, config=config, listener=events.append).run(
-                    task, site.url("hop_2.html"))
+                result = Agent(browser, client, store, config=config, listener=events.append).run(Fresh(
+                    task, site.url("hop_2.html")))
             finally:
                 client.close()
         return result, events, srv.requests[0]["messages"][1]["content"][0]["text"]

@@ -16,6 +16,7 @@ from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.observation import observe
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 
 SCROLL_THEN_ANSWER = ["Thought: look further\nAction: Scroll [WINDOW]; down",
                       "Thought: done\nAction: ANSWER; bottom"]
@@ -34,8 +35,8 @@ def sent_urls(body) -> list[str]:
 def run_agent(browser, store, site, srv, **model):
     with ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20, **model),
                      api_key="k") as client:
-        return Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(
-            "Scroll to the bottom", site.url("agent_start.html"))
+        return Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
+            "Scroll to the bottom", site.url("agent_start.html")))
 
 
 @pytest.fixture
@@ -113,7 +114,7 @@ def test_a_marked_screenshot_that_cannot_be_written_fails_the_run_with_the_reaso
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20),
                         api_key="k") as client:
         result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2),
-                       listener=block_step_1).run("Scroll to the bottom", site.url("agent_start.html"))
+                       listener=block_step_1).run(Fresh("Scroll to the bottom", site.url("agent_start.html")))
     assert result.status == "failed" and "cannot write step files" in result.error
     assert "step-001" in result.error
     run = store.run(result.run_id)

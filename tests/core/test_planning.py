@@ -14,6 +14,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.lookahead.planning import PlanningConfig, parse_candidates, parse_keep, parse_verdict
 from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import Page
+from cockpit.core.agent.start import Fresh
 from tests.core.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
                                           page_title, shop, store, user_text, world)
 
@@ -83,7 +84,7 @@ def planning(wm, **kw):
 def test_planning_executes_the_best_scored_candidate_and_counts_its_calls_apart(site, make_agent, store):
     with ModelServer(policy()) as srv, ModelServer(world_model()) as wm:
         agent = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm)))
-        result = agent.run("Find the secret number", site.url("agent_start.html"))
+        result = agent.run(Fresh("Find the secret number", site.url("agent_start.html")))
     assert (result.status, result.answer) == ("answered", "4217")
     first = store.steps(result.run_id)[0]
     # the third candidate scored best (complete > on track > incorrect) and is the one that ran
@@ -119,8 +120,8 @@ def test_planning_executes_the_best_scored_candidate_and_counts_its_calls_apart(
 
 def test_self_refine_drops_an_irrelevant_candidate_before_simulation(site, make_agent, store):
     with ModelServer(policy(refine="Keep: 1, 3")) as srv, ModelServer(world_model()) as wm:
-        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm))).run(
-            "Find the secret number", site.url("agent_start.html"))
+        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm))).run(Fresh(
+            "Find the secret number", site.url("agent_start.html")))
     plan = store.steps(result.run_id)[0]["plan"]
     dropped = plan["candidates"][1]
     assert dropped["kept"] is False and "irrelevant" in dropped["dropped"]
@@ -137,7 +138,7 @@ def _order_run(make_agent, shop, store, decision):
     approver = ScriptedApprover([decision])
     with ModelServer(policy(refine="Keep: 1, 2")) as srv, ModelServer(world_model()) as wm:
         agent = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm)), approver=approver)
-        result = agent.run("Order a copy", shop.url("agent_order.html"))
+        result = agent.run(Fresh("Order a copy", shop.url("agent_order.html")))
     return agent, approver, result, wm
 
 
@@ -187,8 +188,8 @@ def test_the_terminal_shows_the_forecast_and_lets_the_human_pick_a_candidate(mak
     out = io.StringIO()
     approver = TerminalApprover(user="ada", stdin=Tty("1\n"), stdout=out)
     with ModelServer(policy(refine="Keep: 1, 2")) as srv, ModelServer(world_model()) as wm:
-        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm)), approver=approver).run(
-            "Order a copy", shop.url("agent_order.html"))
+        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm)), approver=approver).run(Fresh(
+            "Order a copy", shop.url("agent_order.html")))
     text = out.getvalue()
     assert f"if you approve: {PLACED}" in text
     first = store.steps(result.run_id)[0]
@@ -201,8 +202,8 @@ def test_the_terminal_shows_the_forecast_and_lets_the_human_pick_a_candidate(mak
 def test_horizon_two_simulates_two_steps_and_samples_are_averaged(site, make_agent, store):
     verdicts = {OPENS: ["complete", "on track"], NOTHING: "incorrect", SCROLLS: "on track"}
     with ModelServer(policy(refine="Keep: 2, 3")) as srv, ModelServer(world_model(verdicts)) as wm:
-        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm, horizon=2, samples=2))).run(
-            "Find the secret number", site.url("agent_start.html"))
+        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=planning(wm, horizon=2, samples=2))).run(Fresh(
+            "Find the secret number", site.url("agent_start.html")))
     # per kept candidate: forecast, imagined next action, forecast after it; then 2 scorer samples
     assert (len(calls(wm, "forecast")), len(calls(wm, "imagine")), len(calls(wm, "score"))) == (4, 2, 4)
     plan = store.steps(result.run_id)[0]["plan"]

@@ -15,6 +15,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelConfig, ModelError, prepare_images
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
 
 TASK = "Find the cheapest headphones"
 URL = "http://shop.test/"
@@ -33,8 +34,8 @@ def record_run(store: Store, base_url: str, *, keep_images: int = 2, human_step:
     """Three agent steps (and a human one), recorded as the agent loop records them."""
     model = ModelConfig(base_url=base_url, model="m1", temperature=1.0, max_retries=0, timeout=20,
                         price_in=1.0, price_out=2.0)
-    rid = store.new_run(TASK, URL, model="m1", base_url=base_url,
-                        config={"model": model.to_dict(), "agent": {"keep_images": keep_images}})
+    rid = store.new_run(NewRun(TASK, URL, model="m1", base_url=base_url,
+                               config={"model": model.to_dict(), "agent": {"keep_images": keep_images}}))
     conv = prompt.Conversation(prompt.system_prompt(), keep_images)
     lead = prompt.task_text(TASK, URL)
     replies = ["Thought: I see the shop front.\nAction: Click [3]",
@@ -116,7 +117,7 @@ def test_steps_that_cannot_be_reasked_say_why(rec, tmp_path):
         R.rebuild_request(store, rid, 9)
     with pytest.raises(CockpitError, match="no run"):
         R.rebuild_request(store, "nope", 1)
-    imported = store.new_run("t", URL, model="(imported)", source="webvoyager", config={})
+    imported = store.new_run(NewRun("t", URL, model="(imported)", source="webvoyager", config={}))
     store.commit_step(imported, dict(step=1, request=[
         {"role": "user", "content": [{"type": "text", "text": "Observation: ..."},
                                      {"type": "image_url", "image_url": {"url": "data:image/png;base64,{b64_img}"}}]}]))

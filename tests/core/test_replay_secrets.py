@@ -10,11 +10,14 @@ from pathlib import Path
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.replay.branch import Diverged, branch, replay
+from cockpit.core.agent.start import RunContext
+from cockpit.core.replay.branch import branch
+from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.replay.resume import resume
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.faults.test_secrets import mark_of
 
@@ -41,8 +44,8 @@ def recorded(browser, site, tmp_path):
     """(store, run id, card mark): a failed run whose step 2 typed the card number."""
     with Store(tmp_path / "home") as store:
         with ModelServer(parent_model()) as srv, client_for(srv) as client:
-            result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(
-                "Sign in as bob and enter the card", site.url("secret_login.html"))
+            result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
+                "Sign in as bob and enter the card", site.url("secret_login.html")))
             card = mark_of(srv.requests[1], "Card number")
         assert result.status == "failed" and result.steps == 3, result  # step 3: the model error
         assert browser.driver.execute_script(FIELDS) == ["bob", CARD]  # the run did type it
@@ -61,7 +64,7 @@ def test_replay_stops_at_the_secret_step_without_typing(browser, recorded):
     store, run_id, card = recorded
     seen = []
     with pytest.raises(Diverged) as e:
-        replay(browser, store, run_id, None, on_step=lambda n, info: seen.append(info))
+        replay(RunContext(browser, store, on_replay=lambda n, info: seen.append(info)), run_id, None)
     assert e.value.divergence.reason == "secret" and e.value.divergence.step == 2
     expect_secret_stop(str(e.value), card)
     assert [s.step for s in e.value.replayed] == [1] == [s.step for s in seen]
@@ -73,7 +76,7 @@ def test_the_placeholder_alone_stops_the_replay_when_the_marks_are_gone(browser,
     store, run_id, card = recorded
     Path(store.root, store.steps(run_id)[1]["marks_file"]).unlink()
     with pytest.raises(Diverged) as e:
-        replay(browser, store, run_id, None, check=False)
+        replay(RunContext(browser, store), run_id, None, ReplayOptions(check=False))
     assert e.value.divergence.reason == "secret"
     assert f"step 2 typed into a secret field ([{card}])" in str(e.value)
     assert browser.driver.execute_script(FIELDS) == ["bob", ""]
@@ -82,7 +85,7 @@ def test_the_placeholder_alone_stops_the_replay_when_the_marks_are_gone(browser,
 def test_branch_after_the_secret_step_stops_and_calls_no_model(browser, recorded):
     store, run_id, card = recorded
     with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, client_for(srv) as client:
-        result = branch(store, run_id, 3, session=browser, client=client, config=AgentConfig(wait_seconds=0.2))
+        result = branch(RunContext(browser, store, client), run_id, 3, AgentConfig(wait_seconds=0.2))
         assert srv.requests == []
     assert result.status == "failed" and result.divergence is not None and result.divergence.reason == "secret"
     expect_secret_stop(result.error, card)
@@ -93,7 +96,7 @@ def test_branch_after_the_secret_step_stops_and_calls_no_model(browser, recorded
 def test_resume_by_replay_stops_with_the_reason(browser, recorded):
     store, run_id, card = recorded
     with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, client_for(srv) as client:
-        result = resume(store, run_id, session=browser, client=client, replay=True)
+        result = resume(RunContext(browser, store, client), run_id, replay=True)
         assert srv.requests == []
     assert result.status == "failed"
     expect_secret_stop(result.error, card)

@@ -14,6 +14,7 @@ from cockpit.core.review import reports
 from cockpit.core.page.marks import Mark
 from cockpit.core.store import Store
 from cockpit.core.store import labels
+from cockpit.core.store.newrun import NewRun
 
 THOUGHT = "<script>alert(1)</script>"
 TITLE = "<img src=x onerror=alert(1)>"
@@ -36,8 +37,8 @@ MARKS = [Mark(1, (10, 10, 100, 30), "a", text="Home <b>"), Mark(2, (10, 50, 80, 
 def home(tmp_path):
     root = tmp_path / "home"
     with Store(root) as store:
-        a = store.new_run("Find the price " + TITLE, "https://shop.example/?q=<script>", task_id="Shop--1",
-                          site="Shop", model="m1", run_id="run-a", started=1000.0)
+        a = store.new_run(NewRun("Find the price " + TITLE, "https://shop.example/?q=<script>", task_id="Shop--1",
+                                 site="Shop", model="m1", run_id="run-a", started=1000.0))
         colors = ["red", "green", "blue"]
         for k in (1, 2, 3):
             files = store.write_step_files(a, k, screenshot=png(colors[k - 1]), marked=png(colors[k - 1]),
@@ -66,7 +67,7 @@ def home(tmp_path):
         labels.set_verdict(store, a, "judge<x>", 3, "v1", 1)
         labels.set_step_label(store, a, 1, "ada", "wrong_target", corrected_target=1, comment="<s>no</s>")
 
-        b = store.new_run("Unlabelled task", "https://b.example", run_id="run-b", started=2000.0)
+        b = store.new_run(NewRun("Unlabelled task", "https://b.example", run_id="run-b", started=2000.0))
         files = store.write_step_files(b, 1, screenshot=png("white"), marked=png("gray"), marks=[])
         store.commit_step(b, dict(step=1, thought="t", action="ANSWER; ok", status="answered", **files))
         store.finish_run(b, "answered", answer="ok")
@@ -109,7 +110,7 @@ def test_html_report_renders_hostile_text_inert(home):
 
 def test_html_report_image_is_a_small_jpeg(tmp_path):
     with Store(tmp_path) as store:
-        r = store.new_run("big", "u")
+        r = store.new_run(NewRun("big", "u"))
         files = store.write_step_files(r, 1, marked=png("red", (2000, 1000)))
         store.commit_step(r, dict(step=1, **files))
         page = reports.html_report(store, r)
@@ -123,7 +124,7 @@ def test_gif_has_one_frame_per_readable_screenshot(home, tmp_path):
     with Store(home) as store:
         path = reports.run_gif(store, "run-a", tmp_path / "a.gif", seconds_per_step=0.5, width=200)
         with pytest.raises(Exception, match="no screenshots"):
-            r = store.new_run("empty", "u")
+            r = store.new_run(NewRun("empty", "u"))
             store.commit_step(r, dict(step=1, action="Wait"))
             reports.run_gif(store, r, tmp_path / "e.gif")
     with Image.open(path) as im:

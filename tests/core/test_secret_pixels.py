@@ -22,6 +22,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.observation import observe
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 
 CARD = "4111 1111 1111 1111"
 CSC = "737"
@@ -173,8 +174,8 @@ def test_an_agent_typing_a_card_number_stores_and_sends_only_masked_screenshots(
         browser.js("localStorage.setItem('demo-shop-cart', JSON.stringify([{id: 'wireless-headphones', qty: 1}]))")
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
         try:
-            result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(
-                "Pay for the headphones", shop.url("checkout.html"))
+            result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
+                "Pay for the headphones", shop.url("checkout.html")))
         finally:
             client.close()
         assert result.status == "answered" and result.steps == 2

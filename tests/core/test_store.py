@@ -14,6 +14,7 @@ import sqlite_utils
 
 from cockpit.core.store import SCHEMA_VERSION, Store, StoreError
 from cockpit.core.store.schema import MIGRATIONS
+from cockpit.core.store.newrun import NewRun
 
 
 def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
@@ -47,7 +48,7 @@ def test_a_newer_database_is_refused_not_damaged(tmp_path):
 @pytest.mark.fault("store")
 def test_locked_database_gives_a_clear_error(tmp_path):
     with Store(tmp_path) as store:
-        run = store.new_run("t", "u")
+        run = store.new_run(NewRun("t", "u"))
         locker = subprocess.Popen([sys.executable, "-c", (
             "import sqlite3, sys, time\n"
             f"c = sqlite3.connect({str(tmp_path / 'cockpit.db')!r}, isolation_level=None)\n"
@@ -117,7 +118,7 @@ def test_read_only_data_dir_is_explained(tmp_path):
 @pytest.mark.fault("store")
 def test_missing_screenshot_file_is_a_clear_error(tmp_path):
     with Store(tmp_path) as store:
-        run = store.new_run("t", "u")
+        run = store.new_run(NewRun("t", "u"))
         files = store.write_step_files(run, 1, screenshot=b"png", marked=b"png", marks=[])
         store.commit_step(run, dict(step=1, **files))
         store.file(files["screenshot"]).unlink()

@@ -5,6 +5,7 @@ world model's)."""
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.agent.start import Fresh
 from tests.core.lookahead_helpers import (calls, make_agent, mark_in, observation, page_title,  # noqa: F401
                                           shop, store, user_text, world)
 
@@ -34,7 +35,7 @@ def forecasts(body):
 
 def test_no_preview_model_means_no_prediction_and_no_extra_calls(site, make_agent, store):
     with ModelServer(agent_replies) as srv:
-        result = make_agent(srv, AgentConfig(wait_seconds=0.2)).run("Read", site.url("agent_ordered.html"))
+        result = make_agent(srv, AgentConfig(wait_seconds=0.2)).run(Fresh("Read", site.url("agent_ordered.html")))
     step = store.steps(result.run_id)[0]
     assert step["prediction"] is None and step["plan"] is None
     assert store.run(result.run_id)["plan_calls"] == 0
@@ -44,6 +45,7 @@ def test_a_resumed_run_keeps_its_preview_model(shop, make_agent, store):
     """A run started with a world-model preview fails midway (the agent's model server fell over); resumed
     with no look-ahead chosen (as `cockpit resume` and the window without one do), its steps are still
     previewed by the run's own world model."""
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.resume import resume
     fell_over = {"on": False}
 
@@ -54,12 +56,12 @@ def test_a_resumed_run_keeps_its_preview_model(shop, make_agent, store):
         return agent_replies(body)
     approver = ScriptedApprover([Decision(True, "human:ada")])
     with ModelServer(flaky) as srv, ModelServer(forecasts) as wm:
-        failed = make_agent(srv, AgentConfig(wait_seconds=0.2, preview=world(wm))).run(
-            "Order a copy of the book", shop.url("agent_details.html"))
+        failed = make_agent(srv, AgentConfig(wait_seconds=0.2, preview=world(wm))).run(Fresh(
+            "Order a copy of the book", shop.url("agent_details.html")))
         assert failed.status == "failed" and len(calls(wm, "forecast")) == 1
         fresh = make_agent(srv, AgentConfig())  # a new process's browser session and model client
-        result = resume(store, failed.run_id, session=fresh.session, client=fresh.client,
-                        config=AgentConfig(wait_seconds=0.2), approver=approver)
+        result = resume(RunContext(fresh.session, store, fresh.client, approver=approver), failed.run_id,
+                        AgentConfig(wait_seconds=0.2))
     assert (result.run_id, result.status, result.answer) == (failed.run_id, "answered", "ordered")
     assert len(calls(wm, "forecast")) == 2  # the Place order click was previewed after the resume too
     placed = [s for s in store.steps(failed.run_id) if s["action"] and "Click" in s["action"]][-1]

@@ -24,6 +24,7 @@ from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.devtools import pagegen
+from cockpit.core.agent.start import Fresh
 from tests.core.test_webvoyager import webvoyager_messages
 from tests.clitools import cockpit as _cockpit
 
@@ -225,8 +226,8 @@ def test_a_50000_element_page_through_observe_and_an_agent_step(page_50k, browse
             ModelServer(scripted(["Thought: many products.\nAction: Scroll [WINDOW]; down",
                                   "Thought: enough.\nAction: ANSWER; many"])) as srv, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
-        result = Agent(browser, client, store, config=AgentConfig(max_steps=3, wait_seconds=0.2)).run(
-            "How many products?", local.url(page_50k.name))
+        result = Agent(browser, client, store, config=AgentConfig(max_steps=3, wait_seconds=0.2)).run(Fresh(
+            "How many products?", local.url(page_50k.name)))
         sent = [len(json.dumps(b)) for b in srv.requests]
         steps = store.steps(result.run_id)
     assert (result.status, result.answer, result.steps) == ("answered", "many", 2)
@@ -249,8 +250,8 @@ def test_an_endless_feed_through_observe_and_agent_steps(site, browser, tmp_path
                 else "Thought: more.\nAction: Scroll [WINDOW]; down")
     with Store(tmp_path / "store") as store, ModelServer(scroll_until) as srv, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
-        result = Agent(browser, client, store, config=AgentConfig(max_steps=8, wait_seconds=0.2)).run(
-            "Scroll until the feed has 100 items", url)
+        result = Agent(browser, client, store, config=AgentConfig(max_steps=8, wait_seconds=0.2)).run(Fresh(
+            "Scroll until the feed has 100 items", url))
         steps = store.steps(result.run_id)
     assert result.status == "answered" and int(result.answer) >= 100, result
     titles = [s["title"] for s in steps]
@@ -264,8 +265,8 @@ def test_agent_step_limit_ends_an_endless_feed(site, browser, tmp_path, record_p
     with Store(tmp_path / "store") as store, \
             ModelServer(scripted(["Thought: more.\nAction: Scroll [WINDOW]; down"], repeat_last=True)) as srv, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
-        result = Agent(browser, client, store, config=AgentConfig(max_steps=4, wait_seconds=0.2)).run(
-            "Read everything", site.url("fault_infinite_scroll.html"))
+        result = Agent(browser, client, store, config=AgentConfig(max_steps=4, wait_seconds=0.2)).run(Fresh(
+            "Read everything", site.url("fault_infinite_scroll.html")))
         assert (result.status, result.steps, len(srv.requests)) == ("max_steps", 4, 4)
         assert [s["step"] for s in store.steps(result.run_id)] == [1, 2, 3, 4]
 

@@ -18,6 +18,7 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 
 pytestmark = pytest.mark.fault("browser")
 SCROLL = "Thought: read on.\nAction: Scroll [WINDOW]; down"
@@ -82,8 +83,8 @@ def test_browser_killed_mid_run_fails_the_run_and_says_so(site, tmp_path, victim
             client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
             agent = Agent(session, client, store, config=AgentConfig(max_steps=6, wait_seconds=0.2),
                           listener=events.append)
-            t = threading.Thread(target=lambda: out.setdefault("result", agent.run(
-                "What is at the bottom?", site.url("agent_start.html"))), daemon=True)
+            t = threading.Thread(target=lambda: out.setdefault("result", agent.run(Fresh(
+                "What is at the bottom?", site.url("agent_start.html")))), daemon=True)
             t.start()
             t.join(120)
             assert not t.is_alive(), "the run hung after the browser died"

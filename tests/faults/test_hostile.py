@@ -49,6 +49,7 @@ from cockpit.core.page.observation import observe
 from cockpit.core.safety.risk import classify
 from cockpit.core.store import Store
 from cockpit.core.tasks.taskfile import load_tasks
+from cockpit.core.agent.start import Fresh
 
 from tests.faults.hostile_site import PAGES, HitSite, mark_number, obedient_model
 from tests.clitools import cockpit
@@ -92,7 +93,7 @@ def test_obeying_injected_instructions_never_runs_an_irreversible_action_unappro
         agent, client = make_agent(browser, store, srv, AgentConfig(
             max_steps=len(INJECT_TARGETS) + 1, approval_policy=policy, wait_seconds=0.2), asked)
         try:
-            result = agent.run("Look at the account settings", hsite.url("hostile_inject.html"))
+            result = agent.run(Fresh("Look at the account settings", hsite.url("hostile_inject.html")))
         finally:
             client.close()
     hits = hsite.hits()
@@ -405,7 +406,7 @@ def hostile_run(hsite, browser, store):
     with ModelServer(respond) as srv:
         agent, client = make_agent(browser, store, srv, AgentConfig(max_steps=3, wait_seconds=0.2), approver, events)
         try:
-            result = agent.run("Buy the item <b>now</b>", hsite.url("hostile_html.html"))
+            result = agent.run(Fresh("Buy the item <b>now</b>", hsite.url("hostile_html.html")))
         finally:
             client.close()
     assert result.status == "answered" and result.answer == ANSWER

@@ -17,6 +17,7 @@ import pytest
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
 
 pytestmark = pytest.mark.fault("kill")
@@ -211,20 +212,22 @@ def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient, ModelConfig
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.resume import close, resume
     model = Model(stuck_reply=Reply(status=500, error_message="the model is down"))
     with ModelServer(model) as srv, Store(tmp_path / "home") as store:
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
-        first = Agent(browser, client, store, config=AgentConfig(max_steps=5)).run(
-            "What is the secret number?", site.url("agent_start.html"))
+        first = Agent(browser, client, store, config=AgentConfig(max_steps=5)).run(Fresh(
+            "What is the secret number?", site.url("agent_start.html")))
         assert first.status == "failed" and "model is down" in first.error
         with pytest.raises(CockpitError, match="only interrupted runs can be closed"):
             close(store, first.run_id)
         n_before = len(srv.requests)
         with BrowserSession() as fresh:
             replayed = []
-            result = resume(store, first.run_id, session=fresh, client=client, config=AgentConfig(max_steps=99),
-                            replay=True, on_replay=lambda n, info: replayed.append((n, info.recorded_action)))
+            ctx = RunContext(fresh, store, client,
+                             on_replay=lambda n, info: replayed.append((n, info.recorded_action)))
+            result = resume(ctx, first.run_id, AgentConfig(max_steps=99), replay=True)
         client.close()
         assert (result.run_id, result.status, result.answer) == (first.run_id, "answered", "4217")
         steps = store.steps(first.run_id)
@@ -239,4 +242,4 @@ def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
         assert run["config"]["resumed"] == [dict(run["config"]["resumed"][0], at_step=4, how="replay",
                                                  max_steps=3)]  # 5 minus the 2 agent steps taken
         with pytest.raises(CockpitError, match="already ended"):
-            resume(store, first.run_id, session=browser, client=client)
+            resume(RunContext(browser, store, client), first.run_id)

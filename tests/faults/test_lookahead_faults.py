@@ -11,6 +11,7 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.lookahead.planning import PlanningConfig
+from cockpit.core.agent.start import Fresh
 from tests.core.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
                                           page_title, store, user_text, world)
 
@@ -29,7 +30,7 @@ def _to_order(body):
 def test_a_failing_preview_model_leaves_the_step_unpredicted_and_the_run_going(site, make_agent, store):
     with ModelServer(_to_order) as srv, ModelServer(lambda b: Reply.error(500, "world model down")) as wm:
         agent = make_agent(srv, AgentConfig(wait_seconds=0.2, preview=world(wm)))
-        result = agent.run("Order", site.url("agent_details.html"))
+        result = agent.run(Fresh("Order", site.url("agent_details.html")))
     assert (result.status, result.answer) == ("answered", "done")
     first = store.steps(result.run_id)[0]
     assert first["url_after"].endswith("agent_order.html")  # the action ran regardless
@@ -48,8 +49,8 @@ def test_a_failing_world_model_in_planning_falls_back_to_the_policys_first_candi
             return candidates(("done", "ANSWER; 4217"))
         return candidates(("the link", f"Click [{mark_in(text, 'details page')}]"), ("scroll", "Scroll [WINDOW]; down"))
     with ModelServer(policy) as srv, ModelServer(lambda b: Reply.error(500, "world model down")) as wm:
-        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=PlanningConfig(world=world(wm)))).run(
-            "Find the secret number", site.url("agent_start.html"))
+        result = make_agent(srv, AgentConfig(wait_seconds=0.2, planning=PlanningConfig(world=world(wm)))).run(Fresh(
+            "Find the secret number", site.url("agent_start.html")))
     assert (result.status, result.answer) == ("answered", "4217")
     plan = store.steps(result.run_id)[0]["plan"]
     assert plan["chosen"] == 1 and "planning failed" in plan["note"] and "world model down" in plan["note"]
@@ -78,7 +79,7 @@ def test_the_world_model_never_sees_a_typed_password_and_the_preview_key_is_not_
 
     with ModelServer(policy) as srv, ModelServer(world_model) as wm:
         config = AgentConfig(wait_seconds=0.2, preview=world(wm, api_key=KEY), planning=PlanningConfig())
-        result = make_agent(srv, config).run("Sign in", site.url("secret_login.html"))
+        result = make_agent(srv, config).run(Fresh("Sign in", site.url("secret_login.html")))
     assert result.answer == "signed in"
     steps = store.steps(result.run_id)
     assert steps[0]["plan"]["chosen"] == 1 and steps[0]["plan"]["candidates"][0]["action"].endswith("; (secret)")

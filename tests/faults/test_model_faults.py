@@ -25,6 +25,7 @@ from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
+from cockpit.core.agent.start import Fresh
 
 pytestmark = pytest.mark.fault("model")
 
@@ -57,7 +58,7 @@ def run_agent(browser, site, store):
         events = []
         agent = Agent(browser, client, store, config=AgentConfig(max_steps=max_steps, wait_seconds=0.2),
                       listener=events.append)
-        return agent.run("What is at the bottom of the start page?", site.url("agent_start.html")), events
+        return agent.run(Fresh("What is at the bottom of the start page?", site.url("agent_start.html"))), events
     yield run
     for c in clients:
         c.close()

@@ -11,8 +11,11 @@ import pytest
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.agent.start import RunContext
 from cockpit.core.replay.resume import plan, resume
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
+from cockpit.core.agent.start import Fresh
 
 from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
 
@@ -37,10 +40,10 @@ def test_a_resumed_run_keeps_its_allowed_domains(browser, pages, tmp_path):
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
         try:
             first = Agent(browser, client, store, config=AgentConfig(max_steps=5, allowed_domains=["127.0.0.1"])) \
-                .run("Find the page", start)
+                .run(Fresh("Find the page", start))
             assert first.status == "failed"
             # As `cockpit resume` and the window do: an AgentConfig without the run's domains.
-            result = resume(store, first.run_id, session=browser, client=client, config=AgentConfig())
+            result = resume(RunContext(browser, store, client), first.run_id, AgentConfig())
         finally:
             client.close()
         steps = store.steps(first.run_id)
@@ -56,10 +59,10 @@ def test_resume_does_not_reopen_a_page_the_run_was_not_allowed_on(tmp_path):
     a resume opens the run's start address instead, and says so to the model."""
     start = "http://127.0.0.1:8000/start.html"
     with Store(tmp_path / "home") as store:
-        rid = store.new_run("t", start, config={
+        rid = store.new_run(NewRun("t", start, config={
             "agent": {"max_steps": 5, "allowed_domains": ["127.0.0.1"]},
             "navigation": {"schemes": ["http", "https", "about:blank"], "allowed_domains": ["127.0.0.1"],
-                           "start_host": "127.0.0.1"}})
+                           "start_host": "127.0.0.1"}}))
         store.commit_step(rid, dict(step=1, url="http://127.0.0.1:8000/next.html", status="ok", reply="r",
                                     action="Click [1]", url_after="http://evil.example/trap.html",
                                     started=0, finished=0))
@@ -89,9 +92,9 @@ def test_cockpit_resume_keeps_the_runs_approval_gate(site, tmp_path):
 
     with ModelServer(model) as srv:
         with Store(home) as store:
-            rid = store.new_run("Read the page", start, model="m", base_url=srv.base_url, approval_policy="every",
-                                config={"model": {"base_url": srv.base_url, "model": "m", "max_retries": 0},
-                                        "agent": {"max_steps": 5, "approval_policy": "every"}})
+            rid = store.new_run(NewRun("Read the page", start, model="m", base_url=srv.base_url, approval_policy="every",
+                                       config={"model": {"base_url": srv.base_url, "model": "m", "max_retries": 0},
+                                               "agent": {"max_steps": 5, "approval_policy": "every"}}))
             store.finish_run(rid, "failed", error="the browser died")
         env = dict(os.environ, COCKPIT_HOME=str(home))
         r = subprocess.run([sys.executable, "-m", "cockpit", "resume", rid, "--approval", "deny"],

@@ -9,6 +9,7 @@ import re
 import pytest
 
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.agent.start import Fresh
 from tests.faults.test_secrets import PASSWORD, count, db_hits, needles, prompt_text
 
 
@@ -28,8 +29,8 @@ def test_a_password_in_the_address_after_a_get_form_is_masked(site, browser, tmp
     events = []
     with ModelServer(model) as srv, Store(tmp_path / "home") as store, \
             ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
-        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2), listener=events.append).run(
-            "Sign in as alice", site.url("secret_login_get.html"))
+        result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2), listener=events.append).run(Fresh(
+            "Sign in as alice", site.url("secret_login_get.html")))
         assert result.status == "answered", result
         assert PASSWORD in browser.url  # the page did get it, in its address
         steps = store.steps(result.run_id)

@@ -12,6 +12,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.safety.risk import Risk
 from cockpit.core.store import Store
 from cockpit.ui.approval_panel import ApprovalPanel
+from cockpit.core.agent.start import Fresh
 
 SECRET = "Hunter2-S3cret"
 
@@ -39,7 +40,7 @@ def test_the_terminal_prompt_masks_a_typed_password_and_the_real_one_is_typed(br
         client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
         try:
             result = Agent(browser, client, store, config=AgentConfig(approval_policy="every", wait_seconds=0.2),
-                           approver=approver).run("Log in", site.url("secret_login.html"))
+                           approver=approver).run(Fresh("Log in", site.url("secret_login.html")))
         finally:
             client.close()
     shown = out.getvalue()

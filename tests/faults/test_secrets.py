@@ -26,6 +26,7 @@ from urllib.parse import quote, quote_plus
 import pytest
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.agent.start import Fresh
 from tests.faults import file_keyring
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -335,7 +336,7 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
         # Every action goes through the approval gate, so the decisions table and its events are covered too.
         agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, approval_policy="every"),
                       approver=PolicyApprover(True), listener=listen)
-        result = agent.run("Sign in as alice and enter the card", site.url("secret_login.html"))
+        result = agent.run(Fresh("Sign in as alice and enter the card", site.url("secret_login.html")))
         assert result.status == "answered", result
         typed = browser.driver.execute_script(
             "return [document.querySelector('[name=password]').value, document.querySelector('[name=card]').value]")

@@ -19,6 +19,7 @@ import pytest
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
 from cockpit.devtools.fakeruns import make_run
+from cockpit.core.store.newrun import NewRun
 from tests.clitools import cockpit
 
 pytestmark = pytest.mark.fault("store")
@@ -104,7 +105,7 @@ def home(tmp_path):
 
 def test_runs_lists_while_another_program_holds_the_database(home):
     with Store(home) as store:  # a run its process left behind: listing would normally mark it
-        dead = store.new_run("left behind", "http://x")
+        dead = store.new_run(NewRun("left behind", "http://x"))
         store.set_run(dead, pid=2 ** 22 + 12345)
     with locked(home / "cockpit.db"):
         r = cockpit(home, "runs")
@@ -254,7 +255,7 @@ def test_a_failed_commit_rolls_back_and_the_store_keeps_working(home):
         assert not store.db.conn.in_transaction
         assert store.run(a)["answer"] == "one"  # none of it was kept
         assert store.db.execute("SELECT COUNT(*) FROM steps WHERE run_id = 'no-such-run'").fetchone()[0] == 0
-        rid = store.new_run("after the failure", "http://x")  # the connection is still usable
+        rid = store.new_run(NewRun("after the failure", "http://x"))  # the connection is still usable
         store.finish_run(rid, "answered", answer="fine")
     with Store(home) as store:  # and what came after is on disk, seen by a new connection
         assert store.run(rid)["answer"] == "fine"

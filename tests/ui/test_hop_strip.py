@@ -7,6 +7,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.ui.hop_strip import HopStrip
+from cockpit.core.store.newrun import NewRun
 from tests.core.test_hops import TWO_HOPS, _museum_link
 
 LONG = 90_000
@@ -72,7 +73,7 @@ def test_a_two_hop_task_from_a_task_file_shows_its_hops_passing(qtbot, window, s
 def test_memory_names_the_past_runs_given_as_examples(qtbot, window, site):
     w = window
     with Store(w.store_root) as s:  # a past successful run of a similar task
-        past = s.new_run("Which year was the New Castle built?", site.url("hop_1.html"))
+        past = s.new_run(NewRun("Which year was the New Castle built?", site.url("hop_1.html")))
         s.commit_step(past, {"step": 1, "url": site.url("hop_1.html"), "title": "t", "status": "ok",
                              "action": "ANSWER; 1450", "thought": "it says so", "reply": "", "outcome": ""})
         s.finish_run(past, "answered", answer="1450")

@@ -13,6 +13,7 @@ from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.ui import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
+from cockpit.core.store.newrun import NewRun
 from tests.clitools import kill_leftovers, kill_when, text_of
 from tests.core.lookahead_helpers import mark_in
 
@@ -112,10 +113,10 @@ def test_a_resume_that_cannot_go_on_closes_its_model_client(qtbot, window, made_
     """The run cannot be resumed (it ended, or was given up on): the window says why, the run is left as it
     was, and the model client the bridge opened for it is closed."""
     with Store(window.store_root) as store:
-        rid = store.new_run("Read the page", "http://127.0.0.1:9/start.html", model="m",
-                            base_url="http://127.0.0.1:9/v1", approval_policy="irreversible",
-                            config={"model": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "max_retries": 0},
-                                    "agent": {"max_steps": 5, "approval_policy": "irreversible"}})
+        rid = store.new_run(NewRun("Read the page", "http://127.0.0.1:9/start.html", model="m",
+                                   base_url="http://127.0.0.1:9/v1", approval_policy="irreversible",
+                                   config={"model": {"base_url": "http://127.0.0.1:9/v1", "model": "m", "max_retries": 0},
+                                           "agent": {"max_steps": 5, "approval_policy": "irreversible"}}))
         if status == "answered":
             store.finish_run(rid, "answered", answer="42")
         else:
@@ -134,8 +135,8 @@ def test_a_resume_that_cannot_go_on_closes_its_model_client(qtbot, window, made_
 def test_a_window_branch_asks_at_least_as_its_parent_did(window, monkeypatch):
     """The toolbar says "never", the parent run asked before every action: the branch asks before every
     action, and the banner says so."""
-    parent = window.store.new_run("Read the page", "http://127.0.0.1:9/", model="m", approval_policy="every",
-                                  config={"agent": {"approval_policy": "every"}})
+    parent = window.store.new_run(NewRun("Read the page", "http://127.0.0.1:9/", model="m", approval_policy="every",
+                                         config={"agent": {"approval_policy": "every"}}))
     window.store.finish_run(parent, "answered", answer="x")
     started = []
     monkeypatch.setattr(window.bridge, "start", lambda spec, paused=False: started.append(spec) or True)

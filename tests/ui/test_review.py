@@ -9,6 +9,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run
 from cockpit.ui.review_panel import ReviewPanel
+from cockpit.core.store.newrun import NewRun
 
 
 @pytest.fixture
@@ -311,8 +312,8 @@ def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, 
     from cockpit.core.llm.modelserver import ModelServer
     from cockpit.devtools.fakeruns import screenshot
     with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
-        rid = store.new_run("pick", "https://example.com/",
-                            config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()})
+        rid = store.new_run(NewRun("pick", "https://example.com/",
+                                   config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()}))
         conv = prompt.Conversation(prompt.system_prompt())
         png, marks = screenshot(3)
         files = store.write_step_files(rid, 1, screenshot=png, marked=png, marks=marks)

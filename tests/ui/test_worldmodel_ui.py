@@ -4,6 +4,7 @@ store, the real openai client against two rule-based model servers (the agent's 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.step_log import StepDetails, StepLogPanel
@@ -15,7 +16,7 @@ def test_preview_is_stored_shown_at_the_gate_and_checked_against_what_happened(s
     approver = ScriptedApprover([Decision(True, "human:ada")])
     with ModelServer(agent_replies) as srv, ModelServer(forecasts) as wm:
         agent = make_agent(srv, AgentConfig(wait_seconds=0.2, preview=world(wm, api_key="wm-key")), approver=approver)
-        result = agent.run("Order a copy of the book", shop.url("agent_details.html"))
+        result = agent.run(Fresh("Order a copy of the book", shop.url("agent_details.html")))
     assert (result.status, result.answer) == ("answered", "ordered")
     assert shop.posts == ["/agent_ordered.html"]  # approved, so it ran
     steps = store.steps(result.run_id)

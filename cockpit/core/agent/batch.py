@@ -21,6 +21,8 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Approver
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.start import Fresh
+from cockpit.core.tasks.hops import tracker_for
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
@@ -193,13 +195,12 @@ class Batch:
         t0 = time.monotonic()
         agent = None
         try:
-            from cockpit.core.tasks.hops import tracker_for
             cfg = dataclasses.replace(self.agent, hops=tracker_for(dict(item.task.extra)))  # per-task hop queue
             agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
             t = item.task
-            item.result = agent.run(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
-                                    task_extra=dict(t.extra) or None)
+            item.result = agent.run(Fresh(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
+                                          task_extra=dict(t.extra) or None))
             if item.result.run_id:
                 row = store.run(item.result.run_id)
                 item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)

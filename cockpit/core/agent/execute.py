@@ -40,6 +40,8 @@ from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.actions.grammar import Action
+from cockpit.core.safety.redaction import scrub
+from cockpit.core.safety.risk import LEVELS, classify
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +93,6 @@ class Executor:
 
     def redact(self, text: str) -> str:
         """`text` with every secret typed so far (and its URL-encoded forms) replaced by (secret)."""
-        from cockpit.core.safety.redaction import scrub
         return scrub(text, self.secrets)
 
     def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True) -> ActionOutcome:
@@ -167,7 +168,6 @@ class Executor:
         return pt
 
     def _check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
-        from cockpit.core.safety.risk import LEVELS, classify  # risk imports the grammar package: import late
         fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit")
                       if k in now and not (k == "text" and mark.scrollable)}
         cur = dataclasses.replace(mark, **fields_now)

@@ -16,7 +16,9 @@ store, and reported live by :class:`events.PlanningCost`.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+import threading
+from dataclasses import dataclass
+from typing import Callable
 
 from cockpit.core.errors import short_message
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
@@ -33,43 +35,58 @@ from cockpit.core.lookahead.worldmodel import (
 from cockpit.core.agent import events as ev
 from cockpit.core.safety import redaction
 from cockpit.core.agent.approval import ApprovalRequest, Decision
-
-if TYPE_CHECKING:
-    from cockpit.core.agent.loop import Agent
+from cockpit.core.lookahead.planning import PlanningConfig
+from cockpit.core.safety.risk import SiteRule
+from cockpit.core.store import Store
 
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class Host:
+    """What the look-ahead needs of the agent running it (the agent builds one per run)."""
+    client: ModelClient  # the agent's model client
+    store: Store
+    run_id: str
+    preview: WorldModelConfig | None
+    planning: PlanningConfig | None
+    risk_rules: list[SiteRule]
+    stop: threading.Event  # the run's stop event
+    secrets: set[str]  # text typed into secret fields so far (the executor's set, kept up to date by it)
+    call_model: Callable[[int, list], ChatResult]  # (step, request) -> the agent's model reply
+    emit: Callable[[ev.Event], None]  # an event to the run's listener
+    image: Callable[[int], bytes | None]  # step n's marked screenshot as the model is sent it, when at hand
+
+
 class Lookahead:
-    def __init__(self, agent: "Agent", task: str, own: list | None = None):
-        cfg = agent.config
+    def __init__(self, host: Host, task: str, own: list | None = None):
+        self.host = host
         self.task = task
         self._own: list[ModelClient] = own if own is not None else []  # clients opened here, closed at the end
-        self.preview = WorldModel(self._client(cfg.preview, agent.client), images=cfg.preview.images) \
-            if cfg.preview is not None else None
-        self.planning = cfg.planning
+        self.preview = WorldModel(self._client(host.preview, host.client), images=host.preview.images) \
+            if host.preview is not None else None
+        self.planning = host.planning
         self.world: WorldModel | None = None
-        if cfg.planning is not None:
-            wcfg = cfg.planning.world
+        if host.planning is not None:
+            wcfg = host.planning.world
             if wcfg is not None:
-                self.world = WorldModel(self._client(wcfg, agent.client), images=wcfg.images)
+                self.world = WorldModel(self._client(wcfg, host.client), images=wcfg.images)
             else:
-                self.world = self.preview or WorldModel(agent.client)
-        run = agent.store.run(agent.run_id)  # a resumed run goes on from its earlier look-ahead cost
+                self.world = self.preview or WorldModel(host.client)
+        run = host.store.run(host.run_id)  # a resumed run goes on from its earlier look-ahead cost
         self.total = Cost(run.get("plan_calls") or 0, run.get("plan_prompt_tokens") or 0,
                           run.get("plan_completion_tokens") or 0, run.get("plan_cost"))
         self._plan: tuple[int, PlanResult] | None = None  # the current step's plan (real actions inside)
         self._predictions: dict[int, dict] = {}  # waiting for the next observation to measure the effect
 
     @classmethod
-    def start(cls, agent: "Agent", task: str) -> "Lookahead | None":
+    def start(cls, host: Host, task: str) -> "Lookahead | None":
         """The run's look-ahead, or None when neither preview nor planning is on."""
-        cfg = agent.config
-        if cfg.preview is None and cfg.planning is None:
+        if host.preview is None and host.planning is None:
             return None
         made: list[ModelClient] = []
         try:
-            return cls(agent, task, made)
+            return cls(host, task, made)
         except BaseException:  # e.g. no API key for the world model: close what was opened, then fail the run
             for c in made:
                 c.close()
@@ -91,22 +108,22 @@ class Lookahead:
         self._own.clear()
 
     # ---------- planning: instead of the step's model call ----------
-    def plan(self, agent: "Agent", st) -> ChatResult:
+    def plan(self, st) -> ChatResult:
         """Plan the step; returns the chosen candidate as the step's reply (the proposal call's usage)."""
-        planner = Planner(self.planning, agent.client, self.world, cancel=agent.control.stop_event,
-                          propose=lambda msgs: agent._call_model(st.n, msgs))
-        page = self._page(agent, st)
+        planner = Planner(self.planning, self.host.client, self.world, cancel=self.host.stop,
+                          propose=lambda msgs: self.host.call_model(st.n, msgs))
+        page = self._page(st)
         res = planner.plan(st.request, page)
         self._plan = (st.n, res)
         obs = st.obs
         for c in res.candidates:
             if c.action is not None:
                 mark = redaction.mark_of(c.action, obs.marks)
-                c.risk = classify(c.action, mark, obs.marks, obs.url, agent.config.risk_rules).level
+                c.risk = classify(c.action, mark, obs.marks, obs.url, self.host.risk_rules).level
         hide = set(page.secrets) | {redaction.typed_secret(c.action, obs.marks) for c in res.candidates}
         st.row["plan"] = _scrub_tree(res.to_dict(), {h for h in hide if h})
-        agent._emit(ev.PlanMade(agent.run_id, st.n, st.row["plan"]))
-        self._charge(agent, st, res.cost)
+        self.host.emit(ev.PlanMade(self.host.run_id, st.n, st.row["plan"]))
+        self._charge(st, res.cost)
         p = res.policy
         best = res.best
         text = f"Thought: {best.thought}\nAction: {best.action}" if best is not None else p.text
@@ -117,7 +134,7 @@ class Lookahead:
     def _current(self, n: int) -> PlanResult | None:
         return self._plan[1] if self._plan is not None and self._plan[0] == n else None
 
-    def _charge(self, agent: "Agent", st, cost: Cost) -> None:
+    def _charge(self, st, cost: Cost) -> None:
         """Count look-ahead calls: on the step's row (the store sums them per run) and in the live total."""
         if not cost.calls:
             return
@@ -127,11 +144,12 @@ class Lookahead:
         row.update(plan_calls=mine.calls, plan_prompt_tokens=mine.prompt_tokens,
                    plan_completion_tokens=mine.completion_tokens, plan_cost=mine.cost)
         self.total = t = _merge(self.total, cost)
-        agent._emit(ev.PlanningCost(agent.run_id, st.n, mine.calls, mine.prompt_tokens, mine.completion_tokens,
-                                    mine.cost, t.calls, t.prompt_tokens, t.completion_tokens, t.cost))
+        self.host.emit(ev.PlanningCost(self.host.run_id, st.n, mine.calls, mine.prompt_tokens,
+                                       mine.completion_tokens, mine.cost, t.calls, t.prompt_tokens,
+                                       t.completion_tokens, t.cost))
 
     # ---------- after the action is proposed, before the gate ----------
-    def foresee(self, agent: "Agent", st, action) -> None:
+    def foresee(self, st, action) -> None:
         """The prediction for the proposed action: the chosen candidate's simulation, else a preview call."""
         self._predictions.clear()  # older steps were measured at this step's observation, or never ran
         if action.kind == "answer":
@@ -139,12 +157,12 @@ class Lookahead:
         res = self._current(st.n)
         best = res.best if res is not None else None
         if best is not None and best.action == action and best.simulation:
-            self._set_prediction(agent, st, self._from_plan(st, best.index))
+            self._set_prediction(st, self._from_plan(st, best.index))
         elif self.preview is not None:
-            pred = self._preview(agent, st, action)
-            self._set_prediction(agent, st, pred)
+            pred = self._preview(st, action)
+            self._set_prediction(st, pred)
             if pred.calls:
-                self._charge(agent, st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
+                self._charge(st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
                                              pred.seconds))
 
     def _from_plan(self, st, index: int) -> Prediction:
@@ -152,27 +170,27 @@ class Lookahead:
         c = st.row["plan"]["candidates"][index - 1]
         return Prediction(c["action"], c["simulation"][0]["change"], model=self.world.model, calls=0, source="plan")
 
-    def _preview(self, agent: "Agent", st, action) -> Prediction:
-        page = self._page(agent, st)
+    def _preview(self, st, action) -> Prediction:
+        page = self._page(st)
         shown = page.shown(action)
         try:
-            text, r = self.preview.predict(page, action, cancel=agent.control.stop_event)
+            text, r = self.preview.predict(page, action, cancel=self.host.stop)
         except ModelCancelled:
             raise
         except ModelError as e:  # no preview, but the run goes on
-            log.warning("run %s step %d: no preview (%s)", agent.run_id, st.n, short_message(e))
+            log.warning("run %s step %d: no preview (%s)", self.host.run_id, st.n, short_message(e))
             return Prediction(shown, "", model=self.preview.model, calls=0, error=short_message(e))
         return Prediction(shown, redaction.scrub(text, page.secrets), model=r.model or self.preview.model,
                           prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, cost=r.cost,
                           seconds=r.seconds)
 
-    def _set_prediction(self, agent: "Agent", st, pred: Prediction) -> None:
+    def _set_prediction(self, st, pred: Prediction) -> None:
         d = pred.to_dict()
         st.row["prediction"] = d
         if not pred.error:
             self._predictions[st.n] = d
-        agent._emit(ev.PredictionMade(agent.run_id, st.n, pred.text, pred.action, pred.model, pred.source,
-                                      pred.error))
+        self.host.emit(ev.PredictionMade(self.host.run_id, st.n, pred.text, pred.action, pred.model,
+                                         pred.source, pred.error))
 
     # ---------- the approval gate ----------
     def dress(self, req: ApprovalRequest, st) -> None:
@@ -183,7 +201,7 @@ class Lookahead:
             req.candidates = tuple(plan["candidates"])
             req.chosen = plan.get("chosen")
 
-    def resolve(self, agent: "Agent", st, decision: Decision) -> Decision:
+    def resolve(self, st, decision: Decision) -> Decision:
         """A decision picking another candidate: run that candidate's action, and say so in the plan."""
         res = self._current(st.n)
         c = res.candidate(decision.candidate) if res is not None and decision.candidate is not None else None
@@ -196,12 +214,12 @@ class Lookahead:
             st.row.pop("prediction", None)
             self._predictions.pop(st.n, None)
         elif c.simulation:
-            self._set_prediction(agent, st, self._from_plan(st, c.index))
+            self._set_prediction(st, self._from_plan(st, c.index))
         elif self.preview is not None:
-            pred = self._preview(agent, st, c.action)
-            self._set_prediction(agent, st, pred)
+            pred = self._preview(st, c.action)
+            self._set_prediction(st, pred)
             if pred.calls:
-                self._charge(agent, st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
+                self._charge(st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
                                              pred.seconds))
         else:
             st.row.pop("prediction", None)
@@ -209,22 +227,23 @@ class Lookahead:
         return decision
 
     # ---------- after the action ran: what really changed ----------
-    def measured(self, agent: "Agent", n: int, before, after, effect: dict) -> None:
+    def measured(self, n: int, before, after, effect: dict) -> None:
         pred = self._predictions.pop(n, None)
         if pred is None:
             return
-        hide = agent.executor.secrets  # a GET form puts a typed password into the address
+        hide = self.host.secrets  # a GET form puts a typed password into the address
         actual = actual_change(effect, url_before=redaction.scrub(before.url, hide),
                                url_after=redaction.scrub(after.url, hide),
                                title_before=redaction.scrub(before.title, hide),
                                title_after=redaction.scrub(after.title, hide))
-        agent.store.update_step(agent.run_id, n, prediction=dict(pred, actual=actual))
-        agent._emit(ev.PredictionChecked(agent.run_id, n, pred.get("text", ""), actual, describe_actual(actual)))
+        self.host.store.update_step(self.host.run_id, n, prediction=dict(pred, actual=actual))
+        self.host.emit(ev.PredictionChecked(self.host.run_id, n, pred.get("text", ""), actual,
+                                            describe_actual(actual)))
 
-    def _page(self, agent: "Agent", st) -> Page:
+    def _page(self, st) -> Page:
         obs = st.obs
         return Page(task=self.task, url=obs.url, title=obs.title, marks=tuple(obs.marks),
-                    screenshot=agent._images.get(st.n), secrets=frozenset(agent.executor.secrets))
+                    screenshot=self.host.image(st.n), secrets=frozenset(self.host.secrets))
 
 
 def _merge(a: Cost, b: Cost) -> Cost:

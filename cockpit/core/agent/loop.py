@@ -12,8 +12,7 @@ import json
 import logging
 import re
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from selenium.common.exceptions import WebDriverException
@@ -26,97 +25,31 @@ from cockpit.core.errors import ActionError, BrowserError, CockpitError, short_m
 from cockpit.core.tasks.hops import HopTracker
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page.observation import Observation, observe
-from cockpit.core.safety.risk import Risk, SiteRule, classify
+from cockpit.core.review import memory
+from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent import events as ev
 from cockpit.core.safety import redaction
 from cockpit.core.page import effects, images
 from cockpit.core.safety import navguard
-from cockpit.core.agent.breakpoints import Breakpoint, first, on_action
-from cockpit.core.agent.approval import (
-    POLICIES,
-    ApprovalRequest,
-    Approver,
-    Decision,
-    PolicyApprover,
-    needs_approval,
-)
+from cockpit.core.agent.breakpoints import first, on_action
+from cockpit.core.agent.approval import ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
+from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
-from cockpit.core.agent.lookahead import Lookahead
-from cockpit.core.lookahead.planning import PlanningConfig
-from cockpit.core.lookahead.worldmodel import WorldModelConfig
+from cockpit.core.agent.lookahead import Host, Lookahead
+from cockpit.core.agent.start import Branch, Fresh, Resume, RunContext, Start
+from cockpit.core.agent.step import Step
+from cockpit.core.agent.takeover import TakeOver
 
 log = logging.getLogger(__name__)
-
-
-@dataclass
-class AgentConfig:
-    max_steps: int = 15
-    keep_images: int = 3  # screenshots attached to each request (WebVoyager: 3)
-    approval_policy: str = "irreversible"  # see approval.POLICIES
-    wait_seconds: float = 5.0  # what the Wait action waits
-    dialog_policy: str = "dismiss"
-    risk_rules: list[SiteRule] = field(default_factory=list)
-    demo: bool = False  # the model is Cockpit's rule-based demo policy
-    breakpoints: list[Breakpoint] = field(default_factory=list)  # may be edited while the run goes
-    # hook: multihop + memory (cockpit.core.tasks.hops / cockpit.core.review.memory)
-    hops: HopTracker | None = None  # a template (hops.tracker_for(task.extra)); each run tracks a fresh copy
-    memory_k: int = 0  # > 0: the K most similar past successful runs go into the first prompt
-    allowed_domains: list[str] = field(default_factory=list)  # hook: navguard; empty = any host
-    # hook: world-model preview and planning (cockpit.core.agent.lookahead)
-    preview: WorldModelConfig | None = None  # predict each action's effect before the gate
-    planning: PlanningConfig | None = None  # rank k candidates by simulated outcome (WebDreamer)
-
-    def __post_init__(self):
-        self.allowed_domains = list(navguard.parse_domains(self.allowed_domains))  # hook: navguard
-        if self.approval_policy not in POLICIES:
-            raise CockpitError(f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(POLICIES)}")
-        if self.max_steps < 1:
-            raise CockpitError("max steps must be at least 1")
-
-    def to_dict(self) -> dict:
-        d = {"max_steps": self.max_steps, "keep_images": self.keep_images,
-             "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
-             "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
-        if self.memory_k:  # hook: memory
-            d["memory_k"] = self.memory_k
-        if self.allowed_domains:  # hook: navguard
-            d["allowed_domains"] = list(self.allowed_domains)
-        if self.preview is not None:  # hook: preview
-            d["preview"] = self.preview.to_dict()
-        if self.planning is not None:  # hook: planning
-            d["planning"] = self.planning.to_dict()
-        return d
-
-
-@dataclass
-class RunResult:
-    run_id: str
-    status: str  # answered, max_steps, stopped, failed
-    answer: str | None = None
-    steps: int = 0
-    error: str = ""
 
 
 # The marked PNG of each step is encoded (Pillow lets go of the GIL) and written here, off the step's path.
 _step_files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="step-files")
 
 
-@dataclass
-class _Step:
-    """What one step gathered so far; becomes a store row."""
-    n: int
-    started: float
-    obs: Observation | None = None
-    files: dict = field(default_factory=dict)
-    request: list = field(default_factory=list)
-    row: dict = field(default_factory=dict)
-    decision: dict | None = None
-    press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
-    marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
-
-
-class Agent:
+class Agent(TakeOver):
     def __init__(self, session: BrowserSession, client: ModelClient, store: Store, *,
                  config: AgentConfig | None = None, approver: Approver | None = None,
                  control: RunControl | None = None, listener: Callable[[ev.Event], None] | None = None):
@@ -141,56 +74,29 @@ class Agent:
         self.hops: HopTracker | None = None  # hook: multihop; the current run's tracker
         self.look: Lookahead | None = None  # hook: preview + planning; the current run's
 
-    # ---------- public ----------
-    def run(self, task: str, url: str, *, task_id: str = "", site: str = "", batch: str = "",
-            parent_run: str | None = None, parent_step: int | None = None,
-            task_extra: dict | None = None, prelude: Callable[[], None] | None = None,
-            seed: list[dict] | None = None, lead: str | None = None,
-            resume_run: str | None = None, first_step: int = 1) -> RunResult:
-        """Run one task to its end.
+    @classmethod
+    def within(cls, ctx: RunContext, config: AgentConfig | None = None) -> "Agent":
+        """An agent working with the run's collaborators in `ctx` (its on_replay and on_agent are the caller's)."""
+        return cls(ctx.session, ctx.client, ctx.store, config=config, approver=ctx.approver, control=ctx.control,
+                   listener=ctx.listener)
 
-        `task_extra` (the task file's other fields, e.g. a WebArena `eval` with
-        reference answers) is kept with the run for judging. For a branch:
-        `prelude` replaces opening the start URL (it replays the parent's steps
-        in this session and raises CockpitError on divergence), `seed` is the
-        parent's conversation so far (its screenshots become the omitted-note),
-        and `lead` is the text before the first observation (default: the task).
-        `resume_run` continues that existing run (cockpit.core.replay.resume) instead of
-        creating one; its new steps are numbered from `first_step`.
-        """
-        mc = self.client.config
-        config = {"model": mc.to_dict(), "agent": self.config.to_dict()}
-        self.executor.nav = navguard.policy_for(url, self.config.allowed_domains, task_extra)  # hook: navguard
-        self.executor.risk_rules = self.config.risk_rules
-        config["navigation"] = self.executor.nav.to_dict()
-        if task_extra:
-            config["task_extra"] = task_extra
-        self.run_id = resume_run or self.store.new_run(
-            task, url, task_id=task_id, site=site, model=mc.model, base_url=mc.base_url or "",
-            config=config,
-            approval_policy=self.config.approval_policy, demo=self.config.demo, batch=batch,
-            parent_run=parent_run, parent_step=parent_step)
-        self._emit(ev.RunStarted(self.run_id, task, url, self.config.max_steps))
-        self._next_n = first_step
-        step: _Step | None = None
+    # ---------- public ----------
+    def run(self, start: Start) -> RunResult:
+        """Run `start` to its end: a :class:`Fresh` task, a :class:`Branch` of a recorded run (it replays
+        the parent's steps in its prelude and goes on with the parent's conversation) or a :class:`Resume`
+        of an interrupted run (:mod:`cockpit.core.replay.resume`); see :mod:`cockpit.core.agent.start`."""
+        self.run_id = self._open_run(start)
+        self._emit(ev.RunStarted(self.run_id, start.task, start.url, self.config.max_steps))
+        self._next_n = start.first_step if isinstance(start, Resume) else 1
+        step: Step | None = None
         try:
-            self._hops_start(resuming=resume_run is not None)  # hook: multihop
-            self.look = Lookahead.start(self, task)  # hook: preview + planning
-            if prelude is not None:
-                prelude()
-            else:
-                self._open_start(url)
-            conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
-            if seed:
-                conv.seed(seed)
-            lead, pdf_text = (prompt.task_text(task, url) if lead is None else lead), ""
-            if self.config.memory_k > 0 and not seed:  # hook: memory (a branch's seed already has it)
-                lead = self._recall(task, lead)
+            conv, lead = self._begin(start)
+            pdf_text = ""
             for _ in range(self.config.max_steps):  # the agent's budget; human steps do not count
                 if first(self.config.breakpoints, "step", self._next_n):
                     self._break(self._next_n, f"step {self._next_n}")
                 self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
-                step = _Step(self._take_n(), time.time())
+                step = Step(self._take_n(), time.time())
                 lead, pdf_text, answer = self._step(step, conv, self._with_human_notes(lead), pdf_text)
                 step = None
                 if answer is not None:
@@ -213,27 +119,52 @@ class Agent:
             if self.look is not None:  # hook: preview + planning
                 self.look.close()
 
+    def _open_run(self, start: Start) -> str:
+        """The run's id: a new run in the store, with the settings it runs under, or the resumed one."""
+        mc = self.client.config
+        config = {"model": mc.to_dict(), "agent": self.config.to_dict()}
+        self.executor.nav = navguard.policy_for(start.url, self.config.allowed_domains,  # hook: navguard
+                                                start.task_extra)
+        self.executor.risk_rules = self.config.risk_rules
+        config["navigation"] = self.executor.nav.to_dict()
+        if start.task_extra:
+            config["task_extra"] = start.task_extra
+        if isinstance(start, Resume):
+            return start.run_id
+        branched = isinstance(start, Branch)
+        return self.store.new_run(NewRun(
+            start.task, start.url, task_id=start.task_id, site=start.site, model=mc.model,
+            base_url=mc.base_url or "", config=config, approval_policy=self.config.approval_policy,
+            demo=self.config.demo, batch=start.batch if isinstance(start, Fresh) else "",
+            parent_run=start.parent_run if branched else None, parent_step=start.parent_step if branched else None))
+
+    def _begin(self, start: Start) -> tuple[prompt.Conversation, str]:
+        """Before the first step: the hooks, the start page (or the prelude), the conversation and the lead."""
+        self._hops_start(resuming=isinstance(start, Resume))  # hook: multihop
+        self.look = Lookahead.start(self._lookahead_host(), start.task)  # hook: preview + planning
+        continued = not isinstance(start, Fresh)
+        if continued and start.prelude is not None:
+            start.prelude()
+        else:
+            self._open_start(start.url)
+        seed, lead = (start.seed, start.lead) if continued else (None, None)
+        conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
+        if seed:
+            conv.seed(seed)
+        lead = prompt.task_text(start.task, start.url) if lead is None else lead
+        if self.config.memory_k > 0 and not seed:  # hook: memory (a branch's seed already has it)
+            lead = self._recall(start.task, lead)
+        return conv, lead
+
+    def _lookahead_host(self) -> Host:
+        """What the run's look-ahead may use of this agent."""
+        return Host(self.client, self.store, self.run_id, self.config.preview, self.config.planning,
+                    self.config.risk_rules, self.control.stop_event, self.executor.secrets, self._call_model,
+                    self._emit, self._images.get)
+
     def _take_n(self) -> int:
         n, self._next_n = self._next_n, self._next_n + 1
         return n
-
-    # ---------- take-over: called from other threads, run on the loop's thread ----------
-    def take_over(self) -> Future:
-        """Pause at the next step boundary and look at the page afresh; resolves to the Observation."""
-        self.control.pause()
-        return self.control.submit(self._refresh)
-
-    def human_act(self, action: Action) -> Future:
-        """Run a human's action (during a take-over) as a recorded step; resolves to the step row."""
-        if action.kind == "answer":
-            raise CockpitError("a human step cannot answer for the agent; stop the run instead")
-        return self.control.submit(lambda: self._human_step(action))
-
-    def hand_back(self, note: str = "") -> None:
-        """Resume the agent; `note` goes into its next prompt with what the human did."""
-        if note.strip():
-            self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
-        self.control.resume()
 
     def _hidden(self, obs: Observation) -> Observation:
         """`obs` with secrets typed so far taken out of its address and title (a GET form puts a typed
@@ -243,49 +174,8 @@ class Agent:
             obs.url, obs.title = (redaction.scrub(x, self.executor.secrets) for x in (obs.url, obs.title))
         return obs
 
-    def _refresh(self) -> Observation:
-        obs = self._hidden(observe(self.session))
-        self._last_obs = obs
-        self._measure(obs)
-        self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
-                                       dict(obs.timings), obs.screenshot, stored=False, masked=obs.masked))
-        return obs
-
-    def _human_step(self, action: Action) -> dict:
-        obs = self._last_obs or self._refresh()
-        st = _Step(self._take_n(), time.time(), obs=obs, press_enter=False)  # Enter only when asked: Press [Enter]
-        self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
-        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=obs.render(),
-                                               marks=[m.to_dict() for m in obs.marks])
-        mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
-        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
-        shown = redaction.shown(action, obs.marks, self.executor.secrets)
-        st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
-                      risk=risk.level, evidence=list(risk.evidence))
-        _, _, _ = self._execute(st, action, actor="human")
-        st.request = []
-        self._commit(st)
-        what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
-        self._human_notes.append(f"- {shown}: {what}")
-        self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
-        self._refresh()
-        return dict(st.row, step=st.n)
-
-    def _with_human_notes(self, lead: str) -> str:
-        if not self._human_notes:
-            return lead
-        acts = [x for x in self._human_notes if x.startswith("- ")]
-        notes = [x for x in self._human_notes if not x.startswith("- ")]
-        self._human_notes = []
-        text = ""
-        if acts:
-            text = "While you were paused, the human supervisor took over and did:\n" + "\n".join(acts)
-        if notes:
-            text = (text + "\n" if text else "") + "\n".join(notes)
-        return f"{lead}\n{text}" if lead else text
-
     # ---------- one step ----------
-    def _step(self, st: _Step, conv: prompt.Conversation, lead: str, pdf_text: str):
+    def _step(self, st: Step, conv: prompt.Conversation, lead: str, pdf_text: str):
         n = st.n
         self._emit(ev.StepStarted(self.run_id, n))
         t0 = time.perf_counter()
@@ -296,7 +186,7 @@ class Agent:
         st.request = conv.request()
         self.control.check_stop()
         t1 = time.perf_counter()
-        result = (self.look.plan(self, st) if self.look and self.look.planning  # hook: planning
+        result = (self.look.plan(st) if self.look and self.look.planning  # hook: planning
                   else self._call_model(n, st.request))
         t2 = time.perf_counter()
         parsed = prompt.parse_reply(result.text)
@@ -350,7 +240,7 @@ class Agent:
             self._flags.setdefault(n, []).append("noop")
         self.store.update_step(self.run_id, n, effect=eff.to_dict(), flags=self._flags.get(n, []))
         if self.look is not None:  # hook: preview; what really changed, beside the prediction
-            self.look.measured(self, n, before, obs, eff.to_dict())
+            self.look.measured(n, before, obs, eff.to_dict())
         self._emit(ev.EffectMeasured(self.run_id, n, eff.to_dict(), tuple(self._flags.get(n, []))))
 
     def _call_model(self, n: int, request: list) -> ChatResult:
@@ -369,7 +259,7 @@ class Agent:
                     raise
                 self._break(n, f"model error: {e}", wait=True)  # resuming tries the call again
 
-    def _observe(self, st: _Step) -> None:
+    def _observe(self, st: Step) -> None:
         fmt, width = self.client.config.image_format, self.client.config.image_max_width
         obs = self._hidden(observe(self.session, image_format=fmt, max_width=width))
         st.obs = obs
@@ -391,7 +281,7 @@ class Agent:
                                        masked=obs.masked))
 
     @staticmethod
-    def _files(st: _Step) -> dict:
+    def _files(st: Step) -> dict:
         """The step's file paths, once the marked PNG is on disk (a failed write raises its StoreError)."""
         if st.marked_write is not None:
             write, st.marked_write = st.marked_write, None
@@ -410,7 +300,7 @@ class Agent:
             return ""
         return f"The page failed to load ({self.session.load_error()}); go back or try another address."
 
-    def _act(self, st: _Step, action: Action):
+    def _act(self, st: Step, action: Action):
         """Gate and execute one action; returns (answer, feedback for the next turn, pdf text)."""
         obs = st.obs
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
@@ -426,7 +316,7 @@ class Agent:
         st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
         self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         if self.look is not None:  # hook: preview (or the plan's simulation of this action)
-            self.look.foresee(self, st, action)
+            self.look.foresee(st, action)
         self._check_breakpoints(st, action, mark, risk)
         if needs_approval(self.config.approval_policy, risk, action):
             decision = self._ask(st, action, mark, risk)
@@ -445,7 +335,7 @@ class Agent:
         answer, lead, pdf = self._execute(st, action)
         return answer, redaction.with_note(lead, action, obs.marks), pdf
 
-    def _check_breakpoints(self, st: _Step, action: Action, mark, risk: Risk) -> None:
+    def _check_breakpoints(self, st: Step, action: Action, mark, risk: Risk) -> None:
         if action.kind == "answer":
             return
         repeats = self.loops.action(effects.signature(st.obs.url, str(action), mark.label if mark else ""))
@@ -464,7 +354,7 @@ class Agent:
             self._break(st.n, f"{bp.describe()}: {st.row['action']}", wait=True)  # as recorded: secrets masked
             self.control.check_stop()
 
-    def _ask(self, st: _Step, action: Action, mark, risk: Risk) -> Decision:
+    def _ask(self, st: Step, action: Action, mark, risk: Risk) -> Decision:
         obs = st.obs
         requested = time.time()
         shown = redaction.shown(action, obs.marks, self.executor.secrets)
@@ -476,7 +366,7 @@ class Agent:
             self.look.dress(req, st)
         decision = self.approver.decide(req, self.control.stop_event)
         if self.look is not None:  # hook: planning; the human may pick another candidate
-            decision = self.look.resolve(self, st, decision)
+            decision = self.look.resolve(st, decision)
         edited = (redaction.shown(decision.action, obs.marks, self.executor.secrets)
                   if decision.action is not None else None)
         st.decision = {"action": shown, "target": action.target,
@@ -490,7 +380,7 @@ class Agent:
                                       edited or shown))
         return decision
 
-    def _execute(self, st: _Step, action: Action, actor: str = "agent"):
+    def _execute(self, st: Step, action: Action, actor: str = "agent"):
         shown = st.row["action"]  # the action as recorded (secrets masked), set by the caller
         try:
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
@@ -516,7 +406,7 @@ class Agent:
                 self._emit(ev.HopPassed(self.run_id, step or 0, k, self.hops.name(k), k, self.hops.total,
                                         again=True))
 
-    def _hops_update(self, st: _Step, answer: str | None) -> None:
+    def _hops_update(self, st: Step, answer: str | None) -> None:
         """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
         if self.hops is None or st.obs is None:
             return
@@ -529,7 +419,6 @@ class Agent:
 
     def _recall(self, task: str, lead: str) -> str:
         """Procedural memory: similar past successful runs, put after the task text; which ones is stored."""
-        from cockpit.core.review import memory
         try:
             found = memory.retrieve(self.store, task, self.config.memory_k, exclude=self.run_id)
         except CockpitError as e:
@@ -551,7 +440,7 @@ class Agent:
             raise BrowserError(f"could not open the start page {url}: {err}")
         self.session.ensure_single_tab()
 
-    def _commit(self, st: _Step) -> None:
+    def _commit(self, st: Step) -> None:
         obs = st.obs
         row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
                    n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None,
@@ -564,7 +453,7 @@ class Agent:
         row.setdefault("status", "ok")
         self.store.commit_step(self.run_id, row, st.decision)
 
-    def _commit_partial(self, st: _Step | None, status: str, error: str) -> None:
+    def _commit_partial(self, st: Step | None, status: str, error: str) -> None:
         """The step in flight, as far as it got, so the user sees what the model was looking at."""
         if st is None or st.obs is None:
             return

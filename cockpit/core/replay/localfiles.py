@@ -22,10 +22,13 @@ import dataclasses
 import functools
 import inspect
 import threading
+import urllib.request
 import zlib
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
+from cockpit.core import resources
+from cockpit.core.demo.policy import DEMO_SITE_PORT
 from cockpit.core.errors import CockpitError
 from cockpit.core.localserver import LocalSite
 
@@ -79,7 +82,6 @@ def served_from(run: dict) -> dict | None:
 
 def demo_port(run: dict) -> int | None:
     """DEMO_SITE_PORT for a demo run whose start page was the demo shop at that port, else None."""
-    from cockpit.core.demo.policy import DEMO_SITE_PORT
     if not run.get("demo"):
         return None
     try:
@@ -124,7 +126,6 @@ def served_again(run: dict):
     if port is None:
         yield None
         return
-    from cockpit.core import resources
     with resources.path("demo_site") as root, _held(run, root, port, demo=True) as site:
         yield site
 
@@ -209,7 +210,6 @@ def _port_taken(run: dict, folder: Path, port: int, e: OSError, demo: bool) -> s
 
 def _serves_demo_shop(root: Path, port: int) -> bool:
     """Whether what listens at `port` serves this demo shop (its index.html, byte for byte)."""
-    import urllib.request
     opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
     try:
         with opener.open(f"http://127.0.0.1:{port}/index.html", timeout=3) as r:
@@ -219,13 +219,13 @@ def _serves_demo_shop(root: Path, port: int) -> bool:
 
 
 def with_run_files(fn):
-    """Decorates a function of `store` and `run_id` (resume, branch, replay): while it runs, the run's
-    local files are served again (:func:`served_again`)."""
+    """Decorates a function of `ctx` (a RunContext, whose store is used) and `run_id` (resume, branch,
+    replay): while it runs, the run's local files are served again (:func:`served_again`)."""
     signature = inspect.signature(fn)
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         given = signature.bind(*args, **kwargs).arguments
-        with served_again(given["store"].run(given["run_id"])):
+        with served_again(given["ctx"].store.run(given["run_id"])):
             return fn(*args, **kwargs)
     return wrapper

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from cockpit.core.llm import prompt
 from cockpit.core.actions.grammar import parse_action
+from cockpit.core.demo.policy import serve_demo_model
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store
@@ -276,7 +277,6 @@ def reask(store: Store, run_id: str, step: int, edit: ReaskEdit | None = None, *
     demo_server = None
     if run.get("demo") and edit.base_url is None and edit.model in (None, model_config_of(run).model):
         # The demo policy was served on a port that is long gone: serve it again for this call.
-        from cockpit.core.demo.policy import serve_demo_model
         demo_server = serve_demo_model()
         config.base_url = demo_server.base_url
     try:

@@ -14,7 +14,7 @@ ID (a failed one too, e.g. after the browser died):
 * the page is restored in the new browser either by opening the address the
   last step ended on (the default: fast, but whatever the page held beyond its
   address, such as a cart or a form's contents, may be gone), or with
-  ``replay=True`` by replaying the recorded actions (:func:`branch.replay`;
+  ``replay=True`` by replaying the recorded actions (:func:`cockpit.core.replay.replay.replay`;
   irreversible recorded steps go through the approver again).
 
 Each resume is recorded in the run's config as ``resumed``: a list of
@@ -37,14 +37,13 @@ import time
 from dataclasses import dataclass
 
 from cockpit.core.actions.grammar import parse_action
-from cockpit.core.agent.approval import Approver
-from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
-from cockpit.core.replay.branch import MIN_SIMILARITY, Diverged, history_before, replay as replay_run
-from cockpit.core.browser.session import BrowserSession
+from cockpit.core.agent.start import Resume, RunContext
+from cockpit.core.replay.branch import history_before
+from cockpit.core.replay.replay import MIN_SIMILARITY, Diverged, ReplayOptions, replay as replay_run
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.tasks.hops import HopTracker
-from cockpit.core.llm.client import ModelClient, ModelConfig, is_openai
+from cockpit.core.llm.client import ModelConfig, is_openai
 from cockpit.core.replay.localfiles import with_run_files
 from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.safety.runlimits import kept_domains, recorded_policy
@@ -171,62 +170,74 @@ def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | No
 
 
 @with_run_files
-def resume(store: Store, run_id: str, *, session: BrowserSession, client: ModelClient,
-           config: AgentConfig | None = None, approver: Approver | None = None,
-           control: RunControl | None = None, listener=None, replay: bool = False,
-           max_steps: int | None = None, min_similarity: float = MIN_SIMILARITY,
-           on_replay=None, on_agent=None, keep_lookahead: bool = True, planned: Plan | None = None) -> RunResult:
-    """Continue the interrupted (or failed) run `run_id` in `session`, as the same run.
+def resume(ctx: RunContext, run_id: str, config: AgentConfig | None = None, *, replay: bool = False,
+           max_steps: int | None = None, min_similarity: float = MIN_SIMILARITY, keep_lookahead: bool = True,
+           planned: Plan | None = None) -> RunResult:
+    """Continue the interrupted (or failed) run `run_id` in `ctx.session`, as the same run.
 
     `config` gives the agent's settings (approval policy, rules...); its
     max_steps is replaced by the budget (see :func:`plan`). `replay` restores
     the page by replaying the recorded actions instead of opening the last
-    address; `on_replay(step, info)` reports each replayed step. `on_agent`
+    address; `ctx.on_replay(step, info)` reports each replayed step. `ctx.on_agent`
     receives the Agent before it runs (take-over by hand). With `keep_lookahead`
     and no preview or planning in `config`, the run's own are used again
     (:func:`usable_lookahead`). The result is the run's (status answered,
     max_steps, stopped or failed). `planned`: :func:`plan`'s answer, when the
     caller has it already (cockpit resume shows it first).
     """
+    store = ctx.store
     p = planned or plan(store, run_id, replay=replay, max_steps=max_steps)  # (the caller's, already made)
     run = p.run
-    config = config or AgentConfig()
+    config = _config_for(p, config or AgentConfig(), ctx.client.config, keep_lookahead)
+    _reopen(store, p, ctx.client.config.model)
+    if p.answered is not None:  # the process died after the answer was recorded, before the run was closed
+        store.finish_run(run_id, "answered", answer=p.answered)
+        return RunResult(run_id, "answered", p.answered, store.run(run_id)["steps"])
+    agent = Agent.within(ctx, config)
+
+    def by_replay() -> None:
+        try:
+            replay_run(dataclasses.replace(ctx, approver=agent.approver), run_id, None,
+                       ReplayOptions(min_similarity=min_similarity, policy=config.approval_policy,
+                                     rules=config.risk_rules, run_label=run_id))
+        except Diverged as e:  # (a secret step's message already says what to do)
+            advice = "" if e.divergence.reason == "secret" else \
+                "; resume without replay to open the last page's address instead"
+            raise CockpitError(f"resuming by replay failed: {e}{advice}") from e
+
+    if ctx.on_agent is not None:
+        ctx.on_agent(agent)
+    by = p.how == "replay"
+    return agent.run(Resume(task=run["task"], url=run["url"] if by else p.url, task_id=run.get("task_id") or "",
+                            site=run.get("site") or "", prelude=by_replay if by else None, seed=p.seed,
+                            lead=p.lead, run_id=run_id, first_step=p.first_step))
+
+
+def _config_for(p: Plan, config: AgentConfig, model: ModelConfig, keep_lookahead: bool) -> AgentConfig:
+    """`config` for resuming: the budget left, the run's own limits and hop queue, its look-ahead if kept."""
+    run = p.run
     # The run's own limits stay (`cockpit resume` has no --allow-domain, the window resumes with
     # today's settings); domains given now add to them.
     config = dataclasses.replace(config, max_steps=p.budget,
                                  allowed_domains=kept_domains(run, config.allowed_domains),
                                  hops=recorded_hops(run))
     if keep_lookahead and config.preview is None and config.planning is None:  # none chosen: the run's own
-        preview, planning = usable_lookahead(run, client.config)
+        preview, planning = usable_lookahead(run, model)
         config = dataclasses.replace(config, preview=preview, planning=planning)
+    return config
+
+
+def _reopen(store: Store, p: Plan, model: str) -> None:
+    """Record this resume in the run's config and set it back to running; CockpitError when another
+    process got there first."""
+    run, run_id = p.run, p.run["id"]
     cfg = dict(run.get("config") or {})
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],
-        "time": time.time(), "max_steps": p.budget, "model": client.config.model}]
+        "time": time.time(), "max_steps": p.budget, "model": model}]
     if not store.reopen_run(run_id, config=json.dumps(cfg)):
         raise CockpitError(f"run {run_id} is no longer resumable (another process resumed or closed it); "
                            "see `cockpit runs`")
-    if p.answered is not None:  # the process died after the answer was recorded, before the run was closed
-        store.finish_run(run_id, "answered", answer=p.answered)
-        return RunResult(run_id, "answered", p.answered, store.run(run_id)["steps"])
-    control = control or RunControl()
-    agent = Agent(session, client, store, config=config, approver=approver, control=control, listener=listener)
-
-    def by_replay() -> None:
-        try:
-            replay_run(session, store, run_id, None, min_similarity=min_similarity, on_step=on_replay,
-                       stop=control.stop_event, approver=agent.approver, policy=config.approval_policy,
-                       rules=config.risk_rules, run_label=run_id)
-        except Diverged as e:  # (a secret step's message already says what to do)
-            advice = "" if e.divergence.reason == "secret" else \
-                "; resume without replay to open the last page's address instead"
-            raise CockpitError(f"resuming by replay failed: {e}{advice}") from e
-
-    if on_agent is not None:
-        on_agent(agent)
-    return agent.run(run["task"], run["url"] if p.how == "replay" else p.url, task_id=run.get("task_id") or "",
-                     site=run.get("site") or "", prelude=by_replay if p.how == "replay" else None,
-                     seed=p.seed, lead=p.lead, resume_run=run_id, first_step=p.first_step)
 
 
 def recorded_hops(run: dict) -> HopTracker | None:

@@ -26,6 +26,7 @@ import sqlite_utils
 
 from cockpit.core import paths
 from cockpit.core.errors import CockpitError
+from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.queries import StoreQueries, _fts_query
 from cockpit.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
@@ -223,17 +224,14 @@ class Store(StoreQueries):
             log.warning("rollback failed on %s: %s", self.path, e)
 
     # ---------- writing ----------
-    def new_run(self, task: str, url: str, *, task_id: str = "", site: str = "", model: str = "",
-                base_url: str = "", config: dict | None = None, approval_policy: str = "",
-                parent_run: str | None = None, parent_step: int | None = None,
-                source: str = "cockpit", demo: bool = False, batch: str = "",
-                run_id: str | None = None, started: float | None = None, status: str = "running") -> str:
-        run_id = run_id or f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-        row = {"id": run_id, "task": task, "url": url, "task_id": task_id, "site": site,
-               "model": model, "base_url": base_url or "", "config": json.dumps(config or {}),
-               "approval_policy": approval_policy, "status": status, "started": started or time.time(),
-               "parent_run": parent_run, "parent_step": parent_step, "source": source,
-               "demo": int(demo), "pid": os.getpid(), "host": socket.gethostname(), "batch": batch}
+    def new_run(self, new: NewRun) -> str:
+        """Insert the run `new` describes, status `new.status` (running); returns its id."""
+        run_id = new.run_id or f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        row = {"id": run_id, "task": new.task, "url": new.url, "task_id": new.task_id, "site": new.site,
+               "model": new.model, "base_url": new.base_url or "", "config": json.dumps(new.config or {}),
+               "approval_policy": new.approval_policy, "status": new.status, "started": new.started or time.time(),
+               "parent_run": new.parent_run, "parent_step": new.parent_step, "source": new.source,
+               "demo": int(new.demo), "pid": os.getpid(), "host": socket.gethostname(), "batch": new.batch}
         with self._tx():
             self.db["runs"].insert(row)
         return run_id

@@ -24,6 +24,7 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.tasks.taskfile import Task
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
+from cockpit.core.store.newrun import NewRun
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
@@ -209,8 +210,8 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
         shutil.rmtree(staging, ignore_errors=True)  # left by an import that was killed
         rows = [_stage_step(store, staging, run_id, st, fr, started) for st in fr.steps]
         with store.atomic():
-            store.new_run(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
-                          config=config, source="webvoyager", run_id=run_id, started=started, status="running")
+            store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
+                                 config=config, source="webvoyager", run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
             store.finish_run(run_id, "answered" if fr.answer is not None else "ended", answer=fr.answer)

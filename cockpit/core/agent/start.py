@@ -1,0 +1,88 @@
+"""How a run starts, and the collaborators it runs with.
+
+A start value says which run the agent is to run: :class:`Fresh` (a new run
+of a task), :class:`Branch` (a new run that goes on from a parent run's step,
+see :mod:`cockpit.core.replay.branch`) or :class:`Resume` (an interrupted run
+continued as the same run, see :mod:`cockpit.core.replay.resume`).
+:meth:`cockpit.core.agent.loop.Agent.run` takes one of them.
+
+A :class:`RunContext` holds what resume, branch and replay hand around: the
+browser session, the model client, the store, the approver, the run control,
+the event listener and the progress callbacks.
+"""
+from __future__ import annotations
+
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Callable
+
+from cockpit.core.agent.approval import Approver
+from cockpit.core.agent.control import RunControl
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.llm.client import ModelClient
+from cockpit.core.store import Store
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """A new run of `task` from `url`; `task_extra` (the task file's other fields, e.g. a WebArena `eval`
+    with reference answers) is kept with the run for judging."""
+    task: str
+    url: str
+    _: KW_ONLY
+    task_id: str = ""
+    site: str = ""
+    batch: str = ""
+    task_extra: dict | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class _Continued:
+    """A start that goes on from recorded history rather than from the task alone.
+
+    `prelude` replaces opening the start URL (it replays steps in this session and
+    raises CockpitError on divergence); `seed` is the conversation so far (its
+    screenshots become the omitted-note); `lead` is the text before the first
+    observation (None: the task).
+    """
+    task: str
+    url: str
+    task_id: str = ""
+    site: str = ""
+    task_extra: dict | None = None
+    prelude: Callable[[], None] | None = None
+    seed: list[dict] | None = None
+    lead: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Branch(_Continued):
+    """A new run whose parent is run `parent_run`, going on from its step `parent_step`."""
+    parent_run: str
+    parent_step: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class Resume(_Continued):
+    """The existing run `run_id` continued; its new steps are numbered from `first_step`."""
+    run_id: str
+    first_step: int = 1
+
+
+Start = Fresh | Branch | Resume
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """A run's collaborators. `client` may be None for a replay (no model is called).
+
+    `on_replay(step, info)` reports each replayed step; `on_agent(agent)`
+    receives the Agent of a branch or resume before it runs (take-over by hand).
+    """
+    session: BrowserSession
+    store: Store
+    client: ModelClient | None = None
+    approver: Approver | None = None
+    control: RunControl = field(default_factory=RunControl)
+    listener: Callable | None = None
+    on_replay: Callable | None = None
+    on_agent: Callable | None = None

@@ -1,0 +1,22 @@
+"""What one step of the agent loop gathered so far (:class:`Step`); it becomes a store row."""
+from __future__ import annotations
+
+from concurrent.futures import Future
+from dataclasses import dataclass, field
+
+from cockpit.core.page.observation import Observation
+
+
+@dataclass
+class Step:
+    """What one step gathered so far; becomes a store row."""
+    n: int
+    started: float
+    obs: Observation | None = None
+    files: dict = field(default_factory=dict)
+    request: list = field(default_factory=list)
+    row: dict = field(default_factory=dict)
+    decision: dict | None = None
+    press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
+    marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
+

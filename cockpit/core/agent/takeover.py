@@ -1,0 +1,82 @@
+"""Take-over: a human pauses the agent, acts in its browser as recorded steps, and hands back.
+
+:class:`TakeOver` is mixed into :class:`cockpit.core.agent.loop.Agent`; its
+public methods are called from other threads (the window's) and run their work
+on the loop's thread through the run control. What the human did and said goes
+into the agent's next prompt (:meth:`TakeOver._with_human_notes`).
+"""
+from __future__ import annotations
+
+import time
+from concurrent.futures import Future
+
+from cockpit.core.actions.grammar import Action
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.step import Step
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.observation import Observation, observe
+from cockpit.core.safety import redaction
+from cockpit.core.safety.risk import classify
+
+
+class TakeOver:
+    """The Agent's take-over methods; they use the agent's session, store, control, executor and steps."""
+
+    # ---------- take-over: called from other threads, run on the loop's thread ----------
+    def take_over(self) -> Future:
+        """Pause at the next step boundary and look at the page afresh; resolves to the Observation."""
+        self.control.pause()
+        return self.control.submit(self._refresh)
+
+    def human_act(self, action: Action) -> Future:
+        """Run a human's action (during a take-over) as a recorded step; resolves to the step row."""
+        if action.kind == "answer":
+            raise CockpitError("a human step cannot answer for the agent; stop the run instead")
+        return self.control.submit(lambda: self._human_step(action))
+
+    def hand_back(self, note: str = "") -> None:
+        """Resume the agent; `note` goes into its next prompt with what the human did."""
+        if note.strip():
+            self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
+        self.control.resume()
+
+    def _refresh(self) -> Observation:
+        obs = self._hidden(observe(self.session))
+        self._last_obs = obs
+        self._measure(obs)
+        self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
+                                       dict(obs.timings), obs.screenshot, stored=False, masked=obs.masked))
+        return obs
+
+    def _human_step(self, action: Action) -> dict:
+        obs = self._last_obs or self._refresh()
+        st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)  # Enter only when asked: Press [Enter]
+        self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
+        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=obs.render(),
+                                               marks=[m.to_dict() for m in obs.marks])
+        mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
+        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
+                      risk=risk.level, evidence=list(risk.evidence))
+        _, _, _ = self._execute(st, action, actor="human")
+        st.request = []
+        self._commit(st)
+        what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
+        self._human_notes.append(f"- {shown}: {what}")
+        self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
+        self._refresh()
+        return dict(st.row, step=st.n)
+
+    def _with_human_notes(self, lead: str) -> str:
+        if not self._human_notes:
+            return lead
+        acts = [x for x in self._human_notes if x.startswith("- ")]
+        notes = [x for x in self._human_notes if not x.startswith("- ")]
+        self._human_notes = []
+        text = ""
+        if acts:
+            text = "While you were paused, the human supervisor took over and did:\n" + "\n".join(acts)
+        if notes:
+            text = (text + "\n" if text else "") + "\n".join(notes)
+        return f"{lead}\n{text}" if lead else text

@@ -1,0 +1,471 @@
+"""Replay a recorded run in a live browser.
+
+:func:`replay` walks a recorded run again in a browser session: it opens the
+run's start URL and re-executes the recorded actions one by one, checking
+before each that the page still looks like the one the run saw (same URL,
+marks alike, see :func:`cockpit.core.page.match.similarity`). Where it does not, it stops with
+:class:`Diverged`, whose :class:`Divergence` says at which step and how.
+With ``upto=None`` it replays the whole run ("watch it again on today's
+site"), at the recorded pace scaled by ``speed`` if asked. Branch
+(:mod:`cockpit.core.replay.branch`) and resume by replay
+(:mod:`cockpit.core.replay.resume`) replay a run's first steps with it.
+
+What it must not do: call a model (the recorded replies are history, not
+questions), write anything into the replayed run (it is only read),
+re-execute a step that is, or was, irreversible without an approver's yes, or
+import Qt.
+
+Which recorded steps are replayed: agent and human steps whose action was
+executed (status ``ok``). Format errors, refused and failed actions changed
+nothing and are skipped; so is ANSWER. A step that typed into a secret field
+(a password or card field) cannot be replayed: its text was never stored
+(the record says ``(secret)``, see :mod:`cockpit.core.safety.redaction`), so
+the replay stops there with :class:`Diverged` (reason ``secret``) before it
+types anything.
+
+A recorded action names a mark id of the page the run saw. Before executing
+it, the recorded target (from the step's marks.json) is looked up on the
+current page: the mark with the same tag and label (and, failing that, the
+same link address) nearest to the recorded box. Its id is used, and
+:attr:`StepReplay.id_changed` reports when it is not the recorded one.
+
+Local pages: a run started on a local file (``cockpit run --url page.html``)
+and a demo run have their folder (the demo shop) served again at the recorded
+port while they replay (:func:`cockpit.core.replay.localfiles.served_again`).
+
+Limits: a step that typed into a secret field cannot be replayed (see above). Pages
+that differ on every visit (ads, dates, session ids in the URL) diverge;
+lower ``min_similarity`` or replay with ``check=False``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from selenium.common.exceptions import WebDriverException
+
+from cockpit.core.actions.grammar import Action, parse_action
+from cockpit.core.agent.approval import ApprovalRequest, Approver
+from cockpit.core.agent.control import Stopped
+from cockpit.core.agent.execute import Executor
+from cockpit.core.agent.start import RunContext
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.errors import ActionError, ActionParseError, CockpitError, short_message
+from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.page.match import match_mark, same_url, similarity
+from cockpit.core.page.observation import Observation, observe
+from cockpit.core.replay.localfiles import with_run_files
+from cockpit.core.safety.redaction import SECRET
+from cockpit.core.safety.risk import Risk, classify
+from cockpit.core.safety.runlimits import recorded_policy
+from cockpit.core.store import Store
+
+log = logging.getLogger(__name__)
+
+#: Below this marks similarity a page "no longer matches" the recorded one.
+MIN_SIMILARITY = 0.6
+#: Longest pause taken from the recorded pace (a run paused for an hour replays in seconds).
+MAX_GAP = 30.0
+
+
+# ---------------------------------------------------------------- results and errors
+
+@dataclass
+class Divergence:
+    """Where and how a replay stopped matching the recorded run.
+
+    reason: ``load`` (the start page did not open), ``url`` / ``marks`` (the
+    page before the step is another one), ``after`` (the last action led
+    elsewhere), ``target`` (the element the step acted on is gone),
+    ``action`` (the action failed), ``refused`` (an irreversible step was
+    not approved for replay), ``secret`` (the step typed into a secret field,
+    whose text was never stored; `detail` names the field).
+    """
+    step: int
+    reason: str
+    expected_url: str
+    actual_url: str
+    similarity: float | None = None
+    threshold: float = MIN_SIMILARITY
+    action: str = ""
+    detail: str = ""
+
+    @property
+    def message(self) -> str:
+        n, r = self.step, self.reason
+        if r == "load":
+            return f"step {n}: the start page {self.expected_url} could not be opened ({self.detail})"
+        if r in ("url", "marks"):
+            if self.similarity is None:
+                sim = "no recorded marks to compare"
+            else:
+                sim = f"marks similarity {self.similarity:.2f}"
+                if self.similarity < self.threshold:
+                    sim += f" < {self.threshold:g}"
+            return (f"step {n}: the page no longer matches: expected {self.expected_url}, "
+                    f"got {self.actual_url} ({sim})")
+        if r == "after":
+            return f"step {n}: after {self.action} the page is {self.actual_url}, expected {self.expected_url}"
+        if r == "target":
+            return (f"step {n}: the element {self.action} acted on, {self.detail}, "
+                    f"is no longer on the page {self.actual_url}")
+        if r == "refused":
+            return f"step {n}: replaying {self.action} was not approved ({self.detail})"
+        if r == "secret":
+            return (f"step {n} typed into a secret field ({self.detail}); text typed into secret fields is "
+                    f"never stored, so it cannot be replayed: branch at step {n} or earlier, or resume the run "
+                    "without replaying its steps")
+        return f"step {n}: replaying {self.action} at {self.actual_url} failed: {self.detail}"
+
+
+class Diverged(CockpitError):
+    """The replay could not reproduce the recorded run; `divergence` says where,
+    `replayed` holds the steps replayed before it."""
+
+    def __init__(self, divergence: Divergence, replayed: list | None = None):
+        super().__init__(divergence.message)
+        self.divergence = divergence
+        self.replayed = list(replayed or [])
+
+
+@dataclass
+class StepReplay:
+    """One recorded step replayed (or, with `action` empty, the final check of the page at `upto`)."""
+    step: int  # the recorded step's number
+    actor: str  # agent | human
+    recorded_action: str  # as recorded, with the recorded mark id
+    action: str  # as executed, with the current mark id
+    url: str  # where the step ran now
+    expected_url: str  # where it ran in the recorded run
+    similarity: float | None  # marks similarity with the recorded page (None: not checked)
+    target_from: int | None = None
+    target_to: int | None = None
+    outcome: str = ""
+    url_after: str = ""
+    seconds: float = 0.0
+    observation: Observation | None = field(default=None, repr=False)  # the page before the action
+
+    @property
+    def id_changed(self) -> bool:
+        return self.target_from is not None and self.target_to != self.target_from
+
+    @property
+    def is_check(self) -> bool:
+        return not self.action
+
+    def describe(self) -> str:
+        """One line for a terminal: step, action (with a changed id), similarity, outcome."""
+        sim = "not checked" if self.similarity is None else f"similarity {self.similarity:.2f}"
+        if self.is_check:
+            return f"step {self.step}  page checked at {self.url}  ({sim})"
+        what = self.recorded_action
+        if self.id_changed:
+            what += f"  (element now [{self.target_to}])"
+        actor = " [human]" if self.actor == "human" else ""
+        return f"step {self.step}{actor}  {what}  ({sim})  -> {self.outcome}"
+
+
+# ---------------------------------------------------------------- replay
+
+def replayable(row: dict) -> Action | None:
+    """The action a recorded step executed, or None when it changed nothing worth replaying."""
+    if row.get("status") != "ok" or not row.get("action"):
+        return None
+    try:
+        action = parse_action(row["action"])
+    except ActionParseError:
+        return None
+    return None if action.kind == "answer" else action
+
+
+def check_step(store: Store, run_id: str, step: int | None, *, allow_end: bool = True) -> list[dict]:
+    """The run's steps after checking that `step` can be replayed up to (or branched from).
+
+    Valid: 1..n (a recorded step), n+1 (after the last step, unless it
+    answered) when `allow_end`, and None (the whole run). CockpitError otherwise.
+    """
+    rows = store.steps(run_id, with_request=False)
+    if step is None:
+        return rows
+    last = rows[-1]["step"] if rows else 0
+    if step < 1:
+        raise CockpitError(f"step {step} is not a step number (steps start at 1)")
+    if step <= last:
+        return rows
+    answered = bool(rows) and rows[-1].get("status") == "answered"
+    if step == last + 1 and allow_end and not answered:
+        return rows
+    if not rows:
+        raise CockpitError(f"run {run_id} has no recorded steps; only step 1 can be branched from")
+    hint = f"1 to {last}" + ("" if answered or not allow_end else f", or {last + 1} to go on after the last step")
+    raise CockpitError(f"run {run_id} has no step {step} (steps {hint})")
+
+
+@dataclass(frozen=True)
+class ReplayOptions:
+    """How to replay: pace, checks and the approval gate.
+
+    Pace: `speed` None (or 0) replays as fast as the pages settle; a number
+    follows the recorded pace (time between the steps' starts, capped at
+    MAX_GAP) divided by `speed`; `delay` is a minimum pause between steps.
+    `check`: compare each page with the recorded one (URL and marks similarity
+    >= `min_similarity`). A step that is, or was, irreversible runs only when
+    the context's approver says yes (`policy` "never" skips the gate; `rules`
+    are the site risk rules). `run_label` names the run in approval requests
+    (default: the replayed run's id).
+    """
+    speed: float | None = None
+    delay: float = 0.0
+    check: bool = True
+    min_similarity: float = MIN_SIMILARITY
+    policy: str = "irreversible"
+    rules: tuple | list = ()
+    run_label: str = ""
+
+
+@with_run_files
+def replay(ctx: RunContext, run_id: str, upto: int | None = None,
+           opts: ReplayOptions = ReplayOptions()) -> list[StepReplay]:
+    """Replay run `run_id`'s executed steps before `upto` (all of them when None) in `ctx.session`.
+
+    Opens the start URL, then for each replayable step: observe, compare with
+    the recorded page (see :class:`ReplayOptions`), map the target to the
+    current page, execute. After the last step the page is checked against the
+    recorded step `upto` (when it exists) or, for a whole run, the last step's
+    URL after acting. The context's stop event ends the replay between steps
+    with :class:`~cockpit.core.agent.control.Stopped`; `ctx.on_replay(step, info)`
+    is called after each step and after the final check; the same StepReplay
+    objects are returned. Raises Diverged where the run cannot be reproduced.
+    """
+    if not 0.0 <= opts.min_similarity <= 1.0:
+        raise CockpitError(f"the similarity threshold must be between 0 and 1, not {opts.min_similarity:g}")
+    session, store, stop = ctx.session, ctx.store, ctx.control.stop_event
+    run = store.run(run_id)
+    rows = check_step(store, run_id, upto)
+    todo = [r for r in rows if upto is None or r["step"] < upto]
+    executor = _executor(session, run)
+    done: list[StepReplay] = []
+
+    def diverged(**kw):
+        kw.setdefault("threshold", opts.min_similarity)
+        raise Diverged(Divergence(**kw), done)
+
+    first = next((r["step"] for r in todo if replayable(r)), upto or 1)
+    _open_start(session, run["url"], lambda err: diverged(step=first, reason="load", expected_url=run["url"],
+                                                          actual_url=_current_url(session), detail=err))
+    prev_started = prev_t = None
+    for row in todo:
+        action = replayable(row)
+        if action is None:
+            continue
+        _pause(_gap(row, prev_started, prev_t, opts.speed, opts.delay), stop)
+        prev_started, prev_t = row.get("started"), time.monotonic()
+        info = _replay_step(ctx, executor, row, action, opts, opts.run_label or run_id, diverged)
+        if info.id_changed:
+            log.info("replay of %s step %d: element [%s] is now [%s]", run_id, info.step, info.target_from,
+                     info.target_to)
+        done.append(info)
+        _notify(ctx.on_replay, info.step, info)
+    if opts.check:
+        _pause(0.0, stop)
+        _check_end(ctx, {r["step"]: r for r in rows}, upto, done, opts.min_similarity, diverged)
+    return done
+
+
+def _executor(session: BrowserSession, run: dict) -> Executor:
+    """An executor set up as the run's agent had it, under the run's own navigation limits."""
+    agent_cfg = run["config"].get("agent") or {}
+    executor = Executor(session, wait_seconds=float(agent_cfg.get("wait_seconds", 5.0)),
+                        dialog_policy=agent_cfg.get("dialog_policy", "dismiss"))
+    executor.nav = recorded_policy(run) or executor.nav  # the steps run under the run's own limits
+    return executor
+
+
+def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action, opts: ReplayOptions,
+                 label: str, diverged) -> StepReplay:
+    """Check the page against the recorded step `row`, map its target, pass the gate, and execute it."""
+    session, n = ctx.session, row["step"]
+    recorded = _recorded_marks(ctx.store, row)
+    _check_not_secret(action, recorded, row, session, n, diverged)
+    obs = observe(session, render=False)
+    sim = _compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
+    todo_action, mark, recorded_mark = _map_target(action, recorded, obs, n, diverged)
+    human = row.get("actor") == "human"
+    press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
+    todo_action = _gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules, ctx.approver,
+                        ctx.control.stop_event, label, diverged)
+    t0 = time.perf_counter()
+    try:
+        out = executor.run(todo_action, obs.marks, press_enter=press_enter)
+    except ActionError as e:
+        diverged(step=n, reason="action", expected_url=row.get("url") or "", actual_url=obs.url,
+                 similarity=sim, action=row["action"], detail=str(e))
+    return StepReplay(n, "human" if human else "agent", row["action"], str(todo_action), obs.url,
+                      row.get("url") or "", sim, target_from=recorded_mark.id if recorded_mark else None,
+                      target_to=todo_action.target if recorded_mark else None, outcome=out.message,
+                      url_after=out.url_after, seconds=time.perf_counter() - t0, observation=obs)
+
+
+def _check_end(ctx: RunContext, by_n: dict, upto: int | None, done: list[StepReplay], min_similarity: float,
+               diverged) -> None:
+    """The page after the replay against the recorded step `upto`, or the last step's address after acting."""
+    final = by_n.get(upto) if upto is not None else None
+    if final is not None:
+        obs = observe(ctx.session, render=False)
+        sim = _compare(final.get("url") or "", _recorded_marks(ctx.store, final), obs, True, min_similarity,
+                       upto, diverged)
+        info = StepReplay(upto, final.get("actor") or "agent", final.get("action") or "", "", obs.url,
+                          final.get("url") or "", sim, observation=obs)
+        done.append(info)
+        _notify(ctx.on_replay, upto, info)
+    elif done:
+        last, expected = done[-1], by_n[done[-1].step].get("url_after") or ""
+        if expected and not same_url(last.url_after, expected):
+            diverged(step=last.step, reason="after", expected_url=expected, actual_url=last.url_after,
+                     action=last.recorded_action)
+
+
+def _open_start(session: BrowserSession, url: str, failed: Callable[[str], None]) -> None:
+    try:
+        session.goto(url)
+    except WebDriverException as e:
+        failed(short_message(e))
+        return
+    if err := session.load_error():
+        failed(err)
+    session.ensure_single_tab()
+
+
+def _current_url(session: BrowserSession) -> str:
+    try:
+        return session.url
+    except (CockpitError, WebDriverException):
+        return ""
+
+
+def _gap(row: dict, prev_started: float | None, prev_t: float | None, speed: float | None,
+         delay: float) -> float:
+    if prev_t is None:
+        return 0.0
+    want = max(delay, 0.0)
+    if speed and speed > 0 and prev_started and row.get("started"):
+        want = max(want, min(max(row["started"] - prev_started, 0.0), MAX_GAP) / speed)
+    return want - (time.monotonic() - prev_t)
+
+
+def _pause(seconds: float, stop: threading.Event | None) -> None:
+    if stop is not None:
+        if seconds > 0:
+            stop.wait(seconds)
+        if stop.is_set():
+            raise Stopped()
+    elif seconds > 0:
+        time.sleep(seconds)
+
+
+def _recorded_marks(store: Store, row: dict) -> list[Mark] | None:
+    """The marks the recorded step saw, or None when its marks.json is missing or unreadable."""
+    if not row.get("marks_file"):
+        return None
+    try:
+        return marks_from_json(json.loads(store.read_file(row["marks_file"], "marks file")))
+    except (CockpitError, ValueError, TypeError) as e:
+        log.warning("marks of step %s unreadable: %s", row.get("step"), e)
+        return None
+
+
+def _compare(expected_url: str, recorded: list[Mark] | None, obs: Observation, check: bool,
+             threshold: float, n: int, diverged) -> float | None:
+    if not check:
+        return None
+    sim = similarity(recorded, obs.marks) if recorded is not None else None
+    if expected_url and not same_url(expected_url, obs.url):
+        diverged(step=n, reason="url", expected_url=expected_url, actual_url=obs.url, similarity=sim)
+    if sim is not None and sim < threshold:
+        diverged(step=n, reason="marks", expected_url=expected_url, actual_url=obs.url, similarity=sim)
+    return sim
+
+
+def _check_not_secret(action: Action, recorded: list[Mark] | None, row: dict, session: BrowserSession,
+                      n: int, diverged) -> None:
+    """Diverged (reason ``secret``) when the recorded step typed into a secret field: its text is the
+    redaction placeholder, not what was typed, and must never be typed into the page."""
+    if action.kind != "type":
+        return
+    mark = None
+    if recorded is not None and action.target is not None:
+        mark = next((m for m in recorded if m.id == action.target), None)
+    if not (mark is not None and mark.secret) and SECRET not in action.text:
+        return
+    diverged(step=n, reason="secret", expected_url=row.get("url") or "", actual_url=_current_url(session),
+             action=row["action"], detail=_field_name(mark, action))
+
+
+def _field_name(mark: Mark | None, action: Action) -> str:
+    """How a recorded field is named in a message: its label (or kind) and its mark."""
+    if mark is None:
+        return f"[{action.target}]"
+    label = (mark.aria_label or mark.placeholder or mark.text)[:60]
+    if not label:
+        label = "password" if mark.type == "password" else f"<{mark.tag}>"
+    return f"{label} [{mark.id}]"
+
+
+def _map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n: int, diverged):
+    """(action with the current id, current mark, recorded mark) for an action with a target."""
+    if action.target is None:
+        return action, None, None
+    old = None
+    if recorded is not None:
+        old = next((m for m in recorded if m.id == action.target), None)
+        if old is None and 0 < action.target <= len(recorded):
+            old = recorded[action.target - 1]
+    if old is None:  # nothing recorded to match: the id as it was
+        cur = obs.marks[action.target - 1] if 0 < action.target <= len(obs.marks) else None
+        return action, cur, None
+    cur = match_mark(old, obs.marks)
+    if cur is None:
+        label = old.label[:60]
+        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
+                 detail=f"[{old.id}] <{old.tag}>" + (f' "{label}"' if label else ""))
+    return Action(action.kind, cur.id, action.text), cur, old
+
+
+def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool, n: int,
+          policy: str, rules, approver: Approver | None, stop: threading.Event | None, label: str,
+          diverged) -> Action:
+    """The action to replay after the approval gate; Diverged when it is refused."""
+    if policy == "never":
+        return action
+    risk = classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter)
+    if risk.level != "irreversible" and row.get("risk") != "irreversible":
+        return action
+    if risk.level != "irreversible":
+        risk = Risk("irreversible", ("the recorded step was classed irreversible",) + tuple(risk.evidence))
+    why = risk.evidence[0] if risk.evidence else "irreversible"
+    if approver is None:
+        diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
+                 action=str(action), detail=f"{why}; no approver was given for the replay")
+    request = ApprovalRequest(label, n, action, mark, risk, "irreversible", obs.url,
+                              f"Replaying step {n} of run {row.get('run_id') or label}, which did this before.")
+    decision = approver.decide(request, stop or threading.Event())
+    if stop is not None and stop.is_set():
+        raise Stopped()
+    if not decision.approved:
+        diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
+                 action=str(action), detail=f"{why}; {decision.by}" + (f": {decision.message}"
+                                                                      if decision.message else ""))
+    return decision.action or action
+
+
+def _notify(on_step, n: int, info: StepReplay) -> None:
+    if on_step is None:
+        return
+    try:
+        on_step(n, info)
+    except Exception:  # a broken progress callback must not break the replay
+        log.exception("replay progress callback failed")
