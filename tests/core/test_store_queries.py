@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.queries import RunFilter
@@ -15,8 +16,8 @@ def store(tmp_path):
 
 
 def _run(store, task, *, started, status="answered", site="", model="m1", task_id="", **fields):
-    rid = store.new_run(task, "http://example.test/", site=site, model=model, task_id=task_id,
-                        started=started, status=status)
+    rid = store.new_run(NewRun(task, "http://example.test/", site=site, model=model, task_id=task_id,
+                               started=started, status=status))
     if fields:
         store.set_run(rid, **fields)
     return rid
