@@ -406,7 +406,10 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
     try:
         items = _plan(store, list(run_ids), config, k, redo, reference_only, report)
         report.total = len(report.runs)
-        judge = _Judge(store, config, k, concurrency, report, api_key, _needs_model(items))
+        # Off the loop: the first client loads modules, TLS roots and the key store (0.3-0.8 s), and
+        # the loop may be the window's.
+        judge = await asyncio.to_thread(_Judge, store, config, k, concurrency, report, api_key,
+                                        _needs_model(items))
         await _judge_all(judge, items, report, progress, cancel)
     finally:
         if judge is not None:
