@@ -73,6 +73,7 @@ from cockpit.core.safety.risk_marks import (
     _q,
     _word_evidence,
 )
+from cockpit.core.safety import navguard
 from cockpit.core.safety.rules import SiteRule, default_rules_path, load_rules, save_rules
 from cockpit.core.safety.words import (
     IRREVERSIBLE,
@@ -81,7 +82,11 @@ from cockpit.core.safety.words import (
     READ_ONLY,
     STATE_CHANGING,
     STATE_CHANGING_WORDS,
+    _AFFIRMATIVE,
+    _IRREVERSIBLE,
+    _NEGATIVE,
     _PATH_IRREVERSIBLE,
+    _match,
     _PATH_STATE_CHANGING,
     _match_path,
     _path,
@@ -164,28 +169,26 @@ _READ_ONLY_KINDS = {
 
 
 def _classify_click(f: _Findings, mark: Mark, facts: _PageFacts) -> None:
-    words = _word_evidence(mark)
+    """A click is judged by what it does: follow a link, send a form, or run the page's script."""
     if _is_toggle(mark):
         f.add(STATE_CHANGING, f"clicking a {mark.type or mark.role} changes a setting; it can be undone")
-        for _, ev in words:  # shown, but a toggle does nothing final by itself
+        for _, ev in _word_evidence(mark):  # shown, but a toggle does nothing final by itself
             f.add(None, ev + ", but ticking it is not final: its form's submit button is")
         return
     if _is_text_field(mark) or mark.tag == "select":
         f.add(READ_ONLY, "clicking a field only focuses or opens it")
         return
-    for level, ev in words:
-        f.add(level, ev)
-    if mark.submit:
-        method = mark.form_method or "get"
-        if method == "post":
-            f.add(STATE_CHANGING, "submit button of a POST form (it sends data to the site)")
-            if facts.has_card:
-                f.add(IRREVERSIBLE, "submit button of a POST form on a page with a card field "
-                                    "(a payment is likely)")
-        elif method == "dialog":
+    words = _word_evidence(mark)
+    if mark.submit and mark.form_method in ("get", "post", ""):
+        _classify_submit(f, mark, facts, words)
+    elif mark.href and navguard.scheme_of(mark.href) != "javascript":
+        _classify_link(f, mark, words)
+    else:  # a control run by the page's script (or a dialog's button): its words and the page decide
+        for level, ev in words:
+            f.add(level, ev)
+        if mark.submit:
             f.add(STATE_CHANGING, "closes a dialog and tells the page which button was chosen")
-        else:
-            f.add(STATE_CHANGING, "submit button of a GET form (like a search)")
+        _confirm_context(f, mark, facts, sends_form=False)
     if all(level is None for level, _ in f.items):
         if not _own_names(mark) and not mark.href:
             f.add(STATE_CHANGING, "the target has no text, label or value, so what it does is unknown")
@@ -193,6 +196,69 @@ def _classify_click(f: _Findings, mark: Mark, facts: _PageFacts) -> None:
             f.add(READ_ONLY, f"a {mark.role or 'link'} with no risky words")
         else:
             f.add(READ_ONLY, f"no risky words on the target {_q(mark.label)}")
+
+
+def _classify_link(f: _Findings, mark: Mark, words) -> None:
+    """Following a link is a GET: it opens a page. Risky words make it state-changing, never more."""
+    for level, ev in words:
+        if level == IRREVERSIBLE:
+            f.add(STATE_CHANGING, ev + "; but following a link only asks for a page (a GET), which is not "
+                                       "final by itself: a confirmation page usually comes next, and the gate "
+                                       "judges its button")
+        else:
+            f.add(level, ev)
+    if not any(level for level, _ in f.items):
+        f.add(READ_ONLY, f"following the link {_q(_path(mark.href) or mark.href, 80)} only opens a page (a GET)")
+
+
+def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None:
+    """A submit button: a GET form asks for a page; a POST form sends data, final when its evidence says so."""
+    where = _path(mark.form_action) if mark.form_action else ""
+    to = f" to {_q(where, 80)}" if where else ""
+    path_hit = _match_path(_PATH_IRREVERSIBLE, where) if where else None
+    if (mark.form_method or "get") == "get":
+        for level, ev in words:
+            f.add(STATE_CHANGING if level == IRREVERSIBLE else level,
+                  ev + ("; but the form is sent with GET, which only asks for a page" if level == IRREVERSIBLE
+                        else ""))
+        if path_hit:
+            f.add(STATE_CHANGING, f"the GET form goes to {_q(where, 80)}, which matches {_q(path_hit)}")
+        if not any(level for level, _ in f.items):
+            f.add(READ_ONLY, f"submit button of a GET form{to} (like a search or a filter): it only asks for a page")
+        return
+    f.add(STATE_CHANGING, f"submit button of a POST form{to} (it sends data to the site)")
+    for level, ev in words:  # "Delete", "Send", "Post", "Publish", "Place order", "Yes, I'm sure"...
+        f.add(level, ev)
+    if path_hit:
+        f.add(IRREVERSIBLE, f"the POST form is sent to {_q(where, 80)}, which matches {_q(path_hit)}")
+    if mark.form_payment:
+        f.add(IRREVERSIBLE, "the POST form has a card or payment field (a payment is likely)")
+    elif facts.has_card:
+        f.add(IRREVERSIBLE, "submit button of a POST form on a page with a card field (a payment is likely)")
+    if mark.form_password:
+        f.add(None, "the form has a password field (signing in changes state; it is not final)")
+    _confirm_context(f, mark, facts, sends_form=True)
+
+
+def _confirm_context(f: _Findings, mark: Mark, facts: _PageFacts, sends_form: bool) -> None:
+    """A confirmation page ("Are you sure?"): the button that goes ahead is the final step."""
+    confirm = mark.confirm_text or facts.confirm_text
+    if not confirm:
+        return
+    names = [s for _, s in _own_names(mark)]
+    no = next((h for s in names if (h := _match(_NEGATIVE, s))), None)
+    if no:
+        f.add(None, f"the page asks {_q(confirm, 100)}, but the target says {_q(no)}: it backs out")
+        return
+    yes = next((h for s in names if (h := _match(_AFFIRMATIVE, s) or _match(_IRREVERSIBLE, s))), None)
+    if sends_form:
+        f.add(IRREVERSIBLE, f"the page asks {_q(confirm, 100)}, and this button sends its POST form: "
+                            "it is the confirmation step")
+    elif yes:
+        f.add(IRREVERSIBLE, f"the page asks {_q(confirm, 100)}, and the target says {_q(yes)}: "
+                            "it is the confirmation step")
+    else:
+        f.add(None, f"the page asks {_q(confirm, 100)}")
 
 
 def _classify_type(f: _Findings, mark: Mark, facts: _PageFacts, enter: bool = True) -> None:

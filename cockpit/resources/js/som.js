@@ -197,6 +197,60 @@
     m = (m || "").trim().toLowerCase();
     return m === "post" || m === "dialog" ? m : "get";
   }
+  // Where a submit would go: the button's formaction, else its form's action
+  // attribute (form.action can be shadowed by a field named "action"), else the page.
+  function formAction(el, tag) {
+    const form = formOf(el);
+    if (!form) return "";
+    let a = form.getAttribute("action") || "";
+    if (isSubmit(el, tag) && el.hasAttribute("formaction")) a = el.getAttribute("formaction") || "";
+    try { return new URL(a, el.ownerDocument.baseURI).href.slice(0, 2000); } catch (e) { return ""; }
+  }
+  // Facts about the fields of an element's form, for the approval gate (cached per form).
+  const PAY_NAME = /(^|\b)(cc|card|cvc|cvv|csc|iban|payment|pay)(\b|$)|card ?number|credit ?card|security ?code|expir/i;
+  const formFactsCache = new Map();
+  function formFields(el) {
+    const form = formOf(el);
+    if (!form) return { password: false, payment: false };
+    if (formFactsCache.has(form)) return formFactsCache.get(form);
+    let password = false, payment = false;
+    for (const f of Array.from(form.elements || []).slice(0, 300)) {
+      const type = (f.getAttribute("type") || "").toLowerCase();
+      const ac = (f.getAttribute("autocomplete") || "").toLowerCase();
+      if (type === "password" || ac.includes("password")) password = true;
+      const names = [f.getAttribute("name"), f.id, f.getAttribute("placeholder"), f.getAttribute("aria-label")];
+      if (ac.split(/\s+/).some(t => t.startsWith("cc-")) ||
+          (type !== "hidden" && type !== "submit" && type !== "button" &&
+           names.some(n => n && PAY_NAME.test(String(n).replace(/[_-]+/g, " "))))) payment = true;
+    }
+    const out = { password: password, payment: payment };
+    formFactsCache.set(form, out);
+    return out;
+  }
+  // A confirmation step in the page's own words ("Are you sure?"), for buttons only.
+  const CONFIRM_RX = /[^.!?\n]{0,80}\b(are you sure|cannot be undone|can['\u2019]?t be undone|permanently (delete|remove|erase)|will be (permanently )?(deleted|removed|erased)|this (action )?is irreversible)\b[^.!?\n]{0,60}/i;
+  let confirmText = null;
+  function pageConfirm() {
+    if (confirmText === null) {
+      const m = CONFIRM_RX.exec(String(topDoc.body ? topDoc.body.innerText || "" : "").slice(0, 20000));
+      confirmText = m ? clean(m[0]).slice(0, 160) : "";
+    }
+    return confirmText;
+  }
+  // Where the element sits in its document: tag:nth-of-type steps from the root, through shadow hosts.
+  function domPath(el) {
+    const steps = [];
+    for (let n = el, guard = 0; n && n.nodeType === 1 && guard < 64; guard++) {
+      let k = 1;
+      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) k++;
+      steps.push(n.tagName.toLowerCase() + ":" + k);
+      if (n.parentElement) { n = n.parentElement; continue; }
+      const r = n.getRootNode && n.getRootNode();
+      n = r && r.host ? r.host : null;
+      if (n) steps.push("#shadow");
+    }
+    return steps.reverse().join(">").slice(-600);
+  }
 
   // ---------- hit testing ----------
   // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
@@ -519,6 +573,11 @@
       point: rec.pt,
       form_method: formMethod(el, rec.tag),
       submit: isSubmit(el, rec.tag),
+      form_action: formAction(el, rec.tag),
+      form_password: formFields(el).password,
+      form_payment: formFields(el).payment,
+      confirm_text: rec.tag !== "a" && !rec.editable ? pageConfirm() : "",
+      dom_path: domPath(el),
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);
