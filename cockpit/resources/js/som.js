@@ -197,17 +197,12 @@
     m = (m || "").trim().toLowerCase();
     return m === "post" || m === "dialog" ? m : "get";
   }
-  // Where a submit would go: the button's formaction, else its form's action
-  // attribute (form.action can be shadowed by a field named "action"), else the page.
+  /*@include identity.js*/
   function formAction(el, tag) {
-    const form = formOf(el);
-    if (!form) return "";
-    let a = form.getAttribute("action") || "";
-    if (isSubmit(el, tag) && el.hasAttribute("formaction")) a = el.getAttribute("formaction") || "";
-    try { return new URL(a, el.ownerDocument.baseURI).href.slice(0, 2000); } catch (e) { return ""; }
+    return formActionOf(el, formOf(el), isSubmit(el, tag));
   }
   // Facts about the fields of an element's form, for the approval gate (cached per form).
-  const PAY_NAME = /(^|\b)(cc|card|cvc|cvv|csc|iban|payment|pay)(\b|$)|card ?number|credit ?card|security ?code|expir/i;
+  const PAY_NAME = /\b(card ?(number|no|num)|cardnumber|credit ?card|debit ?card|cvc|cvv|csc|security ?code|iban|payment|exp(iry|iration) ?(date|month|year)?)\b/i;
   const formFactsCache = new Map();
   function formFields(el) {
     const form = formOf(el);
@@ -236,20 +231,6 @@
       confirmText = m ? clean(m[0]).slice(0, 160) : "";
     }
     return confirmText;
-  }
-  // Where the element sits in its document: tag:nth-of-type steps from the root, through shadow hosts.
-  function domPath(el) {
-    const steps = [];
-    for (let n = el, guard = 0; n && n.nodeType === 1 && guard < 64; guard++) {
-      let k = 1;
-      for (let s = n.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === n.tagName) k++;
-      steps.push(n.tagName.toLowerCase() + ":" + k);
-      if (n.parentElement) { n = n.parentElement; continue; }
-      const r = n.getRootNode && n.getRootNode();
-      n = r && r.host ? r.host : null;
-      if (n) steps.push("#shadow");
-    }
-    return steps.reverse().join(">").slice(-600);
   }
 
   // ---------- hit testing ----------
