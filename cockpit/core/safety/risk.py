@@ -223,8 +223,8 @@ def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None
                         else ""))
         if path_hit:
             f.add(STATE_CHANGING, f"the GET form goes to {_q(where, 80)}, which matches {_q(path_hit)}")
-        if not any(level for level, _ in f.items):
-            f.add(READ_ONLY, f"submit button of a GET form{to} (like a search or a filter): it only asks for a page")
+        get = f"submit button of a GET form{to} (like a search or a filter): it only asks for a page"
+        f.add(None if any(level for level, _ in f.items) else READ_ONLY, get)
         return
     f.add(STATE_CHANGING, f"submit button of a POST form{to} (it sends data to the site)")
     for level, ev in words:  # "Delete", "Send", "Post", "Publish", "Place order", "Yes, I'm sure"...
