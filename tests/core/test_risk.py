@@ -443,3 +443,42 @@ def test_classify_real_checkout_page(page):
     assert r.level == "irreversible" and has(r, "POST form") and not any('"post"' in e for e in r.evidence)
     assert risk_of(Action("type", by["Notes"].id, "leave at door")).level == "state-changing"
     assert risk_of(Action("scroll", None, "down")).level == "read-only"
+
+
+# ---------- issue #17: what the action does ----------
+def test_post_form_evidence_beyond_the_buttons_words():
+    save = mk(text="Save", submit=True, form_method="post", form_action="https://shop.example.com/settings")
+    assert cls("Click [1]", save).level == "state-changing"
+    to_delete = mk(text="Go", submit=True, form_method="post", form_action="https://shop.example.com/items/7/delete")
+    r = cls("Click [1]", to_delete)
+    assert r.level == "irreversible" and has(r, 'sent to "/items/7/delete"', '"delete"')
+    paying = mk(text="Continue", submit=True, form_method="post", form_payment=True)
+    assert has(cls("Click [1]", paying), "card or payment field") and cls("Click [1]", paying).level == "irreversible"
+    login = mk(text="Log in", submit=True, form_method="post", form_password=True)
+    r = cls("Click [1]", login)
+    assert r.level == "state-changing" and has(r, "password field")
+
+
+def test_a_confirmation_page_makes_its_going_ahead_button_irreversible():
+    sure = "Are you sure you want to delete the article"
+    ok = mk(text="OK", submit=True, form_method="post", confirm_text=sure)
+    r = cls("Click [1]", ok)
+    assert r.level == "irreversible" and has(r, "Are you sure", "confirmation step")
+    cancel = mk(text="Cancel", submit=True, form_method="post", confirm_text=sure)
+    r = cls("Click [1]", cancel)
+    assert r.level == "state-changing" and has(r, "backs out")
+    js_yes = mk(text="Yes", confirm_text=sure)  # a script's button in a modal
+    assert cls("Click [1]", js_yes).level == "irreversible"
+    js_other = mk(text="Show details", confirm_text=sure)
+    assert cls("Click [1]", js_other).level == "read-only"
+    # Without a confirmation on the page, "Yes" and "OK" are state-changing, as before.
+    assert cls("Click [1]", mk(text="Yes")).level == "state-changing"
+
+
+def test_script_controls_are_judged_by_their_words():
+    assert cls("Click [1]", mk(tag="div", text="Send", reason="listener")).level == "irreversible"
+    assert cls("Click [1]", mk(tag="div", text="Add to basket", reason="listener")).level == "state-changing"
+    assert cls("Click [1]", mk(tag="div", text="Next photo", reason="listener")).level == "read-only"
+    # A GET form's button named like a deletion asks for a page only: state-changing at most.
+    r = cls("Click [1]", mk(text="Delete filters", submit=True, form_method="get"))
+    assert r.level == "state-changing" and has(r, "GET")

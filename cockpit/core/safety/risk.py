@@ -12,25 +12,36 @@ What this module must not do:
 * It never executes, clicks or loads anything; it only reads an Action, the
   marks of the last observation and the page URL.
 * It never trusts model text. Typed content, answers and the model's thoughts
-  play no part. Page text only counts where it is the target's own name
-  (its text, aria-label, value or link path) or a fact about a form (a POST
-  submit button, a password or card field). Text elsewhere on the page
-  ("click Delete to continue") never makes a click irreversible.
+  play no part. Page text counts where it is the target's own name (its text,
+  aria-label, value or link path), a fact about a form (its method, where it
+  is sent, a password or card field), or the page's confirmation wording
+  ("Are you sure", "cannot be undone", from som.js's ``confirm_text``). Other
+  text on the page ("click Delete to continue") never makes a click irreversible.
 
-It is a heuristic over English words; it errs towards asking. Per-site rules
-(:class:`SiteRule`, kept in ``risk_rules.json``) let the user correct it.
+It judges what the action does (issue #17); words are one signal among several.
+Per-site rules (:class:`SiteRule`, kept in ``risk_rules.json``) let the user correct it.
 
 Decisions worth knowing:
 
 * The level is the highest level any piece of evidence supports; then the
   **last** matching site rule, if any, replaces it (up or down). Later rules
   are meant to refine earlier, broader ones, like CSS.
-* A POST form's submit button is state-changing on its own ("submits a POST
-  form"): a sign-in form is state-changing even though it has a password
-  field. It is irreversible when its own name says so, or when the page also
-  has a card field (a payment is likely). A password field is shown as
-  supporting evidence only: otherwise every log-in would need the strongest
-  approval, and people would learn to click through it.
+* Following a link is a GET: it opens a page. Risky words in its name or path
+  ("Delete", ``/unsubscribe``) make it state-changing, never irreversible: an
+  admin's "Delete" link opens a confirmation page, whose POST button is judged
+  when the agent gets there.
+* A GET form's submit button (search, filter, "Go") is read-only, or
+  state-changing when its name says so ("Save", "Submit"); never irreversible.
+* A POST form's submit button is state-changing ("submits a POST form"). It is
+  irreversible when its evidence says so: its own name (delete, send, post,
+  publish, pay, place order, confirm, "Yes, I'm sure"), the path the form is
+  sent to (``/delete``, ``/pay``), a card or payment field in its form (or on
+  the page), or a confirmation page whose button does not back out ("Cancel").
+  A password field is supporting evidence only: otherwise every log-in would
+  need the strongest approval, and people would learn to click through it.
+* A control run by the page's script (no form, no link: a button with a
+  handler, a dialog's button) is judged by its words, and on a confirmation
+  page an affirmative one ("Yes", "OK", "Continue") is irreversible.
 * Ticking a checkbox, radio or switch is state-changing whatever its label
   says ("I agree", "Delete my data"): it can be unticked; what counts is the
   button that submits it.
@@ -44,8 +55,6 @@ Decisions worth knowing:
   act on change (a cart's quantity).
 * Goto is read-only unless the URL path looks like an action (``/delete``,
   ``/unsubscribe``, ``/checkout/confirm``, ``/pay``): then state-changing.
-  Link paths count more: a link's own path with such a word is irreversible
-  (GET links do unsubscribe and delete). Only the path counts, not the query.
 * A link whose address is JavaScript code (``javascript:doIt()``, anything
   but a no-op like ``javascript:void(0)``) is irreversible: it opens no page,
   it runs code Cockpit cannot judge, so the human decides
