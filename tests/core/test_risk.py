@@ -482,3 +482,11 @@ def test_script_controls_are_judged_by_their_words():
     # A GET form's button named like a deletion asks for a page only: state-changing at most.
     r = cls("Click [1]", mk(text="Delete filters", submit=True, form_method="get"))
     assert r.level == "state-changing" and has(r, "GET")
+
+
+def test_a_nameless_icon_button_is_judged_by_its_icon():
+    trash = mk(text="", icon="trash", reason="listener")
+    r = cls("Click [1]", trash)
+    assert r.level == "irreversible" and has(r, '"trash" icon')
+    in_get_form = mk(text="", icon="delete", submit=True, form_method="get")
+    assert cls("Click [1]", in_get_form).level == "state-changing"  # a GET only asks for a page

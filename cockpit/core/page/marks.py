@@ -35,6 +35,7 @@ class Mark:
     form_payment: bool = False  # its form has a card/payment field (autocomplete cc-*, card number, CVC, IBAN...)
     confirm_text: str = ""  # the page's confirmation wording ("Are you sure ...?"), on buttons only; "" if none
     dom_path: str = ""  # where the element sits in its document (tag:nth-of-type steps), for approval binding
+    icon: str = ""  # a destructive icon's word on a control ("trash" from class="fa-trash"); "" if none
 
     @classmethod
     def from_dict(cls, d: dict) -> "Mark":

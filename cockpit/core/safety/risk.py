@@ -188,6 +188,8 @@ def _classify_click(f: _Findings, mark: Mark, facts: _PageFacts) -> None:
         f.add(READ_ONLY, "clicking a field only focuses or opens it")
         return
     words = _word_evidence(mark)
+    if mark.icon and not any(level == IRREVERSIBLE for level, _ in words):
+        words.append((IRREVERSIBLE, f"the target shows a {_q(mark.icon)} icon (its class or image)"))
     if mark.submit and mark.form_method in ("get", "post", ""):
         _classify_submit(f, mark, facts, words)
     elif mark.href and navguard.scheme_of(mark.href) != "javascript":

@@ -232,6 +232,22 @@
     }
     return confirmText;
   }
+  // A destructive icon on a nameless control ("fa-trash", <use href="#icon-delete">): the word, or "".
+  const ICON_RX = /(?:^|[^a-z])(trash|delete|remove|destroy|erase|bin)(?:[^a-z]|$)/i;
+  function iconHint(el) {
+    const nodes = [el].concat(Array.from(el.querySelectorAll ? el.querySelectorAll("*") : []).slice(0, 8));
+    for (const n of nodes) {
+      const tag = n.tagName.toLowerCase();
+      const parts = [n.getAttribute("class"), n.id, n.getAttribute("data-icon"), n.getAttribute("name"),
+        tag === "use" ? n.getAttribute("href") || n.getAttribute("xlink:href") : "",
+        tag === "img" ? n.getAttribute("src") : ""];
+      for (const p of parts) {
+        const m = p ? ICON_RX.exec(String(p)) : null;
+        if (m) return m[1].toLowerCase();
+      }
+    }
+    return "";
+  }
 
   // ---------- hit testing ----------
   // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
@@ -559,6 +575,7 @@
       form_payment: formFields(el).payment,
       confirm_text: rec.tag !== "a" && !rec.editable ? pageConfirm() : "",
       dom_path: domPath(el),
+      icon: rec.tag !== "a" && !rec.editable ? iconHint(el) : "",
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);
