@@ -227,3 +227,21 @@ def test_two_live_runs_each_answer_reaches_its_own_run(site, browser, store, tmp
         assert db["status"] == "refused" and db["decision"]["message"] == "not this one"
         assert store.steps(results["a"].run_id)[0]["status"] == "ok"
         assert desk.pending() == []
+
+
+def test_binding_tells_a_row_moved_from_a_notice_far_above():
+    from cockpit.core.page.marks import Mark
+    from cockpit.core.safety.binding import Binding
+    path = "html:1>body:1>div:2>main:1>table:1>tbody:1>tr:3>td:4>button:1"
+    seen = Mark(id=5, bbox=(400, 300, 60, 24), tag="button", text="Delete", dom_path=path)
+    approved = Binding.of(parse_action("Click [5]"), seen)
+    banner_above = Mark(id=5, bbox=(400, 300, 60, 24), tag="button", text="Delete",
+                        dom_path=path.replace("div:2", "div:3"))
+    assert approved.differences(parse_action("Click [5]"), banner_above) == []
+    row_moved = Mark(id=5, bbox=(400, 300, 60, 24), tag="button", text="Delete", dom_path=path.replace("tr:3", "tr:1"))
+    diffs = approved.differences(parse_action("Click [5]"), row_moved)
+    assert len(diffs) == 1 and "place in the page" in diffs[0]
+    assert approved.differences(parse_action("Click [5]"), seen, box=(400, 300, 60, 24)) == []
+    assert "moved" in approved.differences(parse_action("Click [5]"), seen, box=(400, 380, 60, 24))[0]
+    # A clipped box (partly scrolled off in its container) is still the same place.
+    assert approved.differences(parse_action("Click [5]"), seen, box=(400, 290, 60, 40)) == []

@@ -67,6 +67,8 @@ class Binding:
         for name, label in (("tag", "element"), ("text", "text"), ("aria_label", "aria-label"),
                             ("value", "value"), ("effect", "effect"), ("dom_path", "place in the page")):
             was, is_ = getattr(self, name), getattr(cur, name)
+            if name == "dom_path":  # where it sits among its neighbours: a list re-sorted under it, not a banner far above
+                was, is_ = _near(was), _near(is_)
             if was != is_ and not (name == "text" and now.scrollable):
                 out.append(f"its {label} was {_short(was)}, now {_short(is_)}")
         if box is not None and self.box is not None and not _covers(box, self.box):
@@ -77,6 +79,15 @@ class Binding:
         d = asdict(self)
         d["box"] = list(self.box) if self.box else None
         return d
+
+
+#: How many steps of the DOM path (the element and its closest ancestors) identify its place:
+#: a row moved in its table changes them; a notice inserted at the top of the page does not.
+NEAR_STEPS = 4
+
+
+def _near(path: str) -> str:
+    return ">".join(path.split(">")[-NEAR_STEPS:]) if path else ""
 
 
 def _covers(live, seen) -> bool:
