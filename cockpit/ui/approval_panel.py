@@ -5,6 +5,7 @@ never decides anything itself; it emits a Decision for the bridge to deliver.
 """
 from __future__ import annotations
 
+import dataclasses
 import html
 import re
 
@@ -199,5 +200,7 @@ class ApprovalPanel(QFrame):
         self._decide(Decision(True, f"human:{self.user}", action=action))
 
     def _decide(self, decision: Decision) -> None:
+        if self.request is not None:  # the answer names its question: it can reach no other run or step
+            decision = dataclasses.replace(decision, key=self.request.key)
         self.close_request()
         self.decided.emit(decision)

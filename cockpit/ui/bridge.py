@@ -20,7 +20,7 @@ from PySide6.QtGui import QColor, QImage, QPainter
 
 from cockpit.core.page import masking
 from cockpit.core.agent import events as ev
-from cockpit.core.agent.approval import ApprovalRequest, Decision
+from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
 from cockpit.core.agent.start import Fresh, RunContext
@@ -65,37 +65,23 @@ def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
     return (model_config_of(run) if recorded else None), resume_policy(run, policy)
 
 
-class GuiApprover:
-    """Asks the window; the worker waits on a future the window resolves."""
+class GuiApprover(ApprovalDesk):
+    """Asks the window; the worker waits until the window answers this very request (its key, issue #17)."""
 
     def __init__(self, bridge: "AgentBridge"):
+        super().__init__(on_request=self._show, on_close=lambda request: self.bridge.approvalClosed.emit())
         self.bridge = bridge
-        self._pending: concurrent.futures.Future | None = None
 
-    def decide(self, request: ApprovalRequest, cancel: CancelFlag) -> Decision:
-        fut: concurrent.futures.Future = concurrent.futures.Future()
-        self._pending = fut
+    def _show(self, request: ApprovalRequest) -> None:
         self.bridge._set_state(WAITING_YOU)
         self.bridge.approvalRequested.emit(request)
+
+    def decide(self, request: ApprovalRequest, cancel: CancelFlag) -> Decision:
         try:
-            while True:
-                try:
-                    return fut.result(timeout=0.1)
-                except concurrent.futures.TimeoutError:
-                    if cancel.is_set():
-                        return Decision(False, "policy:stopped", "the run was stopped before anyone decided")
+            return super().decide(request, cancel)
         finally:
-            self._pending = None
-            self.bridge.approvalClosed.emit()
             if not cancel.is_set():
                 self.bridge._set_state(RUNNING)
-
-    def answer(self, decision: Decision) -> bool:
-        fut = self._pending
-        if fut is None or fut.done():
-            return False
-        fut.set_result(decision)
-        return True
 
 
 class AgentBridge(QObject):

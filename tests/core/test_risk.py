@@ -72,7 +72,7 @@ def test_place_order_button_is_irreversible():
 
 
 @pytest.mark.parametrize("name", ["Pay now", "Buy now", "Confirm order", "Complete checkout", "Delete",
-                                  "Remove from cart", "Send", "Post comment", "Publish", "Submit",
+                                  "Remove from cart", "Send", "Post comment", "Publish",
                                   "Subscribe", "Unsubscribe", "Sign up", "Sign-up", "Register",
                                   "Cancel subscription", "Close my account", "Yes, I'm sure",
                                   "Yes, I\u2019m sure", "I agree", "Donate $5", "Transfer funds",
@@ -97,16 +97,19 @@ def test_aria_label_and_value_count():
     assert r.level == "irreversible" and has(r, 'target value "Buy" matches "buy"')
 
 
-def test_delete_link_is_irreversible():
+def test_delete_link_is_state_changing_not_irreversible():
+    # Was irreversible from the text alone; issue #17: following a link is a GET, never irreversible by
+    # itself (an admin's "Delete" link opens a confirmation page, whose POST button is the final step).
     r = cls("Click [1]", mk(tag="a", text="Delete", href="https://shop.example.com/items/7"))
-    assert r.level == "irreversible" and has(r, 'target text "Delete" matches "delete"')
+    assert r.level == "state-changing" and has(r, 'target text "Delete" matches "delete"', "GET")
 
 
 def test_link_path_counts():
+    # Issue #17: a link's path still counts, but a GET link is at most state-changing (was irreversible).
     r = cls("Click [1]", mk(tag="a", text="Manage", href="https://shop.example.com/account/delete?id=3"))
-    assert r.level == "irreversible" and has(r, 'link path "/account/delete" matches "delete"')
+    assert r.level == "state-changing" and has(r, 'link path "/account/delete" matches "delete"')
     unsub = mk(tag="a", text="here", href="https://news.example.com/unsubscribe.php?t=abc")
-    assert cls("Click [1]", unsub).level == "irreversible"
+    assert cls("Click [1]", unsub).level == "state-changing"
     # An article slug is not an action; the query is not looked at.
     slug = mk(tag="a", text="Read more", href="https://blog.example.com/how-to-delete-your-account")
     assert cls("Click [1]", slug).level == "read-only"
@@ -128,7 +131,9 @@ def test_long_link_titles_count_only_their_first_words():
     assert r.level == "read-only" and has(r, "long link title", "not counted")
     starts = mk(tag="a", text="Delete your account and all of its data forever",
                 href="https://shop.example.com/help")
-    assert cls("Click [1]", starts).level == "irreversible"
+    # Counted, but as a GET link it is state-changing at most (issue #17; was irreversible).
+    r = cls("Click [1]", starts)
+    assert r.level == "state-changing" and has(r, 'matches "delete"')
 
 
 def test_plain_links_and_tabs_are_read_only():
@@ -146,9 +151,13 @@ def test_state_changing_buttons(name, word):
     assert r.level == "state-changing" and has(r, f'matches "{word}"'), r
 
 
-def test_search_submit_of_a_get_form_is_state_changing():
+def test_search_submit_of_a_get_form_is_read_only():
+    # Was state-changing ("submit button of a GET form"); issue #17: a GET form only asks for a page.
     r = cls("Click [2]", mk(2, text="Search", type="submit", submit=True, form_method="get"))
-    assert r.level == "state-changing" and has(r, "GET form")
+    assert r.level == "read-only" and has(r, "GET form")
+    # "Submit" on a GET form was irreversible from its text alone: the false alarm of issue #17.
+    r = cls("Click [2]", mk(2, tag="input", type="submit", value="Submit", submit=True, form_method="get"))
+    assert r.level == "state-changing" and has(r, 'matches "submit"')
 
 
 def test_post_submit_without_other_evidence_is_state_changing():
@@ -434,3 +443,50 @@ def test_classify_real_checkout_page(page):
     assert r.level == "irreversible" and has(r, "POST form") and not any('"post"' in e for e in r.evidence)
     assert risk_of(Action("type", by["Notes"].id, "leave at door")).level == "state-changing"
     assert risk_of(Action("scroll", None, "down")).level == "read-only"
+
+
+# ---------- issue #17: what the action does ----------
+def test_post_form_evidence_beyond_the_buttons_words():
+    save = mk(text="Save", submit=True, form_method="post", form_action="https://shop.example.com/settings")
+    assert cls("Click [1]", save).level == "state-changing"
+    to_delete = mk(text="Go", submit=True, form_method="post", form_action="https://shop.example.com/items/7/delete")
+    r = cls("Click [1]", to_delete)
+    assert r.level == "irreversible" and has(r, 'sent to "/items/7/delete"', '"delete"')
+    paying = mk(text="Continue", submit=True, form_method="post", form_payment=True)
+    assert has(cls("Click [1]", paying), "card or payment field") and cls("Click [1]", paying).level == "irreversible"
+    login = mk(text="Log in", submit=True, form_method="post", form_password=True)
+    r = cls("Click [1]", login)
+    assert r.level == "state-changing" and has(r, "password field")
+
+
+def test_a_confirmation_page_makes_its_going_ahead_button_irreversible():
+    sure = "Are you sure you want to delete the article"
+    ok = mk(text="OK", submit=True, form_method="post", confirm_text=sure)
+    r = cls("Click [1]", ok)
+    assert r.level == "irreversible" and has(r, "Are you sure", "confirmation step")
+    cancel = mk(text="Cancel", submit=True, form_method="post", confirm_text=sure)
+    r = cls("Click [1]", cancel)
+    assert r.level == "state-changing" and has(r, "backs out")
+    js_yes = mk(text="Yes", confirm_text=sure)  # a script's button in a modal
+    assert cls("Click [1]", js_yes).level == "irreversible"
+    js_other = mk(text="Show details", confirm_text=sure)
+    assert cls("Click [1]", js_other).level == "read-only"
+    # Without a confirmation on the page, "Yes" and "OK" are state-changing, as before.
+    assert cls("Click [1]", mk(text="Yes")).level == "state-changing"
+
+
+def test_script_controls_are_judged_by_their_words():
+    assert cls("Click [1]", mk(tag="div", text="Send", reason="listener")).level == "irreversible"
+    assert cls("Click [1]", mk(tag="div", text="Add to basket", reason="listener")).level == "state-changing"
+    assert cls("Click [1]", mk(tag="div", text="Next photo", reason="listener")).level == "read-only"
+    # A GET form's button named like a deletion asks for a page only: state-changing at most.
+    r = cls("Click [1]", mk(text="Delete filters", submit=True, form_method="get"))
+    assert r.level == "state-changing" and has(r, "GET")
+
+
+def test_a_nameless_icon_button_is_judged_by_its_icon():
+    trash = mk(text="", icon="trash", reason="listener")
+    r = cls("Click [1]", trash)
+    assert r.level == "irreversible" and has(r, '"trash" icon')
+    in_get_form = mk(text="", icon="delete", submit=True, form_method="get")
+    assert cls("Click [1]", in_get_form).level == "state-changing"  # a GET only asks for a page

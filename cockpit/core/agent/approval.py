@@ -6,9 +6,12 @@ window's panel). A denied action is never executed.
 """
 from __future__ import annotations
 
+import concurrent.futures
+import dataclasses
 import sys
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Protocol, TextIO
 
@@ -51,6 +54,12 @@ class ApprovalRequest:
     prediction: str = ""  # what the world model expects the action to change ("" = no preview)
     candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
     chosen: int | None = None  # the candidate index the planner chose (= `action`)
+    request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # unique per question asked
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """(run id, request id): an answer must name it to reach this request (see ApprovalDesk)."""
+        return (self.run_id, self.request_id)
 
     @property
     def display(self) -> str:
@@ -66,6 +75,7 @@ class Decision:
     action: Action | None = None  # an edited action to run instead
     candidate: int | None = None  # planning mode: run this candidate (its index) instead
     decided_at: float = field(default_factory=time.time)
+    key: tuple[str, str] | None = None  # the request answered: ApprovalRequest.key (see ApprovalDesk)
 
 
 class Approver(Protocol):
@@ -154,6 +164,62 @@ class TerminalApprover:
         except ActionParseError as e:
             print(f"  {e}", file=out)
             return None
+
+
+class ApprovalDesk:
+    """The pending questions of every live run; each answer reaches only the request it names.
+
+    Several runs can wait at once (a batch's workers, the window). Each question
+    is filed under its :attr:`ApprovalRequest.key`, (run id, request id); an
+    answer carries that key (:attr:`Decision.key`). An answer for another run,
+    or for a question no longer pending (its run was stopped, or it asked again
+    after the page changed), reaches no one and :meth:`answer` says False.
+    The desk is an :class:`Approver`: give it to every run that should be asked.
+    """
+
+    def __init__(self, on_request=None, on_close=None):
+        self.on_request = on_request  # called with each new ApprovalRequest (e.g. show it)
+        self.on_close = on_close  # called with the request once it is answered or abandoned
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[str, str], tuple[ApprovalRequest, concurrent.futures.Future]] = {}
+
+    def decide(self, request: ApprovalRequest, cancel: threading.Event) -> Decision:
+        fut: concurrent.futures.Future = concurrent.futures.Future()
+        with self._lock:
+            self._pending[request.key] = (request, fut)
+        try:
+            if self.on_request is not None:
+                self.on_request(request)
+            while True:
+                try:
+                    return fut.result(timeout=0.1)
+                except concurrent.futures.TimeoutError:
+                    if cancel.is_set():
+                        return Decision(False, "policy:stopped", "the run was stopped before anyone decided")
+        finally:
+            with self._lock:
+                self._pending.pop(request.key, None)
+            if self.on_close is not None:
+                self.on_close(request)
+
+    def pending(self, run_id: str | None = None) -> list[ApprovalRequest]:
+        """The questions waiting now (of one run, with `run_id`), oldest first."""
+        with self._lock:
+            return [r for r, _ in self._pending.values() if run_id is None or r.run_id == run_id]
+
+    def answer(self, decision: Decision, key: tuple[str, str] | None = None) -> bool:
+        """Deliver `decision` to the request `key` (default: decision.key); False if no such request waits."""
+        key = tuple(key or decision.key or ())
+        with self._lock:
+            entry = self._pending.get(key)
+            if entry is None or entry[1].done():
+                return False
+            entry[1].set_result(decision if decision.key == key else _keyed(decision, key))
+            return True
+
+
+def _keyed(decision: Decision, key: tuple) -> Decision:
+    return dataclasses.replace(decision, key=tuple(key))
 
 
 def _print_candidates(r: ApprovalRequest, out) -> set[int]:

@@ -19,6 +19,11 @@ Hostile pages (see tests/faults/test_hostile.py):
 * A target that changed since the screenshot so that the action would now be
   riskier ("Next" became "Delete account", a link now leads elsewhere) is not
   clicked: the model must look again, and the approval gate sees the new risk.
+* An approved action runs only on the element that was approved: with the
+  approval's :class:`~cockpit.core.safety.binding.Binding`, any difference in
+  the action or its target (names, box, link or form target, place in the DOM)
+  raises :class:`TargetChanged` and nothing is done; the loop looks again and
+  the gate asks again.
 """
 from __future__ import annotations
 
@@ -40,6 +45,7 @@ from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.actions.grammar import Action
+from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 
@@ -76,6 +82,10 @@ class ActionOutcome:
         return self.url_before != self.url_after
 
 
+class TargetChanged(ActionError):
+    """The approved action's target is not what the human approved: nothing was done."""
+
+
 class Executor:
     """Runs actions against one session with the marks of its last observation."""
 
@@ -90,15 +100,23 @@ class Executor:
         self.risk_rules: list = []  # the run's site rules, to re-rate a target that changed
         self._marks: list[Mark] = []
         self._url = ""
+        self._approved: Binding | None = None
 
     def redact(self, text: str) -> str:
         """`text` with every secret typed so far (and its URL-encoded forms) replaced by (secret)."""
         return scrub(text, self.secrets)
 
-    def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True) -> ActionOutcome:
-        """Execute `action`; `press_enter=False` makes Type leave out its closing Enter."""
+    def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True,
+            approved: Binding | None = None) -> ActionOutcome:
+        """Execute `action`; `press_enter=False` makes Type leave out its closing Enter.
+
+        `approved`: what the human approved; the action runs only if it is still that (else TargetChanged).
+        """
         s = self.session
         self._press_enter = press_enter
+        self._approved = approved
+        if approved is not None and (diffs := approved.differences(action, None)):
+            raise TargetChanged(f"{action} is not the approved action ({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
         mark = self._mark(action, marks) if action.needs_target or (
@@ -113,7 +131,7 @@ class Executor:
         except BrowserDied:
             raise
         except ActionError as e:
-            raise ActionError(self.redact(str(e))) from e
+            raise type(e)(self.redact(str(e))) from e
         except TimeoutException as e:
             raise ActionError(self.redact(f"{action} timed out: the page did not respond in time")) from e
         except WebDriverException as e:
@@ -147,7 +165,8 @@ class Executor:
         res = self.session.js("return (" + resources.script("act.js") + ")(arguments[0], arguments[1], arguments[2])",
                               op, mark.id if mark else 0, arg)
         if not res.get("ok") and res.get("why") == "gone":
-            raise ActionError(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
+            err = TargetChanged if self._approved is not None else ActionError
+            raise err(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
         return res
 
     def _point(self, mark: Mark, action: Action | None = None) -> tuple[int, int]:
@@ -168,9 +187,17 @@ class Executor:
         return pt
 
     def _check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
-        fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit")
+        fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit",
+                                          "form_action", "dom_path")
                       if k in now and not (k == "text" and mark.scrollable)}
         cur = dataclasses.replace(mark, **fields_now)
+        if self._approved is not None:
+            box = now.get("box") if not mark.in_iframe else None
+            if diffs := self._approved.differences(action, cur, box=box):
+                raise TargetChanged(f"element [{mark.id}] is not what was approved ({'; '.join(diffs)}): "
+                                    f"{action} was not done. Look at the new screenshot; the supervisor "
+                                    "will be asked again")
+            return
         if cur == mark:
             return
         if cur.href and cur.href != mark.href and navguard.scheme_of(cur.href) != "javascript" \

@@ -18,7 +18,7 @@ from typing import Callable
 from selenium.common.exceptions import WebDriverException
 
 from cockpit.core.llm import prompt
-from cockpit.core.agent.execute import ActionOutcome, Executor
+from cockpit.core.agent.execute import ActionOutcome, Executor, TargetChanged
 from cockpit.core.actions.grammar import Action
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserError, CockpitError, short_message
@@ -26,6 +26,7 @@ from cockpit.core.tasks.hops import HopTracker
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page.observation import Observation, observe
 from cockpit.core.review import memory
+from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
@@ -318,6 +319,7 @@ class Agent(TakeOver):
         if self.look is not None:  # hook: preview (or the plan's simulation of this action)
             self.look.foresee(st, action)
         self._check_breakpoints(st, action, mark, risk)
+        approved = None  # the exact action and target a human approved (issue #17)
         if needs_approval(self.config.approval_policy, risk, action):
             decision = self._ask(st, action, mark, risk)
             self.control.check_stop()
@@ -328,11 +330,14 @@ class Agent(TakeOver):
                 action = decision.action
                 shown = redaction.shown(action, obs.marks, self.executor.secrets)
                 st.row.update(action=shown, target=action.target)
+            n = action.target
+            approved = Binding.of(action, obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+            st.row["decision"]["approved_target"] = dict(approved.to_dict(), action=st.row["action"])
         if action.kind == "answer":
             st.row.update(status="answered", outcome="answered")
             self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, "answered", obs.url))
             return redaction.scrub(action.text, self.executor.secrets), "", ""
-        answer, lead, pdf = self._execute(st, action)
+        answer, lead, pdf = self._execute(st, action, approved=approved)
         return answer, redaction.with_note(lead, action, obs.marks), pdf
 
     def _check_breakpoints(self, st: Step, action: Action, mark, risk: Risk) -> None:
@@ -380,12 +385,15 @@ class Agent(TakeOver):
                                       edited or shown))
         return decision
 
-    def _execute(self, st: Step, action: Action, actor: str = "agent"):
+    def _execute(self, st: Step, action: Action, actor: str = "agent", approved: Binding | None = None):
         shown = st.row["action"]  # the action as recorded (secrets masked), set by the caller
         try:
-            out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter)
-        except ActionError as e:
-            st.row.update(status="error", error=str(e), url_after=self.session.url)
+            out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter,
+                                                   approved=approved)
+        except ActionError as e:  # "changed": the approved target is not what was approved; nothing was done
+            changed = isinstance(e, TargetChanged)
+            st.row.update(status="changed" if changed else "error", error=str(e), url_after=self.session.url,
+                          **({"outcome": f"not done: {e}"} if changed else {}))
             self._emit(ev.ActionExecuted(self.run_id, st.n, shown, False, str(e), st.row["url_after"],
                                          actor=actor))
             return None, prompt.feedback_text(error=str(e)), ""

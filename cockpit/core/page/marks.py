@@ -30,6 +30,12 @@ class Mark:
     point: tuple[int, int] | None = field(default=None)  # a hit-tested point to act at
     form_method: str = ""  # "post", "get" or "dialog" of the element's form; "" outside a form
     submit: bool = False  # clicking it submits its form (submit button, input type=submit/image)
+    form_action: str = ""  # the URL its form would be sent to (a submit button's formaction wins); "" outside a form
+    form_password: bool = False  # its form has a password field
+    form_payment: bool = False  # its form has a card/payment field (autocomplete cc-*, card number, CVC, IBAN...)
+    confirm_text: str = ""  # the page's confirmation wording ("Are you sure ...?"), on buttons only; "" if none
+    dom_path: str = ""  # where the element sits in its document (tag:nth-of-type steps), for approval binding
+    icon: str = ""  # a destructive icon's word on a control ("trash" from class="fa-trash"); "" if none
 
     @classmethod
     def from_dict(cls, d: dict) -> "Mark":

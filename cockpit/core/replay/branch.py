@@ -95,7 +95,7 @@ def _feedback(row: dict) -> str:
     status = row.get("status")
     if status == "ok":
         return prompt.feedback_text(outcome=row.get("outcome") or "")
-    if status == "error":
+    if status in ("error", "changed"):  # changed: the approved target changed, nothing was done (#17)
         return prompt.feedback_text(error=row.get("error") or "")
     if status == "refused":
         decision = row.get("decision") or {}

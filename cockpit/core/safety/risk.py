@@ -12,25 +12,36 @@ What this module must not do:
 * It never executes, clicks or loads anything; it only reads an Action, the
   marks of the last observation and the page URL.
 * It never trusts model text. Typed content, answers and the model's thoughts
-  play no part. Page text only counts where it is the target's own name
-  (its text, aria-label, value or link path) or a fact about a form (a POST
-  submit button, a password or card field). Text elsewhere on the page
-  ("click Delete to continue") never makes a click irreversible.
+  play no part. Page text counts where it is the target's own name (its text,
+  aria-label, value or link path), a fact about a form (its method, where it
+  is sent, a password or card field), or the page's confirmation wording
+  ("Are you sure", "cannot be undone", from som.js's ``confirm_text``). Other
+  text on the page ("click Delete to continue") never makes a click irreversible.
 
-It is a heuristic over English words; it errs towards asking. Per-site rules
-(:class:`SiteRule`, kept in ``risk_rules.json``) let the user correct it.
+It judges what the action does (issue #17); words are one signal among several.
+Per-site rules (:class:`SiteRule`, kept in ``risk_rules.json``) let the user correct it.
 
 Decisions worth knowing:
 
 * The level is the highest level any piece of evidence supports; then the
   **last** matching site rule, if any, replaces it (up or down). Later rules
   are meant to refine earlier, broader ones, like CSS.
-* A POST form's submit button is state-changing on its own ("submits a POST
-  form"): a sign-in form is state-changing even though it has a password
-  field. It is irreversible when its own name says so, or when the page also
-  has a card field (a payment is likely). A password field is shown as
-  supporting evidence only: otherwise every log-in would need the strongest
-  approval, and people would learn to click through it.
+* Following a link is a GET: it opens a page. Risky words in its name or path
+  ("Delete", ``/unsubscribe``) make it state-changing, never irreversible: an
+  admin's "Delete" link opens a confirmation page, whose POST button is judged
+  when the agent gets there.
+* A GET form's submit button (search, filter, "Go") is read-only, or
+  state-changing when its name says so ("Save", "Submit"); never irreversible.
+* A POST form's submit button is state-changing ("submits a POST form"). It is
+  irreversible when its evidence says so: its own name (delete, send, post,
+  publish, pay, place order, confirm, "Yes, I'm sure"), the path the form is
+  sent to (``/delete``, ``/pay``), a card or payment field in its form (or on
+  the page), or a confirmation page whose button does not back out ("Cancel").
+  A password field is supporting evidence only: otherwise every log-in would
+  need the strongest approval, and people would learn to click through it.
+* A control run by the page's script (no form, no link: a button with a
+  handler, a dialog's button) is judged by its words, and on a confirmation
+  page an affirmative one ("Yes", "OK", "Continue") is irreversible.
 * Ticking a checkbox, radio or switch is state-changing whatever its label
   says ("I agree", "Delete my data"): it can be unticked; what counts is the
   button that submits it.
@@ -44,8 +55,6 @@ Decisions worth knowing:
   act on change (a cart's quantity).
 * Goto is read-only unless the URL path looks like an action (``/delete``,
   ``/unsubscribe``, ``/checkout/confirm``, ``/pay``): then state-changing.
-  Link paths count more: a link's own path with such a word is irreversible
-  (GET links do unsubscribe and delete). Only the path counts, not the query.
 * A link whose address is JavaScript code (``javascript:doIt()``, anything
   but a no-op like ``javascript:void(0)``) is irreversible: it opens no page,
   it runs code Cockpit cannot judge, so the human decides
@@ -73,6 +82,7 @@ from cockpit.core.safety.risk_marks import (
     _q,
     _word_evidence,
 )
+from cockpit.core.safety import navguard
 from cockpit.core.safety.rules import SiteRule, default_rules_path, load_rules, save_rules
 from cockpit.core.safety.words import (
     IRREVERSIBLE,
@@ -81,7 +91,11 @@ from cockpit.core.safety.words import (
     READ_ONLY,
     STATE_CHANGING,
     STATE_CHANGING_WORDS,
+    _AFFIRMATIVE,
+    _IRREVERSIBLE,
+    _NEGATIVE,
     _PATH_IRREVERSIBLE,
+    _match,
     _PATH_STATE_CHANGING,
     _match_path,
     _path,
@@ -164,28 +178,28 @@ _READ_ONLY_KINDS = {
 
 
 def _classify_click(f: _Findings, mark: Mark, facts: _PageFacts) -> None:
-    words = _word_evidence(mark)
+    """A click is judged by what it does: follow a link, send a form, or run the page's script."""
     if _is_toggle(mark):
         f.add(STATE_CHANGING, f"clicking a {mark.type or mark.role} changes a setting; it can be undone")
-        for _, ev in words:  # shown, but a toggle does nothing final by itself
+        for _, ev in _word_evidence(mark):  # shown, but a toggle does nothing final by itself
             f.add(None, ev + ", but ticking it is not final: its form's submit button is")
         return
     if _is_text_field(mark) or mark.tag == "select":
         f.add(READ_ONLY, "clicking a field only focuses or opens it")
         return
-    for level, ev in words:
-        f.add(level, ev)
-    if mark.submit:
-        method = mark.form_method or "get"
-        if method == "post":
-            f.add(STATE_CHANGING, "submit button of a POST form (it sends data to the site)")
-            if facts.has_card:
-                f.add(IRREVERSIBLE, "submit button of a POST form on a page with a card field "
-                                    "(a payment is likely)")
-        elif method == "dialog":
+    words = _word_evidence(mark)
+    if mark.icon and not any(level == IRREVERSIBLE for level, _ in words):
+        words.append((IRREVERSIBLE, f"the target shows a {_q(mark.icon)} icon (its class or image)"))
+    if mark.submit and mark.form_method in ("get", "post", ""):
+        _classify_submit(f, mark, facts, words)
+    elif mark.href and navguard.scheme_of(mark.href) != "javascript":
+        _classify_link(f, mark, words)
+    else:  # a control run by the page's script (or a dialog's button): its words and the page decide
+        for level, ev in words:
+            f.add(level, ev)
+        if mark.submit:
             f.add(STATE_CHANGING, "closes a dialog and tells the page which button was chosen")
-        else:
-            f.add(STATE_CHANGING, "submit button of a GET form (like a search)")
+        _confirm_context(f, mark, facts, sends_form=False)
     if all(level is None for level, _ in f.items):
         if not _own_names(mark) and not mark.href:
             f.add(STATE_CHANGING, "the target has no text, label or value, so what it does is unknown")
@@ -193,6 +207,69 @@ def _classify_click(f: _Findings, mark: Mark, facts: _PageFacts) -> None:
             f.add(READ_ONLY, f"a {mark.role or 'link'} with no risky words")
         else:
             f.add(READ_ONLY, f"no risky words on the target {_q(mark.label)}")
+
+
+def _classify_link(f: _Findings, mark: Mark, words) -> None:
+    """Following a link is a GET: it opens a page. Risky words make it state-changing, never more."""
+    for level, ev in words:
+        if level == IRREVERSIBLE:
+            f.add(STATE_CHANGING, ev + "; but following a link only asks for a page (a GET), which is not "
+                                       "final by itself: a confirmation page usually comes next, and the gate "
+                                       "judges its button")
+        else:
+            f.add(level, ev)
+    if not any(level for level, _ in f.items):
+        f.add(READ_ONLY, f"following the link {_q(_path(mark.href) or mark.href, 80)} only opens a page (a GET)")
+
+
+def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None:
+    """A submit button: a GET form asks for a page; a POST form sends data, final when its evidence says so."""
+    where = _path(mark.form_action) if mark.form_action else ""
+    to = f" to {_q(where, 80)}" if where else ""
+    path_hit = _match_path(_PATH_IRREVERSIBLE, where) if where else None
+    if (mark.form_method or "get") == "get":
+        for level, ev in words:
+            f.add(STATE_CHANGING if level == IRREVERSIBLE else level,
+                  ev + ("; but the form is sent with GET, which only asks for a page" if level == IRREVERSIBLE
+                        else ""))
+        if path_hit:
+            f.add(STATE_CHANGING, f"the GET form goes to {_q(where, 80)}, which matches {_q(path_hit)}")
+        get = f"submit button of a GET form{to} (like a search or a filter): it only asks for a page"
+        f.add(None if any(level for level, _ in f.items) else READ_ONLY, get)
+        return
+    f.add(STATE_CHANGING, f"submit button of a POST form{to} (it sends data to the site)")
+    for level, ev in words:  # "Delete", "Send", "Post", "Publish", "Place order", "Yes, I'm sure"...
+        f.add(level, ev)
+    if path_hit:
+        f.add(IRREVERSIBLE, f"the POST form is sent to {_q(where, 80)}, which matches {_q(path_hit)}")
+    if mark.form_payment:
+        f.add(IRREVERSIBLE, "the POST form has a card or payment field (a payment is likely)")
+    elif facts.has_card:
+        f.add(IRREVERSIBLE, "submit button of a POST form on a page with a card field (a payment is likely)")
+    if mark.form_password:
+        f.add(None, "the form has a password field (signing in changes state; it is not final)")
+    _confirm_context(f, mark, facts, sends_form=True)
+
+
+def _confirm_context(f: _Findings, mark: Mark, facts: _PageFacts, sends_form: bool) -> None:
+    """A confirmation page ("Are you sure?"): the button that goes ahead is the final step."""
+    confirm = mark.confirm_text or facts.confirm_text
+    if not confirm:
+        return
+    names = [s for _, s in _own_names(mark)]
+    no = next((h for s in names if (h := _match(_NEGATIVE, s))), None)
+    if no:
+        f.add(None, f"the page asks {_q(confirm, 100)}, but the target says {_q(no)}: it backs out")
+        return
+    yes = next((h for s in names if (h := _match(_AFFIRMATIVE, s) or _match(_IRREVERSIBLE, s))), None)
+    if sends_form:
+        f.add(IRREVERSIBLE, f"the page asks {_q(confirm, 100)}, and this button sends its POST form: "
+                            "it is the confirmation step")
+    elif yes:
+        f.add(IRREVERSIBLE, f"the page asks {_q(confirm, 100)}, and the target says {_q(yes)}: "
+                            "it is the confirmation step")
+    else:
+        f.add(None, f"the page asks {_q(confirm, 100)}")
 
 
 def _classify_type(f: _Findings, mark: Mark, facts: _PageFacts, enter: bool = True) -> None:

@@ -128,6 +128,7 @@ class _PageFacts:
     has_card: bool
     post_submits: tuple[Mark, ...]
     irreversible_submits: tuple[tuple[Mark, str], ...]  # (button, the phrase its name matches)
+    confirm_text: str = ""  # the page's confirmation wording ("Are you sure...?"), from som.js
 
     @classmethod
     def of(cls, marks: list[Mark]) -> "_PageFacts":
@@ -139,7 +140,9 @@ class _PageFacts:
             hits = [h for h in hits if h]
             if hits:
                 irr.append((m, hits[0]))
-        return cls("password" in kinds, "card" in kinds, posts, tuple(irr))
+        card = "card" in kinds or any(m.form_payment for m in posts)
+        confirm = next((m.confirm_text for m in marks if m.confirm_text), "")
+        return cls("password" in kinds or any(m.form_password for m in posts), card, posts, tuple(irr), confirm)
 
     def sensitive_field_evidence(self) -> str | None:
         if self.has_card and self.has_password:

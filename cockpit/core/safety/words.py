@@ -25,7 +25,7 @@ IRREVERSIBLE_WORDS: tuple = (
     "pay", "pay now", "buy", "buy now", "place order", "place your order", "order now",
     ("complete checkout", r"complete (the |your |my )?(checkout|order|purchase|payment|booking)"),
     ("confirm order", r"confirm (the |your |my )?(order|purchase|payment|booking)"),
-    "purchase", "delete", "remove", "erase", "destroy", "send", "post", "publish", "submit",
+    "purchase", "delete", "remove", "erase", "destroy", "send", "post", "publish",
     "confirm", ("book", r"book (now|it|this|room|tickets?|flight|table)"), "reserve",
     "subscribe", "unsubscribe", "transfer", "donate", "sign up", "register",
     ("cancel subscription/order/account", r"cancel (my |your |the |this )?" + _CANCEL_WHAT),
@@ -39,6 +39,17 @@ STATE_CHANGING_WORDS: tuple = (
     "sign out", "log out", "logout", "check out", "update", "edit", "upload", "accept", "allow",
     "vote", "share", "join", "reply", "comment", "favorite", "favourite", "download", "clear",
     "reset", ("yes", r"yes"), ("ok", r"ok(ay)?"), "continue", "proceed",
+    # "Submit" names any form's button (a search, a quiz, a sign-in): what the form does decides.
+    "submit",
+)
+# On a confirmation page ("Are you sure?"): the buttons that go ahead, and those that back out.
+AFFIRMATIVE_WORDS: tuple = (
+    ("yes", r"yes"), ("ok", r"ok(ay)?"), "continue", "proceed", "confirm", "I understand", "I agree",
+    "go ahead", "do it", "agree", "accept", "submit",
+)
+NEGATIVE_WORDS: tuple = (
+    "cancel", ("no", r"no"), "back", "go back", "take me back", "keep", "close", "dismiss", "not now",
+    "never mind", "return",
 )
 # Words that start a URL path segment (or a pair of segments, "/checkout/complete")
 # of at most three words, split on - _ . +: "/account/delete", "/remove_item.php".
@@ -71,6 +82,8 @@ _IRREVERSIBLE = _compile(IRREVERSIBLE_WORDS)
 _STATE_CHANGING = _compile(STATE_CHANGING_WORDS)
 _PATH_IRREVERSIBLE = _compile(PATH_IRREVERSIBLE_WORDS)
 _PATH_STATE_CHANGING = _compile(PATH_STATE_CHANGING_WORDS)
+_AFFIRMATIVE = _compile(AFFIRMATIVE_WORDS)
+_NEGATIVE = _compile(NEGATIVE_WORDS)
 
 
 def _match(patterns, text: str) -> str | None:

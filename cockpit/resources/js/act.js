@@ -50,6 +50,7 @@
 
   // ---------- hostile pages: see-through elements, changed targets, stolen clicks ----------
   /*@include paint.js*/
+  /*@include identity.js*/
   function seeThrough(h) {
     if (!h || h.nodeType !== 1) return false;
     let op = 1;
@@ -92,6 +93,10 @@
     }
     f.form_method = m;
     f.submit = submit;
+    f.form_action = formActionOf(el, form, submit);
+    f.dom_path = domPath(el);
+    const r = el.getBoundingClientRect();
+    f.box = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
     return f;
   }
   // The windows a click on `el` can land in: its own and every (same-origin) one above.

@@ -197,6 +197,57 @@
     m = (m || "").trim().toLowerCase();
     return m === "post" || m === "dialog" ? m : "get";
   }
+  /*@include identity.js*/
+  function formAction(el, tag) {
+    return formActionOf(el, formOf(el), isSubmit(el, tag));
+  }
+  // Facts about the fields of an element's form, for the approval gate (cached per form).
+  const PAY_NAME = /\b(card ?(number|no|num)|cardnumber|credit ?card|debit ?card|cvc|cvv|csc|security ?code|iban|payment|exp(iry|iration) ?(date|month|year)?)\b/i;
+  const formFactsCache = new Map();
+  function formFields(el) {
+    const form = formOf(el);
+    if (!form) return { password: false, payment: false };
+    if (formFactsCache.has(form)) return formFactsCache.get(form);
+    let password = false, payment = false;
+    for (const f of Array.from(form.elements || []).slice(0, 300)) {
+      const type = (f.getAttribute("type") || "").toLowerCase();
+      const ac = (f.getAttribute("autocomplete") || "").toLowerCase();
+      if (type === "password" || ac.includes("password")) password = true;
+      const names = [f.getAttribute("name"), f.id, f.getAttribute("placeholder"), f.getAttribute("aria-label")];
+      if (ac.split(/\s+/).some(t => t.startsWith("cc-")) ||
+          (type !== "hidden" && type !== "submit" && type !== "button" &&
+           names.some(n => n && PAY_NAME.test(String(n).replace(/[_-]+/g, " "))))) payment = true;
+    }
+    const out = { password: password, payment: payment };
+    formFactsCache.set(form, out);
+    return out;
+  }
+  // A confirmation step in the page's own words ("Are you sure?"), for buttons only.
+  const CONFIRM_RX = /[^.!?\n]{0,80}\b(are you sure|cannot be undone|can['\u2019]?t be undone|permanently (delete|remove|erase)|will be (permanently )?(deleted|removed|erased)|this (action )?is irreversible)\b[^.!?\n]{0,60}/i;
+  let confirmText = null;
+  function pageConfirm() {
+    if (confirmText === null) {
+      const m = CONFIRM_RX.exec(String(topDoc.body ? topDoc.body.innerText || "" : "").slice(0, 20000));
+      confirmText = m ? clean(m[0]).slice(0, 160) : "";
+    }
+    return confirmText;
+  }
+  // A destructive icon on a nameless control ("fa-trash", <use href="#icon-delete">): the word, or "".
+  const ICON_RX = /(?:^|[^a-z])(trash|delete|remove|destroy|erase|bin)(?:[^a-z]|$)/i;
+  function iconHint(el) {
+    const nodes = [el].concat(Array.from(el.querySelectorAll ? el.querySelectorAll("*") : []).slice(0, 8));
+    for (const n of nodes) {
+      const tag = n.tagName.toLowerCase();
+      const parts = [n.getAttribute("class"), n.id, n.getAttribute("data-icon"), n.getAttribute("name"),
+        tag === "use" ? n.getAttribute("href") || n.getAttribute("xlink:href") : "",
+        tag === "img" ? n.getAttribute("src") : ""];
+      for (const p of parts) {
+        const m = p ? ICON_RX.exec(String(p)) : null;
+        if (m) return m[1].toLowerCase();
+      }
+    }
+    return "";
+  }
 
   // ---------- hit testing ----------
   // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
@@ -519,6 +570,12 @@
       point: rec.pt,
       form_method: formMethod(el, rec.tag),
       submit: isSubmit(el, rec.tag),
+      form_action: formAction(el, rec.tag),
+      form_password: formFields(el).password,
+      form_payment: formFields(el).payment,
+      confirm_text: rec.tag !== "a" && !rec.editable ? pageConfirm() : "",
+      dom_path: domPath(el),
+      icon: rec.tag !== "a" && !rec.editable ? iconHint(el) : "",
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);
