@@ -97,3 +97,47 @@ def test_observation_marks_again_when_the_page_changed_meanwhile(page, browser):
     obs = observe(page("settle_ticker.html"))  # changes every 4 ms: every try meets a change
     assert obs.stats["retries"] == MAX_RETRIES
     assert "Stop" in texts(obs)
+
+
+def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
+    """Through the agent loop: the suggestion reaches the model's prompt, and each step's record keeps
+    its settle result (what was pending when it did not settle) and the observation's retries."""
+    from cockpit.core.agent.loop import Agent, AgentConfig
+    from cockpit.core.agent.start import Fresh
+    from cockpit.core.llm.client import ModelClient, ModelConfig
+    from cockpit.core.llm.modelserver import ModelServer
+    from cockpit.core.store import Store
+    from tests.core.test_agent import by_page, mark_for
+
+    def autocomplete(body):
+        try:
+            return f"Thought: pick it.\nAction: Click [{mark_for(body, 'Aurora')}]"
+        except AssertionError:  # no suggestion (yet): type
+            return f"Thought: type.\nAction: Type [{mark_for(body, 'City')}]; aur"
+
+    def picked(body):
+        return "Thought: done.\nAction: ANSWER; picked"
+
+    responder = by_page({"autocomplete": lambda b: picked(b) if "Thought: pick it" in str(b["messages"])
+                         else autocomplete(b)})
+    with config(browser, settle_signal_cap_ms=500), Store(tmp_path / "home") as store, \
+            ModelServer(responder) as srv:
+        client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
+                             api_key="test-key")
+        try:
+            agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, max_steps=4))
+            result = agent.run(Fresh("Pick the city Aurora", site.url("settle_autocomplete.html")))
+            typed = store.steps(result.run_id)
+            value = browser.js("return document.getElementById('q').value")
+            browser.goto(site.url("settle_spinner.html"))
+            obs = observe(browser)
+            out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Cancel')}]"), obs.marks)
+        finally:
+            client.close()
+    assert [s["action"] for s in typed] == ["Type [1]; aur", "Click [2]", "ANSWER; picked"], \
+        [(s["status"], s["error"], s["reply"]) for s in typed]
+    assert value == "Aurora"  # the suggestion the model saw was there to click
+    timings = typed[0]["timings"]
+    assert timings["settle"]["settled"] and timings["settle"]["pending"] == [], timings
+    assert timings["observe"] == {"retries": 0}
+    assert not out.settle["settled"] and "text 'Loading…'" in out.settle["pending"], out.settle
