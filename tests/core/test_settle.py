@@ -93,9 +93,9 @@ def test_static_page_settles_with_nothing_pending(page, browser):
 
 def test_observation_marks_again_when_the_page_changed_meanwhile(page, browser):
     obs = observe(page("settle_static.html"))
-    assert obs.stats["retries"] == 0
+    assert obs.stats["retries"] == 0 and not obs.stats["changing"]
     obs = observe(page("settle_ticker.html"))  # changes every 4 ms: every try meets a change
-    assert obs.stats["retries"] == MAX_RETRIES
+    assert obs.stats["retries"] == MAX_RETRIES and obs.stats["changing"]
     assert "Stop" in texts(obs)
 
 
@@ -139,5 +139,5 @@ def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
     assert value == "Aurora"  # the suggestion the model saw was there to click
     timings = typed[0]["timings"]
     assert timings["settle"]["settled"] and timings["settle"]["pending"] == [], timings
-    assert timings["observe"] == {"retries": 0}
+    assert timings["observe"] == {"retries": 0, "changing": False}
     assert not out.settle["settled"] and "text 'Loading…'" in out.settle["pending"], out.settle

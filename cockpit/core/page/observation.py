@@ -197,21 +197,14 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     screenshot before the overlay is drawn (:mod:`masking`): the screenshot
     kept, the marked one, the model's image and the thumbnail all show the mask.
     Pages without such fields pay nothing for it.
+
+    The boxes and the pixels are of one moment: when the DOM changed after the
+    marking began (instrument.js's mutation clock), the page is marked and shot
+    again, at most MAX_RETRIES times. ``stats['retries']`` counts them and
+    ``stats['changing']`` says the page still changed at the last try (a ticking
+    clock); ``timings['remark_ms']`` is the time the checks and the discarded tries took.
     """
-    retries, remark_ms = 0, 0.0
-    while True:  # the boxes and the pixels of one moment: marked again if the page changed meanwhile
-        t0 = time.perf_counter()
-        shot, png, decoded = _start_screenshot(session, render)
-        t1 = time.perf_counter()
-        res = collect_marks(session, after_frame=shot is not None)
-        t2 = time.perf_counter()
-        png, prepared = _finish_screenshot(session, shot, png, decoded, res, render)
-        t3 = time.perf_counter()
-        if res["navigated"] or retries >= MAX_RETRIES or not _changed(session):
-            remark_ms += (time.perf_counter() - t3) * 1000
-            break
-        retries += 1
-        remark_ms += (time.perf_counter() - t0) * 1000
+    res, png, prepared, timings = _take(session, render)
     t3 = time.perf_counter()
     page = res["page"]
     secret = masking.boxes(res["marks"], page.get("secret_boxes") or ())
@@ -220,14 +213,38 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     t4 = time.perf_counter()
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
-                      page_size=tuple(page["page_size"]), stats=dict(res["stats"], retries=retries),
-                      masked=tuple(secret), timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000,
-                                                     "marks_ms": (t2 - t1) * 1000, "remark_ms": remark_ms})
+                      page_size=tuple(page["page_size"]), stats=res["stats"], masked=tuple(secret),
+                      timings=timings)
     if secret:
         obs.timings["mask_ms"] = (t4 - t3) * 1000
     if render:
         _render(obs, prepared, image_format, max_width)
     return obs
+
+
+def _take(session: BrowserSession, render: bool) -> tuple[dict, bytes, tuple | None, dict]:
+    """Screenshot and marks of one moment: (collect_marks' result, png, prepared, timings).
+
+    Taken again (at most MAX_RETRIES times) while the DOM changed after the marking began; the
+    result's stats say how often (`retries`) and whether the page still changed at the last try
+    (`changing`)."""
+    retries, remark_ms = 0, 0.0
+    while True:
+        t0 = time.perf_counter()
+        shot, png, decoded = _start_screenshot(session, render)
+        t1 = time.perf_counter()
+        res = collect_marks(session, after_frame=shot is not None)
+        t2 = time.perf_counter()
+        png, prepared = _finish_screenshot(session, shot, png, decoded, res, render)
+        t3 = time.perf_counter()
+        changed = not res["navigated"] and _changed(session)
+        if not changed or retries >= MAX_RETRIES:
+            break
+        retries += 1
+        remark_ms += (time.perf_counter() - t0) * 1000
+    res["stats"] = dict(res["stats"], retries=retries, changing=changed)
+    return res, png, prepared, {"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000,
+                                "remark_ms": remark_ms + (time.perf_counter() - t3) * 1000}
 
 
 def _changed(session: BrowserSession) -> bool:
