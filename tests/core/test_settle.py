@@ -141,3 +141,91 @@ def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
     assert timings["settle"]["settled"] and timings["settle"]["pending"] == [], timings
     assert timings["observe"] == {"retries": 0, "changing": False}
     assert not out.settle["settled"] and "text 'Loading…'" in out.settle["pending"], out.settle
+
+
+def test_the_watched_builtins_still_work_for_the_page(page, browser):
+    """Timers, idle callbacks, workers and WebSockets behave for the page as without the instrument script."""
+    page("settle_static.html")
+    got = browser.js_async("""
+        const done = arguments[arguments.length - 1], out = {};
+        document.querySelector('button').click();  // an action: short timers are watched from here on
+        const cleared = setTimeout(() => { out.cleared_ran = true; }, 10);
+        clearTimeout(cleared);
+        setTimeout((a, b) => { out.args = a + b; }, 5, 2, 3);
+        requestIdleCallback((deadline) => { out.idle = typeof deadline.timeRemaining(); });
+        const ws = new WebSocket('ws://127.0.0.1:9/');
+        out.ws = [ws instanceof WebSocket, WebSocket.OPEN, typeof ws.send];
+        const w = new Worker('settle_worker.js');
+        out.worker = w instanceof Worker;
+        w.onmessage = (e) => { out.reply = e.data.length; w.terminate(); ws.close(); setTimeout(() => done(out), 30); };
+        w.postMessage({});
+    """)
+    assert got == {"args": 5, "idle": "number", "ws": [True, 1, "function"], "worker": True, "reply": 2}, got
+    assert browser.settle()["pending"] == []
+
+
+@contextmanager
+def slow_websocket_server(delay: float = 0.3):
+    """A WebSocket server on 127.0.0.1 answering each text message after `delay` seconds: its ws:// URL."""
+    import socket
+    import threading
+    import time
+
+    from wsproto import ConnectionType, WSConnection
+    from wsproto.events import AcceptConnection, CloseConnection, Request, TextMessage
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve(sock):
+        ws = WSConnection(ConnectionType.SERVER)
+        sock.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                data = sock.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            if not data:
+                return
+            ws.receive_data(data)
+            for event in ws.events():
+                if isinstance(event, Request):
+                    sock.sendall(ws.send(AcceptConnection()))
+                elif isinstance(event, TextMessage):
+                    time.sleep(delay)
+                    sock.sendall(ws.send(TextMessage(data="Answer: 42")))
+                elif isinstance(event, CloseConnection):
+                    sock.sendall(ws.send(event.response()))
+                    return
+
+    def accept():
+        while not stop.is_set():
+            try:
+                sock, _ = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(sock,), daemon=True).start()
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield f"ws://127.0.0.1:{listener.getsockname()[1]}/"
+    finally:
+        stop.set()
+        thread.join(2)
+        listener.close()
+
+
+def test_websocket_answer_is_marked_after_the_click(browser, site):
+    with slow_websocket_server() as ws_url:
+        browser.goto(site.url("settle_ws.html") + "?ws=" + ws_url)
+        obs = observe(browser)
+        out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Ask')}]"), obs.marks)
+        seen = texts(observe(browser))
+    assert out.settle["settled"], out.settle
+    assert "Answer: 42" in seen, seen
