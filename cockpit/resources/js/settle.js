@@ -4,8 +4,9 @@
 // is pending (fetch/XHR, short timers, idle callbacks, scripts being loaded, worker and WebSocket
 // replies: window.__cockpitState.busy(), see instrument.js); no finite CSS animation or transition
 // is running; no loading signal is visible in the viewport (aria-busy, an indeterminate progress
-// bar, a spinner, a text such as "Loading..."); all that for a second look of `lookMs`; and no DOM
-// mutation (or WebSocket/worker message) for `quietMs`. Infinite animations do not count. A page
+// bar, a moving element with a spinner/loader class, a text such as "Loading..."); all that for a
+// second look of `lookMs`; and no DOM mutation (or WebSocket/worker message) for `quietMs`.
+// Infinite animations do not count as animations (a spinner counts as a loading signal). A page
 // that mutates forever settles after `mutationCapMs` of otherwise quiet; loading signals hold at
 // most `signalCapMs` (a spinner that never stops).
 // Called with execute_async_script(SOURCE, quietMs, capMs, mutationCapMs, lookMs, signalCapMs).
@@ -29,7 +30,12 @@
     return el.tagName.toLowerCase() + (cls ? "." + cls : "");
   }
   const SIGNALS = '[aria-busy="true"], progress:not([value]), [role="progressbar"]:not([aria-valuenow]), '
-    + '[class*="spinner" i], [class*="loading" i], [class*="loader" i], [class*="skeleton" i]';
+    + '[class*="spin" i], [class*="load" i], [class*="skeleton" i]';
+  // A class naming a spinner is a loading signal only while something in it moves: a number
+  // "spinner" (a stepper) or a "file-uploader" box is not.
+  const SPINNER_CLASS = /(^|[-_\s])(spin|spinner|loader|loading|skeleton)([-_\s]|$)/i;
+  const moving = (el) => !!el.getAnimations
+    && el.getAnimations({ subtree: true }).some((a) => a.playState === "running");
   const WORDS = ["Loading", "loading", "LOADING", "Initializing", "Initialising", "initializing",
     "Please wait", "please wait"];
   const TEXTS = "//body//text()[" + WORDS.map((w) => "contains(., '" + w + "')").join(" or ") + "]";
@@ -46,6 +52,7 @@
       const el = found[i];
       const what = el.getAttribute("aria-busy") === "true" ? "busy" : el.tagName === "PROGRESS"
         || el.getAttribute("role") === "progressbar" ? "progress" : "spinner";
+      if (what === "spinner" && !(SPINNER_CLASS.test(el.getAttribute("class") || "") && moving(el))) continue;
       list.push([el, what + " " + name(el)]);
     }
     // The page's whole text, tested at once, is ~10x cheaper than the search for the nodes holding it.
