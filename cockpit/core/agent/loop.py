@@ -210,8 +210,9 @@ class Agent(TakeOver):
         else:
             answer, next_lead, pdf = self._act(st, parsed.action)
         t3 = time.perf_counter()
-        st.row["timings"] = dict(st.obs.timings, observe_ms=(t1 - t0) * 1000, model_ms=(t2 - t1) * 1000,
-                                 act_ms=(t3 - t2) * 1000)
+        st.row["timings"] = dict(st.row.get("timings") or {}, **st.obs.timings, observe_ms=(t1 - t0) * 1000,
+                                 model_ms=(t2 - t1) * 1000, act_ms=(t3 - t2) * 1000,
+                                 observe={k: st.obs.stats.get(k) for k in ("retries", "changing")})
         self._hops_update(st, answer)  # hook: multihop
         self._commit(st)
         st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
@@ -398,6 +399,8 @@ class Agent(TakeOver):
                                          actor=actor))
             return None, prompt.feedback_text(error=str(e)), ""
         st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
+        if out.settle:  # how long the page took to settle, and what was still pending if it did not
+            st.row["timings"] = {"settle": out.settle, "settle_ms": out.settle.get("waited_ms") or 0.0}
         self._acted = (st.n, st.obs)
         self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, out.message, out.url_after, out.seconds,
                                      actor=actor))

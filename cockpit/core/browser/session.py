@@ -83,6 +83,8 @@ class BrowserConfig:
     settle_quiet_ms: int = 120
     settle_cap_ms: int = 5000
     settle_mutation_cap_ms: int = 800
+    settle_look_ms: int = 60  # the second look for late mutations once the page's work is done
+    settle_signal_cap_ms: int = 3000  # longest wait for a visible spinner or "Loading..." text
     search_url: str = "https://www.google.com/"
     user_agent: str | None = None
     extra_args: list[str] = field(default_factory=list)
@@ -389,16 +391,21 @@ class BrowserSession:
                 direct.close()
 
     def settle(self) -> dict:
-        """Wait for load, script requests and DOM mutations to go quiet (capped)."""
+        """Wait for the page to finish reacting, within settle_cap_ms (js/settle.js says what it waits for).
+
+        Returns {'settled': bool, 'waited_ms': float, 'pending': [what was still pending, in words]}
+        ('pending' is empty once settled; when the cap hit: "timer 300ms", "fetch 1", "text 'Loading...'").
+        """
         cfg = self.config
         deadline = time.monotonic() + cfg.settle_cap_ms / 1000
         self.ensure_single_tab()
-        result = {"settled": False}
+        result = {"settled": False, "pending": ["navigation"]}  # if every try met a new document
         while True:
             left_ms = max(0, int((deadline - time.monotonic()) * 1000))
             try:
                 result = self.js_async("(" + resources.read_text("js/settle.js") + ").apply(null, arguments)",
-                                       cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms)
+                                       cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms,
+                                       cfg.settle_look_ms, cfg.settle_signal_cap_ms)
                 break
             except (JavascriptException, TimeoutException) as e:
                 # The document navigated away under the script: wait on the new one.
@@ -408,7 +415,7 @@ class BrowserSession:
                 time.sleep(0.03)
             except WebDriverException:
                 if self.open_dialog() is not None:
-                    return {"settled": True, "dialog": True}
+                    return {"settled": True, "dialog": True, "pending": []}
                 if time.monotonic() >= deadline:
                     break
                 time.sleep(0.03)

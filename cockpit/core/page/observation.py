@@ -19,6 +19,7 @@ from cockpit.core.page import effects, images, masking, overlay
 from cockpit.core import resources
 from cockpit.core.browser.session import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
 from cockpit.core.browser.cdp import DirectCDPDialog, DirectCDPError, DirectCDPNavigated, DirectCDPScriptError
+from cockpit.core.errors import BrowserDied
 from cockpit.core.page.marks import Mark, element_text, marks_from_json
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,14 @@ class Observation:
 
 #: Milliseconds the marking script waits for the page's next frame (see collect_marks) before running anyway.
 FRAME_WAIT_MS = 50
+#: How many times :func:`observe` marks again when the page changed while it was being observed.
+MAX_RETRIES = 2
+#: Notes in the page when marking starts (instrument.js's clock), for :func:`_changed`.
+STAMP = "var s = window.__cockpitState; if (s) s.markedAt = s.now ? s.now() : performance.now();"
+#: Whether the DOM changed since marking started -- or up to one frame before it (the screenshot may be
+#: of that frame): instrument.js notes every mutation's time.
+CHANGED = ("(function (s) { return !!(s && s.markedAt && s.lastMutation > s.markedAt - 17) })"
+           "(window.__cockpitState)")
 
 
 def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: bool = False) -> dict:
@@ -116,7 +125,7 @@ def collect_marks(session: BrowserSession, max_text: int = 200, *, after_frame: 
     direct = session.direct_cdp("script")
     if direct is not None:
         # With after_frame, a promise (js/after_frame.js); without that function (pages loaded before), at once.
-        call = (f"(function(f, later) {{ if (!f) return null; var run = function() {{ "
+        call = (f"(function(f, later) {{ if (!f) return null; {STAMP} var run = function() {{ "
                 f"return JSON.stringify(f({json.dumps(args)})) }}; "
                 f"return later && {str(after_frame).lower()} ? later(run, {FRAME_WAIT_MS}) : run() }})"
                 f"(window.{SOM_GLOBAL}, window.{AFTER_FRAME_GLOBAL})")
@@ -188,13 +197,14 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     screenshot before the overlay is drawn (:mod:`masking`): the screenshot
     kept, the marked one, the model's image and the thumbnail all show the mask.
     Pages without such fields pay nothing for it.
+
+    The boxes and the pixels are of one moment: when the DOM changed after the
+    marking began (instrument.js's mutation clock), the page is marked and shot
+    again, at most MAX_RETRIES times. ``stats['retries']`` counts them and
+    ``stats['changing']`` says the page still changed at the last try (a ticking
+    clock); ``timings['remark_ms']`` is the time the checks and the discarded tries took.
     """
-    t0 = time.perf_counter()
-    shot, png, decoded = _start_screenshot(session, render)
-    t1 = time.perf_counter()
-    res = collect_marks(session, after_frame=shot is not None)
-    t2 = time.perf_counter()
-    png, prepared = _finish_screenshot(session, shot, png, decoded, res, render)
+    res, png, prepared, timings = _take(session, render)
     t3 = time.perf_counter()
     page = res["page"]
     secret = masking.boxes(res["marks"], page.get("secret_boxes") or ())
@@ -204,12 +214,51 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
                       page_size=tuple(page["page_size"]), stats=res["stats"], masked=tuple(secret),
-                      timings={"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000})
+                      timings=timings)
     if secret:
         obs.timings["mask_ms"] = (t4 - t3) * 1000
     if render:
         _render(obs, prepared, image_format, max_width)
     return obs
+
+
+def _take(session: BrowserSession, render: bool) -> tuple[dict, bytes, tuple | None, dict]:
+    """Screenshot and marks of one moment: (collect_marks' result, png, prepared, timings).
+
+    Taken again (at most MAX_RETRIES times) while the DOM changed after the marking began; the
+    result's stats say how often (`retries`) and whether the page still changed at the last try
+    (`changing`)."""
+    retries, remark_ms = 0, 0.0
+    while True:
+        t0 = time.perf_counter()
+        shot, png, decoded = _start_screenshot(session, render)
+        t1 = time.perf_counter()
+        res = collect_marks(session, after_frame=shot is not None)
+        t2 = time.perf_counter()
+        png, prepared = _finish_screenshot(session, shot, png, decoded, res, render)
+        t3 = time.perf_counter()
+        changed = not res["navigated"] and _changed(session)
+        if not changed or retries >= MAX_RETRIES:
+            break
+        retries += 1
+        remark_ms += (time.perf_counter() - t0) * 1000
+    res["stats"] = dict(res["stats"], retries=retries, changing=changed)
+    return res, png, prepared, {"screenshot_ms": (t1 - t0 + t3 - t2) * 1000, "marks_ms": (t2 - t1) * 1000,
+                                "remark_ms": remark_ms + (time.perf_counter() - t3) * 1000}
+
+
+def _changed(session: BrowserSession) -> bool:
+    """Whether the page's DOM changed since the marking started (instrument.js's mutation clock)."""
+    try:
+        direct = session.direct_cdp("script")
+        if direct is not None:
+            return bool(direct.evaluate(CHANGED, timeout=5))
+        return bool(session.js("return " + CHANGED))
+    except BrowserDied:
+        raise
+    except Exception as e:  # a dialog, a navigation (DirectCDPError, WebDriver's): nothing to compare
+        log.debug("could not tell whether the page changed while observed: %s", e)
+        return False
 
 
 def _start_screenshot(session: BrowserSession, render: bool) -> tuple:
@@ -218,6 +267,7 @@ def _start_screenshot(session: BrowserSession, render: bool) -> tuple:
     direct = session.direct_cdp()
     if direct is not None:
         return _shooter.submit(_shoot, direct, render), None, None
+    session.js(STAMP)  # the marks come after this screenshot: a change from here on is a change
     png = session.screenshot_png()
     return None, png, (_shooter.submit(_prepare, png) if render else None)
 

@@ -5,7 +5,10 @@
 //
 // What it records, for cockpit.core.browser and som.js:
 //   window.__cockpitListeners  WeakMap element -> number of pointer/click listeners
-//   window.__cockpitState      {pending: open fetch/XHR count, lastMutation: ms}
+//   window.__cockpitState      {pending: open fetch/XHR count, lastMutation: ms,
+//                               lastActivity: ms of the last WebSocket/worker message,
+//                               busy(): the page's pending work in words, for settle.js}
+//   window.__cockpitState.markedAt  set by cockpit.core.page.observation when it starts marking
 (function () {
   "use strict";
   if (window.__cockpitState) return;
@@ -51,10 +54,109 @@
     };
   }
 
+  // Work the page still has to do in response to the last action (loading counts as one), which
+  // settle.js waits for besides fetch/XHR and DOM quiet. Each entry leaves when its work is done.
+  const now = state.now;
+  const ACTION_WINDOW = 1000;  // ms after an action in which short timers and idle callbacks count
+  const MAX_DELAY = 1000;      // longer timers are not "the page reacting"
+  const REPLY_CAP = 3000;      // a worker, script or idle callback stops counting after this long
+  const WS_CAP = 1000;         // a WebSocket send waits this long at most for a message back
+  const timers = new Map();    // timeout id -> delay, for setTimeout(fn, <= 1 s) soon after an action
+  const idles = new Map();     // idle callback id -> when asked
+  const scripts = new Map();   // <script src> inserted after load -> when; until it loads or fails
+  const workers = new Set();   // {since}: a message posted to a worker, not answered yet (0: none)
+  let wsSent = 0;              // a WebSocket send not followed by a message yet
+  state.lastAction = state.installed;
+  state.lastActivity = 0;
+  const acted = () => { state.lastAction = now(); };
+  for (const type of ["keydown", "keyup", "input", "change", "click", "pointerdown", "pointerup", "mousedown",
+    "mouseup", "submit", "paste", "drop"]) {
+    origAdd.call(window, type, acted, { capture: true, passive: true });
+  }
+  const reacting = () => now() - state.lastAction <= ACTION_WINDOW;
+
+  const origST = window.setTimeout, origCT = window.clearTimeout, origCI = window.clearInterval;
+  window.setTimeout = function (fn, delay) {
+    const d = Number(delay) || 0;
+    if (typeof fn !== "function" || d > MAX_DELAY || !reacting()) return origST.apply(window, arguments);
+    const args = Array.prototype.slice.call(arguments, 2);
+    const id = origST.call(window, function () { timers.delete(id); return fn.apply(window, args); }, d);
+    timers.set(id, d);
+    return id;
+  };
+  window.clearTimeout = function (id) { timers.delete(id); return origCT.apply(window, arguments); };
+  window.clearInterval = function (id) { timers.delete(id); return origCI.apply(window, arguments); };
+  if (window.requestIdleCallback) {
+    const origRIC = window.requestIdleCallback, origCIC = window.cancelIdleCallback;
+    window.requestIdleCallback = function (fn, opts) {
+      if (typeof fn !== "function" || !reacting()) return origRIC.apply(window, arguments);
+      const id = origRIC.call(window, function (deadline) { idles.delete(id); return fn.call(window, deadline); }, opts);
+      idles.set(id, now());
+      return id;
+    };
+    window.cancelIdleCallback = function (id) { idles.delete(id); return origCIC.apply(window, arguments); };
+  }
+  if (window.WebSocket) {
+    const OrigWS = window.WebSocket;
+    window.WebSocket = class WebSocket extends OrigWS {
+      constructor(...a) {
+        super(...a);
+        origAdd.call(this, "message", () => { state.lastActivity = now(); wsSent = 0; });
+      }
+      send(data) { if (!wsSent) wsSent = now(); return super.send(data); }
+    };
+  }
+  if (window.Worker) {
+    const OrigWorker = window.Worker, recs = new WeakMap();
+    window.Worker = class Worker extends OrigWorker {
+      constructor(...a) {
+        super(...a);
+        const rec = { since: 0 };
+        recs.set(this, rec);
+        workers.add(rec);
+        const answered = () => { rec.since = 0; state.lastActivity = now(); };
+        origAdd.call(this, "message", answered);
+        origAdd.call(this, "error", answered);
+      }
+      postMessage(...a) { const r = recs.get(this); if (r && !r.since) r.since = now(); return super.postMessage(...a); }
+      terminate() { workers.delete(recs.get(this)); return super.terminate(); }
+    };
+  }
+  // A script added after load (a module, a lazily loaded bundle): pending until it loads or fails.
+  // Dynamic import() cannot be seen from here; settle.js's second look covers a quick one.
+  const JS_TYPES = /^(|module|text\/javascript|application\/javascript)$/i;
+  const watchScript = (n) => {
+    if (!n.src || scripts.has(n) || !JS_TYPES.test(n.type || "")) return;
+    scripts.set(n, now());
+    const loaded = () => scripts.delete(n);
+    origAdd.call(n, "load", loaded);
+    origAdd.call(n, "error", loaded);
+  };
+  const short = (url) => { const s = String(url); return s.length > 60 ? "..." + s.slice(-57) : s; };
+  state.busy = function () {
+    const t = now(), out = [];
+    if (state.pending > 0) out.push("fetch " + state.pending);
+    for (const d of timers.values()) out.push("timer " + d + "ms");
+    let n = 0;
+    for (const since of idles.values()) if (t - since < REPLY_CAP) n++;
+    if (n) out.push("idle callback " + n);
+    for (const [s, since] of scripts) if (t - since < REPLY_CAP) out.push("script " + short(s.src));
+    n = 0;
+    for (const r of workers) if (r.since && t - r.since < REPLY_CAP) n++;
+    if (n) out.push("worker reply " + n);
+    if (wsSent && t - wsSent < WS_CAP) out.push("websocket reply");
+    return out;
+  };
+
   // DOM mutations: the page is "quiet" once none happened for a while.
   try {
-    new MutationObserver(() => { state.lastMutation = performance.now(); })
-      .observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    new MutationObserver((records) => {
+      state.lastMutation = performance.now();
+      if (document.readyState !== "complete") return;  // the load event waits for those scripts
+      for (const r of records) {
+        for (const n of r.addedNodes) if (n.nodeName === "SCRIPT") watchScript(n);
+      }
+    }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   } catch (e) { /* very old document types: no observer, no quiet check */ }
 
   // A form submit or link click that the page did not cancel starts a navigation a moment

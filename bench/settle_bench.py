@@ -1,0 +1,105 @@
+"""How long settling takes, and whether the page had finished when it said so (issue #16).
+
+Loads each page (or acts on it), then times BrowserSession.settle() and checks, right after it,
+whether what the page was working on is there ("complete"): the worker's results, the rendered
+app, the suggestions, the drawer's links. Pages: a static page, a 20,000-element static page
+(cockpit.devtools.pagegen), and the dynamic fixtures of tests/core/pages (settle_*.html): a web
+worker's results, a render after a timer, an idle callback and a dynamic import, a debounced
+autocomplete (typed into), a drawer whose links come after its transition (clicked), and a spinner
+that never stops (settles at the loading-signal cap and says what was pending).
+
+Prints, per page: the median wall time of settle() (and its range), the median time settle.js itself
+waited in the page (without WebDriver's round trips, which are most of the noise on a busy machine),
+how often it settled, how often the page was complete, and what was pending when it did not settle.
+Target: a static page settles in <= 300 ms (median).
+
+    .venv/bin/python bench/settle_bench.py [--repeats 7]
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from selenium.webdriver.common.by import By  # noqa: E402
+
+from cockpit.core.browser.session import BrowserSession  # noqa: E402
+from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.devtools import pagegen  # noqa: E402
+
+PAGES = ROOT / "tests" / "core" / "pages"
+
+
+def _type(b: BrowserSession) -> None:
+    b._call(lambda: b.driver.find_element(By.ID, "q").send_keys("aur"))
+
+
+def _click(b: BrowserSession) -> None:
+    b._call(lambda: b.driver.find_element(By.ID, "menu").click())
+
+
+#: name, page, what to do after it loaded (then settle is timed), JS telling whether the page is complete
+CASES = [
+    ("static", "settle_static.html", None, "return true"),
+    ("static 20k", "big.html", None, "return true"),
+    ("worker results", "settle_worker.html", None, "return document.querySelectorAll('#results a').length == 2"),
+    ("idle + import", "settle_idle.html", None, "return document.querySelectorAll('#app button').length == 2"),
+    ("autocomplete (typed)", "settle_autocomplete.html", _type,
+     "return document.querySelectorAll('#list li').length == 3"),
+    ("drawer (clicked)", "settle_pulse.html", _click, "return document.querySelectorAll('#drawer a').length == 2"),
+    ("spinner forever", "settle_spinner.html", None, "return true"),
+]
+
+
+def run_case(b: BrowserSession, url: str, action, complete_js: str) -> tuple[float, dict, bool]:
+    try:
+        b._call(b.driver.get, url)  # no settle of its own: the one below is timed
+    except Exception:  # noqa: BLE001 - a slow load is timed below like any other
+        pass
+    if action is not None:
+        b.settle()
+        action(b)
+    t = time.perf_counter()
+    result = b.settle()
+    ms = (time.perf_counter() - t) * 1000
+    return ms, result, bool(b.js(complete_js))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=7, help="settles per page (default 7)")
+    args = ap.parse_args()
+    root = Path(tempfile.mkdtemp(prefix="cockpit-settle-bench-"))
+    shutil.copytree(PAGES, root, dirs_exist_ok=True)
+    (root / "big.html").write_text(pagegen.generate(20000))
+    print(f"settle() after a page load (or the action named); medians of {args.repeats}")
+    print(f"{'page':<22} {'median ms':>9} {'(min':>7} {'max)':>7} {'in page':>8} {'settled':>8} {'complete':>9}"
+          f"   pending at the cap")
+    with LocalSite(root) as site, BrowserSession() as b:
+        for name, page, action, complete_js in CASES:
+            run_case(b, site.url(page), action, complete_js)  # warm up
+            times, waited, settled, complete, pending = [], [], 0, 0, Counter()
+            for _ in range(args.repeats):
+                ms, result, done = run_case(b, site.url(page), action, complete_js)
+                times.append(ms)
+                waited.append(result.get("waited_ms") or 0.0)
+                settled += bool(result.get("settled"))
+                complete += done
+                pending.update(result.get("pending") or [])
+            print(f"{name:<22} {statistics.median(times):>9.0f} {min(times):>7.0f} {max(times):>7.0f} "
+                  f"{statistics.median(waited):>8.0f} "
+                  f"{settled:>4}/{args.repeats:<3} {complete:>5}/{args.repeats:<3}   "
+                  + ", ".join(f"{p} (x{n})" for p, n in pending.most_common(4)), flush=True)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
