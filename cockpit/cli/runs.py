@@ -101,6 +101,8 @@ def _debug_lines(s: Step) -> list[tuple[str, str]]:
             lines.append(("effect", json.dumps(s.effect)))
     if s.flags:
         lines.append(("flags", "; ".join(s.flags)))
+    if s.page_note:
+        lines.append(("page", s.page_note))
     pred = s.prediction
     if pred and pred.text:
         lines.append(("forecast", _clip(pred.text) + (f"  ({pred.model})" if pred.model else "")))

@@ -23,7 +23,7 @@ from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
-                 "refused": "#e65100", "stopped": "#616161", "failed": "#b00020"}
+                 "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
 
 
 class StepLogPanel(QTreeWidget):
@@ -202,6 +202,7 @@ class StepDetails(QTabWidget):
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(f"{step.get('status')}: {step.get('error') or step.get('outcome') or ''}")),
                 ("URL after", e(step.get("url_after") or "")),
+                *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
                 *_lookahead_rows(step),  # hook: world-model preview and planning
                 ("Tokens", e(f"{step.get('prompt_tokens') or 0} in, {step.get('completion_tokens') or 0} out"
                              + (f", ${step['cost']:.4f}" if step.get("cost") else ""))),

@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from cockpit.core.actions import parse_action
 from cockpit.core.agent.execute import Executor
 from cockpit.core.page.observation import MAX_RETRIES, observe
+from tests.clitools import cockpit
 
 
 def texts(obs) -> list[str]:
@@ -141,6 +142,14 @@ def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
     assert timings["settle"]["settled"] and timings["settle"]["pending"] == [], timings
     assert timings["observe"] == {"retries": 0, "changing": False}
     assert not out.settle["settled"] and "text 'Loading…'" in out.settle["pending"], out.settle
+    # a user reading the run later is told what the page was still doing when Cockpit stopped waiting
+    with Store(tmp_path / "home") as store:
+        store.update_step(result.run_id, 2, timings={"settle": out.settle, "observe": {"retries": 2, "changing": True}})
+    shown = cockpit(tmp_path / "home", "runs", result.run_id)
+    assert shown.returncode == 0, shown.stderr
+    page_lines = [line for line in shown.stdout.splitlines() if line.strip().startswith("page:")]
+    assert len(page_lines) == 1 and "still pending:" in page_lines[0] and "text 'Loading…'" in page_lines[0] \
+        and "marked again 2 times" in page_lines[0] and "still changing" in page_lines[0], shown.stdout
 
 
 def test_the_watched_builtins_still_work_for_the_page(page, browser):

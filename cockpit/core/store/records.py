@@ -150,6 +150,22 @@ class Step:
     plan_completion_tokens: int = 0
     plan_cost: float | None = None
 
+    @property
+    def page_note(self) -> str:
+        """How the page was seen at this step, when there is something to say: the action's settling stopped
+        at its cap with work still pending, or the page changed while it was marked ('' otherwise)."""
+        t = self.timings if isinstance(self.timings, dict) else {}
+        settle, seen = t.get("settle"), t.get("observe")
+        parts = []
+        if isinstance(settle, dict) and settle.get("settled") is False:
+            pending = ", ".join(map(str, settle.get("pending") or [])) or "nothing named"
+            parts.append(f"stopped waiting after {settle.get('waited_ms') or 0:,.0f} ms; still pending: {pending}")
+        if isinstance(seen, dict) and seen.get("retries"):
+            n = seen["retries"]
+            parts.append(f"marked again {n} time{'s' if n != 1 else ''} (the page changed meanwhile"
+                         + ("; still changing)" if seen.get("changing") else ")"))
+        return "; ".join(parts)
+
     @classmethod
     def from_row(cls, row: Mapping) -> Step:
         """A step row (from the store, decoded or not, or a live one) as a Step; its request is not read."""
