@@ -378,8 +378,9 @@
   // On big documents, subtrees lying wholly outside the viewport are skipped:
   // their box and scroll extent (which covers overflowing in-flow children)
   // miss it. What could still escape (fixed or absolute children) is found
-  // again by the rescue pass, hit-testing a 48px grid over the viewport; a
-  // fixed element smaller than that inside a skipped subtree can be missed.
+  // again by the rescue pass, hit-testing a grid over the viewport (48px, or
+  // coarser where hit tests are slow, see rescue()); a fixed element smaller
+  // than its step inside a skipped subtree can be missed.
   // Small documents are walked whole: it costs little and misses nothing.
   const PRUNE = topDoc.getElementsByTagName("*").length > (opts.pruneAbove || 2000);
   const pruned = new Map();  // element -> [ctx, nearest candidate]
@@ -389,12 +390,16 @@
       for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, pc]);
     }
   }
+  /*@include som_range.js*/
   function walkRoot(rootNode, ctx, parentCand) {
+    const stack = [];
+    pushChildren(stack, rootNode, parentCand);
+    walkStack(stack, ctx);
+  }
+  function walkStack(stack, ctx) {
     // Iterative depth-first walk over elements, entering open shadow roots and
     // same-origin iframes. Each stack entry carries its nearest candidate.
-    const stack = [];
     const view = ctx.clip || [0, 0, 0, 0];
-    pushChildren(stack, rootNode, parentCand);
     while (stack.length) {
       const [el, pc] = stack.pop();
       stats.visited++;
@@ -408,37 +413,48 @@
         rec = consider(el, ctx, pc, r);
       } else if (PRUNE && r[2] > r[0] && r[3] > r[1] && el !== ctx.doc.body && el !== ctx.doc.documentElement) {
         const ext = [r[0], r[1], Math.max(r[2], r[0] + el.scrollWidth), Math.max(r[3], r[1] + el.scrollHeight)];
-        if (!inter(ext, view)) { pruned.set(el, [ctx, pc]); stats.pruned++; continue; }
+        if (!inter(ext, view)) {  // a leaf has nothing inside that could escape its box
+          if (el.firstElementChild || el.shadowRoot) pruned.set(el, [ctx, pc]);
+          stats.pruned++; continue;
+        }
       }
       const nextPc = rec || pc;
       const tag = el.tagName;
       if ((tag === "IFRAME" || tag === "FRAME")) { enterFrame(el, ctx, nextPc); continue; }
-      pushChildren(stack, el, nextPc);
+      pushKids(stack, el, nextPc, ctx);
     }
   }
 
+  // Hit-tests a grid over the viewport; what is hit inside a pruned
+  // subtree, or in a sibling a bisected parent skipped, is walked after all.
   function rescue() {
-    if (!pruned.size) return;
-    const STEP = 48;
+    if (!pruned.size && !bisected.size) return;
+    // A hit test costs ~0.05 ms on most pages but over 1 ms in a block of 20,000 siblings (Chromium
+    // looks at each): the grid is as fine as ~12 ms of hit tests allow, 48px at most; on such pages
+    // only bigger escaped elements (dialogs, banners) are found again.
+    const c0 = performance.now();
+    for (let k = 1; k <= 4; k++) topDoc.elementFromPoint(VW * k / 5, VH * k / 5);
+    const cost = (performance.now() - c0) / 4;
+    const STEP = Math.max(48, Math.ceil(Math.sqrt(VW * VH * cost / (opts.rescueMs || 12))));
+    stats.rescue_step = STEP;
     for (let y = STEP / 2; y < VH; y += STEP) {
       for (let x = STEP / 2; x < VW; x += STEP) {
         let h = topDoc.elementFromPoint(x, y);
+        let top = null, skipped = false;
         const chain = [];
         while (h) {
-          if (pruned.has(h)) chain.push(h);
-          if (h.parentElement) h = h.parentElement;
-          else { const rn = h.getRootNode(); h = rn && rn.host ? rn.host : null; }
+          const up = h.parentElement || (h.getRootNode().host || null);
+          if (pruned.has(h)) { chain.push(h); top = h; skipped = false; }
+          if (up && bisected.has(up) && h.parentElement === up && !walkedKids.has(h)) { top = h; skipped = true; }
+          h = up;
         }
-        // Re-enter the outermost pruned ancestor: the walk finds the rest.
-        const top = chain[chain.length - 1];
-        if (top) {
-          const [ctx, pc] = pruned.get(top);
-          for (const c of chain) pruned.delete(c);
-          stats.rescued++;
-          const saved = ctx.clip;
-          walkRoot(top, ctx, pc);
-          ctx.clip = saved;
-        }
+        if (!top) continue;
+        stats.rescued++;
+        const [ctx, pc] = skipped ? bisected.get(top.parentElement) : pruned.get(top);
+        for (const c of chain) pruned.delete(c);
+        const saved = ctx.clip;
+        if (skipped) { walkedKids.add(top); walkStack([[top, pc]], ctx); } else walkRoot(top, ctx, pc);
+        ctx.clip = saved;
       }
     }
   }
@@ -465,7 +481,9 @@
   const topCtx = { doc: topDoc, ox: 0, oy: 0, clip: [0, 0, VW, VH], inFrame: false,
     listeners: window.__cockpitListeners, frames: [] };
   walkRoot(topDoc, topCtx, null);
+  stats.walk_ms = Math.round(performance.now() - t0);
   rescue();
+  stats.rescue_ms = Math.round(performance.now() - t0) - stats.walk_ms;
 
   // ---------- post-pass ----------
   const kept = found.filter(rec => {
