@@ -155,12 +155,12 @@
     // A big scroll container's text is its whole content: keep it short.
     let t = scrollable ? (el.textContent || "").slice(0, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
     t = clean(t);
-    if (!t) {
-      const img = el.querySelector && el.querySelector("img[alt]");
-      t = clean((img && img.alt) || el.getAttribute("title") || "");
-    }
+    if (!t) t = clean(iconName(el));
+    if (!t && labelControl(el, tag)) t = clean(iconName(labelControl(el, tag)));  // a switch with no text
     return t;
   }
+  /*@include som_items.js*/
+
   // Card numbers and security codes named only by the field's name, id, placeholder, aria-label or
   // <label> (no autocomplete="cc-..."): secret too, so their values stay out of marks and prompts.
   const CARD_NAME = /\b(card ?(number|no)|credit ?card|debit ?card|cc ?(number|num|csc)|cvc|cvv|csc|security ?code)\b/i;
@@ -339,6 +339,7 @@
     if (!reason && cursorIsPointer(el) && !cursorIsPointer(layoutParent(el))) {
       reason = "pointer"; weak = true;
     }
+    if (!reason && delegatedItem(el, parentCand, ctx)) { reason = "delegated"; weak = true; }
     if (!reason && scrollable) { reason = "scrollable"; weak = true; }
     if (!reason) return null;
     stats.candidates++;
@@ -350,7 +351,13 @@
     if (parentCand && !editable && !formControl && !scrollable) {
       // A link or button inside a <label> ("I agree to the Terms") is its own thing.
       const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button");
-      if ((parentCand.atomic && !ownInLabel) || reason === "pointer") { stats.nested++; return null; }
+      // A real control inside something made a button by its role is what a person clicks.
+      const ownInRole = parentCand.reason === "role" && reason === "native";
+      // Pointer children of a clickable container are marked when they are its items (rows of a list).
+      const item = reason === "pointer" && !parentCand.atomic && repeated(el);
+      if ((parentCand.atomic && !ownInLabel && !ownInRole) || (reason === "pointer" && !item)) {
+        stats.nested++; return null;
+      }
     }
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true,
                               checkOpacity: true, checkVisibilityCSS: true })) {
@@ -371,6 +378,9 @@
       atomic: ATOMIC_ROLES.has(role) || tag === "a" || tag === "button" || tag === "summary" || tag === "label" };
     if (cover) { rec.cover = cover; intercepted.push(rec); return null; }
     found.push(rec);
+    if (parentCand && parentCand.reason === "role" && reason === "native") {
+      (parentCand.controls = parentCand.controls || []).push(rec);
+    }
     for (let p = parentCand; p && !p.hasChild; p = p.parent) p.hasChild = true;
     return rec;
   }
@@ -486,12 +496,19 @@
   stats.rescue_ms = Math.round(performance.now() - t0) - stats.walk_ms;
 
   // ---------- post-pass ----------
+  // A wrapper made a button by its role, holding real controls and no text of its own.
+  function wrapsOnly(rec) {
+    let t = rec.el.innerText || "";
+    for (const c of rec.controls) t = t.replace(c.el.innerText || c.el.value || "", "");
+    return !t.trim();
+  }
   const kept = found.filter(rec => {
     if (rec.tag === "label" && rec.el.control && found.some(o => o.el === rec.el.control)) {
       stats.nested++; return false;
     }
     const weakish = rec.weak || rec.reason === "tabindex";
     if (weakish && rec.hasChild && !rec.scrollable) { stats.containers++; return false; }
+    if (rec.controls && wrapsOnly(rec)) { stats.nested++; return false; }
     return true;
   });
   interceptPass(kept);
@@ -515,19 +532,24 @@
     const secret = isSecret(el, rec.tag, rec.type);
     const hasValue = rec.tag === "input" || rec.tag === "textarea" || rec.tag === "select";
     const [x1, y1, x2, y2] = rec.vr;
+    const control = labelControl(el, rec.tag);  // a label standing for a hidden checkbox or radio
+    const role = control ? (control.getAttribute("role") === "switch" ? "switch" : control.type) : rec.role;
+    const state = checkedState(el, rec.tag, role);
+    const sel = rec.tag === "select" ? selectOptions(el) : null;
     return {
       id: idx + 1,
       bbox: [Math.round(x1), Math.round(y1), Math.round(x2 - x1), Math.round(y2 - y1)],
       tag: rec.tag,
-      role: rec.role,
-      type: rec.type,
+      role: role,
+      type: control ? control.type : rec.type,
       text: textOf(el, rec.tag, rec.type, rec.scrollable),
       aria_label: clean(el.getAttribute("aria-label") || ""),
       placeholder: clean(el.getAttribute("placeholder") || ""),
       href: (rec.tag === "a" || rec.tag === "area") && el.getAttribute("href")
         ? String(typeof el.href === "string" ? el.href : el.getAttribute("href")).slice(0, 2000) : "",
-      value: rec.type === "checkbox" || rec.type === "radio" ? (el.checked ? "checked" : "unchecked")
-        : hasValue && !secret ? clean(el.value) : "",
+      value: state !== null ? state : hasValue && !secret ? clean(el.value) : "",
+      options: sel ? sel.options : [],
+      options_more: sel ? sel.more : 0,
       secret: secret,
       filled: secret && String(el.value || "") !== "",  // whether it has a value (never what): masked in the screenshot
       editable: !!rec.editable,
