@@ -37,6 +37,14 @@ def test_rows_of_a_delegated_listener_are_marked_one_by_one(page, browser):
     assert click(browser, obs, one(obs, "Green teapot")) == "opened order A-101"
 
 
+def test_under_a_framework_root_listener_pointer_rows_are_marked_and_plain_blocks_are_not(page, browser):
+    obs = observe(page("app_root.html"))
+    for title in ("Weekly digest", "Outage report", "Hiring"):
+        one(obs, title)
+    assert not marks_with(obs, "Static note"), obs.element_text  # repeated, but nothing says clickable
+    assert click(browser, obs, one(obs, "Outage report")) == "opened post 8"
+
+
 def test_each_result_link_of_a_results_list_is_marked(page):
     obs = observe(page("delegated.html"))
     for title in ("Installing the package", "Configuration reference", "Changelog"):
