@@ -94,7 +94,7 @@ def test_icon_only_links_and_buttons_are_named(page):
         assert f'"{name}"' in line and '""' not in line, line
 
 
-def test_a_selects_options_are_in_the_element_text(page):
+def test_a_selects_options_are_in_the_element_text(page, browser):
     obs = observe(page("controls.html"))
     sel = [m for m in obs.marks if m.tag == "select"][0]
     line = [x for x in obs.element_text.splitlines() if x.startswith(f"[{sel.id}]:")][0]
@@ -102,6 +102,11 @@ def test_a_selects_options_are_in_the_element_text(page):
         assert f'"{name}"' in line, line
     assert '"Cherry" (selected)' in line, line
     assert '"Zucchini"' not in line and "+5 more" in line, line
+    # An option named there is one Select can choose.
+    Executor(browser).run(parse_action(f"Select [{sel.id}]; Tangerine"), obs.marks)
+    assert browser.js("return document.getElementById('fruit').selectedOptions[0].text") == "Tangerine"
+    line = [x for x in observe(browser).element_text.splitlines() if "<select>" in x][0]
+    assert '"Tangerine" (selected)' in line and '"Cherry" (selected)' not in line, line
 
 
 def _marks_of(browser, **opts):
@@ -138,3 +143,33 @@ def test_table_of_5000_rows_marks_what_a_full_walk_marks(browser, site):
         _, full = _marks_of(browser, bisectAbove=10 ** 9, pruneAbove=10 ** 9)
         assert fast == full and 20 < len(fast) < 200
         assert fast_stats["visited"] < 3000, fast_stats
+
+
+_COMBO = ('<input role="combobox" aria-expanded="false" aria-controls="lb" id="city" placeholder="City">'
+          '<script>document.getElementById("city").addEventListener("click", () => {'
+          ' const ul = document.createElement("ul"); ul.id = "lb"; ul.setAttribute("role", "listbox");'
+          ' ul.style.cssText = "position:absolute;top:30px;left:8px;width:200px;background:#fff;'
+          'border:1px solid #999;margin:0;padding:0;list-style:none;z-index:9";'
+          ' for (const c of ["Lisbon", "Oslo", "Tallinn"]) { const li = document.createElement("li");'
+          ' li.setAttribute("role", "option"); li.textContent = c; li.style.padding = "4px";'
+          ' li.addEventListener("click", () => { document.getElementById("city").value = c; ul.remove(); });'
+          ' ul.appendChild(li); }'
+          ' document.body.appendChild(ul); document.getElementById("city").setAttribute("aria-expanded", "true"); });'
+          '</script>')
+
+
+def test_an_open_combobox_portal_on_a_long_page_shows_its_options(browser, site):
+    # A long flat page (walked by bisection) whose combobox appends its listbox at the end of <body>.
+    html = pagegen.generate(5000, "flat").replace("<body>", "<body>" + _COMBO, 1)
+    (site.root / "combo.html").write_text(html)
+    browser.goto(site.url("combo.html"))
+    obs = observe(browser)
+    assert obs.stats.get("bisected")
+    assert not marks_with(obs, "Oslo")
+    Executor(browser).run(parse_action(f"Click [{[m for m in obs.marks if m.placeholder == 'City'][0].id}]"),
+                          obs.marks)
+    obs = observe(browser)
+    for city in ("Lisbon", "Oslo", "Tallinn"):
+        assert one(obs, city).role == "option"
+    Executor(browser).run(parse_action(f"Click [{one(obs, 'Oslo').id}]"), obs.marks)
+    assert browser.js("return document.getElementById('city').value") == "Oslo"

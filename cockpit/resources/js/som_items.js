@@ -79,7 +79,7 @@ function selectOptions(el) {
   const all = el.options || [];
   const out = [];
   for (let i = 0; i < all.length && out.length < MAX_OPTIONS; i++) {
-    out.push([clean(all[i].label || all[i].text), !!all[i].selected]);
+    out.push([clean(all[i].text), !!all[i].selected]);  // the text Select matches (act.js)
   }
   const chosen = [];  // a selected option past the first ones is still told
   for (let i = out.length; i < all.length; i++) if (all[i].selected) chosen.push([clean(all[i].text), true]);
