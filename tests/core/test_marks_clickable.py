@@ -32,6 +32,8 @@ def test_rows_of_a_delegated_listener_are_marked_one_by_one(page, browser):
     assert not marks_with(obs, "Ada Lovelace")[0].text.count("Alan")
     for order in ("Blue kettle", "Green teapot", "Red mug"):
         one(obs, order)
+    # A listener on <body> does not make its repeated sections clickable.
+    assert not marks_with(obs, "About us") and not marks_with(obs, "Opening hours")
     assert click(browser, obs, one(obs, "Grace Hopper")) == "opened mail 3"
     obs = observe(browser)
     assert click(browser, obs, one(obs, "Green teapot")) == "opened order A-101"

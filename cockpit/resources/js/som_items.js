@@ -21,6 +21,8 @@ const ITEM_TAGS = new Set(["LI", "TR", "DT", "DD", "ARTICLE"]);
 const ROOT_LISTENERS = 6;
 function delegatedItem(el, pc, ctx) {
   if (!pc || pc.atomic || (pc.reason !== "listener" && pc.reason !== "handler")) return false;
+  // A listener on <body> (analytics, closing menus on any click) says nothing about its children.
+  if (pc.el === ctx.doc.body || pc.el === ctx.doc.documentElement) return false;
   if (ctx.listeners && (ctx.listeners.get(pc.el) || 0) >= ROOT_LISTENERS) return false;
   let p = el.parentElement;
   for (let depth = 0; p && p !== pc.el; p = p.parentElement) if (++depth > 2) return false;
