@@ -32,6 +32,9 @@ def test_rows_of_a_delegated_listener_are_marked_one_by_one(page, browser):
     assert not marks_with(obs, "Ada Lovelace")[0].text.count("Alan")
     for order in ("Blue kettle", "Green teapot", "Red mug"):
         one(obs, order)
+    # Highlighted code and paragraphs under a listener are text, not items.
+    assert not [m for m in obs.marks if m.text in ("11", "22", "33") or m.tag == "p"], obs.element_text
+    assert one(obs, "with a link").tag == "a"
     # A listener on <body> does not make its repeated sections clickable.
     assert not marks_with(obs, "About us") and not marks_with(obs, "Opening hours")
     assert click(browser, obs, one(obs, "Grace Hopper")) == "opened mail 3"

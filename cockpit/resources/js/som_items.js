@@ -16,6 +16,26 @@ function repeated(el) {
   return !!((a && signature(a) === s) || (b && signature(b) === s));
 }
 const ITEM_TAGS = new Set(["LI", "TR", "DT", "DD", "ARTICLE"]);
+// Blocks that may be items; text (paragraphs, headings, code and its highlighted spans) is not.
+const BLOCK_ITEM_TAGS = new Set(["LI", "TR", "DT", "DD", "ARTICLE", "DIV", "SECTION", "ASIDE", "FIGURE"]);
+const ITEM_DISPLAY = /^(block|list-item|table-row|flex|grid|inline-block|inline-flex|inline-grid|flow-root)$/;
+// Most of the parent's children are of el's kind (a list of rows, not prose with a few alike).
+const kindMemo = new Map();
+function mostlyAlike(el) {
+  const parent = el.parentElement, s = signature(el);
+  let counts = kindMemo.get(parent);
+  if (!counts) {
+    counts = new Map();
+    let n = 0;
+    for (let c = parent.firstElementChild; c && n < 64; c = c.nextElementSibling, n++) {
+      const k = signature(c);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    counts.total = n;
+    kindMemo.set(parent, counts);
+  }
+  return (counts.get(s) || 0) * 2 >= counts.total;
+}
 // A framework's root listener (React) takes every kind of click event, often twice: it says
 // nothing about which of its descendants are items. A per-list listener takes one or two.
 const ROOT_LISTENERS = 6;
@@ -27,7 +47,10 @@ function delegatedItem(el, pc, ctx) {
   let p = el.parentElement;
   for (let depth = 0; p && p !== pc.el; p = p.parentElement) if (++depth > 2) return false;
   if (p !== pc.el || !repeated(el)) return false;
-  return ITEM_TAGS.has(el.tagName) || !!el.firstElementChild || !!el.getAttribute("class");
+  const tag = el.tagName;
+  if (!BLOCK_ITEM_TAGS.has(tag) && !tag.includes("-")) return false;
+  if (!(ITEM_TAGS.has(tag) || !!el.firstElementChild || !!el.getAttribute("class"))) return false;
+  return mostlyAlike(el) && ITEM_DISPLAY.test(getComputedStyle(el).display);
 }
 
 // ---------- custom checkboxes, radios and switches ----------
