@@ -158,6 +158,7 @@ def test_overlay_draws_boxes_and_keeps_clean_copy(page, tmp_path):
 def test_twenty_thousand_elements_mark_without_timing_out(page):
     obs = observe(page("big.html"))
     assert not obs.stats["truncated"]
-    assert obs.stats["pruned"] > 100  # off-screen cards were skipped, not walked
+    # off-screen cards were skipped, not walked (pruned, or passed over by the bisection of the grid's children)
+    assert obs.stats["pruned"] + obs.stats.get("skipped_siblings", 0) > 100
     assert 30 < len(obs.marks) < 400  # what the viewport holds, not the whole page
     assert all(m.bbox[1] < 768 for m in obs.marks)

@@ -36,6 +36,8 @@ class Mark:
     confirm_text: str = ""  # the page's confirmation wording ("Are you sure ...?"), on buttons only; "" if none
     dom_path: str = ""  # where the element sits in its document (tag:nth-of-type steps), for approval binding
     icon: str = ""  # a destructive icon's word on a control ("trash" from class="fa-trash"); "" if none
+    options: tuple[tuple[str, bool], ...] = ()  # a <select>'s first options: (text, selected)
+    options_more: int = 0  # how many more options the <select> has
 
     @classmethod
     def from_dict(cls, d: dict) -> "Mark":
@@ -44,12 +46,14 @@ class Mark:
         kw["bbox"] = tuple(int(v) for v in kw.get("bbox", (0, 0, 0, 0)))
         if kw.get("point") is not None:
             kw["point"] = tuple(int(v) for v in kw["point"])
+        kw["options"] = tuple((str(t), bool(sel)) for t, sel in kw.get("options") or ())
         return cls(**kw)
 
     def to_dict(self) -> dict:
         d = asdict(self)
         d["bbox"] = list(self.bbox)
         d["point"] = list(self.point) if self.point else None
+        d["options"] = [list(o) for o in self.options]
         return d
 
     @property
@@ -71,18 +75,37 @@ def _q(s: str) -> str:
     return '"' + s.replace('"', "'") + '"'
 
 
+_CHECKABLE = ("checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio")
+
+
+def _options(mark: Mark) -> str:
+    """A <select>'s options, so that ``Select [N]; option`` names one that exists."""
+    shown = ", ".join(_q(t) + (" (selected)" if sel else "") for t, sel in mark.options)
+    more = f", +{mark.options_more} more" if mark.options_more else ""
+    return f"options: {shown}{more}"
+
+
 def describe(mark: Mark) -> str:
-    """One element in WebVoyager's shape: ``[N]: <tag> "text", "aria-label";``."""
-    text = mark.text or mark.placeholder or mark.value
+    """One element in WebVoyager's shape: ``[N]: <tag> "text", "aria-label";``.
+
+    An element with no text is named by its aria-label alone (icon-only buttons); a
+    ``<select>`` lists its options; a checkbox, radio or switch (also a label standing
+    for a hidden one) says whether it is checked.
+    """
+    text = mark.text or mark.placeholder or mark.value or mark.aria_label
     parts = [_q(text)]
     if mark.aria_label and mark.aria_label != text:
         parts.append(_q(mark.aria_label))
     if mark.value and mark.value != text and mark.tag != "select":
-        parts.append(f"value {_q(mark.value)}")  # what is already typed in the field
+        parts.append(f"value {_q(mark.value)}")  # what is already typed in the field, or checked
+    if mark.options:
+        parts.append(_options(mark))
     kind = mark.tag
     if mark.tag == "input" and mark.type:
         kind = f"input type={mark.type}"
-    elif mark.reason in ("pointer", "listener", "handler") and mark.role == "":
+    elif mark.role in _CHECKABLE and mark.tag != "input":
+        kind = f"{mark.tag} {mark.role}"
+    elif mark.reason in ("pointer", "listener", "handler", "delegated") and mark.role == "":
         kind = f"{mark.tag} clickable"
     extra = " (scrollable)" if mark.scrollable and mark.reason == "scrollable" else ""
     return f"[{mark.id}]: <{kind}> {', '.join(parts)};{extra}"

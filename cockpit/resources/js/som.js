@@ -155,12 +155,12 @@
     // A big scroll container's text is its whole content: keep it short.
     let t = scrollable ? (el.textContent || "").slice(0, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
     t = clean(t);
-    if (!t) {
-      const img = el.querySelector && el.querySelector("img[alt]");
-      t = clean((img && img.alt) || el.getAttribute("title") || "");
-    }
+    if (!t) t = clean(iconName(el));
+    if (!t && labelControl(el, tag)) t = clean(iconName(labelControl(el, tag)));  // a switch with no text
     return t;
   }
+  /*@include som_items.js*/
+
   // Card numbers and security codes named only by the field's name, id, placeholder, aria-label or
   // <label> (no autocomplete="cc-..."): secret too, so their values stay out of marks and prompts.
   const CARD_NAME = /\b(card ?(number|no)|credit ?card|debit ?card|cc ?(number|num|csc)|cvc|cvv|csc|security ?code)\b/i;
@@ -390,6 +390,7 @@
     if (!reason && cursorIsPointer(el) && !cursorIsPointer(layoutParent(el))) {
       reason = "pointer"; weak = true;
     }
+    if (!reason && delegatedItem(el, parentCand, ctx)) { reason = "delegated"; weak = true; }
     if (!reason && scrollable) { reason = "scrollable"; weak = true; }
     if (!reason) return null;
     stats.candidates++;
@@ -401,7 +402,13 @@
     if (parentCand && !editable && !formControl && !scrollable) {
       // A link or button inside a <label> ("I agree to the Terms") is its own thing.
       const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button");
-      if ((parentCand.atomic && !ownInLabel) || reason === "pointer") { stats.nested++; return null; }
+      // A real control inside something made a button by its role is what a person clicks.
+      const ownInRole = parentCand.reason === "role" && reason === "native";
+      // Pointer children of a clickable container are marked when they are its items (rows of a list).
+      const item = reason === "pointer" && !parentCand.atomic && repeated(el);
+      if ((parentCand.atomic && !ownInLabel && !ownInRole) || (reason === "pointer" && !item)) {
+        stats.nested++; return null;
+      }
     }
     if (!el.checkVisibility({ opacityProperty: true, visibilityProperty: true,
                               checkOpacity: true, checkVisibilityCSS: true })) {
@@ -422,6 +429,9 @@
       atomic: ATOMIC_ROLES.has(role) || tag === "a" || tag === "button" || tag === "summary" || tag === "label" };
     if (cover) { rec.cover = cover; intercepted.push(rec); return null; }
     found.push(rec);
+    if (parentCand && parentCand.reason === "role" && reason === "native") {
+      (parentCand.controls = parentCand.controls || []).push(rec);
+    }
     for (let p = parentCand; p && !p.hasChild; p = p.parent) p.hasChild = true;
     return rec;
   }
@@ -429,8 +439,9 @@
   // On big documents, subtrees lying wholly outside the viewport are skipped:
   // their box and scroll extent (which covers overflowing in-flow children)
   // miss it. What could still escape (fixed or absolute children) is found
-  // again by the rescue pass, hit-testing a 48px grid over the viewport; a
-  // fixed element smaller than that inside a skipped subtree can be missed.
+  // again by the rescue pass, hit-testing a grid over the viewport (48px, or
+  // coarser where hit tests are slow, see rescue()); a fixed element smaller
+  // than its step inside a skipped subtree can be missed.
   // Small documents are walked whole: it costs little and misses nothing.
   const PRUNE = topDoc.getElementsByTagName("*").length > (opts.pruneAbove || 2000);
   const pruned = new Map();  // element -> [ctx, nearest candidate]
@@ -440,12 +451,16 @@
       for (let c = el.shadowRoot.lastElementChild; c; c = c.previousElementSibling) stack.push([c, pc]);
     }
   }
+  /*@include som_range.js*/
   function walkRoot(rootNode, ctx, parentCand) {
+    const stack = [];
+    pushChildren(stack, rootNode, parentCand);
+    walkStack(stack, ctx);
+  }
+  function walkStack(stack, ctx) {
     // Iterative depth-first walk over elements, entering open shadow roots and
     // same-origin iframes. Each stack entry carries its nearest candidate.
-    const stack = [];
     const view = ctx.clip || [0, 0, 0, 0];
-    pushChildren(stack, rootNode, parentCand);
     while (stack.length) {
       const [el, pc] = stack.pop();
       stats.visited++;
@@ -459,37 +474,48 @@
         rec = consider(el, ctx, pc, r);
       } else if (PRUNE && r[2] > r[0] && r[3] > r[1] && el !== ctx.doc.body && el !== ctx.doc.documentElement) {
         const ext = [r[0], r[1], Math.max(r[2], r[0] + el.scrollWidth), Math.max(r[3], r[1] + el.scrollHeight)];
-        if (!inter(ext, view)) { pruned.set(el, [ctx, pc]); stats.pruned++; continue; }
+        if (!inter(ext, view)) {  // a leaf has nothing inside that could escape its box
+          if (el.firstElementChild || el.shadowRoot) pruned.set(el, [ctx, pc]);
+          stats.pruned++; continue;
+        }
       }
       const nextPc = rec || pc;
       const tag = el.tagName;
       if ((tag === "IFRAME" || tag === "FRAME")) { enterFrame(el, ctx, nextPc); continue; }
-      pushChildren(stack, el, nextPc);
+      pushKids(stack, el, nextPc, ctx);
     }
   }
 
+  // Hit-tests a grid over the viewport; what is hit inside a pruned
+  // subtree, or in a sibling a bisected parent skipped, is walked after all.
   function rescue() {
-    if (!pruned.size) return;
-    const STEP = 48;
+    if (!pruned.size && !bisected.size) return;
+    // A hit test costs ~0.05 ms on most pages but over 1 ms in a block of 20,000 siblings (Chromium
+    // looks at each): the grid is as fine as ~12 ms of hit tests allow, 48px at most; on such pages
+    // only bigger escaped elements (dialogs, banners) are found again.
+    const c0 = performance.now();
+    for (let k = 1; k <= 4; k++) topDoc.elementFromPoint(VW * k / 5, VH * k / 5);
+    const cost = (performance.now() - c0) / 4;
+    const STEP = Math.max(48, Math.ceil(Math.sqrt(VW * VH * cost / (opts.rescueMs || 12))));
+    stats.rescue_step = STEP;
     for (let y = STEP / 2; y < VH; y += STEP) {
       for (let x = STEP / 2; x < VW; x += STEP) {
         let h = topDoc.elementFromPoint(x, y);
+        let top = null, skipped = false;
         const chain = [];
         while (h) {
-          if (pruned.has(h)) chain.push(h);
-          if (h.parentElement) h = h.parentElement;
-          else { const rn = h.getRootNode(); h = rn && rn.host ? rn.host : null; }
+          const up = h.parentElement || (h.getRootNode().host || null);
+          if (pruned.has(h)) { chain.push(h); top = h; skipped = false; }
+          if (up && bisected.has(up) && h.parentElement === up && !walkedKids.has(h)) { top = h; skipped = true; }
+          h = up;
         }
-        // Re-enter the outermost pruned ancestor: the walk finds the rest.
-        const top = chain[chain.length - 1];
-        if (top) {
-          const [ctx, pc] = pruned.get(top);
-          for (const c of chain) pruned.delete(c);
-          stats.rescued++;
-          const saved = ctx.clip;
-          walkRoot(top, ctx, pc);
-          ctx.clip = saved;
-        }
+        if (!top) continue;
+        stats.rescued++;
+        const [ctx, pc] = skipped ? bisected.get(top.parentElement) : pruned.get(top);
+        for (const c of chain) pruned.delete(c);
+        const saved = ctx.clip;
+        if (skipped) { walkedKids.add(top); walkStack([[top, pc]], ctx); } else walkRoot(top, ctx, pc);
+        ctx.clip = saved;
       }
     }
   }
@@ -516,15 +542,24 @@
   const topCtx = { doc: topDoc, ox: 0, oy: 0, clip: [0, 0, VW, VH], inFrame: false,
     listeners: window.__cockpitListeners, frames: [] };
   walkRoot(topDoc, topCtx, null);
+  stats.walk_ms = Math.round(performance.now() - t0);
   rescue();
+  stats.rescue_ms = Math.round(performance.now() - t0) - stats.walk_ms;
 
   // ---------- post-pass ----------
+  // A wrapper made a button by its role, holding real controls and no text of its own.
+  function wrapsOnly(rec) {
+    let t = rec.el.innerText || "";
+    for (const c of rec.controls) t = t.replace(c.el.innerText || c.el.value || "", "");
+    return !t.trim();
+  }
   const kept = found.filter(rec => {
     if (rec.tag === "label" && rec.el.control && found.some(o => o.el === rec.el.control)) {
       stats.nested++; return false;
     }
     const weakish = rec.weak || rec.reason === "tabindex";
     if (weakish && rec.hasChild && !rec.scrollable) { stats.containers++; return false; }
+    if (rec.controls && wrapsOnly(rec)) { stats.nested++; return false; }
     return true;
   });
   interceptPass(kept);
@@ -548,19 +583,24 @@
     const secret = isSecret(el, rec.tag, rec.type);
     const hasValue = rec.tag === "input" || rec.tag === "textarea" || rec.tag === "select";
     const [x1, y1, x2, y2] = rec.vr;
+    const control = labelControl(el, rec.tag);  // a label standing for a hidden checkbox or radio
+    const role = control ? (control.getAttribute("role") === "switch" ? "switch" : control.type) : rec.role;
+    const state = checkedState(el, rec.tag, role);
+    const sel = rec.tag === "select" ? selectOptions(el) : null;
     return {
       id: idx + 1,
       bbox: [Math.round(x1), Math.round(y1), Math.round(x2 - x1), Math.round(y2 - y1)],
       tag: rec.tag,
-      role: rec.role,
-      type: rec.type,
+      role: role,
+      type: control ? control.type : rec.type,
       text: textOf(el, rec.tag, rec.type, rec.scrollable),
       aria_label: clean(el.getAttribute("aria-label") || ""),
       placeholder: clean(el.getAttribute("placeholder") || ""),
       href: (rec.tag === "a" || rec.tag === "area") && el.getAttribute("href")
         ? String(typeof el.href === "string" ? el.href : el.getAttribute("href")).slice(0, 2000) : "",
-      value: rec.type === "checkbox" || rec.type === "radio" ? (el.checked ? "checked" : "unchecked")
-        : hasValue && !secret ? clean(el.value) : "",
+      value: state !== null ? state : hasValue && !secret ? clean(el.value) : "",
+      options: sel ? sel.options : [],
+      options_more: sel ? sel.more : 0,
       secret: secret,
       filled: secret && String(el.value || "") !== "",  // whether it has a value (never what): masked in the screenshot
       editable: !!rec.editable,

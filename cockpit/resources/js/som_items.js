@@ -1,0 +1,112 @@
+// Included in som.js: what a person clicks that has no native semantics of its
+// own (rows of a delegated listener, custom checkboxes) and the names and
+// states the model is told about.
+
+// ---------- delegated items ----------
+// A listener on a container with a per-item selector (jQuery's .on("click",
+// ".row", f), or e.target.closest(".row")) makes each repeated child a click
+// target: an email row, a table row, a menu entry. The evidence is structure:
+// siblings of one kind (tag, first class, role), not far below the listener.
+function signature(e) {
+  return e.tagName + "." + (e.getAttribute("class") || "").trim().split(/\s+/)[0] + "." + (e.getAttribute("role") || "");
+}
+function repeated(el) {
+  const s = signature(el);
+  const a = el.previousElementSibling, b = el.nextElementSibling;
+  return !!((a && signature(a) === s) || (b && signature(b) === s));
+}
+const ITEM_TAGS = new Set(["LI", "TR", "DT", "DD", "ARTICLE"]);
+// Blocks that may be items; text (paragraphs, headings, code and its highlighted spans) is not.
+const BLOCK_ITEM_TAGS = new Set(["LI", "TR", "DT", "DD", "ARTICLE", "DIV", "SECTION", "ASIDE", "FIGURE"]);
+const ITEM_DISPLAY = /^(block|list-item|table-row|flex|grid|inline-block|inline-flex|inline-grid|flow-root)$/;
+// Most of the parent's children are of el's kind (a list of rows, not prose with a few alike).
+const kindMemo = new Map();
+function mostlyAlike(el) {
+  const parent = el.parentElement, s = signature(el);
+  let counts = kindMemo.get(parent);
+  if (!counts) {
+    counts = new Map();
+    let n = 0;
+    for (let c = parent.firstElementChild; c && n < 64; c = c.nextElementSibling, n++) {
+      const k = signature(c);
+      counts.set(k, (counts.get(k) || 0) + 1);
+    }
+    counts.total = n;
+    kindMemo.set(parent, counts);
+  }
+  return (counts.get(s) || 0) * 2 >= counts.total;
+}
+// A framework's root listener (React) takes every kind of click event, often twice: it says
+// nothing about which of its descendants are items. A per-list listener takes one or two.
+const ROOT_LISTENERS = 6;
+function delegatedItem(el, pc, ctx) {
+  if (!pc || pc.atomic || (pc.reason !== "listener" && pc.reason !== "handler")) return false;
+  // A listener on <body> (analytics, closing menus on any click) says nothing about its children.
+  if (pc.el === ctx.doc.body || pc.el === ctx.doc.documentElement) return false;
+  if (ctx.listeners && (ctx.listeners.get(pc.el) || 0) >= ROOT_LISTENERS) return false;
+  let p = el.parentElement;
+  for (let depth = 0; p && p !== pc.el; p = p.parentElement) if (++depth > 2) return false;
+  if (p !== pc.el || !repeated(el)) return false;
+  const tag = el.tagName;
+  if (!BLOCK_ITEM_TAGS.has(tag) && !tag.includes("-")) return false;
+  if (!(ITEM_TAGS.has(tag) || !!el.firstElementChild || !!el.getAttribute("class"))) return false;
+  return mostlyAlike(el) && ITEM_DISPLAY.test(getComputedStyle(el).display);
+}
+
+// ---------- custom checkboxes, radios and switches ----------
+// A <label> over a hidden checkbox or radio is what a person clicks: it is
+// told as that control, with its state.
+function labelControl(el, tag) {
+  if (tag !== "label") return null;
+  const c = el.control;
+  return c && c.tagName === "INPUT" && (c.type === "checkbox" || c.type === "radio") ? c : null;
+}
+const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
+// "checked" / "unchecked" for native and ARIA checkables (and labels standing for them), else null.
+function checkedState(el, tag, role) {
+  const c = tag === "input" ? el : labelControl(el, tag);
+  if (c && (c.type === "checkbox" || c.type === "radio")) return c.checked ? "checked" : "unchecked";
+  if (CHECKABLE.has(role)) {
+    const a = (el.getAttribute("aria-checked") || "").toLowerCase();
+    return a === "true" ? "checked" : a === "mixed" ? "mixed" : "unchecked";
+  }
+  return null;
+}
+
+// ---------- names ----------
+// The accessible name an icon-only control has instead of text: aria-label,
+// aria-labelledby, title, or the label of the picture inside it.
+function iconName(el) {
+  const own = el.getAttribute("aria-label");
+  if (own && own.trim()) return own;
+  const ids = (el.getAttribute("aria-labelledby") || "").trim();
+  if (ids) {
+    const root = el.getRootNode();
+    const t = ids.split(/\s+/).map(id => {
+      const n = root.getElementById ? root.getElementById(id) : null;
+      return n ? n.textContent : "";
+    }).join(" ");
+    if (t.trim()) return t;
+  }
+  if (el.getAttribute("title")) return el.getAttribute("title");
+  const pic = el.querySelector && el.querySelector("img[alt], [aria-label], svg title, [title]");
+  if (!pic) return "";
+  if (pic.tagName === "IMG" && pic.alt) return pic.alt;
+  return pic.getAttribute("aria-label") || (pic.tagName.toLowerCase() === "title" ? pic.textContent : "") ||
+    pic.getAttribute("title") || "";
+}
+
+// ---------- select options ----------
+// A <select>'s options as the model is told them: the first MAX_OPTIONS as
+// [text, selected], and how many more there are.
+const MAX_OPTIONS = opts.maxOptions || 20;
+function selectOptions(el) {
+  const all = el.options || [];
+  const out = [];
+  for (let i = 0; i < all.length && out.length < MAX_OPTIONS; i++) {
+    out.push([clean(all[i].text), !!all[i].selected]);  // the text Select matches (act.js)
+  }
+  const chosen = [];  // a selected option past the first ones is still told
+  for (let i = out.length; i < all.length; i++) if (all[i].selected) chosen.push([clean(all[i].text), true]);
+  return { options: out.concat(chosen), more: all.length - out.length - chosen.length };
+}
