@@ -32,10 +32,17 @@ Chrome itself over CDP, through the session's WebDriver connection
    as in MkDocs Material) is the target a person clicks; the same for a
    checkbox/radio/switch of rule 1 whose own box is invisible: its label's
    box stands for it.
-4. **Editors with a hidden textarea.** A text field of rule 1 that is not
-   visible itself (CodeMirror 5 types through a 3-px textarea) stands for its
-   nearest ancestor (up to 8 up) with ``cursor: text`` and a visible box of at
-   least 20x10 px: the editor a person clicks into.
+4. **Hidden from the tree, not from the eye.** A link, button, input, select,
+   textarea, summary or element with an interactive ``role`` attribute that is
+   not disabled but sits under ``aria-hidden="true"`` (a popup that hides
+   everything outside it from assistive technology, as React Aria's does) is
+   a target all the same when it is visible and uncovered.
+5. **Editors with a hidden textarea.** A text field of rule 1 that is not
+   visible itself (CodeMirror 5 types through a textarea in a 3x0 px box)
+   stands for its nearest ancestor (up to 8 up) with a visible box of at least
+   20x10 px where one of the five hit-test points lands on something of
+   its own with ``cursor: text``: the
+   editor a person clicks into.
 
 Every target must be **visible in the viewport**: its box (getBoundingClientRect,
 clipped to the viewport and to ancestors with overflow other than visible, up
@@ -137,9 +144,12 @@ function(nAx, ...rest) {
     if (el.tagName === "TEXTAREA" || el.tagName === "INPUT") {  // an editor typing through a hidden textarea
       let a = parentOf(el);
       for (let k = 0; a && k < 8; k++, a = parentOf(a)) {
-        if (getComputedStyle(a).cursor !== "text") continue;
         const ab = box(a);
-        if (ab && ab[2] - ab[0] >= 20 && ab[3] - ab[1] >= 10 && hit(a, ab, [])) return out.push({ i, box: ab, via: "editor", tag: a.tagName.toLowerCase(), text: text(a) });
+        if (!ab || ab[2] - ab[0] < 20 || ab[3] - ab[1] < 10) continue;
+        const texty = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]].some(([fx, fy]) => {
+          const c = deepHit(ab[0] + (ab[2] - ab[0]) * fx, ab[1] + (ab[3] - ab[1]) * fy);
+          return c && within(c, a) && getComputedStyle(c).cursor === "text"; });
+        if (texty) return out.push({ i, box: ab, via: "editor", tag: a.tagName.toLowerCase(), text: text(a) });
       }
     }
     out.push(null);
@@ -150,6 +160,8 @@ function(nAx, ...rest) {
   const insideAx = el => { for (let a = el; a; a = parentOf(a)) if (axSet.has(a)) return true; return false; };
   const delegated = el => { if (docDelegates) return true; for (let a = el; a; a = parentOf(a)) if (hosts.has(a)) return true; return false; };
   const extra = [];
+  const NATIVE = /^(A|BUTTON|INPUT|SELECT|TEXTAREA|SUMMARY)$/;
+  const ROLE_ATTR = new Set(["button", "link", "textbox", "searchbox", "combobox", "checkbox", "radio", "switch", "slider", "spinbutton", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "treeitem", "option"]);
   const SKIP = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE", "path", "HTML", "BODY"]);
   function walk(root) {
     const all = root.querySelectorAll("*");
@@ -157,6 +169,14 @@ function(nAx, ...rest) {
       if (el.shadowRoot) walk(el.shadowRoot);
       if (SKIP.has(el.tagName) || axSet.has(el)) continue;
       let kind = "";
+      if (NATIVE.test(el.tagName) || ROLE_ATTR.has((el.getAttribute("role") || "").toLowerCase())) {
+        // hidden from the accessibility tree by aria-hidden on it or an ancestor (a popup's
+        // "hide outside"), yet on screen: a person still sees and clicks it
+        if (el.disabled || el.getAttribute("aria-disabled") === "true" || (el.tagName === "INPUT" && el.type === "hidden")) continue;
+        if (el.tagName === "A" && !el.hasAttribute("href")) continue;
+        if (!el.closest("[aria-hidden=true]")) continue;
+        kind = "aria-hidden";
+      }
       if (el.tagName === "LABEL") {
         const c = el.control;
         if (c && (c.type === "checkbox" || c.type === "radio") && !axSet.has(c) && !within(c, el) && !box(c)
@@ -256,7 +276,7 @@ def reference(session: BrowserSession) -> list[dict]:
         val = res["result"]["value"]
         targets, objs = [], []
         for a, g, o in zip(ax, val["ax"], ax_objs):
-            if g is None:
+            if g is None or (a["role"] == "listbox" and g["tag"] != "select"):
                 continue
             targets.append({"box": g["box"], "role": a["role"], "name": a["name"], "tag": g["tag"],
                             "text": g["text"], "via": "ax" + ("+" + g["via"] if g["via"] else "")})

@@ -27,7 +27,9 @@ Scores, per state, then summed per app and in total:
 
 * matching rule: a mark and a reference element (boxes clipped to the
   viewport) match when IoU >= 0.5, or the mark's centre lies in the
-  reference box and the reference's centre in the mark's box (2 px slack).
+  reference box and the reference's centre in the mark's box (2 px slack)
+  and neither box is more than 4x the other's area (a page-sized container
+  does not match whatever lies under its centre).
   Marks and references are paired one-to-one, best IoU first.
 * recall = reference elements paired with a settle-time mark / reference elements.
 * precision = settle-time marks that match some reference element / marks.
@@ -64,8 +66,8 @@ from reference import reference  # noqa: E402
 from states import STATES, State  # noqa: E402
 
 MATCH_RULE = ("a mark and a reference element match when IoU >= 0.5, or the mark's centre is inside the "
-              "reference box and the reference's centre inside the mark (2 px slack); boxes clipped to the "
-              "viewport; one-to-one, best IoU first")
+              "reference box and the reference's centre inside the mark (2 px slack) and the areas are within 4x; "
+              "boxes clipped to the viewport; one-to-one, best IoU first")
 IDLE_MIN_S, IDLE_EXTRA_S = 4.5, 5.0
 
 _FIND_JS = r"""
@@ -116,7 +118,8 @@ def _centre(b):
 def match(a, b) -> float:
     """> 0 (the IoU, at least a tiny positive) when boxes a and b (x1, y1, x2, y2) match, else 0."""
     iou = _iou(a, b)
-    if iou >= 0.5 or (_inside(_centre(a), b) and _inside(_centre(b), a)):
+    small, big = sorted((_area(a), _area(b)))
+    if iou >= 0.5 or (_inside(_centre(a), b) and _inside(_centre(b), a) and big <= 4 * max(small, 1)):
         return max(iou, 1e-6)
     return 0.0
 
