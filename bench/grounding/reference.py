@@ -37,12 +37,12 @@ Chrome itself over CDP, through the session's WebDriver connection
    not disabled but sits under ``aria-hidden="true"`` (a popup that hides
    everything outside it from assistive technology, as React Aria's does) is
    a target all the same when it is visible and uncovered.
-5. **Editors with a hidden textarea.** A text field of rule 1 that is not
-   visible itself (CodeMirror 5 types through a textarea in a 3x0 px box)
-   stands for its nearest ancestor (up to 8 up) with a visible box of at least
-   20x10 px where one of the five hit-test points lands on something of
-   its own with ``cursor: text``: the
-   editor a person clicks into.
+5. **Editors with a hidden textarea.** A text field of rule 1 (a textarea or
+   text input) that is not visible itself (CodeMirror 5 types through a
+   textarea in a 3x0 px box) stands for its nearest ancestor (up to 8 up)
+   with a visible box of at least 20x10 px, holding no other target of rule 1,
+   where one of the five hit-test points (below) lands on something of its
+   own with ``cursor: text``: the editor a person clicks into.
 
 Every target must be **visible in the viewport**: its box (getBoundingClientRect,
 clipped to the viewport and to ancestors with overflow other than visible, up
@@ -141,9 +141,11 @@ function(nAx, ...rest) {
       const lb = lab && box(lab);
       if (lb && hit(lab, lb, [el])) return out.push({ i, box: lb, via: "label", tag: "label", text: text(lab) });
     }
-    if (el.tagName === "TEXTAREA" || el.tagName === "INPUT") {  // an editor typing through a hidden textarea
+    const textual = el.tagName === "TEXTAREA" || (el.tagName === "INPUT" && ["text", "search", ""].includes(type));
+    if (textual) {  // an editor typing through a hidden textarea
       let a = parentOf(el);
       for (let k = 0; a && k < 8; k++, a = parentOf(a)) {
+        if (axEls.some(o => o && o !== el && within(o, a))) break;  // not a form or section around other controls
         const ab = box(a);
         if (!ab || ab[2] - ab[0] < 20 || ab[3] - ab[1] < 10) continue;
         const texty = [[0.5, 0.5], [0.25, 0.25], [0.75, 0.25], [0.25, 0.75], [0.75, 0.75]].some(([fx, fy]) => {

@@ -2,7 +2,7 @@
 
     bash bench/grounding/setup_apps.sh            # once: the apps, into bench/grounding/.apps/
     .venv/bin/python bench/grounding/run.py [--apps a,b] [--states N] [--only ID,ID] [-v]
-                                            [--json FILE] [--shots DIR]
+                                            [--repeat N] [--json FILE] [--shots DIR]
 
 For each app (apps.py: Datasette, Sphinx, MkDocs Material, Flask-Admin,
 Streamlit), one at a time: start it on 127.0.0.1, open one browser with the
@@ -263,8 +263,8 @@ def run_state(s: BrowserSession, ex: Executor, app: apps_mod.App, st: State, sho
     out["reference"] = refs
     if shots is not None:
         shots.mkdir(parents=True, exist_ok=True)
-        (shots / f"{st.id}-settle.png").write_bytes(early.render())
-        (shots / f"{st.id}-eventual.png").write_bytes(late.render())
+        (shots / f"{st.id}-{s._g_try}-settle.png").write_bytes(early.render())
+        (shots / f"{st.id}-{s._g_try}-eventual.png").write_bytes(late.render())
     return out
 
 
@@ -295,7 +295,8 @@ def _line(name, t) -> str:
 def _el(d) -> str:
     b = d["box"]
     what = d.get("role") or d.get("via") or ""
-    return f"<{d['tag']}{' ' + what if what else ''}> {d['text'][:50]!r} @{b[0]},{b[1]} {b[2]}x{b[3]}"
+    text = d.get("name") or d["text"]
+    return f"<{d['tag']}{' ' + what if what else ''}> {text[:50]!r} @{b[0]},{b[1]} {b[2]}x{b[3]}"
 
 
 def print_state(r: dict, verbose: bool) -> None:
@@ -326,6 +327,7 @@ def main(argv=None) -> int:
     ap.add_argument("--only", help="comma-separated state ids")
     ap.add_argument("-v", "--verbose", action="store_true", help="list missed, spurious, duplicate, late marks")
     ap.add_argument("--json", type=Path, help="write everything to this file")
+    ap.add_argument("--repeat", type=int, default=1, help="do every state N times (late renders vary)")
     ap.add_argument("--shots", type=Path, help="save each state's marked screenshots (settle-time, eventual) here")
     a = ap.parse_args(argv)
     names = a.apps.split(",") if a.apps else list(apps_mod.APPS)
@@ -349,13 +351,15 @@ def main(argv=None) -> int:
                 s.goto("about:blank")  # a fresh Chromium may show chrome://new-tab-page, which the nav guard refuses
                 _timed_settle(s)
                 ex = Executor(s)
-                for st in todo:
+                for rep, st in [(k, st) for k in range(a.repeat) for st in todo]:
+                    s._g_try = rep + 1
                     try:
                         r = run_state(s, ex, app, st, a.shots)
                     except Exception as e:  # a state that cannot be reached is reported, not fatal
                         r = {"id": st.id, "app": st.app, "kind": st.kind, "error": f"{type(e).__name__}: {e}"}
                         if a.verbose:
                             traceback.print_exc()
+                    r["try"] = rep + 1
                     rows.append(r)
                     print_state(r, a.verbose)
                     sys.stdout.flush()
