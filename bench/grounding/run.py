@@ -45,6 +45,7 @@ Targets of issue #16: recall >= 0.99, precision >= 0.98, <= 2 duplicates, 0 late
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import statistics
 import sys
@@ -59,7 +60,10 @@ sys.path.insert(0, str(HERE))
 from cockpit.core.actions.grammar import parse_action  # noqa: E402
 from cockpit.core.agent.execute import Executor  # noqa: E402
 from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
+from cockpit.core.page import images, overlay  # noqa: E402
+from cockpit.core.page.marks import Mark  # noqa: E402
 from cockpit.core.page.observation import observe  # noqa: E402
+from PIL import Image  # noqa: E402
 
 import apps as apps_mod  # noqa: E402
 from reference import reference  # noqa: E402
@@ -265,6 +269,9 @@ def run_state(s: BrowserSession, ex: Executor, app: apps_mod.App, st: State, sho
         shots.mkdir(parents=True, exist_ok=True)
         (shots / f"{st.id}-{s._g_try}-settle.png").write_bytes(early.render())
         (shots / f"{st.id}-{s._g_try}-eventual.png").write_bytes(late.render())
+        ref_marks = [Mark(id=i + 1, bbox=tuple(r["box"]), tag=r["tag"]) for i, r in enumerate(refs)]
+        (shots / f"{st.id}-{s._g_try}-reference.png").write_bytes(
+            images.encode(overlay.draw_marks(Image.open(io.BytesIO(late.screenshot)).convert("RGB"), ref_marks), "png"))
     return out
 
 
@@ -328,7 +335,8 @@ def main(argv=None) -> int:
     ap.add_argument("-v", "--verbose", action="store_true", help="list missed, spurious, duplicate, late marks")
     ap.add_argument("--json", type=Path, help="write everything to this file")
     ap.add_argument("--repeat", type=int, default=1, help="do every state N times (late renders vary)")
-    ap.add_argument("--shots", type=Path, help="save each state's marked screenshots (settle-time, eventual) here")
+    ap.add_argument("--shots", type=Path, help="save each state's screenshots here: Cockpit's marks at settle time "
+                    "and eventually, and the reference's boxes drawn the same way")
     a = ap.parse_args(argv)
     names = a.apps.split(",") if a.apps else list(apps_mod.APPS)
     for n in names:
