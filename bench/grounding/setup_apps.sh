@@ -11,7 +11,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 APPS=.apps
 VENV=$APPS/venv
-PKGS="datasette==0.65.* sphinx mkdocs-material flask-admin flask-sqlalchemy sqlalchemy streamlit"
+# Pinned, so that numbers stay comparable from run to run (the versions the baseline was taken with).
+PKGS="datasette==0.65.5 sphinx==9.0.4 alabaster==1.0.0 mkdocs==1.6.1 mkdocs-material==9.8.1 flask==3.1.3
+ flask-admin==2.2.1 flask-sqlalchemy==3.1.1 sqlalchemy==2.1.9 streamlit==1.67.0"
 stamp=$VENV/.grounding-installed
 want=$(echo "$PKGS" | sha1sum | cut -c1-12)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
@@ -21,7 +23,6 @@ fi
 mkdir -p "$APPS"
 PY=${PYTHON:-python3}
 [ -x "$VENV/bin/pip" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/pip" install -q --upgrade pip >/dev/null 2>&1 || true
 # shellcheck disable=SC2086
 nice "$VENV/bin/pip" install -q $PKGS 2>&1 | grep -v "is ignored: it is neither" >&2 || true
 "$VENV/bin/python" -c "import datasette, sphinx, mkdocs, material, flask_admin, flask_sqlalchemy, streamlit"
