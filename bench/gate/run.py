@@ -82,10 +82,19 @@ def find(b: BrowserSession, sel: str):
 
 
 def step(b: BrowserSession, base: str, s: str) -> None:
-    """One recipe step: goto PATH | fill SEL = TEXT | click SEL | select SEL = OPTION | check SEL | hover SEL."""
+    """One recipe step: goto PATH | fill SEL = TEXT | click SEL | select SEL = OPTION | check SEL | hover SEL
+    | set SEL = VALUE (sets a possibly hidden field's value by script, for widgets that hide their input)."""
     verb, _, rest = s.strip().partition(" ")
     if verb == "goto":
         b.goto(base + rest if rest.startswith("/") else rest)
+        return
+    if verb == "set":
+        sel, _, value = rest.partition(" = ")
+        els = b.driver.find_elements(By.CSS_SELECTOR, sel.strip())
+        if not els:
+            raise CaseError(f"no element for {sel!r} on {b.url}")
+        b.js("arguments[0].value = arguments[1]; arguments[0].dispatchEvent(new Event('change', {bubbles: true}))",
+             els[0], value)
         return
     if verb in ("fill", "select"):
         sel, _, text = rest.partition(" = ")
@@ -126,14 +135,18 @@ def iou(a, b) -> float:
 def target_mark(b: BrowserSession, sel: str):
     """(observation, mark or None, best IoU, element box) for the case's element, scrolled into view."""
     el = find(b, sel)
-    b.js("arguments[0].scrollIntoView({block: 'center', inline: 'center'})", el)
+    b.js("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", el)
     b.settle()
-    obs = observe(b, render=False)
-    r = b.js("var r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height]", el)
-    box = tuple(round(v) for v in r)
-    scored = sorted(((iou(m.bbox, box), m) for m in obs.marks), key=lambda t: -t[0])
-    best, mark = scored[0] if scored else (0.0, None)
-    return obs, (mark if best >= MIN_IOU else None), best, box
+    for attempt in range(3):  # a transition still moving the element: look again a little later
+        obs = observe(b, render=False)
+        r = b.js("var r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height]", el)
+        box = tuple(round(v) for v in r)
+        scored = sorted(((iou(m.bbox, box), m) for m in obs.marks), key=lambda t: -t[0])
+        best, mark = scored[0] if scored else (0.0, None)
+        if best >= MIN_IOU:
+            return obs, mark, best, box
+        time.sleep(0.5)
+    return obs, None, best, box
 
 
 # ---------- one case ----------
