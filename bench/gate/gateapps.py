@@ -4,7 +4,7 @@ Shared by setup_apps.py (install, generate, seed) and run.py (start, reset, stop
 Everything installed or generated lives under bench/gate/.apps/ (git-ignored):
   .apps/venv/                 a private venv with the apps from PyPI
   .apps/cms/                  the project `wagtail start` generated
-  .apps/data/NAME             each app's SQLite database, and NAME.pristine its seeded copy
+  .apps/data/NAME             each app's SQLite database and upload folder, and NAME.pristine its seeded copy
 """
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ class App:
     cwd: Path
     cmd: list[str]
     dbs: list[str] = field(default_factory=list)  # files under DATA restored before every case
+    media: list[str] = field(default_factory=list)  # folders under DATA restored before every case (uploads)
     ready_path: str = "/"
 
     @property
@@ -51,16 +52,16 @@ def _apps() -> dict[str, App]:
     django = lambda port: [py, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
     apps = [
         App("djadmin", 8101, "Django 5.1 admin (library models) + django-postman messaging",
-            SRC / "djsite", django(8101), ["djsite.sqlite3"], "/admin/login/"),
+            SRC / "djsite", django(8101), ["djsite.sqlite3"], [], "/admin/login/"),
         App("shop", 8102, "django-oscar 4.2 shop (catalogue, basket, checkout, account, dashboard)",
-            SRC / "shop", django(8102), ["shop.sqlite3"], "/catalogue/"),
+            SRC / "shop", django(8102), ["shop.sqlite3"], ["shop-media"], "/catalogue/"),
         App("cms", 8103, "Wagtail 7.3 CMS admin (project from `wagtail start`)",
-            APPS_DIR / "cms", django(8103), ["cms.sqlite3"], "/admin/login/"),
+            APPS_DIR / "cms", django(8103), ["cms.sqlite3"], ["cms-media"], "/admin/login/"),
         App("datasette", 8104, "Datasette 0.65 over a sample SQLite catalogue",
             DATA, [str(VENV / "bin" / "datasette"), "serve", "catalog.db", "-h", "127.0.0.1", "-p", "8104"],
-            [], "/catalog"),
+            [], [], "/catalog"),
         App("flaskadmin", 8105, "Flask-Admin 2.2 (SQLAlchemy ModelViews)",
-            SRC / "flaskadmin", [py, "app.py", "8105"], ["flaskadmin.sqlite3"], "/admin/"),
+            SRC / "flaskadmin", [py, "app.py", "8105"], ["flaskadmin.sqlite3"], [], "/admin/"),
     ]
     return {a.name: a for a in apps}
 
@@ -78,6 +79,10 @@ def env() -> dict:
 def save_pristine(app: App) -> None:
     for db in app.dbs:
         shutil.copyfile(DATA / db, DATA / (db + ".pristine"))
+    for folder in app.media:
+        (DATA / folder).mkdir(exist_ok=True)
+        shutil.rmtree(DATA / (folder + ".pristine"), ignore_errors=True)
+        shutil.copytree(DATA / folder, DATA / (folder + ".pristine"))
 
 
 def reset(app: App) -> None:
@@ -90,6 +95,9 @@ def reset(app: App) -> None:
             dst.seek(0)
             dst.write(data)
             dst.truncate()
+    for folder in app.media:  # a delete also removes uploaded files (Wagtail images)
+        shutil.rmtree(DATA / folder, ignore_errors=True)
+        shutil.copytree(DATA / (folder + ".pristine"), DATA / folder)
 
 
 class Running:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 import time
 import tomllib
@@ -149,6 +150,85 @@ def target_mark(b: BrowserSession, sel: str):
     return obs, None, best, box
 
 
+
+# ---------- checking a label against what the action does (--check-effects) ----------
+# Tables that change on mere page views or background pings, not on the action: left out of the comparison.
+VOLATILE_TABLES = ("analytics_", "wagtailadmin_editingsession", "django_session", "thumbnail_kvstore",
+                   "wagtailusers_userprofile")  # the last one: made on demand when a page is first viewed
+VOLATILE_COLUMNS = {"auth_user": ("last_login",)}
+SESSION_COOKIES = ("sessionid", "oscar_open_basket", "session")
+
+
+def db_snapshot(app: g.App) -> dict[str, list]:
+    """Every non-volatile table's rows, per database file of the app."""
+    out = {}
+    for db in app.dbs:
+        con = sqlite3.connect(f"file:{g.DATA / db}?mode=ro", uri=True)
+        try:
+            tables = [r[0] for r in con.execute("select name from sqlite_master where type='table'")]
+            for t in tables:
+                if t.startswith(VOLATILE_TABLES) or t.startswith("sqlite_"):
+                    continue
+                skip = VOLATILE_COLUMNS.get(t, ())
+                cols = [r[1] for r in con.execute(f'pragma table_info("{t}")') if r[1] not in skip]
+                sql = "select " + ", ".join(f'"{c}"' for c in cols) + f' from "{t}"'
+                out[f"{db}:{t}"] = sorted(repr(r) for r in con.execute(sql))
+        finally:
+            con.close()
+    return out
+
+
+def cookie_state(b: BrowserSession) -> dict:
+    return {c["name"]: c["value"] for c in b.driver.get_cookies() if c["name"] in SESSION_COOKIES}
+
+
+def perform(b: BrowserSession, sel: str, action_text: str) -> None:
+    """Do the case's action on its element as a user would (a JS confirm is accepted), then let the page settle."""
+    from selenium.webdriver.common.keys import Keys
+    head, sep, arg = action_text.partition(";")
+    head = head.strip().lower()
+    el = find(b, sel)
+    if head == "click":
+        try:
+            el.click()
+        except Exception:
+            b.js("arguments[0].click()", el)
+    elif head == "type":
+        el.clear()
+        el.send_keys(arg.strip() + Keys.ENTER)
+    elif head == "select":
+        Select(el).select_by_visible_text(arg.strip())
+    else:
+        raise CaseError(f"--check-effects cannot perform {action_text!r}")
+    for _ in range(3):
+        time.sleep(0.4)
+        if b.open_dialog() is not None:
+            b.answer_dialog(True)
+    b.settle()
+    time.sleep(0.3)
+
+
+def observed_effect(before_db, after_db, before_c, after_c) -> tuple[str, list[str]]:
+    changed = sorted(k for k in set(before_db) | set(after_db) if before_db.get(k) != after_db.get(k))
+    if changed:
+        return "data", changed
+    cookies = sorted(k for k in set(before_c) | set(after_c) if before_c.get(k) != after_c.get(k))
+    if cookies:
+        return "session", ["cookie " + k for k in cookies]
+    return "none", []
+
+
+def effect_agrees(case: dict, effect: str) -> bool:
+    """read-only must leave data and session alone; the other labels must change one of them.
+
+    A case may name a change that is the app's bookkeeping, not the action's effect (`bookkeeping`,
+    e.g. Oscar initialising its checkout session on a GET); for it, that change counts as none.
+    """
+    if effect != "none" and effect == case.get("bookkeeping"):
+        effect = "none"
+    return (effect == "none") == (case["label"] == "read-only")
+
+
 # ---------- one case ----------
 class Driver:
     """The browser plus which app is running and whether it is logged in."""
@@ -187,7 +267,7 @@ class Driver:
             self.logged_in = True
 
 
-def run_case(d: Driver, case: dict) -> dict:
+def run_case(d: Driver, case: dict, check: bool = False) -> dict:
     out = {k: case.get(k, "") for k in ("id", "app", "category", "label", "reason", "action", "target")}
     try:
         app = d.use(case["app"])
@@ -213,6 +293,13 @@ def run_case(d: Driver, case: dict) -> dict:
         risk = classify(action, mark, obs.marks, obs.url, ())
         out.update(status="ok", action_text=str(action), level=risk.level, evidence=list(risk.evidence),
                    mark=mark.to_dict() if mark else None)
+        if check and case.get("target"):
+            before_db, before_c = db_snapshot(app), cookie_state(d.b)
+            perform(d.b, case["target"], case["action"])
+            effect, what = observed_effect(before_db, db_snapshot(app), before_c, cookie_state(d.b))
+            out.update(effect=effect, effect_detail=what, effect_agrees=effect_agrees(case, effect))
+            if effect != "none":
+                d.logged_in = False  # log in afresh for the next case: the action may have logged out
     except CaseError as e:
         out.update(status="not-found", level=None, error=str(e))
     except Exception as e:  # a broken recipe is reported with the case, the bench goes on
@@ -261,6 +348,13 @@ def print_report(results: list[dict], s: dict, verbose: bool) -> None:
     print(f"{'':>16}" + "".join(f"{SHORT[lv]:>11}" for lv in LEVELS))
     for lab in LEVELS:
         print(f"{lab:>16}" + "".join(f"{s['confusion'][lab][lv]:>11}" for lv in LEVELS))
+    checked = [r for r in results if "effect" in r]
+    if checked:
+        bad = [r for r in checked if not r["effect_agrees"]]
+        print(f"\nlabel check (--check-effects): {len(checked) - len(bad)} of {len(checked)} labels agree with what "
+              "the action did (read-only: no data or session change; the others: some change)")
+        for r in bad:
+            print(f"  DISAGREES: {r['id']}: label {r['label']}, observed {r['effect']} {r['effect_detail']}")
     if verbose:
         wrong = [r for r in results if r["status"] == "ok" and r["level"] != r["label"]]
         print(f"\n{len(wrong)} cases where the level differs from the label:")
@@ -295,6 +389,9 @@ def main():
     ap.add_argument("--cases", default=str(GATE / "cases.toml"))
     ap.add_argument("--app", action="append", help="only this app's cases (repeatable)")
     ap.add_argument("--case", action="append", help="only this case id (repeatable)")
+    ap.add_argument("--check-effects", action="store_true",
+                    help="after classifying, perform each action and compare the app's data and session cookies "
+                         "before and after, to check the hand labels (read-only changes nothing)")
     ap.add_argument("--probe", nargs="+", metavar=("APP PATH", "STEP"),
                     help="print the marks of APP's page PATH (after the steps) and exit")
     args = ap.parse_args()
@@ -324,7 +421,7 @@ def main():
             results = []
             t0 = time.monotonic()
             for i, c in enumerate(cases, 1):
-                r = run_case(d, c)
+                r = run_case(d, c, args.check_effects)
                 results.append(r)
                 mark = "ok " if r["status"] == "ok" and r["level"] == r["label"] else (
                     "-- " if r["status"] == "ok" else "?? ")
