@@ -255,10 +255,8 @@ class Driver:
 
     def session(self, app: g.App, anonymous: bool) -> None:
         login = self.apps_cfg.get(app.name, {}).get("login", [])
-        if anonymous:
-            if self.logged_in or not login:
-                self.b.goto(app.base + app.ready_path)
-                self.b.driver.delete_all_cookies()
+        if anonymous:  # cookies are per host, not per port: all apps share 127.0.0.1's
+            self.b.driver.delete_all_cookies()
             self.logged_in = False
         elif login and not self.logged_in:
             self.b.driver.delete_all_cookies()
