@@ -166,6 +166,19 @@ def test_post_submit_without_other_evidence_is_state_changing():
     assert r.level == "state-changing" and has(r, "submit button of a POST form")
 
 
+def test_a_reply_comment_or_review_sent_by_post_is_irreversible_but_not_as_a_link_or_script_button():
+    """Sending a reply or a review puts the agent's text in front of other people (bench/gate: a messaging
+    app's quick "Reply", a shop's "Save review"); the link or button that only opens the box to write in
+    does not."""
+    for text in ("Reply", "Save review", "Post comment"):
+        r = cls("Click [1]", mk(text=text, submit=True, form_method="post"))
+        assert r.level == "irreversible" and has(r, "goes to other people"), (text, r)
+    assert cls("Click [1]", mk(tag="a", text="Reply", href="https://m.example/reply/1/")).level != "irreversible"
+    assert cls("Click [1]", mk(text="Reply")).level == "state-changing"  # a script's button: opens a box
+    assert cls("Click [1]", mk(text="Save", submit=True, form_method="post")).level == "state-changing"
+    assert cls("Click [1]", mk(text="Reply", submit=True, form_method="get")).level != "irreversible"
+
+
 def test_post_login_form_stays_state_changing():
     pw = field(1, "Password", type="password", secret=True, form_method="post")
     b = mk(2, text="Continue", submit=True, form_method="post")

@@ -95,6 +95,7 @@ from cockpit.core.safety.words import (
     _IRREVERSIBLE,
     _NEGATIVE,
     _PATH_IRREVERSIBLE,
+    _PUBLISH,
     _match,
     _PATH_STATE_CHANGING,
     _match_path,
@@ -240,6 +241,10 @@ def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None
     f.add(STATE_CHANGING, f"submit button of a POST form{to} (it sends data to the site)")
     for level, ev in words:  # "Delete", "Send", "Post", "Publish", "Place order", "Yes, I'm sure"...
         f.add(level, ev)
+    published = next((h for _, s in _own_names(mark) if (h := _match(_PUBLISH, s))), None)
+    if published:
+        f.add(IRREVERSIBLE, f"the target says {_q(published)} and sends its POST form: the text written "
+                            "there goes to other people")
     if path_hit:
         f.add(IRREVERSIBLE, f"the POST form is sent to {_q(where, 80)}, which matches {_q(path_hit)}")
     if mark.form_payment:

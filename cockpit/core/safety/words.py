@@ -42,6 +42,13 @@ STATE_CHANGING_WORDS: tuple = (
     # "Submit" names any form's button (a search, a quiz, a sign-in): what the form does decides.
     "submit",
 )
+# Sent with a POST form, these put the text written in the form in front of other people (a reply to a
+# message, a comment, a review): as final as "Send" or "Post". On a link or a script's button they
+# only open the box to write in, and stay state-changing.
+PUBLISH_WORDS: tuple = (
+    "reply", "reply all", "comment", "add comment", "post comment",
+    ("review", r"(save|submit|post|add|write|publish|leave) (a |your |my |the |this )?review"),
+)
 # On a confirmation page ("Are you sure?"): the buttons that go ahead, and those that back out.
 AFFIRMATIVE_WORDS: tuple = (
     ("yes", r"yes"), ("ok", r"ok(ay)?"), "continue", "proceed", "confirm", "I understand", "I agree",
@@ -82,6 +89,7 @@ _IRREVERSIBLE = _compile(IRREVERSIBLE_WORDS)
 _STATE_CHANGING = _compile(STATE_CHANGING_WORDS)
 _PATH_IRREVERSIBLE = _compile(PATH_IRREVERSIBLE_WORDS)
 _PATH_STATE_CHANGING = _compile(PATH_STATE_CHANGING_WORDS)
+_PUBLISH = _compile(PUBLISH_WORDS)
 _AFFIRMATIVE = _compile(AFFIRMATIVE_WORDS)
 _NEGATIVE = _compile(NEGATIVE_WORDS)
 
