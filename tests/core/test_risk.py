@@ -179,6 +179,22 @@ def test_a_reply_comment_or_review_sent_by_post_is_irreversible_but_not_as_a_lin
     assert cls("Click [1]", mk(text="Reply", submit=True, form_method="get")).level != "irreversible"
 
 
+def test_enter_in_a_login_field_does_not_submit_the_register_form_beside_it():
+    """A login form and a Register form on one page (a shop's account page, bench/gate): typing the password
+    and pressing Enter submits the login form only. Where the forms are not known, the worst is assumed."""
+    login, register = "html:1>body:1>div:2>form:1", "html:1>body:1>div:2>form:2"
+    pw = field(1, "Password", type="password", secret=True, form_method="post", dom_path=login + ">input:2")
+    sign_in = mk(2, text="Log in", submit=True, form_method="post", dom_path=login + ">button:1")
+    reg = mk(3, text="Register", submit=True, form_method="post", dom_path=register + ">button:1")
+    r = cls("Type [1]; hunter2", pw, [pw, sign_in, reg])
+    assert r.level == "state-changing" and has(r, "Enter submits this field's own form"), r
+    pw_in_register = field(1, "Password", type="password", secret=True, form_method="post",
+                           dom_path=register + ">input:1")
+    assert cls("Type [1]; x", pw_in_register, [pw_in_register, sign_in, reg]).level == "irreversible"
+    unknown = field(1, "Password", type="password", secret=True, form_method="post")  # no path: worst case
+    assert cls("Type [1]; x", unknown, [unknown, sign_in, reg]).level == "irreversible"
+
+
 def test_post_login_form_stays_state_changing():
     pw = field(1, "Password", type="password", secret=True, form_method="post")
     b = mk(2, text="Continue", submit=True, form_method="post")

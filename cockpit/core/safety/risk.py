@@ -155,13 +155,30 @@ class _Findings:
 
 
 # ---------- per action kind ----------
-def _enter_may_submit(f: _Findings, facts: _PageFacts, why: str) -> None:
-    """Evidence for an Enter whose form is unknown (approximation, see module doc)."""
-    if facts.irreversible_submits:
-        button, hit = facts.irreversible_submits[0]
+def _form_of(mark: Mark | None) -> str | None:
+    """The DOM path of the <form> around `mark` ('html:1>...>form:2'), or None when it is not known (no
+    form ancestor in a whole path: a form= attribute, or a path cut short on a deep page)."""
+    path = mark.dom_path if mark is not None else ""
+    if not path.startswith("html:") or ">form:" not in path:
+        return None
+    head, _, tail = path.rpartition(">form:")
+    return f"{head}>form:{tail.split('>', 1)[0]}"
+
+
+def _enter_may_submit(f: _Findings, facts: _PageFacts, why: str, field: Mark | None = None) -> None:
+    """Evidence for an Enter. In a field whose form is known, only that form's buttons count (a login
+    form beside a Register form); otherwise which form it submits is unknown, and the worst is assumed."""
+    own = _form_of(field)
+    risky = [(b, hit) for b, hit in facts.irreversible_submits if own is None or _form_of(b) in (own, None)]
+    if own is not None and len(risky) < len(facts.irreversible_submits):
+        f.add(None, "the POST submit buttons of the page's other forms do not count: Enter submits this "
+                    "field's own form")
+    if risky:
+        button, hit = risky[0]
         f.add(IRREVERSIBLE, f"{why} may submit a POST form, and the page has a POST submit button "
-                            f"{_q(button.label)} (matches {_q(hit)}); Cockpit cannot tell which form "
-                            "it belongs to, so it assumes the worst")
+                            f"{_q(button.label)} (matches {_q(hit)})"
+                            + ("; it is in this field's form" if own is not None and _form_of(button) == own
+                               else "; Cockpit cannot tell which form it belongs to, so it assumes the worst"))
     elif facts.post_submits and facts.has_card:
         f.add(IRREVERSIBLE, f"{why} may submit a POST form on a page with a card field (a payment is likely)")
     elif facts.post_submits:
@@ -292,7 +309,7 @@ def _classify_type(f: _Findings, mark: Mark, facts: _PageFacts, enter: bool = Tr
     if mark.form_method == "post":
         f.add(STATE_CHANGING, "pressing Enter in this field may submit a POST form "
                               "(Cockpit presses Enter after typing)")
-        _enter_may_submit(f, facts, "pressing Enter here")
+        _enter_may_submit(f, facts, "pressing Enter here", mark)
     elif mark.form_method == "get":
         f.add(None, "pressing Enter in this field may submit a GET form (like a search)")
 
