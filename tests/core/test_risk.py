@@ -519,3 +519,35 @@ def test_a_nameless_icon_button_is_judged_by_its_icon():
     assert r.level == "irreversible" and has(r, '"trash" icon')
     in_get_form = mk(text="", icon="delete", submit=True, form_method="get")
     assert cls("Click [1]", in_get_form).level == "state-changing"  # a GET only asks for a page
+
+
+# ---------- things the site can undo ----------
+def test_register_with_a_password_creates_a_login_but_without_one_it_is_final():
+    signup = mk(text="Register", submit=True, form_method="post", form_action="https://s.example/accounts/",
+                form_password=True)
+    r = cls("Click [1]", signup)
+    assert r.level == "state-changing" and has(r, "password field", "creates a log-in")
+    event = mk(text="Register", submit=True, form_method="post", form_action="https://s.example/events/7/")
+    assert cls("Click [1]", event).level == "irreversible"  # registering for an event: no log-in made
+    # A final word beside it still counts: "Register and pay" with a password field.
+    both = mk(text="Register and pay", submit=True, form_method="post", form_password=True)
+    assert cls("Click [1]", both).level == "irreversible"
+
+
+@pytest.mark.parametrize("text,action,level", [
+    ("Yes, unpublish it", "https://cms.example/admin/pages/5/unpublish/", "state-changing"),
+    ("Yes, archive it", "https://cms.example/admin/pages/5/", "state-changing"),
+    ("Confirm", "https://cms.example/admin/pages/5/unpublish/", "state-changing"),
+    ("Yes, delete it", "https://cms.example/admin/pages/5/delete/", "irreversible"),
+    ("Confirm", "https://cms.example/admin/pages/5/delete/", "irreversible"),
+    ("Yes, unpublish and delete", "https://cms.example/admin/pages/5/unpublish/", "irreversible"),
+])
+def test_a_confirmation_of_something_the_site_undoes_is_not_final(text, action, level):
+    sure = "Are you sure you want to unpublish this page?"
+    if "delete" in action:
+        sure = "Are you sure you want to delete this page?"
+    b = mk(text=text, submit=True, form_method="post", form_action=action, confirm_text=sure)
+    r = cls("Click [1]", b)
+    assert r.level == level, r.evidence
+    if level == "state-changing":
+        assert has(r, "the site can undo")

@@ -39,6 +39,10 @@ Decisions worth knowing:
   the page), or a confirmation page whose button does not back out ("Cancel").
   A password field is supporting evidence only: otherwise every log-in would
   need the strongest approval, and people would learn to click through it.
+  Two things make such a button state-changing after all: "Register" or "Sign up"
+  in a form with a password field (it creates a log-in, which can be closed), and
+  a confirmation page for something the site undoes with the opposite verb
+  ("Yes, unpublish it", "Archive"), unless a final word is there too ("delete").
 * A control run by the page's script (no form, no link: a button with a
   handler, a dialog's button) is judged by its words, and on a confirmation
   page an affirmative one ("Yes", "OK", "Continue") is irreversible.
@@ -96,7 +100,10 @@ from cockpit.core.safety.words import (
     _NEGATIVE,
     _PATH_IRREVERSIBLE,
     _PUBLISH,
+    _ACCOUNT,
+    _UNDOABLE,
     _match,
+    _matches,
     _PATH_STATE_CHANGING,
     _match_path,
     _path,
@@ -256,8 +263,15 @@ def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None
         f.add(None if any(level for level, _ in f.items) else READ_ONLY, get)
         return
     f.add(STATE_CHANGING, f"submit button of a POST form{to} (it sends data to the site)")
+    account, undo = _makes_login(mark), _undoable(mark, [s for _, s in _own_names(mark)])
     for level, ev in words:  # "Delete", "Send", "Post", "Publish", "Place order", "Yes, I'm sure"...
-        f.add(level, ev)
+        if account and level == IRREVERSIBLE and ev.startswith("target "):
+            f.add(STATE_CHANGING, ev + "; but its form has a password field: it creates a log-in, "
+                                       "which can be closed again")
+        elif undo and level == IRREVERSIBLE and ev.startswith("target ") and ev.endswith('"confirm"'):
+            f.add(STATE_CHANGING, ev + f"; but what it confirms ({_q(undo)}) the site can undo")
+        else:
+            f.add(level, ev)
     published = next((h for _, s in _own_names(mark) if (h := _match(_PUBLISH, s))), None)
     if published:
         f.add(IRREVERSIBLE, f"the target says {_q(published)} and sends its POST form: the text written "
@@ -273,6 +287,26 @@ def _classify_submit(f: _Findings, mark: Mark, facts: _PageFacts, words) -> None
     _confirm_context(f, mark, facts, sends_form=True)
 
 
+def _makes_login(mark: Mark) -> str | None:
+    """The word ("Register", "Sign up") when the target's only irreversible words name making an
+    account and its form has a password field: that creates a log-in, not a final commitment."""
+    if not mark.form_password:
+        return None
+    hits = sorted(h for _, s in _own_names(mark) for h in _matches(_IRREVERSIBLE, s))
+    return hits[0] if hits and all(_match(_ACCOUNT, h) for h in hits) else None
+
+
+def _undoable(mark: Mark, names: list[str]) -> str | None:
+    """The verb ("unpublish", "archive") when what the target confirms can be undone on the same site
+    and nothing in its names is final ("Yes, delete it" is; "Yes, unpublish it" is not)."""
+    if any(_matches(_IRREVERSIBLE, s) - {"confirm"} for s in names):
+        return None
+    hit = next((h for s in names if (h := _match(_UNDOABLE, s))), None)
+    if hit is None and mark.form_action and mark.submit:
+        hit = _match_path(_UNDOABLE, _path(mark.form_action))
+    return hit
+
+
 def _confirm_context(f: _Findings, mark: Mark, facts: _PageFacts, sends_form: bool) -> None:
     """A confirmation page ("Are you sure?"): the button that goes ahead is the final step."""
     confirm = mark.confirm_text or facts.confirm_text
@@ -284,7 +318,11 @@ def _confirm_context(f: _Findings, mark: Mark, facts: _PageFacts, sends_form: bo
         f.add(None, f"the page asks {_q(confirm, 100)}, but the target says {_q(no)}: it backs out")
         return
     yes = next((h for s in names if (h := _match(_AFFIRMATIVE, s) or _match(_IRREVERSIBLE, s))), None)
-    if sends_form:
+    undo = _undoable(mark, names) if (sends_form or yes) else None
+    if undo:
+        f.add(STATE_CHANGING, f"the page asks {_q(confirm, 100)}, but what it confirms ({_q(undo)}) the "
+                              "site can undo: it is a state change, not a final one")
+    elif sends_form:
         f.add(IRREVERSIBLE, f"the page asks {_q(confirm, 100)}, and this button sends its POST form: "
                             "it is the confirmation step")
     elif yes:

@@ -49,6 +49,15 @@ PUBLISH_WORDS: tuple = (
     "reply", "reply all", "comment", "add comment", "post comment",
     ("review", r"(save|submit|post|add|write|publish|leave) (a |your |my |the |this )?review"),
 )
+# Verbs whose effect the same site undoes with the opposite verb ("Unpublish" / "Publish"): a
+# confirmation page asking about them is a state change, not a final one.
+UNDOABLE_WORDS: tuple = (
+    "unpublish", "archive", "unarchive", "hide", "unhide", "disable", "enable", "lock", "unlock",
+    "pin", "unpin", "mute", "unmute", "restore", "undelete", "mark as read", "mark as unread",
+)
+# Words that name making an account ("Register", "Sign up"): irreversible in general (signing up for
+# a paid plan, an event); with a password field in the form they create a log-in, which can be closed.
+ACCOUNT_WORDS: tuple = ("sign up", "register", "create account", "create an account")
 # On a confirmation page ("Are you sure?"): the buttons that go ahead, and those that back out.
 AFFIRMATIVE_WORDS: tuple = (
     ("yes", r"yes"), ("ok", r"ok(ay)?"), "continue", "proceed", "confirm", "I understand", "I agree",
@@ -92,12 +101,19 @@ _PATH_STATE_CHANGING = _compile(PATH_STATE_CHANGING_WORDS)
 _PUBLISH = _compile(PUBLISH_WORDS)
 _AFFIRMATIVE = _compile(AFFIRMATIVE_WORDS)
 _NEGATIVE = _compile(NEGATIVE_WORDS)
+_UNDOABLE = _compile(UNDOABLE_WORDS)
+_ACCOUNT = _compile(ACCOUNT_WORDS)
 
 
 def _match(patterns, text: str) -> str | None:
     """The name of the longest phrase in `patterns` found in `text` (disguises undone), or None."""
     hits = [name for t in (readings(text) if text else []) for name, rx in patterns if rx.search(t)]
     return max(hits, key=len) if hits else None
+
+
+def _matches(patterns, text: str) -> set[str]:
+    """The names of all phrases in `patterns` found in `text` (disguises undone)."""
+    return {name for t in (readings(text) if text else []) for name, rx in patterns if rx.search(t)}
 
 
 def _path(url: str) -> str:
