@@ -102,11 +102,26 @@ def test_scroll_window_and_inside_element(page, browser):
     act(browser, observe(browser), "Scroll [WINDOW]; up")
     assert browser.js("return window.scrollY") == 0
     obs = observe(browser)
-    box = [m for m in obs.marks if m.scrollable][0]
-    act(browser, obs, f"Scroll [{box.id}]; down")
+    item = mark_id(obs, "open 1")  # the list is scrolled by naming something in it
+    out = act(browser, obs, f"Scroll [{item}]; down")
     assert browser.js("return document.getElementById('box').scrollTop") > 50
+    assert browser.js("return window.scrollY") == 0
+    assert f"scrolled the area holding element [{item}] down" in out.message
     after = [m.text for m in observe(browser).marks]
     assert "open 8" in after  # items further down the box are now marked
+    obs = observe(browser)
+    notes = [m for m in obs.marks if m.scrollable][0]  # a text pane is marked and scrolls itself
+    out = act(browser, obs, f"Scroll [{notes.id}]; down")
+    assert browser.js("return document.getElementById('notes').scrollTop") > 20
+    assert f"scrolled element [{notes.id}] down" in out.message
+
+
+def test_scroll_window_scrolls_an_app_whose_main_scrolls(page, browser):
+    obs = observe(page("app_shell.html"))
+    out = act(browser, obs, "Scroll [WINDOW]; down")
+    assert browser.js("return document.getElementById('main').scrollTop") > 300
+    assert "scrolled the window down" in out.message
+    assert "Task 12" in [m.text for m in observe(browser).marks]
 
 
 def test_scroll_reports_the_end(page, browser):

@@ -107,11 +107,20 @@ def test_same_origin_iframe_is_marked_in_top_coordinates(page):
     assert not find(obs, "Top button").in_iframe
 
 
-def test_scrollable_region_is_marked(page):
+def test_a_scroll_area_is_marked_only_when_nothing_in_it_is(page):
     obs = observe(page("long.html"))
-    box = [m for m in obs.marks if m.scrollable]
-    assert len(box) == 1 and box[0].bbox[2] >= 290
-    assert any("Item 1" in m.text for m in obs.marks) or any(m.text == "open 1" for m in obs.marks)
+    # The list of links is scrolled by naming one of its links: no box around the whole list.
+    assert any(m.text == "open 1" for m in obs.marks)
+    assert not any(m.scrollable and "open 1" in m.text for m in obs.marks)
+    # A pane of plain text has nothing else to name: it gets a mark of its own.
+    notes = [m for m in obs.marks if m.scrollable]
+    assert len(notes) == 1 and notes[0].text.startswith("Note 1") and notes[0].bbox[2] >= 290
+
+
+def test_a_focusable_main_region_is_not_a_target(page):
+    obs = observe(page("app_shell.html"))
+    assert [m.text for m in obs.marks][:3] == ["Task 1", "Task 2", "Task 3"]
+    assert not any(m.tag == "main" for m in obs.marks)
 
 
 def test_listbox_options_are_marked_and_values_are_recorded(page):

@@ -178,3 +178,38 @@ def test_an_open_combobox_portal_on_a_long_page_shows_its_options(browser, site)
         assert one(obs, city).role == "option"
     Executor(browser).run(parse_action(f"Click [{one(obs, 'Oslo').id}]"), obs.marks)
     assert browser.js("return document.getElementById('city').value") == "Oslo"
+
+
+def test_a_popup_escapes_the_overflow_of_ancestors_below_its_containing_block(page):
+    obs = observe(page("popup_clip.html"))
+    names = [m.text for m in obs.marks]
+    # Wagtail's header "Actions" menu: absolutely placed below a header with overflow:hidden.
+    assert "Edit image" in names and "Delete image" in names
+    # Inside a positioned box that clips, an absolute child outside it is really hidden.
+    assert "Hidden link" not in names
+
+
+def test_nothing_under_a_see_through_mask_over_the_whole_page_is_marked(page):
+    obs = observe(page("popup_mask.html"))
+    names = [m.text or m.aria_label for m in obs.marks]
+    # A click on "Home" would only land on the mask and close the list: the list is what is offered.
+    assert names == ["Search observatories", "Kitt Peak", "Mauna Kea", "La Silla"], names
+    assert obs.stats["masked"] >= 4  # Home, Stars, Comets, the field, Save
+
+
+def test_labels_over_hidden_inputs_are_marked_when_they_look_like_controls(page):
+    obs = observe(page("toggle_labels.html"))
+    by = {m.text: m for m in obs.marks}
+    assert "Table of contents" not in by  # plain text with the default cursor
+    assert by["Send me the newsletter"].role == "checkbox"  # a box drawn by ::before
+    assert by["Dark mode"].role == "checkbox"  # a slider with a pointer inside
+    # A tab's label wrapping its anchor is one thing; a small link inside a label is its own.
+    assert [m.text for m in obs.marks].count("Linux") == 1 and by["Linux"].tag == "label"
+    assert by["Terms"].tag == "a" and by["Terms"].href.endswith("/terms")
+
+
+def test_the_step_record_says_what_a_mask_hid():
+    from cockpit.core.store.records import Step
+    step = Step.from_row({"run_id": "r", "n": 1, "timings": {"observe": {"retries": 0, "masked": 5}}})
+    assert step.page_note == ("5 elements under a see-through layer over the whole page (a popup's backdrop) "
+                              "not marked")

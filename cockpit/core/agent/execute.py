@@ -373,6 +373,8 @@ class Executor:
         sign = 1 if a.text == "down" else -1
         res = self._act_js("scroll", m, sign)
         where = "the window" if res.get("window") else f"element [{m.id}]"
+        if m is not None and res.get("holder"):
+            where = f"the area holding element [{m.id}]"
         if m is not None and res.get("window"):
             where = f"the window (element [{m.id}] cannot scroll by itself)"
         if not res.get("moved"):

@@ -212,7 +212,8 @@ class Agent(TakeOver):
         t3 = time.perf_counter()
         st.row["timings"] = dict(st.row.get("timings") or {}, **st.obs.timings, observe_ms=(t1 - t0) * 1000,
                                  model_ms=(t2 - t1) * 1000, act_ms=(t3 - t2) * 1000,
-                                 observe={k: st.obs.stats.get(k) for k in ("retries", "changing")})
+                                 observe={k: st.obs.stats.get(k) for k in ("retries", "changing", "masked")
+                                          if k != "masked" or st.obs.stats.get(k)})
         self._hops_update(st, answer)  # hook: multihop
         self._commit(st)
         st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000

@@ -164,6 +164,9 @@ class Step:
             n = seen["retries"]
             parts.append(f"marked again {n} time{'s' if n != 1 else ''} (the page changed meanwhile"
                          + ("; still changing)" if seen.get("changing") else ")"))
+        if isinstance(seen, dict) and seen.get("masked"):
+            parts.append(f"{seen['masked']} element{'s' if seen['masked'] != 1 else ''} under a see-through layer "
+                         "over the whole page (a popup's backdrop) not marked")
         return "; ".join(parts)
 
     @classmethod

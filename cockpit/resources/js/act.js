@@ -186,18 +186,28 @@
       return { ok: true, chosen: o.text.trim() };
     }
     case "scroll": {  // arg = +1 down / -1 up; id 0 = the window
-      let box = el;
+      // An element scrolls its nearest scrollable ancestor (a list scrolls when one of its items is
+      // named). The window, when the document itself cannot scroll, is the page's own scroller:
+      // the scrollable ancestor of what is at the viewport's centre (apps that scroll a <main>).
       const canScroll = (n) => n && n.nodeType === 1 && n.scrollHeight > n.clientHeight + 2 &&
         /(auto|scroll|overlay)/.test(getComputedStyle(n).overflowY);
-      while (box && !canScroll(box)) box = box.parentElement || (box.getRootNode().host || null);
+      const up = (n) => { while (n && !canScroll(n)) n = n.parentElement || (n.getRootNode().host || null); return n; };
+      let box = el ? up(el) : null;
+      const se = document.scrollingElement || document.documentElement;
+      let pageScroller = false;
+      if (!box && se.scrollHeight <= window.innerHeight + 2) {
+        const mid = up(deepHit(window.innerWidth / 2, window.innerHeight / 2));
+        if (mid && mid.clientHeight >= window.innerHeight / 2) { box = mid; pageScroller = true; }
+      }
       const win = !box;
-      const target = win ? (document.scrollingElement || document.documentElement) : box;
+      const target = win ? se : box;
       const h = win ? window.innerHeight : box.clientHeight;
       const before = target.scrollTop;
       const dy = Math.round(h * 2 / 3) * arg;
       // "instant": with scroll-behavior:smooth the position would not have moved yet.
       if (win) window.scrollBy({ top: dy, behavior: "instant" }); else box.scrollBy({ top: dy, behavior: "instant" });
-      return { ok: true, window: win, moved: Math.round(target.scrollTop - before),
+      return { ok: true, window: win || pageScroller, holder: !!(el && box && box !== el && !pageScroller),
+        moved: Math.round(target.scrollTop - before),
         at_end: arg > 0 ? target.scrollTop + h >= target.scrollHeight - 2 : target.scrollTop <= 0 };
     }
   }

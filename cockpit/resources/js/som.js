@@ -25,6 +25,13 @@
   // Click targets whose insides are not separate actionable things.
   const ATOMIC_ROLES = new Set(["button", "link", "checkbox", "radio", "tab",
     "menuitem", "menuitemcheckbox", "menuitemradio", "option", "switch", "treeitem"]);
+  // Regions made focusable for keyboard and screen-reader users (tabindex="0"), not click targets.
+  const READ_REGION_TAGS = new Set(["main", "section", "article", "aside", "nav", "header", "footer",
+    "form", "dialog", "table", "figure", "p", "h1", "h2", "h3", "h4", "h5", "h6", "body", "html"]);
+  const READ_REGION_ROLES = new Set(["main", "region", "tabpanel", "dialog", "alertdialog", "document",
+    "article", "feed", "log", "status", "alert", "note", "navigation", "banner", "contentinfo",
+    "complementary", "form", "search", "group", "list", "table", "grid", "tree", "listbox", "menu",
+    "menubar", "tablist", "toolbar", "radiogroup", "presentation", "none", "img", "figure", "heading"]);
   const HANDLER_ATTRS = ["onclick", "onmousedown", "onmouseup", "onpointerdown",
     "onpointerup", "ontouchstart", "ondblclick"];
   const SKIP_TAGS = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "TITLE"]);
@@ -41,6 +48,7 @@
     const x2 = Math.min(a[2], b[2]), y2 = Math.min(a[3], b[3]);
     return x2 - x1 >= 1 && y2 - y1 >= 1 ? [x1, y1, x2, y2] : null;
   }
+  function area(r) { return Math.max(0, r[2] - r[0]) * Math.max(0, r[3] - r[1]); }
   function rectOf(el, ctx) {
     const r = el.getBoundingClientRect();
     return [r.left + ctx.ox, r.top + ctx.oy, r.right + ctx.ox, r.bottom + ctx.oy];
@@ -55,14 +63,25 @@
     const root = el.parentNode;
     return root && root.host ? root.host : null;
   }
+  // An absolutely positioned element escapes the overflow of the ancestors between it and its
+  // containing block (a popup menu in a header with overflow:hidden shows in full).
+  function containingBlock(el) {
+    for (let p = layoutParent(el); p; p = layoutParent(p)) {
+      if (p === p.ownerDocument.body || p === p.ownerDocument.documentElement) return p;
+      const st = getComputedStyle(p);
+      if (st.position !== "static" || st.transform !== "none" || st.filter !== "none" ||
+          st.perspective !== "none" || /paint|layout|strict|content/.test(st.contain || "")) return p;
+    }
+    return null;
+  }
   function contentClip(el, ctx) {
     if (!el || el === ctx.doc.documentElement || el === ctx.doc.body) return ctx.clip;
     let c = clipMemo.get(el);
     if (c !== undefined) return c;
-    const parentClip = contentClip(layoutParent(el), ctx);
+    const st = getComputedStyle(el);
+    const parentClip = contentClip(st.position === "absolute" ? containingBlock(el) : layoutParent(el), ctx);
     c = parentClip;
     if (parentClip) {
-      const st = getComputedStyle(el);
       if (st.position === "fixed") {
         c = ctx.clip;  // fixed elements escape their ancestors' overflow
       }
@@ -118,8 +137,11 @@
     const role = el.getAttribute("role");
     if (role && ROLES.has(role.trim().split(/\s+/)[0].toLowerCase())) return "role";
     if (el.isContentEditable && !(el.parentElement && el.parentElement.isContentEditable)) return "contenteditable";
+    // Focusable by tabindex: a control without a role, unless it is a region people read (a
+    // <main>, a tab panel, a dialog), made focusable for the keyboard, not for clicks.
     const ti = el.getAttribute("tabindex");
-    if (ti !== null && parseInt(ti, 10) >= 0) return "tabindex";
+    if (ti !== null && parseInt(ti, 10) >= 0 && !READ_REGION_TAGS.has(tag) &&
+        !(role && READ_REGION_ROLES.has(role.trim().split(/\s+/)[0].toLowerCase()))) return "tabindex";
     return "";
   }
   function weakReason(el, ctx) {
@@ -134,6 +156,15 @@
     if (!s) return "";
     s = String(s).replace(/\s+/g, " ").trim();
     return s.length > MAX_TEXT ? s.slice(0, MAX_TEXT - 1) + "\u2026" : s;
+  }
+  // The first `limit` characters of an element's text, without reading all of it (nor its scripts').
+  function headText(el, limit) {
+    const w = (el.ownerDocument || topDoc).createTreeWalker(el, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+      acceptNode: n => n.nodeType === 1 ? (SKIP_TAGS.has(n.tagName) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP)
+        : NodeFilter.FILTER_ACCEPT });
+    let out = "";
+    for (let n = w.nextNode(); n && out.length < limit; n = w.nextNode()) out += n.nodeValue + " ";
+    return out.slice(0, limit);
   }
   function textOf(el, tag, type, scrollable) {
     if (tag === "input") {
@@ -153,7 +184,7 @@
       return lab && clean(lab.innerText) ? clean(lab.innerText) + ": " + chosen : chosen;
     }
     // A big scroll container's text is its whole content: keep it short.
-    let t = scrollable ? (el.textContent || "").slice(0, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
+    let t = scrollable ? headText(el, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
     t = clean(t);
     if (!t) t = clean(iconName(el));
     if (!t && labelControl(el, tag)) t = clean(iconName(labelControl(el, tag)));  // a switch with no text
@@ -378,6 +409,7 @@
   function consider(el, ctx, parentCand, r) {
     const tag = el.tagName.toLowerCase();
     let reason = strongReason(el, tag);
+    if (reason === "label" && labelControl(el, tag) && !looksLikeControl(el)) reason = "";
     let weak = false;
     if (!reason) { reason = weakReason(el, ctx); weak = !!reason; }
     let st = null;
@@ -401,7 +433,10 @@
     const formControl = tag === "input" || tag === "select" || tag === "textarea";
     if (parentCand && !editable && !formControl && !scrollable) {
       // A link or button inside a <label> ("I agree to the Terms") is its own thing.
-      const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button");
+      // Not when it fills the label, or is kept out of the tab order (a tab whose label wraps its
+      // anchor link, tabindex=-1): then the two are one thing.
+      const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button") &&
+        el.getAttribute("tabindex") !== "-1" && area(r) < 0.7 * area(rectOf(parentCand.el, ctx));
       // A real control inside something made a button by its role is what a person clicks.
       const ownInRole = parentCand.reason === "role" && reason === "native";
       // Pointer children of a clickable container are marked when they are its items (rows of a list).
@@ -415,12 +450,15 @@
       stats.invisible++; return null;
     }
     if (getComputedStyle(el).display === "inline" && el.firstElementChild) grow(el, r, ctx);
-    const clip = contentClip(layoutParent(el), ctx);
+    const clip = contentClip(getComputedStyle(el).position === "absolute" ? containingBlock(el) : layoutParent(el), ctx);
     const vr = clip && inter(r, clip);
     if (!vr) { stats.clipped++; return null; }
     let pt = clickPoint(el, vr, ctx);
     const cover = pt ? null : seeThroughCover(el, vr, ctx);
     if (!pt && !cover) { stats.covered++; return null; }
+    // Under a see-through layer over (nearly) the whole viewport, a popup's backdrop (select2's
+    // mask): a click there only closes the popup, so nothing beneath is a target.
+    if (cover && area(rectOf(cover, ctx)) >= 0.85 * VW * VH) { stats.masked = (stats.masked || 0) + 1; return null; }
     if (cover) pt = [Math.round((vr[0] + vr[2]) / 2), Math.round((vr[1] + vr[3]) / 2)];
     const type = tag === "input" ? (el.type || "text").toLowerCase() : (el.getAttribute("type") || "");
     const role = implicitRole(el, tag, tag === "input" ? type : "");
@@ -557,8 +595,15 @@
     if (rec.tag === "label" && rec.el.control && found.some(o => o.el === rec.el.control)) {
       stats.nested++; return false;
     }
+    // A container that only holds marked things is not one of them. A scroll area holding marks is
+    // scrolled by naming one of them (act.js scrolls an element's nearest scrollable ancestor).
     const weakish = rec.weak || rec.reason === "tabindex";
-    if (weakish && rec.hasChild && !rec.scrollable) { stats.containers++; return false; }
+    if (weakish && rec.hasChild) { stats.containers++; return false; }
+    // A backdrop: a nameless label or listener over (nearly) the whole viewport that does not
+    // offer itself with a pointer (a drawer's shade). Its box would be the whole screenshot;
+    // Escape or the drawer's own close button does the same.
+    if ((weakish || rec.tag === "label") && area(rec.vr) >= 0.85 * VW * VH && !cursorIsPointer(rec.el) &&
+        !clean(rec.el.innerText || "")) { stats.backdrops = (stats.backdrops || 0) + 1; return false; }
     if (rec.controls && wrapsOnly(rec)) { stats.nested++; return false; }
     return true;
   });

@@ -61,6 +61,42 @@ function labelControl(el, tag) {
   const c = el.control;
   return c && c.tagName === "INPUT" && (c.type === "checkbox" || c.type === "radio") ? c : null;
 }
+// Such a label is a control when it looks like one: a pointer cursor on it or inside it, or a box
+// drawn by ::before/::after (Bootstrap's custom checkbox). One
+// that reads as plain text (MkDocs' "Table of contents" title on a wide screen, which toggles a menu
+// only on phones, with the default cursor) is not.
+const CLEAR = /^(transparent|rgba\(0, 0, 0, 0\))$/;
+function backdropOf(el) {  // the background colour an element is drawn over
+  for (let p = el && el.parentElement; p; p = p.parentElement) {
+    const bg = getComputedStyle(p).backgroundColor;
+    if (bg && !CLEAR.test(bg)) return bg;
+  }
+  return "rgb(255, 255, 255)";
+}
+function painted(st, el) {  // a border, a picture, or a background colour other than what is behind it
+  return (parseFloat(st.borderTopWidth) > 0 && !CLEAR.test(st.borderTopColor)) ||
+    (parseFloat(st.borderLeftWidth) > 0 && !CLEAR.test(st.borderLeftColor)) ||
+    st.backgroundImage !== "none" ||
+    (!!st.backgroundColor && !CLEAR.test(st.backgroundColor) && (!el || st.backgroundColor !== backdropOf(el)));
+}
+function drawsBox(k) {
+  for (const p of ["::before", "::after"]) {
+    const st = getComputedStyle(k, p);
+    if (st.content === "none" || st.content === "normal" || st.display === "none") continue;
+    if (painted(st)) return true;
+  }
+  return false;
+}
+function looksLikeControl(el) {
+  if (cursorIsPointer(el) || drawsBox(el) || painted(getComputedStyle(el), el)) return true;
+  const kids = el.querySelectorAll("*");
+  for (let i = 0; i < kids.length && i < 12; i++) {
+    const k = kids[i];
+    if (!k.checkVisibility({ visibilityProperty: true })) continue;
+    if (cursorIsPointer(k) || drawsBox(k)) return true;
+  }
+  return false;
+}
 const CHECKABLE = new Set(["checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"]);
 // "checked" / "unchecked" for native and ARIA checkables (and labels standing for them), else null.
 function checkedState(el, tag, role) {
