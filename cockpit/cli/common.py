@@ -26,6 +26,12 @@ def add_browser_options(p: argparse.ArgumentParser) -> None:
                    help="page viewport in CSS pixels (default 1024x768, scale factor 1)")
     g.add_argument("--webdriver-url", metavar="URL",
                    help="use a remote WebDriver / Selenium Grid instead of local Chromium")
+    g.add_argument("--session-start-timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="with --webdriver-url: how long to keep asking for a browser (a Grid queues requests "
+                        "while its slots are busy; a batch stops when none comes; default 300)")
+    g.add_argument("--chrome-arg", action="append", default=[], metavar="ARG",
+                   help="an extra Chrome command-line argument, repeatable; write it with '=' "
+                        "(--chrome-arg=--no-sandbox, needed on a Grid node run as root)")
     g.add_argument("--headed", action="store_true", help="show the browser window (needs a display)")
     g.add_argument("--chrome", metavar="PATH", help="Chrome/Chromium binary (default: found on this machine)")
     g.add_argument("--chromedriver", metavar="PATH", help="chromedriver binary (default: found on this machine)")
@@ -34,7 +40,8 @@ def add_browser_options(p: argparse.ArgumentParser) -> None:
 def browser_config(args) -> BrowserConfig:
     return BrowserConfig(viewport=args.viewport, headless=not args.headed,
                          webdriver_url=args.webdriver_url, chrome_binary=args.chrome,
-                         chromedriver=args.chromedriver)
+                         chromedriver=args.chromedriver, extra_args=list(args.chrome_arg),
+                         session_start_timeout=args.session_start_timeout)
 
 
 class BadTarget(CockpitError):

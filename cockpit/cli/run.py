@@ -155,7 +155,9 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     batch = Batch(tasks, mc, ac, common.browser_config(args), approver_factory=lambda: approver_for(args.approval),
                   concurrency=args.concurrency, resume=not args.no_resume,
                   batch_id=time.strftime("batch-%Y%m%d-%H%M%S") if many else "",
-                  on_event=printer, on_item=BatchCounter(len(tasks)) if many else None)
+                  on_event=printer, on_item=BatchCounter(len(tasks)) if many else None,
+                  on_requeue=lambda it, why: print(f"cockpit: {it.task.id or 'the task'} lost its browser ({why}); "
+                                                   f"running it again (attempt {it.attempt})", file=sys.stderr))
     try:
         items = batch.run()
     except CockpitError as e:
@@ -169,6 +171,9 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     if not many and items[0].result:
         r = items[0].result
         print(r.answer if r.answer is not None else f"({r.status}{': ' + r.error if r.error else ''})")
+    if batch.stopped_because:
+        print(f"cockpit: {batch.stopped_because}", file=sys.stderr)
+        return 1
     if batch.interrupted:
         print("cockpit: interrupted" + ("; run the same command again to resume" if many else ""), file=sys.stderr)
         return 130

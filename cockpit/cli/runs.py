@@ -112,6 +112,19 @@ def _debug_lines(s: Step) -> list[tuple[str, str]]:
     return lines
 
 
+def _setup_lines(config: dict) -> list[str]:
+    """Where the run's browser ran (a remote WebDriver / Grid), and why it is a second attempt."""
+    out = []
+    b = config.get("browser")
+    if isinstance(b, dict) and b.get("webdriver_url"):
+        out.append(f"browser: {b['webdriver_url']}  node {b.get('node') or '(not told)'}  "
+                   f"session {b.get('session_id') or '?'}")
+    a = config.get("attempt")
+    if isinstance(a, dict):
+        out.append(f"attempt {a.get('n')}: run {a.get('retry_of') or '?'} lost its browser ({a.get('because')})")
+    return out
+
+
 def _when(ts) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
 
@@ -126,6 +139,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
     run, steps = store.run_record(run_id), store.step_records(run_id)
     print(f"run {run.id}  [{run.status}]  model {run.model}{'  (demo policy)' if run.demo else ''}")
     print(f"task: {run.task}\nurl:  {run.url}")
+    for line in _setup_lines(run.config if isinstance(run.config, dict) else {}):
+        print(line)
     for s in steps:
         print(f"\nstep {s.step}  {s.url}")
         if s.thought:

@@ -5,6 +5,13 @@ connection, and takes tasks from a shared queue. A task whose run already
 finished (answered or out of steps) is skipped, so rerunning a batch after a
 crash or Ctrl+C picks up where it stopped. A dead browser is replaced before
 the next task. Knows nothing about terminals: progress goes to callbacks.
+
+A task whose browser was lost before it finished (the browser crashed, a Grid
+node or hub went away) runs again once, as a new run that records why; a
+second loss fails it. When no browser can be had at all (a remote endpoint that
+does not answer for the browser's session-start timeout), the batch stops with
+one message (`stopped_because`) and leaves the tasks it did not run unrun, for
+the same command to pick up later.
 """
 from __future__ import annotations
 
@@ -23,6 +30,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
 from cockpit.core.agent.start import Fresh
 from cockpit.core.tasks.hops import tracker_for
+from cockpit.core.browser.remote import GridUnavailable
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
@@ -44,6 +52,8 @@ class BatchItem:
     seconds: float = 0.0
     tokens: int = 0
     cost: float | None = None
+    attempt: int = 1
+    lost: list[str] = field(default_factory=list)  # "run R: why" for each attempt that lost its browser
 
 
 @dataclass
@@ -62,6 +72,8 @@ class Batch:
     on_item: Callable[[BatchItem], None] | None = None  # called when a task ends or is skipped
     controls: list[RunControl] = field(default_factory=list)
     interrupted: bool = False  # set when Ctrl+C ended the batch early
+    stopped_because: str = ""  # set when no browser could be had: the batch stopped, the rest not run
+    on_requeue: Callable[[BatchItem, str], None] | None = None  # a task lost its browser and runs again
     _stop: threading.Event = field(default_factory=threading.Event)
     _sessions: set = field(default_factory=set)  # live browsers, closed from here on a second Ctrl+C
 
@@ -165,7 +177,7 @@ class Batch:
                         continue
                     if self._stop.is_set():  # stopped while the browser started: leave the task not run
                         return
-                self._run_one(item, session, store, client)
+                self._run_one(item, session, store, client, todo)
         finally:
             client.close()
             store.close()
@@ -181,13 +193,22 @@ class Batch:
             session = BrowserSession(self.browser)
             self._sessions.add(session)
             return session.start()
+        except GridUnavailable as e:  # no browser to be had: stop, and leave this task and the rest unrun
+            self._sessions.discard(session)
+            if not self._stop.is_set():
+                self.stopped_because = f"{e}; the batch stopped, and the tasks it did not run are left for " \
+                                       "the same command to run later"
+                log.warning("%s", self.stopped_because)
+            self._stop.set()  # no new task; the running ones end on their own
+            return None
         except CockpitError as e:
             self._sessions.discard(session)
             item.result = RunResult("", "failed", error=f"browser did not start: {short_message(e)}")
             self._report(item)
             return None
 
-    def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient) -> None:
+    def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient,
+                 todo: queue.Queue) -> None:
         control = RunControl()
         self.controls.append(control)
         if self._stop.is_set():  # stop() came while this worker was starting its browser
@@ -199,8 +220,10 @@ class Batch:
             agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
             t = item.task
+            last = item.lost[-1].split(": ", 1) if item.lost else ["", ""]
             item.result = agent.run(Fresh(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
-                                          task_extra=dict(t.extra) or None))
+                                          task_extra=dict(t.extra) or None, attempt=item.attempt,
+                                          retry_of=last[0].removeprefix("run "), retry_reason=last[1]))
             if item.result.run_id:
                 row = store.run(item.result.run_id)
                 item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)
@@ -211,5 +234,20 @@ class Batch:
                 item.result = RunResult(agent.run_id if agent else "", "failed", error=short_message(e))
         finally:
             self.controls.remove(control)
-            item.seconds = time.monotonic() - t0
-            self._report(item)
+            item.seconds += time.monotonic() - t0
+            if not self._requeued(item, todo):
+                self._report(item)
+
+    def _requeued(self, item: BatchItem, todo: queue.Queue) -> bool:
+        """Put a task that lost its browser back in the queue, once; True when it was."""
+        r = item.result
+        if r is None or r.status != "failed" or not r.lost_browser or item.attempt >= 2 or self._stop.is_set():
+            return False
+        item.lost.append(f"run {r.run_id}: {r.error}")
+        item.attempt += 1
+        item.result = None
+        log.warning("task %s lost its browser (%s); running it again", item.task.id, r.error)
+        if self.on_requeue:
+            self.on_requeue(item, r.error)
+        todo.put(item)
+        return True

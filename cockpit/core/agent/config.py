@@ -60,4 +60,5 @@ class RunResult:
     answer: str | None = None
     steps: int = 0
     error: str = ""
+    lost_browser: bool = False  # failed because the browser (or its Grid node or hub) went away
 

@@ -21,7 +21,7 @@ from cockpit.core.llm import prompt
 from cockpit.core.agent.execute import ActionOutcome, Executor, TargetChanged
 from cockpit.core.actions.grammar import Action
 from cockpit.core.browser.session import BrowserSession
-from cockpit.core.errors import ActionError, BrowserError, CockpitError, short_message
+from cockpit.core.errors import ActionError, BrowserDied, BrowserError, CockpitError, short_message
 from cockpit.core.tasks.hops import HopTracker
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page.observation import Observation, observe
@@ -39,7 +39,7 @@ from cockpit.core.agent.approval import ApprovalRequest, Approver, Decision, Pol
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
-from cockpit.core.agent.start import Branch, Fresh, Resume, RunContext, Start
+from cockpit.core.agent.start import Branch, Fresh, Resume, RunContext, Start, run_setup
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.takeover import TakeOver
 
@@ -108,7 +108,7 @@ class Agent(TakeOver):
             return self._finish("stopped", None)
         except (ModelError, BrowserError) as e:
             self._commit_partial(step, "failed", str(e))
-            return self._fail(str(e))
+            return self._fail(str(e), lost_browser=isinstance(e, BrowserDied))
         except CockpitError as e:  # the store, say: the step is kept as far as it got, when the store lets us
             self._commit_partial(step, "failed", str(e))
             return self._fail(str(e))
@@ -130,6 +130,7 @@ class Agent(TakeOver):
         config["navigation"] = self.executor.nav.to_dict()
         if start.task_extra:
             config["task_extra"] = start.task_extra
+        config.update(run_setup(start, self.session))
         if isinstance(start, Resume):
             return start.run_id
         branched = isinstance(start, Branch)
@@ -481,14 +482,14 @@ class Agent(TakeOver):
         self._emit(ev.RunFinished(self.run_id, status, answer, n))
         return RunResult(self.run_id, status, answer, n)
 
-    def _fail(self, error: str) -> RunResult:
+    def _fail(self, error: str, lost_browser: bool = False) -> RunResult:
         try:
             self.store.finish_run(self.run_id, "failed", error=error)
             n = self.store.run(self.run_id)["steps"]
         except CockpitError:
             n = 0
         self._emit(ev.RunFailed(self.run_id, error, n))
-        return RunResult(self.run_id, "failed", None, n, error)
+        return RunResult(self.run_id, "failed", None, n, error, lost_browser)
 
     def _emit(self, event: ev.Event) -> None:
         if self.listener is None:

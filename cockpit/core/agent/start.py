@@ -33,6 +33,9 @@ class Fresh:
     site: str = ""
     batch: str = ""
     task_extra: dict | None = None
+    attempt: int = 1  # a batch runs a task again once when its browser was lost (issue #21)
+    retry_of: str = ""  # the run that lost its browser
+    retry_reason: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -86,3 +89,15 @@ class RunContext:
     listener: Callable | None = None
     on_replay: Callable | None = None
     on_agent: Callable | None = None
+
+
+def run_setup(start: Start, session: BrowserSession) -> dict:
+    """What a run records of where it ran beyond the model and agent settings: the remote browser
+    (WebDriver URL, Grid node, session id) and, for a batch's second attempt, why it is one."""
+    out = {}
+    info = getattr(session, "remote", None)
+    if info is not None:
+        out["browser"] = info.to_dict()
+    if isinstance(start, Fresh) and start.attempt > 1:
+        out["attempt"] = {"n": start.attempt, "retry_of": start.retry_of, "because": start.retry_reason}
+    return out

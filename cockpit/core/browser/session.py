@@ -26,29 +26,17 @@ from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnecti
 from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
-from cockpit.core.browser import profiles
+from cockpit.core.browser import profiles, remote
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser.locate import CHROME_CANDIDATES, DRIVER_CANDIDATES, find_chrome, find_chromedriver  # noqa: F401
 from cockpit.core.browser.processes import kill_orphans
-from cockpit.core.errors import BrowserDied, BrowserError, BrowserNotFound, short_message
+from cockpit.core.errors import BrowserDied, BrowserError, short_message
 
 log = logging.getLogger(__name__)
 
 # Never let Selenium Manager reach for the network to fetch a driver.
 os.environ.setdefault("SE_OFFLINE", "true")
 os.environ.setdefault("SE_AVOID_STATS", "true")
-
-CHROME_CANDIDATES = (
-    "/usr/lib/chromium/chromium",  # Debian: the real binary behind the /usr/bin wrapper
-    "/usr/bin/chromium",
-    "/usr/bin/chromium-browser",
-    "/usr/bin/google-chrome",
-    "/opt/google/chrome/chrome",
-    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
-    "/Applications/Chromium.app/Contents/MacOS/Chromium",
-    r"C:\Program Files\Google\Chrome\Application\chrome.exe",
-)
-DRIVER_CANDIDATES = ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver",
-                     "/usr/local/bin/chromedriver")
 
 CHROME_FLAGS = (
     "--disable-gpu", "--disable-dev-shm-usage",
@@ -80,6 +68,7 @@ class BrowserConfig:
     download_dir: Path | None = None  # default: <profile>/downloads
     page_load_timeout: float = 30.0
     command_timeout: float = 60.0  # HTTP timeout for every WebDriver command
+    session_start_timeout: float = 300.0  # remote only: how long to keep asking for a session (Grid queues)
     settle_quiet_ms: int = 120
     settle_cap_ms: int = 5000
     settle_mutation_cap_ms: int = 800
@@ -88,32 +77,6 @@ class BrowserConfig:
     search_url: str = "https://www.google.com/"
     user_agent: str | None = None
     extra_args: list[str] = field(default_factory=list)
-
-
-def find_chrome(explicit: str | None = None) -> str:
-    return _find("Chrome/Chromium", explicit, "COCKPIT_CHROME", CHROME_CANDIDATES,
-                 ("chromium", "chromium-browser", "google-chrome", "chrome"))
-
-
-def find_chromedriver(explicit: str | None = None) -> str:
-    return _find("chromedriver", explicit, "COCKPIT_CHROMEDRIVER", DRIVER_CANDIDATES, ("chromedriver",))
-
-
-def _find(what, explicit, env, candidates, names) -> str:
-    for p in (explicit, os.environ.get(env)):
-        if p:
-            if Path(p).exists():
-                return str(p)
-            raise BrowserNotFound(f"{what} not found at {p}")
-    for p in candidates:
-        if Path(p).exists():
-            return p
-    for n in names:
-        if found := shutil.which(n):
-            return found
-    raise BrowserNotFound(
-        f"{what} was not found. Install it (Debian: apt-get install chromium chromium-driver), "
-        f"set {env} to its path, or use a remote browser with --webdriver-url.")
 
 
 class BrowserSession:
@@ -132,6 +95,8 @@ class BrowserSession:
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
         self._direct: dict = {}  # purpose -> cdp.DirectCDP to the main tab, beside WebDriver
         self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
+        self.remote: remote.RemoteInfo | None = None  # where a remote session runs (webdriver_url only)
+        self._closing = False
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
@@ -149,14 +114,17 @@ class BrowserSession:
         opts = self._options()
         try:
             if cfg.webdriver_url:
-                url = cfg.webdriver_url
+                self.driver = remote.start(cfg.webdriver_url, opts, start_timeout=cfg.session_start_timeout,
+                                           command_timeout=cfg.command_timeout, stop=lambda: self._closing)
+                sid = self.driver.session_id or ""
+                self.remote = remote.RemoteInfo(cfg.webdriver_url, sid, remote.node_of(cfg.webdriver_url, sid))
             else:
                 self._service = self._start_service(opts)
                 url = self._service.service_url
-            conn = ChromiumRemoteConnection(
-                url, vendor_prefix="goog", browser_name="chrome",
-                client_config=ClientConfig(remote_server_addr=url, timeout=cfg.command_timeout))
-            self.driver = webdriver.Remote(command_executor=conn, options=opts)
+                conn = ChromiumRemoteConnection(
+                    url, vendor_prefix="goog", browser_name="chrome",
+                    client_config=ClientConfig(remote_server_addr=url, timeout=cfg.command_timeout))
+                self.driver = webdriver.Remote(command_executor=conn, options=opts)
         except BrowserError:
             raise
         except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
@@ -188,8 +156,10 @@ class BrowserSession:
         w, h = cfg.viewport
         for a in CHROME_FLAGS:
             o.add_argument(a)
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            o.add_argument("--no-sandbox")  # Chrome refuses to run as root otherwise
+        if hasattr(os, "geteuid") and os.geteuid() == 0 and not cfg.webdriver_url:
+            # Chrome refuses to run as root otherwise. On a Grid the node's user counts, not ours:
+            # a node run as root needs --chrome-arg=--no-sandbox.
+            o.add_argument("--no-sandbox")
         # Dialogs stay open for the executor to read and answer (default: dismissed unseen).
         o.set_capability("unhandledPromptBehavior", "ignore")
         if cfg.headless:
@@ -257,6 +227,7 @@ class BrowserSession:
             self.driver.set_window_size(w, h)
 
     def close(self):
+        self._closing = True
         self.drop_direct()
         drv, self.driver = self.driver, None
         if drv is not None:
@@ -264,6 +235,9 @@ class BrowserSession:
                 drv.quit()
             except Exception as e:  # a dead browser cannot be quit politely
                 log.debug("quit failed: %s", e)
+                if self.remote and remote.delete_on_node(self.remote.node, self.remote.session_id):
+                    log.info("ended session %s on its node %s (its hub did not answer)",
+                             self.remote.session_id, self.remote.node)
         if self._service is not None:
             try:
                 self._service.stop()
@@ -488,4 +462,4 @@ class BrowserSession:
 
 def _is_dead(e: Exception) -> bool:
     msg = str(e).lower()
-    return any(h in msg for h in _DEAD_HINTS)
+    return any(h in msg for h in _DEAD_HINTS) or remote.is_lost(e)

@@ -1,0 +1,134 @@
+"""Batches on a real Selenium Grid 4 (hub + two nodes on 127.0.0.1): healthy, a node killed, the hub killed.
+
+Skipped only when this machine cannot run a Grid (no Java, or no Grid jar: scripts/setup.sh installs both).
+"""
+import re
+import time
+
+import pytest
+
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import PolicyApprover
+from cockpit.core.agent.batch import Batch
+from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.browser.session import BrowserConfig
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.store import Store
+from cockpit.core.tasks.taskfile import Task
+from cockpit.devtools import grid as gridmod
+from tests.clitools import cockpit
+
+pytestmark = pytest.mark.skipif(bool(gridmod.missing()), reason=f"no Selenium Grid here: {gridmod.missing()}")
+
+
+def respond(body):
+    """Open the details page, then answer: two model calls, each a little slow, like a real model."""
+    time.sleep(0.4)
+    text = body["messages"][-1]["content"][0]["text"]
+    if "The page is 'Details'" in text:
+        return "Thought: here\nAction: ANSWER; opened"
+    n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
+    return f"Thought: go\nAction: Click [{n}]"
+
+
+def batch(grid, site, home, n, concurrency, listener=None, start_timeout=120.0):
+    tasks = [Task(f"Grid--{i}", f"open the details {i}", site.url("agent_start.html")) for i in range(n)]
+    srv = ModelServer(respond)
+    srv.__enter__()
+    b = Batch(tasks, ModelConfig(base_url=srv.base_url, model="m", max_retries=0), AgentConfig(max_steps=5),
+              BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"], command_timeout=20,
+                            session_start_timeout=start_timeout),
+              approver_factory=lambda: PolicyApprover(False), store_root=home, api_key="k",
+              concurrency=concurrency, on_event=listener)
+    b.server = srv
+    return b
+
+
+def run_config(home, run_id):
+    with Store(home) as store:
+        return store.run_record(run_id).config or {}
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    with gridmod.LocalGrid(nodes=2, log_dir=tmp_path_factory.mktemp("grid-logs")) as g:
+        yield g
+
+
+def test_a_batch_spreads_over_the_nodes_and_waits_for_a_free_slot(grid, site, tmp_path):
+    home = tmp_path / "home"
+    b = batch(grid, site, home, 8, concurrency=3)  # three workers, two browsers: one waits its turn
+    try:
+        items = b.run()
+    finally:
+        b.server.__exit__(None, None, None)
+    assert [it.result.status for it in items] == ["answered"] * 8, [it.result.error for it in items]
+    configs = [run_config(home, it.result.run_id) for it in items]
+    assert {c["browser"]["webdriver_url"] for c in configs} == {grid.url}
+    assert {c["browser"]["node"] for c in configs} == {grid.node_url(0), grid.node_url(1)}
+    assert len({c["browser"]["session_id"] for c in configs}) >= 2
+    shown = cockpit(home, "runs", items[0].result.run_id)
+    assert f"browser: {grid.url}  node http://127.0.0.1:" in shown.stdout, shown.stdout
+
+
+def test_a_node_killed_mid_batch_loses_no_task(grid, site, tmp_path):
+    home = tmp_path / "home"
+    started, killed = [], []
+
+    def listener(e):  # the third task's node dies after its first action is chosen, before it runs
+        if isinstance(e, ev.RunStarted):
+            started.append(e.run_id)
+        if isinstance(e, ev.ActionProposed) and len(started) >= 3 and e.run_id == started[2] and not killed:
+            node = run_config(home, e.run_id)["browser"]["node"]
+            killed.append(grid.node_ports.index(int(node.rsplit(":", 1)[1])))
+            grid.kill_node(killed[0])
+    b = batch(grid, site, home, 8, concurrency=2, listener=listener)
+    try:
+        items = b.run()
+    finally:
+        b.server.__exit__(None, None, None)
+        if killed:
+            grid.start_node(killed[0])
+        grid.wait_nodes(2)
+    assert killed
+    assert [it.result.status for it in items] == ["answered"] * 8, [it.result.error for it in items]
+    again = [it for it in items if it.lost]
+    assert len(again) >= 1 and all(it.attempt == 2 for it in again)
+    lost_run = again[0].lost[0].split(":", 1)[0].removeprefix("run ")
+    with Store(home) as store:
+        lost = store.run(lost_run)
+    assert lost["status"] == "failed" and "internal error" not in lost["error"], lost["error"]
+    attempt = run_config(home, again[0].result.run_id)["attempt"]
+    assert attempt["n"] == 2 and attempt["retry_of"] == lost_run and attempt["because"]
+    shown = cockpit(home, "runs", again[0].result.run_id)
+    assert f"attempt 2: run {lost_run} lost its browser" in shown.stdout, shown.stdout
+
+
+def test_a_killed_hub_stops_the_batch_clearly_and_leaks_no_session(site, tmp_path, tmp_path_factory):
+    home = tmp_path / "home"
+    with gridmod.LocalGrid(nodes=2, log_dir=tmp_path_factory.mktemp("grid2-logs")) as g:
+        started = []
+
+        def listener(e):
+            if isinstance(e, ev.RunStarted):
+                started.append(e.run_id)
+            if isinstance(e, ev.ActionProposed) and len(started) == 2 and "hub" in g.procs:
+                g.kill_hub()
+        b = batch(g, site, home, 8, concurrency=2, listener=listener, start_timeout=8)
+        t0 = time.monotonic()
+        try:
+            items = b.run()
+        finally:
+            b.server.__exit__(None, None, None)
+        took = time.monotonic() - t0
+        assert "hub" not in g.procs
+        assert g.url in b.stopped_because and "could not start a browser" in b.stopped_because
+        results = [it.result for it in items]
+        assert all(r is None or r.status in ("answered", "failed") for r in results)
+        assert not any(r and "internal error" in r.error for r in results)
+        assert sum(r is None for r in results) >= 4, results  # left for the same command to run later
+        assert took < 90
+        with Store(home) as store:
+            assert "running" not in [r["status"] for r in store.runs()]
+        assert g.node_sessions(0) == [] and g.node_sessions(1) == []  # no browser left on a node
