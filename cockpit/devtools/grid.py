@@ -124,7 +124,7 @@ class LocalGrid:
         self._spawn(f"node{i}", ["node", "--host", "127.0.0.1", "--port", str(self.node_ports[i]),
                                  "--publish-events", f"tcp://127.0.0.1:{self.pub}",
                                  "--subscribe-events", f"tcp://127.0.0.1:{self.sub}",
-                                 "--heartbeat-period", "2", "--register-cycle", "1",
+                                 "--heartbeat-period", "2", "--register-cycle", "1", "--grid-url", self.url,
                                  "--config", str(self.toml)])
 
     def start(self, timeout: float = 90) -> "LocalGrid":

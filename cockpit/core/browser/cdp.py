@@ -67,6 +67,7 @@ class DirectCDP:
         self.target_id = target_id
         self.timeout = timeout
         self.dialog_open = False  # known only on a connection that watches dialogs
+        self.session_id: str | None = None  # set on a browser-wide connection attached to the page
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -99,6 +100,26 @@ class DirectCDP:
             return None
         return cls(ws, target_id, timeout)
 
+    @classmethod
+    def connect_grid(cls, se_cdp: str, target_id: str, timeout: float = 10.0) -> "DirectCDP | None":
+        """A connection to page `target_id` through a Selenium Grid 4's ``se:cdp`` endpoint (the browser's
+        own DevTools socket, relayed by the hub): attached to the page in flat mode, or None."""
+        try:
+            ws = websocket.create_connection(se_cdp, timeout=timeout, suppress_origin=True,
+                                             skip_utf8_validation=True, http_no_proxy=["*"])
+        except Exception as e:
+            log.debug("no DevTools connection through %s: %s", se_cdp, e)
+            return None
+        direct = cls(ws, target_id, timeout)
+        try:
+            direct.session_id = direct.call("Target.attachToTarget",
+                                            {"targetId": target_id, "flatten": True})["sessionId"]
+        except (DirectCDPError, KeyError) as e:
+            log.debug("could not attach to %s through %s: %s", target_id, se_cdp, e)
+            direct.close()
+            return None
+        return direct
+
     def watch_dialogs(self, timeout: float = 2.0) -> None:
         """Have the page's dialog events sent here (Page.enable); see the module docstring."""
         self.call("Page.enable", timeout=timeout)
@@ -108,7 +129,10 @@ class DirectCDP:
             n = next(self._ids)
             deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
             try:
-                self._ws.send(json.dumps({"id": n, "method": method, "params": params or {}}))
+                out = {"id": n, "method": method, "params": params or {}}
+                if self.session_id and method != "Target.attachToTarget":
+                    out["sessionId"] = self.session_id
+                self._ws.send(json.dumps(out))
                 msg = self._reply(n, deadline)
             except DirectCDPError:
                 raise

@@ -16,6 +16,7 @@ import json
 import logging
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from dataclasses import dataclass
 
@@ -132,3 +133,16 @@ def delete_on_node(node: str, session_id: str) -> bool:
         return e.code < 500
     except OSError:
         return False
+
+
+def relay_url(se_cdp: str, webdriver_url: str) -> str:
+    """Grid 4's ``se:cdp`` address, reached the way the hub itself is: a node names the hub by the address
+    it knows (its own idea of the Grid's URL, often not one this machine can reach); the path is what
+    counts, under the WebDriver URL's scheme, host and port."""
+    cdp, hub = urllib.parse.urlsplit(se_cdp), urllib.parse.urlsplit(webdriver_url)
+    if not hub.netloc or "/se/cdp" not in cdp.path:
+        return se_cdp
+    scheme = "wss" if hub.scheme == "https" else "ws"
+    prefix = hub.path.rstrip("/").removesuffix("/wd/hub")
+    path = cdp.path if cdp.path.startswith(prefix + "/") else prefix + cdp.path
+    return urllib.parse.urlunsplit((scheme, hub.netloc, path, cdp.query, ""))

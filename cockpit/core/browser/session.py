@@ -327,7 +327,7 @@ class BrowserSession:
         return self._call(self.driver.get_screenshot_as_png)
 
     def direct_cdp(self, purpose: str = "screenshot"):
-        """A DevTools connection of our own to the main tab (local Chrome only), else None.
+        """A DevTools connection of our own to the main tab (local Chrome, or Grid 4's se:cdp), else None.
 
         One for screenshots, sent while a WebDriver command (the marking script)
         runs, and one for scripts ("script", which watches the page's dialogs);
@@ -336,7 +336,8 @@ class BrowserSession:
         direct = self._direct.get(purpose)
         if direct is not None and direct.target_id == self._main_handle:
             return direct
-        if self.config.webdriver_url or not self.has_cdp or self.driver is None \
+        se_cdp = (self.driver.capabilities.get("se:cdp") or "") if self.driver is not None else ""
+        if (self.config.webdriver_url and not se_cdp) or not self.has_cdp or self.driver is None \
                 or self._direct_tried.get(purpose) == self._main_handle:
             return None
         if purpose == "script" and self.open_dialog() is not None:
@@ -344,7 +345,9 @@ class BrowserSession:
         self.drop_direct(purpose)
         self._direct_tried[purpose] = self._main_handle
         address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
-        if address and self._main_handle:
+        if self.config.webdriver_url and self._main_handle:  # Grid 4: its se:cdp relay to the browser
+            direct = DirectCDP.connect_grid(remote.relay_url(se_cdp, self.config.webdriver_url), self._main_handle)
+        elif address and self._main_handle:
             direct = DirectCDP.connect(address, self._main_handle)
             if direct is not None and purpose == "script":
                 try:

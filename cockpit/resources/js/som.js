@@ -449,8 +449,9 @@
                               checkOpacity: true, checkVisibilityCSS: true })) {
       stats.invisible++; return null;
     }
-    if (getComputedStyle(el).display === "inline" && el.firstElementChild) grow(el, r, ctx);
-    const clip = contentClip(getComputedStyle(el).position === "absolute" ? containingBlock(el) : layoutParent(el), ctx);
+    const est = getComputedStyle(el);
+    if (est.display === "inline" && el.firstElementChild) grow(el, r, ctx);
+    const clip = contentClip(est.position === "absolute" ? containingBlock(el) : layoutParent(el), ctx);
     const vr = clip && inter(r, clip);
     if (!vr) { stats.clipped++; return null; }
     let pt = clickPoint(el, vr, ctx);

@@ -1,0 +1,105 @@
+"""The same batch run locally and on a real Selenium Grid 4, at concurrency 1, 2 and 4 (issue #21).
+
+Starts a Grid on 127.0.0.1 (cockpit.devtools.grid: a hub and 2 nodes of 2 slots; needs Java and the
+jar that scripts/setup.sh fetches), serves a two-page site, and runs N tasks with a scripted model
+that answers at once (open the details page, then answer), so what is measured is Cockpit and the
+browser. Prints, for each place and concurrency: wall time, tasks per minute, and per step the
+median observation time (settle + marks + screenshot) and action time, from the runs' own timings.
+
+    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4]
+
+The machine's two cores run the Grid's Java processes, every Chromium and Cockpit: compare the
+rows of one run with each other, not with another day's.
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from cockpit.core.agent.approval import PolicyApprover  # noqa: E402
+from cockpit.core.agent.batch import Batch  # noqa: E402
+from cockpit.core.agent.loop import AgentConfig  # noqa: E402
+from cockpit.core.browser.session import BrowserConfig  # noqa: E402
+from cockpit.core.llm.client import ModelConfig  # noqa: E402
+from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
+from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.core.store import Store  # noqa: E402
+from cockpit.core.tasks.taskfile import Task  # noqa: E402
+from cockpit.devtools import grid as gridmod  # noqa: E402
+
+START = """<!doctype html><title>Start</title><body style="font:16px sans-serif;margin:40px">
+<h1>Catalogue</h1><p><a href="details.html">Open the details page</a></p>
+<ul>{items}</ul></body>"""
+DETAILS = """<!doctype html><title>Details</title><body style="font:16px sans-serif;margin:40px">
+<h1>Details</h1><p>Forty-two items.</p><a href="start.html">Back</a></body>"""
+
+
+def respond(body):
+    text = body["messages"][-1]["content"][0]["text"]
+    if "The page is 'Details'" in text:
+        return "Thought: here\nAction: ANSWER; 42"
+    n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
+    return f"Thought: go\nAction: Click [{n}]"
+
+
+def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: int, conc: int, home: Path):
+    tasks = [Task(f"{where}-{conc}--{i}", f"how many items? ({i})", site.url("start.html")) for i in range(n)]
+    browser = BrowserConfig(webdriver_url=url, extra_args=["--no-sandbox"] if url else [])
+    b = Batch(tasks, ModelConfig(base_url=model_url, model="m", max_retries=0), AgentConfig(max_steps=4),
+              browser, approver_factory=lambda: PolicyApprover(False), store_root=home, api_key="k",
+              concurrency=conc, resume=False)
+    t0 = time.monotonic()
+    items = b.run()
+    wall = time.monotonic() - t0
+    ok = sum(1 for it in items if it.result and it.result.status == "answered")
+    obs, act = [], []
+    with Store(home) as store:
+        for it in items:
+            if it.result and it.result.run_id:
+                for s in store.steps(it.result.run_id):
+                    t = s.get("timings") or {}
+                    if "observe_ms" in t:
+                        obs.append(t["observe_ms"])
+                    if "act_ms" in t:
+                        act.append(t["act_ms"])
+    med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
+    return wall, ok, len(obs), med(obs), med(act)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--tasks", type=int, default=8)
+    ap.add_argument("--concurrency", default="1,2,4")
+    args = ap.parse_args(argv)
+    if why := gridmod.missing():
+        print(f"cannot run a Grid here: {why}", file=sys.stderr)
+        return 1
+    levels = [int(c) for c in args.concurrency.split(",")]
+    tmp = Path(tempfile.mkdtemp(prefix="grid-bench-"))
+    (tmp / "site").mkdir()
+    (tmp / "site" / "start.html").write_text(START.format(items="".join(f"<li>item {i}</li>" for i in range(42))))
+    (tmp / "site" / "details.html").write_text(DETAILS)
+    print(f"{args.tasks} tasks of 2 steps each; a scripted model that answers at once; Grid 4 "
+          f"{gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1")
+    print(f"{'where':<6} {'conc':>4} {'answered':>8} {'wall s':>7} {'tasks/min':>9} {'steps':>5} "
+          f"{'observe ms':>10} {'act ms':>7}   (medians per step)")
+    with LocalSite(tmp / "site") as site, ModelServer(respond) as srv, \
+            gridmod.LocalGrid(nodes=2, slots=max(1, max(levels) // 2)) as grid:
+        for conc in levels:
+            for where, url in (("local", None), ("grid", grid.url)):
+                wall, ok, steps, o, a = run_batch(where, url, site, srv.base_url, args.tasks, conc,
+                                                  tmp / f"home-{where}-{conc}")
+                print(f"{where:<6} {conc:>4} {ok:>5}/{args.tasks:<2} {wall:>7.1f} {args.tasks / wall * 60:>9.1f} "
+                      f"{steps:>5} {o:>10.0f} {a:>7.0f}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
