@@ -73,6 +73,7 @@ class BridgeEvents:
             return "?"
 
     def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
+        self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
         if self.shown_step is None:
             self.view.set_screenshot(image, list(e.marks), keep_view=True)
             what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
