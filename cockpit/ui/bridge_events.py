@@ -37,8 +37,9 @@ class BridgeEvents:
             self.takeover.set_busy(False)
         elif isinstance(e, ev.RunFinished):
             self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
-            self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
-                                                                           if e.answer else ""))
+            if self.shown_step is None:  # else the pane's caption stays that of the step shown
+                self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
+                                                                               if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
         elif isinstance(e, ev.BreakpointHit):
@@ -52,6 +53,7 @@ class BridgeEvents:
                 self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
+        self._sync_details(getattr(e, "step", None))
         self._update_status()
 
     def _show_fence(self, run_id: str) -> None:
@@ -104,6 +106,7 @@ class BridgeEvents:
         self.running = False
         self.approval.close_request()
         self.takeover.setVisible(False)
+        self._sync_details(self.log_panel.current_step())  # stored now, with the run's answer
         self.st_browser.setText("browser: " + ("open" if self.bridge.session and self.bridge.session.driver
                                                else "closed"))
         self._update_controls()

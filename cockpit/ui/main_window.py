@@ -380,8 +380,9 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         if not self.run_id:
             return
         row = self.store.step(self.run_id, step)
-        if row is None:  # not committed yet: the live view shows it
+        if row is None:  # not committed yet: the live view shows it, the details what the log knows
             self.shown_step = None
+            self.details.show_pending(step, self.log_panel.row_facts(step))
             return
         self.shown_step = None if (step == self.latest_step and self.bridge.busy) else step
         run = self.store.run(self.run_id)
@@ -400,6 +401,16 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
                             f"{(row.get('url') or '')[:80]}")
         self.details.show_step(self.store, run, row)
         self.lookahead.show_step(step, row)
+
+    def _sync_details(self, step: int | None) -> None:
+        """The details pane shows the highlighted row's step (only the details: the pane keeps its page)."""
+        if step is None or step != self.log_panel.current_step() or not self.run_id:
+            return
+        row = self.store.step(self.run_id, step)
+        if row is None:
+            self.details.show_pending(step, self.log_panel.row_facts(step))
+        else:
+            self.details.show_step(self.store, self.store.run(self.run_id), row)
 
     # ---------- status ----------
     def _update_controls(self) -> None:

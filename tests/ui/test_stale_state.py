@@ -58,3 +58,42 @@ def test_take_over_target_and_text_are_cleared_when_the_page_changes(qtbot, wind
     assert not w.takeover.type_btn.isEnabled()
     assert w.takeover.text.text() == ""
     stop(qtbot, w)
+
+
+def highlighted_step(w):
+    it = w.log_panel.currentItem()
+    return None if it is None else int(it.data(0, Qt.UserRole))
+
+
+def details_title(w):
+    return w.details.summary.toPlainText().splitlines()[0]
+
+
+def test_the_highlighted_row_and_the_details_follow_the_run_to_its_end(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    assert highlighted_step(w) == 10
+    assert details_title(w) == "Step 10"  # in progress: not "No step selected" beside a highlighted row
+    assert "waiting for you" in w.details.summary.toPlainText()
+    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    last = max(w.log_panel.items)
+    assert last > 10 and highlighted_step(w) == last
+    assert details_title(w) == f"Step {last}"
+    assert "placing it was refused" in w.details.summary.toPlainText()  # the answer, once the run has it
+
+
+def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, window):
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.log_panel.select_step(4)
+    assert highlighted_step(w) == 4 and details_title(w) == "Step 4"
+    w.approval.reject_btn.click()  # the agent goes on: a new row for its answer
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    assert max(w.log_panel.items) > 10
+    assert highlighted_step(w) == 4 and details_title(w) == "Step 4"
+    assert "step 4" in w.banner.text()
+    w.log_panel.select_step(max(w.log_panel.items))  # back to the newest row: shown too
+    assert details_title(w) == f"Step {max(w.log_panel.items)}"
