@@ -311,6 +311,8 @@ class AgentBridge(QObject):
             self._set_state(RUNNING)
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
+            if e.between_steps and not self.taken_over and self.agent is not None:
+                self.agent.look_now()  # the pane shows the page the last action left, not the one before it
         if isinstance(e, ev.ObservationReady):
             self._live_mask = list(e.masked)  # the page stays put while the model thinks
             self.observed.emit(e, QImage.fromData(e.screenshot))

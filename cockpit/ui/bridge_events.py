@@ -78,8 +78,12 @@ class BridgeEvents:
         self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
         if self.shown_step is None:
             self.view.set_screenshot(image, list(e.marks), keep_view=True)
-            what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
+            what = (f"step {e.step}: what the model sees" if e.stored else
+                    "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
             self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
+            self.live_step = None if e.stored else e.step
+            if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts on it)
+                self._show_corrections(e.step)
 
     def _on_bridge_approval(self, req) -> None:
         self.approval.show_request(req)

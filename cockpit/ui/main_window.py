@@ -62,6 +62,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.run_id = ""
         self.latest_step = 0
         self.shown_step: int | None = None  # None: following the run live
+        self.live_step: int | None = None  # the pane shows the live page (paused, taken over), this step to be
         self.tokens = 0
         self.cost = 0.0
         self.started_at: float | None = None
@@ -313,7 +314,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.lookahead.reset()
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
-        self.shown_step = None
+        self.shown_step = self.live_step = None
         self.started_at = time.monotonic()
         self.banner.setText(banner)
         self.running = self.bridge.start(spec, paused=paused)
@@ -374,7 +375,10 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
 
     def _displayed_step(self) -> int | None:
-        return self.shown_step if self.shown_step is not None else (self.latest_step or None)
+        """The step the pane's marks belong to: the one picked, the live page's next step, or the latest."""
+        if self.shown_step is not None:
+            return self.shown_step
+        return self.live_step or self.latest_step or None
 
     def show_step(self, step: int) -> None:
         if not self.run_id:
@@ -391,6 +395,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             marks = marks_from_json(json.loads(self.store.read_file(row["marks_file"], "marks"))) \
                 if row["marks_file"] else []
             self.view.set_screenshot(png, marks)
+            self.live_step = None
         except (CockpitError, ValueError) as e:
             self.view.clear(f"Step {step}: {e}")
         if row.get("target"):

@@ -97,3 +97,18 @@ def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, window):
     assert "step 4" in w.banner.text()
     w.log_panel.select_step(max(w.log_panel.items))  # back to the newest row: shown too
     assert details_title(w) == f"Step {max(w.log_panel.items)}"
+
+
+def test_while_paused_the_pane_shows_the_live_page(qtbot, window):
+    w = window
+    w.step_clicked()  # one step (the demo types its search and presses Enter), then paused
+    wait_paused_after(qtbot, w, 1)
+    first = steps_of(w)[0]
+    assert first["url_after"] != first["url"]  # the step's action opened another page
+    qtbot.waitUntil(lambda: w.banner.text().startswith("live page now (paused)"), timeout=LONG)
+    assert first["url_after"][:80] in w.banner.text()
+    assert any(m.text.startswith("Wireless Headphones") for m in w.view.marks())  # the results, with their boxes
+    w.step_clicked()  # the next step looks at the same page, as the model's view
+    wait_paused_after(qtbot, w, 2)
+    assert steps_of(w)[1]["url"] == first["url_after"]
+    stop(qtbot, w)

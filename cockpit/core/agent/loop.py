@@ -226,7 +226,7 @@ class Agent(TakeOver):
         self._emit(ev.BreakpointHit(self.run_id, n, reason))
         self.control.pause()
         if wait:
-            self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n)))
+            self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n, between_steps=False)))
 
     def _measure(self, obs: Observation) -> None:
         """The effect of the last action that ran, now that the page after it is observed."""
