@@ -14,6 +14,7 @@ HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 
 class BridgeEvents:
     def _on_bridge_event(self, e: ev.Event) -> None:
+        self.began = True
         self.log_panel.add_event(e)
         self.lookahead.on_event(e)
         if isinstance(e, ev.RunStarted):
@@ -85,6 +86,14 @@ class BridgeEvents:
             if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts on it)
                 self._show_corrections(e.step)
 
+    def _on_bridge_failed(self, message: str) -> None:
+        self.show_error(message)
+        if not self.began:  # it never started: nothing of it (or of the last run) to show
+            self.banner.setText("The run did not start.")
+            self.view.clear("The run did not start; the red banner above says why.")
+            self.st_time.setText("")
+            self._update_status()
+
     def _on_bridge_approval(self, req) -> None:
         self.approval.show_request(req)
         self.lookahead.on_approval(req)
@@ -99,6 +108,7 @@ class BridgeEvents:
         self._update_controls()
 
     def _on_bridge_replayed(self, step: int, what: str) -> None:
+        self.began = True
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.statusBar().showMessage(what, 10000)
 

@@ -67,6 +67,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.cost = 0.0
         self.started_at: float | None = None
         self.running = False  # from start_run until the bridge's runEnded has been handled here
+        self.began = False  # the current attempt got under way (an event, a replayed step): see _on_bridge_failed
         self.agent_steps = 0
         self.last_marks: list[Mark] = []
         self._build(demo)
@@ -226,7 +227,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         b.approvalClosed.connect(self.lookahead.on_approval_closed)
         b.stateChanged.connect(self._on_bridge_state)
         b.liveFrame.connect(self._on_bridge_live)
-        b.failed.connect(self.show_error)
+        b.failed.connect(self._on_bridge_failed)
         b.replayed.connect(self._on_bridge_replayed)
         b.runEnded.connect(self._on_bridge_ended)
         self.approval.decided.connect(b.answer_approval)
@@ -315,6 +316,11 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.shown_step = self.live_step = None
+        self.run_id = ""  # until the bridge says the run started: no counters, no screenshot of the last run
+        self.began = False  # anything of this run (or replay) came back from the bridge
+        self._update_status()
+        self.st_time.setText("0:00")
+        self.view.clear(banner)
         self.started_at = time.monotonic()
         self.banner.setText(banner)
         self.running = self.bridge.start(spec, paused=paused)
