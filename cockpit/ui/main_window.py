@@ -188,6 +188,11 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key")
         self.demo_box.setChecked(demo)
         tb.addWidget(self.demo_box)
+        self.keep_browser_box = QCheckBox("Keep browser state")
+        self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
+                                         "log-ins). Off: each run starts with a fresh browser profile")
+        self.keep_browser_box.setChecked(self.settings.keep_browser_state)
+        tb.addWidget(self.keep_browser_box)
         tb.addSeparator()
         self.act_boxes = self._action("Boxes", "B", self.view.set_marks_visible, "Show or hide the numbered boxes",
                                       checkable=True)
@@ -309,6 +314,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         """Reset the Live view for a new run and hand `spec` to the bridge."""
         self.modes.setCurrentWidget(self.live_page)
         self.approval.user = self.settings.annotator_name()
+        spec.keep_browser = self.settings.keep_browser_state = self.keep_browser_box.isChecked()
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()
@@ -433,7 +439,8 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.act_stop.setEnabled(busy and state != STOPPING)
         self.act_take.setEnabled(busy and not self.bridge.taken_over and state != STOPPING)
         self.act_hand.setEnabled(busy and self.bridge.taken_over)
-        for w in (self.task_bar, self.demo_box, self.max_steps, self.policy, self.lookahead.box):
+        for w in (self.task_bar, self.demo_box, self.keep_browser_box, self.max_steps, self.policy,
+                  self.lookahead.box):
             w.setEnabled(not busy)
 
     def _update_status(self) -> None:

@@ -138,3 +138,29 @@ def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_
     assert not w.error_banner.isVisible() and w.st_steps.text() == ""
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
     assert not w.error_banner.isVisible() and w.st_steps.text().startswith("step ")
+
+
+def first_page_cart(qtbot, w, before):
+    """Start a demo run; the cart link on its first page, as the pane shows it; then stop it."""
+    assert w.start_run()
+    qtbot.waitUntil(lambda: w.run_id not in ("", before) and w.latest_step >= 1 and bool(w.view.marks()), timeout=LONG)
+    cart = next(m.text for m in w.view.marks() if m.text.startswith("Cart ("))
+    stop(qtbot, w)
+    return cart
+
+
+def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window):
+    w = window
+    w.start_run()  # the demo puts the headphones in the cart, then is refused at "Place order"
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    first = w.run_id
+    assert first_page_cart(qtbot, w, first) == "Cart (0)"  # the last run's cart is not this run's
+    second = w.run_id
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    w.keep_browser_box.setChecked(True)  # asked for: this run goes on in the browser as the last one left it
+    assert first_page_cart(qtbot, w, second) == "Cart (1)"
