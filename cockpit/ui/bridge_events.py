@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from cockpit.core.agent import events as ev
 from cockpit.core.errors import CockpitError
+from cockpit.core.store.records import status_text
 from cockpit.ui.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
@@ -37,10 +38,11 @@ class BridgeEvents:
         elif isinstance(e, ev.StepFinished) and e.actor == "human":
             self.takeover.set_busy(False)
         elif isinstance(e, ev.RunFinished):
-            self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
+            status = status_text(e.status)  # "refused (stopped at the gate)"
+            self.statusBar().showMessage(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
             if self.shown_step is None:  # else the pane's caption stays that of the step shown
-                self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
-                                                                               if e.answer else ""))
+                self.banner.setText(f"Run {e.run_id} finished: {status}" + (f" — answer: {e.answer[:120]}"
+                                                                             if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
         elif isinstance(e, ev.BreakpointHit):

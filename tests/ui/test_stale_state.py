@@ -164,3 +164,21 @@ def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window)
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
     w.keep_browser_box.setChecked(True)  # asked for: this run goes on in the browser as the last one left it
     assert first_page_cart(qtbot, w, second) == "Cart (1)"
+
+
+def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
+    from cockpit.ui.runs_model import COLUMNS
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.approval.reject_btn.click()  # "Place order" refused: the demo agent answers that it stopped
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    with Store(w.store_root) as s:
+        assert s.run(w.run_id)["status"] == "refused"
+        assert [r["id"] for r in s.runs(status="refused")] == [w.run_id]
+    assert "finished: refused (stopped at the gate)" in w.banner.text()
+    w.modes.setCurrentWidget(w.review)  # Review: the runs list and its status filter say so too
+    m = w.review.model
+    status = [k for _, k in COLUMNS].index("status")
+    assert m.data(m.index(0, status)) == "refused (stopped at the gate)"
+    assert w.review.f_status.findText("refused") > 0
