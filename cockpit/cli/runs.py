@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the store is imported when a command runs, not when the CLI
 
 HELP = "list recorded runs, or show one run step by step"
 STATUSES = (  # "running" and the store's FINAL ones
-    "running", "answered", "max_steps", "stopped", "failed", "interrupted", "closed")
+    "running", "answered", "refused", "max_steps", "stopped", "failed", "interrupted", "closed")
 JSON_COLUMNS = ("config", "memories", "hops")  # stored as JSON text; --json prints them as JSON values
 
 
@@ -130,6 +130,7 @@ def _when(ts) -> str:
 
 
 def _show(store, run_id: str, as_json: bool) -> int:
+    from cockpit.core.store.records import status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
@@ -137,7 +138,7 @@ def _show(store, run_id: str, as_json: bool) -> int:
         print(json.dumps({"run": _decoded(run), "steps": steps}, indent=1, default=str))
         return 0
     run, steps = store.run_record(run_id), store.step_records(run_id)
-    print(f"run {run.id}  [{run.status}]  model {run.model}{'  (demo policy)' if run.demo else ''}")
+    print(f"run {run.id}  [{status_text(run.status)}]  model {run.model}{'  (demo policy)' if run.demo else ''}")
     print(f"task: {run.task}\nurl:  {run.url}")
     for line in _setup_lines(run.config if isinstance(run.config, dict) else {}):
         print(line)

@@ -129,6 +129,9 @@ class Settings:
     memory_k: int = field(default=0, metadata=_help(
         "Procedural memory: how many similar past successful runs are given to the agent as examples "
         "before a run (0 = off; 1 or 2 is typical)."))
+    keep_browser_state: bool = field(default=False, metadata=_help(
+        "The window's runs go on in the browser as the last run left it (cookies, storage, log-ins). "
+        "Off: each run starts with a fresh browser profile."))
     annotator: str = field(default="", metadata=_help(
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(

@@ -53,6 +53,7 @@ class RunSpec:
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
     resume_run: str | None = None  # continue this interrupted run (cockpit.core.replay.resume)
     resume_replay: bool = False  # ... restoring its page by replaying its steps
+    keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a fresh profile
 
 
 def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
@@ -109,6 +110,7 @@ class AgentBridge(QObject):
         self.taken_over = False  # the human has the browser (from Take over until Hand back)
         self.run_id = ""
         self._session: BrowserSession | None = None
+        self._session_used = False  # a run has had the session: the next one starts a fresh one unless kept
         self._task: Task | None = None  # the run
         self._demo = None  # (site, model server) while demo runs need them
         self._live_task: Task | None = None  # the live view's capture loop
@@ -207,7 +209,8 @@ class AgentBridge(QObject):
         """The run, in the agent task; its result goes to runEnded on the GUI thread (_ended)."""
         result: RunResult | None = None
         try:
-            session = self._ensure_session()
+            session = self._ensure_session(fresh=not spec.keep_browser)
+            self._session_used = True
             url, model = spec.url, spec.model
             if spec.demo:
                 url, model = self._demo_endpoints(spec)
@@ -282,13 +285,16 @@ class AgentBridge(QObject):
                 self._session.close()
                 self._session = None
 
-    def _ensure_session(self) -> BrowserSession:
+    def _ensure_session(self, fresh: bool = False) -> BrowserSession:
+        """The browser; `fresh`: never one a run has used (its profile, with that run's cookies and storage,
+        goes with it: a new browser starts with a new profile)."""
         with self._session_lock:
-            if self._session is not None and not self._session.alive:
+            if self._session is not None and (not self._session.alive or (fresh and self._session_used)):
                 self._session.close()
                 self._session = None
             if self._session is None:
                 self._session = BrowserSession(self.browser_config).start()
+                self._session_used = False
             return self._session
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
@@ -311,6 +317,8 @@ class AgentBridge(QObject):
             self._set_state(RUNNING)
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
+            if e.between_steps and not self.taken_over and self.agent is not None:
+                self.agent.look_now()  # the pane shows the page the last action left, not the one before it
         if isinstance(e, ev.ObservationReady):
             self._live_mask = list(e.masked)  # the page stays put while the model thinks
             self.observed.emit(e, QImage.fromData(e.screenshot))

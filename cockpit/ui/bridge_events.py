@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from cockpit.core.agent import events as ev
 from cockpit.core.errors import CockpitError
+from cockpit.core.store.records import status_text
 from cockpit.ui.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
@@ -14,6 +15,7 @@ HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 
 class BridgeEvents:
     def _on_bridge_event(self, e: ev.Event) -> None:
+        self.began = True
         self.log_panel.add_event(e)
         self.lookahead.on_event(e)
         if isinstance(e, ev.RunStarted):
@@ -36,9 +38,11 @@ class BridgeEvents:
         elif isinstance(e, ev.StepFinished) and e.actor == "human":
             self.takeover.set_busy(False)
         elif isinstance(e, ev.RunFinished):
-            self.statusBar().showMessage(f"Run finished ({e.status})" + (f": {e.answer}" if e.answer else ""), 30000)
-            self.banner.setText(f"Run {e.run_id} finished: {e.status}" + (f" — answer: {e.answer[:120]}"
-                                                                           if e.answer else ""))
+            status = status_text(e.status)  # "refused (stopped at the gate)"
+            self.statusBar().showMessage(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
+            if self.shown_step is None:  # else the pane's caption stays that of the step shown
+                self.banner.setText(f"Run {e.run_id} finished: {status}" + (f" — answer: {e.answer[:120]}"
+                                                                             if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
         elif isinstance(e, ev.BreakpointHit):
@@ -52,6 +56,7 @@ class BridgeEvents:
                 self.statusBar().showMessage(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
+        self._sync_details(getattr(e, "step", None))
         self._update_status()
 
     def _show_fence(self, run_id: str) -> None:
@@ -73,10 +78,23 @@ class BridgeEvents:
             return "?"
 
     def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
+        self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
         if self.shown_step is None:
             self.view.set_screenshot(image, list(e.marks), keep_view=True)
-            what = "page now (during take-over)" if not e.stored else f"step {e.step}: what the model sees"
+            what = (f"step {e.step}: what the model sees" if e.stored else
+                    "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
             self.banner.setText(f"{what} — {e.title[:60]} — {e.url[:80]}")
+            self.live_step = None if e.stored else e.step
+            if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts on it)
+                self._show_corrections(e.step)
+
+    def _on_bridge_failed(self, message: str) -> None:
+        self.show_error(message)
+        if not self.began:  # it never started: nothing of it (or of the last run) to show
+            self.banner.setText("The run did not start.")
+            self.view.clear("The run did not start; the red banner above says why.")
+            self.st_time.setText("")
+            self._update_status()
 
     def _on_bridge_approval(self, req) -> None:
         self.approval.show_request(req)
@@ -92,6 +110,7 @@ class BridgeEvents:
         self._update_controls()
 
     def _on_bridge_replayed(self, step: int, what: str) -> None:
+        self.began = True
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.statusBar().showMessage(what, 10000)
 
@@ -103,6 +122,7 @@ class BridgeEvents:
         self.running = False
         self.approval.close_request()
         self.takeover.setVisible(False)
+        self._sync_details(self.log_panel.current_step())  # stored now, with the run's answer
         self.st_browser.setText("browser: " + ("open" if self.bridge.session and self.bridge.session.driver
                                                else "closed"))
         self._update_controls()

@@ -62,10 +62,12 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.run_id = ""
         self.latest_step = 0
         self.shown_step: int | None = None  # None: following the run live
+        self.live_step: int | None = None  # the pane shows the live page (paused, taken over), this step to be
         self.tokens = 0
         self.cost = 0.0
         self.started_at: float | None = None
         self.running = False  # from start_run until the bridge's runEnded has been handled here
+        self.began = False  # the current attempt got under way (an event, a replayed step): see _on_bridge_failed
         self.agent_steps = 0
         self.last_marks: list[Mark] = []
         self._build(demo)
@@ -186,6 +188,11 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key")
         self.demo_box.setChecked(demo)
         tb.addWidget(self.demo_box)
+        self.keep_browser_box = QCheckBox("Keep browser state")
+        self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
+                                         "log-ins). Off: each run starts with a fresh browser profile")
+        self.keep_browser_box.setChecked(self.settings.keep_browser_state)
+        tb.addWidget(self.keep_browser_box)
         tb.addSeparator()
         self.act_boxes = self._action("Boxes", "B", self.view.set_marks_visible, "Show or hide the numbered boxes",
                                       checkable=True)
@@ -225,7 +232,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         b.approvalClosed.connect(self.lookahead.on_approval_closed)
         b.stateChanged.connect(self._on_bridge_state)
         b.liveFrame.connect(self._on_bridge_live)
-        b.failed.connect(self.show_error)
+        b.failed.connect(self._on_bridge_failed)
         b.replayed.connect(self._on_bridge_replayed)
         b.runEnded.connect(self._on_bridge_ended)
         self.approval.decided.connect(b.answer_approval)
@@ -307,13 +314,19 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         """Reset the Live view for a new run and hand `spec` to the bridge."""
         self.modes.setCurrentWidget(self.live_page)
         self.approval.user = self.settings.annotator_name()
+        spec.keep_browser = self.settings.keep_browser_state = self.keep_browser_box.isChecked()
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()
         self.lookahead.reset()
         self.details.show_step(None, {}, None)
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
-        self.shown_step = None
+        self.shown_step = self.live_step = None
+        self.run_id = ""  # until the bridge says the run started: no counters, no screenshot of the last run
+        self.began = False  # anything of this run (or replay) came back from the bridge
+        self._update_status()
+        self.st_time.setText("0:00")
+        self.view.clear(banner)
         self.started_at = time.monotonic()
         self.banner.setText(banner)
         self.running = self.bridge.start(spec, paused=paused)
@@ -374,14 +387,18 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
 
     def _displayed_step(self) -> int | None:
-        return self.shown_step if self.shown_step is not None else (self.latest_step or None)
+        """The step the pane's marks belong to: the one picked, the live page's next step, or the latest."""
+        if self.shown_step is not None:
+            return self.shown_step
+        return self.live_step or self.latest_step or None
 
     def show_step(self, step: int) -> None:
         if not self.run_id:
             return
         row = self.store.step(self.run_id, step)
-        if row is None:  # not committed yet: the live view shows it
+        if row is None:  # not committed yet: the live view shows it, the details what the log knows
             self.shown_step = None
+            self.details.show_pending(step, self.log_panel.row_facts(step))
             return
         self.shown_step = None if (step == self.latest_step and self.bridge.busy) else step
         run = self.store.run(self.run_id)
@@ -390,6 +407,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             marks = marks_from_json(json.loads(self.store.read_file(row["marks_file"], "marks"))) \
                 if row["marks_file"] else []
             self.view.set_screenshot(png, marks)
+            self.live_step = None
         except (CockpitError, ValueError) as e:
             self.view.clear(f"Step {step}: {e}")
         if row.get("target"):
@@ -401,6 +419,16 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.details.show_step(self.store, run, row)
         self.lookahead.show_step(step, row)
 
+    def _sync_details(self, step: int | None) -> None:
+        """The details pane shows the highlighted row's step (only the details: the pane keeps its page)."""
+        if step is None or step != self.log_panel.current_step() or not self.run_id:
+            return
+        row = self.store.step(self.run_id, step)
+        if row is None:
+            self.details.show_pending(step, self.log_panel.row_facts(step))
+        else:
+            self.details.show_step(self.store, self.store.run(self.run_id), row)
+
     # ---------- status ----------
     def _update_controls(self) -> None:
         busy, state = self.bridge.busy, self.bridge.state
@@ -411,7 +439,8 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.act_stop.setEnabled(busy and state != STOPPING)
         self.act_take.setEnabled(busy and not self.bridge.taken_over and state != STOPPING)
         self.act_hand.setEnabled(busy and self.bridge.taken_over)
-        for w in (self.task_bar, self.demo_box, self.max_steps, self.policy, self.lookahead.box):
+        for w in (self.task_bar, self.demo_box, self.keep_browser_box, self.max_steps, self.policy,
+                  self.lookahead.box):
             w.setEnabled(not busy)
 
     def _update_status(self) -> None:

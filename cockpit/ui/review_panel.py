@@ -27,6 +27,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
+from cockpit.core.store.records import status_text
 from cockpit.ui.compare_dialog import CompareDialog
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reask_dialog import open_reask
@@ -263,6 +264,9 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
             combo.clear()
             combo.addItem(label)
             combo.addItems(items)
+            for i, item in enumerate(items, 1):  # "refused": stopped at the gate
+                if status_text(item) != item:
+                    combo.setItemData(i, status_text(item), Qt.ToolTipRole)
             if chosen is not None:
                 combo.setCurrentIndex(max(0, combo.findText(chosen)))
             combo.blockSignals(False)

@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from cockpit.core.store import Store
 from cockpit.core.store.queries import RunFilter
+from cockpit.core.store.records import status_text
 from cockpit.ui.plaintext import tip
 
 PAGE = 200
@@ -118,6 +119,8 @@ class RunsTableModel(QAbstractTableModel):
             return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M") if value else ""
         if key == "task" and row.get("demo"):
             value = f"[demo] {value}"
+        if key == "status":
+            value = status_text(value)
         if key == "model" and row.get("source") == "webvoyager":
             value = "(imported)" if value in (None, "", "(imported)") else value
         text = "" if value is None else str(value)

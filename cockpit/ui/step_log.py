@@ -47,16 +47,35 @@ class StepLogPanel(QTreeWidget):
 
     def item(self, step: int) -> QTreeWidgetItem:
         if step not in self.items:
+            following = self.following()
             it = QTreeWidgetItem([str(step), "", "", "", "", ""])
             it.setData(0, Qt.UserRole, step)
             self.addTopLevelItem(it)
             self.items[step] = it
-            # The newest row is current, silently: focus arriving in the list must not jump to step 1.
-            self.blockSignals(True)
-            self.setCurrentItem(it)
-            self.blockSignals(False)
-            self.scrollToItem(it)
+            if following:
+                # The newest row becomes current, silently (the window shows it once its texts are in); a row
+                # the human picked stays picked. Focus arriving in the list must not jump to step 1 either.
+                self.blockSignals(True)
+                self.setCurrentItem(it)
+                self.blockSignals(False)
+                self.scrollToItem(it)
         return self.items[step]
+
+    def current_step(self) -> int | None:
+        it = self.currentItem()
+        return None if it is None or it.data(0, Qt.UserRole) is None else int(it.data(0, Qt.UserRole))
+
+    def following(self) -> bool:
+        """No row picked, or the newest one: new rows take the highlight as they come."""
+        step = self.current_step()
+        return step is None or not self.items or step == max(self.items)
+
+    def row_facts(self, step: int) -> list[tuple[str, str]]:
+        """What the row says so far (action, decision, outcome): the details of a step not yet stored."""
+        it = self.items.get(step)
+        if it is None:
+            return []
+        return [(COLS[c].capitalize(), it.text(c)) for c in (1, 2, 3) if it.text(c)]
 
     def add_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.StepStarted):
@@ -183,6 +202,17 @@ class StepDetails(QTabWidget):
         self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
         self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
         self.currentChanged.connect(self._render_messages)
+
+    def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
+        """A step still going: what is known of it so far, until it is stored."""
+        e = html.escape
+        self.summary.setHtml(f"<h3>Step {step}</h3><p><i>In progress: its page, thought and messages show "
+                             "here once it is done.</i></p><table cellpadding=3>"
+                             + "".join(f"<tr><td valign=top><b>{e(k)}</b></td><td>{e(v)}</td></tr>" for k, v in facts)
+                             + "</table>")
+        self._pending_messages = None
+        self.messages.clear()
+        self.raw.clear()
 
     def show_step(self, store, run: dict, step: dict | None) -> None:
         if step is None:

@@ -1,7 +1,9 @@
 """Take-over controls: act by hand through the cockpit while the agent is paused.
 
 Clicking a box on the screenshot picks the target; the buttons send actions
-to the agent's thread, where they run and are recorded as human steps.
+to the agent's thread, where they run and are recorded as human steps. Using
+an action, or a new look at the page, forgets the target and the typed text:
+box numbers are the old page's.
 """
 from __future__ import annotations
 
@@ -71,6 +73,11 @@ class TakeOverPanel(QFrame):
         self.info.setText("<b>You have the browser.</b> " + (
             f"Target: [{mark_id}] {html.escape(label[:60])}" if has else "Click a box on the screenshot to pick a target."))
 
+    def forget_target(self) -> None:
+        """The page changed or an action was used: the box number and the text no longer mean the same thing."""
+        self.set_target(None)
+        self.text.clear()
+
     def set_busy(self, busy: bool) -> None:
         for b in (self.click_btn, self.type_btn, self.enter_btn, self.up_btn, self.down_btn, self.back_btn,
                   self.goto_btn):
@@ -78,7 +85,9 @@ class TakeOverPanel(QFrame):
 
     def _targeted(self, kind: str, text: str = "") -> None:
         if self.target is not None:
-            self.act.emit(Action(kind, self.target, text))
+            action = Action(kind, self.target, text)
+            self.forget_target()
+            self.act.emit(action)
 
     def _goto(self) -> None:
         if self.url.text().strip():

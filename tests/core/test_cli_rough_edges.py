@@ -228,7 +228,7 @@ def test_runs_json_gives_config_and_memories_as_json_and_refuses_unknown_status(
     bogus = cockpit(home, "runs", "--status", "bogus")
     no_traceback(bogus)
     assert bogus.returncode == 2 and bogus.stdout == ""
-    assert ("unknown status 'bogus'; the statuses are running, answered, max_steps, stopped, failed, "
+    assert ("unknown status 'bogus'; the statuses are running, answered, refused, max_steps, stopped, failed, "
             "interrupted, closed") in bogus.stderr
     answered = cockpit(home, "runs", "--status", "answered", "--json")
     assert answered.returncode == 0 and len(json.loads(answered.stdout)) == 2

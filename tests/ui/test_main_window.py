@@ -169,20 +169,22 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     w = window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
+    # paused: the pane shows the page as step 1's action left it, which step 2 will see
+    qtbot.waitUntil(lambda: w.banner.text().startswith("live page now (paused)"), timeout=LONG)
     monkeypatch.setattr("cockpit.ui.mark_corrections.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
     w.act_add.setChecked(True)
     w.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
     qtbot.waitUntil(lambda: w.view.extra_box_count() == 1, timeout=10_000)
     mark = w.view.marks()[0]
-    w.toggle_spurious(1, mark, True)
+    w.toggle_spurious(2, mark, True)
     assert mark.id in w.view.flagged()
     with Store(w.store_root) as s:
-        cs = s.corrections(w.run_id, 1)
+        cs = s.corrections(w.run_id, 2)
     kinds = {c["kind"]: c for c in cs}
     assert kinds["missing"]["label"] == "shop logo" and kinds["missing"]["bbox"] == [30, 60, 120, 40]
     assert kinds["missing"]["element"]["tag"]  # looked up in the live page
     assert kinds["spurious"]["mark_id"] == mark.id and kinds["spurious"]["by"] == "human:ada"
-    w.toggle_spurious(1, mark, False)
+    w.toggle_spurious(2, mark, False)
     assert mark.id not in w.view.flagged()
     w.bridge.stop()
     wait_idle(qtbot, w)

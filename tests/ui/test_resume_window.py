@@ -86,7 +86,7 @@ def test_window_resume_asks_as_the_run_did_though_its_settings_never_ask(qtbot, 
         run = store.run(rid)
         steps = store.steps(rid)
         decisions = store.decisions(rid)
-    assert (run["status"], run["answer"]) == ("answered", "not ordered")
+    assert (run["status"], run["answer"]) == ("refused", "not ordered")  # stopped at the gate (#20)
     assert [s["step"] for s in steps] == [1, 2, 3, 4]  # step 1 before the kill, the rest numbered on
     assert not any((s["url_after"] or "").endswith("agent_ordered.html") for s in steps), "the order was placed"
     place = steps[2]

@@ -30,6 +30,15 @@ from cockpit.core.safety.risk import Risk
 POLICIES = ("irreversible", "every", "never")
 
 
+def ended_at_gate(status: str, decisions: list[dict]) -> str:
+    """A run's final status given its gate decisions (Store.decisions, oldest first): an answered run whose
+    last irreversible action asked about was refused is ``refused`` ("stopped at the gate"), not answered;
+    one approved after an earlier refusal went through, and stays answered."""
+    irreversible = [d for d in decisions if d.get("risk") == "irreversible"]
+    return "refused" if status == "answered" and irreversible and not irreversible[-1]["approved"] else status
+
+
+
 def needs_approval(policy: str, risk: Risk, action: Action) -> bool:
     if policy == "never":
         return False

@@ -110,6 +110,7 @@ class StepFinished(Event):
 @dataclass(frozen=True)
 class RunPaused(Event):
     step: int
+    between_steps: bool = True  # False: paused inside step `step` (a breakpoint before its action, a model error)
 
 
 @dataclass(frozen=True)

@@ -35,7 +35,8 @@ from cockpit.core.safety import redaction
 from cockpit.core.page import effects, images
 from cockpit.core.safety import navguard
 from cockpit.core.agent.breakpoints import first, on_action
-from cockpit.core.agent.approval import ApprovalRequest, Approver, Decision, PolicyApprover, needs_approval
+from cockpit.core.agent.approval import (ApprovalRequest, Approver, Decision, PolicyApprover, ended_at_gate,
+                                         needs_approval)
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
@@ -106,12 +107,9 @@ class Agent(TakeOver):
         except (Stopped, ModelCancelled):
             self._commit_partial(step, "stopped", "stopped by the user")
             return self._finish("stopped", None)
-        except (ModelError, BrowserError) as e:
+        except CockpitError as e:  # the model, the browser, the store: the step is kept as far as it got
             self._commit_partial(step, "failed", str(e))
             return self._fail(str(e), lost_browser=isinstance(e, BrowserDied))
-        except CockpitError as e:  # the store, say: the step is kept as far as it got, when the store lets us
-            self._commit_partial(step, "failed", str(e))
-            return self._fail(str(e))
         except Exception as e:  # a bug: keep the run's record honest, and the traceback in the log
             log.exception("run %s failed", self.run_id)
             return self._fail(f"internal error: {type(e).__name__}: {short_message(e)}")
@@ -227,7 +225,7 @@ class Agent(TakeOver):
         self._emit(ev.BreakpointHit(self.run_id, n, reason))
         self.control.pause()
         if wait:
-            self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n)))
+            self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, n, between_steps=False)))
 
     def _measure(self, obs: Observation) -> None:
         """The effect of the last action that ran, now that the page after it is observed."""
@@ -477,6 +475,7 @@ class Agent(TakeOver):
             log.warning("could not record the interrupted step %d of %s", st.n, self.run_id)
 
     def _finish(self, status: str, answer: str | None) -> RunResult:
+        status = ended_at_gate(status, self.store.decisions(self.run_id))  # refused there: not "answered"
         self.store.finish_run(self.run_id, status, answer=answer)
         n = self.store.run(self.run_id)["steps"]
         self._emit(ev.RunFinished(self.run_id, status, answer, n))

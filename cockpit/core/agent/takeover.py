@@ -28,6 +28,11 @@ class TakeOver:
         self.control.pause()
         return self.control.submit(self._refresh)
 
+    def look_now(self) -> Future:
+        """Look at the page as it is now (an observation not stored as a step); resolves to the Observation.
+        While paused at a step boundary this runs at once: a window shows the page the last action left."""
+        return self.control.submit(self._refresh)
+
     def human_act(self, action: Action) -> Future:
         """Run a human's action (during a take-over) as a recorded step; resolves to the step row."""
         if action.kind == "answer":

@@ -37,6 +37,7 @@ import time
 from dataclasses import dataclass
 
 from cockpit.core.actions.grammar import parse_action
+from cockpit.core.agent.approval import ended_at_gate
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
 from cockpit.core.agent.start import Resume, RunContext
 from cockpit.core.replay.branch import history_before
@@ -182,7 +183,7 @@ def resume(ctx: RunContext, run_id: str, config: AgentConfig | None = None, *, r
     receives the Agent before it runs (take-over by hand). With `keep_lookahead`
     and no preview or planning in `config`, the run's own are used again
     (:func:`usable_lookahead`). The result is the run's (status answered,
-    max_steps, stopped or failed). `planned`: :func:`plan`'s answer, when the
+    refused, max_steps, stopped or failed). `planned`: :func:`plan`'s answer, when the
     caller has it already (cockpit resume shows it first).
     """
     store = ctx.store
@@ -191,8 +192,9 @@ def resume(ctx: RunContext, run_id: str, config: AgentConfig | None = None, *, r
     config = _config_for(p, config or AgentConfig(), ctx.client.config, keep_lookahead)
     _reopen(store, p, ctx.client.config.model)
     if p.answered is not None:  # the process died after the answer was recorded, before the run was closed
-        store.finish_run(run_id, "answered", answer=p.answered)
-        return RunResult(run_id, "answered", p.answered, store.run(run_id)["steps"])
+        status = ended_at_gate("answered", store.decisions(run_id))
+        store.finish_run(run_id, status, answer=p.answered)
+        return RunResult(run_id, status, p.answered, store.run(run_id)["steps"])
     agent = Agent.within(ctx, config)
 
     def by_replay() -> None:

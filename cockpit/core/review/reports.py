@@ -42,6 +42,7 @@ from PIL import Image, ImageDraw, ImageFont
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.page.overlay import draw_marks
+from cockpit.core.store.records import status_text
 from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
     LABEL_FIELDS,
     VERDICT_FIELDS,
@@ -189,7 +190,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
                 ("Start URL", f"<code>{_e(run['url'])}</code>"),
                 ("Site", _e(run["site"])),
                 ("Model", _e(run["model"])),
-                ("Status", f'<span class="{status_cls}">{_e(run["status"])}</span>'),
+                ("Status", f'<span class="{status_cls}">{_e(status_text(run["status"]))}</span>'),
                 ("Steps", _e(run["steps"])),
                 ("Started", _e(iso_time(run["started"]))),
                 ("Finished", _e(iso_time(run["finished"]))),

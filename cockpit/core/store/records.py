@@ -15,6 +15,17 @@ from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
 
+#: What a run status means, where it needs saying: "refused" is an answered run whose irreversible action was
+#: refused at the approval gate (cockpit.core.agent.approval.ended_at_gate).
+STATUS_MEANING = {"refused": "stopped at the gate"}
+
+
+def status_text(status: str | None) -> str:
+    """A run status as people read it: ``refused (stopped at the gate)``; others as they are."""
+    status = status or ""
+    return f"{status} ({STATUS_MEANING[status]})" if status in STATUS_MEANING else status
+
+
 def _json(value) -> Any:
     """A JSON column's value decoded (rows from Store.steps already are); None for empty or unreadable."""
     if isinstance(value, (str, bytes)):
