@@ -38,7 +38,6 @@ def ended_at_gate(status: str, decisions: list[dict]) -> str:
     return "refused" if status == "answered" and irreversible and not irreversible[-1]["approved"] else status
 
 
-
 def needs_approval(policy: str, risk: Risk, action: Action) -> bool:
     if policy == "never":
         return False
