@@ -26,6 +26,9 @@ def add_parser(sub) -> None:
     what.add_argument("--ids", help="only these task ids (comma-separated)")
     what.add_argument("--sites", help="only tasks of these sites (web_name, comma-separated)")
     what.add_argument("--concurrency", type=int, default=1, metavar="N", help="browsers in parallel (default 1)")
+    what.add_argument("--serve-host", default="127.0.0.1", metavar="HOST",
+                      help="the address this machine serves local task pages on (default 127.0.0.1); with "
+                           "--webdriver-url on other machines, one the Grid's nodes can reach")
     what.add_argument("--no-resume", action="store_true", help="run tasks again even if they finished before")
     what.add_argument("--headless", action="store_true", help="no browser window (the default)")
     what.add_argument("--dry-run", action="store_true",
@@ -138,7 +141,7 @@ def run(args) -> int:
         return _dry_run(args, tasks)
     try:
         from cockpit.core.replay.localfiles import ServedFolders
-        with _single(single_url) as url, ServedFolders() as local:
+        with _single(single_url) as url, ServedFolders(host=args.serve_host) as local:
             if single_url:
                 tasks = [type(tasks[0])(id="", task=tasks[0].task, url=url)]
             tasks = [local.served(t) for t in tasks]  # file:// URLs: their folders served, and recorded

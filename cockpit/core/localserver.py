@@ -61,7 +61,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class LocalSite:
-    """A static site on 127.0.0.1:<free port>. Use as a context manager.
+    """A static site on 127.0.0.1:<free port> (or `host`). Use as a context manager.
 
     start() and stop() may be called again (a started site entered with ``with``
     is not started twice; stopping a stopped site does nothing).
@@ -70,10 +70,11 @@ class LocalSite:
     _live: dict[int, "LocalSite"] = {}  # port -> the started site this process serves there
     _live_lock = threading.Lock()
 
-    def __init__(self, root: Path, port: int = 0):
+    def __init__(self, root: Path, port: int = 0, host: str = "127.0.0.1"):
         self.root = Path(root)
+        self.host = host  # another address than loopback: for browsers on other machines (a Grid's nodes)
         handler = functools.partial(_Handler, directory=str(self.root))
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+        self.httpd = http.server.ThreadingHTTPServer((host, port), handler)
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
         self._closed = False
@@ -90,7 +91,8 @@ class LocalSite:
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.httpd.server_address[1]}"
 
     def url(self, path: str = "") -> str:
         return f"{self.base}/{path.lstrip('/')}"

@@ -309,3 +309,25 @@ def test_a_task_file_may_point_at_local_html_files(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "Details"  # served on 127.0.0.1 and opened
     assert "has no scheme" not in r.stderr
+
+
+def test_serve_host_serves_local_task_pages_on_the_address_given(tmp_path):
+    # For browsers on other machines (a Grid's nodes) local pages must be served on an address they reach;
+    # 127.0.0.2 is another address of this machine's loopback, so the test stays on it.
+    page = tmp_path / "site" / "hello.html"
+    page.parent.mkdir()
+    page.write_text("<!doctype html><title>Hello page</title><h1>Hello from a local file</h1>")
+    seen = []
+
+    def respond(body):
+        text = body["messages"][-1]["content"][0]["text"]
+        seen.append(re.search(r"http://[^\s')]+", text).group(0))
+        return "Thought: read it\nAction: ANSWER; hello"
+    home = tmp_path / "home"
+    with ModelServer(respond) as srv:
+        r = cockpit(home, "run", "--task", "What does the page say?", "--url", str(page), "--serve-host", "127.0.0.2",
+                    "--base-url", srv.base_url, "--model", "m")
+    assert r.returncode == 0 and r.stdout.strip() == "hello", r.stderr
+    assert seen and seen[0].startswith("http://127.0.0.2:") and seen[0].endswith("/hello.html"), seen
+    with Store(home) as store:
+        assert store.runs()[0]["url"].startswith("http://127.0.0.2:")

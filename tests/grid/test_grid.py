@@ -132,3 +132,19 @@ def test_a_killed_hub_stops_the_batch_clearly_and_leaks_no_session(site, tmp_pat
         with Store(home) as store:
             assert "running" not in [r["status"] for r in store.runs()]
         assert g.node_sessions(0) == [] and g.node_sessions(1) == []  # no browser left on a node
+
+
+def test_on_the_grid_the_direct_devtools_connection_and_the_download_note(grid, site):
+    from cockpit.core.actions.grammar import parse_action
+    from cockpit.core.agent.execute import Executor
+    from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.page.observation import observe
+    with BrowserSession(BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"])) as b:
+        # Grid 4's se:cdp relay, reached through the hub's own address: screenshots go beside WebDriver
+        direct = b.direct_cdp("screenshot")
+        assert direct is not None and direct.session_id
+        b.goto(site.url("tabs.html"))
+        obs = observe(b)
+        link = next(m for m in obs.marks if m.href.endswith("doc.pdf"))
+        out = Executor(b).run(parse_action(f"Click [{link.id}]"), obs.marks)
+        assert "the file stays on the remote browser's machine" in out.message, out.message

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,8 @@ from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 
 log = logging.getLogger(__name__)
+#: Link paths that usually download a file rather than open a page.
+REMOTE_FILE = re.compile(r"\.(pdf|zip|gz|tgz|csv|tsv|xlsx?|docx?|pptx?|json|xml|txt|epub|mp3|mp4|dmg|exe)$", re.I)
 
 _KEYS = {"enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "escape": Keys.ESCAPE,
          "esc": Keys.ESCAPE, "backspace": Keys.BACKSPACE, "delete": Keys.DELETE, "space": Keys.SPACE,
@@ -315,6 +318,11 @@ class Executor:
     def _collect_downloads(self, outcome: ActionOutcome, mark: Mark | None):
         s = self.session
         looks_pdf = bool(mark and mark.href and urlparse(mark.href).path.lower().endswith(".pdf"))
+        if s.config.webdriver_url:  # a remote browser saves downloads on its own machine, out of reach
+            if mark and mark.href and REMOTE_FILE.search(urlparse(mark.href).path):
+                outcome.message += ("; if this started a download, the file stays on the remote browser's "
+                                    "machine: Cockpit cannot read downloads there (open the file's page instead)")
+            return
         end = time.monotonic() + (3.0 if looks_pdf else 0.0)
         while True:
             s.wait_for_downloads()

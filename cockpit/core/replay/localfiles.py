@@ -46,10 +46,11 @@ def file_url(path: Path) -> str:
 
 
 class ServedFolders:
-    """Serves the folders of ``file://`` task URLs on 127.0.0.1 (one server per folder) while tasks run."""
+    """Serves the folders of ``file://`` task URLs on 127.0.0.1, or `host` (one server per folder), while tasks run."""
 
-    def __init__(self):
+    def __init__(self, host: str = "127.0.0.1"):
         self.sites: dict[Path, LocalSite] = {}
+        self.host = host
 
     def served(self, task):
         """`task` (a :class:`cockpit.core.tasks.taskfile.Task`) with a ``file://`` URL replaced by its served one."""
@@ -58,9 +59,9 @@ class ServedFolders:
         path = Path(unquote(urlparse(task.url).path))
         if path.parent not in self.sites:
             try:
-                self.sites[path.parent] = LocalSite(path.parent, port=folder_port(path.parent)).start()
+                self.sites[path.parent] = LocalSite(path.parent, port=folder_port(path.parent), host=self.host).start()
             except OSError:  # that port is taken: any free one (finished tasks are then not recognised)
-                self.sites[path.parent] = LocalSite(path.parent).start()
+                self.sites[path.parent] = LocalSite(path.parent, host=self.host).start()
         site = self.sites[path.parent]
         extra = dict(task.extra, **{SERVED_FROM: {"folder": str(path.parent), "port": site.port}})
         return dataclasses.replace(task, url=site.url(path.name), extra=extra)
