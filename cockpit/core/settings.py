@@ -132,6 +132,11 @@ class Settings:
     keep_browser_state: bool = field(default=False, metadata=_help(
         "The window's runs go on in the browser as the last run left it (cookies, storage, log-ins). "
         "Off: each run starts with a fresh browser profile."))
+    webdriver_url: str = field(default="", metadata=_help(
+        "The window's browser on a remote WebDriver or Selenium Grid, e.g. http://hub:4444 (empty = "
+        "Chromium on this computer). Its nodes must reach the pages: the demo site is served on 127.0.0.1."))
+    chrome_args: list[str] = field(default_factory=list, metadata=_help(
+        "Extra Chrome arguments for the window's browser, e.g. --no-sandbox for a Grid node run as root."))
     annotator: str = field(default="", metadata=_help(
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(
@@ -200,6 +205,9 @@ class Settings:
             "approval_policy": self.approval_policy,
             "keep_images": self.keep_images,
             "memory_k": self.memory_k,
+            "keep_browser_state": self.keep_browser_state,
+            "webdriver_url": self.webdriver_url,
+            "chrome_args": list(self.chrome_args),
             "annotator": self.annotator,
             "recent_task_files": list(self.recent_task_files),
             "preview_model": self.preview_model,

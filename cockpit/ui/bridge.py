@@ -10,6 +10,7 @@ is touched from the worker, ever.
 from __future__ import annotations
 
 import concurrent.futures
+import dataclasses
 import contextlib
 import logging
 import time
@@ -99,7 +100,7 @@ class AgentBridge(QObject):
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
                  live_interval: float = 1.0):
         super().__init__(parent)
-        self.browser_config = browser_config or BrowserConfig()
+        self.browser_config = self._base_browser = browser_config or BrowserConfig()
         self.store_root = store_root
         self.live_interval = live_interval
         self._live_mask: list = []  # the last observation's filled secret fields: painted over on live frames
@@ -285,11 +286,19 @@ class AgentBridge(QObject):
                 self._session.close()
                 self._session = None
 
+    def use_browser(self, webdriver_url: str = "", chrome_args=()) -> None:
+        """The next run's browser: a remote WebDriver / Grid at `webdriver_url` (empty: as the window was
+        started, local by default), with `chrome_args` added. A browser of other settings is replaced."""
+        base = self._base_browser
+        self.browser_config = dataclasses.replace(base, webdriver_url=webdriver_url.strip() or base.webdriver_url,
+                                                  extra_args=list(base.extra_args) + list(chrome_args))
+
     def _ensure_session(self, fresh: bool = False) -> BrowserSession:
         """The browser; `fresh`: never one a run has used (its profile, with that run's cookies and storage,
         goes with it: a new browser starts with a new profile)."""
         with self._session_lock:
-            if self._session is not None and (not self._session.alive or (fresh and self._session_used)):
+            if self._session is not None and (not self._session.alive or (fresh and self._session_used)
+                                              or self._session.config != self.browser_config):
                 self._session.close()
                 self._session = None
             if self._session is None:

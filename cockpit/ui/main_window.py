@@ -204,7 +204,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.removeAction(a)
             a.setShortcutContext(Qt.WidgetWithChildrenShortcut)
             self.live_page.addAction(a)
-        self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key")
+        self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key; the browser (local, or a WebDriver URL)")
         self.act_open = self._action("Open tasks…", "Ctrl+O", self.task_bar.choose_file, "Load a task file")
         self.act_quit = self._action("Quit", "Ctrl+Q", self.close, "Stop any run, close the browser and quit")
         for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
@@ -315,6 +315,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.modes.setCurrentWidget(self.live_page)
         self.approval.user = self.settings.annotator_name()
         spec.keep_browser = self.settings.keep_browser_state = self.keep_browser_box.isChecked()
+        self.bridge.use_browser(self.settings.webdriver_url, self.settings.chrome_args)
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()

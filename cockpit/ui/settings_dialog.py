@@ -26,6 +26,7 @@ What it must not do:
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -192,6 +193,14 @@ class ModelSettingsDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
+        # the window's browser: local Chromium, or a remote WebDriver / Selenium Grid (issue #21)
+        self.webdriver_edit = QLineEdit(self._settings.webdriver_url)
+        self.webdriver_edit.setPlaceholderText("empty = Chromium on this computer; e.g. http://hub:4444")
+        self.chrome_args_edit = QLineEdit(" ".join(self._settings.chrome_args))
+        self.chrome_args_edit.setPlaceholderText("e.g. --no-sandbox (a Grid node run as root)")
+        form.addRow(self._label("WebDriver U&RL:", self.webdriver_edit, "webdriver_url"), self.webdriver_edit)
+        form.addRow(self._label("Chrome ar&guments:", self.chrome_args_edit, "chrome_args"), self.chrome_args_edit)
+
         # world-model preview and planning (issue #7)
         self.lookahead = LookaheadSettingsBox(self._settings, self.base_url_edit, self)
         self.base_url_edit.editingFinished.connect(self.lookahead.refresh_key_state)
@@ -205,7 +214,8 @@ class ModelSettingsDialog(QDialog):
 
         order = [self.base_url_edit, self.presets_button, self.model_combo, self.list_button,
                  self.temperature_spin, self.max_tokens_spin, self.timeout_spin, self.detail_combo,
-                 self.width_spin, self.format_combo, self.key_edit, self.test_button, *self.lookahead.widgets(),
+                 self.width_spin, self.format_combo, self.key_edit, self.test_button, self.webdriver_edit,
+                 self.chrome_args_edit, *self.lookahead.widgets(),
                  self.ok_button, self.buttons.button(QDialogButtonBox.StandardButton.Cancel)]
         for a, b in zip(order, order[1:]):
             QWidget.setTabOrder(a, b)
@@ -422,11 +432,15 @@ class ModelSettingsDialog(QDialog):
     # ------------------------------------------------------------------ OK / Cancel
     def accept(self) -> None:
         """Store a newly typed key in the keyring, save the settings, close. On failure stay open."""
-        problem = self._form_problem() or self.lookahead.problem()
+        wd = self.webdriver_edit.text().strip()
+        problem = self._form_problem() or self.lookahead.problem() or (
+            f"The WebDriver URL {wd!r} is not an http:// or https:// address (e.g. http://hub:4444)."
+            if wd and not re.match(r"^https?://[^\s/]+", wd) else "")
         if problem:
             return self._show_error(problem)
         new = self._settings.copy()
         new.model = self.form_config()
+        new.webdriver_url, new.chrome_args = self.webdriver_edit.text().strip(), self.chrome_args_edit.text().split()
         self.lookahead.apply(new)
         key = self.key_edit.text().strip()
         if key:

@@ -278,7 +278,7 @@ def test_labels_have_buddies_and_tab_order(make_dialog):
     wanted = [dlg.base_url_edit, dlg.presets_button, dlg.model_combo, dlg.list_button, dlg.temperature_spin,
               dlg.max_tokens_spin, dlg.timeout_spin, dlg.detail_combo, dlg.width_spin, dlg.format_combo,
               dlg.key_edit,
-              dlg.test_button, dlg.ok_button]
+              dlg.test_button, dlg.webdriver_edit, dlg.chrome_args_edit, dlg.ok_button]
     chain, w = [], dlg.base_url_edit
     for _ in range(200):                                 # the focus chain, in Tab order
         if w in wanted and w not in chain:
