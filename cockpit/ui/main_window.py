@@ -204,7 +204,8 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.removeAction(a)
             a.setShortcutContext(Qt.WidgetWithChildrenShortcut)
             self.live_page.addAction(a)
-        self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings, "Model server, model and API key; the browser (local, or a WebDriver URL)")
+        self.act_settings = self._action("Model…", "Ctrl+,", self.open_settings,
+                                         "Model server, model and API key; the browser (local, or a WebDriver URL)")
         self.act_open = self._action("Open tasks…", "Ctrl+O", self.task_bar.choose_file, "Load a task file")
         self.act_quit = self._action("Quit", "Ctrl+Q", self.close, "Stop any run, close the browser and quit")
         for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
