@@ -38,6 +38,26 @@ def browser():
 
 
 @pytest.fixture
+def chromedriver_url():
+    """A chromedriver of this machine on a free 127.0.0.1 port, as a remote WebDriver endpoint."""
+    import socket
+    import subprocess
+    import time
+    from cockpit.core.browser.session import find_chromedriver
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        proc.wait(5)
+
+
+@pytest.fixture
 def page(browser, site):
     """Open a fixture page in the shared browser: page('modal.html')."""
     def open_(name: str):

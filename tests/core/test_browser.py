@@ -2,14 +2,13 @@
 import io
 import os
 import signal
-import socket
 import subprocess
 import time
 
 import pytest
 from PIL import Image
 
-from cockpit.core.browser.session import BrowserConfig, BrowserSession, find_chromedriver
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import BrowserDied, BrowserError, BrowserNotFound
 from cockpit.core.page.observation import observe
 
@@ -30,47 +29,25 @@ def test_profile_is_isolated_and_removed(site):
     assert not profile.exists()
 
 
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def test_remote_webdriver_url(site, tmp_path, chromedriver_url):
+    cfg = BrowserConfig(webdriver_url=chromedriver_url,
+                        extra_args=[f"--user-data-dir={tmp_path / 'p'}", "--no-sandbox"])
+    with BrowserSession(cfg) as b:
+        b.goto(site.url("grid.html"))
+        obs = observe(b)
+        assert [m.text for m in obs.marks] == ["A", "B", "C", "D", "E"]
+        assert obs.viewport == (1024, 768)
 
 
-def test_remote_webdriver_url(site, tmp_path):
-    port = _free_port()
-    proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
-        cfg = BrowserConfig(webdriver_url=f"http://127.0.0.1:{port}",
-                            extra_args=[f"--user-data-dir={tmp_path / 'p'}", "--no-sandbox"])
-        with BrowserSession(cfg) as b:
-            b.goto(site.url("grid.html"))
-            obs = observe(b)
-            assert [m.text for m in obs.marks] == ["A", "B", "C", "D", "E"]
-            assert obs.viewport == (1024, 768)
-    finally:
-        proc.terminate()
-        proc.wait(5)
-
-
-def test_a_remote_browser_that_cannot_start_is_said_at_once(tmp_path):
+def test_a_remote_browser_that_cannot_start_is_said_at_once(chromedriver_url):
     # As root, Chrome needs --no-sandbox; on a remote endpoint Cockpit does not add it (the node's user
     # counts). Its crash is an answer no retry changes: said at once, not after the session-start timeout.
-    port = _free_port()
-    proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
-        cfg = BrowserConfig(webdriver_url=f"http://127.0.0.1:{port}", extra_args=["--user-data-dir=/nonexistent/x"],
-                            session_start_timeout=120)
-        t0 = time.monotonic()
-        with pytest.raises(BrowserError, match="refused the session"):
-            BrowserSession(cfg).start()
-        assert time.monotonic() - t0 < 30
-    finally:
-        proc.terminate()
-        proc.wait(5)
+    cfg = BrowserConfig(webdriver_url=chromedriver_url, extra_args=["--user-data-dir=/nonexistent/x"],
+                        session_start_timeout=120)
+    t0 = time.monotonic()
+    with pytest.raises(BrowserError, match="refused the session"):
+        BrowserSession(cfg).start()
+    assert time.monotonic() - t0 < 30
 
 
 def test_missing_browser_binary_is_a_clear_error_and_leaves_nothing():

@@ -1,22 +1,11 @@
 """The window's browser on a remote WebDriver endpoint (issue #21): set in the settings dialog, used by runs."""
-import socket
-import subprocess
-import time
-
 from PySide6.QtCore import Qt
 
-from cockpit.core.browser.session import find_chromedriver
 from cockpit.core.settings import Settings, load_settings
 from cockpit.core.store import Store
 from cockpit.ui.settings_dialog import ModelSettingsDialog
 
 LONG = 90_000
-
-
-def _free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_the_settings_dialog_keeps_a_webdriver_url_and_refuses_a_bad_one(qtbot, tmp_path, monkeypatch):
@@ -35,23 +24,15 @@ def test_the_settings_dialog_keeps_a_webdriver_url_and_refuses_a_bad_one(qtbot, 
     assert saved.webdriver_url == "http://127.0.0.1:4444" and saved.chrome_args == ["--no-sandbox", "--lang=en"]
 
 
-def test_a_window_run_uses_the_remote_browser_of_the_settings(qtbot, window_factory):
-    port = _free_port()
-    driver = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
-                              stderr=subprocess.DEVNULL)
-    try:
-        time.sleep(0.5)
-        w = window_factory(demo=True)
-        w.settings.webdriver_url = f"http://127.0.0.1:{port}"
-        w.settings.chrome_args = ["--no-sandbox"]  # this machine's chromedriver runs as our user (root in CI)
-        w.start_run()
-        qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)  # the demo reached "Place order"
-        assert w.bridge.session.remote is not None
-        w.approval.reject_btn.click()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-        with Store(w.store_root) as s:
-            browser = s.run_record(w.run_id).config["browser"]
-        assert browser["webdriver_url"] == f"http://127.0.0.1:{port}" and browser["session_id"]
-    finally:
-        driver.terminate()
-        driver.wait(5)
+def test_a_window_run_uses_the_remote_browser_of_the_settings(qtbot, window_factory, chromedriver_url):
+    w = window_factory(demo=True)
+    w.settings.webdriver_url = chromedriver_url
+    w.settings.chrome_args = ["--no-sandbox"]  # this machine's chromedriver runs as our user (root in CI)
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)  # the demo reached "Place order"
+    assert w.bridge.session.remote is not None
+    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    with Store(w.store_root) as s:
+        browser = s.run_record(w.run_id).config["browser"]
+    assert browser["webdriver_url"] == chromedriver_url and browser["session_id"]
