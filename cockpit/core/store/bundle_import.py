@@ -9,7 +9,6 @@ leaves the database and the run folders as they were.
 from __future__ import annotations
 
 import os
-import secrets
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 from cockpit.core.store.bundle import BundleError, BundleRun, read_bundle, store_hash
 from cockpit.core.store.db import Store
 from cockpit.core.store.labelmerge import LabelMerge, merge_labels
+from cockpit.core.store.staging import staging_dir, sweep
 
 
 @dataclass
@@ -32,9 +32,11 @@ def import_bundle(store: Store, path: Path | str) -> BundleReport:
     runs = read_bundle(path)
     report = BundleReport()
     new = _plan(store, runs, report, path)
-    staging = store.files / f".importing-bundle-{secrets.token_hex(4)}"
+    sweep(store)  # files a killed import left behind
+    staging = staging_dir(store, "bundle")
     moved: list[Path] = []
     try:
+        shutil.rmtree(staging, ignore_errors=True)
         for run in new:
             _stage_files(staging / run.id, run.files)
         with store.atomic():
