@@ -5,10 +5,11 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = "write runs out: WebVoyager run folders, labels as JSONL/CSV, HTML reports, GIFs, marks as COCO JSON"
+HELP = ("write runs out: WebVoyager run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
+        "machine), HTML reports, GIFs, marks as COCO JSON")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
-SINGLE_FILE = ("labels-jsonl", "labels-csv", "coco")
+SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco")
 FORMATS = ("webvoyager",) + SINGLE_FILE + ("html", "gif")
 
 
@@ -21,6 +22,9 @@ def add_parser(sub) -> None:
         "over its own folder. "
         "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
         "gets one row with an empty annotator), OUT is the file. "
+        "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
+        "checked by a manifest of sha256 hashes, for `cockpit import bundle` on another machine; OUT is "
+        "the file. "
         "html: OUT/<run id>.html, a self-contained report with the screenshots embedded. "
         "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
         "export of the run). "
@@ -29,7 +33,7 @@ def add_parser(sub) -> None:
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
     p.add_argument("--format", choices=FORMATS, default="webvoyager", help="what to write (default webvoyager)")
     p.add_argument("--out", type=Path, required=True, metavar="PATH",
-                   help="folder to write into; the file to write for labels-jsonl, labels-csv and coco")
+                   help="folder to write into; the file to write for labels-jsonl, labels-csv, bundle and coco")
     p.add_argument("--drop-spurious", action="store_true",
                    help="coco: leave out marks a human flagged as on nothing (default: keep them, flagged)")
     p.add_argument("--seconds-per-step", type=float, default=1.5, metavar="S", help="gif: frame time (default 1.5)")
@@ -88,6 +92,9 @@ def run(args) -> int:
 
 def _write_single(store, args, ids) -> Path:
     from cockpit.core.review import reports
+    if args.format == "bundle":
+        from cockpit.core.store.bundle import write_bundle
+        return write_bundle(store, reports.run_ids_or_all(store, ids), args.out)
     if args.format == "coco":
         return reports.write_json(reports.coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
     rows = reports.labels_rows(store, ids)

@@ -1,4 +1,4 @@
-"""`cockpit import webvoyager DIR`: bring WebVoyager run folders into the store."""
+"""`cockpit import webvoyager DIR | bundle FILE | labels FILE`: bring runs and labels into the store."""
 from __future__ import annotations
 
 import sys
@@ -6,19 +6,34 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = "import WebVoyager run folders (made by WebVoyager or by `cockpit export`)"
+HELP = ("import WebVoyager run folders (made by WebVoyager or by `cockpit export`), a bundle, "
+        "or a label export")
+DESCRIPTION = HELP + """. webvoyager DIR: every task* folder below DIR is read; folders imported before
+are skipped; damaged files are reported and the rest kept; each folder is imported whole or not at all.
+bundle FILE (from `cockpit export --format bundle`): its runs are added with their files; a run already
+here with the same id and content is skipped, one with the same id and other content refuses the import;
+labels merge per run and annotator, and where the same annotator labelled a run differently the newer
+label is kept and reported. labels FILE (.jsonl or .csv from `cockpit export --format labels-jsonl` or
+`labels-csv`): the labels merge the same way; their runs must be in the store. A bundle or label file that
+is damaged, altered or does not fit the store is refused with the reason, and nothing is changed."""
 
 
 def add_parser(sub) -> None:
-    p = sub.add_parser("import", help=HELP, description=HELP + ". Every task* folder below DIR is read; "
-                       "folders imported before are skipped; damaged files are reported and the rest kept.")
-    p.add_argument("format", choices=("webvoyager",), help="what kind of folders")
-    p.add_argument("dir", type=Path, help="a results folder, a timestamp folder or one task folder")
-    p.add_argument("--tasks", type=Path, metavar="FILE", help="the task JSONL, to fill in tasks the folders lack")
-    p.add_argument("--answers", type=Path, metavar="FILE", help="WebVoyager reference answers JSON")
+    p = sub.add_parser("import", help=HELP, description=DESCRIPTION)
+    p.add_argument("format", choices=("webvoyager", "bundle", "labels"), help="what to import")
+    p.add_argument("dir", type=Path, metavar="PATH",
+                   help="webvoyager: a results folder, a timestamp folder or one task folder; bundle, labels: the file")
+    p.add_argument("--tasks", type=Path, metavar="FILE",
+                   help="webvoyager: the task JSONL, to fill in tasks the folders lack")
+    p.add_argument("--answers", type=Path, metavar="FILE", help="webvoyager: WebVoyager reference answers JSON")
 
 
 def run(args) -> int:
+    if args.format != "webvoyager":
+        if args.tasks or args.answers:
+            return common.fail("--tasks and --answers are for `cockpit import webvoyager`", 2)
+        from cockpit.cli.importlabels import run_bundle_or_labels
+        return run_bundle_or_labels(args)
     from cockpit.core.errors import CockpitError
     from cockpit.core.store import Store
     from cockpit.core.store.exchange import import_folders

@@ -25,6 +25,7 @@ from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.tasks.taskfile import Task
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.newrun import NewRun
+from cockpit.core.store.staging import staging_dir, sweep
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
@@ -166,6 +167,7 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
     """
     report = ImportReport()
     folders = webvoyager.find_run_folders(root)
+    sweep(store)  # files a killed import left behind
     for i, folder in enumerate(folders, 1):
         fr = webvoyager.read_run_folder(folder)
         fr.task_id = task_id_of(fr)
@@ -204,10 +206,10 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
     config = {"imported_from": str(fr.path), "problems": fr.problems}
     if fr.task_id in answers:
         config["reference_answers"] = answers[fr.task_id]
-    final, staging = store.run_dir(run_id), store.files / f".importing-{run_id}"
+    final, staging = store.run_dir(run_id), staging_dir(store, run_id)
     moved = False
     try:
-        shutil.rmtree(staging, ignore_errors=True)  # left by an import that was killed
+        shutil.rmtree(staging, ignore_errors=True)
         rows = [_stage_step(store, staging, run_id, st, fr, started) for st in fr.steps]
         with store.atomic():
             store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",

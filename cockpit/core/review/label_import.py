@@ -1,0 +1,99 @@
+"""Reading the labels table back (`cockpit import labels`): the JSONL or CSV that
+:mod:`cockpit.core.review.label_tables` writes (`cockpit export --format labels-jsonl|labels-csv`).
+
+Rows without an annotator (a run nobody labelled) carry no label and are passed over. The run's own
+columns (task, model, ...) are not read: the run must be in the store already. A file that is not
+such a table, or a row with a bad value, raises CockpitError naming the line; nothing is imported.
+"""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+from pathlib import Path
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.store.db import Store
+from cockpit.core.store.labelmerge import LabelMerge, merge_labels
+from cockpit.core.store.labels import VERDICTS
+
+#: Columns a label export must have to be read back.
+REQUIRED = ("run_id", "annotator", "verdict", "labelled_at")
+
+
+def import_label_file(store: Store, path: Path | str) -> LabelMerge:
+    """Merge the labels of a label export into the store (see :func:`merge_labels`), all or none."""
+    path = Path(path)
+    return merge_labels(store, read_label_file(path), source=path.name)
+
+
+def read_label_file(path: Path | str) -> list[dict]:
+    """The label rows of a labels-jsonl or labels-csv export, as rows of the store's labels table."""
+    path = Path(path)
+    kind = path.suffix.lower()
+    if kind not in (".jsonl", ".csv"):
+        raise CockpitError(f"{path}: give a .jsonl or .csv label export (as `cockpit export --format "
+                           "labels-jsonl` or `labels-csv` writes)")
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise CockpitError(f"{path} is not UTF-8 text: not a Cockpit label export") from None
+    except OSError as e:
+        raise CockpitError(f"cannot read {path}: {e.strerror or e}") from e
+    rows = _csv_rows(text, path) if kind == ".csv" else _jsonl_rows(text, path)
+    return [_label(row, line, path) for line, row in rows if row.get("annotator")]
+
+
+def _jsonl_rows(text: str, path: Path) -> list[tuple[int, dict]]:
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as e:
+            raise CockpitError(f"{path}, line {n}: not JSON ({e})") from None
+        if not isinstance(row, dict):
+            raise CockpitError(f"{path}, line {n}: not an object")
+        _require(row.keys(), f"{path}, line {n}")
+        rows.append((n, row))
+    return rows
+
+
+def _csv_rows(text: str, path: Path) -> list[tuple[int, dict]]:
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    _require(reader.fieldnames or (), f"{path} (its header)")
+    try:
+        return [(reader.line_num, row) for row in reader]
+    except csv.Error as e:
+        raise CockpitError(f"{path}, line {reader.line_num}: {e}") from None
+
+
+def _require(columns, where: str) -> None:
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        raise CockpitError(f"{where}: not a Cockpit label export (no {', '.join(missing)} column)")
+
+
+def _label(row: dict, line: int, path: Path) -> dict:
+    where = f"{path}, line {line}"
+    verdict = row.get("verdict")
+    if verdict not in VERDICTS:
+        raise CockpitError(f"{where}: verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
+    try:
+        created = dt.datetime.fromisoformat(str(row["labelled_at"])).timestamp()
+    except ValueError:
+        raise CockpitError(f"{where}: labelled_at {row['labelled_at']!r} is not an ISO 8601 time") from None
+    try:
+        seconds = float(row.get("seconds") or 0)
+    except ValueError:
+        raise CockpitError(f"{where}: seconds {row.get('seconds')!r} is not a number") from None
+    blind = row.get("blind")
+    if isinstance(blind, str):  # CSV: True / False, as csv writes booleans
+        if blind.strip().lower() not in ("true", "false", "1", "0", ""):
+            raise CockpitError(f"{where}: blind {blind!r} is not True or False")
+        blind = blind.strip().lower() in ("true", "1")
+    return {"run_id": str(row["run_id"]), "annotator": str(row["annotator"]), "verdict": verdict,
+            "category": (row.get("category") or "") if verdict == "fail" else "",
+            "comment": row.get("comment") or "", "seconds": seconds, "blind": int(bool(blind)),
+            "created": created}

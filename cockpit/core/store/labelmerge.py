@@ -1,0 +1,95 @@
+"""Merging labels made elsewhere (a bundle, a label export) into the store.
+
+Labels merge per (run, annotator), step labels per (run, step, annotator). A label the store lacks is
+added; one it holds already is left alone. When the same annotator labelled the same run differently
+on two machines, the newer label (by when it was made) is kept and the conflict is reported.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+
+from cockpit.core.store.db import Store, StoreError
+
+_RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind"))
+_STEP_LABEL = ("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
+
+
+@dataclass
+class LabelMerge:
+    added: int = 0  # labels the store did not have
+    same: int = 0  # labels it had already, as they are
+    newer_kept: list[str] = field(default_factory=list)  # conflicts: the incoming label was newer, it replaced ours
+    ours_kept: list[str] = field(default_factory=list)  # conflicts: ours was newer (or as old), it stays
+
+    @property
+    def conflicts(self) -> list[str]:
+        return self.newer_kept + self.ours_kept
+
+
+def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (), *,
+                 source: str = "the import") -> LabelMerge:
+    """Merge label rows (the columns of the labels table, ``created`` a timestamp) in one transaction.
+    Every run they name must be in the store (StoreError otherwise, and nothing is changed)."""
+    runs = {r["run_id"] for r in [*labels, *step_labels]}
+    missing = sorted(rid for rid in runs if not store._rows("SELECT 1 FROM runs WHERE id = ?", [rid]))
+    if missing:
+        raise StoreError(f"{source} has labels for {len(missing)} run(s) this store does not hold "
+                         f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
+                         "first (`cockpit import bundle`); nothing was imported")
+    merge = LabelMerge()
+    with store.atomic():
+        for name in sorted({r["annotator"] for r in [*labels, *step_labels]}):
+            store.db["annotators"].insert({"name": name, "created": time.time()}, ignore=True)
+        for row in labels:
+            _merge_one(store, merge, _RUN_LABEL, row, source)
+        for row in step_labels:
+            _merge_one(store, merge, _STEP_LABEL, row, source)
+    return merge
+
+
+def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: str) -> None:
+    table, keys, fields = kind
+    where = " AND ".join(f"[{k}] = ?" for k in keys)
+    have = store._rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
+    row = {k: row[k] for k in (*keys, *fields, "created")}
+    if not have:
+        store.db[table].insert(row)
+        merge.added += 1
+        return
+    old = have[0]
+    differ = [f for f in fields if _norm(old[f]) != _norm(row[f])]
+    if not differ:
+        merge.same += 1
+        return
+    what = (f"run {row['run_id']}" + (f" step {row['step']}" if "step" in row else "")
+            + f", {row['annotator']} (differing in {', '.join(differ)})")
+    ours, theirs = (f"{_says(old, fields)} here ({_when(old['created'])})",
+                    f"{_says(row, fields)} in {source} ({_when(row['created'])})")
+    if (row["created"] or 0) > (old["created"] or 0):
+        store.db.execute(f"DELETE FROM {table} WHERE {where}", [row[k] for k in keys])
+        store.db[table].insert(row)
+        merge.newer_kept.append(f"{what}: {theirs} replaces {ours}, the newer is kept")
+    else:
+        merge.ours_kept.append(f"{what}: {ours} stays over {theirs}, the newer is kept")
+
+
+def _norm(v):
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, float) and v.is_integer():
+        return int(v)
+    return "" if v is None else v
+
+
+def _says(row: dict, fields: tuple) -> str:
+    main = row[fields[0]]
+    extra = row.get("category") or ""
+    return repr(f"{main}: {extra}" if extra else main)
+
+
+def _when(t: float | None) -> str:
+    if not t:
+        return "no time"
+    return dt.datetime.fromtimestamp(t, tz=dt.timezone.utc).isoformat(timespec="seconds")
