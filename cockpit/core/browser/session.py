@@ -231,6 +231,8 @@ class BrowserSession:
         self.drop_direct()
         drv, self.driver = self.driver, None
         if drv is not None:
+            # After the command in flight, if any; a hung one is not waited for long (a second Ctrl+C).
+            got = self.lock.acquire(timeout=2.0)
             try:
                 drv.quit()
             except Exception as e:  # a dead browser cannot be quit politely
@@ -238,6 +240,9 @@ class BrowserSession:
                 if self.remote and remote.delete_on_node(self.remote.node, self.remote.session_id):
                     log.info("ended session %s on its node %s (its hub did not answer)",
                              self.remote.session_id, self.remote.node)
+            finally:
+                if got:
+                    self.lock.release()
         if self._service is not None:
             try:
                 self._service.stop()
@@ -261,7 +266,8 @@ class BrowserSession:
         if self.driver is None:
             return False
         try:
-            self.driver.execute_script("return 1")
+            with self.lock:  # one WebDriver command at a time (its connection pool holds one)
+                self.driver.execute_script("return 1")
             return True
         except Exception:
             return False
