@@ -25,6 +25,10 @@ def add_parser(sub) -> None:
                       help="WebVoyager task JSONL, plain JSONL of {task, url}, or a WebArena/MMInA JSON file")
     what.add_argument("--ids", help="only these task ids (comma-separated)")
     what.add_argument("--sites", help="only tasks of these sites (web_name, comma-separated)")
+    what.add_argument("--site", action="append", default=[], metavar="NAME=URL",
+                      help="where a WebArena placeholder points (--site shopping=http://localhost:7770 for "
+                           "__SHOPPING__), repeatable; without it the environment's SHOPPING, SHOPPING_ADMIN, "
+                           "REDDIT, GITLAB, MAP, WIKIPEDIA and HOMEPAGE are used, as WebArena does")
     what.add_argument("--concurrency", type=int, default=1, metavar="N", help="browsers in parallel (default 1)")
     what.add_argument("--serve-host", default="127.0.0.1", metavar="HOST",
                       help="the address this machine serves local task pages on (default 127.0.0.1); with "
@@ -48,7 +52,13 @@ def _tasks(args):
     if args.tasks:
         if args.task or args.url:
             raise SystemExit(common.fail("give either --tasks FILE or --task with --url, not both", 2))
-        tf = load_tasks(args.tasks)
+        from cockpit.core.errors import CockpitError
+        from cockpit.core.tasks.webarena_sites import parse_site
+        try:
+            sites = dict(parse_site(t) for t in args.site)
+        except CockpitError as e:
+            raise SystemExit(common.fail(str(e), 2)) from None
+        tf = load_tasks(args.tasks, sites)
         _report_problems(args.tasks, tf)
         if not tf.tasks:
             why = ("the file is empty" if args.tasks.stat().st_size == 0 else

@@ -68,16 +68,21 @@ def test_webarena_single_object_pretty_printed(tmp_path):
 
 
 @pytest.mark.fault("input")
-def test_webarena_list_reports_bad_entries_by_line(tmp_path):
+def test_webarena_list_reports_bad_entries_by_line(tmp_path, monkeypatch):
+    monkeypatch.delenv("WIKIPEDIA", raising=False)
     mmina = dict(WEBARENA, task_id=8, start_url="__WIKIPEDIA__", cnt_hop=2,
                  procedure=["wiki", "shopping", "end"])
     text = json.dumps([WEBARENA, 5, mmina], indent=2)
-    tf = load_tasks(write(tmp_path, text, "test.raw.json"))
+    path = write(tmp_path, text, "test.raw.json")
+    tf = load_tasks(path, {"wikipedia": "http://127.0.0.1:8888"})  # WebArena's placeholder, mapped
     assert [t.id for t in tf.tasks] == ["7", "8"]
     assert tf.tasks[1].extra["procedure"] == ["wiki", "shopping", "end"]
+    assert tf.tasks[1].url == "http://127.0.0.1:8888"
     line_of_5 = text.splitlines().index("  5,") + 1
     assert f"line {line_of_5}: expected a JSON object (one task), got a number" in messages(tf)
-    placeholder = [p for p in tf.problems if "placeholder" in p.message]
+    unmapped = load_tasks(path, {})  # (no WIKIPEDIA in the environment either)
+    assert [t.id for t in unmapped.tasks] == ["7"]
+    placeholder = [p for p in unmapped.problems if "placeholder" in p.message]
     assert placeholder and placeholder[0].line == text.splitlines().index("  {", 3) + 1
 
 

@@ -31,6 +31,7 @@ from urllib.parse import urlsplit
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.safety.navguard import parse_domains
+from cockpit.core.tasks import webarena_sites
 from cockpit.core.tasks.filetext import (
     decode_whole, first_char, first_text, line_at, looks_like_one_document, read_lines, skip_space)
 
@@ -94,14 +95,17 @@ class Selection(NamedTuple):
 
 # ---------------------------------------------------------------- loading
 
-def load_tasks(path) -> TaskFile:
-    """Read a task file (JSONL or JSON). Raises CockpitError only if it cannot be opened."""
+def load_tasks(path, sites: dict[str, str] | None = None) -> TaskFile:
+    """Read a task file (JSONL or JSON). Raises CockpitError only if it cannot be opened.
+
+    `sites`: addresses for WebArena's placeholders (NAME -> URL) beside the environment's
+    (:mod:`cockpit.core.tasks.webarena_sites`)."""
     path = Path(path)
     if not path.exists():
         raise CockpitError(f"task file not found: {path}")
     if path.is_dir():
         raise CockpitError(f"{path} is a folder, not a task file")
-    loader = _Loader(path)
+    loader = _Loader(path, webarena_sites.site_map(sites))
     try:
         loader.run()
     except OSError as e:
@@ -110,8 +114,10 @@ def load_tasks(path) -> TaskFile:
 
 
 class _Loader:
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, sites: dict[str, str] | None = None):
         self.path = path
+        self.sites = sites or {}
+        self.logins: Counter[str] = Counter()  # WebArena's storage_state (or "") -> tasks that need a log-in
         self.tasks: list[Task] = []
         self.problems: list[TaskProblem] = []
         self.dropped = self.dropped_notes = 0
@@ -130,7 +136,7 @@ class _Loader:
             self._load_jsonl()
             return
         if looks_like_one_document(first) and size <= MAX_DOCUMENT_BYTES:
-            doc = _Loader(self.path)
+            doc = _Loader(self.path, self.sites)
             verdict = doc._load_document()
             if verdict == "broken":
                 # A broken first line of a JSONL file looks like a broken document too:
@@ -147,13 +153,18 @@ class _Loader:
     def _adopt(self, other: _Loader) -> None:
         self.tasks, self.problems, self.dropped = other.tasks, other.problems, other.dropped
         self.dropped_notes = other.dropped_notes
-        self.seen, self.formats = other.seen, other.formats
+        self.seen, self.formats, self.logins = other.seen, other.formats, other.logins
 
     def _load_jsonl(self) -> None:
         for lineno, text in read_lines(self.path, self.problem):
             self._load_line(lineno, text)
 
     def result(self) -> TaskFile:
+        for state, n in sorted(self.logins.items()):
+            self.problem(None, f"{n} task{'s need' if n != 1 else ' needs'} a logged-in session (WebArena's "
+                               f"storage_state {state}): Cockpit does not load Playwright storage states; log in "
+                               "to the site first (take over in the window and keep the browser state, or a "
+                               "browser profile already logged in)", True)
         problems = self.problems
         if self.dropped:
             real, notes = self.dropped - self.dropped_notes, self.dropped_notes
@@ -227,8 +238,10 @@ class _Loader:
 
     def _add(self, lineno: int, record) -> None:
         notes: list[tuple[int, str, bool]] = []
-        task = _to_task(record, lineno, lambda line, msg, note=False: notes.append((line, msg, note)),
-                        base=self.path.parent)
+        add = lambda line, msg, note=False: notes.append((line, msg, note))  # noqa: E731
+        if isinstance(record, dict) and _detect(record) == "webarena":
+            record = webarena_sites.prepare(record, self.sites, add, lineno)
+        task = _to_task(record, lineno, add, base=self.path.parent) if record else None
         first = self.seen.get(task.id) if task else None
         if first is not None:  # a skipped duplicate's other notes would only be noise
             notes = [(lineno, f'duplicate id "{task.id}" (first on line {first}); skipped', False)]
@@ -237,6 +250,8 @@ class _Loader:
         if task is None or first is not None:
             return
         self.formats[_detect(record)] += 1
+        if record.get("require_login") and record.get("storage_state"):  # WebArena logs in only with one
+            self.logins[str(record["storage_state"])] += 1
         self.seen[task.id] = lineno
         self.tasks.append(task)
 
