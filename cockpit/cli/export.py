@@ -5,12 +5,12 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = ("write runs out: WebVoyager run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
+HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
         "machine), HTML reports, GIFs, marks as COCO JSON")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
 SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco")
-FORMATS = ("webvoyager",) + SINGLE_FILE + ("html", "gif")
+FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif")
 
 
 def add_parser(sub) -> None:
@@ -20,6 +20,9 @@ def add_parser(sub) -> None:
         "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
         "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
         "over its own folder. "
+        "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
+        "thoughts) and OUT/<task_id>/trajectory/<k>_screenshot.png, Online-Mind2Web's submission layout for its "
+        "judges; another run of the same task goes to OUT/<task_id>-<run id>. "
         "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
         "gets one row with an empty annotator), OUT is the file. "
         "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
@@ -107,6 +110,9 @@ def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
     from cockpit.core.store.exchange import export_run, missing_step_files
     if args.format == "webvoyager":
         return export_run(store, run_id, args.out, problems)
+    if args.format == "mind2web":
+        from cockpit.core.store.mind2web import export_mind2web
+        return export_mind2web(store, run_id, args.out, problems)
     problems += [f"{p}; the {args.format} shows the other screenshot of the step, or none"
                  for p in missing_step_files(store, run_id)]
     from cockpit.core.review import reports

@@ -142,17 +142,22 @@ def _show(store, run_id: str, as_json: bool) -> int:
     print(f"task: {run.task}\nurl:  {run.url}")
     for line in _setup_lines(run.config if isinstance(run.config, dict) else {}):
         print(line)
+    if (run.source or "cockpit") != "cockpit":
+        print(f"imported from {run.source}: its steps record no addresses, risks or outcomes")
+    imported = (run.source or "") not in ("", "cockpit")  # a WebVoyager folder records no URLs, risks or outcomes
     for s in steps:
-        print(f"\nstep {s.step}  {s.url}")
+        print(f"\nstep {s.step}" + (f"  {s.url}" if s.url else ""))
         if s.thought:
             print(f"  thought:  {_clip(s.thought)}")
-        print(f"  action:   {s.action or s.action_text or '(none)'}   [{s.risk or '-'}]")
+        print(f"  action:   {s.action or s.action_text or '(none)'}" + (f"   [{s.risk}]" if s.risk else ""))
         if s.decision:
             d = s.decision
             print(f"  decision: {'approved' if d['approved'] else 'refused'} by {d['by']}"
                   + (f": {d['message']}" if d.get("message") else ""))
         detail = s.error or s.outcome or ""
-        print(f"  outcome:  {detail if detail.startswith(s.status or '-') else (s.status or '-') + ': ' + detail}")
+        if detail or not imported:
+            status = s.status or "-"
+            print(f"  outcome:  {detail if detail.startswith(status) else status + (': ' + detail if detail else '')}")
         for label, text in _debug_lines(s):
             print(f"  {label + ':':<10}{text}")
         print(f"  files:    {store.file(s.screenshot) if s.screenshot else '-'}")

@@ -331,3 +331,32 @@ def test_serve_host_serves_local_task_pages_on_the_address_given(tmp_path):
     assert seen and seen[0].startswith("http://127.0.0.2:") and seen[0].endswith("/hello.html"), seen
     with Store(home) as store:
         assert store.runs()[0]["url"].startswith("http://127.0.0.2:")
+
+
+def test_mind2web_export_writes_online_mind2web_result_folders(site, tmp_path):
+    from PIL import Image
+    home = tmp_path / "home"
+
+    def respond(body):
+        text = body["messages"][-1]["content"][0]["text"]
+        if "The page is 'Details'" in text:
+            return "Thought: this is it\nAction: ANSWER; Details"
+        n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
+        return f"Thought: open it\nAction: Click [{n}]"
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "M2W--1", "task": "Open the details page", "url": site.url("agent_start.html")})
+                     + "\n")
+    with ModelServer(respond) as srv:
+        r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
+    assert r.returncode == 0, r.stderr
+    out = tmp_path / "m2w"
+    e = cockpit(home, "export", "all", "--format", "mind2web", "--out", str(out))
+    assert e.returncode == 0, e.stderr
+    result = json.loads((out / "M2W--1" / "result.json").read_text())
+    assert result["task_id"] == "M2W--1" and result["task"] == "Open the details page"
+    assert result["final_result_response"] == "Details"
+    assert len(result["action_history"]) == 1 and result["action_history"][0].startswith("Click [")
+    assert result["thoughts"] == ["open it"]
+    shots = sorted((out / "M2W--1" / "trajectory").iterdir())
+    assert [p.name for p in shots] == ["0_screenshot.png", "1_screenshot.png"]  # the start page, the answer's page
+    assert Image.open(shots[0]).size == (1024, 768)

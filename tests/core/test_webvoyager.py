@@ -270,3 +270,15 @@ def test_strip_images_handles_string_image_urls():
     parts = strip_images(msgs)[0]["content"]
     assert parts[0]["image_url"] == {"url": PLACEHOLDER}
     assert parts[1]["image_url"]["url"] == "https://x/y.png"
+
+
+def test_an_imported_run_shows_no_placeholder_junk(webvoyager_root, tmp_path):
+    from tests.clitools import cockpit
+    home = tmp_path / "home"
+    r = cockpit(home, "import", "webvoyager", str(webvoyager_root))
+    assert r.returncode == 0, r.stderr
+    run_id = cockpit(home, "runs").stdout.splitlines()[1].split()[0]
+    shown = cockpit(home, "runs", run_id).stdout
+    assert "imported from webvoyager" in shown
+    assert "None" not in shown and "ok: " not in shown and "[-]" not in shown, shown
+    assert "step 1\n" in shown and "action:   Type [1]; vegetarian lasagna\n" in shown

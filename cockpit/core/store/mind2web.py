@@ -1,0 +1,73 @@
+"""A run in Online-Mind2Web's submission layout, for its judges (WebJudge and the others in its ``src/run.py``).
+
+    OUT/<task_id>/result.json        {"task_id", "task", "final_result_response", "action_history",
+                                      "thoughts", "cockpit_run"}
+    OUT/<task_id>/trajectory/<k>_screenshot.png   the page each step saw, k = 0, 1, ... (the last: the
+                                                  page the answer was given on)
+
+``action_history`` holds the agent's actions as strings (its final ``ANSWER`` is not an action on the
+site: the answer is ``final_result_response``); human steps of a take-over are included, marked
+"(human)". The screenshots are the clean ones, as Online-Mind2Web's agents record them (the marked one
+where no clean one was kept). Another run of the same task goes to ``<task_id>-<run id>``; a folder
+this run was exported to before is written over.
+"""
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.store import webvoyager
+from cockpit.core.store.db import Store
+
+RESULT = "result.json"
+
+
+def _folder_name(run: dict) -> str:
+    name = re.sub(r"[^\w.-]+", "_", str(run["task_id"] or run["id"])).strip("._") or run["id"]
+    return name
+
+
+def _target(out: Path, run: dict) -> Path:
+    """The task's folder, unless it holds another run's export: then <task_id>-<run id>."""
+    plain = out / _folder_name(run)
+    try:
+        there = json.loads((plain / RESULT).read_text(encoding="utf-8")).get("cockpit_run")
+    except (OSError, ValueError, AttributeError):
+        there = None if not plain.exists() else ""
+    if there is None or there == run["id"]:
+        return plain
+    return out / f"{_folder_name(run)}-{run['id']}"
+
+
+def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -> Path:
+    """Write run `run_id` under `out`; returns its folder. Missing screenshots are named in `problems`."""
+    run, steps = store.run(run_id), store.step_records(run_id)
+    if not steps:
+        raise CockpitError(f"run {run_id} has no steps to export")
+    folder = _target(Path(out), run)
+    shutil.rmtree(folder / "trajectory", ignore_errors=True)
+    (folder / "trajectory").mkdir(parents=True, exist_ok=True)
+    actions, thoughts, k = [], [], 0
+    for s in steps:
+        action = s.action or s.action_text or ""
+        if action and not action.upper().startswith("ANSWER"):  # the answer is not an action on the site
+            actions.append(action + (" (human)" if s.actor == "human" else ""))
+            thoughts.append(s.thought or "")
+        shot = s.screenshot_clean or s.screenshot
+        if not shot:
+            continue
+        try:
+            data = webvoyager.as_png(store.read_file(shot, f"screenshot of step {s.step}"), s.step)
+        except CockpitError as e:
+            problems.append(f"{e}; not exported")
+            continue
+        (folder / "trajectory" / f"{k}_screenshot.png").write_bytes(data)
+        k += 1
+    result = {"task_id": str(run["task_id"] or run["id"]), "task": run["task"],
+              "final_result_response": run["answer"] or "", "action_history": actions, "thoughts": thoughts,
+              "cockpit_run": run["id"]}
+    (folder / RESULT).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
+    return folder
