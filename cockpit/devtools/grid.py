@@ -61,6 +61,23 @@ def fetch_jar(timeout: float = 300) -> Path:
     return dest
 
 
+def _descendants(pid: int) -> list[int]:
+    """Every process below `pid` (Linux /proc; empty elsewhere)."""
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    out, todo = [], [pid]
+    while todo:
+        for c in children.get(todo.pop(), []):
+            out.append(c)
+            todo.append(c)
+    return out
+
+
 def missing() -> str:
     """Why a local Grid cannot run here ('' when it can)."""
     if not shutil.which("java"):
@@ -158,13 +175,20 @@ class LocalGrid:
         return [s["session"]["sessionId"] for s in node.get("slots") or [] if s.get("session")]
 
     def kill(self, name: str) -> None:
+        """Kill a hub or node with everything it started (Chromium leaves the node's process group)."""
         p = self.procs.pop(name, None)
         if p is None or p.poll() is not None:
             return
+        family = _descendants(p.pid)
         try:
             os.killpg(p.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        for pid in family:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         p.wait(timeout=10)
 
     def kill_node(self, i: int) -> None:

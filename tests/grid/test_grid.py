@@ -3,6 +3,7 @@
 Skipped only when this machine cannot run a Grid (no Java, or no Grid jar: scripts/setup.sh installs both).
 """
 import re
+from pathlib import Path
 import time
 
 import pytest
@@ -148,3 +149,18 @@ def test_on_the_grid_the_direct_devtools_connection_and_the_download_note(grid, 
         link = next(m for m in obs.marks if m.href.endswith("doc.pdf"))
         out = Executor(b).run(parse_action(f"Click [{link.id}]"), obs.marks)
         assert "the file stays on the remote browser's machine" in out.message, out.message
+
+
+def test_a_killed_node_takes_its_browsers_with_it(tmp_path_factory):
+    """The fixture's own promise: killing a node leaves no Chromium of it running on this machine."""
+    from cockpit.core.browser.session import BrowserSession
+    with gridmod.LocalGrid(nodes=1, log_dir=tmp_path_factory.mktemp("grid3-logs")) as g:
+        s = BrowserSession(BrowserConfig(webdriver_url=g.url, extra_args=["--no-sandbox"])).start()
+        family = gridmod._descendants(g.procs["node0"].pid)
+        assert family  # chromedriver and Chromium
+        g.kill_node(0)
+        time.sleep(0.5)
+        alive = [pid for pid in family if Path(f"/proc/{pid}").exists()
+                 and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]]
+        assert alive == []
+        s.close()
