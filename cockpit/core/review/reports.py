@@ -180,7 +180,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     labs, verds = labels_mod.labels(store, run_id), labels_mod.verdicts(store, run_id)
     blind = blind_for(store, run_id, annotator)
     if blind:
-        run, verds = dict(run, status=None, answer=_BLIND), []
+        run = dict(run, status=None, answer=_BLIND)
         steps = [_blind_step(s) for s in steps]
     step_labs: dict[int, list[dict]] = {}
     for sl in labels_mod.step_labels(store, run_id):
@@ -212,16 +212,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
            (f'<p class="note">{_e(_BLIND)}</p>' if blind else
             f'<pre class="answer">{_e(run["answer"])}</pre>' if run["answer"] is not None
             else '<p class="muted">no answer</p>')]
-    out.append("<h2>Human labels</h2>")
-    out.append(_grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
-                     [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
-                       "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
-               if labs else '<p class="muted">not labelled</p>')
-    out.append("<h2>Judge verdicts</h2>")
-    out.append(_grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
-                     [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
-                       iso_time(v["created"])) for v in verds])
-               if verds else f'<p class="note">{_e(_BLIND)}</p>' if blind else '<p class="muted">no judge verdicts</p>')
+    out += _labels_html(labs, verds, blind)
     if run["config"]:
         out.append("<h2>Configuration</h2>")
         out.append(f"<pre>{_e(json.dumps(run['config'], indent=2, ensure_ascii=False, sort_keys=True))}</pre>")
@@ -235,6 +226,21 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
 
 
 _BLIND = "hidden: blind until you have labelled this run"
+
+
+def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
+    """The run's human labels and judge verdicts (the verdicts hidden when `blind`)."""
+    return ["<h2>Human labels</h2>",
+            _grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
+                  [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
+                    "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
+            if labs else '<p class="muted">not labelled</p>',
+            "<h2>Judge verdicts</h2>",
+            f'<p class="note">{_e(_BLIND)}</p>' if blind else
+            _grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
+                  [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
+                    iso_time(v["created"])) for v in verds])
+            if verds else '<p class="muted">no judge verdicts</p>']
 
 
 def _blind_step(s: dict) -> dict:
