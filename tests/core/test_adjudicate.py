@@ -109,3 +109,19 @@ def test_the_list_of_one_batch(home):
     assert [l.split()[0] for l in out.splitlines() if l.startswith("r")] == ["r3"]
     r = cockpit(home, "adjudicate", "list", "--batch", "nope")
     assert r.returncode == 2 and "no batch 'nope'" in r.stderr
+
+
+def test_adjudicated_verdicts_travel_in_bundles(home, tmp_path_factory):
+    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "the cart shows it", "--by", "cy"))
+    zip_ = home / "a.zip"
+    ok(cockpit(home, "export", "all", "--format", "bundle", "--out", str(zip_)))
+    other = tmp_path_factory.mktemp("other")
+    out = ok(cockpit(other, "import", "bundle", str(zip_)))
+    assert "adjudicated verdicts: 1 added, 0 already here, 0 conflicting" in out, out
+    assert "1 run adjudicated, 1 of them changing the consensus (r3)" in ok(cockpit(other, "agreement"))
+    assert "adjudicated    success   the cart shows it (by cy)" in ok(cockpit(other, "adjudicate", "list"))
+    # settled otherwise here later: importing the older one again keeps this one, and says so
+    ok(cockpit(other, "adjudicate", "set", "r3", "--verdict", "fail", "--reason", "login wall", "--by", "dan"))
+    out = ok(cockpit(other, "import", "bundle", str(zip_)))
+    assert "1 conflicting (the newer kept)" in out and "run r3, adjudicated verdict" in out, out
+    assert "adjudicated    fail      login wall (by dan)" in ok(cockpit(other, "adjudicate", "list"))
