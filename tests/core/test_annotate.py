@@ -114,3 +114,19 @@ def test_a_blind_batch_hides_the_judge_and_the_agents_claim_in_the_report_until_
         lb.set_label(store, "r1", "ada", "success", blind=True)
     page = report("--annotator", "ada")
     assert ANSWER in page and "judge-model-x" in page and "I counted 42 apples" in page
+
+
+def test_a_store_from_before_batches_opens_and_takes_a_batch(tmp_path):
+    import sqlite_utils
+
+    from cockpit.core.store.schema import MIGRATIONS
+    db = sqlite_utils.Database(tmp_path / "cockpit.db")
+    for migrate in MIGRATIONS[:6]:  # schema 6: labels, no batches
+        migrate(db)
+    db.execute("PRAGMA user_version = 6")
+    db["runs"].insert({"id": "old", "task": "an old task", "url": "http://x", "status": "answered", "started": 1.0})
+    db["labels"].insert({"run_id": "old", "annotator": "ada", "verdict": "fail", "seconds": 20.0})
+    db.conn.commit()
+    db.conn.close()
+    ok(cockpit(tmp_path, "annotate", "assign", "--batch", "b", "--runs", "old", "--annotators", "ada"))
+    assert status_rows(ok(cockpit(tmp_path, "annotate", "status")))["ada"] == ["1", "1", "20.0"]
