@@ -6,7 +6,9 @@ import sys
 
 from cockpit.core.logsetup import setup_logging
 from cockpit.cli import (
+    adjudicate,
     agreement,
+    annotate,
     branch,
     demo,
     export,
@@ -22,7 +24,7 @@ from cockpit.cli import (
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
-            "hops": hops, "observe": observe}
+            "hops": hops, "observe": observe, "annotate": annotate, "adjudicate": adjudicate}
 from cockpit.cli import resume  # noqa: E402
 COMMANDS.update({"resume": resume, "close": resume.Close})
 

@@ -9,9 +9,12 @@ HELP = "agreement between annotators and LLM judges (Cohen, Fleiss, WebVoyager T
 
 DESCRIPTION = HELP + """. Human verdicts: success counts 1, fail 0, unsure is left out; the human
 consensus of a run is the majority of its annotators (ties are undecided). Judges are compared with the
-consensus per judge model, k (screenshots shown) and prompt version. Success rates use the human consensus,
-else the newest judge verdict, else 0 for runs that never answered; answered runs nobody judged are left
-out and counted as unjudged."""
+consensus per judge model, k (screenshots shown) and prompt version, before and after adjudication (after:
+a run's adjudicated verdict, from `cockpit adjudicate set`, replaces its consensus), with the judge's
+precision and recall (AgentRewardBench's measure: the judge's success is the positive class). Success
+rates use the adjudicated verdict, else the human consensus, else the newest judge verdict, else 0 for
+runs that never answered; answered runs nobody judged are left out and counted as unjudged. Failure
+categories count the runs failed by the consensus or, where there is one, the adjudicated verdict."""
 
 
 def add_parser(sub) -> None:
@@ -55,6 +58,7 @@ def _kappa(x) -> str:
 def _print(rep: dict, show_disagreements: bool) -> None:
     _print_annotators(rep)
     _print_judges(rep)
+    _print_adjudication(rep)
     _print_success(rep)
     _print_failures_and_steps(rep)
     if show_disagreements:
@@ -99,6 +103,26 @@ def _print_judges(rep: dict) -> None:
             print(f"    {'human fail':<14} {r['fp']:>13} {r['tn']:>10}")
     else:
         print("  no judge verdicts yet (see `cockpit judge`)")
+
+
+def _print_adjudication(rep: dict) -> None:
+    adj = rep["adjudication"]
+    print("\nAdjudication")
+    changed = adj["changed"]
+    print(f"  {adj['adjudicated']} run{'' if adj['adjudicated'] == 1 else 's'} adjudicated, {len(changed)} of them changing the consensus"
+          + (f" ({', '.join(changed[:10])}{', ...' if len(changed) > 10 else ''})" if changed else ""))
+    if not rep["judges"]:
+        return
+    print("\nJudges before and after adjudication (precision, recall: the judge's success is the positive class)")
+    w = max(max(len(r["judge"]) for r in rep["judges"]), 5)
+    pw = max(max(len(r["prompt_version"]) for r in rep["judges"]), 6)
+    print(f"  {'judge':<{w}} {'k':>3} {'prompt':<{pw}} {'':<6} {'n':>5} {'agree':>7} {'kappa':>7} "
+          f"{'precision':>9} {'recall':>7}")
+    for pair in zip(rep["judges"], adj["judges"]):  # the same (judge, k, prompt) rows, in the same order
+        for when, r in zip(("before", "after"), pair):
+            print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {when:<6} {r['n']:>5} "
+                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {_pct(r['precision']):>9} "
+                  f"{_pct(r['recall']):>7}")
 
 
 def _print_success(rep: dict) -> None:

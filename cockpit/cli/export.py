@@ -28,7 +28,9 @@ def add_parser(sub) -> None:
         "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
         "checked by a manifest of sha256 hashes, for `cockpit import bundle` on another machine; OUT is "
         "the file. "
-        "html: OUT/<run id>.html, a self-contained report with the screenshots embedded. "
+        "html: OUT/<run id>.html, a self-contained report with the screenshots embedded (with --annotator "
+        "NAME, a run a blind batch gives NAME that NAME has not labelled yet leaves out the judges' verdicts "
+        "and the agent's own claim: its answer, status and ANSWER step). "
         "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
         "export of the run). "
         "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
@@ -39,6 +41,8 @@ def add_parser(sub) -> None:
                    help="folder to write into; the file to write for labels-jsonl, labels-csv, bundle and coco")
     p.add_argument("--drop-spurious", action="store_true",
                    help="coco: leave out marks a human flagged as on nothing (default: keep them, flagged)")
+    p.add_argument("--annotator", metavar="NAME",
+                   help="html: the report is for this annotator (blind batches: see above)")
     p.add_argument("--seconds-per-step", type=float, default=1.5, metavar="S", help="gif: frame time (default 1.5)")
     p.add_argument("--width", type=int, default=800, metavar="PX", help="gif: frame width (default 800)")
 
@@ -51,6 +55,8 @@ def run(args) -> int:
     errors = incomplete = 0
     if args.format in SINGLE_FILE and args.out.is_dir():
         return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
+    if args.annotator and args.format != "html":
+        return common.fail("--annotator is for --format html", 2)
     if args.width < 16 or args.seconds_per_step <= 0:
         return common.fail("--width must be at least 16 and --seconds-per-step above 0", 2)
     try:
@@ -119,7 +125,7 @@ def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
     args.out.mkdir(parents=True, exist_ok=True)
     if args.format == "html":
         path = args.out / f"{run_id}.html"
-        path.write_text(reports.html_report(store, run_id), encoding="utf-8")
+        path.write_text(reports.html_report(store, run_id, annotator=args.annotator), encoding="utf-8")
         return path
     return reports.run_gif(store, run_id, args.out / f"{run_id}.gif",
                            seconds_per_step=args.seconds_per_step, width=args.width)

@@ -30,4 +30,10 @@ def run_bundle_or_labels(args) -> int:
           "relabel(s) (the newer kept)")
     for c in merge.conflicts:
         print(f"  conflict: {c}")
+    adj = report.adjudications if report else None
+    if adj and (adj.added or adj.same or adj.conflicts):
+        print(f"adjudicated verdicts: {adj.added} added, {adj.same} already here, {len(adj.conflicts)} "
+              "conflicting (the newer kept)")
+        for c in adj.conflicts:
+            print(f"  conflict: {c}")
     return 0

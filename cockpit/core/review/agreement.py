@@ -44,6 +44,7 @@ from cockpit.core.review.kappa import (  # noqa: F401 - the formulas are part of
     fleiss_kappa,
     percent_agreement,
 )
+from cockpit.core.store.adjudications import adjudications as _adjudications
 from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
 
 #: Binary value of each human verdict; 'unsure' is absent on purpose (excluded).
@@ -93,6 +94,14 @@ def consensus(store, matrix: dict | None = None) -> dict[str, int]:
         m = _majority(by.values())
         if m is not None:
             out[run_id] = m
+    return out
+
+
+def adjudicated_consensus(store, cons: dict[str, int] | None = None) -> dict[str, int]:
+    """The consensus after adjudication, ``{run_id: 1 | 0}``: a run's adjudicated verdict
+    (:mod:`cockpit.core.store.adjudications`) replaces its consensus, or settles a tie."""
+    out = dict(consensus(store) if cons is None else cons)
+    out.update({a["run_id"]: BINARY[a["verdict"]] for a in _adjudications(store)})
     return out
 
 
@@ -161,8 +170,9 @@ def k_label(k: int) -> str:
     return "all" if not k else str(k)
 
 
-def judge_agreement(store) -> list[dict]:
-    """Agreement of each judge with the human consensus, WebVoyager Table 2's shape.
+def judge_agreement(store, reference: dict[str, int] | None = None) -> list[dict]:
+    """Agreement of each judge with the human consensus (or with `reference`, ``{run_id: 1 | 0}``,
+    such as :func:`adjudicated_consensus`), WebVoyager Table 2's shape.
 
     One row per (judge, k, prompt_version) present among the verdicts, sorted by
     judge, then k (1, 2, 3, ..., then 0 = all screenshots), then prompt version.
@@ -171,9 +181,11 @@ def judge_agreement(store) -> list[dict]:
     Keys: judge, k, k_label, prompt_version, n, agreement (fraction, None if n = 0),
     kappa (Cohen's, judge vs consensus; None if n = 0), undecided, tp, fn, fp, tn
     (success is the positive class: tp = both say success, fn = human success but
-    judge fail) and confusion ``{human: {judge: count}}`` over 'success'/'fail'.
+    judge fail), precision tp / (tp + fp) and recall tp / (tp + fn) (AgentRewardBench's measure:
+    the judge's success is the positive class; None when there is nothing to divide by) and
+    confusion ``{human: {judge: count}}`` over 'success'/'fail'.
     """
-    cons = consensus(store)
+    cons = consensus(store) if reference is None else reference
     groups: dict[tuple, list] = defaultdict(list)
     for v in _verdicts(store):
         groups[(v["judge"], v["k"] or 0, v["prompt_version"] or "")].append(v)
@@ -195,8 +207,14 @@ def judge_agreement(store) -> list[dict]:
             "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided,
             "tp": m["success"]["success"], "fn": m["success"]["fail"],
             "fp": m["fail"]["success"], "tn": m["fail"]["fail"], "confusion": m,
+            "precision": _ratio(m["success"]["success"], m["success"]["success"] + m["fail"]["success"]),
+            "recall": _ratio(m["success"]["success"], m["success"]["success"] + m["success"]["fail"]),
         })
     return rows
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
 
 
 def _runs(store) -> dict[str, dict]:
@@ -250,13 +268,14 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
 def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
     """Each finished run's success (1/0, or None when unknown) and where it came from.
 
-    Sources, in order of preference: 'human' (the consensus), 'judge' (the newest
+    Sources, in order of preference: 'human' (the consensus, or the adjudicated verdict where
+    there is one: :func:`adjudicated_consensus`), 'judge' (the newest
     decided judge verdict, any judge and k), 'no_answer' (the run ended without an
     ANSWER: status max_steps, stopped, failed, interrupted or closed, which
     WebVoyager scores 0). An answered run nobody has judged is ``(None,
     'unjudged')``: an answer alone is not a success. Runs still running are absent.
     """
-    cons = consensus(store)
+    cons = adjudicated_consensus(store)
     newest: dict[str, tuple[float, int]] = {}
     for v in _verdicts(store):
         if v["verdict"] is None:
@@ -312,13 +331,13 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
 def failure_categories(store) -> dict[str, int]:
     """How many failed runs have each primary failure category: ``{category: runs}``.
 
-    Only runs whose human consensus is fail count. A run's category is the most
+    Only runs whose human consensus (after adjudication: :func:`adjudicated_consensus`) is fail count. A run's category is the most
     common among its fail labels that name one; ties go to the category listed
     first in :data:`~cockpit.core.store.labels.CATEGORIES`, then to the
     alphabetically first (user-added categories). A failed run with no category
     on any label counts under ''. Sorted by count, largest first.
     """
-    cons = consensus(store)
+    cons = adjudicated_consensus(store)
     by_run: dict[str, list[str]] = defaultdict(list)
     for row in _labels(store):
         if row["verdict"] == "fail" and cons.get(row["run_id"]) == 0:
@@ -384,7 +403,20 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
                              for r in success_rates(store, "model")],
         "failure_categories": failure_categories(store),
         "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
+        "adjudication": adjudication_summary(store),
     }
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)
     return out
+
+
+def adjudication_summary(store) -> dict:
+    """What adjudication changed: ``adjudicated`` (runs with an adjudicated verdict), ``changed``
+    (run ids whose verdict now differs from the consensus, or that had none: a tie or only unsure
+    labels) and ``judges``: :func:`judge_agreement` against the adjudicated consensus (agreement,
+    kappa, precision and recall after adjudication; ``judges`` of :func:`report` is before)."""
+    cons = consensus(store)
+    after = adjudicated_consensus(store, cons)
+    changed = sorted(r for r, v in after.items() if cons.get(r) != v)
+    return {"adjudicated": len(_adjudications(store)), "changed": changed,
+            "judges": judge_agreement(store, after)}

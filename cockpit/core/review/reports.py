@@ -55,6 +55,7 @@ from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables
     write_labels_jsonl,
 )
 from cockpit.core.store import labels as labels_mod
+from cockpit.core.store.assignments import blind_for
 from cockpit.core.store.db import Store
 
 log = logging.getLogger(__name__)
@@ -166,11 +167,21 @@ def _data_uri(img: Image.Image, max_width: int, quality: int) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.getvalue()).decode("ascii")
 
 
-def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: int = 80) -> str:
+def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: int = 80,
+                annotator: str | None = None) -> str:
     """A self-contained HTML page of one run: the run, its labels and verdicts, then every step
-    with its marked screenshot embedded. All page, model and user text is escaped."""
+    with its marked screenshot embedded. All page, model and user text is escaped.
+
+    For an `annotator` who must label the run blind (:func:`~cockpit.core.store.assignments.blind_for`:
+    a blind batch gives it to them and they have not labelled it yet) the page leaves out the judges'
+    verdicts and the agent's own claim: its final answer, its status, and the thought and action of
+    its ANSWER step."""
     run, steps = store.run(run_id), store.steps(run_id)
     labs, verds = labels_mod.labels(store, run_id), labels_mod.verdicts(store, run_id)
+    blind = blind_for(store, run_id, annotator)
+    if blind:
+        run = dict(run, status=None, answer=_BLIND)
+        steps = [_blind_step(s) for s in steps]
     step_labs: dict[int, list[dict]] = {}
     for sl in labels_mod.step_labels(store, run_id):
         step_labs.setdefault(sl["step"], []).append(sl)
@@ -190,25 +201,18 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
                 ("Start URL", f"<code>{_e(run['url'])}</code>"),
                 ("Site", _e(run["site"])),
                 ("Model", _e(run["model"])),
-                ("Status", f'<span class="{status_cls}">{_e(status_text(run["status"]))}</span>'),
+                ("Status", f'<span class="{status_cls}">{_e(status_text(run["status"]))}</span>'
+                 if run["status"] else ""),
                 ("Steps", _e(run["steps"])),
                 ("Started", _e(iso_time(run["started"]))),
                 ("Finished", _e(iso_time(run["finished"]))),
                 ("Source", _e(run["source"])),
                 ("Error", f'<span class="bad">{_e(run["error"])}</span>' if run["error"] else "")]),
            "<h2>Answer</h2>",
-           (f'<pre class="answer">{_e(run["answer"])}</pre>' if run["answer"] is not None
+           (f'<p class="note">{_e(_BLIND)}</p>' if blind else
+            f'<pre class="answer">{_e(run["answer"])}</pre>' if run["answer"] is not None
             else '<p class="muted">no answer</p>')]
-    out.append("<h2>Human labels</h2>")
-    out.append(_grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
-                     [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
-                       "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
-               if labs else '<p class="muted">not labelled</p>')
-    out.append("<h2>Judge verdicts</h2>")
-    out.append(_grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
-                     [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
-                       iso_time(v["created"])) for v in verds])
-               if verds else '<p class="muted">no judge verdicts</p>')
+    out += _labels_html(labs, verds, blind)
     if run["config"]:
         out.append("<h2>Configuration</h2>")
         out.append(f"<pre>{_e(json.dumps(run['config'], indent=2, ensure_ascii=False, sort_keys=True))}</pre>")
@@ -219,6 +223,32 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
         out.append(_step_html(store, s, step_labs.get(s["step"], []), corrs.get(s["step"], []), max_width, quality))
     out.append("</main></body></html>")
     return "\n".join(out)
+
+
+_BLIND = "hidden: blind until you have labelled this run"
+
+
+def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
+    """The run's human labels and judge verdicts (the verdicts hidden when `blind`)."""
+    return ["<h2>Human labels</h2>",
+            _grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
+                  [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
+                    "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
+            if labs else '<p class="muted">not labelled</p>',
+            "<h2>Judge verdicts</h2>",
+            f'<p class="note">{_e(_BLIND)}</p>' if blind else
+            _grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
+                  [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
+                    iso_time(v["created"])) for v in verds])
+            if verds else '<p class="muted">no judge verdicts</p>']
+
+
+def _blind_step(s: dict) -> dict:
+    """An ANSWER step with the agent's claim (its thought, answer, reply, status and outcome) taken out."""
+    if (s.get("action") or s.get("action_text") or "").lstrip().upper().startswith("ANSWER"):
+        return dict(s, thought=_BLIND, action="ANSWER; " + _BLIND, action_text=None, reply=None, outcome=None,
+                    status=None)
+    return s
 
 
 def _step_html(store: Store, s: dict, step_labs: list[dict], corrs: list[dict], max_width: int, quality: int) -> str:

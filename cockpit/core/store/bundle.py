@@ -2,7 +2,7 @@
 
 A bundle is a zip holding ``manifest.json`` and, per run, ``runs/<id>/run.json`` (the run's row, its
 steps and approval decisions, as the store holds them), ``runs/<id>/labels.json`` (every annotator's
-run and step labels) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks).
+run and step labels, and the run's adjudicated verdict) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks).
 The manifest names the format and its version, lists the runs with a hash of each one's content
 (rows and files, not labels) and holds the sha256 of every other member. Reading checks all of it
 before anything is used (:func:`read_bundle`); merging a bundle into a store is in
@@ -28,6 +28,7 @@ MANIFEST = "manifest.json"
 #: Label rows as a bundle carries them (the store's own row id is left out).
 LABEL_COLUMNS = ("run_id", "annotator", "verdict", "category", "comment", "seconds", "blind", "created")
 STEP_LABEL_COLUMNS = ("run_id", "step", "annotator", "judgement", "corrected_target", "comment", "created")
+ADJUDICATION_COLUMNS = ("run_id", "verdict", "reason", "by", "created")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -40,6 +41,7 @@ class BundleRun:
     content: dict  # {"run": row, "steps": [rows], "decisions": [rows without id]}
     labels: list[dict]
     step_labels: list[dict]
+    adjudications: list[dict] = field(default_factory=list)  # the run's adjudicated verdict, if any (0 or 1)
     files: dict[str, bytes] = field(default_factory=dict)  # path inside the run's folder -> bytes
     content_hash: str = ""
 
@@ -94,6 +96,10 @@ def run_labels(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
     return labels, steps
 
 
+def run_adjudications(store: Store, run_id: str) -> list[dict]:
+    return store._rows(f"SELECT {', '.join(ADJUDICATION_COLUMNS)} FROM adjudications WHERE run_id = ?", [run_id])
+
+
 # ---------------------------------------------------------------- writing
 
 def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
@@ -108,7 +114,8 @@ def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
         labels, step_labels = run_labels(store, rid)
         files = {rel: p.read_bytes() for rel, p in run_files(store, rid).items()}
         members[f"runs/{rid}/run.json"] = _json(content)
-        members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels})
+        members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels,
+                                                    "adjudications": run_adjudications(store, rid)})
         members |= {f"runs/{rid}/files/{rel}": data for rel, data in files.items()}
         runs.append({"id": rid, "demo": bool(content["run"]["demo"]),
                      "content_hash": content_hash(content, {r: _sha(d) for r, d in files.items()})})
@@ -211,9 +218,10 @@ def _bundle_run(entry, members: dict[str, bytes], path: Path) -> BundleRun:
         raise BundleError(f"{path}: the rows of run {rid} are damaged ({e})") from None
     prefix = f"runs/{rid}/files/"
     files = {name[len(prefix):]: data for name, data in members.items() if name.startswith(prefix)}
-    run = BundleRun(content, labels.get("labels", []), labels.get("step_labels", []), files)
+    run = BundleRun(content, labels.get("labels", []), labels.get("step_labels", []),
+                    labels.get("adjudications", []), files)  # bundles from before schema 7 have none
     if content.get("run", {}).get("id") != rid or any(
-            lab.get("run_id") != rid for lab in run.labels + run.step_labels):
+            lab.get("run_id") != rid for lab in run.labels + run.step_labels + run.adjudications):
         raise BundleError(f"{path}: the rows of run {rid} name another run")
     run.content_hash = content_hash(content, {r: _sha(d) for r, d in files.items()})
     if run.content_hash != entry.get("content_hash"):

@@ -2,7 +2,7 @@
 
 Runs the store lacks are added with their files; a run it holds already (same id) is skipped when its
 content hash is the same, and the whole import is refused when it differs. Labels merge per (run,
-annotator) (:mod:`cockpit.core.store.labelmerge`). The bundle is checked completely first; files are
+annotator) (:mod:`cockpit.core.store.labelmerge`), adjudicated verdicts per run. The bundle is checked completely first; files are
 written to a staging folder and moved into place inside the database transaction, so any failure
 leaves the database and the run folders as they were.
 """
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from cockpit.core.store.bundle import BundleError, BundleRun, read_bundle, store_hash
 from cockpit.core.store.db import Store
-from cockpit.core.store.labelmerge import LabelMerge, merge_labels
+from cockpit.core.store.labelmerge import LabelMerge, merge_adjudications, merge_labels
 from cockpit.core.store.staging import staging_dir, sweep
 
 
@@ -24,6 +24,7 @@ class BundleReport:
     imported: list[str] = field(default_factory=list)  # run ids added
     skipped: list[str] = field(default_factory=list)  # run ids already here with the same content
     labels: LabelMerge = field(default_factory=LabelMerge)
+    adjudications: LabelMerge = field(default_factory=LabelMerge)  # adjudicated verdicts, merged like labels
 
 
 def import_bundle(store: Store, path: Path | str) -> BundleReport:
@@ -44,6 +45,8 @@ def import_bundle(store: Store, path: Path | str) -> BundleReport:
                 _insert_rows(store, run)
             report.labels = merge_labels(store, [x for r in runs for x in r.labels],
                                          [x for r in runs for x in r.step_labels], source=path.name)
+            report.adjudications = merge_adjudications(store, [x for r in runs for x in r.adjudications],
+                                                       source=path.name)
             for run in new:  # last, just before the commit; undone below if the commit fails
                 if (staging / run.id).is_dir():
                     store.files.mkdir(parents=True, exist_ok=True)

@@ -14,6 +14,7 @@ from cockpit.core.store.db import Store, StoreError
 
 _RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind"))
 _STEP_LABEL = ("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
+_ADJUDICATION = ("adjudications", ("run_id",), ("verdict", "reason", "by"))
 
 
 @dataclass
@@ -49,6 +50,20 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
     return merge
 
 
+def merge_adjudications(store: Store, rows: list[dict], *, source: str = "the import") -> LabelMerge:
+    """Merge adjudicated verdicts (one per run) the same way, inside the caller's transaction if any:
+    one the store lacks is added; where both have one and they differ, the newer is kept and reported."""
+    for row in rows:
+        if not isinstance(row, dict) or row.get("verdict") not in ("success", "fail") or not all(
+                k in row for k in ("run_id", "reason", "by", "created")):
+            raise StoreError(f"{source}: an adjudicated verdict is damaged ({str(row)[:80]}); nothing was imported")
+    merge = LabelMerge()
+    with store.atomic():
+        for row in rows:
+            _merge_one(store, merge, _ADJUDICATION, row, source)
+    return merge
+
+
 def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: str) -> None:
     table, keys, fields = kind
     where = " AND ".join(f"[{k}] = ?" for k in keys)
@@ -63,8 +78,9 @@ def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: 
     if not differ:
         merge.same += 1
         return
+    who = row["annotator"] if "annotator" in row else "adjudicated verdict"
     what = (f"run {row['run_id']}" + (f" step {row['step']}" if "step" in row else "")
-            + f", {row['annotator']} (differing in {', '.join(differ)})")
+            + f", {who} (differing in {', '.join(differ)})")
     ours, theirs = (f"{_says(old, fields)} here ({_when(old['created'])})",
                     f"{_says(row, fields)} in {source} ({_when(row['created'])})")
     if (row["created"] or 0) > (old["created"] or 0):

@@ -102,5 +102,21 @@ def _v6(db: sqlite_utils.Database) -> None:
         db[table].add_column("plan_cost", float)
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6]
+def _v7(db: sqlite_utils.Database) -> None:
+    """Annotation batches and their assignments (cockpit.core.store.assignments), and adjudicated
+    verdicts (cockpit.core.store.adjudications)."""
+    db["batches"].create({
+        "name": str, "guideline": str, "per_run": int, "blind": int, "created": float,
+    }, pk="name", defaults={"blind": 0})
+    db["assignments"].create({
+        "batch": str, "run_id": str, "annotator": str, "position": int,  # the run's place in the batch
+    }, pk=("batch", "run_id", "annotator"), foreign_keys=[("batch", "batches", "name"), ("run_id", "runs", "id")])
+    db["assignments"].create_index(["annotator", "position"])
+    db["adjudications"].create({
+        "run_id": str, "verdict": str,  # success | fail
+        "reason": str, "by": str, "created": float,
+    }, pk="run_id", foreign_keys=[("run_id", "runs", "id")])
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -1,0 +1,103 @@
+"""`cockpit annotate assign | status | next`: annotation batches, each annotator's queue and progress."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from cockpit.cli import common
+
+HELP = "annotation batches: assign runs to annotators, see their progress and their next run"
+DESCRIPTION = HELP + """. assign: makes a batch (a name, its runs, N annotators per run, a guideline
+text) and deals the runs in the order given (all: every finished run, oldest first), each run to the N
+annotators with the fewest runs so far, so everyone gets as many runs as the others, give or take one;
+the same command always deals the same way. A batch is made once; give a new one another name. status:
+per annotator, runs labelled / assigned and the median seconds spent per labelled run (from the labels).
+next: the annotator's next assigned run they have not labelled (any verdict counts, unsure too).
+With --blind, the reports hide the judge's verdicts and the agent's own claim (its answer and status)
+from an annotator on a run of the batch until they have labelled it (`cockpit export RUN --format html
+--annotator NAME`)."""
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("annotate", help=HELP, description=DESCRIPTION)
+    s = p.add_subparsers(dest="action", metavar="ACTION", required=True)
+    a = s.add_parser("assign", help="make a batch and deal its runs to the annotators", description=DESCRIPTION)
+    a.add_argument("--batch", required=True, metavar="NAME", help="the batch's name")
+    a.add_argument("--runs", required=True, nargs="+", metavar="RUN",
+                   help="run ids (or unique prefixes), or all: every finished run")
+    a.add_argument("--annotators", required=True, metavar="A,B,C", help="the annotators' names, comma-separated")
+    a.add_argument("--per-run", type=int, default=1, metavar="N", help="annotators per run (default 1)")
+    a.add_argument("--guideline", type=Path, metavar="FILE", help="the labelling guideline, a text file")
+    a.add_argument("--blind", action="store_true",
+                   help="blind batch: reports hide the judge's verdicts and the agent's own claim until labelled")
+    st = s.add_parser("status", help="per annotator: runs done / assigned, median seconds per run")
+    st.add_argument("--batch", metavar="NAME", help="only this batch (default: all batches together)")
+    n = s.add_parser("next", help="the annotator's next unlabelled assigned run")
+    n.add_argument("--annotator", required=True, metavar="NAME")
+    n.add_argument("--batch", metavar="NAME", help="only this batch")
+
+
+def run(args) -> int:
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
+    try:
+        with Store() as store:
+            return {"assign": _assign, "status": _status, "next": _next}[args.action](store, args)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    except OSError as e:
+        return common.fail(f"{e.filename}: {e.strerror or e}", 2)
+
+
+def _assign(store, args) -> int:
+    from cockpit.core.store.assignments import assign
+    if args.runs == ["all"]:
+        runs = [r["id"] for r in store.run_summaries() if r["status"] != "running"]
+    else:
+        runs = [store.resolve(r) for r in args.runs]
+    guideline = args.guideline.read_text(encoding="utf-8") if args.guideline else ""
+    dealt = assign(store, args.batch, runs, args.annotators.split(","), args.per_run, guideline, blind=args.blind)
+    print(f"batch {args.batch}: {len(runs)} runs, {args.per_run} annotator(s) per run"
+          + (", blind" if args.blind else "") + (f", guideline {args.guideline}" if args.guideline else ""))
+    for name, runs_of in dealt.items():
+        print(f"  {name}: {len(runs_of)} runs")
+    return 0
+
+
+def _status(store, args) -> int:
+    from cockpit.core.store.assignments import batches, get_batch, progress
+    if args.batch:
+        get_batch(store, args.batch)
+    rows = progress(store, args.batch)
+    if not rows:
+        print("no batches yet (see `cockpit annotate assign`)")
+        return 0
+    for b in batches(store):
+        if not args.batch or b["name"] == args.batch:
+            print(f"batch {b['name']}: {b['runs']} runs, {b['per_run']} per run" + (", blind" if b["blind"] else ""))
+    w = max(9, *(len(r.annotator) for r in rows))
+    print(f"  {'annotator':<{w}} {'done':>5} {'assigned':>8} {'median s/run':>12}")
+    for r in rows:
+        med = "-" if r.median_seconds is None else f"{r.median_seconds:.1f}"
+        print(f"  {r.annotator:<{w}} {r.done:>5} {r.assigned:>8} {med:>12}")
+    return 0
+
+
+def _next(store, args) -> int:
+    from cockpit.core.store.assignments import get_batch, next_run, progress
+    if args.batch:
+        get_batch(store, args.batch)
+    rid = next_run(store, args.annotator, args.batch)
+    mine = [p for p in progress(store, args.batch) if p.annotator == args.annotator]
+    if not mine:
+        print(f"{args.annotator} has no runs assigned" + (f" in batch {args.batch}" if args.batch else ""))
+        return 1
+    done = f"{mine[0].done}/{mine[0].assigned} done"
+    if rid is None:
+        print(f"{args.annotator}: all assigned runs labelled ({done})")
+        return 0
+    run = store.run(rid)
+    print(rid)
+    print(f"  task: {run['task']}")
+    print(f"  url:  {run['url'] or ''}")
+    print(f"  {args.annotator}: {done}")
+    return 0

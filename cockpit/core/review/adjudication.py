@@ -1,0 +1,51 @@
+"""Adjudication: the runs to settle, with every verdict and its reason side by side.
+
+A run needs adjudicating when its annotators disagree (both success and fail were given; ``unsure``
+does not count), or when the annotators' consensus and a judge's decided verdict differ. The
+adjudicated verdict itself is stored by :mod:`cockpit.core.store.adjudications`; the agreement
+report then reads it in place of the consensus (:func:`cockpit.core.review.agreement.adjudicated_consensus`).
+"""
+from __future__ import annotations
+
+from cockpit.core.review.agreement import NAMES, consensus, human_matrix, k_label
+from cockpit.core.store.adjudications import adjudications
+from cockpit.core.store.assignments import assignments, get_batch
+from cockpit.core.store.labels import labels, verdicts
+
+
+def to_adjudicate(store, batch: str | None = None) -> list[dict]:
+    """Runs to adjudicate (only the runs of `batch` when given), oldest first. One dict per run:
+    run_id, task, consensus (1/0, None on a tie), annotators_disagree, judge_disagrees (bool),
+    labels (each annotator's verdict, category and comment, by name), judges (every judge verdict
+    with its reply: judge, k_label, prompt_version, verdict 'success'/'fail'/'undecided', reason) and
+    adjudication (the stored one, or None: verdict, reason, by, created)."""
+    runs = None
+    if batch:
+        get_batch(store, batch)
+        runs = {a["run_id"] for a in assignments(store, batch)}
+    matrix = human_matrix(store)
+    cons = consensus(store, matrix)
+    judged: dict[str, list[dict]] = {}
+    for v in verdicts(store):
+        judged.setdefault(v["run_id"], []).append(v)
+    settled = {a["run_id"]: a for a in adjudications(store)}
+    out = []
+    for run in store.run_summaries():
+        rid = run["id"]
+        if runs is not None and rid not in runs:
+            continue
+        split = len(set(matrix.get(rid, {}).values())) > 1
+        against = rid in cons and any(v["verdict"] is not None and int(v["verdict"]) != cons[rid]
+                                      for v in judged.get(rid, []))
+        if not split and not against:
+            continue
+        out.append({"run_id": rid, "task": run["task"], "consensus": cons.get(rid),
+                    "annotators_disagree": split, "judge_disagrees": against,
+                    "labels": {x["annotator"]: {"verdict": x["verdict"], "category": x["category"] or "",
+                                                "comment": x["comment"] or ""} for x in labels(store, rid)},
+                    "judges": [{"judge": v["judge"], "k_label": k_label(v["k"]),
+                                "prompt_version": v["prompt_version"] or "",
+                                "verdict": NAMES.get(v["verdict"], "undecided"), "reason": v["reply"] or ""}
+                               for v in judged.get(rid, [])],
+                    "adjudication": settled.get(rid)})
+    return out
