@@ -11,12 +11,12 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision
 from cockpit.core.errors import ActionParseError
+from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 
 APPROVE_KEY = "Ctrl+Return"
@@ -64,16 +64,29 @@ class ApprovalPanel(QFrame):
         self.approve_btn.clicked.connect(self.approve)
         self.reject_btn.clicked.connect(self.reject)
         self.edit_btn.clicked.connect(self._on_edit_clicked)
-        buttons = QHBoxLayout()
-        for b in (self.approve_btn, self.reject_btn, self.edit_btn):
-            buttons.addWidget(b)
-        self.alternatives = QWidget()  # planning mode: the other kept candidates, one button each
-        QHBoxLayout(self.alternatives).setContentsMargins(0, 0, 0, 0)
+        # A narrow window (1024 px, the step log beside): the buttons wrap onto a second line, never cut.
+        buttons = flow_row((self.approve_btn, self.reject_btn, self.edit_btn))
+        self.alternatives = flow_row(())  # planning mode: the other kept candidates, one button each
         self.alternatives.setVisible(False)
         self.pick_buttons: dict[int, QPushButton] = {}
-        for w in (self.title, self.prediction, self.evidence, self.edit, self.error, self.message):
+        # The forecast, the evidence and the thought scroll when the window is short (700 px); the title, the
+        # fields and the buttons stay in view.
+        why = QWidget()
+        wl = QVBoxLayout(why)
+        wl.setContentsMargins(0, 0, 0, 0)
+        wl.addWidget(self.prediction)
+        wl.addWidget(self.evidence)
+        wl.addStretch(1)
+        self.why = QScrollArea()
+        self.why.setWidget(why)
+        self.why.setWidgetResizable(True)
+        self.why.setFrameShape(QFrame.NoFrame)
+        self.why.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.why.setMinimumHeight(48)
+        self.why.setStyleSheet("QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }")
+        for w in (self.title, self.why, self.edit, self.error, self.message):
             lay.addWidget(w)
-        lay.addLayout(buttons)
+        lay.addWidget(buttons)
         lay.addWidget(self.alternatives)
 
     def install_shortcuts(self, window) -> None:
@@ -132,7 +145,6 @@ class ApprovalPanel(QFrame):
             b.clicked.connect(lambda _=False, n=n: self.pick(n))
             lay.addWidget(b)
             self.pick_buttons[n] = b
-        lay.addStretch(1)
         self.alternatives.setVisible(bool(self.pick_buttons))
 
     def pickable(self) -> list[int]:

@@ -30,6 +30,7 @@ from cockpit.ui.mark_corrections import MarkCorrections
 from cockpit.ui.lookahead_controller import LookaheadController
 from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.room import RoomKeeper
 from cockpit.ui.bridge import (
     PAUSED,
     STOPPING,
@@ -118,6 +119,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.right.addWidget(panels)
         self.right.addWidget(self.details)
         self.right.setSizes([420, 300])
+        RoomKeeper(self.right, panels)  # the approval panel's wrapped text and buttons: never cut off below
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)

@@ -9,6 +9,7 @@ import time
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from cockpit.core.store import labels as L
+from cockpit.ui.flow_layout import flow_row
 
 
 class ReviewLabelling:
@@ -18,7 +19,7 @@ class ReviewLabelling:
         self.label_bar = QWidget()
         bl = QVBoxLayout(self.label_bar)
         bl.setContentsMargins(0, 4, 0, 0)
-        r1, r2 = QHBoxLayout(), QHBoxLayout()
+        r2 = QHBoxLayout()
         self.annotator = QComboBox()
         self.annotator.setEditable(True)
         self.annotator.addItems(L.annotators(self.store))
@@ -40,14 +41,13 @@ class ReviewLabelling:
         self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
         self.comment = QLineEdit(placeholderText="comment (optional)")
         self.status = QLabel()
-        for w in (QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
-                  self.btn_unsure, self.btn_next):
-            r1.addWidget(w)
+        r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
+                       self.btn_unsure, self.btn_next))  # wraps on a narrow window
         r2.addWidget(QLabel("Category:"))
         r2.addWidget(self.category, 1)
         r2.addWidget(self.comment, 2)
         r2.addWidget(self.status, 1)
-        bl.addLayout(r1)
+        bl.addWidget(r1)
         bl.addLayout(r2)
         self.btn_success.clicked.connect(lambda: self.label("success"))
         self.btn_fail.clicked.connect(lambda: self.label("fail"))

@@ -64,10 +64,13 @@ class ReviewSteps:
             color = "#e65100" if eff.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags) else "#555"
             err += f"<br><span style='color:{color}'>effect: {e(what)}" + (
                 f" [{e(', '.join(flags))}]" if flags else "") + "</span>"
+        thought = s.get("thought") or ""
+        if self.compact and len(thought) > 150:  # a small screen: the whole thought is in the details
+            thought = thought[:149] + "…"
         self.step_info.setText(
             f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
             f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
-            f"<br><i>{e(s.get('thought') or '')}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
+            f"<br><i>{e(thought)}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
         self.details.show_step(self.store, self.run, _LazyStep(self.store, self.run["id"], s))
 
     def _marks_of(self, s: dict) -> list:
