@@ -27,6 +27,7 @@ from cockpit.ui.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
 from cockpit.ui.hop_strip import HopStrip
 from cockpit.ui.mark_corrections import MarkCorrections
+from cockpit.ui.menus import build_menus
 from cockpit.ui.lookahead_controller import LookaheadController
 from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.review_panel import ReviewPanel
@@ -148,6 +149,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self._build_status()
         self.approval.install_shortcuts(self)
         self.lookahead.install(self.log_tabs, self.findChild(QToolBar, "runToolbar"), self.approval)
+        build_menus(self)  # the toolbar's actions again, for a screen too narrow for the toolbar
 
     def _action(self, text: str, key: str, slot, tip: str, checkable: bool = False) -> QAction:
         a = QAction(text, self)

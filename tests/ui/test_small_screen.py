@@ -2,12 +2,13 @@
 
 Real demo runs (offscreen Qt, real headless Chromium, real store). In each state — idle, running, the approval
 gate, take-over, Review, Reports — the window is laid out at 1024x700 and we check what a user would notice:
-the window did not grow past the screen, no shown widget lies outside it or is cut off by its panel, and no
-shown button has its text cut.
+the window did not grow past the screen, no shown widget lies outside it or is cut off by its panel, no
+shown button has its text cut, and every toolbar action can be reached from the menu bar with the same shortcut.
 """
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QApplication, QToolButton, QWidget
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QMenu, QToolBar,
+                               QToolButton, QWidget)
 
 LONG = 90_000
 SMALL = QSize(1024, 700)
@@ -111,3 +112,25 @@ def test_take_over_fits_1024x700(qtbot, window):
     assert w.takeover.hand_btn.isVisible()
     w.bridge.stop()
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+
+
+def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
+    w = window
+    in_menus, by_text = {}, {}
+    for menu in w.menuBar().findChildren(QMenu):
+        for a in menu.actions():
+            in_menus[a.text()] = a.shortcut().toString()
+            by_text[a.text()] = a
+    toolbar_actions = [a for tb in w.findChildren(QToolBar) for a in tb.actions()
+                       if a.text() and not a.isSeparator() and tb.widgetForAction(a) is not None
+                       and isinstance(tb.widgetForAction(a), QToolButton)]
+    assert len(toolbar_actions) >= 10
+    for a in toolbar_actions:
+        assert a.text() in in_menus, f"{a.text()} is only on the toolbar"
+        assert in_menus[a.text()] == a.shortcut().toString(), a.text()
+    # the toolbar's check boxes and "Ask before", which hide behind "»" first, are in the Run menu too
+    assert not w.keep_browser_box.isChecked()
+    by_text["Keep browser state"].trigger()
+    assert w.keep_browser_box.isChecked()
+    by_text["every"].trigger()
+    assert w.policy.currentText() == "every"
