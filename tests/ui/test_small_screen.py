@@ -4,6 +4,7 @@ Real demo runs (offscreen Qt, real headless Chromium, real store). In each state
 gate, take-over, Review, Reports — the window is laid out at 1024x700 and we check what a user would notice:
 the window did not grow past the screen, no shown widget lies outside it or is cut off by its panel, no
 shown button has its text cut, and every toolbar action can be reached from the menu bar with the same shortcut.
+The first window opens at a small screen's size, and a remembered size only when it fits.
 """
 import pytest
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
@@ -134,3 +135,26 @@ def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
     assert w.keep_browser_box.isChecked()
     by_text["every"].trigger()
     assert w.policy.currentText() == "every"
+
+
+def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if_it_fits(
+        qtbot, window_factory, monkeypatch, tmp_path):
+    from PySide6.QtGui import QScreen
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "ui-home"))  # its own window.ini
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    w = window_factory(demo=True)  # no window.ini yet: the first window
+    assert w.size() == QSize(1024, 700)  # not 1280x800, with Reject off the screen
+    assert_fits(w, "the first window")
+    w.close()
+    (tmp_path / "ui-home" / "window.ini").unlink()
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1600, 1000))
+    big = window_factory(demo=True)
+    assert big.size() == QSize(1280, 800)  # a large screen: the default size
+    big.resize(760, 740)  # (Qt itself keeps a restored size within the offscreen screen's real 800x800)
+    big.close()  # remembered in window.ini
+    again = window_factory(demo=True)
+    assert again.size() == QSize(760, 740)  # it fits this screen: used
+    again.close()
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    small = window_factory(demo=True)
+    assert small.size() == QSize(1024, 700)  # 740 px high does not fit this one: not used
