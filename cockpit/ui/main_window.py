@@ -126,7 +126,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.split.addWidget(self.right)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
-        self.split.setSizes([760, 500])
+        self.split.setSizes([700, 580])  # the step log's columns need their room
         self.live_page = QWidget()
         cv = QVBoxLayout(self.live_page)
         cv.setContentsMargins(4, 4, 4, 4)

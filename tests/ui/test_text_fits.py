@@ -1,0 +1,61 @@
+"""Text the window shows whole (issue #20, "Text cut off or confusing"): real demo runs, offscreen Qt.
+
+Each test asserts what a user reads: a column's text not cut, the full text a tooltip or an expanded row away.
+"""
+import pytest
+from PySide6.QtCore import QSize
+from PySide6.QtGui import QTextDocument
+from PySide6.QtWidgets import QApplication
+
+LONG = 90_000
+
+
+@pytest.fixture
+def window(window_factory):
+    w = window_factory(demo=True)
+    w.resize(QSize(1280, 800))
+    return w
+
+
+def shown(tooltip: str) -> str:
+    """A tooltip's text as the user reads it."""
+    doc = QTextDocument()
+    doc.setHtml(tooltip)
+    return doc.toPlainText().replace("\xa0", " ")
+
+
+def finish(qtbot, w):
+    """Refuse at the gate and let the run end before the window closes."""
+    if w.approval.isVisible():
+        w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+
+
+def at_gate(qtbot, w):
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    QApplication.processEvents()
+
+
+def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and_expanded_row(qtbot, window):
+    w = window
+    at_gate(qtbot, w)
+    log = w.log_panel
+    h = log.header()
+    for col in (2, 4, 5):  # decision, time, tokens: as wide as their longest text and their header
+        assert h.sectionSize(col) >= log.sizeHintForColumn(col), (col, h.sectionSize(col))
+        assert h.sectionSize(col) >= h.sectionSizeHint(col), (col, h.sectionSize(col))  # "Ti" was "Time"
+    assert h.sectionSize(0) >= max(h.sectionSizeHint(0), log.indentation() + log.fontMetrics().horizontalAdvance("10"))
+    assert h.sectionSize(1) >= log.fontMetrics().horizontalAdvance("Type [6]; 12 Analytical Row")  # the room left
+    row = log.items[4]  # a click: 'clicked [7] <a> "Go to cart"; the page is now http://…'
+    assert row.text(3) == 'clicked [7] <a> "Go to cart"'  # its first clause, whole in its cell
+    assert h.sectionSize(3) >= log.fontMetrics().horizontalAdvance('clicked [7] <a>…')  # cut, if at all, after the target
+    outcome = shown(row.toolTip(3))  # the whole outcome in the tooltip
+    assert outcome.startswith(row.text(3) + "; the page is now http://")
+    child = next(row.child(i) for i in range(row.childCount()) if row.child(i).text(0).startswith("outcome: "))
+    assert child.text(0) == "outcome: " + outcome  # and whole in the expanded row,
+    log.expandItem(row)
+    QApplication.processEvents()
+    rect = log.visualItemRect(child)
+    assert rect.height() >= 2 * log.fontMetrics().height()  # wrapped over lines, not cut at the row's end
+    finish(qtbot, w)
