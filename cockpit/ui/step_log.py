@@ -153,14 +153,7 @@ class StepLogPanel(QTreeWidget):
             if e.message:
                 self._child(it, "message", e.message)
         elif isinstance(e, ev.ActionExecuted):
-            it = self.item(e.step)
-            if e.actor == "human":
-                it.setText(1, e.action)
-            full = e.message if e.ok else f"error: {e.message}"
-            it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
-            it.setToolTip(3, tip(full, "see the step's details"))
-            self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
-            self.fit_outcome()
+            self._executed(self.item(e.step), e)
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
@@ -189,6 +182,15 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+
+    def _executed(self, it: QTreeWidgetItem, e: ev.ActionExecuted) -> None:
+        if e.actor == "human":
+            it.setText(1, e.action)
+        full = e.message if e.ok else f"error: {e.message}"
+        it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
+        it.setToolTip(3, tip(full, "see the step's details"))
+        self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
+        self.fit_outcome()
 
     def _lookahead(self, it: QTreeWidgetItem, e: ev.Event) -> None:
         if isinstance(e, ev.PredictionMade):
