@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.runs_model import column
 
 
 class ReviewLabelling:
@@ -185,5 +186,5 @@ class ReviewLabelling:
         row = self.model.row_of(self.run["id"])
         if row >= 0:
             self.model.rows[row]["human"] = self.store.human_verdicts_text(self.run["id"])
-            idx = self.model.index(row, 6)
+            idx = self.model.index(row, column("human"))
             self.model.dataChanged.emit(idx, idx)

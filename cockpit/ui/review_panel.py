@@ -36,7 +36,7 @@ from cockpit.ui.review_labelling import ReviewLabelling
 from cockpit.ui.review_layout import ReviewLayout
 from cockpit.ui.review_loader import SOURCE, _Loader
 from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
-from cockpit.ui.runs_model import RunFilter, RunsTableModel
+from cockpit.ui.runs_model import RunFilter, RunsTableModel, column
 from cockpit.ui.screenshot_view import ScreenshotView
 from cockpit.ui.step_log import StepDetails
 
@@ -101,7 +101,11 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.DescendingOrder)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        head = self.table.horizontalHeader()
+        for key in ("started", "id", "status", "steps", "site"):  # whole: rows told apart at a glance
+            head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
+        head.resizeSection(column("task"), 260)
+        head.setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _: self.open_run(self.model.run_id(cur.row())))
         self.count = QLabel()

@@ -3,7 +3,7 @@
 Each test asserts what a user reads: a column's text not cut, the full text a tooltip or an expanded row away.
 """
 import pytest
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 
@@ -59,3 +59,36 @@ def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and
     rect = log.visualItemRect(child)
     assert rect.height() >= 2 * log.fontMetrics().height()  # wrapped over lines, not cut at the row's end
     finish(qtbot, w)
+
+
+PRICE_TASK = "What is the price of the Glass French Press in the Demo Shop?"
+
+
+def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
+    import re
+    w = window
+    runs = []
+    for _ in range(2):
+        w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+        assert w.start_run()
+        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+        runs.append(w.run_id)
+    w.modes.setCurrentWidget(w.review)
+    QApplication.processEvents()
+    m, table = w.review.model, w.review.table
+    columns = {m.headerData(c, Qt.Horizontal): c for c in range(m.columnCount())}
+    assert {"Started", "Run", "Status", "Steps", "Site"} <= set(columns)
+
+    def column(key):
+        return columns[{"started": "Started", "id": "Run", "status": "Status", "steps": "Steps", "site": "Site"}[key]]
+    rows = [[m.data(m.index(r, c)) for c in range(m.columnCount())] for r in range(m.rowCount())]
+    assert len(rows) == 2 and rows[0] != rows[1]
+    for r, run_id in zip(rows, reversed(runs)):  # newest first
+        assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d", r[column("started")])  # to the second
+        assert r[column("id")] == run_id
+        assert r[column("status")] == "answered" and int(r[column("steps")]) >= 2
+        assert r[column("site")] == "Demo Shop"  # was empty
+    head = table.horizontalHeader()
+    for key in ("started", "id", "status", "steps", "site"):  # shown whole, not "2026-11-24 …"
+        assert head.sectionSize(column(key)) >= table.sizeHintForColumn(column(key)), key
+    assert w.review.f_site.findText("Demo Shop") > 0  # and the site filter offers it
