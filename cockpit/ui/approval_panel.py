@@ -101,12 +101,14 @@ class ApprovalPanel(QFrame):
             sc.activated.connect(lambda n=n: self.isVisible() and n in self.pickable() and self.pick(n))
 
     # ---------- showing ----------
-    def show_request(self, req: ApprovalRequest) -> None:
+    def show_request(self, req: ApprovalRequest, step_label: str = "") -> None:
+        """`step_label`: the window's numbering of the step ("row 11 · agent step 9/15"), else "Step N"."""
         self.request = req
         target = ""
         if req.mark is not None:
             target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {html.escape(repr(req.mark.label[:80]))}"
-        self.title.setText(f"<b>Step {req.step}: the agent wants to run</b> "
+        where = html.escape(step_label[:1].upper() + step_label[1:]) if step_label else f"Step {req.step}"
+        self.title.setText(f"<b>{where}: the agent wants to run</b> "
                            f"<code>{html.escape(req.display)}</code>{target}"
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
                            f"'{html.escape(req.policy)}')")

@@ -450,9 +450,13 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             w.setEnabled(not busy)
 
     def _update_status(self) -> None:
-        self.st_steps.setText(f"step {self.agent_steps} / {self.max_steps.value()}" if self.run_id else "")
+        self.st_steps.setText(self.step_label(self.latest_step) if self.run_id else "")
         cost = f", ${self.cost:.4f}" if self.cost else (" (demo)" if self.demo_box.isChecked() else "")
         self.st_tokens.setText(f"{self.tokens:,} tokens{cost}" if self.run_id else "")
+
+    def step_label(self, row: int) -> str:
+        """One numbering everywhere: the step log's row, and the agent's steps of its budget (human steps use none)."""
+        return f"row {row} · agent step {self.agent_steps}/{self.max_steps.value()}"
 
     def _tick(self) -> None:
         if self.started_at is not None and self.bridge.busy:

@@ -49,7 +49,7 @@ def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and
     assert h.sectionSize(1) >= log.fontMetrics().horizontalAdvance("Type [6]; 12 Analytical Row")  # the room left
     row = log.items[4]  # a click: 'clicked [7] <a> "Go to cart"; the page is now http://…'
     assert row.text(3) == 'clicked [7] <a> "Go to cart"'  # its first clause, whole in its cell
-    assert h.sectionSize(3) >= log.fontMetrics().horizontalAdvance('clicked [7] <a>…')  # cut, if at all, after the target
+    assert h.sectionSize(3) >= log.fontMetrics().horizontalAdvance('clicked [7] <a>…')  # cut after the target
     outcome = shown(row.toolTip(3))  # the whole outcome in the tooltip
     assert outcome.startswith(row.text(3) + "; the page is now http://")
     child = next(row.child(i) for i in range(row.childCount()) if row.child(i).text(0).startswith("outcome: "))
@@ -92,3 +92,21 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
     for key in ("started", "id", "status", "steps", "site"):  # shown whole, not "2026-11-24 …"
         assert head.sectionSize(column(key)) >= table.sizeHintForColumn(column(key)), key
     assert w.review.f_site.findText("Demo Shop") > 0  # and the site filter offers it
+
+
+def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, window):
+    w = window
+    w.step_clicked()  # the agent's step 1, then paused
+    qtbot.waitUntil(lambda: bool(1 in w.log_panel.items and w.log_panel.items[1].text(4))
+                    and w.bridge.state == "paused", timeout=LONG)
+    w.act_take.trigger()
+    qtbot.waitUntil(lambda: w.takeover.isVisible() and w.takeover.down_btn.isEnabled(), timeout=LONG)
+    w.takeover.down_btn.click()  # a human step: row 2, no agent budget used
+    qtbot.waitUntil(lambda: 2 in w.log_panel.items and bool(w.log_panel.items[2].text(4)), timeout=LONG)
+    w.act_hand.trigger()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    row = w.approval.request.step
+    label = f"row {row} · agent step {row - 1}/15"  # the human's row counts in the log, not in the budget
+    assert w.st_steps.text() == label
+    assert w.approval.title.text().startswith(f"<b>R{label[1:]}: the agent wants to run</b>")
+    finish(qtbot, w)
