@@ -10,6 +10,7 @@ import json
 from PySide6.QtGui import QIcon, QImage, QPixmap
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.store import labels as L
 from cockpit.ui.review_loader import SOURCE
@@ -57,10 +58,7 @@ class ReviewSteps:
         eff = s.get("effect") or {}
         flags = [f for f in (s.get("flags") or [])]
         if eff or flags:
-            what = ("no visible effect" if eff.get("noop") else
-                    ", ".join(x for x in ("URL changed" if eff.get("url_changed") else "",
-                                          f"+{eff.get('marks_added', 0)}/-{eff.get('marks_removed', 0)} marks",
-                                          f"{eff.get('pixels_changed', 0):.1%} pixels") if x)) if eff else ""
+            what = in_words(eff) if eff else ""
             color = "#e65100" if eff.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags) else "#555"
             err += f"<br><span style='color:{color}'>effect: {e(what)}" + (
                 f" [{e(', '.join(flags))}]" if flags else "") + "</span>"

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QHeaderView, QPlainTextEdit, QStyledItemDelegate,
 
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
+from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import Step
 from cockpit.ui.plaintext import tip
 
@@ -169,9 +170,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.EffectMeasured) and e.step in self.items:
             it = self.items[e.step]
             flags = [f for f in e.flags if not f.startswith("breakpoint")]
-            text = ("no visible effect" if e.effect.get("noop") else
-                    ", ".join(x for x in (("URL changed" if e.effect.get("url_changed") else ""),
-                                          f"{e.effect.get('pixels_changed', 0):.0%} pixels") if x))
+            text = in_words(e.effect)  # "page changed a little (1% of pixels), same address, same marks"
             self._child(it, "effect", text + (f" [{', '.join(flags)}]" if flags else ""))
             if e.effect.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags):
                 it.setForeground(1, QColor("#e65100"))

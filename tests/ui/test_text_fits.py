@@ -110,3 +110,21 @@ def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, wind
     assert w.st_steps.text() == label
     assert w.approval.title.text().startswith(f"<b>R{label[1:]}: the agent wants to run</b>")
     finish(qtbot, w)
+
+
+def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
+    import re
+    w = window
+    w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+    assert w.start_run()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    row = w.log_panel.items[1]  # typed the search and pressed Enter: the results page
+    effect = next(row.child(i).text(0) for i in range(row.childCount()) if row.child(i).text(0).startswith("effect:"))
+    said = re.compile(r"effect: page changed (a little|in part|a lot) \((under 1%|\d+%) of pixels\), "
+                      r"(new|same) address, (same marks|\d+ new marks?(, \d+ marks? gone)?|\d+ marks? gone)")
+    assert said.match(effect), effect  # not "effect: URL changed, 13% pixels"
+    assert "new address" in effect
+    w.modes.setCurrentWidget(w.review)
+    w.review.table.selectRow(0)
+    qtbot.waitUntil(lambda: w.review.run is not None, timeout=LONG)
+    assert said.search(shown(w.review.step_info.text())), w.review.step_info.text()  # Review says it alike
