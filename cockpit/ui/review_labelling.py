@@ -70,6 +70,11 @@ class ReviewLabelling:
         mine = self._my_label()
         self.category.setCurrentText(mine["category"] if mine else "")
         self.comment.setText(mine["comment"] if mine else "")
+        self._show_my_label(mine)
+
+    def _show_my_label(self, mine: dict | None = None) -> None:
+        """The footer says the run's label (a step's own judgement is in the step's line above)."""
+        mine = mine if mine is not None else self._my_label()
         self.status.setText(f"your label: {mine['verdict']}" if mine else "not labelled by you")
 
     def label(self, verdict: str) -> bool:

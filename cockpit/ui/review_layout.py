@@ -3,7 +3,8 @@
 A mixin of ReviewPanel (cockpit.ui.review_panel). Below COMPACT_BELOW pixels of height (a 1024x700 screen) the
 run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
 step) and the step's details move under the runs list, so the screenshot gets the room. Z shows the screenshot
-alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back.
+alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the
+screenshot and 0 fits it, wherever the focus is in Review.
 """
 from __future__ import annotations
 
@@ -59,6 +60,11 @@ class ReviewLayout:
             sc.activated.connect(slot)
             self._full_keys.append(sc)
         self._full_keys[1].setEnabled(False)  # Esc is the view's own key (leave add-mark) unless in full view
+        for key, slot in (("+", self.view.zoom_in), ("=", self.view.zoom_in), ("-", self.view.zoom_out),
+                          ("0", self.view.fit)):  # as in Live, wherever the focus is in Review (not only on the view)
+            sc = QShortcut(QKeySequence(key), self)
+            sc.setContext(Qt.WidgetWithChildrenShortcut)
+            sc.activated.connect(slot)
         self._set_compact(False)
 
     def resizeEvent(self, event) -> None:

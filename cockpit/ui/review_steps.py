@@ -26,8 +26,12 @@ class ReviewSteps:
     def go(self, i: int) -> None:
         if not self.steps or not 0 <= i < len(self.steps) or i == self.index:
             return
+        moved = self.index >= 0
         self.index = i
         s = self.steps[i]
+        if moved:  # another step: "step 1: correct" or a pending "click the right box" was about the last one
+            self._pick_target = False
+            self._show_my_label()
         key = (self.run["id"], s["step"])
         img = self._images.get(key)
         if img is not None:

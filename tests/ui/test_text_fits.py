@@ -128,3 +128,30 @@ def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
     w.review.table.selectRow(0)
     qtbot.waitUntil(lambda: w.review.run is not None, timeout=LONG)
     assert said.search(shown(w.review.step_info.text())), w.review.step_info.text()  # Review says it alike
+
+
+def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
+    w = window
+    w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+    assert w.start_run()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    w.modes.setCurrentWidget(w.review)
+    r = w.review
+    r.table.setFocus()
+    r.table.selectRow(0)
+    qtbot.waitUntil(lambda: r.run is not None and r.view.has_screenshot(), timeout=LONG)
+    qtbot.keyClick(r.table, Qt.Key_Q)  # step 1: correct
+    assert r.status.text() == "step 1: correct"
+    qtbot.keyClick(r.table, Qt.Key_Right)  # on to step 2: the footer no longer speaks of step 1
+    assert r.index == 1 and "step 1" not in r.status.text()
+    assert r.status.text() == "not labelled by you"
+    qtbot.keyClick(r.table, Qt.Key_Left)  # step 1's judgement is in its own line
+    assert "you: correct" in r.step_info.text()
+    fitted = r.view.zoom_factor()
+    qtbot.keyClick(r.table, Qt.Key_Plus)  # +/- zoom in Review too, with the focus in the runs list
+    assert r.view.zoom_factor() > fitted
+    qtbot.keyClick(r.table, Qt.Key_Minus)
+    qtbot.keyClick(r.table, Qt.Key_Minus)
+    assert r.view.zoom_factor() < fitted
+    qtbot.keyClick(r.table, Qt.Key_0)
+    assert abs(r.view.zoom_factor() - fitted) < 1e-6
