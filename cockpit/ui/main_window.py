@@ -25,6 +25,7 @@ from cockpit.core.store import Store
 from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
+from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.hop_strip import HopStrip
 from cockpit.ui.mark_corrections import MarkCorrections
 from cockpit.ui.menus import build_menus
@@ -375,6 +376,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.lookahead.settings_changed()
 
     def show_error(self, message: str) -> None:
+        message = in_window_terms(message)  # the Base URL field, not --base-url
         self.error_banner.setText(message)
         self.error_banner.setVisible(True)
         self.statusBar().showMessage(message.splitlines()[0][:200], 15000)

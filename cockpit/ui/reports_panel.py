@@ -19,6 +19,7 @@ from cockpit.core.review import agreement
 from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
+from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 
 class BarChart(QWidget):
@@ -225,11 +226,11 @@ class ReportsPanel(QWidget):
             return
         exc = task.exception()
         if exc is not None:
-            self.j_status.setText(f"The judge could not run: {exc}")
+            self.j_status.setText(in_window_terms(f"The judge could not run: {exc}", JUDGE_SERVER_FIELD))
             return
         rep = task.result()
         counts = rep.counts() if hasattr(rep, "counts") else {}
-        errors = "; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3])
+        errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
         self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(
             f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else ""))
         self.refresh()

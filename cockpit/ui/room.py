@@ -1,4 +1,4 @@
-"""Keeping a splitter's pane tall enough for what it must show, on a short window.
+"""Keeping a splitter's pane, or a label, tall enough for what it must show, on a short or narrow window.
 
 A splitter knows its panes' minimum heights, but not how much taller word-wrapped text and wrapped rows of
 buttons get on a narrow window (their height depends on the width). On a 1024x700 screen the approval panel's
@@ -8,8 +8,8 @@ gives it back when they need less.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QTimer
-from PySide6.QtWidgets import QSplitter, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, QTimer
+from PySide6.QtWidgets import QLabel, QSplitter, QWidget
 
 
 class RoomKeeper(QObject):
@@ -47,3 +47,25 @@ class RoomKeeper(QObject):
             sizes[i] += give
             sizes[i + 1] -= give
             self.splitter.setSizes(sizes)
+
+
+class WrappedLabel(QLabel):
+    """A word-wrapped label that asks its layout for the height of all its lines at its width.
+
+    A form layout sizes a row by its label's one-line minimum, so the lines below were cut off or drawn under
+    the next row (the model dialog's keyring note and test result, issue #20)."""
+
+    def __init__(self, text: str = "", parent=None):
+        super().__init__(text, parent)
+        self.setWordWrap(True)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        if self.width() < 60 or not self.text():
+            return hint
+        return QSize(hint.width(), max(hint.height(), self.heightForWidth(self.width())))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
