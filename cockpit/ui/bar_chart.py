@@ -19,12 +19,13 @@ BAR = QColor("#4a79c4")
 
 
 def count_ticks(maximum: float) -> list[float]:
-    """Round tick values from 0 to at least `maximum` (1, 2 or 5 times a power of ten apart), at most 6."""
+    """Round tick values from 0 to at least `maximum` (1, 2 or 5 times a power of ten apart, whole numbers: they
+    count runs), at most 6."""
     if maximum <= 0:
         return [0.0, 1.0]
     raw = maximum / 4
     base = 10 ** math.floor(math.log10(raw))
-    step = next(m * base for m in (1, 2, 5, 10) if m * base >= raw)
+    step = max(1, next(m * base for m in (1, 2, 5, 10) if m * base >= raw))
     return [i * step for i in range(int(math.ceil(maximum / step - 1e-9)) + 1)]
 
 

@@ -155,3 +155,5 @@ def test_rate_charts_share_one_0_to_100_percent_axis(qtbot, store):
     for chart in (site, model):  # the axis the bars are read against, labelled
         assert [chart.tick_label(t) for t in chart.ticks] == ["0%", "25%", "50%", "75%", "100%"]
         assert chart.x_of(1.0) == model.x_of(1.0)  # 100% at the same place in both charts
+    ticks = panel.histogram.ticks  # counts of runs (6 in one bin): whole-number ticks from 0, not 0, 0.5, 1
+    assert ticks[0] == 0 and ticks[-1] >= 6 and all(float(t).is_integer() for t in ticks)
