@@ -295,8 +295,8 @@ class ModelSettingsDialog(QDialog):
         has_key, note = lookup.key is not None, _sentence(lookup.note)
         del lookup  # only whether there is a key, and the note, are kept
         self.key_edit.setToolTip(note)
-        if not has_key and secrets.is_local(self.base_url()):  # vLLM, Ollama, LM Studio: no key, no warning
-            self.key_edit.setEnabled(self._keyring_ok)
+        if not has_key and not self._keyring_ok and secrets.is_local(self.base_url()):  # no key needed: no warning
+            self.key_edit.setEnabled(False)
             self.key_edit.setPlaceholderText("Not needed for a server on this computer or network")
             self.keyring_label.setText("A local server needs no API key; leave the field empty.")
         elif self._keyring_ok:
