@@ -11,12 +11,12 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import (QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision
 from cockpit.core.errors import ActionParseError
+from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 
 APPROVE_KEY = "Ctrl+Return"
@@ -64,16 +64,29 @@ class ApprovalPanel(QFrame):
         self.approve_btn.clicked.connect(self.approve)
         self.reject_btn.clicked.connect(self.reject)
         self.edit_btn.clicked.connect(self._on_edit_clicked)
-        buttons = QHBoxLayout()
-        for b in (self.approve_btn, self.reject_btn, self.edit_btn):
-            buttons.addWidget(b)
-        self.alternatives = QWidget()  # planning mode: the other kept candidates, one button each
-        QHBoxLayout(self.alternatives).setContentsMargins(0, 0, 0, 0)
+        # A narrow window (1024 px, the step log beside): the buttons wrap onto a second line, never cut.
+        buttons = flow_row((self.approve_btn, self.reject_btn, self.edit_btn))
+        self.alternatives = flow_row(())  # planning mode: the other kept candidates, one button each
         self.alternatives.setVisible(False)
         self.pick_buttons: dict[int, QPushButton] = {}
-        for w in (self.title, self.prediction, self.evidence, self.edit, self.error, self.message):
+        # The forecast, the evidence and the thought scroll when the window is short (700 px); the title, the
+        # fields and the buttons stay in view.
+        why = QWidget()
+        wl = QVBoxLayout(why)
+        wl.setContentsMargins(0, 0, 0, 0)
+        wl.addWidget(self.prediction)
+        wl.addWidget(self.evidence)
+        wl.addStretch(1)
+        self.why = QScrollArea()
+        self.why.setWidget(why)
+        self.why.setWidgetResizable(True)
+        self.why.setFrameShape(QFrame.NoFrame)
+        self.why.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.why.setMinimumHeight(48)
+        self.why.setStyleSheet("QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }")
+        for w in (self.title, self.why, self.edit, self.error, self.message):
             lay.addWidget(w)
-        lay.addLayout(buttons)
+        lay.addWidget(buttons)
         lay.addWidget(self.alternatives)
 
     def install_shortcuts(self, window) -> None:
@@ -88,12 +101,14 @@ class ApprovalPanel(QFrame):
             sc.activated.connect(lambda n=n: self.isVisible() and n in self.pickable() and self.pick(n))
 
     # ---------- showing ----------
-    def show_request(self, req: ApprovalRequest) -> None:
+    def show_request(self, req: ApprovalRequest, step_label: str = "") -> None:
+        """`step_label`: the window's numbering of the step ("row 11 · agent step 9/15"), else "Step N"."""
         self.request = req
         target = ""
         if req.mark is not None:
             target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {html.escape(repr(req.mark.label[:80]))}"
-        self.title.setText(f"<b>Step {req.step}: the agent wants to run</b> "
+        where = html.escape(step_label[:1].upper() + step_label[1:]) if step_label else f"Step {req.step}"
+        self.title.setText(f"<b>{where}: the agent wants to run</b> "
                            f"<code>{html.escape(req.display)}</code>{target}"
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
                            f"'{html.escape(req.policy)}')")
@@ -132,7 +147,6 @@ class ApprovalPanel(QFrame):
             b.clicked.connect(lambda _=False, n=n: self.pick(n))
             lay.addWidget(b)
             self.pick_buttons[n] = b
-        lay.addStretch(1)
         self.alternatives.setVisible(bool(self.pick_buttons))
 
     def pickable(self) -> list[int]:

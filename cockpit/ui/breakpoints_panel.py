@@ -37,7 +37,9 @@ class BreakpointsPanel(QWidget):
         lay.addLayout(row)
         lay.addWidget(self.error)
         lay.addWidget(self.list, 1)
-        lay.addWidget(QLabel("A hit pauses the run before the action; Resume (F5) or Step (F10) goes on."))
+        hint = QLabel("A hit pauses the run before the action; Resume (F5) or Step (F10) goes on.")
+        hint.setWordWrap(True)  # a narrow window: the hint wraps, the pane keeps its width
+        lay.addWidget(hint)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.add_btn.clicked.connect(self.add_from_form)
         self.value.returnPressed.connect(self.add_from_form)

@@ -97,7 +97,7 @@ class BridgeEvents:
             self._update_status()
 
     def _on_bridge_approval(self, req) -> None:
-        self.approval.show_request(req)
+        self.approval.show_request(req, self.step_label(req.step))
         self.lookahead.on_approval(req)
         if self.shown_step is None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)

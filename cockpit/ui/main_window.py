@@ -25,11 +25,14 @@ from cockpit.core.store import Store
 from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
+from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.hop_strip import HopStrip
 from cockpit.ui.mark_corrections import MarkCorrections
+from cockpit.ui.menus import build_menus
 from cockpit.ui.lookahead_controller import LookaheadController
 from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.room import RoomKeeper
 from cockpit.ui.bridge import (
     PAUSED,
     STOPPING,
@@ -118,12 +121,13 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.right.addWidget(panels)
         self.right.addWidget(self.details)
         self.right.setSizes([420, 300])
+        RoomKeeper(self.right, panels)  # the approval panel's wrapped text and buttons: never cut off below
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
-        self.split.setSizes([760, 500])
+        self.split.setSizes([700, 580])  # the step log's columns need their room
         self.live_page = QWidget()
         cv = QVBoxLayout(self.live_page)
         cv.setContentsMargins(4, 4, 4, 4)
@@ -146,6 +150,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self._build_status()
         self.approval.install_shortcuts(self)
         self.lookahead.install(self.log_tabs, self.findChild(QToolBar, "runToolbar"), self.approval)
+        build_menus(self)  # the toolbar's actions again, for a screen too narrow for the toolbar
 
     def _action(self, text: str, key: str, slot, tip: str, checkable: bool = False) -> QAction:
         a = QAction(text, self)
@@ -371,6 +376,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.lookahead.settings_changed()
 
     def show_error(self, message: str) -> None:
+        message = in_window_terms(message)  # the Base URL field, not --base-url
         self.error_banner.setText(message)
         self.error_banner.setVisible(True)
         self.statusBar().showMessage(message.splitlines()[0][:200], 15000)
@@ -446,9 +452,13 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             w.setEnabled(not busy)
 
     def _update_status(self) -> None:
-        self.st_steps.setText(f"step {self.agent_steps} / {self.max_steps.value()}" if self.run_id else "")
+        self.st_steps.setText(self.step_label(self.latest_step) if self.run_id else "")
         cost = f", ${self.cost:.4f}" if self.cost else (" (demo)" if self.demo_box.isChecked() else "")
         self.st_tokens.setText(f"{self.tokens:,} tokens{cost}" if self.run_id else "")
+
+    def step_label(self, row: int) -> str:
+        """One numbering everywhere: the step log's row, and the agent's steps of its budget (human steps use none)."""
+        return f"row {row} · agent step {self.agent_steps}/{self.max_steps.value()}"
 
     def _tick(self) -> None:
         if self.started_at is not None and self.bridge.busy:

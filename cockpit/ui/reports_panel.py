@@ -9,54 +9,17 @@ from __future__ import annotations
 import asyncio
 import html
 
-from PySide6.QtCore import QRectF, Qt, Signal
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea, QSizePolicy,
+                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea,
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from cockpit.core.review import agreement
 from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
-
-
-class BarChart(QWidget):
-    """Horizontal bars with a label and a value text each; plain QPainter, no chart library."""
-
-    def __init__(self, title: str, parent=None):
-        super().__init__(parent)
-        self.title = title
-        self.bars: list[tuple[str, float, str]] = []  # label, value 0..max, text
-        self.max = 1.0
-        self.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Fixed)
-
-    def set_bars(self, bars: list[tuple[str, float, str]], maximum: float | None = None) -> None:
-        self.bars = bars
-        self.max = maximum or max([v for _, v, _ in bars] + [1e-9])
-        self.setFixedHeight(28 + 22 * max(1, len(bars)))
-        self.update()
-
-    def paintEvent(self, _event) -> None:
-        p = QPainter(self)
-        p.setRenderHint(QPainter.Antialiasing)
-        fm = QFontMetrics(self.font())
-        p.drawText(4, 16, self.title)
-        if not self.bars:
-            p.setPen(QColor("#777"))
-            p.drawText(4, 38, "no data yet")
-            return
-        label_w = min(220, max(fm.horizontalAdvance(b[0]) for b in self.bars) + 12)
-        text_w = max(fm.horizontalAdvance(b[2]) for b in self.bars) + 12
-        width = max(10, self.width() - label_w - text_w - 8)
-        for i, (label, value, text) in enumerate(self.bars):
-            y = 26 + i * 22
-            p.setPen(QColor("#222"))
-            p.drawText(QRectF(4, y, label_w - 8, 20), Qt.AlignVCenter | Qt.AlignRight,
-                       fm.elidedText(label, Qt.ElideRight, label_w - 8))
-            w = width * (value / self.max if self.max else 0)
-            p.fillRect(QRectF(label_w, y + 3, max(w, 1), 14), QColor("#4a79c4"))
-            p.drawText(QRectF(label_w + w + 6, y, text_w, 20), Qt.AlignVCenter | Qt.AlignLeft, text)
+from cockpit.ui.bar_chart import BarChart
+from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 
 class ReportsPanel(QWidget):
@@ -225,11 +188,11 @@ class ReportsPanel(QWidget):
             return
         exc = task.exception()
         if exc is not None:
-            self.j_status.setText(f"The judge could not run: {exc}")
+            self.j_status.setText(in_window_terms(f"The judge could not run: {exc}", JUDGE_SERVER_FIELD))
             return
         rep = task.result()
         counts = rep.counts() if hasattr(rep, "counts") else {}
-        errors = "; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3])
+        errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
         self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(
             f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else ""))
         self.refresh()

@@ -9,6 +9,8 @@ import time
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
 from cockpit.core.store import labels as L
+from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.runs_model import column
 
 
 class ReviewLabelling:
@@ -18,7 +20,7 @@ class ReviewLabelling:
         self.label_bar = QWidget()
         bl = QVBoxLayout(self.label_bar)
         bl.setContentsMargins(0, 4, 0, 0)
-        r1, r2 = QHBoxLayout(), QHBoxLayout()
+        r2 = QHBoxLayout()
         self.annotator = QComboBox()
         self.annotator.setEditable(True)
         self.annotator.addItems(L.annotators(self.store))
@@ -40,14 +42,13 @@ class ReviewLabelling:
         self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
         self.comment = QLineEdit(placeholderText="comment (optional)")
         self.status = QLabel()
-        for w in (QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
-                  self.btn_unsure, self.btn_next):
-            r1.addWidget(w)
+        r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
+                       self.btn_unsure, self.btn_next))  # wraps on a narrow window
         r2.addWidget(QLabel("Category:"))
         r2.addWidget(self.category, 1)
         r2.addWidget(self.comment, 2)
         r2.addWidget(self.status, 1)
-        bl.addLayout(r1)
+        bl.addWidget(r1)
         bl.addLayout(r2)
         self.btn_success.clicked.connect(lambda: self.label("success"))
         self.btn_fail.clicked.connect(lambda: self.label("fail"))
@@ -69,6 +70,11 @@ class ReviewLabelling:
         mine = self._my_label()
         self.category.setCurrentText(mine["category"] if mine else "")
         self.comment.setText(mine["comment"] if mine else "")
+        self._show_my_label(mine)
+
+    def _show_my_label(self, mine: dict | None = None) -> None:
+        """The footer says the run's label (a step's own judgement is in the step's line above)."""
+        mine = mine if mine is not None else self._my_label()
         self.status.setText(f"your label: {mine['verdict']}" if mine else "not labelled by you")
 
     def label(self, verdict: str) -> bool:
@@ -185,5 +191,5 @@ class ReviewLabelling:
         row = self.model.row_of(self.run["id"])
         if row >= 0:
             self.model.rows[row]["human"] = self.store.human_verdicts_text(self.run["id"])
-            idx = self.model.index(row, 6)
+            idx = self.model.index(row, column("human"))
             self.model.dataChanged.emit(idx, idx)

@@ -29,12 +29,14 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.compare_dialog import CompareDialog
+from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reask_dialog import open_reask
 from cockpit.ui.review_labelling import ReviewLabelling
+from cockpit.ui.review_layout import ReviewLayout
 from cockpit.ui.review_loader import SOURCE, _Loader
 from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
-from cockpit.ui.runs_model import RunFilter, RunsTableModel
+from cockpit.ui.runs_model import RunFilter, RunsTableModel, column
 from cockpit.ui.screenshot_view import ScreenshotView
 from cockpit.ui.step_log import StepDetails
 
@@ -43,7 +45,7 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOT
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
 
 
-class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
+class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
     openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
@@ -79,6 +81,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
     def _build(self, annotator: str) -> None:
         self.model = RunsTableModel(self.store, self)
         self.search = QLineEdit(placeholderText="search task and answer…")
+        self.search.setMinimumWidth(80)
         self.search.returnPressed.connect(self.apply_filter)
         self.f_site, self.f_model, self.f_status = QComboBox(), QComboBox(), QComboBox()
         self.f_human, self.f_judge, self.f_annotator, self.f_since = QComboBox(), QComboBox(), QComboBox(), QComboBox()
@@ -89,6 +92,8 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         for c in (self.f_site, self.f_model, self.f_status, self.f_human, self.f_judge, self.f_annotator,
                   self.f_since):
             c.currentIndexChanged.connect(self.apply_filter)
+            c.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long site name: no wider
+            c.setMinimumContentsLength(4)
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
@@ -96,7 +101,11 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.DescendingOrder)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setSectionResizeMode(2, QHeaderView.Stretch)
+        head = self.table.horizontalHeader()
+        for key in ("started", "id", "status", "steps", "site"):  # whole: rows told apart at a glance
+            head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
+        head.resizeSection(column("task"), 260)
+        head.setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _: self.open_run(self.model.run_id(cur.row())))
         self.count = QLabel()
@@ -132,7 +141,8 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         self.filmstrip.currentRowChanged.connect(self._on_filmstrip_row)
         self.view = ScreenshotView()
         self.view.clear("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, "
-                        "1–8 failure category, N next unlabelled run, Q/W/E/R judge the step.")
+                        "1–8 failure category, N next unlabelled run, Q/W/E/R judge the step, "
+                       "Z the screenshot alone.")
         self.view.markClicked.connect(self._on_view_mark)
         self.compare_btn = QPushButton("Compare with…")
         self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
@@ -154,14 +164,14 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
             self.replay_speed.addItem(label, speed)
         self.replay_speed.setCurrentIndex(1)
         self.replay_btn.clicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
-        self.tools = QHBoxLayout()
+        self.tools_row = flow_row(())  # wraps on a narrow window: no button has its text cut
+        self.tools = self.tools_row.layout()
         self.tools.addWidget(self.compare_btn)
         self.tools.addWidget(self.reask_btn)
         self.tools.addWidget(self.branch_btn)
         self.tools.addWidget(self.replay_btn)
         self.tools.addWidget(self.replay_speed)
         self._build_resume()
-        self.tools.addStretch(1)
         self.step_info = QLabel()
         self.step_info.setTextFormat(Qt.RichText)
         self.step_info.setWordWrap(True)
@@ -177,11 +187,11 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         vl.addWidget(self.header)
         vl.addWidget(self.answer)
         vl.addWidget(self.filmstrip)
-        vsplit = QSplitter(Qt.Vertical)
+        self.vsplit = vsplit = QSplitter(Qt.Vertical)
         top = QWidget()
         tl = QVBoxLayout(top)
         tl.setContentsMargins(0, 0, 0, 0)
-        tl.addLayout(self.tools)
+        tl.addWidget(self.tools_row)
         tl.addWidget(self.step_info)
         tl.addWidget(self.image_note)
         tl.addWidget(self.view, 1)
@@ -190,13 +200,16 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         vsplit.setSizes([520, 200])
         vl.addWidget(vsplit, 1)
         vl.addWidget(self.label_bar)
+        self.side = QSplitter(Qt.Vertical)  # the runs list; on a small screen the step's details under it
+        self.side.addWidget(filters)
         self.split = QSplitter(Qt.Horizontal)
-        self.split.addWidget(filters)
+        self.split.addWidget(self.side)
         self.split.addWidget(viewer)
         self.split.setSizes([420, 860])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.split)
+        self._install_layout()
 
     def _build_resume(self) -> None:
         """Resume / Close run, shown for a run whose process died (see cockpit.core.replay.resume)."""
@@ -349,6 +362,11 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, QWidget):
         answer = r["answer"]
         self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else
                                                          f"<i>none ({e(r['status'])}: {e(r['error'] or '')})</i>"))
+        # compact (a small screen): one line each, the whole text in the tooltip
+        self.header_line.set_full_text(f"{r['task']} — {status_text(r['status'])} · {r['steps']} steps · "
+                                       f"run {r['id']}", self.header.text())
+        self.answer_line.set_full_text("Final answer: " + (answer if answer is not None else
+                                                           f"none ({r['status']}: {r['error'] or ''})"))
 
     def _others_html(self) -> str:
         parts = []

@@ -10,6 +10,7 @@ import json
 from PySide6.QtGui import QIcon, QImage, QPixmap
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.store import labels as L
 from cockpit.ui.review_loader import SOURCE
@@ -25,8 +26,12 @@ class ReviewSteps:
     def go(self, i: int) -> None:
         if not self.steps or not 0 <= i < len(self.steps) or i == self.index:
             return
+        moved = self.index >= 0
         self.index = i
         s = self.steps[i]
+        if moved:  # another step: "step 1: correct" or a pending "click the right box" was about the last one
+            self._pick_target = False
+            self._show_my_label()
         key = (self.run["id"], s["step"])
         img = self._images.get(key)
         if img is not None:
@@ -57,17 +62,17 @@ class ReviewSteps:
         eff = s.get("effect") or {}
         flags = [f for f in (s.get("flags") or [])]
         if eff or flags:
-            what = ("no visible effect" if eff.get("noop") else
-                    ", ".join(x for x in ("URL changed" if eff.get("url_changed") else "",
-                                          f"+{eff.get('marks_added', 0)}/-{eff.get('marks_removed', 0)} marks",
-                                          f"{eff.get('pixels_changed', 0):.1%} pixels") if x)) if eff else ""
+            what = in_words(eff) if eff else ""
             color = "#e65100" if eff.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags) else "#555"
             err += f"<br><span style='color:{color}'>effect: {e(what)}" + (
                 f" [{e(', '.join(flags))}]" if flags else "") + "</span>"
+        thought = s.get("thought") or ""
+        if self.compact and len(thought) > 150:  # a small screen: the whole thought is in the details
+            thought = thought[:149] + "…"
         self.step_info.setText(
             f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
             f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
-            f"<br><i>{e(s.get('thought') or '')}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
+            f"<br><i>{e(thought)}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
         self.details.show_step(self.store, self.run, _LazyStep(self.store, self.run["id"], s))
 
     def _marks_of(self, s: dict) -> list:

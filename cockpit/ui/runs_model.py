@@ -9,6 +9,7 @@ import datetime as dt
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
+from cockpit.core.agent.start import DEMO_SITE  # also shown for a demo run recorded before runs named it
 from cockpit.core.store import Store
 from cockpit.core.store.queries import RunFilter
 from cockpit.core.store.records import status_text
@@ -16,16 +17,24 @@ from cockpit.ui.plaintext import tip
 
 PAGE = 200
 COLUMNS = [  # (header, row key; also the sort key, see cockpit.core.store.queries.SORT_KEYS)
-    ("Started", "started"),
+    ("Started", "started"),  # to the second, and the run's id: two runs of one task told apart at a glance
+    ("Run", "id"),
     ("Status", "status"),
-    ("Task", "task"),
-    ("Site", "site"),
-    ("Model", "model"),
     ("Steps", "steps"),
+    ("Site", "site"),
+    ("Task", "task"),
+    ("Model", "model"),
     ("Human", "human"),
     ("Judge", "judge"),
     ("Answer", "answer"),
 ]
+
+
+def column(key: str) -> int:
+    """The table column showing row key `key`."""
+    return [k for _, k in COLUMNS].index(key)
+
+
 HIDDEN_WHEN_BLIND = ("human", "judge")
 
 
@@ -116,11 +125,13 @@ class RunsTableModel(QAbstractTableModel):
             return "(hidden)"
         value = row.get(key)
         if key == "started":
-            return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M") if value else ""
+            return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M:%S") if value else ""
         if key == "task" and row.get("demo"):
             value = f"[demo] {value}"
         if key == "status":
             value = status_text(value)
+        if key == "site" and not value and row.get("demo"):
+            value = DEMO_SITE
         if key == "model" and row.get("source") == "webvoyager":
             value = "(imported)" if value in (None, "", "(imported)") else value
         text = "" if value is None else str(value)

@@ -47,6 +47,7 @@ from cockpit.core.settings import (
     save_settings,
 )
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
+from cockpit.ui.room import WrappedLabel
 from cockpit.ui.tasks import CancelFlag, Task, run_in_background
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]
@@ -161,8 +162,7 @@ class ModelSettingsDialog(QDialog):
                                           | Qt.InputMethodHint.ImhSensitiveData)
         form.addRow(self._label("API &key:", self.key_edit, None), self.key_edit)
 
-        self.keyring_label = QLabel()
-        self.keyring_label.setWordWrap(True)
+        self.keyring_label = WrappedLabel()  # all its lines, never under the next row
         self.keyring_label.setTextFormat(Qt.TextFormat.PlainText)
         # Its wrapped lines need their height even when the dialog is no wider than its sizeHint.
         self.keyring_label.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.MinimumExpanding)
@@ -172,8 +172,7 @@ class ModelSettingsDialog(QDialog):
         self.test_button.setToolTip("Send one tiny chat request with the values above")
         self.test_button.setAutoDefault(False)
         self.test_button.clicked.connect(self.test_connection)
-        self.status_label = QLabel()
-        self.status_label.setWordWrap(True)
+        self.status_label = WrappedLabel()
         self.status_label.setTextFormat(Qt.TextFormat.PlainText)
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         test_row = QHBoxLayout()
@@ -296,7 +295,11 @@ class ModelSettingsDialog(QDialog):
         has_key, note = lookup.key is not None, _sentence(lookup.note)
         del lookup  # only whether there is a key, and the note, are kept
         self.key_edit.setToolTip(note)
-        if self._keyring_ok:
+        if not has_key and not self._keyring_ok and secrets.is_local(self.base_url()):  # no key needed: no warning
+            self.key_edit.setEnabled(False)
+            self.key_edit.setPlaceholderText("Not needed for a server on this computer or network")
+            self.keyring_label.setText("A local server needs no API key; leave the field empty.")
+        elif self._keyring_ok:
             self.key_edit.setEnabled(True)
             self.key_edit.setPlaceholderText(
                 f"{note} Leave empty to keep it." if has_key else f"{note} Type a key to store it in the keyring.")

@@ -12,18 +12,35 @@ import html
 import io
 
 from PIL import Image
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import (QHeaderView, QPlainTextEdit, QStyledItemDelegate, QTabWidget, QTextBrowser,
+                               QTreeWidget, QTreeWidgetItem)
 
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
+from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import Step
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
+ACTION_WANT, OUTCOME_MIN = 170, 90  # pixels: the action's room before the outcome's, the outcome's least
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
                  "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
+
+
+class _WrappedChildRows(QStyledItemDelegate):
+    """An expanded row's text (thought, outcome, effect) wraps across the whole row: its height follows."""
+
+    def sizeHint(self, option, index):
+        size = super().sizeHint(option, index)
+        tree = self.parent()
+        if not index.parent().isValid() or index.column() != 0:
+            return size
+        width = max(80, tree.viewport().width() - 2 * tree.indentation() - 8)
+        text = index.data(Qt.DisplayRole) or ""
+        height = tree.fontMetrics().boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
+        return QSize(size.width(), max(size.height(), height + 4))
 
 
 class StepLogPanel(QTreeWidget):
@@ -34,12 +51,45 @@ class StepLogPanel(QTreeWidget):
         self.setColumnCount(len(COLS))
         self.setHeaderLabels([c.capitalize() for c in COLS])
         self.setRootIsDecorated(True)
-        self.setUniformRowHeights(True)
         self.setAlternatingRowColors(True)
-        self.setColumnWidth(0, 60)
-        self.setColumnWidth(1, 220)
+        # Decision, time and tokens as wide as their text; the action takes what is left; the outcome (its first
+        # clause) what the action leaves (fit_outcome), cut with "…" beyond (the whole of it in its tooltip and,
+        # wrapped, in the expanded row). The expanded rows wrap, so rows are not all one line high.
+        self.setWordWrap(True)
+        self.setItemDelegate(_WrappedChildRows(self))
+        h = self.header()
+        h.setStretchLastSection(False)
+        for c in range(len(COLS)):
+            h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
+        h.setSectionResizeMode(1, QHeaderView.Stretch)
+        h.setSectionResizeMode(3, QHeaderView.Interactive)
+        h.setSectionResizeMode(0, QHeaderView.Interactive)  # to its contents would take the expanded rows' width
+        self.setColumnWidth(0, self.indentation() + self.fontMetrics().horizontalAdvance("00 (you)") + 12)
+        self._outcome_fitted, self._fitting = True, False  # the outcome follows its text until the human drags it
+        h.sectionResized.connect(lambda c, _o, _n: c == 3 and not self._fitting and self._stop_fitting())
         self.items: dict[int, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._on_current)
+
+    def _stop_fitting(self) -> None:
+        self._outcome_fitted = False
+
+    def fit_outcome(self) -> None:
+        """The outcome column: what the other columns and the action (up to ACTION_WANT) leave, at most as wide
+        as its longest text, at least OUTCOME_MIN."""
+        if not self._outcome_fitted:
+            return
+        h = self.header()
+        others = sum(h.sectionSize(c) for c in (0, 2, 4, 5))
+        room = self.viewport().width() - others - min(self.sizeHintForColumn(1), ACTION_WANT)
+        self._fitting = True
+        h.resizeSection(3, max(OUTCOME_MIN, min(self.sizeHintForColumn(3), room)))
+        self._fitting = False
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self.fit_outcome()
+        if event.size().width() != event.oldSize().width():
+            self.scheduleDelayedItemsLayout()  # the wrapped rows' heights follow the width
 
     def clear_run(self) -> None:
         self.clear()
@@ -104,16 +154,13 @@ class StepLogPanel(QTreeWidget):
             if e.message:
                 self._child(it, "message", e.message)
         elif isinstance(e, ev.ActionExecuted):
-            it = self.item(e.step)
-            if e.actor == "human":
-                it.setText(1, e.action)
-            it.setText(3, e.message if e.ok else f"error: {e.message}")
-            it.setToolTip(3, tip(e.message, "see the step's details"))
+            self._executed(self.item(e.step), e)
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
             if not it.text(3) or it.text(3).endswith("…"):
                 it.setText(3, e.status)
+                self.fit_outcome()
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
             it.setForeground(3, color)
         elif isinstance(e, ev.BreakpointHit):
@@ -123,9 +170,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.EffectMeasured) and e.step in self.items:
             it = self.items[e.step]
             flags = [f for f in e.flags if not f.startswith("breakpoint")]
-            text = ("no visible effect" if e.effect.get("noop") else
-                    ", ".join(x for x in (("URL changed" if e.effect.get("url_changed") else ""),
-                                          f"{e.effect.get('pixels_changed', 0):.0%} pixels") if x))
+            text = in_words(e.effect)  # "page changed a little (1% of pixels), same address, same marks"
             self._child(it, "effect", text + (f" [{', '.join(flags)}]" if flags else ""))
             if e.effect.get("noop") or any(f.startswith(("loop", "repeated")) for f in flags):
                 it.setForeground(1, QColor("#e65100"))
@@ -136,6 +181,15 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+
+    def _executed(self, it: QTreeWidgetItem, e: ev.ActionExecuted) -> None:
+        if e.actor == "human":
+            it.setText(1, e.action)
+        full = e.message if e.ok else f"error: {e.message}"
+        it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
+        it.setToolTip(3, tip(full, "see the step's details"))
+        self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
+        self.fit_outcome()
 
     def _lookahead(self, it: QTreeWidgetItem, e: ev.Event) -> None:
         if isinstance(e, ev.PredictionMade):

@@ -13,6 +13,7 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
 
 from cockpit.core.actions.grammar import Action
+from cockpit.ui.flow_layout import flow_row
 
 
 class TakeOverPanel(QFrame):
@@ -39,18 +40,17 @@ class TakeOverPanel(QFrame):
         self.note = QLineEdit(placeholderText="Note for the agent when you hand back (optional)")
         self.hand_btn = QPushButton("Hand back to the agent (F9)")
         self.hand_btn.setStyleSheet("font-weight: bold")
-        g.addWidget(self.info, 0, 0, 1, 4)
+        # Rows that narrow with the window (1024 px): the fields stretch, the four page actions wrap.
+        g.addWidget(self.info, 0, 0, 1, 3)
         g.addWidget(self.click_btn, 1, 0)
-        g.addWidget(self.text, 1, 1, 1, 2)
-        g.addWidget(self.type_btn, 1, 3)
-        g.addWidget(self.up_btn, 2, 0)
-        g.addWidget(self.down_btn, 2, 1)
-        g.addWidget(self.back_btn, 2, 2)
-        g.addWidget(self.enter_btn, 2, 3)
-        g.addWidget(self.url, 3, 0, 1, 3)
-        g.addWidget(self.goto_btn, 3, 3)
+        g.addWidget(self.text, 1, 1)
+        g.addWidget(self.type_btn, 1, 2)
+        g.addWidget(flow_row((self.up_btn, self.down_btn, self.back_btn, self.enter_btn)), 2, 0, 1, 3)
+        g.addWidget(self.url, 3, 0, 1, 2)
+        g.addWidget(self.goto_btn, 3, 2)
         g.addWidget(self.note, 4, 0, 1, 3)
-        g.addWidget(self.hand_btn, 4, 3)
+        g.addWidget(self.hand_btn, 5, 0, 1, 3)
+        g.setColumnStretch(1, 1)
         self.click_btn.clicked.connect(lambda: self._targeted("click"))
         self.type_btn.clicked.connect(lambda: self._targeted("type", self.text.text()))
         self.text.returnPressed.connect(lambda: self._targeted("type", self.text.text()))

@@ -4,6 +4,7 @@ import time
 
 import pytest
 import qasync
+from PySide6.QtWidgets import QApplication
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
@@ -118,3 +119,41 @@ def test_judge_needs_a_model_name(qtbot, store, loop):
     assert panel.start_judging() is None  # verdicts would be stored under a nameless judge
     assert "judge model" in panel.j_status.text() and panel.j_start.isEnabled()
     assert L.verdicts(store) == []
+
+
+def bar_lengths(chart) -> list[int]:
+    """The bars' drawn lengths in pixels, measured on the rendered chart (the bar colour along each bar's row)."""
+    BAR, ROW, TOP = "#4a79c4", 22, 26  # the bar colour; rows of 22 px under a 26 px title
+    img = chart.grab().toImage()
+    lengths = []
+    for i in range(len(chart.bars)):
+        y = TOP + i * ROW + ROW // 2 - 1
+        lengths.append(sum(img.pixelColor(x, y).name() == BAR for x in range(img.width())))
+    return lengths
+
+
+def test_rate_charts_share_one_0_to_100_percent_axis(qtbot, store):
+    ids = [make_run(store, steps=2, site="A", model="a-rather-long-model-name-v2") for _ in range(2)]
+    ids += [make_run(store, steps=2, site="A much longer site name", model="m") for _ in range(4)]
+    for rid, verdict in zip(ids, ["success", "fail", "success", "fail", "success", "success"]):
+        L.set_label(store, rid, "ada", verdict, category="Loop" if verdict == "fail" else "")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.resize(1280, 900)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.refresh()
+    QApplication.processEvents()
+    site, model = panel.by_site, panel.by_model
+    assert site.width() == model.width()
+    rates = {label: text for label, _, text in site.bars + model.bars}
+    assert rates["A"] == "1/2" and rates["a-rather-long-model-name-v2"] == "1/2" and rates["m"] == "3/4"
+    half = {label: n for chart in (site, model) for (label, _, _), n in zip(chart.bars, bar_lengths(chart))}
+    assert abs(half["A"] - half["a-rather-long-model-name-v2"]) <= 1  # one 1/2, one length: was 200 and 163 px
+    full = model.x_of(1.0) - model.x_of(0.0)
+    assert abs(half["A"] - full / 2) <= 2 and abs(half["m"] - full * 3 / 4) <= 2  # on the chart's own axis
+    for chart in (site, model):  # the axis the bars are read against, labelled
+        assert [chart.tick_label(t) for t in chart.ticks] == ["0%", "25%", "50%", "75%", "100%"]
+        assert chart.x_of(1.0) == model.x_of(1.0)  # 100% at the same place in both charts
+    ticks = panel.histogram.ticks  # counts of runs (6 in one bin): whole-number ticks from 0, not 0, 0.5, 1
+    assert ticks[0] == 0 and ticks[-1] >= 6 and all(float(t).is_integer() for t in ticks)

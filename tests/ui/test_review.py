@@ -9,6 +9,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run
 from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.runs_model import column
 from cockpit.core.store.newrun import NewRun
 
 
@@ -116,7 +117,7 @@ def test_blind_mode_hides_other_verdicts_until_labelled(qtbot, panel, store):
     p.blind.setChecked(True)
     p.table.selectRow(0)
     assert "bob" not in p.header.text() and "gpt-4o" not in p.header.text()
-    assert p.model.data(p.model.index(0, 6)) == "(hidden)"
+    assert p.model.data(p.model.index(0, column("human"))) == "(hidden)"
     p.label("success")
     assert "bob: fail" in p.header.text() and "gpt-4o k=3: success" in p.header.text()
     assert L.labels(store, rid, "ada")[0]["blind"] == 1
@@ -279,9 +280,9 @@ def test_blind_mode_neither_filters_nor_sorts_by_the_hidden_verdicts(qtbot, pane
     assert p.model.total == 1
     p.blind.setChecked(True)
     assert p.model.total == 2 and not p.f_judge.isEnabled()
-    p.table.sortByColumn(7, Qt.AscendingOrder)  # Judge: fail (beta) would come first
+    p.table.sortByColumn(column("judge"), Qt.AscendingOrder)  # Judge: fail (beta) would come first
     assert [r["task"] for r in p.model.rows] == ["beta", "alpha"]  # by start time instead
-    p.table.sortByColumn(7, Qt.DescendingOrder)
+    p.table.sortByColumn(column("judge"), Qt.DescendingOrder)
     assert [r["task"] for r in p.model.rows] == ["alpha", "beta"]
 
 

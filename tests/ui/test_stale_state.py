@@ -121,7 +121,7 @@ def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_
     w.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
     w.start_run()
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert w.st_steps.text().startswith("step ") and "tokens" in w.st_tokens.text() and w.view.has_screenshot()
+    assert w.st_steps.text().startswith("row ") and "tokens" in w.st_tokens.text() and w.view.has_screenshot()
     w.demo_box.setChecked(False)  # a model that needs a key, and there is none
     w.settings.model = ModelConfig(base_url="https://api.openai.com/v1", model="gpt-4o", max_retries=0)
     w.task_bar.set_task("Find a mug", site.url("agent_start.html"))
@@ -129,7 +129,7 @@ def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
     assert w.error_banner.isVisible() and "key" in w.error_banner.text().lower()
     assert w.st_state.text() == "idle"
-    assert w.st_steps.text() == "" and w.st_tokens.text() == ""  # not the last run's "step 3 / 15", tokens
+    assert w.st_steps.text() == "" and w.st_tokens.text() == ""  # not the last run's "row 3 · agent step 3/15", tokens
     assert not w.view.has_screenshot() and "did not start" in w.view.message()
     assert w.banner.text() == "The run did not start."
     w.demo_box.setChecked(True)  # a new attempt: the banner goes at once
@@ -137,7 +137,7 @@ def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_
     assert w.start_run()
     assert not w.error_banner.isVisible() and w.st_steps.text() == ""
     qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert not w.error_banner.isVisible() and w.st_steps.text().startswith("step ")
+    assert not w.error_banner.isVisible() and w.st_steps.text().startswith("row ")
 
 
 def first_page_cart(qtbot, w, before):

@@ -40,7 +40,7 @@ from cockpit.core.agent.approval import (ApprovalRequest, Approver, Decision, Po
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
-from cockpit.core.agent.start import Branch, Fresh, Resume, RunContext, Start, run_setup
+from cockpit.core.agent.start import DEMO_SITE, Branch, Fresh, Resume, RunContext, Start, run_setup
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.takeover import TakeOver
 
@@ -133,7 +133,8 @@ class Agent(TakeOver):
             return start.run_id
         branched = isinstance(start, Branch)
         return self.store.new_run(NewRun(
-            start.task, start.url, task_id=start.task_id, site=start.site, model=mc.model,
+            start.task, start.url, task_id=start.task_id, site=start.site or (DEMO_SITE if self.config.demo else ""),
+            model=mc.model,
             base_url=mc.base_url or "", config=config, approval_policy=self.config.approval_policy,
             demo=self.config.demo, batch=start.batch if isinstance(start, Fresh) else "",
             parent_run=start.parent_run if branched else None, parent_step=start.parent_step if branched else None))

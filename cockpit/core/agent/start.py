@@ -21,6 +21,8 @@ from cockpit.core.browser.session import BrowserSession
 from cockpit.core.llm.client import ModelClient
 from cockpit.core.store import Store
 
+DEMO_SITE = "Demo Shop"  # the site recorded for a run of the demo policy (on the bundled demo shop)
+
 
 @dataclass(frozen=True)
 class Fresh:

@@ -87,6 +87,21 @@ def host_of(base_url: str | None) -> str:
     return f"{host}:{port}" if port else host
 
 
+def is_local(base_url: str | None) -> bool:
+    """True for a server on this computer or its private network (vLLM, Ollama, LM Studio): no key needed."""
+    import ipaddress
+    if not base_url:
+        return False
+    host = (urlparse(base_url if "//" in base_url else f"//{base_url}").hostname or "").lower()
+    if host == "localhost" or host.endswith((".localhost", ".local")):
+        return True
+    try:
+        ip = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return ip.is_loopback or ip.is_private or ip.is_link_local
+
+
 def key_name(base_url: str | None) -> str:
     """The keyring entry name for a server, e.g. ``api-key:api.openai.com``."""
     return f"api-key:{host_of(base_url)}"

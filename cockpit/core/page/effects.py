@@ -48,6 +48,21 @@ class Effect:
         return ", ".join(parts)
 
 
+def in_words(effect: dict) -> str:
+    """A stored effect (Effect.to_dict) as a newcomer reads it: "page changed a little (1% of pixels), same
+    address, same marks"."""
+    if effect.get("noop"):
+        return "nothing visible changed (same address, same marks)"
+    p = effect.get("pixels_changed") or 0.0
+    amount = "a little" if p < 0.05 else "in part" if p < 0.4 else "a lot"
+    share = "under 1%" if 0 < p < 0.005 else f"{p:.0%}"
+    added, removed = effect.get("marks_added") or 0, effect.get("marks_removed") or 0
+    marks = ", ".join(x for x in (f"{added} new mark{'s' * (added != 1)}" if added else "",
+                                  f"{removed} mark{'s' * (removed != 1)} gone" if removed else "") if x)
+    return (f"page changed {amount} ({share} of pixels), "
+            f"{'new address' if effect.get('url_changed') else 'same address'}, {marks or 'same marks'}")
+
+
 def _key(m: Mark) -> tuple:
     # The value is part of it: typing into a field changes the page even when few pixels move.
     return (m.tag, (m.text or m.aria_label or m.placeholder)[:60], m.value[:60])

@@ -27,7 +27,7 @@ _TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status,
 FROM runs"""
 
 #: Keys of a runs-table row that the table may be sorted by, and the SQL each sorts on.
-SORT_KEYS = {"started": "runs.started", "status": "runs.status", "task": "runs.task", "site": "runs.site",
+SORT_KEYS = {"started": "runs.started", "id": "runs.id", "status": "runs.status", "task": "runs.task", "site": "runs.site",
              "model": "runs.model", "steps": "runs.steps", "human": "human", "judge": "judge",
              "answer": "runs.answer"}
 #: Runs columns whose distinct values the review filters offer.

@@ -1,0 +1,160 @@
+"""The window on a 1024x700 screen (issue #20): every state fits without the window growing.
+
+Real demo runs (offscreen Qt, real headless Chromium, real store). In each state — idle, running, the approval
+gate, take-over, Review, Reports — the window is laid out at 1024x700 and we check what a user would notice:
+the window did not grow past the screen, no shown widget lies outside it or is cut off by its panel, no
+shown button has its text cut, and every toolbar action can be reached from the menu bar with the same shortcut.
+The first window opens at a small screen's size, and a remembered size only when it fits.
+"""
+import pytest
+from PySide6.QtCore import QPoint, QRect, QSize, Qt
+from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QMenu, QToolBar,
+                               QToolButton, QWidget)
+
+LONG = 90_000
+SMALL = QSize(1024, 700)
+
+
+@pytest.fixture
+def window(window_factory):
+    w = window_factory(demo=True)
+    w.resize(SMALL)
+    return w
+
+
+def _scrolled(widget: QWidget, top: QWidget) -> bool:
+    """Inside a scroll area's viewport: may lie beyond it, scrolled out of view."""
+    p = widget.parentWidget()
+    while p is not None and p is not top:
+        if isinstance(p.parentWidget(), QAbstractScrollArea) and p is p.parentWidget().viewport():
+            return True
+        p = p.parentWidget()
+    return False
+
+
+def problems(w) -> list[str]:
+    """What does not fit at 1024x700: the window grown, widgets outside it or cut off by their panel, buttons with
+    their text cut."""
+    QApplication.processEvents()
+    QApplication.processEvents()
+    found = []
+    if w.width() > SMALL.width() or w.height() > SMALL.height():
+        found.append(f"the window grew to {w.width()}x{w.height()}")
+    box = w.rect()
+    for child in w.findChildren(QWidget):
+        if not child.isVisible() or child.isWindow() or _scrolled(child, w):
+            continue
+        r = QRect(child.mapTo(w, QPoint(0, 0)), child.size())
+        parent = child.parentWidget()
+        if not box.contains(r):
+            found.append(f"{type(child).__name__} {child.objectName() or ''} {_text(child)!r} at {r.getRect()}")
+        elif parent is not w and not parent.rect().contains(child.geometry()):  # cut off by its panel
+            found.append(f"{type(child).__name__} {_text(child)!r} cut off by its {type(parent).__name__} "
+                         f"{parent.objectName()}: {child.geometry().getRect()} in {parent.size().toTuple()}")
+        elif isinstance(child, QAbstractButton) and not isinstance(child, QToolButton) and _text(child) \
+                and child.width() < child.sizeHint().width():
+            found.append(f"button {_text(child)!r} cut: {child.width()} < {child.sizeHint().width()} px")
+    return found
+
+
+def _text(widget) -> str:
+    return widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
+
+
+def assert_fits(w, state: str) -> None:
+    found = problems(w)
+    assert not found, f"{state}: " + "; ".join(found[:8])
+
+
+def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
+    w = window
+    assert_fits(w, "idle")
+    w.start_run()
+    qtbot.waitUntil(lambda: w.latest_step >= 2 and w.running, timeout=LONG)
+    assert_fits(w, "running")
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.wait(200)
+    assert_fits(w, "approval gate")
+    for b in (w.approval.approve_btn, w.approval.reject_btn, w.approval.edit_btn):
+        assert b.isVisible()
+    w.approval.edit_btn.click()  # the edit field and its error line too
+    assert_fits(w, "approval gate, editing")
+    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    assert_fits(w, "finished")
+    w.modes.setCurrentWidget(w.review)
+    w.review.table.selectRow(0)
+    qtbot.waitUntil(lambda: w.review.run is not None and w.review.view.has_screenshot(), timeout=LONG)
+    w.review.go(3)
+    assert_fits(w, "Review")
+    # the step's screenshot gets the room: most of the tab's height, not a strip under the header and filmstrip
+    assert w.review.view.height() >= 0.5 * w.review.height(), (w.review.view.height(), w.review.height())
+    w.review.view.setFocus()
+    qtbot.keyClick(w.review.view, Qt.Key_Z)  # one key: the screenshot alone, as large as the tab
+    QApplication.processEvents()
+    assert not w.review.table.isVisible() and not w.review.label_bar.isVisible()
+    assert w.review.view.height() >= 0.95 * w.review.height() and w.review.view.width() >= 0.95 * w.width()
+    qtbot.keyClick(w.review.view, Qt.Key_Right)  # the step keys still work there
+    assert w.review.index == 4
+    qtbot.keyClick(w.review.view, Qt.Key_Escape)  # and back
+    assert w.review.table.isVisible() and w.review.label_bar.isVisible()
+    w.modes.setCurrentWidget(w.reports)
+    assert_fits(w, "Reports")
+
+
+def test_take_over_fits_1024x700(qtbot, window):
+    w = window
+    w.step_clicked()
+    qtbot.waitUntil(lambda: bool(1 in w.log_panel.items and w.log_panel.items[1].text(4))
+                    and w.bridge.state == "paused", timeout=LONG)
+    w.act_take.trigger()
+    qtbot.waitUntil(lambda: w.takeover.isVisible() and "during take-over" in w.banner.text(), timeout=LONG)
+    assert_fits(w, "take-over")
+    assert w.takeover.hand_btn.isVisible()
+    w.bridge.stop()
+    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+
+
+def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
+    w = window
+    in_menus, by_text = {}, {}
+    for menu in w.menuBar().findChildren(QMenu):
+        for a in menu.actions():
+            in_menus[a.text()] = a.shortcut().toString()
+            by_text[a.text()] = a
+    toolbar_actions = [a for tb in w.findChildren(QToolBar) for a in tb.actions()
+                       if a.text() and not a.isSeparator() and tb.widgetForAction(a) is not None
+                       and isinstance(tb.widgetForAction(a), QToolButton)]
+    assert len(toolbar_actions) >= 10
+    for a in toolbar_actions:
+        assert a.text() in in_menus, f"{a.text()} is only on the toolbar"
+        assert in_menus[a.text()] == a.shortcut().toString(), a.text()
+    # the toolbar's check boxes and "Ask before", which hide behind "»" first, are in the Run menu too
+    assert not w.keep_browser_box.isChecked()
+    by_text["Keep browser state"].trigger()
+    assert w.keep_browser_box.isChecked()
+    by_text["every"].trigger()
+    assert w.policy.currentText() == "every"
+
+
+def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if_it_fits(
+        qtbot, window_factory, monkeypatch, tmp_path):
+    from PySide6.QtGui import QScreen
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "ui-home"))  # its own window.ini
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    w = window_factory(demo=True)  # no window.ini yet: the first window
+    assert w.size() == QSize(1024, 700)  # not 1280x800, with Reject off the screen
+    assert_fits(w, "the first window")
+    w.close()
+    (tmp_path / "ui-home" / "window.ini").unlink()
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1600, 1000))
+    big = window_factory(demo=True)
+    assert big.size() == QSize(1280, 800)  # a large screen: the default size
+    big.resize(760, 740)  # (Qt itself keeps a restored size within the offscreen screen's real 800x800)
+    big.close()  # remembered in window.ini
+    again = window_factory(demo=True)
+    assert again.size() == QSize(760, 740)  # it fits this screen: used
+    again.close()
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    small = window_factory(demo=True)
+    assert small.size() == QSize(1024, 700)  # 740 px high does not fit this one: not used
