@@ -26,7 +26,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store
 from cockpit.ui.tasks import CancelFlag, Lock, Task, run_in_background
@@ -116,6 +116,7 @@ class AgentBridge(QObject):
         self._demo = None  # (site, model server) while demo runs need them
         self._live_task: Task | None = None  # the live view's capture loop
         self._session_lock = Lock()
+        self._closed = False  # shut down: no browser is started any more (a late warm-up would leak one)
 
     # ---------- starting and stopping ----------
     def warm_up(self) -> None:
@@ -192,6 +193,7 @@ class AgentBridge(QObject):
             self._task.wait(timeout)
         self._stop_live()
         with self._session_lock:
+            self._closed = True
             if self._session is not None:
                 self._session.close()
                 self._session = None
@@ -297,6 +299,8 @@ class AgentBridge(QObject):
         """The browser; `fresh`: never one a run has used (its profile, with that run's cookies and storage,
         goes with it: a new browser starts with a new profile)."""
         with self._session_lock:
+            if self._closed:
+                raise BrowserError("the window is closing: no browser is started")
             if self._session is not None and (not self._session.alive or (fresh and self._session_used)
                                               or self._session.config != self.browser_config):
                 self._session.close()

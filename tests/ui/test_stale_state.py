@@ -182,3 +182,25 @@ def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
     status = [k for _, k in COLUMNS].index("status")
     assert m.data(m.index(0, status)) == "refused (stopped at the gate)"
     assert w.review.f_status.findText("refused") > 0
+
+
+def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory, monkeypatch, tmp_path):
+    """The browser warms up in the background as the window opens; closing first must not leave it running."""
+    import time
+    from tests.clitools import processes_mentioning
+    from cockpit.ui import bridge as bridge_mod
+    home = tmp_path / "quick-home"
+    monkeypatch.setenv("COCKPIT_HOME", str(home))
+    real = bridge_mod.run_in_background
+
+    def late(work, **kw):  # the warm-up's thread gets going a moment after the window closed
+        def slow():
+            time.sleep(1.0)
+            return work()
+        return real(slow, **kw)
+    monkeypatch.setattr(bridge_mod, "run_in_background", late)
+    w = window_factory(demo=True)
+    qtbot.wait(50)  # the warm-up is asked for as the window opens
+    w.close()
+    time.sleep(5)  # the late warm-up would have started Chromium by now
+    assert processes_mentioning(str(home)) == []
