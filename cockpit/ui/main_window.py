@@ -7,6 +7,7 @@ except through the bridge's worker.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -474,6 +475,14 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.task_bar.url_edit.setText(DEMO_URL)
 
     def closeEvent(self, event) -> None:
+        # The stopped run's last events are queued for this window; they must not reach its closed store.
+        b = self.bridge
+        for signal, slot in ((b.observed, self._on_bridge_observed), (b.event, self._on_bridge_event),
+                             (b.stateChanged, self._on_bridge_state), (b.liveFrame, self._on_bridge_live),
+                             (b.failed, self._on_bridge_failed), (b.replayed, self._on_bridge_replayed),
+                             (b.runEnded, self._on_bridge_ended)):
+            with contextlib.suppress(RuntimeError, TypeError):
+                signal.disconnect(slot)
         self.save_layout()
         try:
             save_settings(self.settings)

@@ -204,3 +204,14 @@ def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory,
     w.close()
     time.sleep(5)  # the late warm-up would have started Chromium by now
     assert processes_mentioning(str(home)) == []
+
+
+def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, window):
+    """Events of the stopped run that arrive after the window closed its store must not reach it."""
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    w.close()
+    qtbot.wait(1500)  # the stopped run's last events are delivered (pytest-qt fails on an exception in a slot)
+    with Store(w.store_root) as s:
+        assert s.run(w.run_id)["status"] == "stopped"
