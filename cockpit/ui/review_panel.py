@@ -296,6 +296,9 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
         self._fill_filters()
         self._refresh_queue()
         self.apply_filter()
+        if self.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
+            self._reload_adjudication()
+            self._show_adjudication()
         if self.run:  # its status may have changed (resumed, closed, finished)
             try:
                 self.run = self.store.run(self.run["id"])

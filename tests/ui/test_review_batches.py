@@ -144,3 +144,14 @@ def test_adjudication_needs_a_verdict_and_a_rationale(qtbot, panel, store):
     p.adjudication.success.click()
     p.adjudication.record_btn.click()
     assert "reason" in p.adjudication.message.text() and not adjudications(store, rid)
+
+
+def test_adjudication_mode_follows_new_labels_on_refresh(qtbot, panel, store):
+    rid = make_run(store, steps=1)
+    L.set_label(store, rid, "ada", "success")
+    p = panel("cy")
+    p.adj_toggle.click()
+    assert p.model.total == 0
+    L.set_label(store, rid, "bob", "fail")  # e.g. a bundle imported meanwhile
+    p.refresh()
+    assert p.model.total == 1 and p.model.run_id(0) == rid
