@@ -1,5 +1,7 @@
 """Review mode's labelling: the label bar, run verdicts, step judgements, the unlabelled queue, blind mode.
 
+The queue is the annotator's batch queue when they have runs assigned (cockpit.ui.review_queue).
+
 A mixin of ReviewPanel (cockpit.ui.review_panel); labels are written through cockpit.core.store.labels.
 """
 from __future__ import annotations
@@ -48,6 +50,9 @@ class ReviewLabelling:
         r2.addWidget(self.category, 1)
         r2.addWidget(self.comment, 2)
         r2.addWidget(self.status, 1)
+        self._build_queue_bar()  # cockpit.ui.review_queue: the annotator's batch, above their label
+        bl.addWidget(self.queue_bar)
+        bl.addWidget(self.guideline)
         bl.addWidget(r1)
         bl.addLayout(r2)
         self.btn_success.clicked.connect(lambda: self.label("success"))
@@ -80,6 +85,11 @@ class ReviewLabelling:
     def label(self, verdict: str) -> bool:
         if not self.run:
             return False
+        if self.adjudicating:  # S / F pick the adjudicated verdict there; the annotator's own label stays
+            pick = {"success": self.adjudication.success, "fail": self.adjudication.fail}.get(verdict)
+            if pick is not None and pick.isEnabled():
+                pick.setChecked(True)
+            return False
         who = self._annotator()
         if not who:
             self.status.setText("Enter your annotator name first")
@@ -88,13 +98,18 @@ class ReviewLabelling:
         category = self.category.currentText().strip() if verdict == "fail" else ""
         # Blind means this verdict was formed before the others were shown: a first label in blind mode,
         # or the same verdict saved again (comment, category) after a blind one.
+        # A run a blind batch gave this annotator was opened with the others' verdicts hidden, as with Blind.
         before = self._my_label()
-        blind = self.blind.isChecked() and (not self._revealed or bool(
+        blind = (self.blind.isChecked() or self._opened_blind) and (not self._revealed or bool(
             before and before["blind"] and before["verdict"] == verdict))
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.comment.text(),
                     seconds=time.monotonic() - self.opened_at, blind=blind)
         self.status.setText(f"your label: {verdict}" + (f" ({category})" if category else ""))
+        self._refresh_queue()  # the queue's progress; a blind batch's run now shows its claim
+        self._update_claim()
         self._show_header()
+        if self.steps and 0 <= self.index < len(self.steps):
+            self._decorate(self.steps[self.index])
         self._update_row()
         self.labelled.emit(self.run["id"])
         return True
@@ -163,14 +178,19 @@ class ReviewLabelling:
         """Another annotator: their label, their step judgements, and (blind) only what they may see."""
         self._refresh_queue()
         if self.run:  # (what the screen showed before still counts as seen: _revealed stays)
+            self._update_claim()
             self._show_header()
             self._load_label()
             if self.steps and 0 <= self.index < len(self.steps):
                 self._decorate(self.steps[self.index])
 
     def _refresh_queue(self) -> None:
+        """The runs N goes through: the annotator's batch queue when they have runs assigned, else every
+        run they have not labelled."""
         who = self._annotator()
-        self.queue = L.unlabelled_runs(self.store, who) if who else []
+        assigned = self._assigned_queue(who)
+        self.queue = assigned if assigned is not None else L.unlabelled_runs(self.store, who) if who else []
+        self._show_queue()
 
     def _on_blind(self, on: bool) -> None:
         reset = False

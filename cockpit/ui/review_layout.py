@@ -97,8 +97,10 @@ class ReviewLayout:
         for w in (self.header_line, self.answer_line):
             w.setVisible(not full and compact)
         self.filmstrip.setVisible(not full and not compact)  # ←/→ and the step line stand in for it
-        for w in (self.tools_row, self.step_info, self.details, self.label_bar, self.side):
+        for w in (self.tools_row, self.step_info, self.details, self.side):
             w.setVisible(not full)
+        self.label_bar.setVisible(not full and not self.adjudicating)  # adjudication mode: its own bar
+        self.adjudication.setVisible(not full and self.adjudicating)
         if not full:
             self.image_note.setVisible(bool(self.image_note.text()))
 

@@ -28,6 +28,7 @@ from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
+from cockpit.ui.adjudication_view import ReviewAdjudication
 from cockpit.ui.compare_dialog import CompareDialog
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
@@ -35,6 +36,7 @@ from cockpit.ui.reask_dialog import open_reask
 from cockpit.ui.review_labelling import ReviewLabelling
 from cockpit.ui.review_layout import ReviewLayout
 from cockpit.ui.review_loader import SOURCE, _Loader
+from cockpit.ui.review_queue import ReviewQueue
 from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
 from cockpit.ui.runs_model import RunFilter, RunsTableModel, column
 from cockpit.ui.screenshot_view import ScreenshotView
@@ -45,7 +47,7 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOT
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
 
 
-class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
+class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication, ReviewLayout, QWidget):
     openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
@@ -72,6 +74,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         self._shortcuts()
         self.model.reload()
         self._update_count()
+        self._refresh_queue()
 
     def closeEvent(self, event) -> None:
         self.loader.stop()
@@ -80,6 +83,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
     # ---------- building ----------
     def _build(self, annotator: str) -> None:
         self.model = RunsTableModel(self.store, self)
+        self._build_adjudication()  # cockpit.ui.adjudication_view
         self.search = QLineEdit(placeholderText="search task and answer…")
         self.search.setMinimumWidth(80)
         self.search.returnPressed.connect(self.apply_filter)
@@ -121,6 +125,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         row2.addWidget(self.count)
         fl.addLayout(row1)
         fl.addLayout(row2)
+        fl.addWidget(self.adj_row)
         fl.addWidget(self.table, 1)
 
         self.header = QLabel()
@@ -200,6 +205,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         vsplit.setSizes([520, 200])
         vl.addWidget(vsplit, 1)
         vl.addWidget(self.label_bar)
+        vl.addWidget(self.adjudication)
         self.side = QSplitter(Qt.Vertical)  # the runs list; on a small screen the step's details under it
         self.side.addWidget(filters)
         self.split = QSplitter(Qt.Horizontal)
@@ -288,7 +294,11 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
     def refresh(self) -> None:
         """New runs or labels elsewhere: reload the table, keep the open run."""
         self._fill_filters()
+        self._refresh_queue()
         self.apply_filter()
+        if self.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
+            self._reload_adjudication()
+            self._show_adjudication()
         if self.run:  # its status may have changed (resumed, closed, finished)
             try:
                 self.run = self.store.run(self.run["id"])
@@ -342,6 +352,8 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         self.loader.request("image", [])
         self.loader.request("thumb", [(run_id, s["step"], str(self.store.file(s["screenshot"])))
                                       for s in self.steps if s["screenshot"]])
+        self._update_claim()  # before anything of the run is shown
+        self._opened_blind = self.claim_hidden
         self._show_header()
         self._update_resume()
         self._load_label()
@@ -349,11 +361,12 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewLayout, QWidget):
         self.go(0 if self.steps else -1)
         if not self.steps:
             self.view.clear("This run has no steps.")
+        self._show_adjudication()
 
     def _show_header(self) -> None:
-        r, e = self.run, html.escape
+        r, e = self._shown_run(), html.escape  # a blind batch's run: no answer, no status until labelled
         mine = self._my_label()
-        hide = self.blind.isChecked() and mine is None
+        hide = (self.blind.isChecked() and mine is None) or self.claim_hidden
         others = "" if hide else self._others_html()
         self._revealed = self._revealed or not hide
         self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "

@@ -49,6 +49,7 @@ class ReviewSteps:
 
     def _decorate(self, s: dict) -> None:
         e = html.escape
+        s = self._shown_step(s)  # a blind batch's run: the ANSWER step without the agent's claim
         if s.get("target"):
             self.view.set_highlight(s["target"], "#1e88e5" if s.get("actor") == "human" else "#e53935")
         d = s.get("decision") or {}
@@ -73,7 +74,7 @@ class ReviewSteps:
             f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
             f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
             f"<br><i>{e(thought)}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
-        self.details.show_step(self.store, self.run, _LazyStep(self.store, self.run["id"], s))
+        self.details.show_step(self.store, self._shown_run(), _LazyStep(self.store, self.run["id"], s))
 
     def _marks_of(self, s: dict) -> list:
         key = (self.run["id"], s["step"])
@@ -173,5 +174,5 @@ class _LazyStep(dict):
         if key == "request" and "request" not in self:
             full = self._store.step(self._run_id, self["step"]) or {}
             self["request"] = full.get("request") or []
-            self["reply"] = full.get("reply")
+            self.setdefault("reply", full.get("reply"))  # a blinded step's reply stays out
         return super().get(key, default)

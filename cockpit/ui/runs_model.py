@@ -36,6 +36,8 @@ def column(key: str) -> int:
 
 
 HIDDEN_WHEN_BLIND = ("human", "judge")
+#: What a run of a blind batch hides from its annotator until they have labelled it: the verdicts and the agent's claim.
+HIDDEN_FOR_BATCH = ("human", "judge", "status", "answer")
 
 
 class RunsTableModel(QAbstractTableModel):
@@ -48,6 +50,8 @@ class RunsTableModel(QAbstractTableModel):
         self.sort_column = 0
         self.sort_order = Qt.DescendingOrder
         self.blind = False
+        self.hidden_runs: set[str] = set()  # runs of a blind batch the annotator has not labelled yet
+        self.only: list[str] | None = None  # when set, only these runs (the runs to adjudicate)
 
     # ---------- loading ----------
     def reload(self, flt: RunFilter | None = None) -> None:
@@ -60,6 +64,9 @@ class RunsTableModel(QAbstractTableModel):
         if self.blind and key in HIDDEN_WHEN_BLIND:
             key = "started"  # ordering by a hidden column would give its values away
         self.ids = self.store.filtered_run_ids(self.filter, key, self.sort_order == Qt.DescendingOrder)
+        if self.only is not None:
+            only = set(self.only)
+            self.ids = [i for i in self.ids if i in only]
         self.total = len(self.ids)
         self.rows = self._page(0)
         self.endResetModel()
@@ -100,6 +107,18 @@ class RunsTableModel(QAbstractTableModel):
         elif self.rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
 
+    def set_hidden_runs(self, run_ids: set[str]) -> None:
+        """Runs whose verdicts, status and answer show as "(hidden)" (blind batch, not labelled yet)."""
+        if run_ids != self.hidden_runs:
+            self.hidden_runs = set(run_ids)
+            if self.rows:
+                self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
+
+    def set_only(self, run_ids: list[str] | None) -> None:
+        """Show only these runs (None: all the filter lets through)."""
+        self.only = None if run_ids is None else list(run_ids)
+        self.reload()
+
     # ---------- Qt model ----------
     def rowCount(self, parent=QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self.rows)
@@ -121,9 +140,11 @@ class RunsTableModel(QAbstractTableModel):
             return row["id"]
         if role not in (Qt.DisplayRole, Qt.ToolTipRole):
             return None
-        if self.blind and key in HIDDEN_WHEN_BLIND:
+        if (self.blind and key in HIDDEN_WHEN_BLIND) or (row["id"] in self.hidden_runs and key in HIDDEN_FOR_BATCH):
             return "(hidden)"
         value = row.get(key)
+        if key == "human" and row.get("adjudicated"):
+            value = f"{value or ''} → adjudicated {row['adjudicated']}".strip()
         if key == "started":
             return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M:%S") if value else ""
         if key == "task" and row.get("demo"):

@@ -158,3 +158,28 @@ def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
     small = window_factory(demo=True)
     assert small.size() == QSize(1024, 700)  # 740 px high does not fit this one: not used
+
+
+def test_reviews_queue_guideline_blind_batch_and_adjudication_fit_1024x700(qtbot, window_factory):
+    from cockpit.core.store import labels as L
+    from cockpit.core.store.assignments import assign
+    from cockpit.devtools.fakeruns import make_run
+    w = window_factory()
+    w.resize(SMALL)
+    runs = [make_run(w.store, steps=4, task=f"Find the cheapest item number {i} in the shop") for i in range(3)]
+    assign(w.store, "pilot", runs, ["ada", "bob"], 2, "Success only when the final page shows the item. " * 8,
+           blind=True)
+    L.set_label(w.store, runs[0], "bob", "fail", category="Hallucination", comment="the price is not on the page")
+    L.set_verdict(w.store, runs[0], "gpt-4o", 3, "v1", 1, reply="SUCCESS: the answer matches the page " * 10)
+    w.modes.setCurrentWidget(w.review)
+    w.review.refresh()
+    w.review.next_unlabelled()
+    w.review.guideline_btn.click()
+    assert w.review.queue_bar.isVisible() and w.review.guideline.isVisible()
+    assert_fits(w, "Review with a batch queue and its guideline")
+    w.review.label("success")  # ada and bob disagree, and so do bob and the judge
+    w.review.adj_toggle.click()
+    w.review.table.selectRow(0)
+    assert w.review.adjudication.isVisible() and w.review.adjudication.table.rowCount() == 3
+    assert_fits(w, "Review in adjudication mode")
+    assert w.review.view.height() >= 0.35 * w.review.height(), (w.review.view.height(), w.review.height())

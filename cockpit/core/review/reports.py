@@ -181,7 +181,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     blind = blind_for(store, run_id, annotator)
     if blind:
         run = dict(run, status=None, answer=_BLIND)
-        steps = [_blind_step(s) for s in steps]
+        steps = [blind_step(s) for s in steps]
     step_labs: dict[int, list[dict]] = {}
     for sl in labels_mod.step_labels(store, run_id):
         step_labs.setdefault(sl["step"], []).append(sl)
@@ -225,7 +225,8 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     return "\n".join(out)
 
 
-_BLIND = "hidden: blind until you have labelled this run"
+BLIND_NOTE = "hidden: blind until you have labelled this run"
+_BLIND = BLIND_NOTE
 
 
 def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
@@ -243,7 +244,7 @@ def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
             if verds else '<p class="muted">no judge verdicts</p>']
 
 
-def _blind_step(s: dict) -> dict:
+def blind_step(s: dict) -> dict:
     """An ANSWER step with the agent's claim (its thought, answer, reply, status and outcome) taken out."""
     if (s.get("action") or s.get("action_text") or "").lstrip().upper().startswith("ANSWER"):
         return dict(s, thought=_BLIND, action="ANSWER; " + _BLIND, action_text=None, reply=None, outcome=None,

@@ -23,7 +23,8 @@ _JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE '
 _TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
-  {_JUDGE} AS judge
+  {_JUDGE} AS judge,
+  (SELECT verdict FROM adjudications WHERE adjudications.run_id = runs.id) AS adjudicated
 FROM runs"""
 
 #: Keys of a runs-table row that the table may be sorted by, and the SQL each sorts on.
@@ -113,7 +114,8 @@ class StoreQueries:
 
     def table_rows(self, run_ids: list[str]) -> list[dict]:
         """The review table's rows of these runs, in the given order (ids not in the store left out):
-        the run's columns plus ``human`` (annotator:verdict ...) and ``judge`` (the newest verdict)."""
+        the run's columns plus ``human`` (annotator:verdict ...), ``judge`` (the newest verdict) and
+        ``adjudicated`` (the adjudicated verdict, or None)."""
         if not run_ids:
             return []
         got = {r["id"]: r for r in self._rows(f"{_TABLE_ROW} WHERE runs.id IN ({_marks(len(run_ids))})",

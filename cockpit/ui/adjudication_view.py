@@ -1,0 +1,186 @@
+"""Review's adjudication mode: the runs to settle, every verdict and reason side by side, the adjudicated verdict.
+
+"To adjudicate" (above the runs list) narrows the runs list to the runs
+cockpit.core.review.adjudication.to_adjudicate returns: the annotators gave both success and fail, or their
+consensus and a judge differ ("open only": those not adjudicated yet). In place of the label bar, the
+AdjudicationView lists each annotator's and judge's verdict with its reason (category and comment; the judge's
+reply), and records an adjudicated verdict with its rationale under the annotator's name
+(cockpit.core.store.adjudications). The runs list's Human column shows "→ adjudicated success" on such runs.
+The annotators' own labels are left as they were.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeaderView, QLabel, QLineEdit,
+                               QPushButton, QRadioButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.review.adjudication import to_adjudicate
+from cockpit.core.store.adjudications import set_adjudication
+from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.plaintext import tip
+
+
+def verdict_rows(item: dict) -> list[tuple[str, str, str]]:
+    """(who, verdict, reason) for each annotator, then each judge, of a to_adjudicate item."""
+    rows = [(f"{name} (annotator)", lab["verdict"], " — ".join(x for x in (lab["category"], lab["comment"]) if x))
+            for name, lab in sorted(item["labels"].items())]
+    rows += [(f"{j['judge']} k={j['k_label']} (judge)", j["verdict"], " ".join(j["reason"].split()))
+             for j in item["judges"]]
+    return rows
+
+
+class AdjudicationView(QWidget):
+    """One run's verdicts side by side, and the form that records its adjudicated verdict."""
+    recorded = Signal(str)  # run id
+
+    def __init__(self, store, who, parent=None):
+        super().__init__(parent)
+        self.store, self.who = store, who  # who(): the adjudicator's name
+        self.item: dict | None = None
+        self.summary = QLabel()
+        self.summary.setWordWrap(True)
+        self.table = QTableWidget(0, 3)
+        self.table.setHorizontalHeaderLabels(["Who", "Verdict", "Reason"])
+        self.table.verticalHeader().setVisible(False)
+        self.table.setEditTriggers(QAbstractItemView.NoEditTriggers)
+        self.table.setSelectionMode(QAbstractItemView.NoSelection)
+        self.table.setWordWrap(True)
+        head = self.table.horizontalHeader()
+        head.setSectionResizeMode(0, QHeaderView.ResizeToContents)
+        head.setSectionResizeMode(1, QHeaderView.ResizeToContents)
+        head.setStretchLastSection(True)
+        self.table.setMaximumHeight(120)
+        self.success = QRadioButton("Success")
+        self.fail = QRadioButton("Fail")
+        self.rationale = QLineEdit(placeholderText="rationale (why this verdict; required)")
+        self.rationale.returnPressed.connect(self.record)
+        self.record_btn = QPushButton("Record adjudicated verdict")
+        self.record_btn.clicked.connect(self.record)
+        self.message = QLabel()
+        self.message.setStyleSheet("color:#b00020")
+        self.message.setWordWrap(True)
+        form = QHBoxLayout()
+        form.addWidget(self.rationale, 1)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 4, 0, 0)
+        lay.addWidget(self.summary)
+        lay.addWidget(self.table)
+        lay.addWidget(flow_row((QLabel("Adjudicated verdict:"), self.success, self.fail, self.record_btn)))
+        lay.addLayout(form)
+        lay.addWidget(self.message)
+        self.show_item(None)
+
+    def show_item(self, item: dict | None) -> None:
+        """Show a to_adjudicate item (None: the open run has nothing to adjudicate)."""
+        self.item = item
+        self.message.setStyleSheet("color:#b00020")
+        self.message.setText("")
+        for w in (self.success, self.fail, self.rationale, self.record_btn):
+            w.setEnabled(item is not None)
+        if item is None:
+            self.summary.setText("Nothing to adjudicate on this run: its annotators and judges agree.")
+            self.table.setRowCount(0)
+            return
+        why = [w for w, on in (("annotators disagree", item["annotators_disagree"]),
+                               ("consensus and a judge disagree", item["judge_disagrees"])) if on]
+        done = item["adjudication"]
+        state = (f"adjudicated: {done['verdict']} by {done['by']} — {done['reason']}" if done
+                 else "not adjudicated yet")
+        self.summary.setText(f"Run {item['run_id']}: {', '.join(why)} · {state}")
+        rows = verdict_rows(item)
+        self.table.setRowCount(len(rows))
+        for r, row in enumerate(rows):
+            for c, text in enumerate(row):
+                cell = QTableWidgetItem(text.replace("\n", " ")[:300])
+                cell.setToolTip(tip(text, "the whole reply is in Reports"))
+                if c == 1:
+                    cell.setForeground(Qt.darkGreen if text == "success" else Qt.darkRed if text == "fail"
+                                       else Qt.darkGray)
+                self.table.setItem(r, c, cell)
+        self.table.resizeRowsToContents()
+        self.success.setAutoExclusive(False)  # no verdict picked until the adjudicator picks one
+        self.success.setChecked(done is not None and done["verdict"] == "success")
+        self.fail.setChecked(done is not None and done["verdict"] == "fail")
+        self.success.setAutoExclusive(True)
+        self.rationale.setText(done["reason"] if done else "")
+
+    def record(self) -> bool:
+        """Store the picked verdict with its rationale under the adjudicator's name."""
+        if self.item is None:
+            return False
+        verdict = "success" if self.success.isChecked() else "fail" if self.fail.isChecked() else ""
+        if not verdict:
+            self.message.setText("Pick Success or Fail first.")
+            return False
+        try:
+            set_adjudication(self.store, self.item["run_id"], verdict, self.rationale.text(), self.who())
+        except CockpitError as e:
+            self.message.setText(str(e))
+            return False
+        self.recorded.emit(self.item["run_id"])
+        return True
+
+
+class ReviewAdjudication:
+    """Adjudication mode: ReviewPanel's adjudicator half."""
+
+    def _build_adjudication(self) -> None:
+        self.adjudicating = False
+        self._to_settle: dict[str, dict] = {}
+        self.adjudication = AdjudicationView(self.store, self._annotator)
+        self.adjudication.recorded.connect(self._on_adjudicated)
+        self.adj_toggle = QPushButton("To adjudicate")
+        self.adj_toggle.setCheckable(True)
+        self.adj_toggle.setToolTip("List the runs whose annotators disagree, or whose consensus and a judge "
+                                   "disagree, and settle them")
+        self.adj_toggle.toggled.connect(self.set_adjudicating)
+        self.adj_open = QCheckBox("open only")
+        self.adj_open.setChecked(True)
+        self.adj_open.setToolTip("Only the runs not adjudicated yet")
+        self.adj_open.toggled.connect(lambda _: self.adjudicating and self._reload_adjudication())
+        self.adj_row = flow_row((self.adj_toggle, self.adj_open))
+        self.adj_open.hide()
+
+    def set_adjudicating(self, on: bool) -> None:
+        """Adjudication mode on or off: the runs list, and the adjudication bar in place of the label bar."""
+        self.adjudicating = on
+        if self.adj_toggle.isChecked() != on:
+            self.adj_toggle.setChecked(on)  # (calls back here, with nothing left to do)
+            return
+        self.adj_open.setVisible(on)
+        if on:
+            self._reload_adjudication()
+        else:
+            self.model.set_only(None)
+            self._update_count()
+            self._reselect()
+        self._show_layout()
+        self._show_adjudication()
+
+    def _reload_adjudication(self) -> None:
+        self._to_settle = {i["run_id"]: i for i in to_adjudicate(self.store)}
+        open_only = self.adj_open.isChecked()
+        self.model.set_only([r for r, i in self._to_settle.items() if not (open_only and i["adjudication"])])
+        self._update_count()
+        self._reselect()
+
+    def _reselect(self) -> None:
+        if self.run:
+            row = self.model.row_of(self.run["id"])
+            if row >= 0:
+                self.table.blockSignals(True)
+                self.table.setCurrentIndex(self.model.index(row, 0))
+                self.table.blockSignals(False)
+
+    def _show_adjudication(self) -> None:
+        if self.adjudicating:
+            self.adjudication.show_item(self._to_settle.get(self.run["id"]) if self.run else None)
+
+    def _on_adjudicated(self, run_id: str) -> None:
+        self._reload_adjudication()  # under "open only" the run leaves the list
+        self._show_adjudication()
+        item = self._to_settle.get(run_id)
+        verdict = item["adjudication"]["verdict"] if item and item["adjudication"] else "?"
+        self.adjudication.message.setStyleSheet("color:#1b5e20")
+        self.adjudication.message.setText(f"Recorded: run {run_id} adjudicated {verdict}.")
