@@ -280,11 +280,12 @@ class StepDetails(QTabWidget):
                 ("Actor", e(step.get("actor") or "agent")),
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
-                ("Risk", e(f"{step.get('risk') or '-'}: " + "; ".join(step.get("evidence") or []))),
+                ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
                 ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {d.get('by')}"
                                + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
-                ("Outcome", e(f"{step.get('status')}: {step.get('error') or step.get('outcome') or ''}")),
+                ("Outcome", e(": ".join(x for x in (step.get("status") or "-", step.get("error") or step.get("outcome"))
+                                        if x))),
                 ("URL after", e(step.get("url_after") or "")),
                 *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
                 *_lookahead_rows(step),  # hook: world-model preview and planning
