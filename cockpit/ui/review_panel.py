@@ -316,12 +316,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
                                     annotator=pick(self.f_annotator),
                                     since=time.time() - since * 86400 if since else None))
         self._update_count()
-        if self.run:
-            row = self.model.row_of(self.run["id"])
-            if row >= 0:
-                self.table.blockSignals(True)
-                self.table.setCurrentIndex(self.model.index(row, 0))
-                self.table.blockSignals(False)
+        self._reselect()  # (ReviewAdjudication)
 
     def _update_count(self) -> None:
         self.count.setText(f"{self.model.total:,} runs")

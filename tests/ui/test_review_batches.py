@@ -1,39 +1,13 @@
 """Review with annotation batches (issue #22): the annotator's queue, blind batches, and adjudication mode."""
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assign
 from cockpit.devtools.fakeruns import make_run
-from cockpit.ui.review_panel import ReviewPanel
 from cockpit.ui.runs_model import column
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
-@pytest.fixture
-def panel(qtbot, store):
-    made = []
-
-    def make(annotator="ada"):
-        p = ReviewPanel(store, annotator=annotator)
-        made.append(p)
-        p.resize(1280, 800)
-        p.show()
-        qtbot.waitExposed(p)
-        return p
-    yield make
-    for p in made:  # before the store closes
-        p.close()
-        p.deleteLater()
-    qtbot.wait(50)
+from tests.ui.test_review import panel, store  # noqa: F401  (fixtures)
 
 
 def press(qtbot, p, key):
