@@ -39,6 +39,7 @@ class AdjudicationView(QWidget):
         self.store, self.who = store, who  # who(): the adjudicator's name
         self.item: dict | None = None
         self.summary = QLabel()
+        self.summary.setTextFormat(Qt.PlainText)  # names and reasons people typed: shown as typed
         self.summary.setWordWrap(True)
         self.table = QTableWidget(0, 3)
         self.table.setHorizontalHeaderLabels(["Who", "Verdict", "Reason"])
@@ -58,6 +59,7 @@ class AdjudicationView(QWidget):
         self.record_btn = QPushButton("Record adjudicated verdict")
         self.record_btn.clicked.connect(self.record)
         self.message = QLabel()
+        self.message.setTextFormat(Qt.PlainText)
         self.message.setStyleSheet("color:#b00020")
         self.message.setWordWrap(True)
         form = QHBoxLayout()

@@ -477,12 +477,14 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
     def closeEvent(self, event) -> None:
         # The stopped run's last events are queued for this window; they must not reach its closed store.
         b = self.bridge
-        for signal, slot in ((b.observed, self._on_bridge_observed), (b.event, self._on_bridge_event),
-                             (b.stateChanged, self._on_bridge_state), (b.liveFrame, self._on_bridge_live),
-                             (b.failed, self._on_bridge_failed), (b.replayed, self._on_bridge_replayed),
-                             (b.runEnded, self._on_bridge_ended)):
+        pairs = ((b.observed, self._on_bridge_observed), (b.event, self._on_bridge_event),
+                 (b.stateChanged, self._on_bridge_state), (b.liveFrame, self._on_bridge_live),
+                 (b.failed, self._on_bridge_failed), (b.replayed, self._on_bridge_replayed),
+                 (b.runEnded, self._on_bridge_ended))
+        for signal, slot in (() if getattr(self, "_unhooked", False) else pairs):  # a second close: done
             with contextlib.suppress(RuntimeError, TypeError):
                 signal.disconnect(slot)
+        self._unhooked = True
         self.save_layout()
         try:
             save_settings(self.settings)

@@ -12,6 +12,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QLabel, QSizePolicy
 
+from cockpit.ui.plaintext import tip
+
 COMPACT_BELOW = 820  # Review's own height, in pixels
 FULL_KEY = "Z"
 
@@ -27,7 +29,7 @@ class ElidedLabel(QLabel):
 
     def set_full_text(self, text: str, tooltip: str = "") -> None:
         self._full = " ".join(text.split())
-        self.setToolTip(tooltip or self._full)
+        self.setToolTip(tooltip or tip(self._full))  # `tooltip`: markup the caller escaped; else shown literally
         self._elide()
 
     def full_text(self) -> str:

@@ -9,11 +9,13 @@ outcome and reply) and every other verdict, as the HTML report does for them (bl
 """
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QPlainTextEdit, QPushButton
 
 from cockpit.core.review.reports import BLIND_NOTE, blind_step
 from cockpit.core.store import assignments as A
 from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.plaintext import tip
 
 NEXT_TEXT = "Next unlabelled run (N)"
 
@@ -26,6 +28,7 @@ class ReviewQueue:
         self._opened_blind = False  # ... and were when it was opened
         self.queue_batch: dict | None = None
         self.queue_label = QLabel()
+        self.queue_label.setTextFormat(Qt.PlainText)
         self.queue_next_btn = QPushButton(NEXT_TEXT)
         self.queue_next_btn.setToolTip("Open your next assigned run you have not labelled (N)")
         self.queue_next_btn.clicked.connect(self.next_unlabelled)
@@ -80,7 +83,7 @@ class ReviewQueue:
             if i < self.filmstrip.count():
                 shown = self._shown_step(s)
                 self.filmstrip.item(i).setText(f"{s['step']} {(shown['action'] or shown['action_text'] or '')[:18]}")
-                self.filmstrip.item(i).setToolTip(shown["action"] or shown["action_text"] or "")
+                self.filmstrip.item(i).setToolTip(tip(shown["action"] or shown["action_text"] or ""))
 
     def _shown_step(self, s: dict) -> dict:
         """Step `s` as the annotator may see it now."""

@@ -48,7 +48,7 @@ def test_without_assignments_there_is_no_queue_line(qtbot, panel, store):
 
 
 def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, panel, store):
-    rid = make_run(store, steps=3, answer="the answer is 42")
+    rid = make_run(store, steps=3, answer="the answer is Xyzzy")
     L.set_verdict(store, rid, "gpt-4o", 3, "v1", 1, reply="SUCCESS")
     assign(store, "pilot", [rid], ["ada"], 1, "guide", blind=True)
     p = panel("ada")
@@ -59,12 +59,12 @@ def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, pane
     p.go(2)  # the ANSWER step
     seen = [p.header.text(), p.answer.text(), p.step_info.text(), p.details.summary.toPlainText(),
             p.details.raw.toPlainText(), p.filmstrip.item(2).text(), p.filmstrip.item(2).toolTip()]
-    assert not any("42" in t for t in seen), seen
+    assert not any("Xyzzy" in t for t in seen), seen  # (not "42": a run id's time can hold it)
     assert "gpt-4o" not in p.header.text() and "answered" not in p.header.text()
     assert "hidden: blind until you have labelled this run" in p.answer.text()
     p.label("fail")
-    assert "the answer is 42" in p.answer.text() and "gpt-4o" in p.header.text()
-    assert "ANSWER; the answer is 42" in p.step_info.text() and "42" in p.filmstrip.item(2).toolTip()
+    assert "the answer is Xyzzy" in p.answer.text() and "gpt-4o" in p.header.text()
+    assert "ANSWER; the answer is Xyzzy" in p.step_info.text() and "Xyzzy" in p.filmstrip.item(2).toolTip()
     assert cell(p, rid, "judge") == "success"
     assert L.labels(store, rid, "ada")[0]["blind"] == 1  # given before the claim was on screen
 
