@@ -14,6 +14,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.store import Store
 from cockpit.ui.screenshot_view import ScreenshotView
+from cockpit.ui.room import resize_within_screen
 
 
 class CompareDialog(QDialog):
@@ -21,7 +22,7 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.store = store
         self.setWindowTitle("Compare runs")
-        self.resize(1280, 800)
+        resize_within_screen(self, 1280, 800)  # no larger than a small screen (#20)
         self.runs = [store.run(run_a), store.run(run_b)]
         self.steps = [store.steps(run_a, with_request=False), store.steps(run_b, with_request=False)]
         self.pairs = align(*self.steps)

@@ -15,6 +15,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.store import Store
 from cockpit.ui.tasks import Task, run_in_background
+from cockpit.ui.room import resize_within_screen
 
 
 class ReaskDialog(QDialog):
@@ -22,7 +23,7 @@ class ReaskDialog(QDialog):
         super().__init__(parent)
         self.store, self.run_id, self.step = store, run_id, step
         self.setWindowTitle(f"Re-ask the model at step {step}")
-        self.resize(1100, 720)
+        resize_within_screen(self, 1100, 720)  # no larger than a small screen (#20)
         self._task: Task | None = None  # the request on its way; closing the dialog cancels it
         self.result = None
         run = store.run(run_id)

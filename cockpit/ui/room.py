@@ -8,8 +8,8 @@ gives it back when they need less.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, QSize, QTimer
-from PySide6.QtWidgets import QLabel, QSplitter, QWidget
+from PySide6.QtCore import QEvent, QObject, QSize, Qt, QTimer
+from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QWidget
 
 
 class RoomKeeper(QObject):
@@ -69,3 +69,57 @@ class WrappedLabel(QLabel):
         super().resizeEvent(event)
         if event.size().width() != event.oldSize().width():
             self.updateGeometry()
+
+
+class TallScrollArea(QScrollArea):
+    """A frameless scroll area that asks for all of its contents' height, and scrolls only when the window is
+    shorter than that (a dialog on a 700-pixel screen, issue #20). QScrollArea's own size hint is capped at
+    24 lines, which would make a dialog scroll on every screen."""
+
+    def __init__(self, body: QWidget, parent=None):
+        super().__init__(parent)
+        self.setWidget(body)
+        self.setWidgetResizable(True)
+        self.setFrameShape(QFrame.Shape.NoFrame)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        body.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        # A scroll area does not pass its contents' new size hint on to its own layout (a label's text set later).
+        if obj is self.widget() and event.type() == QEvent.LayoutRequest:
+            self.updateGeometry()
+        return super().eventFilter(obj, event)
+
+    def sizeHint(self) -> QSize:
+        body, lay = self.widget().sizeHint(), self.widget().layout()
+        height = lay.totalHeightForWidth(body.width()) if lay is not None and lay.hasHeightForWidth() else 0
+        return QSize(body.width() + self.verticalScrollBar().sizeHint().width(), max(body.height(), height))
+
+    def minimumSizeHint(self) -> QSize:
+        body = self.widget().minimumSizeHint()
+        return QSize(body.width() + self.verticalScrollBar().sizeHint().width(), min(body.height(), 120))
+
+
+def fit_to_screen(window: QWidget, margin: int = 48) -> None:
+    """Size a top-level window to its size hint, but no larger than its screen's free area (less `margin` for the
+    title bar); a scroll area inside takes up the rest. Qt alone would cap a dialog at 2/3 of the screen's height,
+    scrolling on screens where it fits."""
+    screen = window.screen()
+    if screen is None:
+        return
+    for area in window.findChildren(TallScrollArea):  # their contents may have grown since the last layout
+        area.updateGeometry()
+    if window.layout() is not None:
+        window.layout().activate()
+    free, hint = screen.availableGeometry(), window.sizeHint()
+    window.resize(min(max(window.width(), hint.width()), free.width()),
+                  min(max(window.height(), hint.height()), free.height() - margin))
+
+
+def resize_within_screen(window: QWidget, width: int, height: int, margin: int = 48) -> None:
+    """``window.resize(width, height)``, made smaller where its screen (less `margin` for the title bar) is."""
+    screen = window.screen()
+    if screen is not None:
+        free = screen.availableGeometry()
+        width, height = min(width, free.width()), min(height, free.height() - margin)
+    window.resize(max(width, window.minimumSizeHint().width()), max(height, window.minimumSizeHint().height()))

@@ -47,7 +47,7 @@ from cockpit.core.settings import (
     save_settings,
 )
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
-from cockpit.ui.room import WrappedLabel
+from cockpit.ui.room import TallScrollArea, WrappedLabel, fit_to_screen
 from cockpit.ui.tasks import CancelFlag, Task, run_in_background
 
 __all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT"]
@@ -84,6 +84,7 @@ class ModelSettingsDialog(QDialog):
         self._path = path
         self._pending: dict[str, Task] = {}   # kind ("test", "list") -> its task
         self._keyring_ok, self._keyring_why = secrets.keyring_usable()
+        self._sized = False
         self._build()
         self._load(self._settings.model)
         self._refresh_key_state()
@@ -204,10 +205,17 @@ class ModelSettingsDialog(QDialog):
         self.lookahead = LookaheadSettingsBox(self._settings, self.base_url_edit, self)
         self.base_url_edit.editingFinished.connect(self.lookahead.refresh_key_state)
 
+        # The fields scroll on a short screen; the error and OK / Cancel stay in view (issue #20: the dialog was
+        # 736 px tall, so on a 700-pixel screen OK was off-screen).
+        body = QWidget()
+        fields = QVBoxLayout(body)
+        fields.setContentsMargins(0, 0, 0, 0)
+        fields.addLayout(form)
+        fields.addLayout(test_row)
+        fields.addWidget(self.lookahead)
+        self.scroll = TallScrollArea(body)
         layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(test_row)
-        layout.addWidget(self.lookahead)
+        layout.addWidget(self.scroll, 1)
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
@@ -431,6 +439,12 @@ class ModelSettingsDialog(QDialog):
         self._pending.clear()
         self._idle_test()
         self._idle_list()
+
+    def showEvent(self, event) -> None:
+        if not self._sized:  # the first time: all of it where it fits, scrolling only on a short screen
+            self._sized = True
+            fit_to_screen(self)
+        super().showEvent(event)
 
     # ------------------------------------------------------------------ OK / Cancel
     def accept(self) -> None:

@@ -287,3 +287,32 @@ def test_labels_have_buddies_and_tab_order(make_dialog):
     assert chain == wanted
     assert dlg.ok_button.isDefault()
     assert not dlg.test_button.autoDefault() and not dlg.list_button.autoDefault()
+
+
+def test_on_a_short_screen_ok_stays_in_view_and_every_field_can_be_scrolled_to(make_dialog, qtbot):
+    """Issue #20: the dialog was 736 px tall and could not be made shorter, so on a 700-pixel screen OK and Cancel
+    were off-screen. Where the screen is tall enough nothing scrolls; made 420 px tall, the fields scroll and
+    OK / Cancel stay in view; Tab brings each field into view."""
+    dlg = make_dialog()
+    free = dlg.screen().availableGeometry()
+    if dlg.sizeHint().height() <= free.height() - 48:
+        assert dlg.height() >= dlg.sizeHint().height()
+        assert dlg.scroll.verticalScrollBar().maximum() == 0, "it scrolls although it fits"
+    dlg.resize(dlg.width(), 420)
+    qtbot.waitUntil(lambda: dlg.height() == 420 and dlg.scroll.viewport().height() < 420)
+    qtbot.wait(20)  # the layout settles
+    assert dlg.scroll.verticalScrollBar().maximum() > 0
+    for button in (dlg.ok_button, dlg.buttons.button(dlg.buttons.StandardButton.Cancel)):
+        top_left = button.mapTo(dlg, button.rect().topLeft())
+        assert dlg.rect().contains(top_left) and dlg.rect().contains(top_left + button.rect().bottomRight())
+    viewport = dlg.scroll.viewport()
+    dlg.base_url_edit.setFocus()
+    for _ in range(14):  # Tab through the fields: each one focused is scrolled into view
+        qtbot.keyClick(dlg.focusWidget(), Qt.Key.Key_Tab)
+        qtbot.wait(5)
+        w = dlg.focusWidget()
+        if w is dlg.ok_button or not viewport.isAncestorOf(w):
+            continue
+        top = w.mapTo(viewport, w.rect().topLeft()).y()
+        assert 0 <= top and top + w.height() <= viewport.height(), f"{w} is focused but scrolled out of view"
+    assert dlg.scroll.verticalScrollBar().value() > 0
