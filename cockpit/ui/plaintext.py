@@ -6,17 +6,25 @@ model's thought starting with ``<b>`` or ``<img src=...>`` would be rendered as
 markup. Data goes through :func:`tip` before ``setToolTip`` (or a label is set to
 ``Qt.PlainText``), so it shows as the characters it is.
 
+A long line wraps: Qt word-wraps only rich-text tooltips, so text with a line
+longer than WRAP_CHARS goes as escaped rich text whose spaces stay breakable
+(``white-space: pre-wrap``); Qt's own escaping turns them into non-breaking
+spaces, which made a long thought one tooltip line wider than the screen.
+
 A tooltip is also kept short: a model's 200 KB thought would otherwise become
 a 200 KB tooltip, slow to lay out and taller than the screen. :func:`tip`
 shows the beginning and says how much more there is.
 """
 from __future__ import annotations
 
+import html
+
 from PySide6.QtGui import Qt
 
 
 TIP_CHARS = 2000  # at most this many characters of the text in a tooltip
 TIP_LINES = 40  # and at most this many lines
+WRAP_CHARS = 100  # a tooltip with a longer line wraps
 
 
 def tip(text: str | None, where: str = "") -> str:
@@ -27,7 +35,9 @@ def tip(text: str | None, where: str = "") -> str:
     read all of it ("see the step's details").
     """
     text = _capped(text or "", where)
-    return Qt.convertFromPlainText(text) if Qt.mightBeRichText(text) else text
+    if not Qt.mightBeRichText(text) and all(len(line) <= WRAP_CHARS for line in text.split("\n")):
+        return text
+    return f'<p style="white-space:pre-wrap">{html.escape(text, quote=False)}</p>'
 
 
 def _capped(text: str, where: str) -> str:

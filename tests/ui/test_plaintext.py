@@ -36,7 +36,7 @@ def test_a_huge_thought_makes_a_short_tooltip(qtbot):
 def test_one_long_line_is_cut_too(qtbot):
     thought = "word " * 40_000
     for tooltip in _log(qtbot, thought):
-        assert len(tooltip) < 2100 and tooltip.endswith("more characters; see the step's details)")
+        assert len(tooltip) < 2200 and shown_text(tooltip).endswith("more characters; see the step's details)")
 
 
 def test_a_short_thought_is_unchanged(qtbot):
@@ -50,5 +50,25 @@ def test_a_short_thought_is_unchanged(qtbot):
 def test_the_cut_note_says_where_to_read_the_rest_only_where_there_is_such_a_place():
     from cockpit.ui.plaintext import tip
     long = "x" * 5000
-    assert tip(long).endswith("… (3,000 more characters)")  # the approval panel, the plan table: no such place
-    assert tip(long, "open the run to read it all").endswith("more characters; open the run to read it all)")
+    assert shown_text(tip(long)).endswith("… (3,000 more characters)")  # the approval panel, the plan table
+    assert shown_text(tip(long, "open the run to read it all")).endswith(
+        "more characters; open the run to read it all)")
+
+
+def test_a_long_line_wraps_in_its_tooltip_and_keeps_its_characters(qtbot):
+    """Qt's escaping made every space non-breaking, so a 1,500-character thought was one tooltip line wider
+    than the screen."""
+    from PySide6.QtCore import QPoint
+    from PySide6.QtWidgets import QApplication, QLabel, QToolTip
+    from cockpit.ui.plaintext import tip
+    thought = "<b>Plan</b> " + ("The cart shows 2 items & the total is $30;  I will press [12]. " * 18).strip()
+    assert shown_text(tip(thought)) == thought  # markup, '&' and the double space shown as typed
+    owner = QLabel("x")
+    qtbot.addWidget(owner)
+    owner.show()
+    QToolTip.showText(owner.mapToGlobal(QPoint(1, 1)), tip(thought), owner)
+    label = next(w for w in QApplication.topLevelWidgets() if w.inherits("QLabel") and w.isVisible()
+                 and "cart" in w.text())
+    screen = owner.screen().availableGeometry().width()
+    assert label.width() < min(screen, 900) and label.height() > 3 * label.fontMetrics().height()
+    QToolTip.hideText()
