@@ -34,6 +34,10 @@ def add_parser(sub) -> None:
                       help="the address this machine serves local task pages on (default 127.0.0.1); with "
                            "--webdriver-url on other machines, one the Grid's nodes can reach")
     what.add_argument("--no-resume", action="store_true", help="run tasks again even if they finished before")
+    what.add_argument("--keep-browser-state", action="store_true",
+                      help="with --tasks: run each worker's tasks in one browser, so cookies, storage and log-ins "
+                           "carry over from task to task (default: a new browser with a fresh profile per task, "
+                           "as WebVoyager does)")
     what.add_argument("--headless", action="store_true", help="no browser window (the default)")
     what.add_argument("--dry-run", action="store_true",
                       help="read the task file (or --task/--url), report its problems and what would run, and "
@@ -166,7 +170,7 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     many = len(tasks) > 1
     printer = StepPrinter(verbose_steps=args.concurrency == 1)
     batch = Batch(tasks, mc, ac, common.browser_config(args), approver_factory=lambda: approver_for(args.approval),
-                  concurrency=args.concurrency, resume=not args.no_resume,
+                  concurrency=args.concurrency, resume=not args.no_resume, keep_browser=args.keep_browser_state,
                   batch_id=time.strftime("batch-%Y%m%d-%H%M%S") if many else "",
                   on_event=printer, on_item=BatchCounter(len(tasks)) if many else None,
                   on_requeue=lambda it, why: print(f"cockpit: {it.task.id or 'the task'} lost its browser ({why}); "

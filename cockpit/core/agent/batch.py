@@ -3,8 +3,11 @@
 Each worker thread owns one browser session, one model client and one store
 connection, and takes tasks from a shared queue. A task whose run already
 finished (answered or out of steps) is skipped, so rerunning a batch after a
-crash or Ctrl+C picks up where it stopped. A dead browser is replaced before
-the next task. Knows nothing about terminals: progress goes to callbacks.
+crash or Ctrl+C picks up where it stopped. Each task starts in a new browser
+with a new profile, so no cookie, storage or cart carries over from the task
+before (as WebVoyager starts a driver per task); `keep_browser` goes on in the
+worker's browser instead. A dead browser is replaced before the next task.
+Knows nothing about terminals: progress goes to callbacks.
 
 A task whose browser was lost before it finished (the browser crashed, a Grid
 node or hub went away) runs again once, as a new run that records why; a
@@ -74,6 +77,7 @@ class Batch:
     interrupted: bool = False  # set when Ctrl+C ended the batch early
     stopped_because: str = ""  # set when no browser could be had: the batch stopped, the rest not run
     on_requeue: Callable[[BatchItem, str], None] | None = None  # a task lost its browser and runs again
+    keep_browser: bool = False  # each worker's tasks share its browser (cookies, storage); else one per task
     _stop: threading.Event = field(default_factory=threading.Event)
     _sessions: set = field(default_factory=set)  # live browsers, closed from here on a second Ctrl+C
 
@@ -163,6 +167,7 @@ class Batch:
 
     def _work(self, todo: queue.Queue) -> None:
         session: BrowserSession | None = None
+        used = False  # a task ran in `session`: the next one gets a new browser unless keep_browser
         store = Store(self.store_root)
         client = ModelClient(self.model, api_key=self.api_key)
         try:
@@ -171,12 +176,13 @@ class Batch:
                     item = todo.get_nowait()
                 except queue.Empty:
                     return
-                if session is None or not session.alive:
-                    session = self._new_session(session, item)
+                if session is None or not session.alive or (used and not self.keep_browser):
+                    session, used = self._new_session(session, item), False
                     if session is None:
                         continue
                     if self._stop.is_set():  # stopped while the browser started: leave the task not run
                         return
+                used = True
                 self._run_one(item, session, store, client, todo)
         finally:
             client.close()
