@@ -13,7 +13,8 @@ consensus per judge model, k (screenshots shown) and prompt version, before and 
 a run's adjudicated verdict, from `cockpit adjudicate set`, replaces its consensus), with the judge's
 precision and recall (AgentRewardBench's measure: the judge's success is the positive class). Success
 rates use the adjudicated verdict, else the human consensus, else the newest judge verdict, else 0 for
-runs that never answered; answered runs nobody judged are left out and counted as unjudged. Failure
+runs that never answered; answered runs nobody judged are left out and counted as unjudged, and so are
+runs stopped at the approval gate (status refused), counted as refused. Failure
 categories count the runs failed by the consensus or, where there is one, the adjudicated verdict."""
 
 

@@ -273,7 +273,9 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
     decided judge verdict, any judge and k), 'no_answer' (the run ended without an
     ANSWER: status max_steps, stopped, failed, interrupted or closed, which
     WebVoyager scores 0). An answered run nobody has judged is ``(None,
-    'unjudged')``: an answer alone is not a success. Runs still running are absent.
+    'unjudged')``: an answer alone is not a success. A run stopped at the approval
+    gate (status refused) that nobody judged is ``(None, 'refused')``: a person, not
+    the agent, ended it, so it counts neither way. Runs still running are absent.
     """
     cons = adjudicated_consensus(store)
     newest: dict[str, tuple[float, int]] = {}
@@ -291,6 +293,8 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
             out[run_id] = (cons[run_id], "human")
         elif run_id in newest:
             out[run_id] = (newest[run_id][1], "judge")
+        elif run["status"] == "refused":
+            out[run_id] = (None, "refused")
         elif run["status"] != "answered":
             out[run_id] = (0, "no_answer")
         else:
@@ -304,8 +308,9 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     Each run's outcome comes from :func:`run_outcomes` (human consensus, else the
     newest judge verdict, else 0 for a run that never answered). ``n`` counts runs
     with a known outcome; answered runs nobody judged are left out of n and
-    counted in ``sources['unjudged']``. ``sources`` counts the runs of the row by
-    source: human, judge, no_answer, unjudged. ``rate`` is successes / n (None
+    counted in ``sources['unjudged']``, runs refused at the gate in
+    ``sources['refused']``. ``sources`` counts the runs of the row by
+    source: human, judge, no_answer, unjudged, refused. ``rate`` is successes / n (None
     when n = 0). A run with no site or model is grouped under ''. Groups are
     sorted by name.
     """
@@ -323,7 +328,7 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     rows = []
     for name in sorted(groups):
         g = groups[name]
-        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged")}
+        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged", "refused")}
         rows.append((name, g["n"], g["ok"], g["ok"] / g["n"] if g["n"] else None, sources))
     return rows
 
