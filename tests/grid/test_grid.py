@@ -146,6 +146,10 @@ def test_on_the_grid_the_direct_devtools_connection_and_the_download_note(grid, 
         assert direct is not None and direct.session_id
         b.goto(site.url("tabs.html"))
         obs = observe(b)
+        # kept for every later observation (it was used once, then WebDriver took over and the socket leaked)
+        assert b.direct_cdp("screenshot") is direct
+        script = b.direct_cdp("script")
+        assert script is not None and b.direct_cdp("script") is script and script.evaluate("1 + 1") == 2
         link = next(m for m in obs.marks if m.href.endswith("doc.pdf"))
         out = Executor(b).run(parse_action(f"Click [{link.id}]"), obs.marks)
         assert "the file stays on the remote browser's machine" in out.message, out.message

@@ -355,15 +355,17 @@ class BrowserSession:
             direct = DirectCDP.connect_grid(remote.relay_url(se_cdp, self.config.webdriver_url), self._main_handle)
         elif address and self._main_handle:
             direct = DirectCDP.connect(address, self._main_handle)
-            if direct is not None and purpose == "script":
-                try:
-                    direct.watch_dialogs()
-                except DirectCDPError as e:
-                    log.debug("direct script connection unusable: %s", e)
-                    direct.close()
-                    direct = None
-            if direct is not None:
-                self._direct[purpose] = direct
+        else:
+            direct = None
+        if direct is not None and purpose == "script":
+            try:
+                direct.watch_dialogs()
+            except DirectCDPError as e:
+                log.debug("direct script connection unusable: %s", e)
+                direct.close()
+                direct = None
+        if direct is not None:  # kept for the tab's next calls (on a Grid too: it was used once, then leaked)
+            self._direct[purpose] = direct
         return direct
 
     def drop_direct(self, purpose: str | None = None) -> None:
