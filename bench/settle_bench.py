@@ -5,7 +5,8 @@ whether what the page was working on is there ("complete"): the worker's results
 app, the suggestions, the drawer's links. Pages: a static page, a 20,000-element static page
 (cockpit.devtools.pagegen), and the dynamic fixtures of tests/core/pages (settle_*.html): a web
 worker's results, a render after a timer, an idle callback and a dynamic import, a debounced
-autocomplete (typed into), a drawer whose links come after its transition (clicked), and a spinner
+autocomplete (typed into), a drawer whose links come after its transition (clicked), a view whose
+module is imported on demand over a 700 ms network (clicked; a page script cannot see it), and a spinner
 that never stops (settles at the loading-signal cap and says what was pending).
 
 Prints, per page: the median wall time of settle() (and its range), the median time settle.js itself
@@ -46,6 +47,10 @@ def _click(b: BrowserSession) -> None:
     b._call(lambda: b.driver.find_element(By.ID, "menu").click())
 
 
+def _load(b: BrowserSession) -> None:
+    b._call(lambda: b.driver.find_element(By.ID, "load").click())
+
+
 #: name, page, what to do after it loaded (then settle is timed), JS telling whether the page is complete
 CASES = [
     ("static", "settle_static.html", None, "return true"),
@@ -55,6 +60,7 @@ CASES = [
     ("autocomplete (typed)", "settle_autocomplete.html", _type,
      "return document.querySelectorAll('#list li').length == 3"),
     ("drawer (clicked)", "settle_pulse.html", _click, "return document.querySelectorAll('#drawer a').length == 2"),
+    ("import 700ms (clicked)", "settle_import.html", _load, "return document.querySelectorAll('#app button').length == 2"),
     ("spinner forever", "settle_spinner.html", None, "return true"),
 ]
 

@@ -1,8 +1,9 @@
 """Serve a directory over HTTP on 127.0.0.1, in a background thread.
 
 Used for the bundled demo pages and by the tests' fixture pages. One extra
-route, ``/__delay/<ms>``, answers after a delay: pages use it to make
-slow network requests that the settle logic must wait for. A POST is answered
+route, ``/__delay/<ms>``, answers "ok" after a delay, and ``/__delay/<ms>/<path>``
+the file at path after a delay: pages use it to make slow network requests
+(or slow script loads) that the settle logic must wait for. A POST is answered
 like a GET of the same path, so static forms with method="post" work.
 
 A directory is answered with its index.html when it has one, else 404: never
@@ -29,6 +30,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             except ValueError:
                 ms = 0
             time.sleep(ms / 1000)
+            rest = self.path.split("?")[0].split("/", 3)[3:]
+            if rest and rest[0]:  # /__delay/<ms>/<path>: that file, late
+                self.path = "/" + rest[0]
+                super().do_GET()
+                return
             body = b"ok"
             self.send_response(200)
             self.send_header("Content-Type", "text/plain")

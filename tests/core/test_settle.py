@@ -238,3 +238,23 @@ def test_websocket_answer_is_marked_after_the_click(browser, site):
         seen = texts(observe(browser))
     assert out.settle["settled"], out.settle
     assert "Answer: 42" in seen, seen
+
+
+def test_a_view_imported_on_demand_over_a_slow_network_is_waited_for(page, browser):
+    """A dynamic import() is syntax, not a function the page's instrumentation can wrap: with its request in
+    flight for 700 ms the page had nothing pending, and the observation missed the view it renders."""
+    obs = observe(page("settle_import.html"))
+    out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Show report tools')}]"), obs.marks)
+    assert out.settle["settled"], out.settle
+    assert out.settle["waited_ms"] >= 650, out.settle
+    seen = texts(observe(browser))
+    assert "Open report" in seen and "Share report" in seen, seen
+
+
+def test_a_script_load_still_in_flight_at_the_cap_is_named(page, browser):
+    with config(browser, settle_cap_ms=300):
+        obs = observe(page("settle_import.html"))
+        out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Show report tools')}]"), obs.marks)
+    assert not out.settle["settled"], out.settle
+    assert any(p.startswith("script ") and p.endswith("settle_idle_module.js") for p in out.settle["pending"]), \
+        out.settle

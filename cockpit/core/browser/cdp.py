@@ -70,6 +70,7 @@ class DirectCDP:
         self.session_id: str | None = None  # set on a browser-wide connection attached to the page
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
+        self._closed = False
 
     @classmethod
     def connect(cls, debugger_address: str, target_id: str, timeout: float = 10.0) -> "DirectCDP | None":
@@ -184,7 +185,20 @@ class DirectCDP:
     def screenshot_png(self) -> bytes:
         return base64.b64decode(self.call("Page.captureScreenshot", SCREENSHOT)["data"])
 
+    def messages(self, poll: float = 1.0):
+        """Each message Chrome sends on this connection, as it comes, until the connection closes: for a
+        connection that only listens to events once its domains are enabled (no :meth:`call` meanwhile)."""
+        self._ws.settimeout(poll)
+        while not self._closed:
+            try:
+                frame = self._ws.recv()
+            except websocket.WebSocketTimeoutException:
+                continue
+            if frame:
+                yield json.loads(frame)
+
     def close(self) -> None:
+        self._closed = True
         try:
             self._ws.close()
         except Exception:

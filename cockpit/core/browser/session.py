@@ -30,6 +30,7 @@ from cockpit.core.browser import profiles, remote
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
 from cockpit.core.browser.locate import CHROME_CANDIDATES, DRIVER_CANDIDATES, find_chrome, find_chromedriver  # noqa: F401
 from cockpit.core.browser.processes import kill_orphans
+from cockpit.core.browser.scriptloads import ScriptLoads
 from cockpit.core.errors import BrowserDied, BrowserError, short_message
 
 log = logging.getLogger(__name__)
@@ -95,6 +96,7 @@ class BrowserSession:
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
         self._direct: dict = {}  # purpose -> cdp.DirectCDP to the main tab, beside WebDriver
         self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
+        self._loads: ScriptLoads | None = None  # script requests in flight on the main tab
         self.remote: remote.RemoteInfo | None = None  # where a remote session runs (webdriver_url only)
         self._closing = False
 
@@ -336,8 +338,8 @@ class BrowserSession:
         """A DevTools connection of our own to the main tab (local Chrome, or Grid 4's se:cdp), else None.
 
         One for screenshots, sent while a WebDriver command (the marking script)
-        runs, and one for scripts ("script", which watches the page's dialogs);
-        see browser/cdp.py. Made once per tab and purpose; a failure is not retried.
+        runs, one for scripts ("script", which watches the page's dialogs), one for events ("network",
+        browser/scriptloads.py); see browser/cdp.py. Made once per tab and purpose; a failure is not retried.
         """
         direct = self._direct.get(purpose)
         if direct is not None and direct.target_id == self._main_handle:
@@ -346,7 +348,7 @@ class BrowserSession:
         if (self.config.webdriver_url and not se_cdp) or not self.has_cdp or self.driver is None \
                 or self._direct_tried.get(purpose) == self._main_handle:
             return None
-        if purpose == "script" and self.open_dialog() is not None:
+        if purpose in ("script", "network") and self.open_dialog() is not None:
             return None  # connecting would wait for the dialog; tried again later
         self.drop_direct(purpose)
         self._direct_tried[purpose] = self._main_handle
@@ -368,6 +370,15 @@ class BrowserSession:
             self._direct[purpose] = direct
         return direct
 
+    def _script_loads(self) -> ScriptLoads | None:
+        """The watch on the main tab's script requests (browser/scriptloads.py), started on first use; None
+        without a direct DevTools connection."""
+        watch = self._loads
+        if watch is None or not watch.alive or watch.target_id != self._main_handle:
+            direct = self.direct_cdp("network")
+            self._loads = watch = ScriptLoads.start(direct) if direct is not None else None
+        return watch
+
     def drop_direct(self, purpose: str | None = None) -> None:
         """Close the direct connection for `purpose` (all of them: None)."""
         for name in [purpose] if purpose else list(self._direct):
@@ -385,12 +396,20 @@ class BrowserSession:
         deadline = time.monotonic() + cfg.settle_cap_ms / 1000
         self.ensure_single_tab()
         result = {"settled": False, "pending": ["navigation"]}  # if every try met a new document
+        loads, started = self._script_loads(), 0.0  # started: when a wait for script loads began its settle
         while True:
             left_ms = max(0, int((deadline - time.monotonic()) * 1000))
             try:
                 result = self.js_async("(" + resources.read_text("js/settle.js") + ").apply(null, arguments)",
                                        cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms,
                                        cfg.settle_look_ms, cfg.settle_signal_cap_ms)
+                if result and result.get("settled") and loads is not None and loads.pending():
+                    # A dynamic import() in flight, which the page cannot see of itself: wait, then settle again
+                    started = started or time.monotonic() - result.get("waited_ms", 0) / 1000
+                    if left := loads.wait(deadline):
+                        result = {**result, "settled": False, "pending": [f"script {u[-80:]}" for u in left]}
+                        break
+                    continue
                 break
             except (JavascriptException, TimeoutException) as e:
                 # The document navigated away under the script: wait on the new one.
@@ -405,6 +424,8 @@ class BrowserSession:
                     break
                 time.sleep(0.03)
         self.ensure_single_tab()
+        if started and result:
+            result["waited_ms"] = (time.monotonic() - started) * 1000
         return result or {}
 
     def open_dialog(self) -> dict | None:
