@@ -6,7 +6,10 @@ that answers at once (open the details page, then answer), so what is measured i
 browser. Prints, for each place and concurrency: wall time, tasks per minute, and per step the
 median observation time (settle + marks + screenshot) and action time, from the runs' own timings.
 
-    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4]
+    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4] [--keep-browser-state] [--model-ms 1000]
+
+Each task gets a new browser, as `cockpit run --tasks` does; --keep-browser-state runs each worker's tasks
+in one browser (`cockpit run --keep-browser-state`), which shows what the browser starts cost.
 
 The machine's two cores run the Grid's Java processes, every Chromium and Cockpit: compare the
 rows of one run with each other, not with another day's.
@@ -41,7 +44,11 @@ DETAILS = """<!doctype html><title>Details</title><body style="font:16px sans-se
 <h1>Details</h1><p>Forty-two items.</p><a href="start.html">Back</a></body>"""
 
 
+MODEL_SECONDS = 0.0  # --model-ms: how long each reply takes, as a real model's would
+
+
 def respond(body):
+    time.sleep(MODEL_SECONDS)
     text = body["messages"][-1]["content"][0]["text"]
     if "The page is 'Details'" in text:
         return "Thought: here\nAction: ANSWER; 42"
@@ -49,12 +56,13 @@ def respond(body):
     return f"Thought: go\nAction: Click [{n}]"
 
 
-def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: int, conc: int, home: Path):
+def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: int, conc: int, home: Path,
+              keep: bool = False):
     tasks = [Task(f"{where}-{conc}--{i}", f"how many items? ({i})", site.url("start.html")) for i in range(n)]
     browser = BrowserConfig(webdriver_url=url, extra_args=["--no-sandbox"] if url else [])
     b = Batch(tasks, ModelConfig(base_url=model_url, model="m", max_retries=0), AgentConfig(max_steps=4),
               browser, approver_factory=lambda: PolicyApprover(False), store_root=home, api_key="k",
-              concurrency=conc, resume=False)
+              concurrency=conc, resume=False, keep_browser=keep)
     t0 = time.monotonic()
     items = b.run()
     wall = time.monotonic() - t0
@@ -77,17 +85,23 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", type=int, default=8)
     ap.add_argument("--concurrency", default="1,2,4")
+    ap.add_argument("--keep-browser-state", action="store_true", help="one browser per worker, not per task")
+    ap.add_argument("--model-ms", type=int, default=0, help="each model reply takes this long (default 0: at once)")
     args = ap.parse_args(argv)
     if why := gridmod.missing():
         print(f"cannot run a Grid here: {why}", file=sys.stderr)
         return 1
+    global MODEL_SECONDS
+    MODEL_SECONDS = args.model_ms / 1000
     levels = [int(c) for c in args.concurrency.split(",")]
     tmp = Path(tempfile.mkdtemp(prefix="grid-bench-"))
     (tmp / "site").mkdir()
     (tmp / "site" / "start.html").write_text(START.format(items="".join(f"<li>item {i}</li>" for i in range(42))))
     (tmp / "site" / "details.html").write_text(DETAILS)
-    print(f"{args.tasks} tasks of 2 steps each; a scripted model that answers at once; Grid 4 "
-          f"{gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1")
+    print(f"{args.tasks} tasks of 2 steps each; a scripted model that answers "
+          + (f"in {args.model_ms} ms" if args.model_ms else "at once") + "; Grid 4 "
+          f"{gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1; "
+          + ("one browser per worker" if args.keep_browser_state else "a new browser per task"))
     print(f"{'where':<6} {'conc':>4} {'answered':>8} {'wall s':>7} {'tasks/min':>9} {'steps':>5} "
           f"{'observe ms':>10} {'act ms':>7}   (medians per step)")
     with LocalSite(tmp / "site") as site, ModelServer(respond) as srv, \
@@ -95,7 +109,7 @@ def main(argv=None) -> int:
         for conc in levels:
             for where, url in (("local", None), ("grid", grid.url)):
                 wall, ok, steps, o, a = run_batch(where, url, site, srv.base_url, args.tasks, conc,
-                                                  tmp / f"home-{where}-{conc}")
+                                                  tmp / f"home-{where}-{conc}", args.keep_browser_state)
                 print(f"{where:<6} {conc:>4} {ok:>5}/{args.tasks:<2} {wall:>7.1f} {args.tasks / wall * 60:>9.1f} "
                       f"{steps:>5} {o:>10.0f} {a:>7.0f}", flush=True)
     return 0

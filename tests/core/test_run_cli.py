@@ -363,16 +363,19 @@ def test_mind2web_export_writes_online_mind2web_result_folders(site, tmp_path):
 
 
 def test_each_task_of_a_batch_starts_with_a_fresh_browser_unless_told_to_keep_its_state(site, tmp_path):
-    """The page remembers visits in a cookie and in localStorage. Three tasks on it, one worker: each run sees a
-    first visit, as WebVoyager's driver-per-task gives; --keep-browser-state carries them over."""
+    """The page remembers visits in a cookie and in localStorage. Three tasks on it: each run sees a first visit,
+    as WebVoyager's driver-per-task gives; with one worker, --keep-browser-state carries them over."""
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text("".join(json.dumps({"web_name": "Local", "id": f"Local--{i}", "ques": f"Visits {i}?",
                                          "web": site.url("visits.html")}) + "\n" for i in range(3)))
     home = tmp_path / "home"
     with ModelServer(answer_with_title) as srv:
-        r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
+        # two workers: each starts the next task's browser while its task runs; one of them gets no task
+        r = cockpit(home, "run", "--tasks", str(tasks), "--concurrency", "2", "--base-url", srv.base_url,
+                    "--model", "m")
         assert r.returncode == 0, r.stderr
         assert r.stdout.count("cookie 0 storage 0") == 3, r.stdout
+        assert not _processes_mentioning(str(home)), "a browser started for a next task is still running"
         kept = cockpit(home, "run", "--tasks", str(tasks), "--no-resume", "--keep-browser-state",
                        "--base-url", srv.base_url, "--model", "m")
         assert kept.returncode == 0, kept.stderr

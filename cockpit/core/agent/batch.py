@@ -5,8 +5,9 @@ connection, and takes tasks from a shared queue. A task whose run already
 finished (answered or out of steps) is skipped, so rerunning a batch after a
 crash or Ctrl+C picks up where it stopped. Each task starts in a new browser
 with a new profile, so no cookie, storage or cart carries over from the task
-before (as WebVoyager starts a driver per task); `keep_browser` goes on in the
-worker's browser instead. A dead browser is replaced before the next task.
+before (as WebVoyager starts a driver per task); a local worker starts the next
+task's browser while the current task runs, so the start costs no time.
+`keep_browser` goes on in the worker's browser instead. A dead browser is replaced before the next task.
 Knows nothing about terminals: progress goes to callbacks.
 
 A task whose browser was lost before it finished (the browser crashed, a Grid
@@ -18,11 +19,13 @@ the same command to pick up later.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import queue
 import threading
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -168,6 +171,11 @@ class Batch:
     def _work(self, todo: queue.Queue) -> None:
         session: BrowserSession | None = None
         used = False  # a task ran in `session`: the next one gets a new browser unless keep_browser
+        # A new browser per task costs about a second to start: a local one for the next task starts while
+        # this task runs (not on a Grid, where it would hold a slot another worker may be waiting for).
+        pool = ThreadPoolExecutor(1, thread_name_prefix=threading.current_thread().name + "-spare") \
+            if not self.keep_browser and not self.browser.webdriver_url else None
+        spare: Future | None = None
         store = Store(self.store_root)
         client = ModelClient(self.model, api_key=self.api_key)
         try:
@@ -177,12 +185,14 @@ class Batch:
                 except queue.Empty:
                     return
                 if session is None or not session.alive or (used and not self.keep_browser):
-                    session, used = self._new_session(session, item), False
+                    session, used, spare = self._new_session(session, item, spare), False, None
                     if session is None:
                         continue
                     if self._stop.is_set():  # stopped while the browser started: leave the task not run
                         return
                 used = True
+                if pool is not None and not todo.empty():
+                    spare = pool.submit(self._start_session)
                 self._run_one(item, session, store, client, todo)
         finally:
             client.close()
@@ -190,17 +200,39 @@ class Batch:
             if session is not None:
                 session.close()
                 self._sessions.discard(session)
+            if spare is not None:  # no task came for it
+                with contextlib.suppress(Exception):
+                    self._close(spare.result(timeout=120))
+            if pool is not None:
+                pool.shutdown(wait=False)
 
-    def _new_session(self, old: BrowserSession | None, item: BatchItem) -> BrowserSession | None:
-        if old is not None:
-            old.close()
-            self._sessions.discard(old)
+    def _start_session(self) -> BrowserSession:
+        session = BrowserSession(self.browser)
+        self._sessions.add(session)  # closed from run() on a second Ctrl+C, even while it starts
         try:
-            session = BrowserSession(self.browser)
-            self._sessions.add(session)
             return session.start()
-        except GridUnavailable as e:  # no browser to be had: stop, and leave this task and the rest unrun
+        except BaseException:
             self._sessions.discard(session)
+            raise
+
+    def _close(self, session: BrowserSession) -> None:
+        session.close()
+        self._sessions.discard(session)
+
+    def _new_session(self, old: BrowserSession | None, item: BatchItem,
+                     spare: Future | None = None) -> BrowserSession | None:
+        """A browser for `item`: the spare started for it, else a new one; None when none could be had (the
+        item is reported failed, or the batch stops when no browser can be had at all)."""
+        if old is not None:
+            self._close(old)
+        try:
+            if spare is not None:
+                session = spare.result()
+                if session.alive:
+                    return session
+                self._close(session)  # died while it waited
+            return self._start_session()
+        except GridUnavailable as e:  # no browser to be had: stop, and leave this task and the rest unrun
             if not self._stop.is_set():
                 self.stopped_because = f"{e}; the batch stopped, and the tasks it did not run are left for " \
                                        "the same command to run later"
@@ -208,7 +240,6 @@ class Batch:
             self._stop.set()  # no new task; the running ones end on their own
             return None
         except CockpitError as e:
-            self._sessions.discard(session)
             item.result = RunResult("", "failed", error=f"browser did not start: {short_message(e)}")
             self._report(item)
             return None
