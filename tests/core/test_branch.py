@@ -223,6 +223,36 @@ def test_replaying_a_whole_run_visits_the_same_pages(browser, bsite, store):
     assert [(d.step, d.is_check) for d in only] == [(1, True)] and only[0].similarity == 1.0
 
 
+class SwappingApprover:
+    """Says yes, but while the question is open the page re-renders: the approved button becomes another, one that
+    looks no riskier (so only the binding can tell)."""
+
+    def __init__(self, browser):
+        self.browser, self.requests = browser, []
+
+    def decide(self, request, cancel):
+        self.requests.append(request)
+        self.browser.js("const b = [...document.querySelectorAll('button')].find(b => b.textContent.includes("
+                        "'Continue to C')); b.textContent = 'Continue to D'; b.onclick = () => { window.__clicked = 1; };")
+        return Decision(True, "human:tester")
+
+
+def test_a_replayed_step_runs_only_on_the_element_its_approver_saw(browser, bsite, store):
+    """Issue #17's binding, in a replay: the approval was for "Continue to C"; when the button under that mark is
+    now "Continue to D", nothing is clicked and the replay stops there, saying why."""
+    with ModelServer(parent_script()) as srv:
+        parent, psteps = record_parent(browser, store, bsite, srv)
+    with store._lock:  # as if the click on B had been an order's submit button
+        store.db.execute("UPDATE steps SET risk = 'irreversible' WHERE run_id = ? AND step = 3", [parent])
+    swap = SwappingApprover(browser)
+    with pytest.raises(Diverged) as e:
+        replay(RunContext(browser, store, approver=swap), parent, None)
+    d = e.value.divergence
+    assert d.step == 3 and "not what was approved" in d.message and "Continue to D" in d.message, d.message
+    assert swap.requests[0].mark.text == "Continue to C"
+    assert browser.js("return window.__clicked || 0") == 0, "the swapped button was clicked"
+
+
 def test_irreversible_steps_need_a_yes_and_stop_ends_a_branch_in_its_replay(browser, bsite, store):
     with ModelServer(parent_script()) as srv:
         parent, psteps = record_parent(browser, store, bsite, srv)

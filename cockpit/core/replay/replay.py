@@ -59,6 +59,7 @@ from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.page.match import match_mark, same_url, similarity
 from cockpit.core.page.observation import Observation, observe
 from cockpit.core.replay.localfiles import with_run_files
+from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.redaction import SECRET
 from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.safety.runlimits import recorded_policy
@@ -296,11 +297,11 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
     todo_action, mark, recorded_mark = _map_target(action, recorded, obs, n, diverged)
     human = row.get("actor") == "human"
     press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
-    todo_action = _gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules, ctx.approver,
-                        ctx.control.stop_event, label, diverged)
+    todo_action, approved = _gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules,
+                                  ctx.approver, ctx.control.stop_event, label, diverged)
     t0 = time.perf_counter()
-    try:
-        out = executor.run(todo_action, obs.marks, press_enter=press_enter)
+    try:  # an approved step runs only on the element the approver saw (safety/binding.py), as in a live run
+        out = executor.run(todo_action, obs.marks, press_enter=press_enter, approved=approved)
     except ActionError as e:
         diverged(step=n, reason="action", expected_url=row.get("url") or "", actual_url=obs.url,
                  similarity=sim, action=row["action"], detail=str(e))
@@ -437,13 +438,14 @@ def _map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n
 
 def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool, n: int,
           policy: str, rules, approver: Approver | None, stop: threading.Event | None, label: str,
-          diverged) -> Action:
-    """The action to replay after the approval gate; Diverged when it is refused."""
+          diverged) -> tuple[Action, Binding | None]:
+    """The action to replay after the approval gate, and what was approved (None: no approval was needed);
+    Diverged when it is refused."""
     if policy == "never":
-        return action
+        return action, None
     risk = classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter)
     if risk.level != "irreversible" and row.get("risk") != "irreversible":
-        return action
+        return action, None
     if risk.level != "irreversible":
         risk = Risk("irreversible", ("the recorded step was classed irreversible",) + tuple(risk.evidence))
     why = risk.evidence[0] if risk.evidence else "irreversible"
@@ -459,7 +461,9 @@ def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_
         diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
                  action=str(action), detail=f"{why}; {decision.by}" + (f": {decision.message}"
                                                                       if decision.message else ""))
-    return decision.action or action
+    action = decision.action or action
+    n = action.target
+    return action, Binding.of(action, obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
 
 
 def _notify(on_step, n: int, info: StepReplay) -> None:
