@@ -144,6 +144,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.modes.addTab(self.review, "Review")
         self.reports = ReportsPanel(self.store)
         self.reports.openRun.connect(self.open_in_review)
+        self.reports.annotator = self.review._annotator
         self.modes.addTab(self.reports, "Reports")
         self.modes.currentChanged.connect(self._on_modes_changed)
         self.setCentralWidget(self.modes)

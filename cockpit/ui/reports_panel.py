@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
@@ -18,6 +19,7 @@ from cockpit.core.review import agreement
 from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
+from cockpit.core.store.assignments import blind_runs
 from cockpit.ui.bar_chart import BarChart
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
@@ -28,6 +30,9 @@ class ReportsPanel(QWidget):
     def __init__(self, store: Store, parent=None, *, judge_config: ModelConfig | None = None):
         super().__init__(parent)
         self.store = store
+        # who is looking (Review's annotator field): runs of their blind batch they have not labelled are left
+        # out of the per-run disagreements, which name the judges' and the other annotators' verdicts (#22)
+        self.annotator: Callable[[], str] = lambda: ""
         self.judge_task: asyncio.Task | None = None
         self._cancel: asyncio.Event | None = None
         self._build(judge_config or ModelConfig(temperature=0))
@@ -72,8 +77,8 @@ class ReportsPanel(QWidget):
         self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
                               "TP", "FN", "FP", "TN"])
         self.disagree = QListWidget()
-        self.disagree.itemActivated.connect(lambda it: self.openRun.emit(it.data(Qt.UserRole)))
-        self.disagree.itemDoubleClicked.connect(lambda it: self.openRun.emit(it.data(Qt.UserRole)))
+        self.disagree.itemActivated.connect(self._open)
+        self.disagree.itemDoubleClicked.connect(self._open)
         self.by_site = BarChart("Success rate by site")
         self.by_model = BarChart("Success rate by model")
         self.categories = BarChart("Failure categories")
@@ -122,10 +127,18 @@ class ReportsPanel(QWidget):
                              "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"]) for r in rep["judges"]])
         self.disagree.clear()
-        for d in rep.get("disagreements", []):
-            it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task'][:80]}")
-            it.setData(Qt.UserRole, d["run_id"])
-            self.disagree.addItem(it)
+        hidden = blind_runs(self.store, self.annotator())
+        rows = rep.get("disagreements", [])
+        for d in rows:
+            if d["run_id"] not in hidden:
+                it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task'][:80]}")
+                it.setData(Qt.UserRole, d["run_id"])
+                self.disagree.addItem(it)
+        if left := sum(d["run_id"] in hidden for d in rows):
+            note = QListWidgetItem(f"{left} run{'s' if left > 1 else ''} of your blind batch left out until you "
+                                   "label them")
+            note.setFlags(Qt.ItemFlag.NoItemFlags)
+            self.disagree.addItem(note)
         self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
                                for r in rep["success_by_site"] if r["n"]], 1.0)
         self.by_model.set_bars([(r["model"] or "(no model)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
@@ -135,6 +148,10 @@ class ReportsPanel(QWidget):
         self.categories.set_bars([(k or "(no category)", v, f"{v} ({v / total:.0%})") for k, v in cats])
         self.histogram.set_bars([(f"{h['lo']}–{h['hi']}", h["count"], str(h["count"]))
                                  for h in rep["steps_histogram"]])
+
+    def _open(self, item: QListWidgetItem) -> None:
+        if run_id := item.data(Qt.UserRole):
+            self.openRun.emit(run_id)
 
     # ---------- the judge ----------
     def judge_config(self) -> ModelConfig:

@@ -69,12 +69,7 @@ class ReviewQueue:
         self.queue_label.setText(f"Your queue: batch {b['name']} — {done} / {assigned} done{median}"
                                  + (" · blind" if b["blind"] else ""))
         self.guideline.setPlainText(b["guideline"] or "(this batch has no guideline text)")
-        self.model.set_hidden_runs(self._blind_runs(who))
-
-    def _blind_runs(self, who: str) -> set[str]:
-        blind = {b["name"] for b in A.batches(self.store) if b["blind"]}
-        return {r["run_id"] for r in A.assignments(self.store, annotator=who)
-                if r["batch"] in blind and not r["labelled"]} if blind else set()
+        self.model.set_hidden_runs(A.blind_runs(self.store, who))
 
     def _update_claim(self) -> None:
         """Hide or show the open run's claim: the answer, the status, the ANSWER step (blind batch, not labelled)."""

@@ -111,6 +111,34 @@ def test_tables_charts_and_disagreements(qtbot, store):
     panel.grab()  # the charts paint without errors
 
 
+def test_a_blind_batch_s_unlabelled_runs_are_left_out_of_the_disagreements_for_their_annotator(qtbot, store):
+    """The disagreement lines name the judge's verdict and the other annotators' ("judge-x (k=3) says fail,
+    humans say success"): for Dee, who has not labelled her blind batch's run yet, it is left out and counted."""
+    from cockpit.core.store import assignments as A
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    for rid in ids:
+        L.set_label(store, rid, "ada", "success")
+        L.set_label(store, rid, "bob", "success")
+        L.set_verdict(store, rid, "judge-x", 3, "cockpit-judge-1", 0, reply="NOT SUCCESS")
+    A.assign(store, "round-1", [ids[0]], ["dee"], 1, blind=True)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    opened = []
+    panel.openRun.connect(opened.append)
+    shown = lambda: [panel.disagree.item(i).text() for i in range(panel.disagree.count())]  # noqa: E731
+    panel.refresh()  # nobody named: everything
+    assert sum(ids[0] in t for t in shown()) == 1 and sum(ids[1] in t for t in shown()) == 1
+    panel.annotator = lambda: "dee"
+    panel.refresh()
+    assert not any(ids[0] in t for t in shown()) and any(ids[1] in t for t in shown()), shown()
+    assert shown()[-1] == "1 run of your blind batch left out until you label them"
+    panel.disagree.itemDoubleClicked.emit(panel.disagree.item(panel.disagree.count() - 1))
+    assert opened == []  # the note opens nothing
+    L.set_label(store, ids[0], "dee", "fail")
+    panel.refresh()  # labelled: now she may see what the others said
+    assert any(ids[0] in t for t in shown()) and "left out" not in " ".join(shown())
+
+
 def test_judge_needs_a_model_name(qtbot, store, loop):
     make_run(store, steps=1)
     panel = ReportsPanel(store)

@@ -132,3 +132,13 @@ def blind_for(store: Store, run_id: str, annotator: str | None) -> bool:
         "SELECT 1 FROM assignments a JOIN batches b ON b.name = a.batch WHERE b.blind = 1 AND a.run_id = ? "
         "AND a.annotator = ? AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run_id = a.run_id "
         "AND l.annotator = a.annotator)", [run_id, annotator]))
+
+
+def blind_runs(store: Store, annotator: str | None) -> set[str]:
+    """The runs `annotator` must not yet see verdicts or claims of (see :func:`blind_for`), all at once."""
+    if not annotator:
+        return set()
+    return {r["run_id"] for r in store._rows(
+        "SELECT a.run_id FROM assignments a JOIN batches b ON b.name = a.batch WHERE b.blind = 1 "
+        "AND a.annotator = ? AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run_id = a.run_id "
+        "AND l.annotator = a.annotator)", [annotator])}
