@@ -61,9 +61,11 @@ class RunsTableModel(QAbstractTableModel):
             self.filter = flt
         self.beginResetModel()
         key = COLUMNS[self.sort_column][1]
-        if self.blind and key in HIDDEN_WHEN_BLIND:
+        if (self.blind and key in HIDDEN_WHEN_BLIND) or (self.hidden_runs and key in HIDDEN_FOR_BATCH):
             key = "started"  # ordering by a hidden column would give its values away
         self.ids = self.store.filtered_run_ids(self.filter, key, self.sort_order == Qt.DescendingOrder)
+        if self.hidden_runs and self._filters_hidden():  # a filter on a hidden value would narrow them by it
+            self.ids = [i for i in self.ids if i not in self.hidden_runs]
         if self.only is not None:
             only = set(self.only)
             self.ids = [i for i in self.ids if i in only]
@@ -111,8 +113,15 @@ class RunsTableModel(QAbstractTableModel):
         """Runs whose verdicts, status and answer show as "(hidden)" (blind batch, not labelled yet)."""
         if run_ids != self.hidden_runs:
             self.hidden_runs = set(run_ids)
-            if self.rows:
+            if self._filters_hidden() or COLUMNS[self.sort_column][1] in HIDDEN_FOR_BATCH:
+                self.reload()
+            elif self.rows:
                 self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
+
+    def _filters_hidden(self) -> bool:
+        """The filter picks runs by a value a blind batch hides: its status, a human or a judge verdict."""
+        f = self.filter
+        return f is not None and bool(f.status or f.human or f.judge)
 
     def set_only(self, run_ids: list[str] | None) -> None:
         """Show only these runs (None: all the filter lets through)."""

@@ -69,6 +69,31 @@ def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, pane
     assert L.labels(store, rid, "ada")[0]["blind"] == 1  # given before the claim was on screen
 
 
+def test_filters_and_sorting_do_not_narrow_a_blind_batch_s_runs_by_what_it_hides(qtbot, panel, store):
+    """Filtering by "judge: success" or a status, or sorting by status, would sort Ada's unlabelled blind runs by
+    the verdicts and claims the batch hides from her: such a filter leaves them out; sorting goes by start."""
+    hers_ok, hers_bad = make_run(store, steps=2, task="hers, judged a success"), make_run(store, steps=2,
+                                                                                         task="hers, a failure")
+    other = make_run(store, steps=2, task="not in the batch")
+    for rid, v in ((hers_ok, 1), (hers_bad, 0), (other, 1)):
+        L.set_verdict(store, rid, "gpt-4o", 3, "v1", v, reply="SUCCESS" if v else "NOT SUCCESS")
+    assign(store, "pilot", [hers_ok, hers_bad], ["ada"], 1, blind=True)
+    p = panel("ada")
+    p.f_judge.setCurrentText("success")
+    p.apply_filter()
+    assert [p.model.rows[i]["id"] for i in range(len(p.model.rows))] == [other]
+    p.f_judge.setCurrentIndex(0)
+    p.apply_filter()
+    assert {r["id"] for r in p.model.rows} == {hers_ok, hers_bad, other}
+    p.model.sort(column("status"), Qt.AscendingOrder)
+    assert [r["id"] for r in p.model.rows] == [hers_ok, hers_bad, other]  # by start, oldest first; not by status
+    p.show_run(hers_ok)
+    p.label("success")  # hers now: she may filter by it
+    p.f_judge.setCurrentText("success")
+    p.apply_filter()
+    assert {r["id"] for r in p.model.rows} == {hers_ok, other}
+
+
 def test_adjudication_mode_lists_shows_and_records(qtbot, panel, store):
     split = make_run(store, steps=2, task="split task")
     agreed = make_run(store, steps=2, task="agreed task")
