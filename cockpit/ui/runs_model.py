@@ -119,9 +119,10 @@ class RunsTableModel(QAbstractTableModel):
                 self.dataChanged.emit(self.index(0, 0), self.index(len(self.rows) - 1, len(COLUMNS) - 1))
 
     def _filters_hidden(self) -> bool:
-        """The filter picks runs by a value a blind batch hides: its status, a human or a judge verdict."""
+        """The filter picks runs by a value a blind batch hides: its status, a human or a judge verdict, or its
+        answer (the search reads the answer too)."""
         f = self.filter
-        return f is not None and bool(f.status or f.human or f.judge)
+        return f is not None and bool(f.status or f.human or f.judge or f.search.strip())
 
     def set_only(self, run_ids: list[str] | None) -> None:
         """Show only these runs (None: all the filter lets through)."""

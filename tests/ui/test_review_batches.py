@@ -71,10 +71,11 @@ def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, pane
 
 def test_filters_and_sorting_do_not_narrow_a_blind_batch_s_runs_by_what_it_hides(qtbot, panel, store):
     """Filtering by "judge: success" or a status, or sorting by status, would sort Ada's unlabelled blind runs by
-    the verdicts and claims the batch hides from her: such a filter leaves them out; sorting goes by start."""
-    hers_ok, hers_bad = make_run(store, steps=2, task="hers, judged a success"), make_run(store, steps=2,
-                                                                                         task="hers, a failure")
-    other = make_run(store, steps=2, task="not in the batch")
+    the verdicts and claims the batch hides from her (a search, by the answer): such a filter leaves them out;
+    sorting goes by start."""
+    hers_ok = make_run(store, steps=2, task="hers, judged a success", answer="the Xyzzy price")
+    hers_bad = make_run(store, steps=2, task="hers, a failure", status="max_steps", answer=None)
+    other = make_run(store, steps=2, task="not in the batch", status="failed", answer=None)
     for rid, v in ((hers_ok, 1), (hers_bad, 0), (other, 1)):
         L.set_verdict(store, rid, "gpt-4o", 3, "v1", v, reply="SUCCESS" if v else "NOT SUCCESS")
     assign(store, "pilot", [hers_ok, hers_bad], ["ada"], 1, blind=True)
@@ -87,6 +88,10 @@ def test_filters_and_sorting_do_not_narrow_a_blind_batch_s_runs_by_what_it_hides
     assert {r["id"] for r in p.model.rows} == {hers_ok, hers_bad, other}
     p.model.sort(column("status"), Qt.AscendingOrder)
     assert [r["id"] for r in p.model.rows] == [hers_ok, hers_bad, other]  # by start, oldest first; not by status
+    p.search.setText("Xyzzy")  # the search reads the hidden answer too
+    p.apply_filter()
+    assert p.model.rows == []
+    p.search.setText("")
     p.show_run(hers_ok)
     p.label("success")  # hers now: she may filter by it
     p.f_judge.setCurrentText("success")

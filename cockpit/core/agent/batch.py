@@ -6,7 +6,8 @@ finished (answered or out of steps) is skipped, so rerunning a batch after a
 crash or Ctrl+C picks up where it stopped. Each task starts in a new browser
 with a new profile, so no cookie, storage or cart carries over from the task
 before (as WebVoyager starts a driver per task); a local worker starts the next
-task's browser while the current task runs, so the start costs no time.
+task's browser while the current task runs, which hides the start while the
+model thinks (not when the CPU is the limit).
 `keep_browser` goes on in the worker's browser instead. A dead browser is replaced before the next task.
 Knows nothing about terminals: progress goes to callbacks.
 
@@ -19,7 +20,6 @@ the same command to pick up later.
 """
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import queue
@@ -38,7 +38,7 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.tasks.hops import tracker_for
 from cockpit.core.browser.remote import GridUnavailable
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.errors import CockpitError, short_message
+from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store, StoreError
 from cockpit.core.tasks.taskfile import Task
@@ -200,9 +200,8 @@ class Batch:
             if session is not None:
                 session.close()
                 self._sessions.discard(session)
-            if spare is not None:  # no task came for it
-                with contextlib.suppress(Exception):
-                    self._close(spare.result(timeout=120))
+            if spare is not None:  # no task came for it: closed once it has started, however long that takes
+                spare.add_done_callback(self._close_started)
             if pool is not None:
                 pool.shutdown(wait=False)
 
@@ -210,10 +209,18 @@ class Batch:
         session = BrowserSession(self.browser)
         self._sessions.add(session)  # closed from run() on a second Ctrl+C, even while it starts
         try:
-            return session.start()
+            session.start()
         except BaseException:
             self._sessions.discard(session)
             raise
+        if session._closing:  # closed (a second Ctrl+C) while it started: what the start made goes too
+            self._close(session)
+            raise BrowserError("the batch was interrupted while this browser started")
+        return session
+
+    def _close_started(self, spare: Future) -> None:
+        if not spare.cancelled() and spare.exception() is None:
+            self._close(spare.result())
 
     def _close(self, session: BrowserSession) -> None:
         session.close()
@@ -227,10 +234,16 @@ class Batch:
             self._close(old)
         try:
             if spare is not None:
-                session = spare.result()
-                if session.alive:
-                    return session
-                self._close(session)  # died while it waited
+                try:
+                    session = spare.result()
+                except GridUnavailable:
+                    raise
+                except CockpitError as e:  # a fresh try below says whether it was more than a hiccup
+                    log.info("the browser started early failed (%s); starting another", short_message(e))
+                else:
+                    if session.alive:
+                        return session
+                    self._close(session)  # died while it waited
             return self._start_session()
         except GridUnavailable as e:  # no browser to be had: stop, and leave this task and the rest unrun
             if not self._stop.is_set():

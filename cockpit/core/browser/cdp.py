@@ -200,6 +200,6 @@ class DirectCDP:
     def close(self) -> None:
         self._closed = True
         try:
-            self._ws.close()
+            self._ws.close(timeout=0.5)  # a listening connection's reader may take the closing reply
         except Exception:
             pass

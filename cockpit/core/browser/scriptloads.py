@@ -57,7 +57,9 @@ class ScriptLoads:
         """The URLs of script requests in flight, started less than CAP seconds ago."""
         now = time.monotonic()
         with self._lock:
-            return [url for url, since in self._inflight.values() if now - since < CAP]
+            for rid in [r for r, (_, since) in self._inflight.items() if now - since >= CAP]:
+                del self._inflight[rid]
+            return [url for url, _ in self._inflight.values()]
 
     def wait(self, deadline: float, step: float = 0.01) -> list[str]:
         """Wait until no script request is pending, or until `deadline` (monotonic); what was still pending."""
@@ -80,7 +82,11 @@ class ScriptLoads:
                 self._inflight.clear()
 
     def _event(self, method: str | None, p: dict) -> None:
-        if method == "Network.requestWillBeSent":
+        if method == "Network.requestWillBeSent" and p.get("type") == "Document" \
+                and p.get("frameId") == self.target_id:  # a new document in the tab: the old one's loads end
+            with self._lock:
+                self._inflight.clear()
+        elif method == "Network.requestWillBeSent":
             # Loaded by a script (import(), a module graph) or the parser. A worker's own script ("other") is
             # finished on the worker's target, never here; instrument.js waits for the worker's replies.
             if p.get("type") == "Script" and (p.get("initiator") or {}).get("type") in ("script", "parser") \

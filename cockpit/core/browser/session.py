@@ -306,6 +306,7 @@ class BrowserSession:
         return self._call(lambda: self.driver.title)
 
     def goto(self, url: str) -> None:
+        self._script_loads()  # watching before the page starts, so an import() it makes on load is seen
         try:
             self._call(self.driver.get, url)
         except TimeoutException:
@@ -375,8 +376,9 @@ class BrowserSession:
         without a direct DevTools connection."""
         watch = self._loads
         if watch is None or not watch.alive or watch.target_id != self._main_handle:
-            direct = self.direct_cdp("network")
-            self._loads = watch = ScriptLoads.start(direct) if direct is not None else None
+            self._loads = watch = ScriptLoads.start(direct) if (direct := self.direct_cdp("network")) else None
+            if watch is None and direct is not None:
+                self.drop_direct("network")  # no Network domain there: not asked again for this tab
         return watch
 
     def drop_direct(self, purpose: str | None = None) -> None:
@@ -409,6 +411,7 @@ class BrowserSession:
                     if left := loads.wait(deadline):
                         result = {**result, "settled": False, "pending": [f"script {u[-80:]}" for u in left]}
                         break
+                    self.js("const s = window.__cockpitState; if (s) s.lastActivity = s.now();")  # it runs now
                     continue
                 break
             except (JavascriptException, TimeoutException) as e:

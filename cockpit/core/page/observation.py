@@ -285,7 +285,7 @@ def _finish_screenshot(session: BrowserSession, shot, png: bytes | None, decoded
     except Exception as e:  # the second connection broke (or the page navigated): WebDriver takes it
         log.debug("direct screenshot failed or stale (%s); using WebDriver", e)
         if not isinstance(e, DirectCDPNavigated):
-            session.drop_direct()
+            session.drop_direct("screenshot")  # (the script and network connections are not this one)
         png = session.screenshot_png()
         prepared = _prepare(png) if render else None
     return png, prepared
