@@ -104,16 +104,12 @@ def fit_to_screen(window: QWidget, margin: int = 48) -> None:
     """Size a top-level window to its size hint, but no larger than its screen's free area (less `margin` for the
     title bar); a scroll area inside takes up the rest. Qt alone would cap a dialog at 2/3 of the screen's height,
     scrolling on screens where it fits."""
-    screen = window.screen()
-    if screen is None:
-        return
     for area in window.findChildren(TallScrollArea):  # their contents may have grown since the last layout
         area.updateGeometry()
     if window.layout() is not None:
         window.layout().activate()
-    free, hint = screen.availableGeometry(), window.sizeHint()
-    window.resize(min(max(window.width(), hint.width()), free.width()),
-                  min(max(window.height(), hint.height()), free.height() - margin))
+    hint = window.sizeHint()
+    resize_within_screen(window, max(window.width(), hint.width()), max(window.height(), hint.height()), margin)
 
 
 def resize_within_screen(window: QWidget, width: int, height: int, margin: int = 48) -> None:

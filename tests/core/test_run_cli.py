@@ -23,6 +23,17 @@ def answer_with_title(body):
     return f"Thought: the title says it.\nAction: ANSWER; {title}"
 
 
+def open_details_then_answer(answer, thought="go"):
+    """Clicks "Open the details page" on the start page (thinking `thought`), then answers `answer` on Details."""
+    def respond(body):
+        text = body["messages"][-1]["content"][0]["text"]
+        if "The page is 'Details'" in text:
+            return f"Thought: here\nAction: ANSWER; {answer}"
+        n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
+        return f"Thought: {thought}\nAction: Click [{n}]"
+    return respond
+
+
 def test_task_file_batch_reports_bad_lines_resumes_and_runs_in_parallel(site, tmp_path):
     tasks = tmp_path / "tasks.jsonl"
     lines = [json.dumps({"web_name": "Local", "id": f"Local--{i}", "ques": f"Title of page {i}?",
@@ -285,14 +296,7 @@ def test_a_webarena_task_file_tracks_hops_in_a_batch(site, tmp_path):
         "task_id": 7, "start_url": site.url("agent_start.html"), "intent": "Open the details page",
         "eval": {"eval_types": ["url_match"], "reference_url": "agent_details.html"}}]))
     home = tmp_path / "home"
-
-    def respond(body):
-        text = body["messages"][-1]["content"][0]["text"]
-        if "The page is 'Details'" in text:
-            return "Thought: here\nAction: ANSWER; opened"
-        n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
-        return f"Thought: go\nAction: Click [{n}]"
-    with ModelServer(respond) as srv:
+    with ModelServer(open_details_then_answer("opened")) as srv:
         r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
     assert r.returncode == 0, r.stderr
     report = json.loads(cockpit(home, "hops", "--json").stdout)
@@ -336,17 +340,10 @@ def test_serve_host_serves_local_task_pages_on_the_address_given(tmp_path):
 def test_mind2web_export_writes_online_mind2web_result_folders(site, tmp_path):
     from PIL import Image
     home = tmp_path / "home"
-
-    def respond(body):
-        text = body["messages"][-1]["content"][0]["text"]
-        if "The page is 'Details'" in text:
-            return "Thought: this is it\nAction: ANSWER; Details"
-        n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
-        return f"Thought: open it\nAction: Click [{n}]"
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": "M2W--1", "task": "Open the details page", "url": site.url("agent_start.html")})
                      + "\n")
-    with ModelServer(respond) as srv:
+    with ModelServer(open_details_then_answer("Details", thought="open it")) as srv:
         r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
     assert r.returncode == 0, r.stderr
     out = tmp_path / "m2w"

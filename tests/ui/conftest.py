@@ -1,5 +1,8 @@
-"""The real window for UI tests: offscreen, a fresh data dir, annotator "ada"."""
+"""The real window for UI tests: offscreen, a fresh data dir, annotator "ada"; and a qasync loop on Qt's."""
+import asyncio
+
 import pytest
+import qasync
 
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
@@ -25,3 +28,14 @@ def window_factory(qtbot, tmp_path):
 @pytest.fixture
 def window(window_factory):
     return window_factory()
+
+
+@pytest.fixture
+def loop(qapp):
+    """An asyncio loop on Qt's event loop (the judge runs on it), closed after the test."""
+    lp = qasync.QEventLoop(qapp, already_running=False)
+    asyncio.set_event_loop(lp)
+    yield lp
+    lp.run_until_complete(lp.shutdown_default_executor())
+    lp.close()
+    asyncio.set_event_loop(None)

@@ -1,9 +1,7 @@
 """Messages in the window's words (issue #20): fields, not flags; no key warning for a server that needs no key;
 the model dialog's notes shown whole. Real window, real Reports panel and dialog (offscreen), real judge."""
-import asyncio
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from cockpit.core.llm import apikeys as secrets
@@ -14,16 +12,6 @@ from cockpit.ui.reports_panel import ReportsPanel
 from cockpit.ui.settings_dialog import ModelSettingsDialog
 
 LONG = 90_000
-
-
-@pytest.fixture
-def loop(qapp):
-    lp = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(lp)
-    yield lp
-    lp.run_until_complete(lp.shutdown_default_executor())
-    lp.close()
-    asyncio.set_event_loop(None)
 
 
 def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site, no_keyring, monkeypatch):

@@ -1,9 +1,7 @@
 """Reports mode: the judge on the qasync loop, agreement tables, charts, disagreements."""
-import asyncio
 import time
 
 import pytest
-import qasync
 from PySide6.QtWidgets import QApplication
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
@@ -17,16 +15,6 @@ from cockpit.ui.reports_panel import ReportsPanel
 def store(tmp_path):
     with Store(tmp_path / "home") as s:
         yield s
-
-
-@pytest.fixture
-def loop(qapp):
-    lp = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(lp)
-    yield lp
-    lp.run_until_complete(lp.shutdown_default_executor())
-    lp.close()
-    asyncio.set_event_loop(None)
 
 
 def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):

@@ -2,34 +2,15 @@
 
 Real demo runs (offscreen Qt, real headless Chromium, real store), asserting what a user would see.
 """
-import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 
 from cockpit.core.store import Store
-
-LONG = 90_000
-
-
-@pytest.fixture
-def window(window_factory):
-    return window_factory(demo=True)
+from tests.ui.test_main_window import LONG, click_mark, wait_paused_after, window  # noqa: F401  (fixture)
 
 
 def steps_of(w):
     with Store(w.store_root) as s:
         return s.steps(w.run_id)
-
-
-def wait_paused_after(qtbot, w, n):
-    qtbot.waitUntil(lambda: bool(n in w.log_panel.items and w.log_panel.items[n].text(4))
-                    and w.bridge.state == "paused", timeout=LONG)
-
-
-def click_mark(qtbot, w, mark_id):
-    m = next(m for m in w.view.marks() if m.id == mark_id)
-    x, y, bw, bh = m.bbox
-    pos = w.view.mapFromScene(x + bw / 2, y + bh / 2)
-    qtbot.mouseClick(w.view.viewport(), Qt.LeftButton, pos=QPoint(pos.x(), pos.y()))
 
 
 def stop(qtbot, w):

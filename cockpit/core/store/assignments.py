@@ -12,7 +12,7 @@ import statistics
 import time
 from dataclasses import dataclass
 
-from cockpit.core.store.db import Store, StoreError
+from cockpit.core.store.db import Store, StoreError, where_equal
 
 
 @dataclass(frozen=True)
@@ -83,18 +83,11 @@ def get_batch(store: Store, name: str) -> dict:
 
 def assignments(store: Store, batch: str | None = None, annotator: str | None = None) -> list[dict]:
     """Assignment rows (batch, run_id, annotator, position, labelled: 0/1, seconds), in queue order."""
-    where, params = [], []
-    if batch:
-        where.append("a.batch = ?")
-        params.append(batch)
-    if annotator:
-        where.append("a.annotator = ?")
-        params.append(annotator)
-    sql = ("SELECT a.batch, a.run_id, a.annotator, a.position, l.id IS NOT NULL AS labelled, l.seconds "
-           "FROM assignments a JOIN batches b ON b.name = a.batch "
-           "LEFT JOIN labels l ON l.run_id = a.run_id AND l.annotator = a.annotator"
-           + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY b.created, a.batch, a.position")
-    return store._rows(sql, params)
+    where, params = where_equal(a__batch=batch, a__annotator=annotator)
+    return store._rows("SELECT a.batch, a.run_id, a.annotator, a.position, l.id IS NOT NULL AS labelled, l.seconds "
+                       "FROM assignments a JOIN batches b ON b.name = a.batch "
+                       "LEFT JOIN labels l ON l.run_id = a.run_id AND l.annotator = a.annotator"
+                       f"{where} ORDER BY b.created, a.batch, a.position", params)
 
 
 def queue(store: Store, annotator: str, batch: str | None = None) -> list[str]:

@@ -371,19 +371,11 @@ class Store(StoreQueries):
 
     def runs(self, *, limit: int = 50, status: str | None = None, search: str | None = None,
              batch: str | None = None) -> list[dict]:
-        where, params = [], []
-        if status:
-            where.append("status = ?")
-            params.append(status)
-        if batch:
-            where.append("batch = ?")
-            params.append(batch)
+        where, params = where_equal(status=status, batch=batch)
         if search:
-            where.append("rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
+            where += (" AND " if where else " WHERE ") + "rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)"
             params.append(_fts_query(search))
-        sql = "SELECT * FROM runs" + (" WHERE " + " AND ".join(where) if where else "")
-        sql += " ORDER BY started DESC LIMIT ?"
-        return self._rows(sql, params + [limit])
+        return self._rows(f"SELECT * FROM runs{where} ORDER BY started DESC LIMIT ?", params + [limit])
 
     def done_tasks(self) -> set[tuple[str, str, str]]:
         """(task id, task, url) of tasks a Cockpit run finished (answered or out of steps): a batch rerun
@@ -442,6 +434,13 @@ class Store(StoreQueries):
             return p.read_bytes()
         except OSError as e:
             raise StoreError(f"the {what} {p} is missing or unreadable ({e.strerror or e})") from e
+
+
+def where_equal(**columns) -> tuple[str, list]:
+    """(" WHERE a = ? AND b = ?", [a, b]) for the columns given a value (none: ("", [])); names may be qualified
+    with a table alias as a__col (a.col)."""
+    given = {k.replace("__", "."): v for k, v in columns.items() if v}
+    return (" WHERE " + " AND ".join(f"{k} = ?" for k in given) if given else ""), list(given.values())
 
 
 def open_for_reading(root: Path | str | None = None) -> Store:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from cockpit.core.store.db import Store, StoreError
+from cockpit.core.store.db import Store, StoreError, where_equal
 
 VERDICTS = ("success", "fail", "unsure")
 #: WebVoyager's four failure issues first, then Cockpit's additions. Users may add their own.
@@ -44,15 +44,8 @@ def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, catego
 
 
 def labels(store: Store, run_id: str | None = None, annotator: str | None = None) -> list[dict]:
-    where, params = [], []
-    if run_id:
-        where.append("run_id = ?")
-        params.append(run_id)
-    if annotator:
-        where.append("annotator = ?")
-        params.append(annotator)
-    sql = "SELECT * FROM labels" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY run_id, annotator"
-    return store._rows(sql, params)
+    where, params = where_equal(run_id=run_id, annotator=annotator)
+    return store._rows(f"SELECT * FROM labels{where} ORDER BY run_id, annotator", params)
 
 
 def set_step_label(store: Store, run_id: str, step: int, annotator: str, judgement: str, *,
@@ -88,15 +81,8 @@ def set_verdict(store: Store, run_id: str, judge: str, k: int, prompt_version: s
 
 
 def verdicts(store: Store, run_id: str | None = None, judge: str | None = None) -> list[dict]:
-    where, params = [], []
-    if run_id:
-        where.append("run_id = ?")
-        params.append(run_id)
-    if judge:
-        where.append("judge = ?")
-        params.append(judge)
-    sql = "SELECT * FROM verdicts" + (" WHERE " + " AND ".join(where) if where else "") + " ORDER BY run_id, judge, k"
-    return store._rows(sql, params)
+    where, params = where_equal(run_id=run_id, judge=judge)
+    return store._rows(f"SELECT * FROM verdicts{where} ORDER BY run_id, judge, k", params)
 
 
 def unlabelled_runs(store: Store, annotator: str, limit: int = 1000) -> list[str]:
