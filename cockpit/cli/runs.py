@@ -142,9 +142,9 @@ def _show(store, run_id: str, as_json: bool) -> int:
     print(f"task: {run.task}\nurl:  {run.url}")
     for line in _setup_lines(run.config if isinstance(run.config, dict) else {}):
         print(line)
-    if (run.source or "cockpit") != "cockpit":
-        print(f"imported from {run.source}: its steps record no addresses, risks or outcomes")
     imported = (run.source or "") not in ("", "cockpit")  # a WebVoyager folder records no URLs, risks or outcomes
+    if imported:
+        print(f"imported from {run.source}: its steps record no addresses, risks or outcomes")
     for s in steps:
         print(f"\nstep {s.step}" + (f"  {s.url}" if s.url else ""))
         if s.thought:

@@ -317,6 +317,12 @@ def _coerce(value: Any, hint: Any) -> tuple[bool, Any]:
     return False, None
 
 
+def setting_ok(name: str, value) -> bool:
+    """Whether `value` is one that settings.json may hold for `name` (a field the window also lets people type)."""
+    check = _CHECKS.get(name)
+    return check is None or check(value)[0]
+
+
 def _check(pred: Callable[[Any], bool], fix: Callable[[Any], Any] = lambda v: v):
     def check(value):
         return (True, fix(value)) if pred(value) else (False, None)
@@ -340,6 +346,7 @@ _CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "recent_task_files": _clean_recent,
     "preview_model": _check(lambda v: len(v) <= 200, str.strip),
     "preview_base_url": _check(lambda v: v.strip() == "" or re.match(r"^https?://\S+$", v.strip()), str.strip),
+    "webdriver_url": _check(lambda v: v.strip() == "" or re.match(r"^https?://\S+$", v.strip()), str.strip),
     "plan_k": _check(lambda v: 1 <= v <= MAX_K),
     "plan_horizon": _check(lambda v: 1 <= v <= MAX_HORIZON),
     "plan_samples": _check(lambda v: 1 <= v <= MAX_SAMPLES),

@@ -26,7 +26,6 @@ What it must not do:
 from __future__ import annotations
 
 import logging
-import re
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
@@ -45,6 +44,7 @@ from cockpit.core.settings import (
     Settings,
     SettingsError,
     save_settings,
+    setting_ok,
 )
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
 from cockpit.ui.room import TallScrollArea, WrappedLabel, fit_to_screen
@@ -451,8 +451,8 @@ class ModelSettingsDialog(QDialog):
         """Store a newly typed key in the keyring, save the settings, close. On failure stay open."""
         wd = self.webdriver_edit.text().strip()
         problem = self._form_problem() or self.lookahead.problem() or (
-            f"The WebDriver URL {wd!r} is not an http:// or https:// address (e.g. http://hub:4444)."
-            if wd and not re.match(r"^https?://[^\s/]+", wd) else "")
+            "" if setting_ok("webdriver_url", wd) else
+            f"The WebDriver URL {wd!r} is not an http:// or https:// address (e.g. http://hub:4444).")
         if problem:
             return self._show_error(problem)
         new = self._settings.copy()

@@ -175,3 +175,13 @@ def test_every_field_has_help():
     for f in dataclasses.fields(ModelConfig):
         assert st.field_help(f"model.{f.name}"), f.name
     assert st.field_help("nope") == ""
+
+
+def test_a_hand_edited_webdriver_url_that_is_no_web_address_is_refused(tmp_path):
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps({"webdriver_url": "hub:4444", "chrome_args": ["--no-sandbox"]}))
+    s, problems = load_settings(path)
+    assert s.webdriver_url == "" and s.chrome_args == ["--no-sandbox"]
+    assert len(problems) == 1 and "webdriver_url" in problems[0], problems
+    path.write_text(json.dumps({"webdriver_url": " http://hub:4444 "}))
+    assert load_settings(path)[0].webdriver_url == "http://hub:4444"

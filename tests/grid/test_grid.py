@@ -96,7 +96,7 @@ def test_a_node_killed_mid_batch_loses_no_task(grid, site, tmp_path):
     assert [it.result.status for it in items] == ["answered"] * 8, [it.result.error for it in items]
     again = [it for it in items if it.lost]
     assert len(again) >= 1 and all(it.attempt == 2 for it in again)
-    lost_run = again[0].lost[0].split(":", 1)[0].removeprefix("run ")
+    lost_run = again[0].lost[0][0]
     with Store(home) as store:
         lost = store.run(lost_run)
     assert lost["status"] == "failed" and "internal error" not in lost["error"], lost["error"]

@@ -58,8 +58,12 @@ class BatchItem:
     seconds: float = 0.0
     tokens: int = 0
     cost: float | None = None
-    attempt: int = 1
-    lost: list[str] = field(default_factory=list)  # "run R: why" for each attempt that lost its browser
+    lost: list[tuple[str, str]] = field(default_factory=list)  # (run id, why) of each attempt that lost its browser
+
+    @property
+    def attempt(self) -> int:
+        """Which try of the task this is (or was last): one more than the tries that lost their browser."""
+        return len(self.lost) + 1
 
 
 @dataclass
@@ -270,10 +274,10 @@ class Batch:
             agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
                           control=control, listener=self.on_event)
             t = item.task
-            last = item.lost[-1].split(": ", 1) if item.lost else ["", ""]
+            last = item.lost[-1] if item.lost else ("", "")
             item.result = agent.run(Fresh(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,
                                           task_extra=dict(t.extra) or None, attempt=item.attempt,
-                                          retry_of=last[0].removeprefix("run "), retry_reason=last[1]))
+                                          retry_of=last[0], retry_reason=last[1]))
             if item.result.run_id:
                 row = store.run(item.result.run_id)
                 item.tokens = (row["prompt_tokens"] or 0) + (row["completion_tokens"] or 0)
@@ -293,8 +297,7 @@ class Batch:
         r = item.result
         if r is None or r.status != "failed" or not r.lost_browser or item.attempt >= 2 or self._stop.is_set():
             return False
-        item.lost.append(f"run {r.run_id}: {r.error}")
-        item.attempt += 1
+        item.lost.append((r.run_id, r.error))
         item.result = None
         log.warning("task %s lost its browser (%s); running it again", item.task.id, r.error)
         if self.on_requeue:

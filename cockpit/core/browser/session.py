@@ -28,7 +28,7 @@ from selenium.webdriver.remote.client_config import ClientConfig
 from cockpit.core import paths, resources
 from cockpit.core.browser import profiles, remote
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
-from cockpit.core.browser.locate import CHROME_CANDIDATES, DRIVER_CANDIDATES, find_chrome, find_chromedriver  # noqa: F401
+from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
 from cockpit.core.browser.processes import kill_orphans
 from cockpit.core.browser.scriptloads import ScriptLoads
 from cockpit.core.errors import BrowserDied, BrowserError, short_message

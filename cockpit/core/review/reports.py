@@ -180,7 +180,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     labs, verds = labels_mod.labels(store, run_id), labels_mod.verdicts(store, run_id)
     blind = blind_for(store, run_id, annotator)
     if blind:
-        run = dict(run, status=None, answer=_BLIND)
+        run = dict(run, status=None, answer=BLIND_NOTE)
         steps = [blind_step(s) for s in steps]
     step_labs: dict[int, list[dict]] = {}
     for sl in labels_mod.step_labels(store, run_id):
@@ -209,7 +209,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
                 ("Source", _e(run["source"])),
                 ("Error", f'<span class="bad">{_e(run["error"])}</span>' if run["error"] else "")]),
            "<h2>Answer</h2>",
-           (f'<p class="note">{_e(_BLIND)}</p>' if blind else
+           (f'<p class="note">{_e(BLIND_NOTE)}</p>' if blind else
             f'<pre class="answer">{_e(run["answer"])}</pre>' if run["answer"] is not None
             else '<p class="muted">no answer</p>')]
     out += _labels_html(labs, verds, blind)
@@ -226,7 +226,6 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
 
 
 BLIND_NOTE = "hidden: blind until you have labelled this run"
-_BLIND = BLIND_NOTE
 
 
 def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
@@ -237,7 +236,7 @@ def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
                     "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
             if labs else '<p class="muted">not labelled</p>',
             "<h2>Judge verdicts</h2>",
-            f'<p class="note">{_e(_BLIND)}</p>' if blind else
+            f'<p class="note">{_e(BLIND_NOTE)}</p>' if blind else
             _grid(("Judge", "k", "Prompt", "Verdict", "Judged at"),
                   [(v["judge"], v["k"] or "all", v["prompt_version"], verdict_text(v["verdict"]) or "undecided",
                     iso_time(v["created"])) for v in verds])
@@ -247,7 +246,7 @@ def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
 def blind_step(s: dict) -> dict:
     """An ANSWER step with the agent's claim (its thought, answer, reply, status and outcome) taken out."""
     if (s.get("action") or s.get("action_text") or "").lstrip().upper().startswith("ANSWER"):
-        return dict(s, thought=_BLIND, action="ANSWER; " + _BLIND, action_text=None, reply=None, outcome=None,
+        return dict(s, thought=BLIND_NOTE, action="ANSWER; " + BLIND_NOTE, action_text=None, reply=None, outcome=None,
                     status=None)
     return s
 

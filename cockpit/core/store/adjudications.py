@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 
-from cockpit.core.store.db import Store, StoreError
+from cockpit.core.store.db import Store, StoreError, where_equal
 
 VERDICTS = ("success", "fail")
 COLUMNS = ("run_id", "verdict", "reason", "by", "created")
@@ -24,13 +24,12 @@ def set_adjudication(store: Store, run_id: str, verdict: str, reason: str, by: s
     row = {"run_id": run_id, "verdict": verdict, "reason": reason.strip(), "by": by.strip(),
            "created": time.time() if created is None else created}
     with store.atomic():
-        if not store._rows("SELECT 1 FROM runs WHERE id = ?", [run_id]):
+        if store.missing_runs([run_id]):
             raise StoreError(f"no run {run_id!r} in {store.path}")
         store.db["adjudications"].insert(row, replace=True)
 
 
 def adjudications(store: Store, run_id: str | None = None) -> list[dict]:
     """Adjudicated verdicts (run_id, verdict, reason, by, created), by run id."""
-    if run_id:
-        return store._rows("SELECT * FROM adjudications WHERE run_id = ?", [run_id])
-    return store._rows("SELECT * FROM adjudications ORDER BY run_id")
+    where, params = where_equal(run_id=run_id)
+    return store._rows(f"SELECT {', '.join(COLUMNS)} FROM adjudications{where} ORDER BY run_id", params)

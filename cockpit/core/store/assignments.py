@@ -40,7 +40,7 @@ def assign(store: Store, batch: str, run_ids: list[str], annotators: list[str], 
         raise StoreError("a batch needs at least one run")
     if store._rows("SELECT 1 FROM batches WHERE name = ?", [batch]):
         raise StoreError(f"there is a batch {batch!r} already; give the new one another name")
-    missing = [r for r in runs if not store._rows("SELECT 1 FROM runs WHERE id = ?", [r])]
+    missing = store.missing_runs(runs)
     if missing:
         raise StoreError(f"no run {missing[0]!r} in {store.path}")
     dealt = _deal(runs, names, per_run)
@@ -116,22 +116,18 @@ def progress(store: Store, batch: str | None = None) -> list[Progress]:
     return out
 
 
+# Runs of a blind batch assigned to an annotator who has not labelled them yet.
+_BLIND = ("SELECT a.run_id FROM assignments a JOIN batches b ON b.name = a.batch WHERE b.blind = 1 "
+          "AND a.annotator = ? AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run_id = a.run_id "
+          "AND l.annotator = a.annotator)")
+
+
 def blind_for(store: Store, run_id: str, annotator: str | None) -> bool:
     """True when `annotator` must not yet see the judge's verdict or the agent's own claim on this run:
     a blind batch assigns it to them and they have not labelled it."""
-    if not annotator:
-        return False
-    return bool(store._rows(
-        "SELECT 1 FROM assignments a JOIN batches b ON b.name = a.batch WHERE b.blind = 1 AND a.run_id = ? "
-        "AND a.annotator = ? AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run_id = a.run_id "
-        "AND l.annotator = a.annotator)", [run_id, annotator]))
+    return bool(annotator) and bool(store._rows(_BLIND + " AND a.run_id = ?", [annotator, run_id]))
 
 
 def blind_runs(store: Store, annotator: str | None) -> set[str]:
     """The runs `annotator` must not yet see verdicts or claims of (see :func:`blind_for`), all at once."""
-    if not annotator:
-        return set()
-    return {r["run_id"] for r in store._rows(
-        "SELECT a.run_id FROM assignments a JOIN batches b ON b.name = a.batch WHERE b.blind = 1 "
-        "AND a.annotator = ? AND NOT EXISTS (SELECT 1 FROM labels l WHERE l.run_id = a.run_id "
-        "AND l.annotator = a.annotator)", [annotator])}
+    return {r["run_id"] for r in store._rows(_BLIND, [annotator])} if annotator else set()

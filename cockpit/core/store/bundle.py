@@ -19,6 +19,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.db import Store, StoreError
 from cockpit.core.store.schema import SCHEMA_VERSION
 
@@ -28,7 +29,6 @@ MANIFEST = "manifest.json"
 #: Label rows as a bundle carries them (the store's own row id is left out).
 LABEL_COLUMNS = ("run_id", "annotator", "verdict", "category", "comment", "seconds", "blind", "created")
 STEP_LABEL_COLUMNS = ("run_id", "step", "annotator", "judgement", "corrected_target", "comment", "created")
-ADJUDICATION_COLUMNS = ("run_id", "verdict", "reason", "by", "created")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -96,10 +96,6 @@ def run_labels(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
     return labels, steps
 
 
-def run_adjudications(store: Store, run_id: str) -> list[dict]:
-    return store._rows(f"SELECT {', '.join(ADJUDICATION_COLUMNS)} FROM adjudications WHERE run_id = ?", [run_id])
-
-
 # ---------------------------------------------------------------- writing
 
 def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
@@ -115,7 +111,7 @@ def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
         files = {rel: p.read_bytes() for rel, p in run_files(store, rid).items()}
         members[f"runs/{rid}/run.json"] = _json(content)
         members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels,
-                                                    "adjudications": run_adjudications(store, rid)})
+                                                    "adjudications": adjudications(store, rid)})
         members |= {f"runs/{rid}/files/{rel}": data for rel, data in files.items()}
         runs.append({"id": rid, "demo": bool(content["run"]["demo"]),
                      "content_hash": content_hash(content, {r: _sha(d) for r, d in files.items()})})

@@ -67,7 +67,7 @@ def _plan(store: Store, runs: list[BundleRun], report: BundleReport, path: Path)
     here with other content, a run folder without rows in the way, or rows this store has no columns for."""
     new, clash = [], []
     for run in runs:
-        if store._rows("SELECT 1 FROM runs WHERE id = ?", [run.id]):
+        if not store.missing_runs([run.id]):
             (report.skipped if store_hash(store, run.id) == run.content_hash else clash).append(run.id)
             continue
         if store.run_dir(run.id).exists():

@@ -173,7 +173,7 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
         fr.task_id = task_id_of(fr)
         report.problems += [f"{folder}: {p}" for p in fr.problems]
         run_id = _import_id(folder)
-        if store._rows("SELECT 1 FROM runs WHERE id = ?", [run_id]):
+        if not store.missing_runs([run_id]):
             report.skipped.append(str(folder))
         else:
             try:

@@ -10,6 +10,7 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field
 
+from cockpit.core.store.adjudications import VERDICTS
 from cockpit.core.store.db import Store, StoreError
 
 _RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind"))
@@ -34,7 +35,7 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
     """Merge label rows (the columns of the labels table, ``created`` a timestamp) in one transaction.
     Every run they name must be in the store (StoreError otherwise, and nothing is changed)."""
     runs = {r["run_id"] for r in [*labels, *step_labels]}
-    missing = sorted(rid for rid in runs if not store._rows("SELECT 1 FROM runs WHERE id = ?", [rid]))
+    missing = sorted(store.missing_runs(runs))
     if missing:
         raise StoreError(f"{source} has labels for {len(missing)} run(s) this store does not hold "
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
@@ -54,7 +55,7 @@ def merge_adjudications(store: Store, rows: list[dict], *, source: str = "the im
     """Merge adjudicated verdicts (one per run) the same way, inside the caller's transaction if any:
     one the store lacks is added; where both have one and they differ, the newer is kept and reported."""
     for row in rows:
-        if not isinstance(row, dict) or row.get("verdict") not in ("success", "fail") or not all(
+        if not isinstance(row, dict) or row.get("verdict") not in VERDICTS or not all(
                 k in row for k in ("run_id", "reason", "by", "created")):
             raise StoreError(f"{source}: an adjudicated verdict is damaged ({str(row)[:80]}); nothing was imported")
     merge = LabelMerge()

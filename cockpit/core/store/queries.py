@@ -191,6 +191,15 @@ class StoreQueries:
             "FROM runs_fts JOIN runs r ON r.rowid = runs_fts.rowid "
             "WHERE runs_fts MATCH ? AND r.status != 'running' ORDER BY score LIMIT ?", [fts, limit])
 
+    def missing_runs(self, run_ids) -> list[str]:
+        """Those of `run_ids` this store does not hold, in their order (asked in chunks, not one query each)."""
+        ids = list(dict.fromkeys(run_ids))
+        held: set[str] = set()
+        for i in range(0, len(ids), 900):
+            chunk = ids[i:i + 900]
+            held |= {r["id"] for r in self._rows(f"SELECT id FROM runs WHERE id IN ({_marks(len(chunk))})", chunk)}
+        return [r for r in ids if r not in held]
+
     def run_labels(self, run_ids: list[str]) -> list[dict]:
         """The human labels of these runs: run_id, annotator, verdict."""
         if not run_ids:
