@@ -16,6 +16,20 @@ Cockpit stores and shows.
     Hover [N]                      move the mouse over element N
     Press [key]                    press a key or combination (Enter, Ctrl+A)
     Goto [url]                     open a URL (http or https)
+
+Pixel actions (models that act at a point; coordinates are viewport CSS
+pixels once converted, see :mod:`cockpit.core.actions.coords`):
+
+    Click (x, y)                   click at the point (also DoubleClick, RightClick)
+    Hover (x, y)                   move the mouse to the point
+    Drag (x1, y1) to (x2, y2)      press at the first point, release at the second
+    Scroll (x, y) by (dx, dy)      turn the wheel over the point (dy > 0 scrolls down)
+    Type (x, y); text              click at the point, then type text (no Enter)
+    Type; text                     type text into the focused element (no Enter)
+
+Plain-text forms models write are read too: ``Click at (600, 475)``,
+``click(600, 475)``, ``Scroll (delta_x=0, delta_y=400)``, ``Type "text"``,
+``Press ENTER``, ``Navigate to URL``, ``Navigate back``.
 """
 from __future__ import annotations
 
@@ -25,19 +39,34 @@ from dataclasses import dataclass
 from cockpit.core.errors import ActionParseError
 
 KINDS = ("click", "type", "scroll", "wait", "back", "google", "answer",
-         "select", "hover", "press", "goto")
+         "select", "hover", "press", "goto", "double_click", "right_click", "drag")
+#: Kinds that act at a point of the screenshot (with Action.point) rather than on a mark.
+POINTER_KINDS = ("click", "double_click", "right_click", "hover", "drag", "scroll", "type")
 
 _CANON = {"click": "Click", "type": "Type", "scroll": "Scroll", "wait": "Wait",
           "back": "GoBack", "google": "Google", "answer": "ANSWER", "select": "Select",
-          "hover": "Hover", "press": "Press", "goto": "Goto"}
+          "hover": "Hover", "press": "Press", "goto": "Goto", "double_click": "DoubleClick",
+          "right_click": "RightClick", "drag": "Drag"}
 
 _ALIASES = {"click": "click", "type": "type", "scroll": "scroll", "wait": "wait",
             "goback": "back", "go back": "back", "back": "back", "google": "google",
             "answer": "answer", "select": "select", "hover": "hover", "press": "press",
-            "goto": "goto", "go to": "goto", "navigate": "goto"}
+            "goto": "goto", "go to": "goto", "navigate": "goto", "navigate to": "goto",
+            "navigate back": "back", "doubleclick": "double_click", "double click": "double_click",
+            "double_click": "double_click", "rightclick": "right_click", "right click": "right_click",
+            "right_click": "right_click", "drag": "drag", "move": "hover", "mouse move": "hover",
+            "mouse_move": "hover", "move to": "hover"}
 
-_HEAD = re.compile(r"^\s*(go\s*back|go\s*to|goto|click|type|scroll|wait|google|answer|"
-                   r"select|hover|press|navigate)\b\s*(.*)$", re.I | re.S)
+_HEAD = re.compile(r"^\s*(go\s*back|go\s*to|goto|double[\s_]?click|right[\s_]?click|click|type|scroll|wait|"
+                   r"google|answer|select|hover|press|navigate\s+back|navigate\s+to|navigate|drag|"
+                   r"mouse[\s_]move|move\s+to|move)\b\s*(.*)$", re.I | re.S)
+_NUMBER = r"(-?\d+(?:\.\d+)?)"
+#: A point as models write it: "(600, 475)", "at (600,475)", "[600, 475]", "600, 475", "x=600, y=475".
+_POINT = re.compile(r"^\s*(?:at\s+)?[(\[]?\s*(?:x\s*=\s*)?" + _NUMBER + r"\s*[,\s]\s*(?:y\s*=\s*)?" + _NUMBER
+                    + r"\s*[)\]]?", re.I)
+_DELTA = re.compile(r"\(?\s*(?:delta_)?(?:d?x)\s*=\s*" + _NUMBER + r"\s*,\s*(?:delta_)?(?:d?y)\s*=\s*" + _NUMBER
+                    + r"\s*\)?", re.I)
+_BY = re.compile(r"^\s*by\s+[(\[]?\s*" + _NUMBER + r"\s*,\s*" + _NUMBER + r"\s*[)\]]?", re.I)
 _NUM = re.compile(r"^\[?\s*(\d+)\s*\]?")
 _WINDOW = re.compile(r"^\[?\s*(window|page)\s*\]?", re.I)
 
@@ -47,13 +76,24 @@ class Action:
     kind: str
     target: int | None = None  # mark id; None with kind scroll means the window
     text: str = ""  # typed content, answer, option, key, url, or scroll direction
+    point: tuple[int, int] | None = None  # a pixel action's point (viewport CSS pixels once converted)
+    end: tuple[int, int] | None = None  # a drag's end point
+    delta: tuple[int, int] | None = None  # a pixel scroll's wheel (dx, dy); dy > 0 scrolls down
+    focused: bool = False  # Type; text: into whatever has the focus, no point, no mark
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"unknown action kind {self.kind!r}")
 
+    @property
+    def pixel(self) -> bool:
+        """It acts at a point (or on the focused element), not on a mark."""
+        return self.point is not None or self.focused
+
     def __str__(self) -> str:
         name = _CANON[self.kind]
+        if self.pixel:
+            return _pixel_text(self, name)
         if self.kind in ("wait", "back", "google"):
             return name
         if self.kind == "answer":
@@ -68,7 +108,25 @@ class Action:
 
     @property
     def needs_target(self) -> bool:
-        return self.kind in ("click", "type", "select", "hover")
+        return self.kind in ("click", "type", "select", "hover") and not self.pixel
+
+
+def _pt(p: tuple) -> str:
+    return f"({_num(p[0])}, {_num(p[1])})"
+
+
+def _num(v) -> str:
+    return str(int(v)) if float(v) == int(v) else f"{float(v):g}"
+
+
+def _pixel_text(a: Action, name: str) -> str:
+    if a.kind == "type":
+        return f"Type; {a.text}" if a.point is None else f"Type {_pt(a.point)}; {a.text}"
+    if a.kind == "drag":
+        return f"Drag {_pt(a.point)} to {_pt(a.end or a.point)}"
+    if a.kind == "scroll":
+        return f"Scroll {_pt(a.point)} by {_pt(a.delta or (0, 0))}"
+    return f"{name} {_pt(a.point)}"
 
 
 def _strip_markdown(s: str) -> str:
@@ -107,6 +165,13 @@ def parse_action(text: str) -> Action:
             "Select [N]; option, Hover [N], Press [key], Goto [url].")
     kind = _ALIASES[re.sub(r"\s+", " ", m.group(1).lower())]
     rest = m.group(2).strip()
+    if kind in POINTER_KINDS and (pixel := _parse_pixel(kind, rest)) is not None:
+        return pixel
+    if kind in ("double_click", "right_click", "drag"):
+        raise ActionParseError(f"{_CANON[kind]} needs a point, e.g. "
+                               + ("Drag (100, 200) to (300, 200)" if kind == "drag" else f"{_CANON[kind]} (600, 475)"))
+    if kind == "hover" and m.group(1).lower().startswith(("move", "mouse")):
+        raise ActionParseError("a mouse move needs a point, e.g. Hover (600, 475)")
     if kind in ("wait", "back", "google"):
         return Action(kind)
     if kind == "answer":
@@ -152,3 +217,77 @@ def _parse_scroll(head: str, arg: str, rest: str) -> Action:
     if direction not in ("up", "down"):
         raise ActionParseError("Scroll needs a direction, up or down: e.g. Scroll [WINDOW]; down")
     return Action("scroll", target, direction)
+
+
+def _point_of(text: str) -> tuple[tuple, str] | None:
+    """A point at the start of `text` and what follows it; None when there is none."""
+    m = _POINT.match(text)
+    if not m:
+        return None
+    return (_coord(m.group(1)), _coord(m.group(2))), text[m.end():]
+
+
+def _coord(v: str):
+    f = float(v)
+    return int(f) if f == int(f) else f
+
+
+def _parse_pixel(kind: str, rest: str) -> Action | None:
+    """The pixel form of a pointer action (None: not a pixel form; the mark grammar reads it)."""
+    rest = rest.strip()
+    if kind == "type":
+        return _parse_pixel_type(rest)
+    if kind == "scroll":
+        return _parse_pixel_scroll(rest)
+    got = _point_of(rest)  # "[12]" is no point: a mark, for the mark grammar
+    if got is None or "," not in rest[:len(rest) - len(got[1])] and not re.match(r"^\s*(?:at\s+)?[(\[]", rest):
+        return None
+    point, after = got
+    if kind == "drag":
+        after = re.sub(r"^\s*(?:to|->|→|,)\s*", "", after)
+        end = _point_of(after)
+        if end is None:
+            raise ActionParseError("Drag needs two points, e.g. Drag (100, 200) to (300, 200)")
+        return Action("drag", point=point, end=end[0])
+    return Action(kind, point=point)
+
+
+def _parse_pixel_type(rest: str) -> Action | None:
+    got = _point_of(rest) if re.match(r"^\s*(?:at\s+)?[(\[]\s*-?\d", rest) else None
+    if got is not None:
+        point, after = got
+        return Action("type", text=_typed(after), point=point)
+    if rest.startswith(";") or rest[:1] in ('"', "'") or rest.lower().startswith("text"):
+        return Action("type", text=_typed(rest), focused=True)
+    return None
+
+
+def _typed(s: str) -> str:
+    s = re.sub(r"^\s*[;:,]?\s*(?:text\s*[=:]\s*)?", "", s).strip()
+    if len(s) >= 2 and s[0] == s[-1] and s[0] in "\"'":
+        s = s[1:-1]
+    return s
+
+
+def _parse_pixel_scroll(rest: str) -> Action | None:
+    got = _point_of(rest) if re.match(r"^\s*(?:at\s+)?[(\[]\s*-?\d", rest) else None
+    point, after = got if got is not None else (None, rest)
+    by = _BY.match(after) or _DELTA.search(after)
+    if by is None:
+        if point is None:
+            return None
+        word = after.strip(" ;,").lower().split()
+        if not word or word[0] not in ("up", "down", "left", "right"):
+            raise ActionParseError("a scroll at a point needs a wheel delta or a direction, e.g. "
+                                   "Scroll (512, 384) by (0, 400)")
+        delta = {"up": (0, -SCROLL_STEP), "down": (0, SCROLL_STEP), "left": (-SCROLL_STEP, 0),
+                 "right": (SCROLL_STEP, 0)}[word[0]]
+    else:
+        delta = (_coord(by.group(1)), _coord(by.group(2)))
+    return Action("scroll", point=point or CENTRE, delta=delta)
+
+
+#: Pixels a pixel scroll by direction turns the wheel (about two thirds of a 768-pixel viewport).
+SCROLL_STEP = 500
+#: Stands for "the middle of the viewport" in a scroll written without a point; coords.place fills it in.
+CENTRE = (-1, -1)

@@ -47,6 +47,7 @@ from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.actions.grammar import Action
 from cockpit.core.safety.binding import Binding
+from cockpit.core.agent.pointer import PointerActs, TargetChanged
 from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 
@@ -85,11 +86,7 @@ class ActionOutcome:
         return self.url_before != self.url_after
 
 
-class TargetChanged(ActionError):
-    """The approved action's target is not what the human approved: nothing was done."""
-
-
-class Executor:
+class Executor(PointerActs):
     """Runs actions against one session with the marks of its last observation."""
 
     def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0,
@@ -122,11 +119,14 @@ class Executor:
             raise TargetChanged(f"{action} is not the approved action ({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
-        mark = self._mark(action, marks) if action.needs_target or (
-            action.kind == "scroll" and action.target is not None) else None
+        if action.point is not None:
+            mark = self.resolve_point(*action.point, marks)
+        else:
+            mark = self._mark(action, marks) if action.needs_target or (
+                action.kind == "scroll" and action.target is not None) else None
         if mark is not None and mark.secret and action.kind == "type" and action.text:
             self.secrets.add(action.text)  # before acting, so no error message can leak it
-        handler = getattr(self, f"_do_{action.kind}")
+        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
         self._marks, self._url = list(marks), before
         try:
             self._nav_before(action, mark, before)

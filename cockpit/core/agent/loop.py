@@ -8,7 +8,6 @@ risk classifier flags, the policy says whether to ask, the approver answers.
 """
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
@@ -25,14 +24,13 @@ from cockpit.core.errors import ActionError, BrowserDied, BrowserError, CockpitE
 from cockpit.core.tasks.hops import HopTracker
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page.observation import Observation, observe
-from cockpit.core.review import memory
 from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent import events as ev
 from cockpit.core.safety import redaction
-from cockpit.core.page import effects, images
+from cockpit.core.page import effects
 from cockpit.core.safety import navguard
 from cockpit.core.agent.breakpoints import first, on_action
 from cockpit.core.agent.approval import (ApprovalRequest, Approver, Decision, PolicyApprover, ended_at_gate,
@@ -43,6 +41,9 @@ from cockpit.core.agent.lookahead import Host, Lookahead
 from cockpit.core.agent.start import DEMO_SITE, Branch, Fresh, Resume, RunContext, Start, run_setup
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.takeover import TakeOver
+from cockpit.core.agent.hopsmemory import HopsAndMemory
+from cockpit.core.agent import pixelstep
+from cockpit.core.agent.protocol import protocol_for
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +52,7 @@ log = logging.getLogger(__name__)
 _step_files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="step-files")
 
 
-class Agent(TakeOver):
+class Agent(TakeOver, HopsAndMemory):
     def __init__(self, session: BrowserSession, client: ModelClient, store: Store, *,
                  config: AgentConfig | None = None, approver: Approver | None = None,
                  control: RunControl | None = None, listener: Callable[[ev.Event], None] | None = None):
@@ -75,6 +76,8 @@ class Agent(TakeOver):
         self._image_files: dict[int, str] = {}
         self.hops: HopTracker | None = None  # hook: multihop; the current run's tracker
         self.look: Lookahead | None = None  # hook: preview + planning; the current run's
+        self.protocol = protocol_for(client)  # marks, or a pixel dialect (cockpit.core.agent.protocol)
+        self._conv = None
 
     @classmethod
     def within(cls, ctx: RunContext, config: AgentConfig | None = None) -> "Agent":
@@ -149,7 +152,7 @@ class Agent(TakeOver):
         else:
             self._open_start(start.url)
         seed, lead = (start.seed, start.lead) if continued else (None, None)
-        conv = prompt.Conversation(prompt.system_prompt(), self.config.keep_images)
+        conv = self._conv = self.protocol.conversation(self.config.keep_images, pixelstep.first_frame(self))
         if seed:
             conv.seed(seed)
         lead = prompt.task_text(start.task, start.url) if lead is None else lead
@@ -182,20 +185,20 @@ class Agent(TakeOver):
         t0 = time.perf_counter()
         self._observe(st)
         note = self._page_note(st.obs)
-        conv.add_observation(n, prompt.observation_text(st.obs.element_text, url=st.obs.url, title=st.obs.title,
-                                                        pdf_text=pdf_text, note=note), lead=lead)
+        conv.add_observation(n, self.protocol.observation_text(st.obs, pdf_text, note), lead=lead)
         st.request = conv.request()
         self.control.check_stop()
         t1 = time.perf_counter()
         result = (self.look.plan(st) if self.look and self.look.planning  # hook: planning
                   else self._call_model(n, st.request))
         t2 = time.perf_counter()
-        parsed = prompt.parse_reply(result.text)
+        parsed, pointer = self.protocol.parse(result, st.obs)
+        hidden = pixelstep.resolve(self, st, parsed, pointer)  # a pixel action: what is under its point
         # Text typed into a password or card field reaches the page, never the record or the history.
-        hide = self.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks)}
-        reply, thought, action_text = (redaction.scrub(x, hide) for x in (result.text, parsed.thought,
-                                                                          parsed.action_text))
-        conv.add_reply(reply)
+        hide = self.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks), hidden}
+        reply, thought, action_text = (redaction.scrub(x, hide) for x in (self.protocol.recorded_reply(result),
+                                                                          parsed.thought, parsed.action_text))
+        self.protocol.add_reply(conv, reply, result, pointer)
         st.row.update(reply=reply, thought=thought, action_text=action_text,
                       prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
                       cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
@@ -249,9 +252,9 @@ class Agent(TakeOver):
     def _call_model(self, n: int, request: list) -> ChatResult:
         while True:
             try:
-                return self.client.chat(prompt.materialize(request, self._image), cancel=self.control.stop_event,
-                                        on_retry=lambda a, w, why: self._emit(
-                                            ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
+                return self.protocol.call(request, self._image, cancel=self.control.stop_event,
+                                          on_retry=lambda a, w, why: self._emit(
+                                              ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
             except ModelError as e:
                 if e.reason == "empty-reply":
                     # No action in an empty reply: like WebVoyager, format feedback and a spent step.
@@ -274,8 +277,9 @@ class Agent(TakeOver):
                                                marks=[m.to_dict() for m in obs.marks])
         st.marked_write = _step_files.submit(lambda: self.store.write_step_files(self.run_id, st.n,
                                                                                  marked=obs.render()))
-        marked = self.store.step_file(self.run_id, st.n, "screenshot")
-        self._images[st.n] = obs.for_model(fmt, width)
+        marked = self.store.step_file(self.run_id, st.n, "screenshot_clean" if self.protocol.mode == "pixels"
+                                      else "screenshot")
+        self._images[st.n] = self.protocol.image(obs)
         self._image_files[st.n] = marked
         for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
             del self._images[k]
@@ -296,7 +300,7 @@ class Agent(TakeOver):
         if step in self._images:
             return self._images[step]
         png = self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
-        return images.for_model(png, self.client.config.image_format, self.client.config.image_max_width)
+        return self.protocol.image_of(png)
 
     def _page_note(self, obs: Observation) -> str:
         if not obs.url.startswith("chrome-error://"):
@@ -307,22 +311,24 @@ class Agent(TakeOver):
         """Gate and execute one action; returns (answer, feedback for the next turn, pdf text)."""
         obs = st.obs
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
-        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        if action.pixel:
+            mark = st.resolved
+        risk = pixelstep.rate(self, st, action) or classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
         st.press_enter = True
-        if action.kind == "type" and risk.level == "irreversible":
+        if action.kind == "type" and risk.level == "irreversible" and not action.pixel:
             # Enter could submit an order form: type without it rather than ask about every field.
             quiet = classify(action, mark, obs.marks, obs.url, self.config.risk_rules, enter_after_type=False)
             if quiet.level != "irreversible":
                 risk, st.press_enter = quiet, False
         # A password or card field's text is not recorded (see redaction).
-        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        shown = pixelstep.shown(self, st, action)
         st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
         self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         if self.look is not None:  # hook: preview (or the plan's simulation of this action)
             self.look.foresee(st, action)
         self._check_breakpoints(st, action, mark, risk)
         approved = None  # the exact action and target a human approved (issue #17)
-        if needs_approval(self.config.approval_policy, risk, action):
+        if needs_approval(self.config.approval_policy, risk, action) or pixelstep.must_ask(st):
             decision = self._ask(st, action, mark, risk)
             self.control.check_stop()
             if not decision.approved:
@@ -330,10 +336,13 @@ class Agent(TakeOver):
                 return None, prompt.feedback_text(refused=decision.message or " "), ""
             if decision.action is not None:
                 action = decision.action
-                shown = redaction.shown(action, obs.marks, self.executor.secrets)
+                pixelstep.edited(self, st, action)
+                shown = pixelstep.shown(self, st, action)
                 st.row.update(action=shown, target=action.target)
             n = action.target
-            approved = Binding.of(action, obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+            approved = Binding.of(action, st.resolved if action.pixel else
+                                  obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+            pixelstep.acknowledge(self, st)
             st.row["decision"]["approved_target"] = dict(approved.to_dict(), action=st.row["action"])
         if action.kind == "answer":
             st.row.update(status="answered", outcome="answered")
@@ -364,14 +373,14 @@ class Agent(TakeOver):
     def _ask(self, st: Step, action: Action, mark, risk: Risk) -> Decision:
         obs = st.obs
         requested = time.time()
-        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        shown = pixelstep.shown(self, st, action)
         self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
                               st.row.get("thought", ""), str(self.store.file(self._files(st)["screenshot"])),
                               shown=shown)
         if self.look is not None:  # hook: preview + planning; the prediction and the candidates
             self.look.dress(req, st)
-        decision = self.approver.decide(req, self.control.stop_event)
+        decision = pixelstep.vet(st, self.approver.decide(req, self.control.stop_event))
         if self.look is not None:  # hook: planning; the human may pick another candidate
             decision = self.look.resolve(st, decision)
         edited = (redaction.shown(decision.action, obs.marks, self.executor.secrets)
@@ -406,40 +415,6 @@ class Agent(TakeOver):
         self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, out.message, out.url_after, out.seconds,
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
-
-    # ---------- hook: multihop tracking and memory (cockpit.core.tasks.hops, cockpit.core.review.memory) ----------
-    def _hops_start(self, resuming: bool = False) -> None:
-        """A fresh copy of the config's hop queue; resuming, the queue as it is (restored by core.resume)."""
-        self.hops = None if self.config.hops is None else self.config.hops if resuming else self.config.hops.fresh()
-        if self.hops is not None:
-            self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
-            self._emit(ev.HopsTracked(self.run_id, tuple(self.hops.names())))
-            for k, step in enumerate(self.hops.steps, 1):  # passed before a resume: shown as passed again
-                self._emit(ev.HopPassed(self.run_id, step or 0, k, self.hops.name(k), k, self.hops.total,
-                                        again=True))
-
-    def _hops_update(self, st: Step, answer: str | None) -> None:
-        """After the step's observation (and its ANSWER, if any): advance the hop queue, record it."""
-        if self.hops is None or st.obs is None:
-            return
-        new = self.hops.update(st.obs.url, answer, step=st.n)
-        st.row["hops"] = self.hops.snapshot(new)
-        for k in new:
-            self._emit(ev.HopPassed(self.run_id, st.n, k, self.hops.name(k), k, self.hops.total))
-        if new:
-            self.store.set_run(self.run_id, hops=json.dumps(self.hops.to_dict()))
-
-    def _recall(self, task: str, lead: str) -> str:
-        """Procedural memory: similar past successful runs, put after the task text; which ones is stored."""
-        try:
-            found = memory.retrieve(self.store, task, self.config.memory_k, exclude=self.run_id)
-        except CockpitError as e:
-            log.warning("run %s: no memories (%s)", self.run_id, short_message(e))
-            return lead
-        ids = [m.run_id for m in found]
-        self.store.set_run(self.run_id, memories=json.dumps(ids))
-        self._emit(ev.MemoriesUsed(self.run_id, tuple(ids)))
-        return f"{lead}\n{memory.memory_text(found)}" if found else lead
 
     # ---------- bookkeeping ----------
     def _open_start(self, url: str) -> None:

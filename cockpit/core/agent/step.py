@@ -4,6 +4,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
+from cockpit.core.page.marks import Mark
 from cockpit.core.page.observation import Observation
 
 
@@ -18,5 +19,7 @@ class Step:
     row: dict = field(default_factory=dict)
     decision: dict | None = None
     press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
+    resolved: Mark | None = None  # a pixel action: the element under its point (cockpit.core.agent.pixelstep)
+    cursor: str = ""  # and the CSS cursor there
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
 

@@ -66,3 +66,13 @@ def sweep(root: Path, keep: Path | None = None) -> int:
                  profile.name, killed)
         swept += 1
     return swept
+
+
+#: The flags every Chromium Cockpit starts gets (quiet, offline, one tab; see ENVIRONMENT.md).
+CHROME_FLAGS = (
+    "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update",
+    "--disable-sync", "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
+    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    "--disable-popup-blocking",  # popups are folded into the one tab instead
+    "--hide-scrollbars",
+)

@@ -2,8 +2,8 @@
 
 Owns one Chrome (local through Debian's chromedriver, or any remote WebDriver
 endpoint), pins its viewport exactly, keeps it to one tab, waits for pages to
-settle, and turns a dead browser into :class:`BrowserDied` instead of a hang.
-It knows nothing about marks' meaning or the agent; see marks.py/actions.py.
+settle, and turns a dead browser into :class:`BrowserDied` instead of a hang. It knows nothing about
+marks' meaning or the agent; see marks.py/actions.py.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
 from cockpit.core.browser import profiles, remote
+from cockpit.core.browser.profiles import CHROME_FLAGS
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
 from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
 from cockpit.core.browser.processes import kill_orphans
@@ -39,14 +40,6 @@ log = logging.getLogger(__name__)
 os.environ.setdefault("SE_OFFLINE", "true")
 os.environ.setdefault("SE_AVOID_STATS", "true")
 
-CHROME_FLAGS = (
-    "--disable-gpu", "--disable-dev-shm-usage",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-    "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
-    "--disable-popup-blocking",  # popups are folded into the one tab instead
-    "--hide-scrollbars",
-)
 
 #: The window property holding the preinstalled marking function (js/som.js); see observation.collect_marks.
 SOM_GLOBAL = "__cockpitSom"
@@ -61,6 +54,7 @@ _DEAD_HINTS = ("invalid session id", "chrome not reachable", "disconnected",
 @dataclass
 class BrowserConfig:
     viewport: tuple[int, int] = (1024, 768)
+    device_scale_factor: float = 1.0  # screenshot pixels per CSS pixel (2: a "retina" screen)
     headless: bool = True
     webdriver_url: str | None = None  # a remote WebDriver / Selenium Grid endpoint
     chrome_binary: str | None = None
@@ -201,11 +195,14 @@ class BrowserSession:
         svc.start()
         return svc
 
+    def _metrics(self) -> dict:
+        w, h = self.config.viewport
+        return {"width": w, "height": h, "deviceScaleFactor": self.config.device_scale_factor, "mobile": False}
+
     def _setup_cdp(self):
         w, h = self.config.viewport
         try:
-            self.cdp("Emulation.setDeviceMetricsOverride",
-                     {"width": w, "height": h, "deviceScaleFactor": 1, "mobile": False})
+            self.cdp("Emulation.setDeviceMetricsOverride", self._metrics())
             self.cdp("Page.addScriptToEvaluateOnNewDocument",
                      {"source": resources.read_text("js/instrument.js")})
             # The marking function, compiled once per document instead of sent with every observation.
@@ -338,10 +335,9 @@ class BrowserSession:
     def direct_cdp(self, purpose: str = "screenshot"):
         """A DevTools connection of our own to the main tab (local Chrome, or Grid 4's se:cdp), else None.
 
-        One for screenshots, sent while a WebDriver command (the marking script)
-        runs, one for scripts ("script", which watches the page's dialogs), one for events ("network",
-        browser/scriptloads.py); see browser/cdp.py. Made once per tab and purpose; a failure is not retried.
-        """
+        One for screenshots, sent while a WebDriver command (the marking script) runs, one for scripts ("script",
+        which watches the page's dialogs), one for events ("network", browser/scriptloads.py); see browser/cdp.py.
+        Made once per tab and purpose; a failure is not retried. A device scale factor is set on it too."""
         direct = self._direct.get(purpose)
         if direct is not None and direct.target_id == self._main_handle:
             return direct
@@ -360,9 +356,12 @@ class BrowserSession:
             direct = DirectCDP.connect(address, self._main_handle)
         else:
             direct = None
-        if direct is not None and purpose == "script":
+        if direct is not None and purpose in ("script", "screenshot"):
             try:
-                direct.watch_dialogs()
+                if purpose == "script":
+                    direct.watch_dialogs()
+                elif self.config.device_scale_factor != 1:  # a connection of its own shoots at scale 1
+                    direct.call("Emulation.setDeviceMetricsOverride", self._metrics())
             except DirectCDPError as e:
                 log.debug("direct script connection unusable: %s", e)
                 direct.close()

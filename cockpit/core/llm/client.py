@@ -32,7 +32,6 @@ Retry policy (``max_retries`` retries after the first attempt):
 """
 from __future__ import annotations
 
-import copy
 import email.utils
 import http
 import json
@@ -40,15 +39,15 @@ import logging
 import random
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core.page import images
 from cockpit.core.llm import apikeys as secrets
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
+from cockpit.core.llm.outimages import prepare_images
 
 __all__ = [
     "PRICES",
@@ -93,6 +92,9 @@ class ChatResult:
     attempts: int
     finish_reason: str | None
     tokens_estimated: bool = False
+    tool_calls: list[dict] = field(default_factory=list)  # chat: the reply's tool calls, as sent
+    output: list[dict] = field(default_factory=list)  # Responses API: the response's output items
+    response_id: str = ""  # Responses API: the response's id (the next turn's previous_response_id)
 
 
 class ModelError(CockpitError):
@@ -118,47 +120,6 @@ class ModelError(CockpitError):
 
 class ModelCancelled(CockpitError):
     """The cancel event was set while a model call was running or waiting."""
-
-
-# --------------------------------------------------------------------------- images
-
-
-def prepare_images(messages: list[dict], config: ModelConfig) -> list[dict]:
-    """A copy of ``messages`` with every image part set to ``config.image_detail``.
-
-    Base64 PNG and JPEG data URLs are sent as ``config.image_format`` (see
-    :mod:`cockpit.core.page.images`), downscaled first (aspect kept) when wider than
-    ``config.image_max_width``. An image already in that format and narrow
-    enough keeps its bytes. Other images (http URLs, undecodable placeholders)
-    keep their URL. The input is not changed.
-    """
-    out = copy.deepcopy(messages)
-    for msg in out:
-        content = msg.get("content") if isinstance(msg, dict) else None
-        if isinstance(content, list):
-            for part in content:
-                if isinstance(part, dict) and part.get("type") == "image_url":
-                    _prepare_part(part, config)
-    return out
-
-
-def _prepare_part(part: dict, config: ModelConfig) -> None:
-    image = part.get("image_url")
-    if isinstance(image, str):
-        image = {"url": image}
-    image = dict(image or {})
-    image["detail"] = config.image_detail
-    url = image.get("url")
-    data = images.from_data_url(url) if isinstance(url, str) else None
-    if data is not None:
-        try:
-            sent = images.for_model(data, config.image_format, config.image_max_width)
-        except images.ImageError:
-            log.debug("image part is not a decodable image; sent unchanged")
-        else:
-            if sent is not data:
-                image["url"] = images.data_url(sent)
-    part["image_url"] = image
 
 
 # --------------------------------------------------------------------------- helpers
@@ -287,27 +248,59 @@ class ModelClient:
 
     # -- public ------------------------------------------------------------------
     def chat(self, messages: list[dict], *, cancel: threading.Event | None = None,
-             on_retry: Callable[[int, float, str], Any] | None = None) -> ChatResult:
-        """Send ``messages`` and return the reply; raises ModelError or ModelCancelled.
+             on_retry: Callable[[int, float, str], Any] | None = None, tools: list[dict] | None = None) -> ChatResult:
+        """Send ``messages`` (with function ``tools``, if given) and return the reply; raises ModelError or
+        ModelCancelled.
 
         ``on_retry(attempt, wait_seconds, reason)`` is called before each wait:
         ``attempt`` is the number of the attempt that just failed.
         """
         payload = prepare_images(messages, self.config)
         start = time.monotonic()
+        completion, attempt = self._with_retries(lambda: self._request(payload, tools), cancel, on_retry)
+        return self._result(completion, payload, start, attempt)
+
+    def respond(self, request: dict, *, cancel: threading.Event | None = None,
+                on_retry: Callable[[int, float, str], Any] | None = None) -> ChatResult:
+        """One call of the Responses API (computer-use models): `request` holds ``input``, ``tools`` and
+        optionally ``instructions`` and ``previous_response_id``; the model and limits come from the config.
+        The result's ``output`` holds the response's items, ``text`` their output text joined."""
+        start = time.monotonic()
+        body = dict(request, model=self.config.model, max_output_tokens=self.config.max_tokens)
+        body.setdefault("truncation", "auto")
+        response, attempt = self._with_retries(lambda: self._client.responses.create(**body), cancel, on_retry)
+        output = [item.model_dump(exclude_none=True) if hasattr(item, "model_dump") else dict(item)
+                  for item in (getattr(response, "output", None) or [])]
+        text = "\n".join(c.get("text", "") for item in output if item.get("type") == "message"
+                         for c in item.get("content") or [] if c.get("type") == "output_text")
+        usage = getattr(response, "usage", None)
+        prompt = getattr(usage, "input_tokens", None)
+        done = getattr(usage, "output_tokens", None)
+        estimated = prompt is None or done is None
+        if estimated:
+            prompt, done = _estimate_prompt_tokens(body.get("input") or []), len(json.dumps(output)) // 4
+        if not output:
+            raise ModelError(f"the server at {self.config.display_url} returned a response with no output",
+                             reason="empty-reply", attempts=attempt)
+        return ChatResult(text=text, model=getattr(response, "model", None) or self.config.model,
+                          prompt_tokens=prompt, completion_tokens=done,
+                          cost=estimate_cost(self.config, prompt, done), seconds=time.monotonic() - start,
+                          attempts=attempt, finish_reason=getattr(response, "status", None),
+                          tokens_estimated=estimated, output=output, response_id=getattr(response, "id", "") or "")
+
+    def _with_retries(self, call: Callable[[], Any], cancel, on_retry) -> tuple[Any, int]:
+        """`call()`'s result and the attempts it took, retrying what is worth retrying."""
         attempt = 0
         while True:
             self._check(cancel)
             attempt += 1
             try:
-                completion = _run_cancellable(lambda: self._request(payload), cancel)
-                break
+                return _run_cancellable(call, cancel), attempt
             except ModelCancelled:
                 raise
             except Exception as exc:  # classified into a ModelError
                 err = self._classify(exc)
             self._give_up_or_wait(err, attempt, cancel, on_retry)
-        return self._result(completion, payload, start, attempt)
 
     def list_models(self) -> list[str]:
         """Model ids the server offers (one attempt; ModelError on failure)."""
@@ -330,10 +323,11 @@ class ModelClient:
         return f"ModelClient({self.config.model!r} at {self.config.display_url!r}, key from {self.key_source})"
 
     # -- one request -------------------------------------------------------------
-    def _request(self, payload: list[dict]):
+    def _request(self, payload: list[dict], tools: list[dict] | None = None):
         cfg = self.config
+        extra = {"tools": tools} if tools else {}
         raw = self._client.chat.completions.with_raw_response.create(
-            model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+            model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens, **extra)
         parsed = raw.parse()
         if isinstance(parsed, str):
             ctype = raw.headers.get("content-type", "no content type")
@@ -352,14 +346,16 @@ class ModelClient:
                 + (f": {str(extra)[:300]}" if extra else "")), reason="no-choices", attempts=attempts)
         choice = choices[0]
         text = choice.message.content or ""
-        prompt, completion_tokens, estimated = self._usage(completion, payload, text)
+        calls = [c.model_dump(exclude_none=True) if hasattr(c, "model_dump") else dict(c)
+                 for c in (getattr(choice.message, "tool_calls", None) or [])]
+        prompt, completion_tokens, estimated = self._usage(completion, payload, text or json.dumps(calls))
         result = ChatResult(
             text=text, model=completion.model or self.config.model,
             prompt_tokens=prompt, completion_tokens=completion_tokens,
             cost=estimate_cost(self.config, prompt, completion_tokens),
             seconds=time.monotonic() - start, attempts=attempts,
-            finish_reason=choice.finish_reason, tokens_estimated=estimated)
-        if not text.strip():
+            finish_reason=choice.finish_reason, tokens_estimated=estimated, tool_calls=calls)
+        if not text.strip() and not calls:
             err = self._empty_reply(choice, attempts)
             err.result = result  # the call was answered (and billed): its usage still counts
             raise err

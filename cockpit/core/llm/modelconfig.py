@@ -35,6 +35,13 @@ class ModelConfig:
     image_format: str = "jpeg"       # "jpeg" | "png": how screenshots are sent (stored as PNG either way)
     price_in: float | None = None    # USD per 1M prompt tokens; None = look up PRICES
     price_out: float | None = None   # USD per 1M completion tokens; None = look up PRICES
+    dialect: str = "marks"           # how the model answers: "marks" (Set-of-Mark) or a pixel dialect, or "auto"
+    coords: str = "pixels"           # a pixel dialect's coordinate space (cockpit.core.actions.coords.SPACES)
+
+    @property
+    def pixel(self) -> bool:
+        """The model acts at points on a clean screenshot (pixel mode), not on numbered marks."""
+        return self.dialect != "marks"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -48,6 +55,20 @@ class ModelConfig:
     @property
     def display_url(self) -> str:
         return self.base_url or "https://api.openai.com/v1"
+
+
+#: Dialect presets: name -> (dialect, coordinate space, what it is for).
+PRESETS: dict[str, tuple[str, str, str]] = {
+    "webvoyager-marks": ("marks", "pixels", "Set-of-Mark: numbered boxes, Click [12] (WebVoyager)"),
+    "vllm-ui-tars-1.5": ("uitars", "qwen", "UI-TARS-1.5 on vLLM: click(start_box='(x,y)') on its resized grid"),
+    "vllm-ui-tars": ("uitars", "norm1000", "UI-TARS 1.0 on vLLM: click(start_box='(x,y)') in 0..1000"),
+    "vllm-qwen2.5-vl": ("qwen", "qwen", "Qwen2.5-VL on vLLM: the computer_use function, pixels of its grid"),
+    "vllm-qwen3-vl": ("qwen", "norm1000", "Qwen3-VL on vLLM: the computer_use function in 0..1000"),
+    "computer-use-json": ("claude", "pixels", "Claude-style computer-use JSON actions, screenshot pixels"),
+    "openai-tools": ("openai_tools", "pixels", "OpenAI function tools (click, type, scroll...) in chat"),
+    "openai-computer-use": ("openai_computer", "pixels", "OpenAI's computer-use tool (Responses API)"),
+    "auto": ("auto", "pixels", "detect the dialect from each reply; screenshot pixels"),
+}
 
 
 def price_for(model: str) -> tuple[float, float] | None:

@@ -20,8 +20,11 @@ was sent) and counted in ``ModelServer.rejected``, so a test knows the key
 really reached the server.
 
 Endpoints: ``POST /v1/chat/completions`` (non-streaming only; ``stream: true``
-is answered 400), ``GET /v1/models`` and ``GET /v1/models/<id>``. Anything
-else is a 404 with an OpenAI-style error body.
+is answered 400), ``POST /v1/responses`` (the Responses API, for computer-use
+models: the responder gets the request body, with ``input`` instead of
+``messages``, and answers ``Reply(output=[...items])``), ``GET /v1/models``
+and ``GET /v1/models/<id>``. Anything else is a 404 with an OpenAI-style
+error body.
 
 A responder is ``responder(body: dict) -> Reply | str``, called once per chat
 request (from the request's own thread, so it must be thread-safe if it keeps
@@ -103,6 +106,8 @@ class Reply:
     completion_tokens: int | None = None
     finish_reason: str = "stop"
     error_message: str | None = None
+    tool_calls: list[dict] | None = None  # chat: the message's tool_calls (finish_reason becomes "tool_calls")
+    output: list[dict] | None = None  # /v1/responses: the response's output items (default: one message)
 
     @classmethod
     def error(cls, status: int, message: str | None = None, *,
@@ -157,7 +162,8 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
     """Rough prompt tokens of a request: text length // 4, images IMAGE_TOKENS each."""
     chars = 0
     images = 0
-    for msg in body.get("messages") or []:
+    given = body.get("messages") or body.get("input") or []
+    for msg in given if isinstance(given, list) else []:
         if not isinstance(msg, Mapping):
             continue
         content = msg.get("content")
@@ -167,7 +173,7 @@ def estimate_prompt_tokens(body: Mapping[str, Any]) -> int:
             for part in content:
                 if not isinstance(part, Mapping):
                     continue
-                if part.get("type") == "image_url":
+                if part.get("type") in ("image_url", "input_image"):
                     images += 1
                 elif isinstance(part.get("text"), str):
                     chars += len(part["text"])
@@ -261,7 +267,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if self._path() != "/v1/chat/completions":
+        if self._path() not in ("/v1/chat/completions", "/v1/responses"):
             self._not_found()
             return
         try:
@@ -315,8 +321,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
         text = reply.text
         prompt = reply.prompt_tokens if reply.prompt_tokens is not None else estimate_prompt_tokens(body)
-        completion = reply.completion_tokens if reply.completion_tokens is not None else estimate_tokens(text)
+        completion = reply.completion_tokens if reply.completion_tokens is not None else estimate_tokens(
+            text or json.dumps(reply.tool_calls or reply.output or ""))
         model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else owner.model_name
+        if self._path() == "/v1/responses":
+            self._send(reply.status, json.dumps(_response_payload(reply, model, prompt, completion)).encode(),
+                       headers=reply.headers)
+            return
+        message = {"role": "assistant", "content": text}
+        if reply.tool_calls:
+            message["tool_calls"] = reply.tool_calls
         payload = {
             "id": f"chatcmpl-{uuid.uuid4().hex}",
             "object": "chat.completion",
@@ -324,8 +338,9 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             "model": model,
             "choices": [{
                 "index": 0,
-                "message": {"role": "assistant", "content": text},
-                "finish_reason": reply.finish_reason,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls and reply.finish_reason == "stop"
+                else reply.finish_reason,
             }],
             "usage": {
                 "prompt_tokens": prompt,
@@ -334,6 +349,18 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             },
         }
         self._send(reply.status, json.dumps(payload).encode(), headers=reply.headers)
+
+
+def _response_payload(reply: Reply, model: str, prompt: int, completion: int) -> dict:
+    """A Responses API response: the reply's output items, or one assistant message holding its text."""
+    output = reply.output
+    if output is None:
+        output = [{"type": "message", "id": f"msg_{uuid.uuid4().hex[:12]}", "role": "assistant",
+                   "status": "completed",
+                   "content": [{"type": "output_text", "text": reply.text or "", "annotations": []}]}]
+    return {"id": f"resp_{uuid.uuid4().hex}", "object": "response", "created_at": int(time.time()),
+            "model": model, "status": "completed", "output": output,
+            "usage": {"input_tokens": prompt, "output_tokens": completion, "total_tokens": prompt + completion}}
 
 
 class ModelServer:

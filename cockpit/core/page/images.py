@@ -84,6 +84,14 @@ def width(data: bytes) -> int:
         raise ImageError(f"not a decodable image ({e})") from e
 
 
+def size(data: bytes) -> tuple[int, int]:
+    """The image's (width, height) from its header (no pixels decoded)."""
+    try:
+        return Image.open(io.BytesIO(data)).size
+    except Exception as e:
+        raise ImageError(f"not a decodable image ({e})") from e
+
+
 def data_url(data: bytes) -> str:
     """A base64 data URL for `data`, its type read from the bytes (PNG when unknown)."""
     return f"data:{_MIME[sniff(data) or 'png']};base64," + base64.b64encode(data).decode("ascii")

@@ -76,7 +76,8 @@ class Observation:
 
     def _draw(self, image: Image.Image, thumb: Image.Image | None = None) -> None:
         self.thumb = thumb if thumb is not None else effects.small(image, THUMB)
-        self.drawn = overlay.draw_marks(image, self.marks)
+        scale = image.width / self.viewport[0] if self.viewport[0] else 1.0
+        self.drawn = overlay.draw_marks(image, self.marks, scale=1.0 if abs(scale - 1) < 0.01 else scale)
 
     @property
     def element_text(self) -> str:

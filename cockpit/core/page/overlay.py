@@ -8,6 +8,7 @@ one, checked against a coarse grid of labels already placed.
 from __future__ import annotations
 
 import functools
+import dataclasses
 import io
 
 from PIL import Image, ImageDraw, ImageFont
@@ -69,11 +70,15 @@ def _spots(x, y, w, h, lw, lh):
 
 def draw_marks(screenshot: Image.Image | bytes, marks: list[Mark], *, color: str = "black",
                label_fg: str = "white", width: int = 2, font_size: int = 12,
-               highlight: int | None = None) -> Image.Image:
-    """A copy of `screenshot` with every mark's box and number drawn on it."""
+               highlight: int | None = None, scale: float = 1.0) -> Image.Image:
+    """A copy of `screenshot` with every mark's box and number drawn on it. `scale`: screenshot pixels per
+    CSS pixel of the marks' boxes (the device scale factor times the zoom; 1 usually)."""
     img = Image.open(io.BytesIO(screenshot)) if isinstance(screenshot, bytes) else screenshot
     img = img.convert("RGB")
     W, H = img.size
+    if scale != 1.0:
+        marks = [dataclasses.replace(m, bbox=tuple(int(round(v * scale)) for v in m.bbox)) for m in marks]
+        width, font_size = max(1, round(width * scale)), max(8, round(font_size * scale))
     draw = ImageDraw.Draw(img)
     placed = _Placed()
     for m in marks:

@@ -390,11 +390,15 @@ class Store(StoreQueries):
     # ---------- mark corrections ----------
     def add_correction(self, run_id: str, step: int, kind: str, *, mark_id: int | None = None,
                        bbox: tuple | None = None, label: str = "", element: dict | None = None,
-                       by: str = "") -> int:
-        """A human's fix of the marks: a box on nothing ('spurious') or a missed element ('missing')."""
-        if kind not in ("spurious", "missing"):
+                       by: str = "", point: tuple | None = None) -> int:
+        """A human's fix of the marks: a box on nothing ('spurious') or a missed element ('missing'); or of a
+        pixel action: where the click should have been ('point': `point`, and `bbox` if a box was drawn)."""
+        if kind not in ("spurious", "missing", "point"):
             raise StoreError(f"unknown correction kind {kind!r}")
+        if kind == "point" and point is None and not bbox:
+            raise StoreError("a point correction needs the point (or a box) where the action should have been")
         row = {"run_id": run_id, "step": step, "kind": kind, "mark_id": mark_id,
+               "point": json.dumps([int(v) for v in point]) if point is not None else None,
                "bbox": json.dumps(list(bbox)) if bbox else None, "label": label,
                "element": json.dumps(element) if element else None, "by": by, "created": time.time()}
         with self._tx():
@@ -416,6 +420,7 @@ class Store(StoreQueries):
         for r in rows:
             r["bbox"] = json.loads(r["bbox"]) if r["bbox"] else None
             r["element"] = json.loads(r["element"]) if r["element"] else None
+            r["point"] = json.loads(r["point"]) if r.get("point") else None
         return rows
 
     def next_step(self, run_id: str) -> int:
@@ -455,7 +460,8 @@ def open_for_reading(root: Path | str | None = None) -> Store:
         return Store(root, read_only=True)
 
 
-_JSON_COLUMNS = ("request", "evidence", "decision", "timings", "effect", "flags", "hops", "prediction", "plan")
+_JSON_COLUMNS = ("request", "evidence", "decision", "timings", "effect", "flags", "hops", "prediction", "plan",
+                 "pointer")
 
 
 def _decode_step(row: dict) -> dict:

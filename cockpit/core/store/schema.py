@@ -118,5 +118,11 @@ def _v7(db: sqlite_utils.Database) -> None:
     }, pk="run_id", foreign_keys=[("run_id", "runs", "id")])
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7]
+def _v8(db: sqlite_utils.Database) -> None:
+    """Pixel-grounded models: what a step's point was and hit, and corrections at a point."""
+    db["steps"].add_column("pointer", str)  # JSON: {mode, dialect, space, frame, model_action, resolved, ...}
+    db["corrections"].add_column("point", str)  # JSON [x, y]: kind 'point', where the click should have been
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
 SCHEMA_VERSION = len(MIGRATIONS)

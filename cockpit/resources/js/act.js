@@ -154,6 +154,35 @@
     case "unguard": {
       return { ok: true, blocked: unguard() };
     }
+    case "at": {
+      // What a pixel action at arg=[x,y] would hit: the innermost marked element holding the deepest
+      // element there (through open shadow roots and same-origin frames). When no mark holds it, the
+      // element itself is added to the list (extra: true), so the checks above can name it by id.
+      const h = deepHit(arg[0], arg[1]);
+      if (!h) return { ok: true, mark: 0, hit: null };
+      let id = 0;
+      for (let n = h; n && !id; ) {
+        const i = els.indexOf(n);
+        if (i >= 0) { id = i + 1; break; }
+        if (n.parentElement) { n = n.parentElement; continue; }
+        const r = n.getRootNode();
+        n = r && r.host ? r.host : (r && r.defaultView && r.defaultView.frameElement) || null;
+      }
+      let extra = false;
+      if (!id) {
+        if (!window.__cockpitMarks) window.__cockpitMarks = els;
+        els.push(h);
+        id = els.length;
+        extra = true;
+      }
+      const t = els[id - 1];
+      const cs = getComputedStyle(h);
+      return { ok: true, mark: id, extra: extra, tag: t.tagName.toLowerCase(), hit: describeHit(h),
+        cursor: cs.cursor, now: facts(t), role: t.getAttribute("role") || "",
+        editable: !!(t.isContentEditable || (t.tagName === "TEXTAREA") ||
+          (t.tagName === "INPUT" && !["button", "submit", "reset", "checkbox", "radio", "image", "file",
+            "range", "color", "hidden"].includes((t.type || "").toLowerCase()))) };
+    }
     case "focus": {
       el.focus({ preventScroll: true });
       return { ok: true, tag: el.tagName.toLowerCase() };

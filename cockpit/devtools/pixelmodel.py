@@ -1,0 +1,199 @@
+"""A scripted pixel-grounded "model" for tests and benches: it answers in any dialect and coordinate space,
+pointing at the true centres of the targets on the live page.
+
+A script is a list of :class:`Move` in page terms ("click the element matching
+``#order``", "type 'Ada'", "answer 'done'"). For each request, the responder
+takes the next move, finds its target's box in the browser (CSS pixels, the
+element's visible centre), converts that point into the model's coordinate
+space for the screenshot the request actually carries (its size read from the
+image), and writes the reply the way that dialect's model would: a UI-TARS
+call, a Qwen ``<tool_call>``, a Claude-style JSON action, OpenAI function
+tool calls, or a Responses API ``computer_call``. ``targets`` keeps each
+move's true point, for measuring where the action really landed.
+"""
+from __future__ import annotations
+
+import base64
+import io
+import json
+import threading
+import uuid
+from dataclasses import dataclass
+
+from PIL import Image
+
+from cockpit.core.actions import coords
+from cockpit.core.actions.grammar import Action
+from cockpit.core.llm.modelserver import Reply
+
+_CENTRE = """
+const el = document.querySelector(arguments[0]);
+if (!el) return null;
+const r = el.getBoundingClientRect();
+return [r.left + r.width / 2, r.top + r.height / 2, window.innerWidth, window.innerHeight];
+"""
+
+
+@dataclass(frozen=True)
+class Move:
+    kind: str  # click, double_click, right_click, hover, type, press, scroll, answer, wait, back
+    selector: str = ""  # the target's CSS selector (its centre is the point); "" for no point
+    text: str = ""  # typed text, key, answer, or scroll direction (up/down)
+    thought: str = ""
+
+
+class PixelModel:
+    """``responder(body) -> Reply`` for :class:`~cockpit.core.llm.modelserver.ModelServer`."""
+
+    def __init__(self, session, moves: list[Move], dialect: str, space: str = "pixels"):
+        self.session, self.moves, self.dialect, self.space = session, list(moves), dialect, space
+        self.targets: list[tuple[float, float] | None] = []  # each answered move's true point (CSS pixels)
+        self.frames: list[coords.Frame] = []
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict) -> Reply:
+        with self._lock:
+            move = self.moves.pop(0) if self.moves else Move("answer", text="out of moves")
+        point, viewport = None, (1024, 768)
+        if move.selector:
+            got = self.session.js(_CENTRE, move.selector)
+            if got is None:
+                raise LookupError(f"nothing on the page matches {move.selector!r}")
+            point, viewport = (got[0], got[1]), (int(got[2]), int(got[3]))
+        frame = coords.Frame(viewport, _image_size(body) or viewport)
+        self.targets.append(point)
+        self.frames.append(frame)
+        model_point = coords.to_model(point, self.space, frame) if point else None
+        return encode(self.dialect, move, model_point)
+
+
+def _image_size(body: dict) -> tuple[int, int] | None:
+    """The size of the last image the request carries (chat messages or a Responses input)."""
+    urls: list[str] = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "image_url":
+                    url = v.get("url") if isinstance(v, dict) else v
+                    if isinstance(url, str) and url.startswith("data:"):
+                        urls.append(url)
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(body.get("messages") or body.get("input") or [])
+    if not urls:
+        return None
+    return Image.open(io.BytesIO(base64.b64decode(urls[-1].split(",", 1)[1]))).size
+
+
+def _canonical(move: Move, p) -> str:
+    kinds = {"back": Action("back"), "wait": Action("wait"), "answer": Action("answer", text=move.text),
+             "press": Action("press", text=move.text)}
+    if move.kind in kinds:
+        return str(kinds[move.kind])
+    if move.kind == "type":
+        return str(Action("type", text=move.text, point=p, focused=p is None))
+    if move.kind == "scroll":
+        return str(Action("scroll", point=p, delta=(0, 400 if move.text != "up" else -400)))
+    return str(Action(move.kind, point=p))
+
+
+def encode(dialect: str, move: Move, p) -> Reply:
+    """The reply a model of `dialect` writes for `move` at model point `p`."""
+    thought = move.thought or f"I will {move.kind.replace('_', ' ')}."
+    if dialect in ("plain", "marks"):
+        return Reply(text=f"Thought: {thought}\nAction: {_canonical(move, p)}")
+    if dialect == "uitars":
+        return Reply(text=f"Thought: {thought}\nAction: {_uitars(move, p)}")
+    if dialect == "qwen":
+        return Reply(text=f"{thought}\n<tool_call>\n{json.dumps({'name': 'computer_use', 'arguments': _qwen(move, p)})}"
+                          "\n</tool_call>")
+    if dialect == "claude":
+        return _call_reply(thought, "computer", _claude(move, p))
+    if dialect == "openai_tools":
+        name, args = _tools(move, p)
+        return _call_reply(thought, name, args)
+    if dialect == "openai_computer":
+        return _computer(thought, move, p)
+    raise ValueError(f"no encoder for dialect {dialect!r}")
+
+
+def _call_reply(thought: str, name: str, args: dict) -> Reply:
+    call = {"id": f"call_{uuid.uuid4().hex[:12]}", "type": "function",
+            "function": {"name": name, "arguments": json.dumps(args)}}
+    return Reply(text=thought, tool_calls=[call])
+
+
+def _pt(p) -> str:
+    return f"({p[0]},{p[1]})"
+
+
+def _uitars(move: Move, p) -> str:
+    box = f"'<|box_start|>{_pt(p)}<|box_end|>'" if p else ""
+    simple = {"click": f"click(start_box={box})", "double_click": f"left_double(start_box={box})",
+              "right_click": f"right_single(start_box={box})", "hover": f"hover(start_box={box})",
+              "wait": "wait()", "back": "hotkey(key='alt left')",
+              "answer": f"finished(content='{move.text}')", "press": f"hotkey(key='{move.text.lower()}')",
+              "type": f"type(content='{move.text}')",
+              "scroll": f"scroll(start_box={box}, direction='{move.text or 'down'}')"}
+    return simple[move.kind]
+
+
+def _qwen(move: Move, p) -> dict:
+    xy = list(p) if p else None
+    return {"click": {"action": "left_click", "coordinate": xy},
+            "double_click": {"action": "double_click", "coordinate": xy},
+            "right_click": {"action": "right_click", "coordinate": xy},
+            "hover": {"action": "mouse_move", "coordinate": xy},
+            "type": {"action": "type", "text": move.text},
+            "press": {"action": "key", "keys": [move.text]},
+            "scroll": {"action": "scroll", "pixels": -400 if move.text != "up" else 400, "coordinate": xy},
+            "wait": {"action": "wait", "time": 1},
+            "answer": {"action": "answer", "text": move.text},
+            "back": {"action": "key", "keys": ["alt", "left"]}}[move.kind]
+
+
+def _claude(move: Move, p) -> dict:
+    xy = list(p) if p else None
+    return {"click": {"action": "left_click", "coordinate": xy},
+            "double_click": {"action": "double_click", "coordinate": xy},
+            "right_click": {"action": "right_click", "coordinate": xy},
+            "hover": {"action": "mouse_move", "coordinate": xy},
+            "type": {"action": "type", "text": move.text},
+            "press": {"action": "key", "text": move.text},
+            "scroll": {"action": "scroll", "coordinate": xy, "scroll_direction": move.text or "down",
+                       "scroll_amount": 4},
+            "wait": {"action": "wait", "duration": 1},
+            "answer": {"action": "answer", "text": move.text},
+            "back": {"action": "key", "text": "alt+Left"}}[move.kind]
+
+
+def _tools(move: Move, p) -> tuple[str, dict]:
+    xy = {"x": p[0], "y": p[1]} if p else {}
+    return {"click": ("click", xy), "double_click": ("double_click", xy), "right_click": ("right_click", xy),
+            "hover": ("move", xy), "type": ("type", {"text": move.text}), "press": ("keypress", {"keys": [move.text]}),
+            "scroll": ("scroll", dict(xy, scroll_x=0, scroll_y=400 if move.text != "up" else -400)),
+            "wait": ("wait", {}), "answer": ("answer", {"text": move.text}), "back": ("go_back", {})}[move.kind]
+
+
+def _computer(thought: str, move: Move, p) -> Reply:
+    reasoning = {"type": "reasoning", "id": f"rs_{uuid.uuid4().hex[:8]}",
+                 "summary": [{"type": "summary_text", "text": thought}]}
+    if move.kind == "answer":
+        msg = {"type": "message", "id": f"msg_{uuid.uuid4().hex[:8]}", "role": "assistant", "status": "completed",
+               "content": [{"type": "output_text", "text": move.text, "annotations": []}]}
+        return Reply(output=[reasoning, msg])
+    xy = {"x": p[0], "y": p[1]} if p else {}
+    action = {"click": dict(xy, type="click", button="left"), "double_click": dict(xy, type="double_click"),
+              "right_click": dict(xy, type="click", button="right"), "hover": dict(xy, type="move"),
+              "type": {"type": "type", "text": move.text}, "press": {"type": "keypress", "keys": [move.text.upper()]},
+              "scroll": dict(xy, type="scroll", scroll_x=0, scroll_y=400 if move.text != "up" else -400),
+              "wait": {"type": "wait"}, "back": {"type": "keypress", "keys": ["ALT", "ARROWLEFT"]}}[move.kind]
+    checks = [{"id": f"cu_sc_{uuid.uuid4().hex[:8]}", "code": "irrelevant_domain",
+               "message": "The page is not on the task's site."}] if "check" in move.thought.lower() else []
+    call = {"type": "computer_call", "id": f"cu_{uuid.uuid4().hex[:8]}", "call_id": f"call_{uuid.uuid4().hex[:8]}",
+            "action": action, "pending_safety_checks": checks, "status": "completed"}
+    return Reply(output=[reasoning, call])

@@ -1,0 +1,133 @@
+"""Pixel-grounded models end to end (issue #27): real Chromium, real store, a scripted pixel model over HTTP.
+
+The scripted model (cockpit.devtools.pixelmodel) points at the true centre of each target on the live page,
+converted into its coordinate space for the screenshot the request carries; these tests check where the
+action lands, what the page did, what the gate asked and what was recorded.
+"""
+import pytest
+
+from cockpit.core.agent.approval import Decision, ScriptedApprover
+from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.store import Store
+from cockpit.devtools.pixelmodel import Move, PixelModel
+
+
+@pytest.fixture
+def store(tmp_path):
+    with Store(tmp_path / "home") as s:
+        yield s
+
+
+def run_pixel(session, store, site, moves, *, dialect="plain", space="pixels", approver=None, page="pixel_shop.html",
+              max_width=None, policy="irreversible"):
+    model = PixelModel(session, moves, dialect, space)
+    with ModelServer(model) as srv:
+        cfg = ModelConfig(base_url=srv.base_url, model="pixel-test", max_retries=0, timeout=20, dialect=dialect,
+                          coords=space, image_max_width=max_width, image_format="png")
+        with ModelClient(cfg, api_key="k") as client:
+            agent = Agent(session, client, store, approver=approver or ScriptedApprover([]),
+                          config=AgentConfig(max_steps=len(moves) + 1, wait_seconds=0.1, approval_policy=policy))
+            result = agent.run(Fresh("reserve and order", site.url(page)))
+        return result, store.steps(result.run_id), model, srv.requests
+
+
+def test_a_mousedown_only_control_is_pressed_at_its_point(browser, store, site):
+    result, steps, model, requests = run_pixel(browser, store, site, [
+        Move("click", "#press"), Move("answer", text="reserved")])
+    assert result.status == "answered"
+    assert browser.js("return document.getElementById('status').textContent") == "highlighted"
+    first = steps[0]
+    x, y = model.targets[0]
+    assert first["action"] == f"Click ({round(x)}, {round(y)})"
+    assert first["pointer"]["mode"] == "pixels" and first["pointer"]["dialect"] == "plain"
+    assert "Hold to highlight" in first["pointer"]["resolved"]["text"]
+    # the model saw a clean screenshot: no element list, the stored image is the clean one
+    sent = requests[0]["messages"][1]["content"][0]["text"]
+    assert "[1]:" not in sent and "The screenshot is 1024x768 pixels" in sent
+
+
+def test_the_gate_asks_before_a_pixel_click_on_place_order_and_a_refusal_keeps_the_page(browser, store, site):
+    approver = ScriptedApprover([Decision(False, "human:ada", "not today")])
+    result, steps, model, _ = run_pixel(browser, store, site, [
+        Move("click", "#order"), Move("answer", text="stopped")], approver=approver)
+    assert len(approver.requests) == 1
+    req = approver.requests[0]
+    assert req.risk.level == "irreversible" and req.action.point is not None
+    assert req.mark is not None and req.mark.text == "Place order"
+    assert steps[0]["status"] == "refused"
+    assert browser.title == "Pixel shop"  # nothing was submitted
+    assert result.status == "refused"
+
+
+def test_a_point_on_plain_text_is_read_only_and_not_asked(browser, store, site):
+    approver = ScriptedApprover([])
+    result, steps, _, _ = run_pixel(browser, store, site, [Move("click", "h1"), Move("answer", text="ok")],
+                                    approver=approver)
+    assert approver.requests == []
+    assert steps[0]["risk"] == "read-only" and "not a control" in steps[0]["evidence"][0]
+
+
+class SwapWhileAsking:
+    """Approves; while the person reads the question, the page swaps the button under the point."""
+
+    def __init__(self, browser):
+        self.browser, self.requests = browser, []
+
+    def decide(self, request, cancel):
+        self.requests.append(request)
+        if len(self.requests) == 1:
+            self.browser.js("document.getElementById('slot').innerHTML = "
+                            "'<button id=\"del\" type=\"submit\" formaction=\"gate_deleted.html\">Delete account</button>'")
+            return Decision(True, "human:ada")
+        return Decision(False, "human:ada", "no")
+
+
+def test_an_approved_point_whose_element_was_swapped_is_not_clicked(browser, store, site):
+    approver = SwapWhileAsking(browser)
+    result, steps, _, _ = run_pixel(browser, store, site, [
+        Move("click", "#order"), Move("click", "#del"), Move("answer", text="stopped")], approver=approver)
+    assert steps[0]["status"] == "changed", steps[0]
+    assert "not done" in steps[0]["outcome"]
+    assert browser.title == "Pixel shop"
+    assert len(approver.requests) == 2  # asked again about the new element
+    assert approver.requests[1].mark.text == "Delete account"
+
+
+def test_a_point_outside_the_screenshot_is_refused_and_nothing_is_clicked(browser, store, site):
+    from cockpit.core.llm.modelserver import scripted
+    with ModelServer(scripted(["Thought: far away\nAction: Click (5000, 10)",
+                               "Thought: done\nAction: ANSWER; gave up"])) as srv:
+        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="plain")
+        with ModelClient(cfg, api_key="k") as client:
+            result = Agent(browser, client, store, config=AgentConfig(max_steps=3)).run(
+                Fresh("t", site.url("pixel_shop.html")))
+        feedback = srv.requests[1]["messages"][-1]["content"][0]["text"]
+    steps = store.steps(result.run_id)
+    assert steps[0]["status"] == "format_error"
+    assert "outside the screenshot" in steps[0]["error"] and "outside the screenshot" in feedback
+    assert browser.js("return document.getElementById('status').textContent") == "not highlighted"
+
+
+@pytest.mark.parametrize("scale,max_width,space", [(1, None, "pixels"), (2, None, "pixels"), (2, 800, "pixels"),
+                                                   (1, None, "qwen"), (2, 800, "norm1000")])
+def test_points_convert_to_the_target_at_any_scale_and_resize(store, site, scale, max_width, space):
+    with BrowserSession(BrowserConfig(device_scale_factor=scale)) as session:
+        result, steps, model, requests = run_pixel(session, store, site, [
+            Move("click", "#press"), Move("answer", text="reserved")], max_width=max_width, space=space)
+        assert session.js("return document.getElementById('status').textContent") == "highlighted"
+    frame = steps[0]["pointer"]["frame"]
+    assert frame["image"][0] == (max_width or 1024 * scale)
+    from cockpit.core.actions import coords
+    x, y = model.targets[0]
+    fr = coords.Frame(tuple(frame["viewport"]), tuple(frame["image"]))
+    said = coords.to_model((x, y), space, fr)  # what the model wrote: the target on its own grid
+    assert steps[0]["pointer"]["model_action"] == f"Click ({said[0]}, {said[1]})"
+    done = steps[0]["action"]
+    px, py = (int(v) for v in done[done.index("(") + 1:done.index(")")].split(","))
+    assert (px, py) == coords.to_viewport(said, space, fr)  # no error added by the conversion
+    err = ((px - x) ** 2 + (py - y) ** 2) ** 0.5  # only the grid's own rounding
+    assert err <= (1.0 if space == "pixels" else 1.6), (done, x, y)
