@@ -142,6 +142,16 @@ def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> 
                         "lossless as in WebVoyager; stored as PNG either way (default jpeg)")
     g.add_argument("--price", metavar="IN,OUT",
                    help="USD per million prompt,completion tokens, for models Cockpit has no price for")
+    from cockpit.core.llm.modelconfig import PRESETS
+    g.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
+                   help="how the model answers: " + "; ".join(f"{k}: {v[2]}" for k, v in PRESETS.items())
+                        + " (default webvoyager-marks)")
+    g.add_argument("--dialect", choices=("marks", "auto", "plain", "uitars", "qwen", "claude", "openai_tools",
+                                         "openai_computer"),
+                   help="the reply format, overriding the preset's (pixel dialects get a clean screenshot)")
+    g.add_argument("--coords", choices=("pixels", "norm1000", "norm1", "qwen"),
+                   help="a pixel dialect's coordinate space, overriding the preset's: screenshot pixels, "
+                        "0..1000, 0..1, or Qwen2.5-VL's resized grid")
     if from_run:
         p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
                        image_detail=None, image_format=None)
@@ -155,10 +165,13 @@ def model_config(args):
             price_in, price_out = (float(v) for v in args.price.split(","))
         except ValueError:
             raise SystemExit(fail(f"--price wants two numbers like 2.5,10, not {args.price!r}", 2)) from None
+    from cockpit.core.llm.modelconfig import PRESETS
+    dialect, coords, _ = PRESETS[getattr(args, "preset", None) or "webvoyager-marks"]
     return ModelConfig(base_url=args.base_url, model=args.model, temperature=args.temperature,
                        max_tokens=args.max_tokens, timeout=args.timeout, max_retries=args.retries,
                        image_detail=args.image_detail, image_max_width=args.image_max_width,
-                       image_format=args.image_format, price_in=price_in, price_out=price_out)
+                       image_format=args.image_format, price_in=price_in, price_out=price_out,
+                       dialect=getattr(args, "dialect", None) or dialect, coords=getattr(args, "coords", None) or coords)
 
 
 def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask") -> None:

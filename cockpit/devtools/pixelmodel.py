@@ -174,9 +174,9 @@ def _claude(move: Move, p) -> dict:
 def _tools(move: Move, p) -> tuple[str, dict]:
     xy = {"x": p[0], "y": p[1]} if p else {}
     return {"click": ("click", xy), "double_click": ("double_click", xy), "right_click": ("right_click", xy),
-            "hover": ("move", xy), "type": ("type", {"text": move.text}), "press": ("keypress", {"keys": [move.text]}),
-            "scroll": ("scroll", dict(xy, scroll_x=0, scroll_y=400 if move.text != "up" else -400)),
-            "wait": ("wait", {}), "answer": ("answer", {"text": move.text}), "back": ("go_back", {})}[move.kind]
+            "hover": ("hover", xy), "type": ("type", {"text": move.text}), "press": ("press", {"key": move.text}),
+            "scroll": ("scroll", dict(xy, direction=move.text or "down", pixels=400)),
+            "wait": ("wait", {}), "answer": ("answer", {"text": move.text}), "back": ("back", {})}[move.kind]
 
 
 def _computer(thought: str, move: Move, p) -> Reply:
@@ -184,7 +184,7 @@ def _computer(thought: str, move: Move, p) -> Reply:
                  "summary": [{"type": "summary_text", "text": thought}]}
     if move.kind == "answer":
         msg = {"type": "message", "id": f"msg_{uuid.uuid4().hex[:8]}", "role": "assistant", "status": "completed",
-               "content": [{"type": "output_text", "text": move.text, "annotations": []}]}
+               "content": [{"type": "output_text", "text": f"ANSWER: {move.text}", "annotations": []}]}
         return Reply(output=[reasoning, msg])
     xy = {"x": p[0], "y": p[1]} if p else {}
     action = {"click": dict(xy, type="click", button="left"), "double_click": dict(xy, type="double_click"),

@@ -131,3 +131,37 @@ def test_points_convert_to_the_target_at_any_scale_and_resize(store, site, scale
     assert (px, py) == coords.to_viewport(said, space, fr)  # no error added by the conversion
     err = ((px - x) ** 2 + (py - y) ** 2) ** 0.5  # only the grid's own rounding
     assert err <= (1.0 if space == "pixels" else 1.6), (done, x, y)
+
+
+DIALECT_SPACES = [("plain", "pixels"), ("uitars", "qwen"), ("uitars", "norm1000"), ("qwen", "qwen"),
+                  ("claude", "pixels"), ("openai_tools", "norm1"), ("openai_computer", "pixels")]
+
+
+@pytest.mark.parametrize("dialect,space", DIALECT_SPACES)
+def test_every_dialect_clicks_types_presses_and_answers(browser, store, site, dialect, space):
+    result, steps, model, requests = run_pixel(browser, store, site, [
+        Move("click", "#name"), Move("type", text="Ada"), Move("click", "#press"), Move("answer", text="done")],
+        dialect=dialect, space=space)
+    assert result.status == "answered" and result.answer == "done", [s.get("error") for s in steps]
+    assert browser.js("return document.getElementById('name').value") == "Ada"
+    assert browser.js("return document.getElementById('status').textContent") == "highlighted"
+    assert [s["pointer"]["dialect"] for s in steps] == [dialect] * 4
+    assert steps[1]["action"] == "Type; Ada"
+    if dialect == "openai_computer":  # the Responses API: the next turn answers the computer call
+        assert requests[1]["previous_response_id"] and requests[1]["input"][0]["type"] == "computer_call_output"
+    elif dialect in ("claude", "openai_tools"):  # tool calls are answered by a tool message
+        assert any(m["role"] == "tool" for m in requests[1]["messages"]) and requests[0]["tools"]
+
+
+def test_auto_detects_the_dialect_from_each_reply(browser, store, site):
+    from cockpit.core.llm.modelserver import scripted
+    with ModelServer(scripted([
+            "Thought: press it\nAction: click(start_box='<|box_start|>(114,153)<|box_end|>')",
+            "Thought: done\nAction: ANSWER; done"])) as srv:
+        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="auto")
+        with ModelClient(cfg, api_key="k") as client:
+            result = Agent(browser, client, store, config=AgentConfig(max_steps=3)).run(
+                Fresh("t", site.url("pixel_shop.html")))
+    steps = store.steps(result.run_id)
+    assert steps[0]["pointer"]["dialect"] == "uitars" and steps[0]["action"].startswith("Click (")
+    assert result.status == "answered"

@@ -116,7 +116,7 @@ def _pt(p: tuple) -> str:
 
 
 def _num(v) -> str:
-    return str(int(v)) if float(v) == int(v) else f"{float(v):g}"
+    return str(int(v)) if float(v) == int(v) else f"{float(v):.6f}".rstrip("0").rstrip(".")
 
 
 def _pixel_text(a: Action, name: str) -> str:
@@ -256,8 +256,11 @@ def _parse_pixel_type(rest: str) -> Action | None:
     got = _point_of(rest) if re.match(r"^\s*(?:at\s+)?[(\[]\s*-?\d", rest) else None
     if got is not None:
         point, after = got
-        return Action("type", text=_typed(after), point=point)
-    if rest.startswith(";") or rest[:1] in ('"', "'") or rest.lower().startswith("text"):
+        canonical = re.match(r"^\s*;\s?", after)  # "Type (x, y); text": the text as written
+        return Action("type", text=after[canonical.end():] if canonical else _typed(after), point=point)
+    if rest.startswith(";"):
+        return Action("type", text=rest[2:] if rest.startswith("; ") else rest[1:], focused=True)
+    if rest[:1] in ('"', "'") or rest.lower().startswith("text"):
         return Action("type", text=_typed(rest), focused=True)
     return None
 

@@ -60,7 +60,8 @@ _KEYS = {"enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "escape": K
          "up": Keys.ARROW_UP, "down": Keys.ARROW_DOWN, "left": Keys.ARROW_LEFT, "right": Keys.ARROW_RIGHT,
          "arrowup": Keys.ARROW_UP, "arrowdown": Keys.ARROW_DOWN, "arrowleft": Keys.ARROW_LEFT,
          "arrowright": Keys.ARROW_RIGHT, "pageup": Keys.PAGE_UP, "pagedown": Keys.PAGE_DOWN,
-         "home": Keys.HOME, "end": Keys.END}
+         "home": Keys.HOME, "end": Keys.END, "insert": Keys.INSERT,
+         **{f"f{k}": getattr(Keys, f"F{k}") for k in range(1, 13)}}
 _MODS = {"ctrl": Keys.CONTROL, "control": Keys.CONTROL, "shift": Keys.SHIFT, "alt": Keys.ALT,
          "meta": Keys.META, "cmd": Keys.META, "command": Keys.META}
 SAFE_SCHEMES = ("http", "https")

@@ -1,0 +1,108 @@
+"""The plain dialect: Cockpit's own Thought/Action text, with pixel actions.
+
+Source: Cockpit's grammar (:mod:`cockpit.core.actions.grammar`), which also reads the
+plain-text forms general models write ("Click at (600, 475)", "click(600, 475)",
+"Scroll (delta_x=0, delta_y=400)", "Type \\"text\\"", "Press ENTER", "Navigate back").
+The reply format is WebVoyager's ``Thought: ...`` / ``Action: ...``.
+
+A model in this dialect acts at points, so an action on a numbered mark (``Click [12]``)
+is refused with a format error; ``Scroll [WINDOW]; down``, ``Wait``, ``GoBack``,
+``Press [key]``, ``Goto [url]`` and ``ANSWER; text`` need no mark and are kept.
+"""
+from __future__ import annotations
+
+import re
+
+from cockpit.core.actions.dialects.common import DialectParse, Reply, format_error
+from cockpit.core.actions.grammar import SCROLL_STEP, parse_action
+from cockpit.core.errors import ActionParseError
+
+NAME = "plain"
+EXPECTED = ("'Thought: ...' then 'Action: ...' with one action such as Click (x, y), Type (x, y); text, "
+            "Type; text, Scroll (x, y) by (0, 400), Drag (x1, y1) to (x2, y2), Press [Enter], GoBack, "
+            "Wait, ANSWER; text")
+
+_LABEL = r"(?<![A-Za-z])[*_#>`]*{}[*_\s`]*[:：][*_\s`]*"
+_THOUGHT = re.compile(_LABEL.format("thoughts?"), re.I)
+_ACTION = re.compile(_LABEL.format("action"), re.I)
+
+
+def split(text: str) -> tuple[str, str] | None:
+    """(thought, action text) of a Thought/Action reply; None when there is no 'Action:' label.
+
+    The action is the last 'Action:' that starts a line (else the last anywhere); an ANSWER
+    keeps the lines after it, any other action is its first line."""
+    text = (text or "").strip()
+    labels = list(_ACTION.finditer(text))
+    starts = [m for m in labels if not text[:m.start()].strip(" \t*_#>`")
+              or text[:m.start()].rstrip(" \t*_#>`").endswith("\n")]
+    am = (starts or labels or [None])[-1]
+    if am is None:
+        return None
+    tm = _THOUGHT.search(text, 0, am.start())
+    thought = text[tm.end():am.start()] if tm else text[:am.start()]
+    thought = thought.strip().rstrip("*_ ").strip()
+    rest = text[am.end():].strip()
+    first = rest.splitlines()[0] if rest else ""
+    is_answer = re.match(r"[\s*_`]*answer\b", first, re.I) is not None
+    action_text = (rest if is_answer else first).strip().strip("`").strip()
+    return thought, action_text
+
+
+def parse(reply: Reply) -> DialectParse:
+    got = split(reply.text)
+    if got is None:
+        return DialectParse(NAME, reply.text.strip(), "", None,
+                            format_error("the reply has no 'Action:' line", EXPECTED))
+    thought, action_text = got
+    try:
+        action = parse_action(action_text)
+    except ActionParseError as e:
+        return DialectParse(NAME, thought, action_text, None, format_error(str(e), EXPECTED))
+    if action.target is not None:
+        return DialectParse(NAME, thought, action_text, None, format_error(
+            f"'{action_text}' acts on a numbered element, but there are no numbered elements here: "
+            "act at a point of the screenshot", EXPECTED))
+    return DialectParse(NAME, thought, action_text, action)
+
+
+def looks_like(reply: Reply) -> bool:
+    """A Thought/Action reply whose action acts at a point (or types into the focus).
+
+    Actions that need no point (Wait, ANSWER, Press, ...) read the same in the marks dialect,
+    and mark actions belong to it, so neither counts as plain here."""
+    got = split(reply.text)
+    if got is None:
+        return False
+    try:
+        return parse_action(got[1]).pixel
+    except ActionParseError:
+        return False
+
+
+def system_prompt(*, width: int, height: int, space_words: str) -> str:
+    return f"""You are a web agent. You operate a real web browser, one step at a time, to complete a task for a user.
+
+At every step you get a screenshot of the browser's viewport, {width}x{height}. You act at points of that screenshot: give every point as (x, y) in {space_words}, x from the left edge and y from the top edge, and aim at the middle of the element you mean.
+
+Reply with a short line of reasoning and exactly one action, in this format and nothing else:
+
+Thought: {{one or two sentences: what you see, and why the next action moves the task forward}}
+Action: {{one action from the list below}}
+
+The actions:
+Click (x, y) - click at the point.
+DoubleClick (x, y) - double-click at the point.
+RightClick (x, y) - right-click at the point.
+Hover (x, y) - move the mouse to the point (menus that open on hover).
+Drag (x1, y1) to (x2, y2) - press at the first point, move to the second, release.
+Scroll (x, y) by (dx, dy) - turn the mouse wheel over the point; dy > 0 scrolls down, dy < 0 up, {SCROLL_STEP} is about two thirds of a screen. Scroll (x, y); down scrolls {SCROLL_STEP} down.
+Type (x, y); text - click at the point, then type the text (no Enter is pressed).
+Type; text - type the text into the element that has the focus.
+Press [key] - press a key or a combination: Press [Enter], Press [Tab], Press [Ctrl+A].
+Goto [url] - open a web address.
+GoBack - go back to the previous page.
+Wait - wait a few seconds for the page to change.
+ANSWER; text - the task is done: give the final answer (or a short confirmation).
+
+Give exactly one action per reply. If an action had no effect, try a different point or a different action instead of repeating it."""
