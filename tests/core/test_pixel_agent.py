@@ -165,3 +165,22 @@ def test_auto_detects_the_dialect_from_each_reply(browser, store, site):
     steps = store.steps(result.run_id)
     assert steps[0]["pointer"]["dialect"] == "uitars" and steps[0]["action"].startswith("Click (")
     assert result.status == "answered"
+
+
+def test_a_pixel_run_replays_and_stops_where_its_point_now_hits_something_else(browser, store, site):
+    from cockpit.core.agent.start import RunContext
+    from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
+    result, steps, _, _ = run_pixel(browser, store, site, [Move("click", "#press"), Move("answer", text="ok")])
+    browser.goto(site.url("pixel_shop.html"))
+    assert browser.js("return document.getElementById('status').textContent") == "not highlighted"
+    done = replay(RunContext(browser, store), result.run_id, None)
+    assert [d.recorded_action for d in done][:1] == [steps[0]["action"]]
+    assert browser.js("return document.getElementById('status').textContent") == "highlighted"
+    browser.js("localStorage.setItem('moved', '1')")
+    try:
+        with pytest.raises(Diverged) as e:
+            replay(RunContext(browser, store), result.run_id, None, ReplayOptions(check=False))  # the point alone
+    finally:
+        browser.js("localStorage.removeItem('moved')")
+    assert "now hits <div> \"Delete all\"" in str(e.value) and "Hold to highlight" in str(e.value)
+    assert browser.js("return document.getElementById('status').textContent") == "not highlighted"

@@ -49,6 +49,8 @@ from typing import Callable
 from selenium.common.exceptions import WebDriverException
 
 from cockpit.core.actions.grammar import Action, parse_action
+from cockpit.core.agent.pointer import describe_hit
+from cockpit.core.safety.risk_point import classify_point
 from cockpit.core.agent.approval import ApprovalRequest, Approver
 from cockpit.core.agent.control import Stopped
 from cockpit.core.agent.execute import Executor
@@ -295,6 +297,8 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
     obs = observe(session, render=False)
     sim = _compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
     todo_action, mark, recorded_mark = _map_target(action, recorded, obs, n, diverged)
+    if action.pixel:  # the point must still hit the element the run hit
+        mark = _check_point(executor, action, row, obs, n, diverged)
     human = row.get("actor") == "human"
     press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
     todo_action, approved = _gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules,
@@ -443,7 +447,8 @@ def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_
     Diverged when it is refused."""
     if policy == "never":
         return action, None
-    risk = classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter)
+    risk = (classify_point(action, mark, obs.marks, obs.url, rules) if action.pixel else
+            classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter))
     if risk.level != "irreversible" and row.get("risk") != "irreversible":
         return action, None
     if risk.level != "irreversible":
@@ -463,7 +468,27 @@ def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_
                                                                       if decision.message else ""))
     action = decision.action or action
     n = action.target
-    return action, Binding.of(action, obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+    return action, Binding.of(action, mark if action.pixel else
+                              obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+
+
+def _check_point(executor: Executor, action: Action, row: dict, obs: Observation, n: int, diverged) -> Mark | None:
+    """The element a recorded pixel action's point hits now; Diverged when it is not the one the run hit
+    (its tag, text or link differ), so nothing is done at a point that now means something else."""
+    if action.point is None:
+        return None
+    try:
+        now = executor.resolve_point(*action.point, obs.marks)
+    except ActionError as e:
+        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action), detail=str(e))
+    was = ((row.get("pointer") or {}).get("resolved")) or None
+    if was is None:
+        return now
+    seen = (was.get("tag") or "", (was.get("text") or "")[:60], was.get("href") or "")
+    if now is None or (now.tag, now.label[:60], now.href) != seen:
+        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
+                 detail=f"the point {action.point} now hits {describe_hit(now)}; the run hit {was.get('desc')}")
+    return now
 
 
 def _notify(on_step, n: int, info: StepReplay) -> None:
