@@ -27,17 +27,45 @@ from cockpit.core.actions.grammar import Action
 from cockpit.core.llm.modelserver import Reply
 
 _CENTRE = """
-const el = document.querySelector(arguments[0]);
-if (!el) return null;
-const r = el.getBoundingClientRect();
-return [r.left + r.width / 2, r.top + r.height / 2, window.innerWidth, window.innerHeight];
+const sel = arguments[0];
+function byText(want) {
+  want = want.toLowerCase();
+  const seen = [];
+  for (const e of document.querySelectorAll('body *')) {
+    const r = e.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || r.bottom < 0 || r.top > innerHeight) continue;
+    const t = (e.innerText || e.value || e.getAttribute('aria-label') || '').trim().toLowerCase();
+    const rank = t === want ? 0 : t.startsWith(want) ? 1 : t.includes(want) ? 2 : 9;
+    if (rank < 9) seen.push([rank, r.width * r.height, e]);
+  }
+  seen.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  return seen.length ? seen[0][2] : null;
+}
+// "host >>> inner": inside an open shadow root or a same-origin frame (its box offset to the top viewport)
+let el = null, ox = 0, oy = 0, root = document;
+for (const part of sel.split(' >>> ')) {
+  if (el) {
+    if (el.shadowRoot) root = el.shadowRoot;
+    else { const fr = el.getBoundingClientRect(); ox += fr.left + el.clientLeft; oy += fr.top + el.clientTop;
+           root = el.contentDocument; }
+  }
+  el = part.startsWith('text=') ? byText(part.slice(5)) : root.querySelector(part);
+  if (!el) return null;
+}
+const b = el.getBoundingClientRect();
+const r = {left: b.left + ox, top: b.top + oy, width: b.width, height: b.height};
+let mark = 0;
+const marks = window.__cockpitMarks || [];
+for (let n = el; n && !mark; n = n.parentElement) { const i = marks.indexOf(n); if (i >= 0) mark = i + 1; }
+if (!mark) { const i = marks.findIndex(m => el.contains(m)); if (i >= 0) mark = i + 1; }
+return [r.left + r.width / 2, r.top + r.height / 2, window.innerWidth, window.innerHeight, mark];
 """
 
 
 @dataclass(frozen=True)
 class Move:
     kind: str  # click, double_click, right_click, hover, type, press, scroll, answer, wait, back
-    selector: str = ""  # the target's CSS selector (its centre is the point); "" for no point
+    selector: str = ""  # the target's CSS selector, or text=Label (its centre is the point); "" for no point
     text: str = ""  # typed text, key, answer, or scroll direction (up/down)
     thought: str = ""
 
@@ -54,15 +82,17 @@ class PixelModel:
     def __call__(self, body: dict) -> Reply:
         with self._lock:
             move = self.moves.pop(0) if self.moves else Move("answer", text="out of moves")
-        point, viewport = None, (1024, 768)
+        point, viewport, mark = None, (1024, 768), 0
         if move.selector:
             got = self.session.js(_CENTRE, move.selector)
             if got is None:
                 raise LookupError(f"nothing on the page matches {move.selector!r}")
-            point, viewport = (got[0], got[1]), (int(got[2]), int(got[3]))
+            point, viewport, mark = (got[0], got[1]), (int(got[2]), int(got[3])), int(got[4])
         frame = coords.Frame(viewport, _image_size(body) or viewport)
         self.targets.append(point)
         self.frames.append(frame)
+        if self.dialect == "marks":  # a Set-of-Mark model: the mark holding the target
+            return Reply(text=f"Thought: {move.thought or move.kind}\nAction: {_marks(move, mark)}")
         model_point = coords.to_model(point, self.space, frame) if point else None
         return encode(self.dialect, move, model_point)
 
@@ -101,10 +131,17 @@ def _canonical(move: Move, p) -> str:
     return str(Action(move.kind, point=p))
 
 
+def _marks(move: Move, mark: int) -> str:
+    simple = {"back": Action("back"), "wait": Action("wait"), "answer": Action("answer", text=move.text),
+              "press": Action("press", text=move.text), "click": Action("click", mark), "hover": Action("hover", mark),
+              "type": Action("type", mark, move.text), "scroll": Action("scroll", None, move.text or "down")}
+    return str(simple[move.kind])
+
+
 def encode(dialect: str, move: Move, p) -> Reply:
     """The reply a model of `dialect` writes for `move` at model point `p`."""
     thought = move.thought or f"I will {move.kind.replace('_', ' ')}."
-    if dialect in ("plain", "marks"):
+    if dialect == "plain":
         return Reply(text=f"Thought: {thought}\nAction: {_canonical(move, p)}")
     if dialect == "uitars":
         return Reply(text=f"Thought: {thought}\nAction: {_uitars(move, p)}")

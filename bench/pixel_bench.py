@@ -1,0 +1,215 @@
+"""Pixel-grounded agents against mark agents, on the same tasks (issue #27).
+
+Each task is a short script in page terms (click this element, type that, answer). The scripted model
+(cockpit.devtools.pixelmodel) answers it in every dialect: marks (Click [N], the mark holding the target),
+and each pixel dialect in its coordinate space, pointing at the target's true centre on the live page,
+converted for the screenshot the request carries. Everything else is real: Chromium, the agent loop, the
+gate, the store, the openai client over HTTP.
+
+Per dialect it prints: tasks completed (every step ok, the answer given, and the task's own check on the
+page true), the distance between the executed point and the target's true centre (px; what the model's
+grid rounds it to), the conversion error (executed point against the model's point converted exactly: 0
+means Cockpit added nothing), and seconds per step outside the model (observe + gate + act + record).
+
+    .venv/bin/python bench/pixel_bench.py                       # fixture tasks, device scale 1 and 2
+    .venv/bin/python bench/pixel_bench.py --apps                # and the real apps of bench/grounding
+    .venv/bin/python bench/pixel_bench.py --dialects plain,qwen --scales 1 -v
+
+The real apps need `bash bench/grounding/setup_apps.sh` once.
+"""
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from cockpit.core.actions import coords  # noqa: E402
+from cockpit.core.actions.grammar import parse_action  # noqa: E402
+from cockpit.core.agent.approval import PolicyApprover  # noqa: E402
+from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
+from cockpit.core.agent.start import Fresh  # noqa: E402
+from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
+from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
+from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
+from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.core.store import Store  # noqa: E402
+from cockpit.devtools.pixelmodel import Move, PixelModel  # noqa: E402
+
+PAGES = ROOT / "tests" / "core" / "pages"
+MODES = [("marks", "pixels"), ("plain", "pixels"), ("uitars", "qwen"), ("uitars", "norm1000"), ("qwen", "qwen"),
+         ("claude", "pixels"), ("openai_tools", "norm1"), ("openai_computer", "pixels")]
+
+
+@dataclass
+class Task:
+    name: str
+    url: str  # a fixture page's name, or an app state's full URL
+    steps: list  # ("click", sel) | ("type", sel, text, enter) | ("hover", sel) | ("press", key)
+    check: str = ""  # a JS expression true on the page when the task was done
+    base: str = ""
+
+
+FIXTURES = [
+    Task("mousedown", "pixel_shop.html", [("click", "#press")],
+         "document.getElementById('status').textContent === 'highlighted'"),
+    Task("form", "pixel_shop.html", [("type", "#name", "Ada", False), ("click", "#press")],
+         "document.getElementById('name').value === 'Ada' && "
+         "document.getElementById('status').textContent === 'highlighted'"),
+    Task("link", "agent_start.html", [("click", "#details")], "location.pathname.endsWith('agent_details.html')"),
+    Task("shadow", "shadow.html", [("type", "#w >>> input", "Ada", False), ("click", "#w >>> #b")],
+         "document.getElementById('out').textContent === 'shadow clicked: Ada'"),
+    Task("iframe", "iframe.html", [("click", "#f >>> #fb")],
+         "document.getElementById('f').contentDocument.getElementById('o').textContent === 'frame clicked'"),
+]
+
+
+def moves_for(task: Task, dialect: str) -> list[Move]:
+    out = []
+    for st in task.steps:
+        kind, sel = st[0], st[1]
+        if kind == "type" and dialect == "marks":
+            out.append(Move("type", sel, st[2]))  # Type [N]; text (clears the field, presses Enter unless told)
+        elif kind == "type":
+            out += [Move("click", sel), Move("type", text=st[2])] + ([Move("press", text="Enter")] if st[3] else [])
+        elif kind == "press":
+            out.append(Move("press", text=sel))
+        else:
+            out.append(Move(kind, sel))
+    return out + [Move("answer", text="done")]
+
+
+def app_tasks(apps: list[str] | None) -> list[Task]:
+    from bench.grounding.apps import APPS
+    from bench.grounding.states import STATES
+    tasks = []
+    for s in STATES:
+        if not s.steps or (apps and s.app not in apps) or any("select" in st for st in s.steps):
+            continue
+        steps = []
+        for st in s.steps:
+            tgt = st.get("click") or st.get("type") or st.get("hover")
+            sel = (tgt or {}).get("css") or ("text=" + tgt["text"] if tgt and "text" in tgt else "")
+            if "css" in (tgt or {}) and "," in sel:
+                sel = sel.split(",")[0].strip()
+            if "click" in st:
+                steps.append(("click", sel))
+            elif "type" in st:
+                steps.append(("type", sel, st["text"], st.get("enter", True)))
+            elif "hover" in st:
+                steps.append(("hover", sel))
+            elif "press" in st:
+                steps.append(("press", st["press"]))
+        tasks.append(Task(s.id, APPS[s.app].base + s.path, steps, base=s.app))
+    return tasks
+
+
+@dataclass
+class Tally:
+    done: int = 0
+    tasks: int = 0
+    dist: list = field(default_factory=list)
+    conv: list = field(default_factory=list)
+    outside: list = field(default_factory=list)
+    failed: list = field(default_factory=list)
+
+
+def run_task(session, store, task: Task, url: str, dialect: str, space: str, tally: Tally, verbose: bool) -> None:
+    model = PixelModel(session, moves_for(task, dialect), dialect, space)
+    with ModelServer(model) as srv:
+        cfg = ModelConfig(base_url=srv.base_url, model="scripted", max_retries=0, timeout=30, dialect=dialect,
+                          coords=space, image_format="png")
+        with ModelClient(cfg, api_key="k") as client:
+            agent = Agent(session, client, store, approver=PolicyApprover(True),
+                          config=AgentConfig(max_steps=len(model.moves) + 1, wait_seconds=0.2))
+            result = agent.run(Fresh(task.name, url))
+    steps = store.steps(result.run_id, with_request=False)
+    ok = result.status == "answered" and all(s["status"] in ("ok", "answered") for s in steps)
+    if ok and task.check:
+        ok = bool(session.js(f"return !!({task.check})"))
+    tally.tasks += 1
+    tally.done += ok
+    if not ok:
+        tally.failed.append(f"{task.name}: {result.status} " + "; ".join(
+            f"{s['step']} {s['action']} {s['status']} {s.get('error') or ''}"[:160] for s in steps
+            if s["status"] not in ("ok", "answered")))
+    for s, target, frame in zip(steps, model.targets, model.frames):
+        t = s.get("timings") or {}
+        tally.outside.append((s["finished"] - s["started"]) - (t.get("model_ms") or 0) / 1000)
+        if target is None or dialect == "marks" or not s.get("action"):
+            continue
+        a = parse_action(s["action"])
+        if a.point is None:
+            continue
+        tally.dist.append(((a.point[0] - target[0]) ** 2 + (a.point[1] - target[1]) ** 2) ** 0.5)
+        exact = coords.to_viewport(parse_action(s["pointer"]["model_action"]).point, space,
+                                   coords.Frame(*(tuple(v) for v in s["pointer"]["frame"].values())))
+        tally.conv.append(((a.point[0] - exact[0]) ** 2 + (a.point[1] - exact[1]) ** 2) ** 0.5)
+    if verbose:
+        print(f"    {dialect:15} {space:8} {task.name:18} {'ok' if ok else 'FAILED'}", flush=True)
+
+
+def fmt(xs, f="{:.2f}"):
+    return f.format(statistics.mean(xs)) if xs else "-"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dialects", help="comma-separated dialects to run (default: all, marks first)")
+    ap.add_argument("--scales", default="1,2", help="device scale factors (default 1,2)")
+    ap.add_argument("--apps", nargs="?", const="all", help="also the real apps of bench/grounding (or a,b,...)")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    modes = [m for m in MODES if not args.dialects or m[0] in args.dialects.split(",")]
+    groups = [("fixtures", FIXTURES)]
+    if args.apps:
+        from bench.grounding import apps as grounding
+        if not grounding.installed():
+            print("the apps are not installed: bash bench/grounding/setup_apps.sh", file=sys.stderr)
+            return 2
+        tasks = app_tasks(None if args.apps == "all" else args.apps.split(","))
+        for name in dict.fromkeys(t.base for t in tasks):
+            groups.append((name, [t for t in tasks if t.base == name]))
+    print(f"tasks: {', '.join(f'{g} {len(ts)}' for g, ts in groups)}; dialects: {len(modes)}; "
+          f"scales: {args.scales}")
+    print(f"{'scale':>5} {'dialect':15} {'space':8} {'done':>7} {'dist mean':>9} {'dist max':>8} "
+          f"{'conv max':>8} {'s/step':>7}")
+    for scale in [float(v) for v in args.scales.split(",")]:
+        tallies = {m: Tally() for m in modes}
+        with tempfile.TemporaryDirectory() as home, Store(Path(home)) as store, LocalSite(PAGES) as site, \
+                BrowserSession(BrowserConfig(device_scale_factor=scale)) as session:
+            for group, tasks in groups:
+                ctx = _app(group)
+                with ctx:
+                    for task in tasks:
+                        url = site.url(task.url) if group == "fixtures" else task.url
+                        for m in modes:
+                            run_task(session, store, task, url, *m, tallies[m], args.verbose)
+        for (dialect, space), t in tallies.items():
+            print(f"{scale:5g} {dialect:15} {space:8} {t.done:>3}/{t.tasks:<3} {fmt(t.dist):>9} "
+                  f"{(f'{max(t.dist):.2f}' if t.dist else '-'):>8} {(f'{max(t.conv):.2f}' if t.conv else '-'):>8} "
+                  f"{fmt(t.outside, '{:.3f}'):>7}", flush=True)
+            for f in t.failed:
+                print(f"        failed {f}")
+    return 0
+
+
+def _app(group: str):
+    import contextlib
+    if group == "fixtures":
+        return contextlib.nullcontext()
+    from bench.grounding.apps import Running
+    return Running(group)
+
+
+if __name__ == "__main__":
+    t0 = time.perf_counter()
+    code = main()
+    print(f"({time.perf_counter() - t0:.0f} s)")
+    sys.exit(code)
