@@ -9,7 +9,7 @@ HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JS
         "machine), HTML reports, GIFs, marks as COCO JSON")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
-SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco")
+SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
 FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif")
 
 
@@ -34,7 +34,10 @@ def add_parser(sub) -> None:
         "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
         "export of the run). "
         "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
-        "(image file names are relative to the data dir)."))
+        "(image file names are relative to the data dir). "
+        "clicks-jsonl / clicks-coco: pixel steps whose click a human corrected (a point correction, or a wrong-"
+        "target label with the right mark), for training: screenshot, task, thought, predicted and corrected "
+        "point (CSS and image pixels) as JSONL, or as COCO keypoints (predicted, corrected); OUT is the file."))
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
     p.add_argument("--format", choices=FORMATS, default="webvoyager", help="what to write (default webvoyager)")
     p.add_argument("--out", type=Path, required=True, metavar="PATH",
@@ -104,6 +107,11 @@ def _write_single(store, args, ids) -> Path:
     if args.format == "bundle":
         from cockpit.core.store.bundle import write_bundle
         return write_bundle(store, reports.run_ids_or_all(store, ids), args.out)
+    if args.format in ("clicks-jsonl", "clicks-coco"):
+        from cockpit.core.review import clicks
+        if args.format == "clicks-coco":
+            return reports.write_json(clicks.click_coco(store, ids), args.out)
+        return clicks.write_jsonl(clicks.click_rows(store, ids), args.out)
     if args.format == "coco":
         return reports.write_json(reports.coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
     rows = reports.labels_rows(store, ids)
