@@ -184,3 +184,42 @@ def test_a_pixel_run_replays_and_stops_where_its_point_now_hits_something_else(b
         browser.js("localStorage.removeItem('moved')")
     assert "now hits <div> \"Delete all\"" in str(e.value) and "Hold to highlight" in str(e.value)
     assert browser.js("return document.getElementById('status').textContent") == "not highlighted"
+
+
+@pytest.mark.parametrize("dialect", ["plain", "openai_tools", "openai_computer"])
+def test_reasking_a_pixel_step_sends_the_clean_screenshot_and_reads_the_reply_in_its_dialect(
+        browser, store, site, dialect):
+    from cockpit.core.page.images import from_data_url
+    from cockpit.core.replay.reask import ReaskEdit, reask
+    from cockpit.devtools.pixelmodel import encode
+    result, steps, _, _ = run_pixel(browser, store, site, [Move("click", "#press"), Move("answer", text="ok")],
+                                    dialect=dialect, space="pixels")
+    space_reply = encode(dialect, Move("click"), (200, 100))
+    with ModelServer([space_reply]) as srv:
+        res = reask(store, result.run_id, 1, ReaskEdit(base_url=srv.base_url), api_key="k")
+        sent = srv.requests[0]
+    assert res.original_action == steps[0]["action"] and res.new_action == "Click (200, 100)" and res.changed
+    clean = store.read_file(steps[0]["screenshot_clean"])
+    images = [from_data_url(u) for u in _image_urls(sent)]
+    assert images == [clean]  # the screenshot the model saw: clean, not marked
+    if dialect == "openai_computer":
+        assert "input" in sent and "tools" in sent and sent["tools"][0]["type"].startswith("computer")
+    elif dialect == "openai_tools":
+        assert sent["tools"] and sent["messages"][0]["role"] == "system"
+
+
+def _image_urls(body):
+    out = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "image_url":
+                    out.append(v["url"] if isinstance(v, dict) else v)
+                else:
+                    walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+    walk(body)
+    return out

@@ -36,6 +36,7 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.demo.policy import serve_demo_model
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.replay import reask_pixel
 from cockpit.core.store import Store
 
 __all__ = ["ReaskEdit", "ReaskError", "ReaskResult", "clip_images", "edited_request", "model_config_of",
@@ -185,6 +186,9 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
             raise ReaskError(f"{where} has no recorded request: the run was imported "
                              f"({run.get('source')}) and its log holds no messages for this step")
         raise ReaskError(f"{where} has no recorded request (the model was not asked at this step)")
+    if isinstance(request, dict):  # a Responses API body (OpenAI computer use), sent again as it was
+        reask_pixel.check_request(request, where)
+        return copy.deepcopy(request)
     if not isinstance(request, list) or not all(isinstance(m, dict) for m in request):
         raise ReaskError(f"the request recorded for {where} is not a list of messages")
     for m in request:
@@ -236,6 +240,11 @@ def edited_request(store: Store, run_id: str, step: int, edit: ReaskEdit | None 
         _check_messages(msgs)
     else:
         msgs = rebuild_request(store, run_id, step)
+    if isinstance(msgs, dict):
+        if any(v is not None for v in (edit.system, edit.keep_images, edit.extra_user_note)):
+            raise ReaskError("this step went to the Responses API (computer use): it can be re-asked as it was, "
+                             "or with another model or temperature, but its messages cannot be edited")
+        return msgs
     if edit.system is not None:
         if msgs and msgs[0].get("role") == "system":
             msgs[0]["content"] = edit.system
@@ -272,7 +281,8 @@ def reask(store: Store, run_id: str, step: int, edit: ReaskEdit | None = None, *
         rebuild_request(store, run_id, step)  # raises the explained error
     msgs = edited_request(store, run_id, step, edit)
     config = model_config_of(run, edit)
-    payload = prompt.materialize(msgs, lambda j: _screenshot(store, run_id, j, step))
+    load = (lambda j: _screenshot(store, run_id, j, step, "screenshot_clean" if config.pixel else "screenshot"))
+    payload = prompt.materialize(msgs, load) if not config.pixel else None
 
     demo_server = None
     if run.get("demo") and edit.base_url is None and edit.model in (None, model_config_of(run).model):
@@ -282,20 +292,23 @@ def reask(store: Store, run_id: str, step: int, edit: ReaskEdit | None = None, *
     try:
         client = ModelClient(config, api_key)
         try:
-            chat = client.chat(payload, cancel=cancel)
+            if config.pixel:
+                chat, parsed, reply = reask_pixel.ask(store, run_id, row, msgs, client, load, cancel)
+            else:
+                chat = client.chat(payload, cancel=cancel)
+                parsed, reply = prompt.parse_reply(chat.text), chat.text
         finally:
             client.close()
     finally:
         if demo_server is not None:
             demo_server.stop()
 
-    parsed = prompt.parse_reply(chat.text)
     result = ReaskResult(
         run_id=run_id, step=step,
         original_reply=row.get("reply"), original_thought=row.get("thought") or "",
-        original_action=_canonical(row.get("action_text"), row.get("action")),
+        original_action=(row.get("action") if config.pixel else _canonical(row.get("action_text"), row.get("action"))),
         original_model=model_config_of(run).model,
-        new_reply=chat.text, new_thought=parsed.thought,
+        new_reply=reply, new_thought=parsed.thought,
         new_action=str(parsed.action) if parsed.action is not None else None,
         new_action_text=parsed.action_text, parse_error=parsed.error,
         model=config.model, base_url=config.display_url if demo_server is None else "(demo policy)",
@@ -414,11 +427,11 @@ def _check_messages(msgs) -> None:
             raise ReaskError(f"message {i} of the edited request has no text or parts as content")
 
 
-def _screenshot(store: Store, run_id: str, j: int, step: int) -> bytes:
-    """The marked screenshot of step j of this run as stored (PNG); the client sends it in the run's
-    image format, the same bytes the agent sent (see cockpit.core.page.images)."""
+def _screenshot(store: Store, run_id: str, j: int, step: int, which: str = "screenshot") -> bytes:
+    """The marked screenshot of step j of this run as stored (PNG; a pixel run's: the clean one); the client
+    sends it in the run's image format, the same bytes the agent sent (see cockpit.core.page.images)."""
     try:
-        return store.read_file(store.step_file(run_id, j, "screenshot"), f"screenshot of step {j}")
+        return store.read_file(store.step_file(run_id, j, which), f"screenshot of step {j}")
     except CockpitError as e:
         raise ReaskError(f"cannot re-ask step {step} of run {run_id}: {e}") from e
 
