@@ -146,10 +146,10 @@ def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> 
     g.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
                    help="how the model answers: " + "; ".join(f"{k}: {v[2]}" for k, v in PRESETS.items())
                         + " (default webvoyager-marks)")
-    g.add_argument("--dialect", choices=("marks", "auto", "plain", "uitars", "qwen", "claude", "openai_tools",
-                                         "openai_computer"),
+    from cockpit.core.llm.modelconfig import DIALECT_NAMES
+    g.add_argument("--dialect", choices=DIALECT_NAMES,
                    help="the reply format, overriding the preset's (pixel dialects get a clean screenshot)")
-    g.add_argument("--coords", choices=("pixels", "norm1000", "norm1", "qwen"),
+    g.add_argument("--coords", choices=("pixels", "norm1000", "norm1", "qwen"),  # coords.SPACES
                    help="a pixel dialect's coordinate space, overriding the preset's: screenshot pixels, "
                         "0..1000, 0..1, or Qwen2.5-VL's resized grid")
     if from_run:

@@ -40,6 +40,8 @@ from cockpit.core import paths
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelconfig import DIALECT_NAMES
+from cockpit.core.actions.coords import SPACES
 from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES, PlanningConfig
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
 
@@ -104,6 +106,11 @@ MODEL_HELP: dict[str, str] = {
                     "(lossless, as WebVoyager sent them). They are stored as PNG either way.",
     "price_in": "USD per million prompt tokens, for the cost estimate (empty = built-in price list).",
     "price_out": "USD per million completion tokens, for the cost estimate (empty = built-in price list).",
+    "dialect": "How the model answers: marks (numbered boxes, WebVoyager), auto (detected per reply), or a "
+               "pixel dialect (plain, uitars, qwen, claude, openai_tools, openai_computer): those models get the "
+               "clean screenshot and act at points.",
+    "coords": "A pixel dialect's coordinate space: pixels (of the screenshot as sent), norm1000, norm1, or qwen "
+              "(Qwen2.5-VL's resized grid).",
 }
 
 
@@ -367,6 +374,8 @@ _MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "image_format": _check(lambda v: v.lower() in IMAGE_FORMATS, str.lower),
     "price_in": _check(lambda v: v is None or v >= 0),
     "price_out": _check(lambda v: v is None or v >= 0),
+    "dialect": _check(lambda v: v in DIALECT_NAMES),
+    "coords": _check(lambda v: v in SPACES),
 }
 
 

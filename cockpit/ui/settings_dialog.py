@@ -37,15 +37,9 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QDoubleSpin
 
 from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelCancelled, ModelClient, ModelConfig, ModelError
-from cockpit.core.settings import (
-    IMAGE_DETAILS,
-    IMAGE_FORMATS,
-    MODEL_HELP,
-    Settings,
-    SettingsError,
-    save_settings,
-    setting_ok,
-)
+from cockpit.core.settings import (IMAGE_DETAILS, IMAGE_FORMATS, MODEL_HELP, Settings, SettingsError, save_settings,
+                                   setting_ok)
+from cockpit.ui.dialect_field import DialectField
 from cockpit.ui.lookahead_settings import LookaheadSettingsBox
 from cockpit.ui.room import TallScrollArea, WrappedLabel, fit_to_screen
 from cockpit.ui.tasks import CancelFlag, Task, run_in_background
@@ -154,6 +148,8 @@ class ModelSettingsDialog(QDialog):
         self.format_combo = QComboBox()
         self.format_combo.addItems(list(IMAGE_FORMATS))
         form.addRow(self._label("Image &format:", self.format_combo, "image_format"), self.format_combo)
+        self.dialect_field = DialectField()  # marks or a pixel dialect, and its coordinate space
+        form.addRow(self._label("Answers &as:", self.dialect_field.preset, None), self.dialect_field)  # own tips
 
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
@@ -259,6 +255,7 @@ class ModelSettingsDialog(QDialog):
         self.width_spin.setValue(cfg.image_max_width or 0)
         i = self.format_combo.findText(cfg.image_format)
         self.format_combo.setCurrentIndex(i if i >= 0 else 0)
+        self.dialect_field.load(cfg.dialect, cfg.coords)
 
     def base_url(self) -> str | None:
         """The base URL in the form; None for OpenAI."""
@@ -276,7 +273,7 @@ class ModelSettingsDialog(QDialog):
             image_detail=self.detail_combo.currentText(),
             image_max_width=self.width_spin.value() or None,
             image_format=self.format_combo.currentText(),
-        )
+            dialect=self.dialect_field.values()[0], coords=self.dialect_field.values()[1])
 
     def _url_problem(self) -> str:
         url = self.base_url()

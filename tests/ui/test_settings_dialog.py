@@ -316,3 +316,21 @@ def test_on_a_short_screen_ok_stays_in_view_and_every_field_can_be_scrolled_to(m
         top = w.mapTo(viewport, w.rect().topLeft()).y()
         assert 0 <= top and top + w.height() <= viewport.height(), f"{w} is focused but scrolled out of view"
     assert dlg.scroll.verticalScrollBar().value() > 0
+
+
+def test_a_dialect_preset_fills_dialect_and_space_and_is_saved(make_dialog):
+    dlg = make_dialog("http://127.0.0.1:9/v1")
+    field = dlg.dialect_field
+    assert (field.preset.currentText(), field.values()) == ("webvoyager-marks", ("marks", "pixels"))
+    assert not field.space.isEnabled()  # marks have no coordinate space
+    field.preset.setCurrentIndex(field.preset.findData("vllm-qwen2.5-vl"))
+    assert field.values() == ("qwen", "qwen") and field.space.isEnabled()
+    field.space.setCurrentText("norm1000")  # Qwen3-VL's space: the matching preset shows
+    assert field.preset.currentText() == "vllm-qwen3-vl"
+    field.space.setCurrentText("norm1")
+    assert field.preset.currentText() == "custom"
+    dlg.accept()
+    model = load_settings()[0].model
+    assert (model.dialect, model.coords, model.pixel) == ("qwen", "norm1", True)
+    again = make_dialog(model.base_url)
+    assert again.dialect_field.values() == ("marks", "pixels")  # a fresh Settings: the default

@@ -9,6 +9,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from cockpit.core.actions.dialects import DIALECTS as PIXEL_DIALECTS
+
+#: Every reply format: Set-of-Mark, detected per reply, or a pixel dialect (cockpit.core.actions.dialects).
+DIALECT_NAMES = ("marks", "auto") + tuple(PIXEL_DIALECTS)
+
 #: USD per 1M (prompt, completion) tokens of a few well-known models.
 PRICES: dict[str, tuple[float, float]] = {
     "gpt-4o": (2.5, 10.0),
