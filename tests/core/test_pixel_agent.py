@@ -223,3 +223,32 @@ def _image_urls(body):
                 walk(v)
     walk(body)
     return out
+
+
+@pytest.mark.parametrize("dialect", ["openai_tools", "openai_computer"])
+def test_a_pixel_run_branches_at_step_k_and_goes_on_in_its_dialect(browser, store, site, dialect):
+    from cockpit.core.agent.start import RunContext
+    from cockpit.core.replay.branch import branch
+    result, steps, _, _ = run_pixel(browser, store, site, [
+        Move("click", "#name"), Move("type", text="Ada"), Move("click", "h1"), Move("answer", text="first")],
+        dialect=dialect)
+    model = PixelModel(browser, [Move("click", "#press"), Move("answer", text="second")], dialect, "pixels")
+    with ModelServer(model) as srv:
+        cfg = ModelConfig(base_url=srv.base_url, model="pixel-test", max_retries=0, dialect=dialect,
+                          image_format="png")
+        with ModelClient(cfg, api_key="k") as client:
+            res = branch(RunContext(browser, store, client=client, approver=ScriptedApprover([])), result.run_id, 3,
+                         config=AgentConfig(max_steps=3, wait_seconds=0.1))
+        first = srv.requests[0]
+    assert res.status == "answered" and res.answer == "second", res
+    assert browser.js("return document.getElementById('name').value") == "Ada"  # steps 1-2 replayed at their points
+    assert browser.js("return document.getElementById('status').textContent") == "highlighted"
+    if dialect == "openai_computer":  # a new chain, told what happened before
+        assert "previous_response_id" not in first
+        assert "Earlier steps of this task" in first["input"][0]["content"][0]["text"]
+    else:
+        roles = [m["role"] for m in first["messages"]]
+        assert roles[0] == "system" and roles[-1] == "user" and first["tools"]
+        for i, m in enumerate(first["messages"]):  # every tool call is answered before the next turn
+            if m.get("tool_calls"):
+                assert first["messages"][i + 1]["role"] == "tool"

@@ -58,9 +58,26 @@ class ResponsesConversation:
         self.call_id: str = ""  # the last computer_call to answer
         self.acknowledged: list[dict] = []  # safety checks a person approved, sent with the next output
         self._input: list[dict] = []
+        self._history = ""  # a seeded run's earlier turns, said once in the first turn
+
+    def seed(self, messages: list[dict]) -> None:
+        """Go on from a recorded run (a branch, a resume): the server's chain is not continued; the first
+        turn starts a new one, with the earlier turns (task, feedback, replies) as text before it."""
+        lines = []
+        for m in messages:
+            content = m.get("content")
+            if isinstance(content, list):
+                content = " ".join(p.get("text", "") for p in content if isinstance(p, dict))
+            if m.get("role") in ("user", "assistant") and content:
+                lines.append(f"{'You' if m['role'] == 'assistant' else 'Cockpit'}: {content}")
+        self._history = "Earlier steps of this task:\n" + "\n".join(lines) if lines else ""
+        self.previous = self.call_id = ""
 
     def add_observation(self, step: int, text: str, *, lead: str = "") -> None:
         image = f"{IMAGE_REF}{step}"
+        history, self._history = self._history, ""
+        if history:
+            lead = f"{history}\n{lead}" if lead else history
         if self.call_id:
             item = {"type": "computer_call_output", "call_id": self.call_id,
                     "output": {"type": "computer_screenshot", "image_url": image}}

@@ -65,10 +65,11 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
     run = store.run(run_id)
     rows = {r["step"]: r for r in store.steps(run_id)}
     row = rows.get(step)
-    if row and row.get("request"):
+    if row and isinstance(row.get("request"), list) and row["request"]:  # not a Responses API body: rebuilt
         req = row["request"]
         return list(req[:-1]), prompt.lead_of(req[-1])
-    base = max((n for n, r in rows.items() if n < step and r.get("request")), default=None)
+    base = max((n for n, r in rows.items() if n < step and isinstance(r.get("request"), list) and r["request"]),
+               default=None)
     if base is not None:
         seed = list(rows[base]["request"])
         seed.append({"role": "assistant", "content": rows[base].get("reply") or ""})
