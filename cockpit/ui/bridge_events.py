@@ -29,14 +29,19 @@ class BridgeEvents:
             self.last_marks = list(e.marks)
             if e.stored:
                 self.latest_step = e.step
-        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and e.target:
-            self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
+        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and (e.target or e.pointer):
+            if e.pointer:  # a pixel action: the crosshair and the element under it, before the gate asks
+                self.view.set_pointer(e.action, e.pointer, HIGHLIGHT_AGENT)
+            else:
+                self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
         elif isinstance(e, ev.ModelReplied):
             self.tokens += e.prompt_tokens + e.completion_tokens
             self.cost += e.cost or 0.0
             self.agent_steps += 1
-        elif isinstance(e, ev.StepFinished) and e.actor == "human":
-            self.takeover.set_busy(False)
+        elif isinstance(e, ev.StepFinished):
+            if e.actor == "human":
+                self.takeover.set_busy(False)
+            self._show_pointer(e.step)
         elif isinstance(e, ev.RunFinished):
             status = status_text(e.status)  # "refused (stopped at the gate)"
             self.statusBar().showMessage(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
@@ -58,6 +63,19 @@ class BridgeEvents:
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self._sync_details(getattr(e, "step", None))
         self._update_status()
+
+    def _show_pointer(self, step: int) -> None:
+        """A stored pixel step: the log names the element it hit; the live pane, still on its page, marks the point."""
+        try:
+            row = self.store.step(self.run_id, step) if self.run_id else None
+        except CockpitError:
+            return
+        if not row:
+            return
+        self.log_panel.set_pointer(step, row)
+        if self.shown_step is None:
+            color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
+            self.view.set_pointer(row.get("action") or row.get("action_text"), row.get("pointer"), color)
 
     def _show_fence(self, run_id: str) -> None:
         """Say in the status bar when the run may only visit some sites (as recorded with the run)."""

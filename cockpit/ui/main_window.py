@@ -1,9 +1,8 @@
 """The cockpit window: live screenshot, step log, controls, approvals, take-over.
 
-It draws what the bridge reports and sends the human's commands back through
-it. Reads the run store through its own connection; writes only the human's
-own data (mark corrections). Never calls the browser from the GUI thread
-except through the bridge's worker.
+It draws what the bridge reports and sends the human's commands back through it. Reads the run store through
+its own connection; writes only the human's own data (mark corrections). Never calls the browser from the GUI
+thread except through the bridge's worker.
 """
 from __future__ import annotations
 
@@ -252,6 +251,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.log_panel.stepSelected.connect(self.show_step)
         self.view.markClicked.connect(self._on_view_mark_clicked)
         self.view.rectDrawn.connect(self._on_view_rect)
+        self.view.pointClicked.connect(self._on_view_point)  # take-over at a point (take_over.py)
         self.view.addModeChanged.connect(self.act_add.setChecked)
         self.view.customContextMenuRequested.connect(self._on_view_menu)
         self.demo_box.toggled.connect(self._on_demo_toggled)
@@ -420,9 +420,11 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
             self.live_step = None
         except (CockpitError, ValueError) as e:
             self.view.clear(f"Step {step}: {e}")
+        color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
         if row.get("target"):
-            color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
             self.view.set_highlight(row["target"], color)
+        self.view.set_pointer(row.get("action") or row.get("action_text"), row.get("pointer"), color)  # pixel actions
+        self.log_panel.set_pointer(step, row)
         self._show_corrections(step)
         self.banner.setText(f"step {step} ({row.get('actor') or 'agent'}) — {(row.get('title') or '')[:60]} — "
                             f"{(row.get('url') or '')[:80]}")

@@ -50,8 +50,10 @@ class ReviewSteps:
     def _decorate(self, s: dict) -> None:
         e = html.escape
         s = self._shown_step(s)  # a blind batch's run: the ANSWER step without the agent's claim
+        color = "#1e88e5" if s.get("actor") == "human" else "#e53935"
         if s.get("target"):
-            self.view.set_highlight(s["target"], "#1e88e5" if s.get("actor") == "human" else "#e53935")
+            self.view.set_highlight(s["target"], color)
+        self.view.set_pointer(s.get("action") or s.get("action_text"), s.get("pointer"), color)  # pixel actions
         d = s.get("decision") or {}
         decision = ""
         if d:

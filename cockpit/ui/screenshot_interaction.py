@@ -191,7 +191,9 @@ class _ScreenshotInteraction:
             return
         m = self._interactive_mark_at(pos)
         self._press_pos = pos
-        if m is not None:
+        self._press_point = self.mapToScene(pos)  # a click on no box (or Alt+click) is a point
+        alt = bool(event.modifiers() & Qt.AltModifier)
+        if m is not None and not alt:
             self._press_mark = m.id
         else:
             self._start_pan(pos)
@@ -234,11 +236,16 @@ class _ScreenshotInteraction:
             return
         clicked = self._press_mark if event.button() == Qt.LeftButton else None
         was_panning = self._panning
+        still = self._press_pos is not None and (pos - self._press_pos).manhattanLength() <= _CLICK_SLOP
+        point, self._press_point = self._press_point, None
         self._press_mark = None
         self._press_pos = None
         self._panning = False
         if clicked is not None and not was_panning:
             self.markClicked.emit(clicked)
+        elif clicked is None and still and point is not None and event.button() == Qt.LeftButton \
+                and self._pixmap_item is not None and self._pixmap_item.contains(point):
+            self.pointClicked.emit((int(point.x()), int(point.y())))
         if self._pixmap_item is not None and not self._add_mode:
             self._set_hovered(self._interactive_mark_at(pos))
         self._update_cursor(pos)

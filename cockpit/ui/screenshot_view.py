@@ -12,7 +12,9 @@ highlight, flags, human-added boxes) and reports what the human did through sign
 * ``markClicked(int)``   -- a box was clicked (press and release within a few pixels);
 * ``rectDrawn(tuple)``   -- in add-mark mode, a rectangle ``(x, y, w, h)`` in image pixels;
 * ``markHovered(object)``-- the Mark under the mouse, or None when it leaves all boxes;
-* ``addModeChanged(bool)`` -- add-mark mode was switched (also when Esc leaves it).
+* ``addModeChanged(bool)`` -- add-mark mode was switched (also when Esc leaves it);
+* ``pointClicked(tuple)`` -- a click on no box, or an Alt+click anywhere: the point ``(x, y)`` in image
+  pixels (for take-over at a point and "the click should have been here").
 
 Mouse and keys:
 
@@ -50,6 +52,7 @@ from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGrap
 from cockpit.core.page.marks import Mark
 
 from cockpit.ui.screenshot_interaction import _ScreenshotInteraction
+from cockpit.ui.screenshot_pointer import pointer_geometry, pointer_items
 from cockpit.ui.screenshot_marks import (
     _BOX_COLOR,
     _EXTRA_COLOR,
@@ -84,6 +87,7 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
     rectDrawn = Signal(tuple)
     markHovered = Signal(object)
     addModeChanged = Signal(bool)
+    pointClicked = Signal(tuple)
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -149,11 +153,13 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._hl_color = "#e53935"
         self._hl_box: QGraphicsRectItem | None = None
         self._hl_label: _Label | None = None
+        self._ptr_items: list = []  # a pixel action's crosshair, drag arrow and resolved box (set_pointer)
         self._hovered: int | None = None  # index in _marks
         self._size = (0, 0)
         self._fit_mode = True
         # mouse gesture
         self._press_pos: QPoint | None = None
+        self._press_point = None  # the scene point pressed, for pointClicked
         self._press_mark: int | None = None  # mark id pressed on (click candidate)
         self._panning = False
         self._pan_origin = (0, 0)
@@ -314,6 +320,31 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         lab.item.setZValue(1)
         self._hl_label = lab
         lab.item.setPos(self._labels[self._by_id[mark_id]].item.pos())
+
+    def set_pointer(self, action, pointer: dict | None = None, color: str = "#e53935") -> None:
+        """Mark where a pixel action acted: a crosshair at its point, an arrow to a drag's end,
+        and the resolved element's box (``pointer["resolved"]["box"]``), all in `color`.
+
+        `action` is the action text (or an Action); a mark action, None or text that does not
+        parse draws nothing. Points are viewport CSS pixels, scaled to the image by
+        ``pointer["frame"]`` (see :mod:`.screenshot_pointer`). Forgotten by set_screenshot.
+        """
+        for item in self._ptr_items:
+            self._scene.removeItem(item)
+        self._ptr_items = []
+        if self._pixmap_item is None or action is None:
+            return
+        geo = pointer_geometry(action, pointer, self._size)
+        if geo is None:
+            return
+        for item in pointer_items(*geo, color):
+            item.setZValue(_Z_HIGHLIGHT + 1)
+            self._scene.addItem(item)
+            self._ptr_items.append(item)
+
+    def pointer_marker(self) -> QGraphicsItem | None:
+        """The crosshair drawn by set_pointer (its pos() is the point in image pixels), or None."""
+        return self._ptr_items[0] if self._ptr_items else None
 
     def highlighted(self) -> int | None:
         """The highlighted mark id, or None."""

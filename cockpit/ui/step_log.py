@@ -135,7 +135,7 @@ class StepLogPanel(QTreeWidget):
             it.setText(3, "observing…")
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
-            it.setText(1, e.action_text or "(no action)")
+            _set_action(it, e.action_text or "(no action)")
             it.setToolTip(1, tip(e.thought, "see the step's details"))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
@@ -146,7 +146,7 @@ class StepLogPanel(QTreeWidget):
             self.item(e.step).setText(2, "waiting for you")
         elif isinstance(e, ev.ApprovalDecided):
             it = self.item(e.step)
-            verdict = ("edited" if e.approved and e.action and e.action != it.text(1)
+            verdict = ("edited" if e.approved and e.action and e.action != _action(it)
                        else "approved" if e.approved else "rejected")
             it.setText(2, f"{verdict} by {e.by.split(':', 1)[-1]}")
             if verdict == "edited":
@@ -184,12 +184,26 @@ class StepLogPanel(QTreeWidget):
 
     def _executed(self, it: QTreeWidgetItem, e: ev.ActionExecuted) -> None:
         if e.actor == "human":
-            it.setText(1, e.action)
+            _set_action(it, e.action)
         full = e.message if e.ok else f"error: {e.message}"
         it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
         it.setToolTip(3, tip(full, "see the step's details"))
         self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
         self.fit_outcome()
+
+    def set_pointer(self, step: int, row: dict | None) -> None:
+        """The stored step `row`'s pixel action names the element it hit: ``Click (600, 475) → <button> "Place order"``.
+
+        Live events carry only the action text; the element found at the point (``pointer.resolved.desc``) is
+        known once the step is stored, so the window calls this then (and when a step is opened)."""
+        it = self.items.get(step)
+        desc = resolved_desc(row)
+        if it is None or not desc:
+            return
+        base = _action(it) or (row or {}).get("action") or (row or {}).get("action_text") or ""
+        if base:
+            it.setData(1, Qt.UserRole, base)
+            it.setText(1, f"{base} → {desc}")
 
     def _lookahead(self, it: QTreeWidgetItem, e: ev.Event) -> None:
         if isinstance(e, ev.PredictionMade):
@@ -217,6 +231,24 @@ class StepLogPanel(QTreeWidget):
     def _on_current(self, cur, _prev) -> None:
         if cur is not None and cur.data(0, Qt.UserRole) is not None:
             self.stepSelected.emit(int(cur.data(0, Qt.UserRole)))
+
+
+def _action(it: QTreeWidgetItem) -> str:
+    """The row's action text, without the resolved element set_pointer may have added."""
+    return it.data(1, Qt.UserRole) or it.text(1)
+
+
+def _set_action(it: QTreeWidgetItem, text: str) -> None:
+    it.setData(1, Qt.UserRole, None)
+    it.setText(1, text)
+
+
+def resolved_desc(row: dict | None) -> str:
+    """The element a stored pixel action hit, as described (``<button> "Place order"``), or ''."""
+    pointer = (row or {}).get("pointer")
+    resolved = pointer.get("resolved") if isinstance(pointer, dict) else None
+    desc = resolved.get("desc") if isinstance(resolved, dict) else None
+    return " ".join(str(desc).split())[:120] if desc else ""
 
 
 def _lookahead_rows(step: dict) -> list[tuple[str, str]]:

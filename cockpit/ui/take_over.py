@@ -36,6 +36,18 @@ class TakeOver:
         if row.get("status") == "error":
             self.show_error(f"Your action failed: {row.get('error')}")
 
+    def _on_view_point(self, point: tuple) -> None:
+        """A click on the screenshot where there is no box: during a take-over, a point to act at."""
+        if not self.takeover.isVisible() or self.approval.isVisible():
+            return
+        x, y = point
+        inside = [m for m in self.view.marks() if m.bbox[0] <= x < m.bbox[0] + m.bbox[2]
+                  and m.bbox[1] <= y < m.bbox[1] + m.bbox[3]]
+        smallest = min(inside, key=lambda m: m.bbox[2] * m.bbox[3], default=None)
+        label = f"<{smallest.tag}> {smallest.label}" if smallest is not None else ""
+        self.takeover.set_point((x, y), label)
+        self.view.set_pointer(f"Click ({x}, {y})", None, "#1e88e5")
+
     def _on_takeover_hand_back(self, note: str) -> None:
         self.takeover.setVisible(False)
         self.bridge.hand_back(note)

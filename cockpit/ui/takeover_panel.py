@@ -1,6 +1,7 @@
 """Take-over controls: act by hand through the cockpit while the agent is paused.
 
-Clicking a box on the screenshot picks the target; the buttons send actions
+Clicking a box on the screenshot picks the target; clicking where there is no box (or Alt+click)
+picks that point, for a click or typing at the point as a pixel action; the buttons send actions
 to the agent's thread, where they run and are recorded as human steps. Using
 an action, or a new look at the page, forgets the target and the typed text:
 box numbers are the old page's.
@@ -26,6 +27,7 @@ class TakeOverPanel(QFrame):
         self.setFrameShape(QFrame.StyledPanel)
         self.setStyleSheet("#takeOverPanel { background: #e8f4fd; border: 2px solid #2196f3; border-radius: 4px; }")
         self.target: int | None = None
+        self.point: tuple[int, int] | None = None  # a point picked instead of a box
         g = QGridLayout(self)
         self.info = QLabel("<b>You have the browser.</b> Click a box on the screenshot to pick a target.")
         self.info.setWordWrap(True)
@@ -65,13 +67,23 @@ class TakeOverPanel(QFrame):
         self.setVisible(False)
 
     def set_target(self, mark_id: int | None, label: str = "") -> None:
-        self.target = mark_id
+        self.target, self.point = mark_id, None
         has = mark_id is not None
         self.click_btn.setEnabled(has)
         self.type_btn.setEnabled(has)
         self.click_btn.setText(f"Click [{mark_id}]" if has else "Click target")
         self.info.setText("<b>You have the browser.</b> " + (
-            f"Target: [{mark_id}] {html.escape(label[:60])}" if has else "Click a box on the screenshot to pick a target."))
+            f"Target: [{mark_id}] {html.escape(label[:60])}" if has else
+            "Click a box on the screenshot to pick a target, or anywhere else to pick a point."))
+
+    def set_point(self, point: tuple[int, int], label: str = "") -> None:
+        """Act at a point of the page (viewport pixels): Click (x, y), or Type (x, y); text."""
+        self.target, self.point = None, (int(point[0]), int(point[1]))
+        self.click_btn.setEnabled(True)
+        self.type_btn.setEnabled(True)
+        self.click_btn.setText(f"Click ({self.point[0]}, {self.point[1]})")
+        on = f" on {html.escape(label[:60])}" if label else ""
+        self.info.setText(f"<b>You have the browser.</b> Target: the point ({self.point[0]}, {self.point[1]}){on}")
 
     def forget_target(self) -> None:
         """The page changed or an action was used: the box number and the text no longer mean the same thing."""
@@ -81,10 +93,15 @@ class TakeOverPanel(QFrame):
     def set_busy(self, busy: bool) -> None:
         for b in (self.click_btn, self.type_btn, self.enter_btn, self.up_btn, self.down_btn, self.back_btn,
                   self.goto_btn):
-            b.setEnabled(not busy and (b not in (self.click_btn, self.type_btn) or self.target is not None))
+            b.setEnabled(not busy and (b not in (self.click_btn, self.type_btn) or self.target is not None
+                                       or self.point is not None))
 
     def _targeted(self, kind: str, text: str = "") -> None:
-        if self.target is not None:
+        if self.point is not None:
+            action = Action(kind, text=text if kind == "type" else "", point=self.point)
+            self.forget_target()
+            self.act.emit(action)
+        elif self.target is not None:
             action = Action(kind, self.target, text)
             self.forget_target()
             self.act.emit(action)

@@ -68,6 +68,7 @@ class ActionProposed(Event):
     target: int | None
     risk: str
     evidence: tuple = ()
+    pointer: dict | None = None  # a pixel action: the step's pointer record (frame, resolved element)
 
 
 @dataclass(frozen=True)

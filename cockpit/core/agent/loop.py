@@ -323,7 +323,8 @@ class Agent(TakeOver, HopsAndMemory):
         # A password or card field's text is not recorded (see redaction).
         shown = pixelstep.shown(self, st, action)
         st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
-        self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
+        self._emit(ev.ActionProposed(self.run_id, st.n, shown, action.target, risk.level, risk.evidence,
+                                     st.row.get("pointer") if action.pixel else None))
         if self.look is not None:  # hook: preview (or the plan's simulation of this action)
             self.look.foresee(st, action)
         self._check_breakpoints(st, action, mark, risk)

@@ -46,11 +46,16 @@ def resolve(agent, st, parsed, pointer: dict | None) -> str:
     if action is None or action.point is None:
         return ""
     try:
-        st.resolved = agent.executor.resolve_point(*action.point, st.obs.marks)
+        return locate(agent, st, action, pointer)
     except ActionError as e:  # off the viewport: nothing is done, the model is told
         parsed.action, parsed.error = None, f"Format ERROR: {e}"
         return ""
-    m = st.resolved
+
+
+def locate(agent, st, action: Action, pointer: dict) -> str:
+    """Resolve `action`'s point on the live page into ``st.resolved`` and ``pointer["resolved"]``
+    (ActionError off the viewport); returns text typed into a secret field there, else ""."""
+    m = st.resolved = agent.executor.resolve_point(*action.point, st.obs.marks)
     st.cursor = agent.executor.last_cursor
     pointer["resolved"] = None if m is None else {
         "mark": m.id if m.reason != "at a point" else None, "tag": m.tag, "text": m.label[:200],

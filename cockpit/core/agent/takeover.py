@@ -12,10 +12,10 @@ from concurrent.futures import Future
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
+from cockpit.core.agent import pixelstep
 from cockpit.core.agent.step import Step
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.observation import Observation, observe
-from cockpit.core.safety import redaction
 from cockpit.core.safety.risk import classify
 
 
@@ -60,8 +60,12 @@ class TakeOver:
         st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=obs.render(),
                                                marks=[m.to_dict() for m in obs.marks])
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
-        risk = classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
-        shown = redaction.shown(action, obs.marks, self.executor.secrets)
+        if action.point is not None:  # a click at a point: what is under it, as for a pixel model's click
+            st.row["pointer"] = {"mode": "pixels", "dialect": "human"}
+            if secret := pixelstep.locate(self, st, action, st.row["pointer"]):
+                self.executor.secrets.add(secret)
+        risk = pixelstep.rate(self, st, action) or classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        shown = pixelstep.shown(self, st, action)
         st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
                       risk=risk.level, evidence=list(risk.evidence))
         _, _, _ = self._execute(st, action, actor="human")

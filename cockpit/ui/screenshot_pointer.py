@@ -1,0 +1,97 @@
+"""Where a pixel action acted, drawn over the screenshot (see :mod:`.screenshot_view`).
+
+A pixel action (``Click (600, 475)``, ``Drag (x1, y1) to (x2, y2)``, ...) has no mark to
+highlight: the pane draws a crosshair at its point (a line with an arrowhead to the end of
+a drag) and the box of the element found there (``pointer["resolved"]["box"]``), in the
+acted-on box's colour. Points and boxes are viewport CSS pixels; the screenshot may be
+larger (device scale 2), so they are scaled by image width / viewport width
+(``pointer["frame"]``); with no frame, 1.
+"""
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF
+from PySide6.QtGui import QColor, QPainterPath
+from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsPathItem, QGraphicsRectItem
+
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.errors import ActionParseError
+from cockpit.ui.screenshot_marks import _pen
+
+CROSS = 12  # crosshair arm, screen px
+RING = 6  # crosshair ring radius, screen px
+
+
+def pointer_geometry(action, pointer: dict | None, image_size: tuple[int, int]):
+    """``(point, end, box)`` in image pixels for a pixel action (str or Action), or None.
+
+    `end` is a drag's end point (else None); `box` the resolved element's ``(x, y, w, h)`` (or None).
+    """
+    if isinstance(action, str):
+        try:
+            action = parse_action(action)
+        except (ActionParseError, ValueError):
+            return None
+    if action is None or getattr(action, "point", None) is None:
+        return None
+    pointer = pointer if isinstance(pointer, dict) else {}
+    scale = 1.0
+    frame = pointer.get("frame") or {}
+    try:
+        vw = float((frame.get("viewport") or [0])[0])
+        iw = float((frame.get("image") or [0])[0]) or float(image_size[0])
+        if vw > 0 and iw > 0:
+            scale = iw / vw
+    except (TypeError, ValueError, IndexError):
+        scale = 1.0
+    point = (action.point[0] * scale, action.point[1] * scale)
+    end = (action.end[0] * scale, action.end[1] * scale) if action.end else None
+    box = None
+    resolved = pointer.get("resolved") or {}
+    raw = resolved.get("box") if isinstance(resolved, dict) else None
+    if raw and len(raw) == 4:
+        try:
+            box = tuple(float(v) * scale for v in raw)
+        except (TypeError, ValueError):
+            box = None
+    return point, end, box
+
+
+def pointer_items(point, end, box, color: str) -> list[QGraphicsItem]:
+    """The items to add to the scene: crosshair (always first), drag line and arrowhead, box."""
+    qc = QColor(color)
+    pen = _pen(qc, 2)
+    cross = QPainterPath()
+    cross.moveTo(-CROSS, 0)
+    cross.lineTo(CROSS, 0)
+    cross.moveTo(0, -CROSS)
+    cross.lineTo(0, CROSS)
+    cross.addEllipse(QPointF(0, 0), RING, RING)
+    c = QGraphicsPathItem(cross)
+    c.setPen(pen)
+    c.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)  # the same size at every zoom
+    c.setPos(QPointF(*point))
+    c.setData(0, "crosshair")
+    items: list[QGraphicsItem] = [c]
+    if end is not None:
+        line = QGraphicsLineItem(point[0], point[1], end[0], end[1])
+        line.setPen(pen)
+        line.setData(0, "drag")
+        head = QPainterPath()
+        head.moveTo(-CROSS, -RING)
+        head.lineTo(0, 0)
+        head.lineTo(-CROSS, RING)
+        arrow = QGraphicsPathItem(head)
+        arrow.setPen(pen)
+        arrow.setFlag(QGraphicsItem.ItemIgnoresTransformations, True)
+        arrow.setPos(QPointF(*end))
+        arrow.setRotation(math.degrees(math.atan2(end[1] - point[1], end[0] - point[0])))
+        arrow.setData(0, "arrow")
+        items += [line, arrow]
+    if box is not None:
+        r = QGraphicsRectItem(QRectF(*box))
+        r.setPen(_pen(qc, 3))
+        r.setData(0, "resolved")
+        items.append(r)
+    return items
