@@ -134,9 +134,21 @@ class ReviewLabelling:
         s = self.steps[self.index]
         L.set_step_label(self.store, self.run["id"], s["step"], self._annotator(), judgement)
         self._pick_target = judgement == "wrong_target"
+        where = " (or the point it should have hit)" if _pixel(s) else ""
         self.status.setText(f"step {s['step']}: {judgement}" +
-                            (" — click the right box on the screenshot" if self._pick_target else ""))
+                            (f" — click the right box on the screenshot{where}" if self._pick_target else ""))
         self._decorate(s)
+
+    def _on_view_point(self, point: tuple) -> None:
+        """After W on a pixel step: "the click should have been here", kept as a point correction."""
+        if not self._pick_target or not self.run or not _pixel(self.steps[self.index]):
+            return
+        s = self.steps[self.index]
+        self.store.add_correction(self.run["id"], s["step"], "point", point=point, by=self._annotator())
+        self._pick_target = False
+        self._decorate(s)
+        self.view.set_pointer(f"Click ({point[0]}, {point[1]})", None, "#2e7d32")
+        self.status.setText(f"step {s['step']}: wrong target, the click should have been at {point[0]}, {point[1]}")
 
     def _on_view_mark(self, mark_id: int) -> None:
         if not self._pick_target or not self.run:
@@ -213,3 +225,8 @@ class ReviewLabelling:
             self.model.rows[row]["human"] = self.store.human_verdicts_text(self.run["id"])
             idx = self.model.index(row, column("human"))
             self.model.dataChanged.emit(idx, idx)
+
+
+def _pixel(step: dict) -> bool:
+    """The step acted at a point (a pixel-grounded model's, or a human's click at a point)."""
+    return bool(step.get("pointer")) or str(step.get("action") or "").split(" ", 1)[-1].startswith("(")

@@ -149,6 +149,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
                         "1–8 failure category, N next unlabelled run, Q/W/E/R judge the step, "
                        "Z the screenshot alone.")
         self.view.markClicked.connect(self._on_view_mark)
+        self.view.pointClicked.connect(self._on_view_point)  # a pixel step's corrected point (W, then a click)
         self.compare_btn = QPushButton("Compare with…")
         self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
         self.compare_btn.clicked.connect(self.compare)

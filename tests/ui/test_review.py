@@ -359,3 +359,25 @@ def test_labelling_under_the_unlabelled_filter_then_scrolling_loses_no_run(qtbot
         assert p.table.currentIndex().row() == p.model.row_of(last) >= 10
     finally:
         runs_model.PAGE = old
+
+
+def test_a_pixel_steps_corrected_point_is_kept_after_w_and_a_click(qtbot, panel, store):
+    from PySide6.QtCore import QPoint
+    rid = make_run(store, steps=2)
+    store.update_step(rid, 1, action="Click (300, 200)", target=None,
+                      pointer={"mode": "pixels", "dialect": "uitars", "frame": {"viewport": [1024, 768],
+                                                                                "image": [1024, 768]}})
+    p = panel("ada")
+    p.table.selectRow(0)
+    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
+    assert p.view.pointer_marker() is not None and p.view.pointer_marker().pos().x() == 300
+    focus(qtbot, p)
+    qtbot.keyClick(p.view, Qt.Key_W)
+    assert "or the point it should have hit" in p.status.text()
+    pos = p.view.mapFromScene(412, 318)
+    qtbot.mouseClick(p.view.viewport(), Qt.LeftButton, Qt.AltModifier, QPoint(pos.x(), pos.y()))
+    fixes = [c for c in store.corrections(rid) if c["kind"] == "point"]
+    assert len(fixes) == 1 and fixes[0]["step"] == 1 and fixes[0]["by"] == "ada"
+    assert abs(fixes[0]["point"][0] - 412) <= 1 and abs(fixes[0]["point"][1] - 318) <= 1
+    assert "should have been at" in p.status.text()
+    assert L.step_labels(store, rid, "ada")[0]["judgement"] == "wrong_target"
