@@ -168,3 +168,27 @@ def test_a_killed_node_takes_its_browsers_with_it(tmp_path_factory):
                  and "Z" not in Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]]
         assert alive == []
         s.close()
+
+
+def test_a_pixel_model_clicks_at_its_point_through_the_grid(grid, site, tmp_path):
+    """Pointer input at a point goes through the Grid as W3C actions; the gate resolves the point there too."""
+    from cockpit.core.agent.approval import Decision, ScriptedApprover
+    from cockpit.core.agent.loop import Agent
+    from cockpit.core.agent.start import Fresh
+    from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.llm.client import ModelClient
+    from cockpit.devtools.pixelmodel import Move, PixelModel
+    with BrowserSession(BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"])) as b, \
+            Store(tmp_path / "home") as store:
+        model = PixelModel(b, [Move("click", "#press"), Move("click", "#order"), Move("answer", text="x")],
+                           "qwen", "qwen")
+        approver = ScriptedApprover([Decision(False, "human:ada", "no")])
+        with ModelServer(model) as srv, ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0,
+                                                                dialect="qwen", coords="qwen"), api_key="k") as c:
+            result = Agent(b, c, store, approver=approver, config=AgentConfig(max_steps=4)).run(
+                Fresh("t", site.url("pixel_shop.html")))
+        steps = store.steps(result.run_id)
+        assert b.js("return document.getElementById('status').textContent") == "highlighted"
+    assert steps[0]["status"] == "ok" and steps[0]["action"].startswith("Click (")
+    assert approver.requests and approver.requests[0].mark.text == "Place order"
+    assert steps[1]["status"] == "refused"
