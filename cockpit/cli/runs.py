@@ -150,6 +150,10 @@ def _show(store, run_id: str, as_json: bool) -> int:
         if s.thought:
             print(f"  thought:  {_clip(s.thought)}")
         print(f"  action:   {s.action or s.action_text or '(none)'}" + (f"   [{s.risk}]" if s.risk else ""))
+        if s.pointer and s.pointer.get("mode") == "pixels":  # what the model wrote, in its space, and what it hit
+            p, hit = s.pointer, (s.pointer.get("resolved") or {}).get("desc")
+            print(f"  point:    {p.get('dialect')} in {p.get('space') or 'pixels'}: the model wrote "
+                  f"{_clip(s.action_text or '')!s}" + (f"; it hit {hit}" if hit else ""))
         if s.decision:
             d = s.decision
             print(f"  decision: {'approved' if d['approved'] else 'refused'} by {d['by']}"

@@ -39,3 +39,15 @@ def test_a_point_correction_and_a_wrong_target_label_export_as_training_rows(tmp
     assert data["categories"][0]["keypoints"] == ["predicted", "corrected"]
     kp = data["annotations"][0]["keypoints"]
     assert kp[3:] == [228, 306, 2] and data["images"][0]["width"] == 2048
+
+
+def test_cockpit_runs_shows_what_the_model_wrote_and_what_its_point_hit(tmp_path, site, browser):
+    home = tmp_path / "home"
+    with Store(home) as store:
+        result, steps, _, _ = run_pixel(browser, store, site, [Move("click", "#press"), Move("answer", text="ok")],
+                                        dialect="uitars", space="norm1000")
+    r = cockpit(home, "runs", result.run_id)
+    assert r.returncode == 0, r.stderr
+    assert f"action:   {steps[0]['action']}" in r.stdout
+    assert "point:    uitars in norm1000: the model wrote click(start_box=" in r.stdout
+    assert 'it hit <div> "Hold to highlight"' in r.stdout

@@ -147,6 +147,7 @@ class Step:
     effect: dict | None = None
     flags: list | None = None
     hops: dict | None = None
+    pointer: dict | None = None  # a pixel action's facts: mode, dialect, space, frame, model_action, resolved
     prompt_tokens: int | None = None
     completion_tokens: int | None = None
     cost: float | None = None
@@ -193,7 +194,7 @@ class Step:
                    plan=Plan.from_dict(row.get("plan")))
 
 
-_STEP_JSON = ("evidence", "decision", "timings", "effect", "flags", "hops")
+_STEP_JSON = ("evidence", "decision", "timings", "effect", "flags", "hops", "pointer")
 
 
 @dataclass(frozen=True)
