@@ -96,8 +96,6 @@ def app_tasks(apps: list[str] | None) -> list[Task]:
         for st in s.steps:
             tgt = st.get("click") or st.get("type") or st.get("hover")
             sel = (tgt or {}).get("css") or ("text=" + tgt["text"] if tgt and "text" in tgt else "")
-            if "css" in (tgt or {}) and "," in sel:
-                sel = sel.split(",")[0].strip()
             if "click" in st:
                 steps.append(("click", sel))
             elif "type" in st:

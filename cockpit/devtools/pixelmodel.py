@@ -53,11 +53,22 @@ for (const part of sel.split(' >>> ')) {
   if (!el) return null;
 }
 const b = el.getBoundingClientRect();
-const r = {left: b.left + ox, top: b.top + oy, width: b.width, height: b.height};
+// the part of the element on screen: a model points at what it sees
+const left = Math.max(0, b.left + ox), top = Math.max(0, b.top + oy);
+const r = {left: left, top: top, width: Math.min(innerWidth, b.right + ox) - left,
+           height: Math.min(innerHeight, b.bottom + oy) - top};
 let mark = 0;
 const marks = window.__cockpitMarks || [];
 for (let n = el; n && !mark; n = n.parentElement) { const i = marks.indexOf(n); if (i >= 0) mark = i + 1; }
 if (!mark) { const i = marks.findIndex(m => el.contains(m)); if (i >= 0) mark = i + 1; }
+if (!mark) {  // the smallest box around the point, as a person reading the boxes would pick
+  const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+  let best = 0, area = Infinity;
+  marks.forEach((m, i) => { const q = m.getBoundingClientRect();
+    if (q.left <= cx && cx < q.right && q.top <= cy && cy < q.bottom && q.width * q.height < area) {
+      area = q.width * q.height; best = i + 1; } });
+  mark = best;
+}
 return [r.left + r.width / 2, r.top + r.height / 2, window.innerWidth, window.innerHeight, mark];
 """
 
