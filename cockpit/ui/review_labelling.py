@@ -12,6 +12,7 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEd
 
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.screenshot_pointer import css_point
 from cockpit.ui.runs_model import column
 
 
@@ -144,10 +145,12 @@ class ReviewLabelling:
         if not self._pick_target or not self.run or not _pixel(self.steps[self.index]):
             return
         s = self.steps[self.index]
+        point = css_point(point, s.get("pointer"), self.view.image_size())  # image pixels -> the page's
         self.store.add_correction(self.run["id"], s["step"], "point", point=point, by=self._annotator())
         self._pick_target = False
         self._decorate(s)
-        self.view.set_pointer(f"Click ({point[0]}, {point[1]})", None, "#2e7d32")
+        self.view.set_pointer(f"Click ({point[0]}, {point[1]})", {"frame": (s.get("pointer") or {}).get("frame")},
+                              "#2e7d32")
         self.status.setText(f"step {s['step']}: wrong target, the click should have been at {point[0]}, {point[1]}")
 
     def _on_view_mark(self, mark_id: int) -> None:

@@ -23,6 +23,24 @@ CROSS = 12  # crosshair arm, screen px
 RING = 6  # crosshair ring radius, screen px
 
 
+def image_scale(pointer: dict | None, image_size: tuple[int, int]) -> float:
+    """Image pixels per viewport CSS pixel for the shown screenshot: its width over the step's viewport
+    (2 at device scale 2); 1 when the step records no frame. (The frame's own image size is the one sent
+    to the model, which may be downscaled: the stored screenshot is not.)"""
+    frame = (pointer or {}).get("frame") or {} if isinstance(pointer, dict) else {}
+    try:
+        vw, iw = float((frame.get("viewport") or [0])[0]), float(image_size[0])
+    except (TypeError, ValueError, IndexError):
+        return 1.0
+    return iw / vw if vw > 0 and iw > 0 else 1.0
+
+
+def css_point(point: tuple, pointer: dict | None, image_size: tuple[int, int]) -> tuple[int, int]:
+    """An image point of the shown screenshot as a viewport CSS point (what actions and corrections use)."""
+    scale = image_scale(pointer, image_size)
+    return int(round(point[0] / scale)), int(round(point[1] / scale))
+
+
 def pointer_geometry(action, pointer: dict | None, image_size: tuple[int, int]):
     """``(point, end, box)`` in image pixels for a pixel action (str or Action), or None.
 
@@ -36,15 +54,7 @@ def pointer_geometry(action, pointer: dict | None, image_size: tuple[int, int]):
     if action is None or getattr(action, "point", None) is None:
         return None
     pointer = pointer if isinstance(pointer, dict) else {}
-    scale = 1.0
-    frame = pointer.get("frame") or {}
-    try:
-        vw = float((frame.get("viewport") or [0])[0])
-        iw = float((frame.get("image") or [0])[0]) or float(image_size[0])
-        if vw > 0 and iw > 0:
-            scale = iw / vw
-    except (TypeError, ValueError, IndexError):
-        scale = 1.0
+    scale = image_scale(pointer, image_size)
     point = (action.point[0] * scale, action.point[1] * scale)
     end = (action.end[0] * scale, action.end[1] * scale) if action.end else None
     box = None

@@ -22,15 +22,15 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from cockpit.core.actions.grammar import CENTRE, Action
+from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import ActionError
 
 SPACES = ("pixels", "norm1000", "norm1", "qwen")
 
 #: Qwen2.5-VL's image processor: sides are multiples of 28 (14-px patches merged 2x2), within these pixel counts.
 QWEN_FACTOR = 28
-QWEN_MIN_PIXELS = 56 * 56
-QWEN_MAX_PIXELS = 14 * 14 * 4 * 1280
+QWEN_MIN_PIXELS = 56 * 56  # its image processor's defaults (UI-TARS-1.5's parser: the same maximum)
+QWEN_MAX_PIXELS = 16384 * 28 * 28
 
 
 class PointOutside(ActionError):
@@ -105,9 +105,9 @@ def to_model(point: tuple, space: str, frame: Frame) -> tuple:
 def place(action: Action, space: str, frame: Frame) -> Action:
     """`action` with its points in viewport CSS pixels (a scroll with no point: the viewport's middle).
     Wheel deltas are wheel pixels and stay as they are. Mark actions come back unchanged."""
-    if action.point is None:
+    if action.point is None and not (action.kind == "scroll" and action.delta is not None):
         return action
-    if action.point == CENTRE:
+    if action.point is None:  # a wheel turned with no point: over the middle of the viewport
         point = frame.viewport[0] // 2, frame.viewport[1] // 2
     else:
         point = to_viewport(action.point, space, frame)

@@ -87,8 +87,8 @@ class Action:
 
     @property
     def pixel(self) -> bool:
-        """It acts at a point (or on the focused element), not on a mark."""
-        return self.point is not None or self.focused
+        """It acts at a point (or on the focused element, or turns the wheel), not on a mark."""
+        return self.point is not None or self.focused or self.delta is not None
 
     def __str__(self) -> str:
         name = _CANON[self.kind]
@@ -125,7 +125,8 @@ def _pixel_text(a: Action, name: str) -> str:
     if a.kind == "drag":
         return f"Drag {_pt(a.point)} to {_pt(a.end or a.point)}"
     if a.kind == "scroll":
-        return f"Scroll {_pt(a.point)} by {_pt(a.delta or (0, 0))}"
+        at = f" {_pt(a.point)}" if a.point is not None else ""
+        return f"Scroll{at} by {_pt(a.delta or (0, 0))}"
     return f"{name} {_pt(a.point)}"
 
 
@@ -154,8 +155,18 @@ def _split_args(rest: str) -> tuple[str, str]:
     return rest.strip(), ""
 
 
-def parse_action(text: str) -> Action:
-    """Parse one action string. Raises ActionParseError with a helpful message."""
+_CANON_TYPE = re.compile(r"^Type(?: \((-?\d+(?:\.\d+)?), (-?\d+(?:\.\d+)?)\))?; ")
+
+
+def parse_action(text: str, *, pixel: bool = True) -> Action:
+    """Parse one action string. Raises ActionParseError with a helpful message.
+
+    `pixel=False` reads only the mark grammar (a Set-of-Mark model's reply): a point there is no action."""
+    if pixel and (canon := _CANON_TYPE.match(text or "")):  # stored canonical text: verbatim, newlines and all
+        x, y = canon.groups()
+        if x is None:
+            return Action("type", text=text[canon.end():], focused=True)
+        return Action("type", text=text[canon.end():], point=(_coord(x), _coord(y)))
     raw = _strip_markdown(text or "")
     m = _HEAD.match(raw)
     if not m:
@@ -165,8 +176,10 @@ def parse_action(text: str) -> Action:
             "Select [N]; option, Hover [N], Press [key], Goto [url].")
     kind = _ALIASES[re.sub(r"\s+", " ", m.group(1).lower())]
     rest = m.group(2).strip()
-    if kind in POINTER_KINDS and (pixel := _parse_pixel(kind, rest)) is not None:
-        return pixel
+    if pixel and kind in POINTER_KINDS and (found := _parse_pixel(kind, rest)) is not None:
+        return found
+    if kind in ("double_click", "right_click", "drag") and not pixel:
+        raise ActionParseError(f"{_CANON[kind]} is not one of this model's actions: act on a numbered element")
     if kind in ("double_click", "right_click", "drag"):
         raise ActionParseError(f"{_CANON[kind]} needs a point, e.g. "
                                + ("Drag (100, 200) to (300, 200)" if kind == "drag" else f"{_CANON[kind]} (600, 475)"))
@@ -260,8 +273,9 @@ def _parse_pixel_type(rest: str) -> Action | None:
         return Action("type", text=after[canonical.end():] if canonical else _typed(after), point=point)
     if rest.startswith(";"):
         return Action("type", text=rest[2:] if rest.startswith("; ") else rest[1:], focused=True)
-    if rest[:1] in ('"', "'") or rest.lower().startswith("text"):
-        return Action("type", text=_typed(rest), focused=True)
+    quoted = re.match(r"""^(?:text\s*[=:]\s*)?(["'])(.*)\1$""", rest, re.S | re.I)
+    if quoted or re.match(r"^text\s*[=:]", rest, re.I):  # 'Type "words"', 'Type text="words"'
+        return Action("type", text=quoted.group(2) if quoted else _typed(rest), focused=True)
     return None
 
 
@@ -287,10 +301,10 @@ def _parse_pixel_scroll(rest: str) -> Action | None:
                  "right": (SCROLL_STEP, 0)}[word[0]]
     else:
         delta = (_coord(by.group(1)), _coord(by.group(2)))
-    return Action("scroll", point=point or CENTRE, delta=delta)
+    return Action("scroll", point=point, delta=delta)
 
 
 #: Pixels a pixel scroll by direction turns the wheel (about two thirds of a 768-pixel viewport).
 SCROLL_STEP = 500
-#: Stands for "the middle of the viewport" in a scroll written without a point; coords.place fills it in.
-CENTRE = (-1, -1)
+#: A scroll written without a point (its delta set, its point None): coords.place puts it at the viewport's middle.
+CENTRE = None

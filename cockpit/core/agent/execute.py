@@ -108,10 +108,12 @@ class Executor(PointerActs):
         return scrub(text, self.secrets)
 
     def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True,
-            approved: Binding | None = None) -> ActionOutcome:
+            approved: Binding | None = None, seen: Mark | None = None) -> ActionOutcome:
         """Execute `action`; `press_enter=False` makes Type leave out its closing Enter.
 
         `approved`: what the human approved; the action runs only if it is still that (else TargetChanged).
+        `seen`: a pixel action's element as rated (resolved under its point, or the focus); its point must
+        still hit it, unchanged. None: resolved now.
         """
         s = self.session
         self._press_enter = press_enter
@@ -120,8 +122,12 @@ class Executor(PointerActs):
             raise TargetChanged(f"{action} is not the approved action ({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
-        if action.point is not None:
+        if action.pixel and seen is not None:
+            mark = seen
+        elif action.point is not None:
             mark = self.resolve_point(*action.point, marks)
+        elif action.focused:
+            mark = self.resolve_focus(marks)
         else:
             mark = self._mark(action, marks) if action.needs_target or (
                 action.kind == "scroll" and action.target is not None) else None

@@ -198,7 +198,8 @@ class Agent(TakeOver, HopsAndMemory):
         hide = self.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks), hidden}
         reply, thought, action_text = (redaction.scrub(x, hide) for x in (self.protocol.recorded_reply(result),
                                                                           parsed.thought, parsed.action_text))
-        self.protocol.add_reply(conv, reply, result, pointer)
+        pixelstep.scrub(st, hide)
+        self.protocol.add_reply(conv, reply, result, pointer, hide)
         st.row.update(reply=reply, thought=thought, action_text=action_text,
                       prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
                       cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
@@ -401,7 +402,7 @@ class Agent(TakeOver, HopsAndMemory):
         shown = st.row["action"]  # the action as recorded (secrets masked), set by the caller
         try:
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter,
-                                                   approved=approved)
+                                                   approved=approved, seen=st.resolved if action.pixel else None)
         except ActionError as e:  # "changed": the approved target is not what was approved; nothing was done
             changed = isinstance(e, TargetChanged)
             st.row.update(status="changed" if changed else "error", error=str(e), url_after=self.session.url,

@@ -43,7 +43,7 @@ def resolve(agent, st, parsed, pointer: dict | None) -> str:
     if pointer is not None:
         st.row["pointer"] = pointer
     st.resolved = None
-    if action is None or action.point is None:
+    if action is None or not (action.point is not None or action.focused):
         return ""
     try:
         return locate(agent, st, action, pointer)
@@ -53,14 +53,29 @@ def resolve(agent, st, parsed, pointer: dict | None) -> str:
 
 
 def locate(agent, st, action: Action, pointer: dict) -> str:
-    """Resolve `action`'s point on the live page into ``st.resolved`` and ``pointer["resolved"]``
-    (ActionError off the viewport); returns text typed into a secret field there, else ""."""
-    m = st.resolved = agent.executor.resolve_point(*action.point, st.obs.marks)
-    st.cursor = agent.executor.last_cursor
+    """Resolve `action`'s point (or, for ``Type; text``, the focus) on the live page into ``st.resolved`` and
+    ``pointer["resolved"]`` (ActionError off the viewport); returns text typed into a secret field, else ""."""
+    ex = agent.executor
+    m = st.resolved = ex.resolve_point(*action.point, st.obs.marks) if action.point is not None \
+        else ex.resolve_focus(st.obs.marks)
+    st.cursor, st.hit = ex.last_cursor, dict(ex.last_hit)
     pointer["resolved"] = None if m is None else {
         "mark": m.id if m.reason != "at a point" else None, "tag": m.tag, "text": m.label[:200],
-        "box": list(m.bbox), "href": m.href, "desc": describe_hit(m), "cursor": st.cursor}
-    return action.text if action.kind == "type" and m is not None and m.secret else ""
+        "box": list(m.bbox), "href": m.href, "desc": describe_hit(m), "cursor": st.cursor,
+        **({"focus": True} if action.point is None else {}), **({"secret": True} if m.secret else {}),
+        **({"opaque": st.hit["opaque"]} if st.hit.get("opaque") else {})}
+    if action.kind == "drag" and action.end is not None:  # where it is dropped: rated too
+        st.drag_end = (ex.resolve_point(*action.end, st.obs.marks), dict(ex.last_hit))
+    secret = action.kind == "type" and m is not None and (m.secret or bool(st.hit.get("opaque")) and
+                                                          m.tag in ("iframe", "frame"))
+    return action.text if secret else ""
+
+
+def scrub(st, hide: set) -> None:
+    """The model's own action as recorded, with text typed into a secret field hidden."""
+    pointer = st.row.get("pointer")
+    if pointer and pointer.get("model_action"):
+        pointer["model_action"] = redaction.scrub(pointer["model_action"], hide)
 
 
 def rate(agent, st, action: Action) -> Risk | None:
@@ -69,7 +84,7 @@ def rate(agent, st, action: Action) -> Risk | None:
         return None
     checks = (st.row.get("pointer") or {}).get("safety_checks") or ()
     return classify_point(action, st.resolved, st.obs.marks, st.obs.url, agent.config.risk_rules,
-                          cursor=getattr(st, "cursor", ""), safety_checks=checks)
+                          cursor=st.cursor, safety_checks=checks, hit=st.hit, end=st.drag_end)
 
 
 def shown(agent, st, action: Action) -> str:
@@ -93,9 +108,14 @@ def vet(st, decision: Decision) -> Decision:
 
 
 def edited(agent, st, action: Action) -> None:
-    """The human edited the action: a new point is resolved again."""
-    if action.point is not None:
-        st.resolved = agent.executor.resolve_point(*action.point, st.obs.marks)
+    """The human edited the action: a new point is resolved again (off the viewport: at execution, the
+    executor says so and nothing is done)."""
+    st.resolved = None
+    if action.pixel:
+        try:
+            locate(agent, st, action, st.row.setdefault("pointer", {"mode": "pixels", "dialect": "edited"}))
+        except ActionError:
+            st.resolved = None
 
 
 def acknowledge(agent, st) -> None:

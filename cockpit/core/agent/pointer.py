@@ -15,6 +15,8 @@ anything else is stopped).
 """
 from __future__ import annotations
 
+import dataclasses
+
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
@@ -39,11 +41,13 @@ def resolved_mark(found: dict | None, marks: list[Mark]) -> Mark | None:
     n = int(found["mark"])
     now = found.get("now") or {}
     if not found.get("extra") and 1 <= n <= len(marks):
-        return marks[n - 1]
+        m = marks[n - 1]
+        return dataclasses.replace(m, secret=True) if found.get("secret") and not m.secret else m
     keep = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit", "form_action",
                                 "dom_path") if k in now}
     return Mark(id=n, bbox=tuple(int(v) for v in now.get("box") or (0, 0, 0, 0)), tag=found.get("tag", ""),
-                role=found.get("role", ""), editable=bool(found.get("editable")), reason="at a point", **keep)
+                role=found.get("role", ""), editable=bool(found.get("editable")), reason="at a point",
+                secret=bool(found.get("secret")), **keep)
 
 
 def describe_hit(mark: Mark | None) -> str:
@@ -59,12 +63,20 @@ class PointerActs:
     `_unguard`, `_keys`, `secrets` and `_approved`."""
 
     last_cursor = ""  # the CSS cursor over the last point resolved
+    last_hit: dict = {}  # act.js's answer for it: cursor, secret, opaque (a frame, embed or canvas: its src)
 
     def resolve_point(self, x: int, y: int, marks: list[Mark]) -> Mark | None:
         """The element a pixel action at (x, y) acts on (see the module doc); None over nothing."""
         self._in_view(x, y)
-        found = self._act_js("at", None, [int(x), int(y)])
-        self.last_cursor = str((found or {}).get("cursor") or "")
+        return self._resolved(self._act_js("at", None, [int(x), int(y)]), marks)
+
+    def resolve_focus(self, marks: list[Mark]) -> Mark | None:
+        """The element that has the keyboard focus (what ``Type; text`` types into); None: the page itself."""
+        return self._resolved(self._act_js("focused", None), marks)
+
+    def _resolved(self, found: dict | None, marks: list[Mark]) -> Mark | None:
+        self.last_hit = dict(found or {})
+        self.last_cursor = str(self.last_hit.get("cursor") or "")
         return resolved_mark(found, marks)
 
     def _in_view(self, x: int, y: int) -> None:
@@ -126,18 +138,18 @@ class PointerActs:
     def _px_drag(self, a: Action, m: Mark | None):
         (x1, y1), (x2, y2) = a.point, a.end
         self._in_view(x2, y2)
-        ab = ActionBuilder(self.session.driver, duration=0)
-        p = ab.pointer_action
-        p.move_to_location(int(x1), int(y1))
-        p.click_and_hold()
-        for k in range(1, DRAG_STEPS + 1):
-            p.move_to_location(int(round(x1 + (x2 - x1) * k / DRAG_STEPS)), int(round(y1 + (y2 - y1) * k / DRAG_STEPS)))
-        p.release()
-        self.session._call(ab.perform)
+
+        def drag(p):  # pressed on the start element (checked and guarded like a click), moved, released
+            p.click_and_hold()
+            for k in range(1, DRAG_STEPS + 1):
+                p.move_to_location(int(round(x1 + (x2 - x1) * k / DRAG_STEPS)),
+                                   int(round(y1 + (y2 - y1) * k / DRAG_STEPS)))
+            p.release()
+        self._press_at(a, m, drag)
         return f"dragged from {x1}, {y1} ({describe_hit(m)}) to {x2}, {y2}", None
 
     def _px_scroll(self, a: Action, m: Mark | None):
-        x, y = a.point
+        x, y = a.point or (v // 2 for v in self.session.js("return [window.innerWidth, window.innerHeight]"))
         dx, dy = (int(v) for v in (a.delta or (0, 0)))
         before = self.session.js("return [window.scrollX, window.scrollY]")
         chain = ActionChains(self.session.driver, duration=0)
@@ -152,12 +164,17 @@ class PointerActs:
             self._press_at(a, m, lambda p: p.click())
             where = f"at {a.point[0]}, {a.point[1]} into {describe_hit(m)}"
         else:
-            where = "into the focused element"
-        if self.session.js("var e = document.activeElement; return !!(e && e.type === 'password')"):
-            self.secrets.add(a.text)
-            shown = "(secret)"
-        else:
-            shown = repr(a.text)
+            where = f"into the focused {describe_hit(m)}" if m is not None else "into the page (nothing has the focus)"
+            if m is not None:  # the focus must still be on the field that was rated (and approved)
+                res = self._act_js("isfocused", m)
+                if not res.get("ok"):
+                    err = TargetChanged if self._approved is not None else ActionError
+                    raise err(f"the focus moved from {describe_hit(m)} to {res.get('by')}; {a} was not done")
+                self._check_unchanged(a, m, res.get("now") or {})
+        if m is not None and m.secret:
+            self.secrets.add(a.text.strip())
+        shown = "(secret)" if m is not None and m.secret else repr(a.text)
         if a.text:
-            self._keys(a.text)
-        return f"typed {shown} {where}", None
+            self._keys(a.text)  # a newline in it is Enter (UI-TARS's way to submit): rated so at the gate
+        enter = " and pressed Enter" if "\n" in a.text or "\r" in a.text else ""
+        return f"typed {shown} {where}{enter}", None

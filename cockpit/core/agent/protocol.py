@@ -15,7 +15,10 @@ the model's own action before conversion, safety checks).
 """
 from __future__ import annotations
 
+import json
+
 from cockpit.core.actions import coords, dialects
+from cockpit.core.safety import redaction
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelClient
 from cockpit.core.llm.pixelprompt import PixelConversation, ResponsesConversation, materialize_any, raw_reply
@@ -50,7 +53,7 @@ class MarksProtocol:
     def recorded_reply(self, result: ChatResult) -> str:
         return result.text
 
-    def add_reply(self, conv, reply: str, result: ChatResult, extra: dict | None) -> None:
+    def add_reply(self, conv, reply: str, result: ChatResult, extra: dict | None, hide=()) -> None:
         conv.add_reply(reply)
 
 
@@ -110,10 +113,8 @@ class PixelProtocol(MarksProtocol):
         reply = dialects.Reply(text=result.text or "", tool_calls=list(result.tool_calls or []),
                                output=list(result.output or []))
         dialect = self.dialect
-        if dialect == "auto":
-            dialect = dialects.detect(reply) or "marks"
-            if dialect == "marks":
-                return prompt.parse_reply(result.text), {"mode": "marks", "dialect": "marks (auto)"}
+        if dialect == "auto":  # a reply that fits no pixel dialect is read as plain text (no marks: none were sent)
+            dialect = dialects.detect(reply) or "plain"
         dp = dialects.parse(dialect, reply)
         frame = self.frame or coords.Frame(tuple(obs.viewport), tuple(obs.viewport))
         extra = {"mode": "pixels", "dialect": dialect, "space": self.space, "frame": frame.to_dict(),
@@ -135,11 +136,14 @@ class PixelProtocol(MarksProtocol):
     def recorded_reply(self, result: ChatResult) -> str:
         return raw_reply(result.text, result.tool_calls, result.output)
 
-    def add_reply(self, conv, reply: str, result: ChatResult, extra: dict | None) -> None:
+    def add_reply(self, conv, reply: str, result: ChatResult, extra: dict | None, hide=()) -> None:
+        """The reply into the history, with text typed into a secret field hidden (also in tool calls'
+        arguments; the Responses API keeps its own copy on the server, chained by id)."""
         if isinstance(conv, ResponsesConversation):
             conv.add_reply(result.response_id, (extra or {}).get("call_id", ""))
-        else:
-            conv.add_reply(reply if not result.tool_calls else (result.text or ""), result.tool_calls or None)
+            return
+        calls = json.loads(redaction.scrub(json.dumps(result.tool_calls), hide)) if result.tool_calls else None
+        conv.add_reply(redaction.scrub(result.text or "", hide) if calls else reply, calls)
 
 
 def protocol_for(client: ModelClient) -> MarksProtocol:

@@ -21,5 +21,7 @@ class Step:
     press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
     resolved: Mark | None = None  # a pixel action: the element under its point (cockpit.core.agent.pixelstep)
     cursor: str = ""  # and the CSS cursor there
+    hit: dict = field(default_factory=dict)  # act.js's answer for it (secret, opaque frame...)
+    drag_end: tuple | None = None  # a drag: (the element it ends on, act.js's answer)
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
 

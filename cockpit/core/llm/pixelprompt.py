@@ -96,7 +96,8 @@ class ResponsesConversation:
         self.previous, self.call_id = response_id, call_id
 
     def request(self) -> dict:
-        req = {"instructions": self.instructions, "tools": copy.deepcopy(self.tools), "input": copy.deepcopy(self._input)}
+        req = {"instructions": self.instructions, "tools": copy.deepcopy(self.tools), "input": copy.deepcopy(self._input),
+               "reasoning": {"summary": "concise"}}  # the model's reasoning summary: the step's thought
         if self.previous:
             req["previous_response_id"] = self.previous
         return req

@@ -190,7 +190,7 @@ def parse_reply(text: str | None) -> ParsedReply:
     action_text = rest if is_answer else first
     action_text = action_text.strip().strip("`").strip()
     try:
-        return ParsedReply(thought, action_text, parse_action(action_text))
+        return ParsedReply(thought, action_text, parse_action(action_text, pixel=False))
     except ActionParseError as e:
         return ParsedReply(thought, action_text, None, f"Format ERROR: {e}")
 

@@ -123,6 +123,50 @@
     return g.blocked;
   }
 
+  // Payment or password fields, as som.js would flag them, and frames that look like a card form.
+  function secretish(e) {
+    if (!e || e.nodeType !== 1) return false;
+    const t = (e.getAttribute("type") || "").toLowerCase(), ac = (e.getAttribute("autocomplete") || "").toLowerCase();
+    if (t === "password" || /(^|\s)cc-|current-password|new-password|one-time-code/.test(ac)) return true;
+    const words = [e.name, e.id, e.getAttribute("placeholder"), e.getAttribute("aria-label")].join(" ").toLowerCase();
+    if (e.tagName === "INPUT" && /card.?num|cc.?num|\bcvc|\bcvv|\bcsc\b|security.?code|\biban|password|passcode/.test(words))
+      return true;
+    if (e.tagName === "IFRAME" || e.tagName === "FRAME") {
+      const s = [e.getAttribute("src"), e.getAttribute("title"), e.name].join(" ").toLowerCase();
+      return /card|pay|stripe|braintree|adyen|checkout|secure|cvc|cvv/.test(s);
+    }
+    return false;
+  }
+  // The mark (or, with `extra`, a new extra entry) standing for element h, with its facts.
+  function target(h, extraOk) {
+    if (!h) return { ok: true, mark: 0, hit: null };
+    let id = 0;
+    for (let n = h; n && !id; ) {
+      const i = els.indexOf(n);
+      if (i >= 0) { id = i + 1; break; }
+      if (n.parentElement) { n = n.parentElement; continue; }
+      const r = n.getRootNode();
+      n = r && r.host ? r.host : (r && r.defaultView && r.defaultView.frameElement) || null;
+    }
+    let extra = false;
+    if (!id || !extraOk && els[id - 1] !== h && secretish(h)) {  // a field inside a marked widget: itself
+      if (!window.__cockpitMarks) window.__cockpitMarks = els;
+      els.push(h);
+      id = els.length;
+      extra = true;
+    }
+    const t = els[id - 1];
+    const cs = getComputedStyle(h);
+    const tag = t.tagName.toLowerCase();
+    const opaque = ["iframe", "frame", "embed", "object", "canvas"].includes(h.tagName.toLowerCase());
+    return { ok: true, mark: id, extra: extra, tag: tag, hit: describeHit(h), cursor: cs.cursor, now: facts(t),
+      role: t.getAttribute("role") || "", secret: secretish(t) || secretish(h),
+      opaque: opaque ? { tag: h.tagName.toLowerCase(), src: String(h.getAttribute("src") || h.getAttribute("data") || "").slice(0, 300) } : null,
+      editable: !!(t.isContentEditable || tag === "textarea" ||
+        (tag === "input" && !["button", "submit", "reset", "checkbox", "radio", "image", "file",
+          "range", "color", "hidden"].includes((t.type || "").toLowerCase()))) };
+  }
+
   switch (op) {
     case "check": {  // is the element still what the page shows at arg=[x,y]? and what does it say now?
       const h = deepHit(arg[0], arg[1]);
@@ -158,30 +202,33 @@
       // What a pixel action at arg=[x,y] would hit: the innermost marked element holding the deepest
       // element there (through open shadow roots and same-origin frames). When no mark holds it, the
       // element itself is added to the list (extra: true), so the checks above can name it by id.
-      const h = deepHit(arg[0], arg[1]);
-      if (!h) return { ok: true, mark: 0, hit: null };
-      let id = 0;
-      for (let n = h; n && !id; ) {
-        const i = els.indexOf(n);
-        if (i >= 0) { id = i + 1; break; }
-        if (n.parentElement) { n = n.parentElement; continue; }
-        const r = n.getRootNode();
-        n = r && r.host ? r.host : (r && r.defaultView && r.defaultView.frameElement) || null;
+      return target(deepHit(arg[0], arg[1]), true);
+    }
+    case "focused": {  // the element typing would go to: the focus, through open shadow roots and same-origin frames
+      let f = document.activeElement;
+      for (let g = 0; f && g < 16; g++) {
+        if (f.shadowRoot && f.shadowRoot.activeElement) { f = f.shadowRoot.activeElement; continue; }
+        if (f.tagName === "IFRAME" || f.tagName === "FRAME") {
+          let d = null;
+          try { d = f.contentDocument; } catch (e) { d = null; }
+          if (d && d.activeElement && d.activeElement !== d.body) { f = d.activeElement; continue; }
+        }
+        break;
       }
-      let extra = false;
-      if (!id) {
-        if (!window.__cockpitMarks) window.__cockpitMarks = els;
-        els.push(h);
-        id = els.length;
-        extra = true;
+      if (!f || f === document.body || f === document.documentElement) return { ok: true, mark: 0 };
+      return target(f, false);
+    }
+    case "isfocused": {  // does `el` still have the focus? and what does it say now?
+      let f = document.activeElement;
+      for (let g = 0; f && f !== el && g < 16; g++) {
+        let inner = f.shadowRoot ? f.shadowRoot.activeElement : null;
+        if (!inner && (f.tagName === "IFRAME" || f.tagName === "FRAME")) {
+          try { inner = f.contentDocument ? f.contentDocument.activeElement : null; } catch (e) { inner = null; }
+        }
+        if (!inner || inner === f) break;
+        f = inner;
       }
-      const t = els[id - 1];
-      const cs = getComputedStyle(h);
-      return { ok: true, mark: id, extra: extra, tag: t.tagName.toLowerCase(), hit: describeHit(h),
-        cursor: cs.cursor, now: facts(t), role: t.getAttribute("role") || "",
-        editable: !!(t.isContentEditable || (t.tagName === "TEXTAREA") ||
-          (t.tagName === "INPUT" && !["button", "submit", "reset", "checkbox", "radio", "image", "file",
-            "range", "color", "hidden"].includes((t.type || "").toLowerCase()))) };
+      return f === el ? { ok: true, now: facts(el) } : { ok: false, by: describeHit(f) };
     }
     case "focus": {
       el.focus({ preventScroll: true });
