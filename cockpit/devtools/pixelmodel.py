@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import io
 import json
+import re
 import threading
 import uuid
 from dataclasses import dataclass
@@ -102,7 +103,9 @@ class PixelModel:
         frame = coords.Frame(viewport, _image_size(body) or viewport)
         self.targets.append(point)
         self.frames.append(frame)
-        if self.dialect == "marks":  # a Set-of-Mark model: the mark holding the target
+        if self.dialect == "marks":  # a Set-of-Mark model: the mark holding the target, else one by its text
+            if not mark and move.selector.startswith("text="):
+                mark = _mark_by_text(body, move.selector[5:])
             return Reply(text=f"Thought: {move.thought or move.kind}\nAction: {_marks(move, mark)}")
         model_point = coords.to_model(point, self.space, frame) if point else None
         return encode(self.dialect, move, model_point)
@@ -128,6 +131,21 @@ def _image_size(body: dict) -> tuple[int, int] | None:
     if not urls:
         return None
     return Image.open(io.BytesIO(base64.b64decode(urls[-1].split(",", 1)[1]))).size
+
+
+def _mark_by_text(body: dict, want: str) -> int:
+    """The number of the element the prompt's list shows with `want` (exact, else prefix, else substring)."""
+    last = next((m for m in reversed(body.get("messages") or []) if m.get("role") == "user"), {})
+    content = last.get("content")
+    text = content if isinstance(content, str) else " ".join(p.get("text", "") for p in content or []
+                                                             if isinstance(p, dict))
+    rows = [(int(m.group(1)), m.group(2).lower()) for m in re.finditer(r"^\[(\d+)\]: <[^>]+> (.*);$", text, re.M)]
+    want = want.lower()
+    for test in (lambda t: t.strip('"') == want, lambda t: t.strip('"').startswith(want), lambda t: want in t):
+        found = [n for n, t in rows if test(t)]
+        if found:
+            return found[0]
+    return 0
 
 
 def _canonical(move: Move, p) -> str:
