@@ -170,7 +170,7 @@ def test_qwen_call_without_closing_tag_thought_label_and_answer_line():
     (Reply(text="<tool_call>\n{\"name\": \"computer_use\", \"arguments\": {\"action\": \"left_click\", "
                 "\"coordinate\": [1, 2]\n</tool_call>"), "not valid JSON"),
     (Reply(text=_qwen_text({"action": "fly", "coordinate": [1, 2]})), "'fly' is not a computer_use action"),
-    (Reply(text=_qwen_text({"action": "left_click"})), "coordinate is missing"),
+    (Reply(text=_qwen_text({"action": "left_click"})), "left_click needs its coordinate"),
     (Reply(text=_qwen_text({"action": "left_click_drag", "coordinate": [1, 2]})), "start_coordinate"),
     (Reply(text=_qwen_text({"action": "scroll"})), "pixels"),
     (Reply(text="I think I am done."), "no tool call"),

@@ -26,7 +26,7 @@ without a tool call that ends with an ``ANSWER: ...`` line is read as the answer
 from __future__ import annotations
 
 from cockpit.core.actions.dialects import keys
-from cockpit.core.actions.dialects.common import (DialectParse, Malformed, Reply, first_tool_call,
+from cockpit.core.actions.dialects.common import (computer_action, DialectParse, Malformed, Reply, first_tool_call,
                                                   format_error, json_object, number, point_of,
                                                   raw_call_text, strip_label, text_parse)
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
@@ -66,25 +66,13 @@ def action_of(args: dict) -> Action:
     action = str(args.get("action") or "").strip().lower()
     if not action:
         raise Malformed("the call has no 'action'")
-    if action in _POINTED:
-        if args.get("coordinate") is None:
-            raise Malformed(f"{action} needs its coordinate [x, y] here (the pointer is not kept between steps)")
-        return Action(_POINTED[action], point=point_of(args["coordinate"], "coordinate"))
-    if action == "left_click_drag":
-        if args.get("start_coordinate") is None:
-            raise Malformed("left_click_drag needs start_coordinate [x, y] as well as coordinate [x, y]")
-        return Action("drag", point=point_of(args["start_coordinate"], "start_coordinate"),
-                      end=point_of(args.get("coordinate"), "coordinate"))
+    if (shared := computer_action(action, args, _POINTED)) is not None:
+        return shared
     if action == "key":
         try:
             return Action("press", text=keys.from_xdotool(str(args.get("text") or "")))
         except keys.KeyNameError as e:
             raise Malformed(f'key needs "text" with one key or combination, e.g. "ctrl+a" ({e})') from None
-    if action == "type":
-        text = str(args.get("text") if args.get("text") is not None else "")
-        if args.get("coordinate") is not None:
-            return Action("type", text=text, point=point_of(args["coordinate"]))
-        return Action("type", text=text, focused=True)
     if action == "scroll":
         return _scroll(args)
     return _other(action, args)

@@ -169,3 +169,25 @@ def text_parse(dialect: str, reply: Reply, thought: str, call_id: str, expected:
     return DialectParse(dialect, thought, "", None,
                         format_error("the reply holds no tool call and no 'ANSWER:' line", expected),
                         call_id=call_id)
+
+
+def computer_action(action: str, args: dict, pointed: dict[str, str]) -> Action | None:
+    """The actions Claude's computer tool and Qwen's computer_use share (Qwen modelled its schema on it):
+    a click or move at "coordinate", left_click_drag from "start_coordinate" to "coordinate", and type
+    (at "coordinate" when given, else into the focus). None for any other action."""
+    if action in pointed:
+        if args.get("coordinate") is None:
+            raise Malformed(f"{action} needs its coordinate [x, y] here (the pointer is not kept between steps)")
+        return Action(pointed[action], point=point_of(args["coordinate"], "coordinate"))
+    if action == "left_click_drag":
+        if args.get("start_coordinate") is None:
+            raise Malformed("left_click_drag needs start_coordinate [x, y] (where to press) and coordinate "
+                            "[x, y] (where to release)")
+        return Action("drag", point=point_of(args["start_coordinate"], "start_coordinate"),
+                      end=point_of(args.get("coordinate"), "coordinate"))
+    if action == "type":
+        text = str(args.get("text") if args.get("text") is not None else "")
+        if args.get("coordinate") is not None:
+            return Action("type", text=text, point=point_of(args["coordinate"]))
+        return Action("type", text=text, focused=True)
+    return None

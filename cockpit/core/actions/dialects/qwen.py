@@ -31,7 +31,7 @@ import json
 import re
 
 from cockpit.core.actions.dialects import keys
-from cockpit.core.actions.dialects.common import (DialectParse, Malformed, Reply, first_tool_call,
+from cockpit.core.actions.dialects.common import (computer_action, DialectParse, Malformed, Reply, first_tool_call,
                                                   format_error, json_object, number, point_of,
                                                   raw_call_text, strip_label, text_parse)
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
@@ -90,21 +90,10 @@ def action_of(args: dict) -> Action:
     action = str(args.get("action") or "").strip().lower()
     if not action:
         raise Malformed("the call has no 'action'")
-    if action in _POINTED:
-        return Action(_POINTED[action], point=point_of(args.get("coordinate"), f"{action}'s coordinate"))
-    if action == "left_click_drag":
-        if args.get("start_coordinate") is None:
-            raise Malformed("left_click_drag needs start_coordinate [x, y] (where to press) and coordinate "
-                            "[x, y] (where to release)")
-        return Action("drag", point=point_of(args["start_coordinate"], "start_coordinate"),
-                      end=point_of(args.get("coordinate"), "coordinate"))
+    if (shared := computer_action(action, args, _POINTED)) is not None:
+        return shared
     if action == "key":
         return Action("press", text=_keys(args))
-    if action == "type":
-        text = str(args.get("text") if args.get("text") is not None else "")
-        if args.get("coordinate") is not None:
-            return Action("type", text=text, point=point_of(args["coordinate"]))
-        return Action("type", text=text, focused=True)
     if action in ("scroll", "hscroll"):
         return _scroll(action, args)
     return _other(action, args)
