@@ -140,6 +140,8 @@ class StepLogPanel(QTreeWidget):
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
             self._child(it, "thought", e.thought or "(none)")
+        elif isinstance(e, ev.ActionProposed) and e.pointer:  # a pixel action: canonical, and what it hit
+            self._pixel_action(self.item(e.step), e)
         elif isinstance(e, ev.ObservationReady) and e.stored:
             self.item(e.step).setText(3, "waiting for the model…")
         elif isinstance(e, ev.ApprovalRequested):
@@ -181,6 +183,17 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+
+    def _pixel_action(self, it: QTreeWidgetItem, e: ev.ActionProposed) -> None:
+        """``Click (600, 475) → <button> "Place order"``; what the model wrote goes into the expanded row."""
+        wrote = _action(it)
+        desc = ((e.pointer or {}).get("resolved") or {}).get("desc")
+        _set_action(it, e.action)
+        if desc:
+            it.setData(1, Qt.UserRole, e.action)
+            it.setText(1, f"{e.action} → {desc}")
+        if wrote and wrote != e.action:
+            self._child(it, "model wrote", wrote)
 
     def _executed(self, it: QTreeWidgetItem, e: ev.ActionExecuted) -> None:
         if e.actor == "human":
