@@ -116,3 +116,21 @@ def test_auto_reads_a_marks_reply_as_a_format_error(browser, store, site):
                 Fresh("t", site.url("pixel_shop.html")))
     steps = store.steps(result.run_id)
     assert steps[0]["status"] == "format_error" and "Format ERROR" in steps[0]["error"]
+
+
+@pytest.mark.parametrize("who", ["human:ada", "policy:allow"])
+def test_openai_safety_checks_are_shown_and_acknowledged_only_by_a_person(browser, store, site, who):
+    from cockpit.core.agent.approval import PolicyApprover
+    approver = (ScriptedApprover([Decision(True, who)]) if who.startswith("human") else PolicyApprover(True))
+    result, steps, _, requests = run_pixel(browser, store, site, [
+        Move("click", "h1", thought="safety check pending"), Move("answer", text="done")],
+        dialect="openai_computer", approver=approver)
+    check_id = steps[0]["pointer"]["safety_checks"][0]["id"]
+    follow = requests[1]["input"][0]
+    if who.startswith("human"):  # asked although the click itself is read-only; the check went back acknowledged
+        assert approver.requests and "safety check irrelevant_domain" in approver.requests[0].risk.evidence[0]
+        assert steps[0]["status"] == "ok"
+        assert follow["acknowledged_safety_checks"][0]["id"] == check_id
+    else:  # a policy cannot acknowledge it: refused, and nothing acknowledged
+        assert steps[0]["status"] == "refused" and "person" in steps[0]["outcome"]
+        assert "acknowledged_safety_checks" not in follow
