@@ -1,4 +1,4 @@
-"""`cockpit import webvoyager DIR | bundle FILE | labels FILE`: bring runs and labels into the store."""
+"""`cockpit import webvoyager DIR | mind2web DIR | bundle FILE | labels FILE`: bring runs and labels into the store."""
 from __future__ import annotations
 
 import sys
@@ -6,10 +6,16 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = ("import WebVoyager run folders (made by WebVoyager or by `cockpit export`), a bundle, "
-        "or a label export")
+HELP = ("import WebVoyager run folders (made by WebVoyager or by `cockpit export`), Online-Mind2Web result "
+        "folders (any agent's), a bundle, or a label export")
 DESCRIPTION = HELP + """. webvoyager DIR: every task* folder below DIR is read; folders imported before
 are skipped; damaged files are reported and the rest kept; each folder is imported whole or not at all.
+mind2web DIR: every <task_id>/result.json folder below DIR (Online-Mind2Web's submission layout, v1 or v2,
+as any harness writes it), with its trajectory/ screenshots; action strings kept verbatim, and drawn as a
+point where Cockpit's grammar reads them; missing or Git LFS pointer screenshots leave their step without
+one (counted); a harness's own verdict (judge score, result_status) becomes a judge verdict named
+<agent>:<name>; --agent NAME says which agent made the runs (Review filters by it); --tasks
+Online_Mind2Web.json gives the start URL, site, level and reference length.
 bundle FILE (from `cockpit export --format bundle`): its runs are added with their files; a run already
 here with the same id and content is skipped, one with the same id and other content refuses the import;
 labels merge per run and annotator, and where the same annotator labelled a run differently the newer
@@ -20,15 +26,21 @@ is damaged, altered or does not fit the store is refused with the reason, and no
 
 def add_parser(sub) -> None:
     p = sub.add_parser("import", help=HELP, description=DESCRIPTION)
-    p.add_argument("format", choices=("webvoyager", "bundle", "labels"), help="what to import")
+    p.add_argument("format", choices=("webvoyager", "mind2web", "bundle", "labels"), help="what to import")
     p.add_argument("dir", type=Path, metavar="PATH",
-                   help="webvoyager: a results folder, a timestamp folder or one task folder; bundle, labels: the file")
+                   help="webvoyager, mind2web: a results folder (or one task folder); bundle, labels: the file")
     p.add_argument("--tasks", type=Path, metavar="FILE",
-                   help="webvoyager: the task JSONL, to fill in tasks the folders lack")
+                   help="webvoyager: the task JSONL, to fill in tasks the folders lack; mind2web: Online_Mind2Web.json")
+    p.add_argument("--agent", metavar="NAME", default="",
+                   help="mind2web: the agent that made the runs (e.g. browser-use); recorded as the run's model")
     p.add_argument("--answers", type=Path, metavar="FILE", help="webvoyager: WebVoyager reference answers JSON")
 
 
 def run(args) -> int:
+    if args.format == "mind2web":
+        return _mind2web(args)
+    if args.agent:
+        return common.fail("--agent is for `cockpit import mind2web`", 2)
     if args.format != "webvoyager":
         if args.tasks or args.answers:
             return common.fail("--tasks and --answers are for `cockpit import webvoyager`", 2)
@@ -67,3 +79,30 @@ def run(args) -> int:
 def _progress(i: int, n: int, folder) -> None:
     if sys.stderr.isatty():
         print(f"\rimporting {i}/{n}", end="", file=sys.stderr, flush=True)
+
+
+def _mind2web(args) -> int:
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store
+    from cockpit.core.store.m2w_import import import_mind2web, load_task_file
+    if args.answers:
+        return common.fail("--answers is for `cockpit import webvoyager`", 2)
+    try:
+        tasks = load_task_file(args.tasks) if args.tasks else {}
+        with Store() as store:
+            report = import_mind2web(store, args.dir, tasks=tasks, agent=args.agent.strip(), progress=_progress)
+    except CockpitError as e:
+        return common.fail(str(e), 2)
+    except OSError as e:
+        return common.fail(f"cannot read {e.filename or args.dir}: {e.strerror or e}", 2)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    for p in report.problems[:200]:
+        print(f"warning: {p}", file=sys.stderr)
+    for f in report.failed:
+        common.fail(f)
+    print(f"imported {len(report.imported)} runs, skipped {len(report.skipped)} already imported, "
+          f"{report.missing_screenshots} steps without a screenshot, {report.unparsed_actions} actions kept verbatim "
+          "only" + (f", {len(report.failed)} folders NOT imported (see above; importing again retries them)"
+                    if report.failed else ""))
+    return 1 if report.failed else 0

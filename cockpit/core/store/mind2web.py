@@ -51,9 +51,15 @@ def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -
     shutil.rmtree(folder / "trajectory", ignore_errors=True)
     (folder / "trajectory").mkdir(parents=True, exist_ok=True)
     actions, thoughts, k = [], [], 0
+    imported = run.get("source") == "mind2web"  # written back as it came: the harness's strings and file names
+    names = (run.get("config") or {}).get("trajectory_names") or {} if imported else {}
     for s in steps:
-        action = s.action or s.action_text or ""
-        if action and not action.upper().startswith("ANSWER"):  # the answer is not an action on the site
+        action = (s.action_text if imported else s.action or s.action_text) or ""
+        if imported and s.status != "answered":
+            if action:
+                actions.append(action)
+            thoughts.append(s.thought or "")
+        elif action and not action.upper().startswith("ANSWER"):  # the answer is not an action on the site
             actions.append(action + (" (human)" if s.actor == "human" else ""))
             thoughts.append(s.thought or "")
         shot = s.screenshot_clean or s.screenshot
@@ -64,10 +70,11 @@ def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -
         except CockpitError as e:
             problems.append(f"{e}; not exported")
             continue
-        (folder / "trajectory" / f"{k}_screenshot.png").write_bytes(data)
+        (folder / "trajectory" / (names.get(str(s.step)) or f"{k}_screenshot.png")).write_bytes(data)
         k += 1
+    harness = (run.get("config") or {}).get("harness") or {} if imported else {}
     result = {"task_id": str(run["task_id"] or run["id"]), "task": run["task"],
               "final_result_response": run["answer"] or "", "action_history": actions, "thoughts": thoughts,
-              "cockpit_run": run["id"]}
+              **harness, "cockpit_run": run["id"]}
     (folder / RESULT).write_text(json.dumps(result, indent=2, ensure_ascii=False), encoding="utf-8")
     return folder

@@ -1,0 +1,186 @@
+"""`cockpit import mind2web DIR`: Online-Mind2Web result folders (any harness's) into the store.
+
+Each folder (see :mod:`cockpit.core.store.m2w_read`) becomes one run, imported whole or not at all
+(files staged, rows in one transaction), with the id ``m2w-<hash of the folder and the agent>``: importing
+again skips it. Action strings are kept verbatim (``action_text``); those in a form Cockpit's grammar
+reads also get their canonical action (``Click at (963, 72)`` is ``Click (963, 72)``, drawn as a point in
+Review): the plain forms of the pixel grammar, v2's ``CLICK coords(x, y) -> …`` and ``click_at(x=…, y=…)``.
+Element-description forms (``<button> Search -> CLICK``) are kept as written. A harness's own verdicts
+become judge verdicts named ``<agent>:<name>`` (``browser-use:judge``), for `cockpit agreement`.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+from PIL import Image
+
+from cockpit.core.actions.grammar import Action, parse_action
+from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.store import labels
+from cockpit.core.store.db import STEP_FILES, Store, StoreError
+from cockpit.core.store.m2w_read import M2WRun, M2WStep, find_result_folders, read_result_folder
+from cockpit.core.store.newrun import NewRun
+from cockpit.core.store.staging import staging_dir, sweep
+
+SOURCE = "mind2web"
+_SUFFIX = re.compile(r"_\d{6}$")  # a replaced task's date suffix: <task_id>_110325
+
+
+@dataclass
+class M2WReport:
+    imported: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)  # "<folder>: <why>": nothing of it kept
+    problems: list[str] = field(default_factory=list)  # "<folder>: <what>": imported all the same
+    missing_screenshots: int = 0
+    unparsed_actions: int = 0
+
+
+def load_task_file(path: Path) -> dict[str, dict]:
+    """Online_Mind2Web.json: task id -> {task_id, confirmed_task, website, reference_length, level}."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise CockpitError(f"cannot read the task file {path}: {e}") from None
+    if not isinstance(data, list) or not all(isinstance(t, dict) and t.get("task_id") for t in data):
+        raise CockpitError(f"{path} is not Online-Mind2Web's task list (a JSON array of objects with task_id)")
+    return {str(t["task_id"]): t for t in data}
+
+
+def task_of(task_id: str, tasks: dict[str, dict]) -> dict | None:
+    """The task a folder's id names; a suffixed id (<id>_110325) matches its task either way round."""
+    return tasks.get(task_id) or tasks.get(_SUFFIX.sub("", task_id)) or next(
+        (t for k, t in tasks.items() if _SUFFIX.sub("", k) == _SUFFIX.sub("", task_id)), None)
+
+
+def normalise(text: str) -> str:
+    """A harness's action string in the form the grammar reads, where there is one (else as it was)."""
+    t = text.strip()
+    t = re.sub(r"\s*\|\s*(SUCCESS|FAILED)\s*$", "", t)  # v2's status suffix
+    if m := re.match(r"^(CLICK|HOVER)\s+coords\((-?\d+(?:\.\d+)?),\s*(-?\d+(?:\.\d+)?)\)", t, re.I):
+        return f"{m.group(1).title()} ({m.group(2)}, {m.group(3)})"
+    if m := re.match(r"^(click|hover)_at\(\s*x\s*=\s*(-?[\d.]+)\s*,\s*y\s*=\s*(-?[\d.]+)\s*\)$", t, re.I):
+        return f"{m.group(1).title()} ({m.group(2)}, {m.group(3)})"
+    if m := re.match(r"""^type_at\(\s*x\s*=\s*(-?[\d.]+)\s*,\s*y\s*=\s*(-?[\d.]+)\s*,\s*text\s*=\s*(["'])(.*)\3\s*\)$""",
+                     t, re.I | re.S):
+        return f"Type ({m.group(1)}, {m.group(2)}); {m.group(4)}"
+    if m := re.match(r"""^navigate\(\s*url\s*=\s*(["'])(.*)\1\s*\)$""", t, re.I):
+        return f"Goto [{m.group(2)}]"
+    if m := re.match(r"^(drag)\s+from\s+(.*)$", t, re.I):
+        return f"Drag {m.group(2)}"
+    return t
+
+
+def parse_harness_action(text: str) -> Action | None:
+    """The canonical action of a harness's action string; None when the grammar cannot read it."""
+    if not text or "->" in text and not re.match(r"^(CLICK|HOVER)\s+coords\(", text.strip(), re.I):
+        return None  # "<button> Search -> CLICK": an element description, kept verbatim
+    try:
+        return parse_action(normalise(text))
+    except ActionParseError:
+        return None
+
+
+def import_mind2web(store: Store, root: Path, *, tasks: dict[str, dict] | None = None, agent: str = "",
+                    progress=None) -> M2WReport:
+    """Import every result folder under `root` (see the module doc); StoreError stops it (locked, read-only)."""
+    report = M2WReport()
+    folders = find_result_folders(Path(root))
+    sweep(store)
+    for i, folder in enumerate(folders, 1):
+        run_id = "m2w-" + hashlib.sha1(f"{folder.resolve()}\0{agent}".encode()).hexdigest()[:10]
+        if not store.missing_runs([run_id]):
+            report.skipped.append(str(folder))
+        else:
+            try:
+                run = read_result_folder(folder)
+                _import_one(store, run, run_id, tasks or {}, agent, report)
+                report.imported.append(run_id)
+                report.problems += [f"{folder.name}: {p}" for p in run.problems]
+                report.missing_screenshots += run.missing
+            except StoreError:
+                raise
+            except OSError as e:
+                report.failed.append(f"{folder}: not imported: {e.strerror or e} ({e.filename}); nothing of it was kept")
+            except CockpitError as e:
+                report.failed.append(f"{folder}: not imported: {e}; nothing of it was kept")
+        if progress:
+            progress(i, len(folders), folder)
+    return report
+
+
+def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str, report: M2WReport) -> None:
+    known = task_of(run.task_id, tasks) or {}
+    url = str(known.get("website") or next((s.url for s in run.steps if s.url), ""))
+    started = _started(run)
+    config = {"imported_from": str(run.path), "schema": run.schema, "agent": agent, "problems": run.problems,
+              "missing_screenshots": run.missing, **({"harness": run.extra} if run.extra else {}),
+              "trajectory_names": {str(k): s.screenshot.name for k, s in enumerate(run.steps, 1) if s.screenshot},
+              **{k: known[k] for k in ("level", "reference_length") if k in known}}
+    final, staging = store.run_dir(run_id), staging_dir(store, run_id)
+    moved = False
+    try:
+        shutil.rmtree(staging, ignore_errors=True)
+        rows = [_stage_step(store, staging, run_id, k, s, started, report) for k, s in enumerate(run.steps, 1)]
+        with store.atomic():
+            store.new_run(NewRun(run.task, url, task_id=run.task_id, site=_site(url), model=agent or "(imported)",
+                                 config=config, source=SOURCE, run_id=run_id, started=started, status="running"))
+            for row in rows:
+                store.commit_step(run_id, row)
+            store.finish_run(run_id, "answered" if run.answer is not None else "ended", answer=run.answer)
+            store.set_run(run_id, finished=started)
+            for name, verdict, reasoning in run.verdicts:
+                labels.set_verdict(store, run_id, f"{agent or SOURCE}:{name}", 0, "harness", verdict, reply=reasoning)
+            shutil.rmtree(final, ignore_errors=True)
+            staging.mkdir(parents=True, exist_ok=True)
+            os.replace(staging, final)
+            moved = True
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        if moved:
+            shutil.rmtree(final, ignore_errors=True)
+        raise
+
+
+def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, started: float,
+                report: M2WReport) -> dict:
+    files = {}
+    if s.screenshot is not None:
+        d = staging / store.step_dir(run_id, k).name
+        d.mkdir(parents=True, exist_ok=True)
+        data = s.screenshot.read_bytes()
+        if not data.startswith(b"\x89PNG"):  # JPEG or WebP: the store keeps PNG
+            with Image.open(io.BytesIO(data)) as im:
+                buf = io.BytesIO()
+                im.save(buf, "PNG")
+                data = buf.getvalue()
+        (d / STEP_FILES["screenshot_clean"]).write_bytes(data)  # no marks to draw: one file serves both
+        files["screenshot"] = files["screenshot_clean"] = store.step_file(run_id, k, "screenshot_clean")
+    action = parse_harness_action(s.action) if s.action else None
+    if s.action and action is None:
+        report.unparsed_actions += 1
+    status = "answered" if s.answer else "ok"
+    return dict(step=k, thought=s.thought, action_text=s.action, action=str(action) if action else None,
+                target=action.target if action else None, status=status, url=s.url or None,
+                reply=s.thought, started=started, finished=started, **files)
+
+
+def _site(url: str) -> str:
+    host = urlparse(url).hostname or ""
+    return host[4:] if host.startswith("www.") else host
+
+
+def _started(run: M2WRun) -> float:
+    try:
+        return (run.path / "result.json").stat().st_mtime
+    except OSError:
+        return time.time()

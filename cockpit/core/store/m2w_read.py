@@ -1,0 +1,199 @@
+"""Reading Online-Mind2Web result folders, as its evaluation script (``src/run.py``) reads them and as other
+harnesses write them. Pure: reads files, touches no store.
+
+    <task_id>/result.json
+    <task_id>/trajectory/<k>_screenshot.png | <k>_full_screenshot.png | step_<k>.png | 0000.png ...
+
+Two layouts of ``result.json``:
+
+* v1 (the original; SeeAct, ABP, browser-use's harness): ``task``, ``final_result_response``,
+  ``action_history`` (strings), ``thoughts`` (strings). Screenshots are every image in ``trajectory/``,
+  ordered by the first number in the name (as ``run.py`` does); numbering starts at 0 or 1 and may skip.
+  Action i is paired with screenshot number base + i (base: 0 when a file numbered 0 exists, else 1) and
+  with ``thoughts[i]``. The lists may differ in length: an action without a thought gets none; thoughts
+  past the last action become steps with no action; a screenshot past the last action goes to the final
+  ANSWER step (added when ``final_result_response`` is given). Where both ``k_screenshot`` and
+  ``k_full_screenshot`` exist, the viewport one is the step's screenshot.
+* v2 (``"schema_version": "online-mind2web-v2"``): ``action_history`` is a list of steps, each with its
+  ``action``, ``thought``, ``url`` and ``screenshot`` file name; the final ``TASK_COMPLETE -> ANSWER: …``
+  step and ``agent_final_answer`` give the answer.
+
+A screenshot that is missing, a Git LFS pointer, or not an image leaves its step without one (counted in
+``missing``). A harness's own verdict (``judge: {score, reasoning}``, ``Online_Mind2Web_evaluation``,
+``result_status``) is kept in ``verdicts``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from cockpit.core.errors import CockpitError
+
+RESULT = "result.json"
+V2 = "online-mind2web-v2"
+_IMAGE = (".png", ".jpg", ".jpeg", ".webp")
+_LFS = b"version https://git-lfs"
+
+
+@dataclass
+class M2WStep:
+    action: str  # as the harness wrote it ("" for a thought without an action)
+    thought: str = ""
+    screenshot: Path | None = None
+    url: str = ""
+    answer: bool = False  # the final answer, not an action on the site
+
+
+@dataclass
+class M2WRun:
+    path: Path
+    task_id: str
+    task: str
+    answer: str | None
+    steps: list[M2WStep]
+    schema: str = "v1"
+    missing: int = 0  # steps whose screenshot is missing, an LFS pointer or no image
+    verdicts: list[tuple[str, int | None, str]] = field(default_factory=list)  # (name, 1/0/None, reasoning)
+    extra: dict = field(default_factory=dict)  # the harness's other fields, kept as they were
+    problems: list[str] = field(default_factory=list)
+
+
+def find_result_folders(root: Path) -> list[Path]:
+    """Folders holding a result.json: `root` itself, or its subfolders (sorted, as run.py lists them)."""
+    root = Path(root)
+    if (root / RESULT).is_file():
+        return [root]
+    if not root.is_dir():
+        raise CockpitError(f"{root} is not a folder")
+    return sorted(p for p in root.iterdir() if p.is_dir() and (p / RESULT).is_file())
+
+
+def read_result_folder(folder: Path) -> M2WRun:
+    """The run in one task folder; CockpitError (with the reason) when result.json cannot be used."""
+    folder = Path(folder)
+    try:
+        data = json.loads((folder / RESULT).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise CockpitError(f"cannot read {RESULT}: {getattr(e, 'strerror', None) or e}") from None
+    except ValueError as e:
+        raise CockpitError(f"{RESULT} is not valid JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise CockpitError(f"{RESULT} is not a JSON object")
+    task = data.get("task") or data.get("confirmed_task")
+    if not isinstance(task, str) or not task.strip():
+        raise CockpitError(f"{RESULT} has no task")
+    task_id = folder.name  # run.py's rule: the folder names the task
+    run = (_read_v2 if data.get("schema_version") == V2 else _read_v1)(folder, data, task_id, task)
+    run.verdicts = _verdicts(data)
+    known = {"task_id", "task", "final_result_response", "action_history", "thoughts", "schema_version",
+             "agent_final_answer"}
+    run.extra = {k: v for k, v in data.items() if k not in known}
+    return run
+
+
+def _strings(data: dict, key: str) -> list[str]:
+    value = data.get(key) or []
+    if not isinstance(value, list):
+        raise CockpitError(f"{RESULT}: {key} is not a list")
+    return ["" if v is None else str(v) for v in value]
+
+
+def _read_v1(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
+    actions, thoughts = _strings(data, "action_history"), _strings(data, "thoughts")
+    answer = data.get("final_result_response")
+    answer = None if answer is None else str(answer)
+    shots, problems = _numbered_images(folder / "trajectory")
+    base = 0 if 0 in shots else 1
+    steps = [M2WStep(a, thoughts[i] if i < len(thoughts) else "", shots.get(base + i)) for i, a in enumerate(actions)]
+    steps += [M2WStep("", t) for t in thoughts[len(actions):]]
+    if answer is not None:
+        rest = [k for k in sorted(shots) if k >= base + len(steps)]
+        steps.append(M2WStep(f"ANSWER; {answer}", "", shots.get(rest[-1]) if rest else None, answer=True))
+    run = M2WRun(folder, task_id, task, answer, steps, "v1", problems=problems)
+    run.missing = _count_missing(run)
+    if len(thoughts) != len(actions) and thoughts:
+        run.problems.append(f"{len(actions)} actions and {len(thoughts)} thoughts: paired in order")
+    return run
+
+
+def _read_v2(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
+    history = data.get("action_history") or []
+    if not isinstance(history, list) or not all(isinstance(s, dict) for s in history):
+        raise CockpitError(f"{RESULT}: a v2 action_history is a list of step objects")
+    answer = data.get("agent_final_answer")
+    steps, problems = [], []
+    for s in history:
+        action = str(s.get("action") or "")
+        name = s.get("screenshot")
+        shot = _usable(folder / "trajectory" / str(name), problems) if name else None
+        final = action.upper().startswith("TASK_COMPLETE")
+        if final and answer is None:
+            answer = action.split("ANSWER:", 1)[-1].strip() if "ANSWER:" in action else ""
+        steps.append(M2WStep(f"ANSWER; {answer}" if final else action, str(s.get("thought") or ""), shot,
+                             str(s.get("url") or ""), answer=final))
+    run = M2WRun(folder, task_id, task, None if answer is None else str(answer), steps, "v2", problems=problems)
+    run.missing = _count_missing(run)
+    return run
+
+
+def _count_missing(run: M2WRun) -> int:
+    return sum(1 for s in run.steps if s.screenshot is None and not s.answer)  # the answer needs none
+
+
+def _numbered_images(folder: Path) -> tuple[dict[int, Path], list[str]]:
+    """number -> the image to use (a viewport screenshot over a full-page one), and what was wrong."""
+    problems: list[str] = []
+    found: dict[int, Path] = {}
+    try:
+        names = sorted(p for p in folder.iterdir() if p.suffix.lower() in _IMAGE)
+    except OSError:
+        return {}, ([] if not folder.exists() else [f"cannot list {folder}"])
+    for p in names:
+        m = re.search(r"\d+", p.name)
+        if m is None:
+            problems.append(f"{p.name}: no step number in the name; left out")
+            continue
+        k = int(m.group(0))
+        if k in found and "full" in p.name and "full" not in found[k].name:
+            continue  # the viewport screenshot is the step's
+        if (shot := _usable(p, problems)) is not None:
+            found[k] = shot
+    return found, problems
+
+
+def _usable(path: Path, problems: list[str]) -> Path | None:
+    """`path` when it is an image file; None (and why, in `problems`) for a missing file or an LFS pointer."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(64)
+    except OSError:
+        problems.append(f"{path.name}: missing")
+        return None
+    if head.startswith(_LFS):
+        problems.append(f"{path.name}: a Git LFS pointer, not the image")
+        return None
+    if not (head.startswith(b"\x89PNG") or head.startswith(b"\xff\xd8") or head[8:12] == b"WEBP"):
+        problems.append(f"{path.name}: not a PNG, JPEG or WebP image")
+        return None
+    return path
+
+
+def _verdicts(data: dict) -> list[tuple[str, int | None, str]]:
+    """A harness's own verdicts: (name, 1 success / 0 not / None undecided, reasoning)."""
+    out = []
+    judge = data.get("judge")
+    if isinstance(judge, dict) and judge.get("score") is not None:
+        try:
+            score = float(judge["score"])
+            out.append(("judge", 1 if score >= 50 else 0, str(judge.get("reasoning") or "")))
+        except (TypeError, ValueError):
+            pass
+    ev = data.get("Online_Mind2Web_evaluation")
+    if isinstance(ev, dict) and isinstance(ev.get("success"), bool):
+        out.append(("Online_Mind2Web_evaluation", int(ev["success"]), str(ev.get("judgement") or "")))
+    status = data.get("result_status")
+    if isinstance(status, str) and status.strip():
+        out.append(("result_status", 1 if status.strip().lower() == "success" else 0, status))
+    return out
