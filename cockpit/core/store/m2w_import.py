@@ -26,6 +26,7 @@ from PIL import Image
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.store import labels
+from cockpit.core.store.bu_read import find_histories, read_history
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.m2w_read import M2WRun, M2WStep, find_result_folders, read_result_folder
 from cockpit.core.store.newrun import NewRun
@@ -93,17 +94,30 @@ def parse_harness_action(text: str) -> Action | None:
 def import_mind2web(store: Store, root: Path, *, tasks: dict[str, dict] | None = None, agent: str = "",
                     progress=None) -> M2WReport:
     """Import every result folder under `root` (see the module doc); StoreError stops it (locked, read-only)."""
+    return import_runs(store, find_result_folders(Path(root)), read_result_folder, "m2w", SOURCE,
+                       tasks=tasks, agent=agent, progress=progress)
+
+
+def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str = "browser-use",
+                       progress=None) -> M2WReport:
+    """Import browser-use history files (one, or every one below a folder); see cockpit.core.store.bu_read."""
+    return import_runs(store, find_histories(Path(root)), lambda p: read_history(p, task), "bu", "browser-use",
+                       agent=agent, progress=progress)
+
+
+def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str, *, tasks: dict | None = None,
+                agent: str = "", progress=None) -> M2WReport:
+    """Import each of `paths` with `read(path) -> M2WRun` as a run of `source` (``<prefix>-<hash>`` ids)."""
     report = M2WReport()
-    folders = find_result_folders(Path(root))
     sweep(store)
-    for i, folder in enumerate(folders, 1):
-        run_id = "m2w-" + hashlib.sha1(f"{folder.resolve()}\0{agent}".encode()).hexdigest()[:10]
+    for i, folder in enumerate(paths, 1):
+        run_id = f"{prefix}-" + hashlib.sha1(f"{folder.resolve()}\0{agent}".encode()).hexdigest()[:10]
         if not store.missing_runs([run_id]):
             report.skipped.append(str(folder))
         else:
             try:
-                run = read_result_folder(folder)
-                _import_one(store, run, run_id, tasks or {}, agent, report)
+                run = read(folder)
+                _import_one(store, run, run_id, tasks or {}, agent, report, source)
                 report.imported.append(run_id)
                 report.problems += [f"{folder.name}: {p}" for p in run.problems]
                 report.missing_screenshots += run.missing
@@ -114,11 +128,12 @@ def import_mind2web(store: Store, root: Path, *, tasks: dict[str, dict] | None =
             except CockpitError as e:
                 report.failed.append(f"{folder}: not imported: {e}; nothing of it was kept")
         if progress:
-            progress(i, len(folders), folder)
+            progress(i, len(paths), folder)
     return report
 
 
-def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str, report: M2WReport) -> None:
+def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str, report: M2WReport,
+                source: str = SOURCE) -> None:
     known = task_of(run.task_id, tasks) or {}
     url = str(known.get("website") or next((s.url for s in run.steps if s.url), ""))
     started = _started(run)
@@ -133,13 +148,13 @@ def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str,
         rows = [_stage_step(store, staging, run_id, k, s, started, report) for k, s in enumerate(run.steps, 1)]
         with store.atomic():
             store.new_run(NewRun(run.task, url, task_id=run.task_id, site=_site(url), model=agent or "(imported)",
-                                 config=config, source=SOURCE, run_id=run_id, started=started, status="running"))
+                                 config=config, source=source, run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
             store.finish_run(run_id, "answered" if run.answer is not None else "ended", answer=run.answer)
             store.set_run(run_id, finished=started)
             for name, verdict, reasoning in run.verdicts:
-                labels.set_verdict(store, run_id, f"{agent or SOURCE}:{name}", 0, "harness", verdict, reply=reasoning)
+                labels.set_verdict(store, run_id, f"{agent or source}:{name}", 0, "harness", verdict, reply=reasoning)
             shutil.rmtree(final, ignore_errors=True)
             staging.mkdir(parents=True, exist_ok=True)
             os.replace(staging, final)
@@ -154,10 +169,10 @@ def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str,
 def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, started: float,
                 report: M2WReport) -> dict:
     files = {}
-    if s.screenshot is not None:
+    if s.screenshot is not None or s.image is not None:
         d = staging / store.step_dir(run_id, k).name
         d.mkdir(parents=True, exist_ok=True)
-        data = s.screenshot.read_bytes()
+        data = s.image if s.image is not None else s.screenshot.read_bytes()
         if not data.startswith(b"\x89PNG"):  # JPEG or WebP: the store keeps PNG
             with Image.open(io.BytesIO(data)) as im:
                 buf = io.BytesIO()
@@ -165,13 +180,13 @@ def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, st
                 data = buf.getvalue()
         (d / STEP_FILES["screenshot_clean"]).write_bytes(data)  # no marks to draw: one file serves both
         files["screenshot"] = files["screenshot_clean"] = store.step_file(run_id, k, "screenshot_clean")
-    action = parse_harness_action(s.action) if s.action else None
+    action = parse_action(s.canonical) if s.canonical else parse_harness_action(s.action) if s.action else None
     if s.action and action is None:
         report.unparsed_actions += 1
-    status = "answered" if s.answer else "ok"
+    status = "answered" if s.answer else "error" if s.error else "ok"
     return dict(step=k, thought=s.thought, action_text=s.action, action=str(action) if action else None,
-                target=action.target if action else None, status=status, url=s.url or None,
-                reply=s.thought, started=started, finished=started, **files)
+                target=action.target if action else None, status=status, url=s.url or None, title=s.title or None,
+                error=s.error or None, reply=s.thought, started=started, finished=started, **files)
 
 
 def _site(url: str) -> str:
@@ -180,6 +195,8 @@ def _site(url: str) -> str:
 
 
 def _started(run: M2WRun) -> float:
+    if run.started:
+        return run.started
     try:
         return (run.path / "result.json").stat().st_mtime
     except OSError:

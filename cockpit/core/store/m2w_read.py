@@ -39,11 +39,16 @@ _LFS = b"version https://git-lfs"
 
 @dataclass
 class M2WStep:
+    """One step of an imported run (Online-Mind2Web's, or browser-use's: see bu_read)."""
     action: str  # as the harness wrote it ("" for a thought without an action)
     thought: str = ""
     screenshot: Path | None = None
     url: str = ""
     answer: bool = False  # the final answer, not an action on the site
+    image: bytes | None = None  # the screenshot itself, when the harness kept it inline (base64)
+    canonical: str | None = None  # the action in Cockpit's grammar when the reader knows it (else parsed)
+    error: str = ""  # what the harness said went wrong
+    title: str = ""
 
 
 @dataclass
@@ -58,6 +63,7 @@ class M2WRun:
     verdicts: list[tuple[str, int | None, str]] = field(default_factory=list)  # (name, 1/0/None, reasoning)
     extra: dict = field(default_factory=dict)  # the harness's other fields, kept as they were
     problems: list[str] = field(default_factory=list)
+    started: float | None = None  # when the run began, where the harness recorded it
 
 
 def find_result_folders(root: Path) -> list[Path]:
