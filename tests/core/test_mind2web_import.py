@@ -132,3 +132,16 @@ def test_the_command_imports_and_the_mind2web_export_gives_the_folder_back(tmp_p
 def test_harness_action_strings(text, canonical):
     got = parse_harness_action(text)
     assert (str(got) if got else None) == canonical
+
+
+def test_a_folder_failing_half_way_leaves_nothing_behind(tmp_path):
+    root = tmp_path / "r"
+    folder(root, "good", ABP, {"1_screenshot.png": png(1), "2_screenshot.jpg": b"\xff\xd8\xff\xe0 not really a jpeg"})
+    with Store(tmp_path / "home") as store:
+        report = import_mind2web(store, root)
+        assert report.imported == [] and len(report.failed) == 1 and "nothing of it was kept" in report.failed[0]
+        assert store.runs() == []
+        runs_dir = tmp_path / "home" / "runs"
+        assert not runs_dir.exists() or not any(runs_dir.glob("m2w-*"))  # no files of it either
+        (root / "good" / "trajectory" / "2_screenshot.jpg").unlink()  # fixed: importing again retries it
+        assert len(import_mind2web(store, root).imported) == 1
