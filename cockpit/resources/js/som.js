@@ -532,10 +532,13 @@
     // A hit test costs ~0.05 ms on most pages but over 1 ms in a block of 20,000 siblings (Chromium
     // looks at each): the grid is as fine as ~12 ms of hit tests allow, 48px at most; on such pages
     // only bigger escaped elements (dialogs, banners) are found again.
+    topDoc.elementFromPoint(VW / 2, VH / 2);  // the first hit test after a scroll pays for layout: not timed
     const c0 = performance.now();
     for (let k = 1; k <= 4; k++) topDoc.elementFromPoint(VW * k / 5, VH * k / 5);
     const cost = (performance.now() - c0) / 4;
-    const STEP = Math.max(48, Math.ceil(Math.sqrt(VW * VH * cost / (opts.rescueMs || 12))));
+    // Never coarser than 160px, so a dialog or a banner (a cookie bar is ~60px high, at the bottom) is
+    // always hit: on a slow machine that takes longer than the 12 ms aimed at.
+    const STEP = Math.min(160, Math.max(48, Math.ceil(Math.sqrt(VW * VH * cost / (opts.rescueMs || 12)))));
     stats.rescue_step = STEP;
     for (let y = STEP / 2; y < VH; y += STEP) {
       for (let x = STEP / 2; x < VW; x += STEP) {
