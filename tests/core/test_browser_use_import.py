@@ -99,7 +99,7 @@ def test_both_history_shapes_become_runs(tmp_path):
         assert store.read_file(new_steps[1]["screenshot_clean"]) == png(8)
         verdicts = {(v["run_id"], v["judge"]): v["verdict"] for v in L.verdicts(store)}
         assert verdicts == {(old["id"], "browser-use:self_report"): 1, (new["id"], "browser-use:self_report"): 0}
-        assert report.missing_screenshots == 2  # old step 2 (none saved), new step 3 (none)
+        assert report.missing_screenshots == 1  # old step 2 (none saved); the answer needs none
 
 
 def test_the_command_names_a_damaged_history_and_imports_the_rest(tmp_path):
@@ -114,3 +114,22 @@ def test_the_command_names_a_damaged_history_and_imports_the_rest(tmp_path):
     with Store(home) as store:
         (run,) = store.runs()
         assert run["task"] == "Find the baggage allowance"
+
+
+def test_odd_histories_import_what_they_can(tmp_path):
+    odd = {"history": [
+        {"model_output": {"action": [{"click_element": {"index": "abc"}}]}, "result": [{"metadata": ["x"]}],
+         "state": {"interacted_element": {"not": "a list"}, "screenshot_path": "screenshots/step_1.png"}},
+        {"model_output": {"action": [{"done": "finished"}]}, "result": [{"is_done": True}], "state": None},
+        {"model_output": None, "result": None, "state": {"url": "https://x.org"}}]}
+    for name in ("t1", "t2"):
+        (tmp_path / "h" / name).mkdir(parents=True)
+        (tmp_path / "h" / name / "AgentHistory.json").write_text(json.dumps(odd))
+    (tmp_path / "h" / "t2" / "result.json").write_text(json.dumps({"task": "Find B"}))
+    with Store(tmp_path / "home") as store:
+        report = import_browser_use(store, tmp_path / "h", task="Find A")
+        assert not report.failed and len(report.imported) == 1  # the two files are the same history: one run
+        run = store.run(report.imported[0])
+        assert run["answer"] == "finished" and run["task_id"] in ("t1", "t2")
+        steps = store.steps(run["id"])
+        assert steps[0]["action"] is None and steps[0]["action_text"] == "click_element(index='abc')"

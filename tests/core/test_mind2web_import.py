@@ -75,8 +75,12 @@ def test_each_variant_becomes_a_run_step_by_step(tmp_path, results):
                                                 "Type; baggage allowance", "Press [ENTER]", "Scroll by (0, 550)",
                                                 "ANSWER; 30 kg"]
         assert [s["action_text"] for s in steps[:2]] == ABP["action_history"][:2]  # verbatim too
-        assert [bool(s["screenshot_clean"]) for s in steps] == [True, True, False, False, True, True]
-        assert store.read_file(steps[4]["screenshot_clean"]) == png(5)
+        # ABP shoots the page after each action (from 1): action i acted on the page of shot i, and the answer
+        # was given on the page after the last action (shot 5); the first action has none, nor do 3 and 4
+        assert [bool(s["screenshot_clean"]) for s in steps] == [False, True, True, False, False, True]
+        assert store.read_file(steps[1]["screenshot_clean"]) == png(1)
+        assert store.read_file(steps[5]["screenshot_clean"]) == png(5)
+        assert any("6_full_screenshot.png" in p and "paired with no step" in p for p in report.problems)
         assert steps[1]["thought"] == "The homepage has loaded."
         seeact = store.steps(runs["seeact1"]["id"])
         assert [s["action_text"] for s in seeact[:3]] == SEEACT["action_history"] and seeact[0]["action"] is None
@@ -84,7 +88,7 @@ def test_each_variant_becomes_a_run_step_by_step(tmp_path, results):
         assert seeact[0]["thought"] == SEEACT["thoughts"][0] and seeact[1]["thought"] == ""
         verdicts = {v["judge"]: v["verdict"] for v in L.verdicts(store)}
         assert verdicts == {"abp:result_status": 1, "abp:judge": 1}
-        assert report.missing_screenshots == 3  # ABP's 3 and 4, SeeAct's LFS pointer
+        assert report.missing_screenshots == 4  # ABP's first, 4th and 5th actions, SeeAct's LFS pointer
         again = import_mind2web(store, results, agent="abp")
         assert again.imported == [] and len(again.skipped) == 3
         assert len(import_mind2web(store, results, agent="other").imported) == 3  # another agent's: new runs
@@ -119,8 +123,11 @@ def test_the_command_imports_and_the_mind2web_export_gives_the_folder_back(tmp_p
     back = json.loads((out / ABP["task_id"] / "result.json").read_text())
     for key in ("task_id", "task", "final_result_response", "action_history", "thoughts", "result_status"):
         assert back[key] == ABP[key], key
-    for k in (1, 2, 5, 6):  # the same files, byte for byte
+    for k in (1, 2, 5):  # the same files, byte for byte (6 was paired with no step: said at import)
         assert (out / ABP["task_id"] / "trajectory" / f"{k}_full_screenshot.png").read_bytes() == png(k)
+    assert cockpit(home, "export", rid, "--format", "mind2web", "--out", str(results)).returncode == 0
+    assert (results / ABP["task_id"] / "trajectory" / "6_full_screenshot.png").read_bytes() == png(6)  # untouched
+    assert (results / f"{ABP['task_id']}-{rid}" / "result.json").is_file()  # written beside it instead
 
 
 @pytest.mark.parametrize("text,canonical", [
@@ -145,3 +152,26 @@ def test_a_folder_failing_half_way_leaves_nothing_behind(tmp_path):
         assert not runs_dir.exists() or not any(runs_dir.glob("m2w-*"))  # no files of it either
         (root / "good" / "trajectory" / "2_screenshot.jpg").unlink()  # fixed: importing again retries it
         assert len(import_mind2web(store, root).imported) == 1
+
+
+def test_odd_input_is_reported_per_folder_and_pairing_never_shifts(tmp_path):
+    import shutil
+    root = tmp_path / "r"
+    lfs = b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 1\n"
+    folder(root, "a", {"task": "t", "action_history": ["Click at (1, 2)", "Click at (3, 4)", "Navigate forward"],
+                       "final_result_response": "x"}, {"0_screenshot.png": lfs, "1_screenshot.png": png(1),
+                                                      "2_screenshot.png": png(2), "3_screenshot.png": png(3)})
+    shutil.copytree(root / "a", root / "a-copy")  # the same run twice: imported once
+    folder(root, "odd", {"task": "t", "action_history": {"not": "a list"}}, {})
+    (root / "bom").mkdir()
+    (root / "bom" / "result.json").write_bytes(b"\xef\xbb\xbf" + json.dumps({"task": "with a BOM"}).encode())
+    with Store(tmp_path / "home") as store:
+        report = import_mind2web(store, root)
+        assert len(report.imported) == 2 and len(report.skipped) == 1  # a, bom; the copy skipped
+        assert len(report.failed) == 1 and "odd" in report.failed[0] and "not a list" in report.failed[0]
+        a = next(store.run(r) for r in report.imported if store.run(r)["task"] == "t")
+        steps = store.steps(a["id"])
+        assert steps[0]["screenshot_clean"] is None  # its shot was an LFS pointer: no shift of the others
+        assert store.read_file(steps[1]["screenshot_clean"]) == png(1)
+        assert steps[2]["action"] is None and steps[2]["action_text"] == "Navigate forward"
+        assert store.read_file(steps[3]["screenshot_clean"]) == png(3)  # the answer's page

@@ -17,11 +17,11 @@ def test_an_imported_run_is_reviewed_like_a_native_one(qtbot, tmp_path):
         p.show()
         qtbot.waitExposed(p)
         assert "abp" in [p.f_model.itemText(i) for i in range(p.f_model.count())]  # the agent, to filter by
-        p.show_run(rid)
-        qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
-        p.go(1)  # step 2: "Click at (963, 72)"
+        p.show_run(rid)  # step 1 (Navigate): ABP shot no page before its first action
+        qtbot.waitUntil(lambda: "has no screenshot" in p.view.message(), timeout=5000)
+        p.go(1)  # step 2: "Click at (963, 72)", on the page of shot 1
         qtbot.waitUntil(lambda: p.view.pointer_marker() is not None, timeout=5000)
         assert p.view.pointer_marker().pos().x() == 963  # "Click at (963, 72)", drawn where it clicked
-        p.go(2)  # step 3: its screenshot number is a gap in the trajectory
+        p.go(3)  # step 4: its screenshot number (3) is a gap in the trajectory
         qtbot.waitUntil(lambda: "has no screenshot" in p.view.message(), timeout=5000)
         p.close()

@@ -74,34 +74,55 @@ def read_history(path: Path, task: str = "") -> M2WRun:
         step, done = _step(h, path, problems, n)
         steps.append(step)
         if done is not None:
-            answer = done.get("text") or ""
+            answer = _done_text(done, h)
             if isinstance(done.get("success"), bool):
                 verdicts = [("self_report", int(done["success"]), "the agent's own done(success=...)")]
-    run = M2WRun(path, path.stem, task or _sibling_task(path) or f"(no task recorded: {path.name})", answer, steps,
+    generic = path.stem.lower().startswith(("agenthistory", "agent_history", "history"))
+    task_id = path.parent.name if generic else path.stem  # one folder per task, each with its AgentHistory.json
+    run = M2WRun(path, task_id, _sibling_task(path) or task or f"(no task recorded: {path.name})", answer, steps,
                  "browser-use", problems=problems, verdicts=verdicts)
-    run.missing = sum(1 for s in steps if s.screenshot is None and s.image is None)
-    starts = [(h.get("metadata") or {}).get("step_start_time") for h in history]
-    run.started = next((float(t) for t in starts if isinstance(t, (int, float))), None)
+    run.missing = sum(1 for s in steps if s.screenshot is None and s.image is None and not s.answer)
+    starts = [(h.get("metadata") or {}).get("step_start_time") if isinstance(h.get("metadata"), dict) else None
+              for h in history]
+    run.started = next((float(t) for t in starts if isinstance(t, (int, float))), None) or path.stat().st_mtime
     return run
 
 
+def _done_text(done: dict, h: dict) -> str:
+    """The answer a done action gave: its text, else its structured data (as JSON), else what its result says."""
+    if done.get("text"):
+        return str(done["text"])
+    if done.get("data") is not None:
+        return json.dumps(done["data"], ensure_ascii=False)
+    results = [r for r in (h.get("result") or []) if isinstance(r, dict) and r.get("is_done")]
+    return str(results[-1].get("extracted_content") or "") if results else ""
+
+
 def _step(h: dict, path: Path, problems: list[str], n: int) -> tuple[M2WStep, dict | None]:
-    out = h.get("model_output") or {}
-    actions = [a for a in (out.get("action") or []) if isinstance(a, dict) and a]
-    results = [r for r in (h.get("result") or []) if isinstance(r, dict)]
-    state = h.get("state") or {}
-    elements = state.get("interacted_element") or []
+    out = h.get("model_output") if isinstance(h.get("model_output"), dict) else {}
+    actions = [a for a in (out.get("action") or []) if isinstance(a, dict) and a] \
+        if isinstance(out.get("action"), list) else []
+    results = [r for r in (h.get("result") or []) if isinstance(r, dict)] if isinstance(h.get("result"), list) else []
+    state = h.get("state") if isinstance(h.get("state"), dict) else {}
+    elements = state.get("interacted_element") if isinstance(state.get("interacted_element"), list) else []
     written = "; ".join(_written(a) for a in actions)
-    done = next((next(iter(a.values())) or {} for a in actions if next(iter(a)) == "done"), None)
+    done = next((_as_dict(next(iter(a.values()))) for a in actions if next(iter(a)) == "done"), None)
     error = "; ".join(str(r["error"]) for r in results if r.get("error"))
     step = M2WStep(written, _thought(out), url=str(state.get("url") or ""), title=str(state.get("title") or ""),
                    error=error, answer=done is not None)
     if done is not None:
-        step.canonical = str(Action("answer", text=str(done.get("text") or "")))
+        step.canonical = Action("answer", text=_done_text(done, h))
     elif len(actions) == 1:
-        step.canonical = _canonical(actions[0], elements[0] if elements else None, results[0] if results else {})
+        try:
+            step.canonical = _canonical(actions[0], elements[0] if elements else None, results[0] if results else {})
+        except (TypeError, ValueError, AttributeError):  # parameters of an unexpected type: kept as written
+            step.canonical = None
     step.image, step.screenshot = _screenshot(state, path, problems, n)
     return step, done
+
+
+def _as_dict(value) -> dict:
+    return value if isinstance(value, dict) else {"text": "" if value is None else str(value)}
 
 
 def _written(action: dict) -> str:
@@ -119,7 +140,7 @@ def _thought(out: dict) -> str:
 
 def _point(element: dict | None, result: dict) -> tuple[int, int] | None:
     """Where the action acted, in viewport pixels: the click the result records, else the element's centre."""
-    meta = result.get("metadata") or {}
+    meta = result.get("metadata") if isinstance(result.get("metadata"), dict) else {}
     if isinstance(meta.get("click_x"), (int, float)) and isinstance(meta.get("click_y"), (int, float)):
         return round(meta["click_x"]), round(meta["click_y"])
     if not isinstance(element, dict):
@@ -133,7 +154,7 @@ def _point(element: dict | None, result: dict) -> tuple[int, int] | None:
     return None
 
 
-def _canonical(action: dict, element: dict | None, result: dict) -> str | None:
+def _canonical(action: dict, element: dict | None, result: dict) -> Action | None:
     """One browser-use action in Cockpit's grammar (None: no counterpart; its text is kept as written)."""
     name, p = next(iter(action.items()))
     p = p if isinstance(p, dict) else {}
@@ -141,23 +162,23 @@ def _canonical(action: dict, element: dict | None, result: dict) -> str | None:
     index = p.get("index")
     if name in _CLICK:
         if isinstance(p.get("coordinate_x"), (int, float)):
-            return str(Action("click", point=(round(p["coordinate_x"]), round(p.get("coordinate_y") or 0))))
-        return str(Action("click", point=at)) if at else str(Action("click", int(index))) if index is not None else None
+            return Action("click", point=(round(p["coordinate_x"]), round(p.get("coordinate_y") or 0)))
+        return Action("click", point=at) if at else Action("click", int(index)) if index is not None else None
     if name in _INPUT and "text" in p:
         text = str(p["text"])
-        return str(Action("type", text=text, point=at)) if at else \
-            str(Action("type", int(index), text)) if index is not None else None
+        return Action("type", text=text, point=at) if at else \
+            Action("type", int(index), text) if index is not None else None
     if name in _GOTO and p.get("url"):
-        return str(Action("goto", text=str(p["url"])))
+        return Action("goto", text=str(p["url"]))
     if name == "go_back":
-        return str(Action("back"))
+        return Action("back")
     if name in ("scroll_down", "scroll_up") or (name == "scroll" and index is None):
         down = name == "scroll_down" or (name == "scroll" and p.get("down", True))
-        return str(Action("scroll", None, "down" if down else "up"))
+        return Action("scroll", None, "down" if down else "up")
     if name == "send_keys" and p.get("keys"):
-        return str(Action("press", text=str(p["keys"])))
+        return Action("press", text=str(p["keys"]))
     if name == "wait":
-        return str(Action("wait"))
+        return Action("wait")
     return None
 
 
@@ -175,7 +196,9 @@ def _screenshot(state: dict, path: Path, problems: list[str], n: int) -> tuple[b
         return None, None
     named = state.get("screenshot_path")
     if isinstance(named, str) and named:
-        for candidate in (Path(named), path.parent / "screenshots" / Path(named).name, path.parent / Path(named).name):
+        given = Path(named)  # a relative path is the history's own folder's, never the current directory's
+        for candidate in ((given if given.is_absolute() else path.parent / given),
+                          path.parent / "screenshots" / given.name, path.parent / given.name):
             if candidate.is_file():
                 return None, candidate
         problems.append(f"step {n}: its screenshot {named} is not there")

@@ -83,8 +83,10 @@ def normalise(text: str) -> str:
 
 def parse_harness_action(text: str) -> Action | None:
     """The canonical action of a harness's action string; None when the grammar cannot read it."""
-    if not text or "->" in text and not re.match(r"^(CLICK|HOVER)\s+coords\(", text.strip(), re.I):
+    if not text or "->" in text and not re.match(r"^(CLICK|HOVER)\s+coords\(|^ANSWER", text.strip(), re.I):
         return None  # "<button> Search -> CLICK": an element description, kept verbatim
+    if re.match(r"^navigate\s+(forward|reload|refresh)\b", text.strip(), re.I):
+        return None  # no counterpart in the grammar (and not "Goto [forward]")
     try:
         return parse_action(normalise(text))
     except ActionParseError:
@@ -101,8 +103,13 @@ def import_mind2web(store: Store, root: Path, *, tasks: dict[str, dict] | None =
 def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str = "browser-use",
                        progress=None) -> M2WReport:
     """Import browser-use history files (one, or every one below a folder); see cockpit.core.store.bu_read."""
-    return import_runs(store, find_histories(Path(root)), lambda p: read_history(p, task), "bu", "browser-use",
-                       agent=agent, progress=progress)
+    paths = find_histories(Path(root))
+    report = import_runs(store, paths, lambda p: read_history(p, task), "bu", "browser-use", agent=agent,
+                         progress=progress)
+    if task and len(paths) > 1:
+        report.problems.append(f"--task was given for {len(paths)} histories: each without a result.json beside "
+                               "it got that task")
+    return report
 
 
 def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str, *, tasks: dict | None = None,
@@ -111,22 +118,27 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
     report = M2WReport()
     sweep(store)
     for i, folder in enumerate(paths, 1):
-        run_id = f"{prefix}-" + hashlib.sha1(f"{folder.resolve()}\0{agent}".encode()).hexdigest()[:10]
-        if not store.missing_runs([run_id]):
-            report.skipped.append(str(folder))
-        else:
-            try:
+        shown = _printable(str(folder))
+        try:
+            run_id = f"{prefix}-{_content_id(folder, agent)}"
+            if not store.missing_runs([run_id]):
+                report.skipped.append(shown)
+            else:
                 run = read(folder)
                 _import_one(store, run, run_id, tasks or {}, agent, report, source)
                 report.imported.append(run_id)
-                report.problems += [f"{folder.name}: {p}" for p in run.problems]
+                where = _printable(folder.parent.name + "/" + folder.name if folder.is_file() else folder.name)
+                report.problems += [f"{where}: {p}" for p in run.problems]
                 report.missing_screenshots += run.missing
-            except StoreError:
-                raise
-            except OSError as e:
-                report.failed.append(f"{folder}: not imported: {e.strerror or e} ({e.filename}); nothing of it was kept")
-            except CockpitError as e:
-                report.failed.append(f"{folder}: not imported: {e}; nothing of it was kept")
+        except StoreError:
+            raise
+        except OSError as e:
+            report.failed.append(f"{shown}: not imported: {e.strerror or e} ({e.filename}); nothing of it was kept")
+        except CockpitError as e:
+            report.failed.append(f"{shown}: not imported: {e}; nothing of it was kept")
+        except Exception as e:  # odd but possible input (a huge image, a field of an unexpected type): this one only
+            report.failed.append(f"{shown}: not imported: {type(e).__name__}: {_printable(str(e))[:300]}; "
+                                 "nothing of it was kept")
         if progress:
             progress(i, len(paths), folder)
     return report
@@ -137,7 +149,9 @@ def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str,
     known = task_of(run.task_id, tasks) or {}
     url = str(known.get("website") or next((s.url for s in run.steps if s.url), ""))
     started = _started(run)
-    config = {"imported_from": str(run.path), "schema": run.schema, "agent": agent, "problems": run.problems,
+    run.task_id = _printable(run.task_id)
+    config = {"imported_from": _printable(str(run.path)), "schema": run.schema, "agent": agent,
+              "problems": run.problems, "lists": run.extra_lists,
               "missing_screenshots": run.missing, **({"harness": run.extra} if run.extra else {}),
               "trajectory_names": {str(k): s.screenshot.name for k, s in enumerate(run.steps, 1) if s.screenshot},
               **{k: known[k] for k in ("level", "reference_length") if k in known}}
@@ -151,7 +165,9 @@ def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str,
                                  config=config, source=source, run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
-            store.finish_run(run_id, "answered" if run.answer is not None else "ended", answer=run.answer)
+            gave_up = str(run.extra.get("result_status") or "").lower() == "error" and not run.answer
+            store.finish_run(run_id, "answered" if run.answer is not None and not gave_up else "ended",
+                             answer=run.answer)
             store.set_run(run_id, finished=started)
             for name, verdict, reasoning in run.verdicts:
                 labels.set_verdict(store, run_id, f"{agent or source}:{name}", 0, "harness", verdict, reply=reasoning)
@@ -180,13 +196,31 @@ def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, st
                 data = buf.getvalue()
         (d / STEP_FILES["screenshot_clean"]).write_bytes(data)  # no marks to draw: one file serves both
         files["screenshot"] = files["screenshot_clean"] = store.step_file(run_id, k, "screenshot_clean")
-    action = parse_action(s.canonical) if s.canonical else parse_harness_action(s.action) if s.action else None
+    action = s.canonical if s.canonical is not None else parse_harness_action(s.action) if s.action else None
     if s.action and action is None:
         report.unparsed_actions += 1
     status = "answered" if s.answer else "error" if s.error else "ok"
     return dict(step=k, thought=s.thought, action_text=s.action, action=str(action) if action else None,
                 target=action.target if action else None, status=status, url=s.url or None, title=s.title or None,
                 error=s.error or None, reply=s.thought, started=started, finished=started, **files)
+
+
+def _content_id(path: Path, agent: str) -> str:
+    """What identifies an imported run: the agent and the folder's content (its result or history file and its
+    screenshots' names and sizes), so a copy is skipped and a folder whose files changed (an LFS pull) is new."""
+    h = hashlib.sha1(agent.encode() + b"\0")
+    main = path if path.is_file() else path / "result.json"
+    h.update(main.read_bytes())
+    shots = main.parent / ("trajectory" if not path.is_file() else "screenshots")
+    if shots.is_dir():
+        for p in sorted(shots.iterdir()):
+            h.update(os.fsencode(p.name) + str(p.stat().st_size).encode())
+    return h.hexdigest()[:12]
+
+
+def _printable(text: str) -> str:
+    """A path or message with undecodable bytes of file names replaced, fit for the store and the terminal."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _site(url: str) -> str:

@@ -8,12 +8,14 @@ Two layouts of ``result.json``:
 
 * v1 (the original; SeeAct, ABP, browser-use's harness): ``task``, ``final_result_response``,
   ``action_history`` (strings), ``thoughts`` (strings). Screenshots are every image in ``trajectory/``,
-  ordered by the first number in the name (as ``run.py`` does); numbering starts at 0 or 1 and may skip.
-  Action i is paired with screenshot number base + i (base: 0 when a file numbered 0 exists, else 1) and
-  with ``thoughts[i]``. The lists may differ in length: an action without a thought gets none; thoughts
-  past the last action become steps with no action; a screenshot past the last action goes to the final
-  ANSWER step (added when ``final_result_response`` is given). Where both ``k_screenshot`` and
-  ``k_full_screenshot`` exist, the viewport one is the step's screenshot.
+  numbered by the first number in the name (as ``run.py`` orders them). Action i (from 0) is paired with
+  screenshot number i and with ``thoughts[i]``: a harness numbering from 0 (SeeAct, browser-use's) shoots
+  the page before each action; one numbering from 1 (ABP) shoots the page after each action, which is the
+  page the next action acted on, so the same rule holds (ABP's first action has no screenshot). The final
+  ANSWER step (when ``final_result_response`` is given) gets the screenshot numbered len(actions), else the
+  last one left. The lists may differ in length: an action without a thought gets none; thoughts past the
+  last action become steps with no action. Images paired with no step are named in the problems. Where
+  both ``k_screenshot`` and ``k_full_screenshot`` exist, the viewport one is the step's screenshot.
 * v2 (``"schema_version": "online-mind2web-v2"``): ``action_history`` is a list of steps, each with its
   ``action``, ``thought``, ``url`` and ``screenshot`` file name; the final ``TASK_COMPLETE -> ANSWER: …``
   step and ``agent_final_answer`` give the answer.
@@ -29,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import CockpitError
 
 RESULT = "result.json"
@@ -46,7 +49,7 @@ class M2WStep:
     url: str = ""
     answer: bool = False  # the final answer, not an action on the site
     image: bytes | None = None  # the screenshot itself, when the harness kept it inline (base64)
-    canonical: str | None = None  # the action in Cockpit's grammar when the reader knows it (else parsed)
+    canonical: Action | None = None  # the action in Cockpit's grammar when the reader knows it (else parsed)
     error: str = ""  # what the harness said went wrong
     title: str = ""
 
@@ -64,6 +67,7 @@ class M2WRun:
     extra: dict = field(default_factory=dict)  # the harness's other fields, kept as they were
     problems: list[str] = field(default_factory=list)
     started: float | None = None  # when the run began, where the harness recorded it
+    extra_lists: dict = field(default_factory=dict)  # v1: how long its lists were (for writing it back)
 
 
 def find_result_folders(root: Path) -> list[Path]:
@@ -73,14 +77,36 @@ def find_result_folders(root: Path) -> list[Path]:
         return [root]
     if not root.is_dir():
         raise CockpitError(f"{root} is not a folder")
-    return sorted(p for p in root.iterdir() if p.is_dir() and (p / RESULT).is_file())
+    found = _result_children(root)
+    if not found:  # one level too high (a repository holding <run>/<task_id>/): look one level down
+        for sub in sorted(p for p in _children(root)):
+            found += _result_children(sub)
+    return found
+
+
+def _children(root: Path) -> list[Path]:
+    try:
+        return [p for p in root.iterdir() if p.is_dir()]
+    except OSError:
+        return []
+
+
+def _result_children(root: Path) -> list[Path]:
+    out = []
+    for p in _children(root):
+        try:
+            if (p / RESULT).is_file():
+                out.append(p)
+        except OSError:  # an unreadable folder: read_result_folder reports it
+            out.append(p)
+    return sorted(out)
 
 
 def read_result_folder(folder: Path) -> M2WRun:
     """The run in one task folder; CockpitError (with the reason) when result.json cannot be used."""
     folder = Path(folder)
     try:
-        data = json.loads((folder / RESULT).read_text(encoding="utf-8"))
+        data = json.loads((folder / RESULT).read_text(encoding="utf-8-sig"))
     except (OSError, UnicodeDecodeError) as e:
         raise CockpitError(f"cannot read {RESULT}: {getattr(e, 'strerror', None) or e}") from None
     except ValueError as e:
@@ -93,8 +119,8 @@ def read_result_folder(folder: Path) -> M2WRun:
     task_id = folder.name  # run.py's rule: the folder names the task
     run = (_read_v2 if data.get("schema_version") == V2 else _read_v1)(folder, data, task_id, task)
     run.verdicts = _verdicts(data)
-    known = {"task_id", "task", "final_result_response", "action_history", "thoughts", "schema_version",
-             "agent_final_answer"}
+    known = {"task", "final_result_response", "action_history", "thoughts", "schema_version",
+             "agent_final_answer"}  # the rest (its own task_id too) is kept, and written back on export
     run.extra = {k: v for k, v in data.items() if k not in known}
     return run
 
@@ -111,13 +137,18 @@ def _read_v1(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
     answer = data.get("final_result_response")
     answer = None if answer is None else str(answer)
     shots, problems = _numbered_images(folder / "trajectory")
-    base = 0 if 0 in shots else 1
-    steps = [M2WStep(a, thoughts[i] if i < len(thoughts) else "", shots.get(base + i)) for i, a in enumerate(actions)]
+    steps = [M2WStep(a, thoughts[i] if i < len(thoughts) else "", shots.get(i)) for i, a in enumerate(actions)]
     steps += [M2WStep("", t) for t in thoughts[len(actions):]]
+    used = set(range(len(actions)))
     if answer is not None:
-        rest = [k for k in sorted(shots) if k >= base + len(steps)]
-        steps.append(M2WStep(f"ANSWER; {answer}", "", shots.get(rest[-1]) if rest else None, answer=True))
+        rest = [k for k in sorted(shots) if k >= len(actions)]
+        last = len(actions) if len(actions) in shots else rest[-1] if rest else None
+        steps.append(M2WStep(f"ANSWER; {answer}", "", shots.get(last) if last is not None else None, answer=True))
+        used.add(last)
+    if unpaired := sorted(shots[k].name for k in shots if k not in used):
+        problems.append(f"{len(unpaired)} screenshot(s) paired with no step (not imported): {', '.join(unpaired[:5])}")
     run = M2WRun(folder, task_id, task, answer, steps, "v1", problems=problems)
+    run.extra_lists = {"actions": len(actions), "thoughts": len(thoughts)}
     run.missing = _count_missing(run)
     if len(thoughts) != len(actions) and thoughts:
         run.problems.append(f"{len(actions)} actions and {len(thoughts)} thoughts: paired in order")
@@ -132,13 +163,14 @@ def _read_v2(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
     steps, problems = [], []
     for s in history:
         action = str(s.get("action") or "")
-        name = s.get("screenshot")
-        shot = _usable(folder / "trajectory" / str(name), problems) if name else None
+        name = Path(str(s.get("screenshot") or "").replace("\0", "")).name  # a file in trajectory/, nowhere else
+        shot = _usable(folder / "trajectory" / name, problems) if name else None
         final = action.upper().startswith("TASK_COMPLETE")
         if final and answer is None:
             answer = action.split("ANSWER:", 1)[-1].strip() if "ANSWER:" in action else ""
+        failed = str(s.get("action_status") or "").upper() == "FAILED" or action.rstrip().endswith("| FAILED")
         steps.append(M2WStep(f"ANSWER; {answer}" if final else action, str(s.get("thought") or ""), shot,
-                             str(s.get("url") or ""), answer=final))
+                             str(s.get("url") or ""), answer=final, error="the harness says it failed" if failed else ""))
     run = M2WRun(folder, task_id, task, None if answer is None else str(answer), steps, "v2", problems=problems)
     run.missing = _count_missing(run)
     return run
@@ -164,6 +196,9 @@ def _numbered_images(folder: Path) -> tuple[dict[int, Path], list[str]]:
         k = int(m.group(0))
         if k in found and "full" in p.name and "full" not in found[k].name:
             continue  # the viewport screenshot is the step's
+        if k in found and not ("full" in found[k].name and "full" not in p.name):
+            problems.append(f"{p.name}: number {k} again (after {found[k].name}); left out")
+            continue
         if (shot := _usable(p, problems)) is not None:
             found[k] = shot
     return found, problems
@@ -190,7 +225,9 @@ def _verdicts(data: dict) -> list[tuple[str, int | None, str]]:
     """A harness's own verdicts: (name, 1 success / 0 not / None undecided, reasoning)."""
     out = []
     judge = data.get("judge")
-    if isinstance(judge, dict) and judge.get("score") is not None:
+    if isinstance(judge, dict) and isinstance(judge.get("score"), bool):
+        out.append(("judge", int(judge["score"]), str(judge.get("reasoning") or "")))
+    elif isinstance(judge, dict) and judge.get("score") is not None:
         try:
             score = float(judge["score"])
             out.append(("judge", 1 if score >= 50 else 0, str(judge.get("reasoning") or "")))

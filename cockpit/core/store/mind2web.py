@@ -33,13 +33,15 @@ def _folder_name(run: dict) -> str:
 def _target(out: Path, run: dict) -> Path:
     """The task's folder, unless it holds another run's export: then <task_id>-<run id>."""
     plain = out / _folder_name(run)
+    if not plain.exists():
+        return plain
     try:
         there = json.loads((plain / RESULT).read_text(encoding="utf-8")).get("cockpit_run")
     except (OSError, ValueError, AttributeError):
-        there = None if not plain.exists() else ""
-    if there is None or there == run["id"]:
-        return plain
-    return out / f"{_folder_name(run)}-{run['id']}"
+        there = ""
+    # Only a folder this run was exported to is written over: another run's, or a harness's own (a folder
+    # a run was imported from), is left as it is.
+    return plain if there == run["id"] else out / f"{_folder_name(run)}-{run['id']}"
 
 
 def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -> Path:
@@ -52,13 +54,18 @@ def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -
     (folder / "trajectory").mkdir(parents=True, exist_ok=True)
     actions, thoughts, k = [], [], 0
     imported = run.get("source") == "mind2web"  # written back as it came: the harness's strings and file names
-    names = (run.get("config") or {}).get("trajectory_names") or {} if imported else {}
+    config = run.get("config") or {}
+    names = config.get("trajectory_names") or {} if imported else {}
+    lists = config.get("lists") or {} if imported else {}
+    seen = 0  # an imported run's steps before its answer: its actions first, then thoughts it had no action for
     for s in steps:
         action = (s.action_text if imported else s.action or s.action_text) or ""
         if imported and s.status != "answered":
-            if action:
+            if seen < lists.get("actions", 10 ** 9) and (action or "actions" in lists):
                 actions.append(action)
-            thoughts.append(s.thought or "")
+            if seen < lists.get("thoughts", 10 ** 9):
+                thoughts.append(s.thought or "")
+            seen += 1
         elif action and not action.upper().startswith("ANSWER"):  # the answer is not an action on the site
             actions.append(action + (" (human)" if s.actor == "human" else ""))
             thoughts.append(s.thought or "")
@@ -70,7 +77,8 @@ def export_mind2web(store: Store, run_id: str, out: Path, problems: list[str]) -
         except CockpitError as e:
             problems.append(f"{e}; not exported")
             continue
-        (folder / "trajectory" / (names.get(str(s.step)) or f"{k}_screenshot.png")).write_bytes(data)
+        name = names.get(str(s.step)) or f"{k}_screenshot.png"
+        (folder / "trajectory" / (name if name.lower().endswith(".png") else f"{Path(name).stem}.png")).write_bytes(data)
         k += 1
     harness = (run.get("config") or {}).get("harness") or {} if imported else {}
     result = {"task_id": str(run["task_id"] or run["id"]), "task": run["task"],
