@@ -84,6 +84,7 @@ def review_list_seconds(store: Store, runs: int) -> tuple[float, float]:
             break
     listed = time.perf_counter() - t0
     panel.table.selectRow(0)
+    panel.go(1)  # step 2: ABP's layout shoots the page after each action, so step 1 has no screenshot
     while not panel.view.has_screenshot() and time.perf_counter() - t0 < 120:
         app.processEvents()
         time.sleep(0.002)
@@ -113,7 +114,7 @@ def main() -> int:
             again = import_mind2web(store, src, agent="bench")
             print(f"import again: {len(again.skipped)} skipped in {time.perf_counter() - t0:.2f} s")
             listed, shown = review_list_seconds(store, len(report.imported))
-            print(f"Review: runs listed in {listed:.2f} s, first screenshot on screen at {shown:.2f} s")
+            print(f"Review: runs listed in {listed:.2f} s, a run's first screenshot on screen at {shown:.2f} s")
     return 0
 
 
