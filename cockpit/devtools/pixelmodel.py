@@ -175,10 +175,10 @@ def encode(dialect: str, move: Move, p) -> Reply:
     if dialect == "uitars":
         return Reply(text=f"Thought: {thought}\nAction: {_uitars(move, p)}")
     if dialect == "qwen":
-        return Reply(text=f"{thought}\n<tool_call>\n{json.dumps({'name': 'computer_use', 'arguments': _qwen(move, p)})}"
+        return Reply(text=f"{thought}\n<tool_call>\n{json.dumps({'name': 'computer_use', 'arguments': _computer_use(move, p, 'qwen')})}"
                           "\n</tool_call>")
     if dialect == "claude":
-        return _call_reply(thought, "computer", _claude(move, p))
+        return _call_reply(thought, "computer", _computer_use(move, p, "claude"))
     if dialect == "openai_tools":
         name, args = _tools(move, p)
         return _call_reply(thought, name, args)
@@ -208,33 +208,25 @@ def _uitars(move: Move, p) -> str:
     return simple[move.kind]
 
 
-def _qwen(move: Move, p) -> dict:
+def _computer_use(move: Move, p, dialect: str) -> dict:
+    """Qwen's computer_use arguments, or Claude's computer tool's: one schema (Qwen modelled its on Claude's),
+    apart from keys, scrolling and waiting."""
     xy = list(p) if p else None
-    return {"click": {"action": "left_click", "coordinate": xy},
-            "double_click": {"action": "double_click", "coordinate": xy},
-            "right_click": {"action": "right_click", "coordinate": xy},
-            "hover": {"action": "mouse_move", "coordinate": xy},
-            "type": {"action": "type", "text": move.text},
-            "press": {"action": "key", "keys": [move.text]},
-            "scroll": {"action": "scroll", "pixels": -400 if move.text != "up" else 400, "coordinate": xy},
-            "wait": {"action": "wait", "time": 1},
-            "answer": {"action": "answer", "text": move.text},
-            "back": {"action": "key", "keys": ["alt", "left"]}}[move.kind]
-
-
-def _claude(move: Move, p) -> dict:
-    xy = list(p) if p else None
-    return {"click": {"action": "left_click", "coordinate": xy},
-            "double_click": {"action": "double_click", "coordinate": xy},
-            "right_click": {"action": "right_click", "coordinate": xy},
-            "hover": {"action": "mouse_move", "coordinate": xy},
-            "type": {"action": "type", "text": move.text},
-            "press": {"action": "key", "text": move.text},
-            "scroll": {"action": "scroll", "coordinate": xy, "scroll_direction": move.text or "down",
-                       "scroll_amount": 4},
-            "wait": {"action": "wait", "duration": 1},
-            "answer": {"action": "answer", "text": move.text},
-            "back": {"action": "key", "text": "alt+Left"}}[move.kind]
+    pointed = {"click": "left_click", "double_click": "double_click", "right_click": "right_click",
+               "hover": "mouse_move"}
+    if move.kind in pointed:
+        return {"action": pointed[move.kind], "coordinate": xy}
+    if move.kind in ("type", "answer"):
+        return {"action": move.kind, "text": move.text}
+    qwen = dialect == "qwen"
+    if move.kind in ("press", "back"):
+        keys = [move.text] if move.kind == "press" else ["alt", "left"]
+        return {"action": "key", "keys": keys} if qwen else {"action": "key", "text": "+".join(keys)}
+    if move.kind == "scroll":
+        if qwen:
+            return {"action": "scroll", "pixels": -400 if move.text != "up" else 400, "coordinate": xy}
+        return {"action": "scroll", "coordinate": xy, "scroll_direction": move.text or "down", "scroll_amount": 4}
+    return {"action": "wait", "time" if qwen else "duration": 1}
 
 
 def _tools(move: Move, p) -> tuple[str, dict]:

@@ -41,7 +41,6 @@ class BridgeEvents:
         elif isinstance(e, ev.StepFinished):
             if e.actor == "human":
                 self.takeover.set_busy(False)
-            self._show_pointer(e.step)
         elif isinstance(e, ev.RunFinished):
             status = status_text(e.status)  # "refused (stopped at the gate)"
             self.statusBar().showMessage(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
@@ -63,19 +62,6 @@ class BridgeEvents:
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self._sync_details(getattr(e, "step", None))
         self._update_status()
-
-    def _show_pointer(self, step: int) -> None:
-        """A stored pixel step: the log names the element it hit; the live pane, still on its page, marks the point."""
-        try:
-            row = self.store.step(self.run_id, step) if self.run_id else None
-        except CockpitError:
-            return
-        if not row:
-            return
-        self.log_panel.set_pointer(step, row)
-        if self.shown_step is None:
-            color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
-            self.view.set_pointer(row.get("action") or row.get("action_text"), row.get("pointer"), color)
 
     def _show_fence(self, run_id: str) -> None:
         """Say in the status bar when the run may only visit some sites (as recorded with the run)."""

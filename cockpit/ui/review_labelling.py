@@ -10,6 +10,8 @@ import time
 
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QVBoxLayout, QWidget
 
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.errors import ActionParseError
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.screenshot_pointer import css_point
@@ -232,4 +234,7 @@ class ReviewLabelling:
 
 def _pixel(step: dict) -> bool:
     """The step acted at a point (a pixel-grounded model's, or a human's click at a point)."""
-    return bool(step.get("pointer")) or str(step.get("action") or "").split(" ", 1)[-1].startswith("(")
+    try:
+        return bool(step.get("pointer")) or parse_action(step.get("action") or "").pixel
+    except ActionParseError:
+        return False

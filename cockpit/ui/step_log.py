@@ -187,11 +187,8 @@ class StepLogPanel(QTreeWidget):
     def _pixel_action(self, it: QTreeWidgetItem, e: ev.ActionProposed) -> None:
         """``Click (600, 475) → <button> "Place order"``; what the model wrote goes into the expanded row."""
         wrote = _action(it)
-        desc = ((e.pointer or {}).get("resolved") or {}).get("desc")
         _set_action(it, e.action)
-        if desc:
-            it.setData(1, Qt.UserRole, e.action)
-            it.setText(1, f"{e.action} → {desc}")
+        _name_hit(it, e.action, resolved_desc({"pointer": e.pointer}))
         if wrote and wrote != e.action:
             self._child(it, "model wrote", wrote)
 
@@ -210,13 +207,9 @@ class StepLogPanel(QTreeWidget):
         Live events carry only the action text; the element found at the point (``pointer.resolved.desc``) is
         known once the step is stored, so the window calls this then (and when a step is opened)."""
         it = self.items.get(step)
-        desc = resolved_desc(row)
-        if it is None or not desc:
-            return
-        base = _action(it) or (row or {}).get("action") or (row or {}).get("action_text") or ""
-        if base:
-            it.setData(1, Qt.UserRole, base)
-            it.setText(1, f"{base} → {desc}")
+        if it is not None:
+            _name_hit(it, _action(it) or (row or {}).get("action") or (row or {}).get("action_text") or "",
+                      resolved_desc(row))
 
     def _lookahead(self, it: QTreeWidgetItem, e: ev.Event) -> None:
         if isinstance(e, ev.PredictionMade):
@@ -249,6 +242,14 @@ class StepLogPanel(QTreeWidget):
 def _action(it: QTreeWidgetItem) -> str:
     """The row's action text, without the resolved element set_pointer may have added."""
     return it.data(1, Qt.UserRole) or it.text(1)
+
+
+def _name_hit(it: QTreeWidgetItem, action: str, desc: str | None) -> None:
+    """The action cell names what a pixel action hit (``Click (600, 475) → <button> "Place order"``); the bare
+    action stays the row's action (what an approval's edit is compared with)."""
+    if action and desc:
+        it.setData(1, Qt.UserRole, action)
+        it.setText(1, f"{action} → {desc}")
 
 
 def _set_action(it: QTreeWidgetItem, text: str) -> None:

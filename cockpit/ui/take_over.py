@@ -41,10 +41,8 @@ class TakeOver:
         if not self.takeover.isVisible() or self.approval.isVisible():
             return
         x, y = point
-        inside = [m for m in self.view.marks() if m.bbox[0] <= x < m.bbox[0] + m.bbox[2]
-                  and m.bbox[1] <= y < m.bbox[1] + m.bbox[3]]
-        smallest = min(inside, key=lambda m: m.bbox[2] * m.bbox[3], default=None)
-        label = f"<{smallest.tag}> {smallest.label}" if smallest is not None else ""
+        under = self.view.mark_at(x, y)  # the smallest box holding the point, as the pane hit-tests boxes
+        label = f"<{under.tag}> {under.label}" if under is not None else ""
         self.takeover.set_point((x, y), label)
         self.view.set_pointer(f"Click ({x}, {y})", None, "#1e88e5")
 

@@ -192,7 +192,7 @@ class Agent(TakeOver, HopsAndMemory):
         result = (self.look.plan(st) if self.look and self.look.planning  # hook: planning
                   else self._call_model(n, st.request))
         t2 = time.perf_counter()
-        parsed, pointer = self.protocol.parse(result, st.obs)
+        parsed, pointer = self.protocol.parse(result)
         hidden = pixelstep.resolve(self, st, parsed, pointer)  # a pixel action: what is under its point
         # Text typed into a password or card field reaches the page, never the record or the history.
         hide = self.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks), hidden}

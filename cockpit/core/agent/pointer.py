@@ -67,8 +67,11 @@ class PointerActs:
 
     def resolve_point(self, x: int, y: int, marks: list[Mark]) -> Mark | None:
         """The element a pixel action at (x, y) acts on (see the module doc); None over nothing."""
-        self._in_view(x, y)
-        return self._resolved(self._act_js("at", None, [int(x), int(y)]), marks)
+        found = self._act_js("at", None, [int(x), int(y)])  # one round trip: the viewport check is in it
+        if found.get("why") == "outside":
+            w, h = found["size"]
+            raise ActionError(f"the point ({x}, {y}) is outside the {w}x{h} viewport; nothing was done")
+        return self._resolved(found, marks)
 
     def resolve_focus(self, marks: list[Mark]) -> Mark | None:
         """The element that has the keyboard focus (what ``Type; text`` types into); None: the page itself."""

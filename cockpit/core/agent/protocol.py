@@ -47,7 +47,7 @@ class MarksProtocol:
     def call(self, request, load_image, **kw) -> ChatResult:
         return self.client.chat(prompt.materialize(request, load_image), **kw)
 
-    def parse(self, result: ChatResult, obs: Observation) -> tuple[prompt.ParsedReply, dict | None]:
+    def parse(self, result: ChatResult) -> tuple[prompt.ParsedReply, dict | None]:
         return prompt.parse_reply(result.text), None
 
     def recorded_reply(self, result: ChatResult) -> str:
@@ -109,14 +109,15 @@ class PixelProtocol(MarksProtocol):
         return self.client.chat(prompt.materialize(request, load_image), tools=self.tools, **kw)
 
     # -- the reply ---------------------------------------------------------------
-    def parse(self, result: ChatResult, obs: Observation) -> tuple[prompt.ParsedReply, dict | None]:
+    def parse(self, result: ChatResult) -> tuple[prompt.ParsedReply, dict | None]:
+        """The reply in its dialect, its point converted against the frame of the screenshot sent (image())."""
         reply = dialects.Reply(text=result.text or "", tool_calls=list(result.tool_calls or []),
                                output=list(result.output or []))
         dialect = self.dialect
         if dialect == "auto":  # a reply that fits no pixel dialect is read as plain text (no marks: none were sent)
             dialect = dialects.detect(reply) or "plain"
         dp = dialects.parse(dialect, reply)
-        frame = self.frame or coords.Frame(tuple(obs.viewport), tuple(obs.viewport))
+        frame = self.frame
         extra = {"mode": "pixels", "dialect": dialect, "space": self.space, "frame": frame.to_dict(),
                  "model_action": str(dp.action) if dp.action is not None else None}
         if dp.safety_checks:

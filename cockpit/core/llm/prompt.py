@@ -9,11 +9,11 @@ or a browser.
 from __future__ import annotations
 
 import copy
-import re
 from dataclasses import dataclass
 from typing import Callable
 
 from cockpit.core import resources
+from cockpit.core.actions import replytext
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import ActionParseError
 from cockpit.core.page.images import data_url
@@ -164,9 +164,6 @@ class ParsedReply:
     error: str = ""  # feedback for the model when action is None
 
 
-_LABEL = r"(?<![A-Za-z])[*_#>`]*{}[*_\s`]*[:：][*_\s`]*"
-_THOUGHT = re.compile(_LABEL.format("thoughts?"), re.I)
-_ACTION = re.compile(_LABEL.format("action"), re.I)
 
 
 def parse_reply(text: str | None) -> ParsedReply:
@@ -177,24 +174,13 @@ def parse_reply(text: str | None) -> ParsedReply:
     does not count when a proper Action line follows.
     """
     text = (text or "").strip()
-    labels = list(_ACTION.finditer(text))
-    at_line_start = [m for m in labels if text[:m.start()].rstrip(" \t*_#>`").endswith("\n") or
-                     not text[:m.start()].strip(" \t*_#>`")]
-    am = (at_line_start or labels or [None])[-1]
+    am = replytext.action_label(text)
     if am is None:
-        return ParsedReply(_thought(text, len(text)), "", None, FORMAT_ERROR)
-    thought = _thought(text, am.start())
-    rest = text[am.end():].strip()
-    first = rest.splitlines()[0] if rest else ""
-    is_answer = re.match(r"[\s*_`]*answer\b", first, re.I) is not None
-    action_text = rest if is_answer else first
-    action_text = action_text.strip().strip("`").strip()
+        return ParsedReply(replytext.thought_before(text, len(text)), "", None, FORMAT_ERROR)
+    thought = replytext.thought_before(text, am.start())
+    action_text = replytext.action_line(text[am.end():])
     try:
         return ParsedReply(thought, action_text, parse_action(action_text, pixel=False))
     except ActionParseError as e:
         return ParsedReply(thought, action_text, None, f"Format ERROR: {e}")
 
-
-def _thought(text: str, end: int) -> str:
-    tm = _THOUGHT.search(text, 0, end)
-    return text[tm.end():end].strip().rstrip("*_ ").strip() if tm else ""

@@ -24,10 +24,7 @@ def ask(store: Store, run_id: str, row: dict, request, client: ModelClient, load
     proto.conversation(1, frame)  # sets the dialect's tools
     proto.frame = frame
     result = proto.call(request, load_image, cancel=cancel)
-
-    class _Obs:  # what parse needs of an observation: the viewport, when the step recorded no frame
-        viewport = frame.viewport
-    parsed, _ = proto.parse(result, _Obs())
+    parsed, _ = proto.parse(result)
     return result, parsed, proto.recorded_reply(result)
 
 

@@ -202,6 +202,8 @@
       // What a pixel action at arg=[x,y] would hit: the innermost marked element holding the deepest
       // element there (through open shadow roots and same-origin frames). When no mark holds it, the
       // element itself is added to the list (extra: true), so the checks above can name it by id.
+      if (!(arg[0] >= 0 && arg[1] >= 0 && arg[0] < innerWidth && arg[1] < innerHeight))
+        return { ok: false, why: "outside", size: [innerWidth, innerHeight] };
       return target(deepHit(arg[0], arg[1]), true);
     }
     case "focused": {  // the element typing would go to: the focus, through open shadow roots and same-origin frames

@@ -11,8 +11,7 @@ is refused with a format error; ``Scroll [WINDOW]; down``, ``Wait``, ``GoBack``,
 """
 from __future__ import annotations
 
-import re
-
+from cockpit.core.actions import replytext
 from cockpit.core.actions.dialects.common import DialectParse, Reply, format_error
 from cockpit.core.actions.grammar import SCROLL_STEP, parse_action
 from cockpit.core.errors import ActionParseError
@@ -22,31 +21,15 @@ EXPECTED = ("'Thought: ...' then 'Action: ...' with one action such as Click (x,
             "Type; text, Scroll (x, y) by (0, 400), Drag (x1, y1) to (x2, y2), Press [Enter], GoBack, "
             "Wait, ANSWER; text")
 
-_LABEL = r"(?<![A-Za-z])[*_#>`]*{}[*_\s`]*[:：][*_\s`]*"
-_THOUGHT = re.compile(_LABEL.format("thoughts?"), re.I)
-_ACTION = re.compile(_LABEL.format("action"), re.I)
-
-
 def split(text: str) -> tuple[str, str] | None:
-    """(thought, action text) of a Thought/Action reply; None when there is no 'Action:' label.
-
-    The action is the last 'Action:' that starts a line (else the last anywhere); an ANSWER
-    keeps the lines after it, any other action is its first line."""
+    """(thought, action text) of a Thought/Action reply, read as the mark protocol reads it
+    (:mod:`cockpit.core.actions.replytext`); with no 'Thought:' label, all before 'Action:' is the thought.
+    None when there is no 'Action:' label."""
     text = (text or "").strip()
-    labels = list(_ACTION.finditer(text))
-    starts = [m for m in labels if not text[:m.start()].strip(" \t*_#>`")
-              or text[:m.start()].rstrip(" \t*_#>`").endswith("\n")]
-    am = (starts or labels or [None])[-1]
+    am = replytext.action_label(text)
     if am is None:
         return None
-    tm = _THOUGHT.search(text, 0, am.start())
-    thought = text[tm.end():am.start()] if tm else text[:am.start()]
-    thought = thought.strip().rstrip("*_ ").strip()
-    rest = text[am.end():].strip()
-    first = rest.splitlines()[0] if rest else ""
-    is_answer = re.match(r"[\s*_`]*answer\b", first, re.I) is not None
-    action_text = (rest if is_answer else first).strip().strip("`").strip()
-    return thought, action_text
+    return replytext.thought_before(text, am.start(), whole=True), replytext.action_line(text[am.end():])
 
 
 def parse(reply: Reply) -> DialectParse:
