@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,29 +40,19 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 
 from cockpit.core.safety import navguard
-from cockpit.core import pdf, resources
+from cockpit.core import resources
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.actions.grammar import Action
 from cockpit.core.safety.binding import Binding
+from cockpit.core.agent import downloads, keys
 from cockpit.core.agent.pointer import PointerActs, TargetChanged
 from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 
 log = logging.getLogger(__name__)
-#: Link paths that usually download a file rather than open a page.
-REMOTE_FILE = re.compile(r"\.(pdf|zip|gz|tgz|csv|tsv|xlsx?|docx?|pptx?|json|xml|txt|epub|mp3|mp4|dmg|exe)$", re.I)
 
-_KEYS = {"enter": Keys.ENTER, "return": Keys.ENTER, "tab": Keys.TAB, "escape": Keys.ESCAPE,
-         "esc": Keys.ESCAPE, "backspace": Keys.BACKSPACE, "delete": Keys.DELETE, "space": Keys.SPACE,
-         "up": Keys.ARROW_UP, "down": Keys.ARROW_DOWN, "left": Keys.ARROW_LEFT, "right": Keys.ARROW_RIGHT,
-         "arrowup": Keys.ARROW_UP, "arrowdown": Keys.ARROW_DOWN, "arrowleft": Keys.ARROW_LEFT,
-         "arrowright": Keys.ARROW_RIGHT, "pageup": Keys.PAGE_UP, "pagedown": Keys.PAGE_DOWN,
-         "home": Keys.HOME, "end": Keys.END, "insert": Keys.INSERT,
-         **{f"f{k}": getattr(Keys, f"F{k}") for k in range(1, 13)}}
-_MODS = {"ctrl": Keys.CONTROL, "control": Keys.CONTROL, "shift": Keys.SHIFT, "alt": Keys.ALT,
-         "meta": Keys.META, "cmd": Keys.META, "command": Keys.META}
 SAFE_SCHEMES = ("http", "https")
 _NON_WEB = ("javascript:", "data:", "file:", "chrome:", "about:", "mailto:", "blob:",
             "view-source:", "chrome-extension:", "ftp:")
@@ -152,7 +141,7 @@ class Executor(PointerActs):
         if action.kind != "answer":
             outcome.settle = s.settle()
             self._handle_dialog(outcome)
-            self._collect_downloads(outcome, mark)
+            downloads.collect(s, outcome, mark)
             outcome.url_after = s.url
             self._nav_after(outcome)
             # as recorded and shown from here on: a GET form puts a typed password into the address
@@ -322,30 +311,6 @@ class Executor(PointerActs):
                             f'({"accepted" if accept else "dismissed"})')
         outcome.settle = self.session.settle()
 
-    def _collect_downloads(self, outcome: ActionOutcome, mark: Mark | None):
-        s = self.session
-        looks_pdf = bool(mark and mark.href and urlparse(mark.href).path.lower().endswith(".pdf"))
-        if s.config.webdriver_url:  # a remote browser saves downloads on its own machine, out of reach
-            if mark and mark.href and REMOTE_FILE.search(urlparse(mark.href).path):
-                outcome.message += ("; if this started a download, the file stays on the remote browser's "
-                                    "machine: Cockpit cannot read downloads there (open the file's page instead)")
-            return
-        end = time.monotonic() + (3.0 if looks_pdf else 0.0)
-        while True:
-            s.wait_for_downloads()
-            new = s.new_downloads()
-            if new or time.monotonic() >= end:
-                break
-            time.sleep(0.05)
-        outcome.downloads = new
-        for p in new:
-            if p.suffix.lower() == ".pdf":
-                text = pdf.extract_text(p)
-                outcome.pdf_text += f"[PDF {p.name}]\n{text}\n"
-                outcome.message += f"; downloaded the PDF {p.name} ({len(text)} characters of text)"
-            else:
-                outcome.message += f"; downloaded {p.name}"
-
     # ---------- the actions ----------
     def _do_click(self, a: Action, m: Mark):
         x, y = self._point(m, a)
@@ -416,23 +381,7 @@ class Executor(PointerActs):
         return f"opened {url}", None
 
     def _do_press(self, a: Action, m):
-        parts = [p.strip() for p in a.text.replace(" ", "").split("+") if p.strip()]
-        if not parts:
-            raise ActionError("Press needs a key, e.g. Press [Enter]")
-        mods = [_MODS[p.lower()] for p in parts[:-1] if p.lower() in _MODS]
-        if len(mods) != len(parts) - 1:
-            raise ActionError(f"'{a.text}' is not a key combination I know (use e.g. Ctrl+A, Shift+Tab)")
-        last = parts[-1]
-        key = _KEYS.get(last.lower()) or (last if len(last) == 1 else None)
-        if key is None:
-            raise ActionError(f"'{last}' is not a key I know; try Enter, Tab, Escape, PageDown, or one character")
-        chain = ActionChains(self.session.driver, duration=0)
-        for k in mods:
-            chain.key_down(k)
-        chain.send_keys(key)
-        for k in reversed(mods):
-            chain.key_up(k)
-        self.session._call(chain.perform)
+        self.session._call(keys.chain(self.session.driver, a.text).perform)
         return f"pressed {a.text}", None
 
     def _do_answer(self, a: Action, m):

@@ -39,7 +39,6 @@ lower ``min_similarity`` or replay with ``check=False``.
 """
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -49,21 +48,15 @@ from typing import Callable
 from selenium.common.exceptions import WebDriverException
 
 from cockpit.core.actions.grammar import Action, parse_action
-from cockpit.core.agent.pointer import describe_hit
-from cockpit.core.safety.risk_point import classify_point
-from cockpit.core.agent.approval import ApprovalRequest, Approver
 from cockpit.core.agent.control import Stopped
 from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.start import RunContext
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, ActionParseError, CockpitError, short_message
-from cockpit.core.page.marks import Mark, marks_from_json
-from cockpit.core.page.match import match_mark, same_url, similarity
+from cockpit.core.page.match import same_url
 from cockpit.core.page.observation import Observation, observe
+from cockpit.core.replay import stepcheck
 from cockpit.core.replay.localfiles import with_run_files
-from cockpit.core.safety.binding import Binding
-from cockpit.core.safety.redaction import SECRET
-from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.safety.runlimits import recorded_policy
 from cockpit.core.store import Store
 
@@ -259,7 +252,7 @@ def replay(ctx: RunContext, run_id: str, upto: int | None = None,
 
     first = next((r["step"] for r in todo if replayable(r)), upto or 1)
     _open_start(session, run["url"], lambda err: diverged(step=first, reason="load", expected_url=run["url"],
-                                                          actual_url=_current_url(session), detail=err))
+                                                          actual_url=stepcheck.current_url(session), detail=err))
     prev_started = prev_t = None
     for row in todo:
         action = replayable(row)
@@ -292,16 +285,16 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
                  label: str, diverged) -> StepReplay:
     """Check the page against the recorded step `row`, map its target, pass the gate, and execute it."""
     session, n = ctx.session, row["step"]
-    recorded = _recorded_marks(ctx.store, row)
-    _check_not_secret(action, recorded, row, session, n, diverged)
+    recorded = stepcheck.recorded_marks(ctx.store, row)
+    stepcheck.check_not_secret(action, recorded, row, session, n, diverged)
     obs = observe(session, render=False)
-    sim = _compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
-    todo_action, mark, recorded_mark = _map_target(action, recorded, obs, n, diverged)
+    sim = stepcheck.compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
+    todo_action, mark, recorded_mark = stepcheck.map_target(action, recorded, obs, n, diverged)
     if action.pixel:  # the point must still hit the element the run hit
-        mark = _check_point(executor, action, row, obs, n, diverged)
+        mark = stepcheck.check_point(executor, action, row, obs, n, diverged)
     human = row.get("actor") == "human"
     press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
-    todo_action, approved = _gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules,
+    todo_action, approved = stepcheck.gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules,
                                   ctx.approver, ctx.control.stop_event, label, diverged)
     t0 = time.perf_counter()
     try:  # an approved step runs only on the element the approver saw (safety/binding.py), as in a live run
@@ -321,7 +314,7 @@ def _check_end(ctx: RunContext, by_n: dict, upto: int | None, done: list[StepRep
     final = by_n.get(upto) if upto is not None else None
     if final is not None:
         obs = observe(ctx.session, render=False)
-        sim = _compare(final.get("url") or "", _recorded_marks(ctx.store, final), obs, True, min_similarity,
+        sim = stepcheck.compare(final.get("url") or "", stepcheck.recorded_marks(ctx.store, final), obs, True, min_similarity,
                        upto, diverged)
         info = StepReplay(upto, final.get("actor") or "agent", final.get("action") or "", "", obs.url,
                           final.get("url") or "", sim, observation=obs)
@@ -345,13 +338,6 @@ def _open_start(session: BrowserSession, url: str, failed: Callable[[str], None]
     session.ensure_single_tab()
 
 
-def _current_url(session: BrowserSession) -> str:
-    try:
-        return session.url
-    except (CockpitError, WebDriverException):
-        return ""
-
-
 def _gap(row: dict, prev_started: float | None, prev_t: float | None, speed: float | None,
          delay: float) -> float:
     if prev_t is None:
@@ -370,125 +356,6 @@ def _pause(seconds: float, stop: threading.Event | None) -> None:
             raise Stopped()
     elif seconds > 0:
         time.sleep(seconds)
-
-
-def _recorded_marks(store: Store, row: dict) -> list[Mark] | None:
-    """The marks the recorded step saw, or None when its marks.json is missing or unreadable."""
-    if not row.get("marks_file"):
-        return None
-    try:
-        return marks_from_json(json.loads(store.read_file(row["marks_file"], "marks file")))
-    except (CockpitError, ValueError, TypeError) as e:
-        log.warning("marks of step %s unreadable: %s", row.get("step"), e)
-        return None
-
-
-def _compare(expected_url: str, recorded: list[Mark] | None, obs: Observation, check: bool,
-             threshold: float, n: int, diverged) -> float | None:
-    if not check:
-        return None
-    sim = similarity(recorded, obs.marks) if recorded is not None else None
-    if expected_url and not same_url(expected_url, obs.url):
-        diverged(step=n, reason="url", expected_url=expected_url, actual_url=obs.url, similarity=sim)
-    if sim is not None and sim < threshold:
-        diverged(step=n, reason="marks", expected_url=expected_url, actual_url=obs.url, similarity=sim)
-    return sim
-
-
-def _check_not_secret(action: Action, recorded: list[Mark] | None, row: dict, session: BrowserSession,
-                      n: int, diverged) -> None:
-    """Diverged (reason ``secret``) when the recorded step typed into a secret field: its text is the
-    redaction placeholder, not what was typed, and must never be typed into the page."""
-    if action.kind != "type":
-        return
-    mark = None
-    if recorded is not None and action.target is not None:
-        mark = next((m for m in recorded if m.id == action.target), None)
-    if not (mark is not None and mark.secret) and SECRET not in action.text:
-        return
-    diverged(step=n, reason="secret", expected_url=row.get("url") or "", actual_url=_current_url(session),
-             action=row["action"], detail=_field_name(mark, action))
-
-
-def _field_name(mark: Mark | None, action: Action) -> str:
-    """How a recorded field is named in a message: its label (or kind) and its mark."""
-    if mark is None:
-        return f"[{action.target}]"
-    label = (mark.aria_label or mark.placeholder or mark.text)[:60]
-    if not label:
-        label = "password" if mark.type == "password" else f"<{mark.tag}>"
-    return f"{label} [{mark.id}]"
-
-
-def _map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n: int, diverged):
-    """(action with the current id, current mark, recorded mark) for an action with a target."""
-    if action.target is None:
-        return action, None, None
-    old = None
-    if recorded is not None:
-        old = next((m for m in recorded if m.id == action.target), None)
-        if old is None and 0 < action.target <= len(recorded):
-            old = recorded[action.target - 1]
-    if old is None:  # nothing recorded to match: the id as it was
-        cur = obs.marks[action.target - 1] if 0 < action.target <= len(obs.marks) else None
-        return action, cur, None
-    cur = match_mark(old, obs.marks)
-    if cur is None:
-        label = old.label[:60]
-        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
-                 detail=f"[{old.id}] <{old.tag}>" + (f' "{label}"' if label else ""))
-    return Action(action.kind, cur.id, action.text), cur, old
-
-
-def _gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool, n: int,
-          policy: str, rules, approver: Approver | None, stop: threading.Event | None, label: str,
-          diverged) -> tuple[Action, Binding | None]:
-    """The action to replay after the approval gate, and what was approved (None: no approval was needed);
-    Diverged when it is refused."""
-    if policy == "never":
-        return action, None
-    risk = (classify_point(action, mark, obs.marks, obs.url, rules) if action.pixel else
-            classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter))
-    if risk.level != "irreversible" and row.get("risk") != "irreversible":
-        return action, None
-    if risk.level != "irreversible":
-        risk = Risk("irreversible", ("the recorded step was classed irreversible",) + tuple(risk.evidence))
-    why = risk.evidence[0] if risk.evidence else "irreversible"
-    if approver is None:
-        diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
-                 action=str(action), detail=f"{why}; no approver was given for the replay")
-    request = ApprovalRequest(label, n, action, mark, risk, "irreversible", obs.url,
-                              f"Replaying step {n} of run {row.get('run_id') or label}, which did this before.")
-    decision = approver.decide(request, stop or threading.Event())
-    if stop is not None and stop.is_set():
-        raise Stopped()
-    if not decision.approved:
-        diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
-                 action=str(action), detail=f"{why}; {decision.by}" + (f": {decision.message}"
-                                                                      if decision.message else ""))
-    action = decision.action or action
-    n = action.target
-    return action, Binding.of(action, mark if action.pixel else
-                              obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
-
-
-def _check_point(executor: Executor, action: Action, row: dict, obs: Observation, n: int, diverged) -> Mark | None:
-    """The element a recorded pixel action's point hits now; Diverged when it is not the one the run hit
-    (its tag, text or link differ), so nothing is done at a point that now means something else."""
-    if action.point is None:
-        return None
-    try:
-        now = executor.resolve_point(*action.point, obs.marks)
-    except ActionError as e:
-        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action), detail=str(e))
-    was = ((row.get("pointer") or {}).get("resolved")) or None
-    if was is None:
-        return now
-    seen = (was.get("tag") or "", (was.get("text") or "")[:60], was.get("href") or "")
-    if now is None or (now.tag, now.label[:60], now.href) != seen:
-        diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
-                 detail=f"the point {action.point} now hits {describe_hit(now)}; the run hit {was.get('desc')}")
-    return now
 
 
 def _notify(on_step, n: int, info: StepReplay) -> None:
