@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Callable
 
 from selenium.common.exceptions import WebDriverException
@@ -40,6 +39,7 @@ from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
 from cockpit.core.agent.start import DEMO_SITE, Branch, Fresh, Resume, RunContext, Start, run_setup
 from cockpit.core.agent.step import Step
+from cockpit.core.agent.stepimages import StepImages
 from cockpit.core.agent.takeover import TakeOver
 from cockpit.core.agent.hopsmemory import HopsAndMemory
 from cockpit.core.agent import pixelstep
@@ -48,8 +48,6 @@ from cockpit.core.agent.protocol import protocol_for
 log = logging.getLogger(__name__)
 
 
-# The marked PNG of each step is encoded (Pillow lets go of the GIL) and written here, off the step's path.
-_step_files = ThreadPoolExecutor(max_workers=4, thread_name_prefix="step-files")
 
 
 class Agent(TakeOver, HopsAndMemory):
@@ -72,11 +70,10 @@ class Agent(TakeOver, HopsAndMemory):
         self._flags: dict[int, list[str]] = {}
         self.loops = effects.LoopWatch()
         self._next_n = 1
-        self._images: dict[int, bytes] = {}  # recent marked screenshots, to attach without disk reads
-        self._image_files: dict[int, str] = {}
         self.hops: HopTracker | None = None  # hook: multihop; the current run's tracker
         self.look: Lookahead | None = None  # hook: preview + planning; the current run's
         self.protocol = protocol_for(client)  # marks, or a pixel dialect (cockpit.core.agent.protocol)
+        self.images = StepImages(store, self.protocol, self.config.keep_images)  # the steps' screenshots
         self._conv = None
 
     @classmethod
@@ -164,7 +161,7 @@ class Agent(TakeOver, HopsAndMemory):
         """What the run's look-ahead may use of this agent."""
         return Host(self.client, self.store, self.run_id, self.config.preview, self.config.planning,
                     self.config.risk_rules, self.control.stop_event, self.executor.secrets, self._call_model,
-                    self._emit, self._images.get)
+                    self._emit, self.images.get)
 
     def _take_n(self) -> int:
         n, self._next_n = self._next_n, self._next_n + 1
@@ -253,7 +250,7 @@ class Agent(TakeOver, HopsAndMemory):
     def _call_model(self, n: int, request: list) -> ChatResult:
         while True:
             try:
-                return self.protocol.call(request, self._image, cancel=self.control.stop_event,
+                return self.protocol.call(request, self.images.image, cancel=self.control.stop_event,
                                           on_retry=lambda a, w, why: self._emit(
                                               ev.ModelCalled(self.run_id, n, a + 1, f"retrying in {w:.0f} s ({why})")))
             except ModelError as e:
@@ -272,36 +269,10 @@ class Agent(TakeOver, HopsAndMemory):
         st.obs = obs
         self._last_obs = obs
         self._measure(obs)
-        # The clean PNG (Chrome's own bytes) and the marks are written now. The marked PNG kept for review is
-        # encoded and written while the model is thinking; _files() waits for it before anything reads it.
-        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,
-                                               marks=[m.to_dict() for m in obs.marks])
-        st.marked_write = _step_files.submit(lambda: self.store.write_step_files(self.run_id, st.n,
-                                                                                 marked=obs.render()))
-        marked = self.store.step_file(self.run_id, st.n, "screenshot_clean" if self.protocol.mode == "pixels"
-                                      else "screenshot")
-        self._images[st.n] = self.protocol.image(obs)
-        self._image_files[st.n] = marked
-        for k in [k for k in self._images if k <= st.n - max(self.config.keep_images, 1)]:
-            del self._images[k]
-        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title, str(self.store.file(marked)),
+        seen = self.images.record(self.run_id, st, obs)
+        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title, str(self.store.file(seen)),
                                        tuple(obs.marks), dict(obs.timings), obs.screenshot,
                                        masked=obs.masked))
-
-    @staticmethod
-    def _files(st: Step) -> dict:
-        """The step's file paths, once the marked PNG is on disk (a failed write raises its StoreError)."""
-        if st.marked_write is not None:
-            write, st.marked_write = st.marked_write, None
-            st.files.update(write.result())
-        return st.files
-
-    def _image(self, step: int) -> bytes:
-        """Step `step`'s marked screenshot as the model is sent it."""
-        if step in self._images:
-            return self._images[step]
-        png = self.store.read_file(self._image_files.get(step), f"screenshot of step {step}")
-        return self.protocol.image_of(png)
 
     def _page_note(self, obs: Observation) -> str:
         if not obs.url.startswith("chrome-error://"):
@@ -378,7 +349,7 @@ class Agent(TakeOver, HopsAndMemory):
         shown = pixelstep.shown(self, st, action)
         self._emit(ev.ApprovalRequested(self.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(self.run_id, st.n, action, mark, risk, self.config.approval_policy, obs.url,
-                              st.row.get("thought", ""), str(self.store.file(self._files(st)["screenshot"])),
+                              st.row.get("thought", ""), str(self.store.file(StepImages.files(st)["screenshot"])),
                               shown=shown)
         if self.look is not None:  # hook: preview + planning; the prediction and the candidates
             self.look.dress(req, st)
@@ -433,7 +404,7 @@ class Agent(TakeOver, HopsAndMemory):
         obs = st.obs
         row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
                    n_marks=len(obs.marks) if obs else 0, flags=self._flags.get(st.n) or None,
-                   **self._files(st))
+                   **StepImages.files(st))
         if obs:
             row.update(url=obs.url, title=obs.title)
         for k in ("url", "title", "url_after"):  # a GET form puts a typed password into the address
