@@ -32,8 +32,6 @@ Retry policy (``max_retries`` retries after the first attempt):
 """
 from __future__ import annotations
 
-import email.utils
-import http
 import json
 import logging
 import random
@@ -45,8 +43,9 @@ from typing import Any, Callable, Iterable
 import openai
 
 from cockpit.core.llm import apikeys as secrets
-from cockpit.core.errors import CockpitError
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
+from cockpit.core.llm import modelerrors
+from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 from cockpit.core.llm.outimages import prepare_images
 
 __all__ = [
@@ -63,7 +62,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-RETRY_AFTER_CAP = 60.0      # never wait longer than this for a Retry-After header
 CANCEL_POLL = 0.05          # how often a waiting chat() looks at the cancel event
 IMAGE_TOKEN_GUESS = 85      # per image, for the usage estimate when the server gives none
 NO_KEY = "not-needed"       # what local servers get when no key is configured
@@ -97,31 +95,6 @@ class ChatResult:
     response_id: str = ""  # Responses API: the response's id (the next turn's previous_response_id)
 
 
-class ModelError(CockpitError):
-    """A model call failed. ``str(e)`` is meant for the human.
-
-    status: HTTP status when the server answered, else None.
-    retryable: whether trying again later might help.
-    reason: a short tag ("429", "500", "timeout", "connection", "invalid-json",
-        "not-json", "no-choices", "empty-reply", "no-key", ...).
-    attempts: requests made before giving up (0 if none was sent).
-    """
-
-    def __init__(self, message: str, *, status: int | None = None, retryable: bool = False,
-                 reason: str = "", retry_after: float | None = None, attempts: int = 0):
-        super().__init__(message)
-        self.status = status
-        self.retryable = retryable
-        self.reason = reason or (str(status) if status else "error")
-        self.retry_after = retry_after
-        self.attempts = attempts
-        self.result: ChatResult | None = None  # an answered but unusable call (empty reply): its usage
-
-
-class ModelCancelled(CockpitError):
-    """The cancel event was set while a model call was running or waiting."""
-
-
 # --------------------------------------------------------------------------- helpers
 
 
@@ -152,47 +125,6 @@ def _estimate_prompt_tokens(messages: Iterable[dict]) -> int:
             elif isinstance(part, dict) and isinstance(part.get("text"), str):
                 chars += len(part["text"])
     return chars // 4 + images * IMAGE_TOKEN_GUESS
-
-
-def _parse_retry_after(headers) -> float | None:
-    """Seconds from ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP date), capped."""
-    if headers is None:
-        return None
-    try:
-        ms = headers.get("retry-after-ms")
-        if ms is not None:
-            return min(max(float(ms) / 1000, 0.0), RETRY_AFTER_CAP)
-    except ValueError:
-        pass
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        seconds = when.timestamp() - time.time()
-    return min(max(seconds, 0.0), RETRY_AFTER_CAP)
-
-
-def _status_phrase(status: int) -> str:
-    try:
-        return f"{status} {http.HTTPStatus(status).phrase}"
-    except ValueError:
-        return str(status)
-
-
-def _server_message(exc: openai.APIStatusError) -> str:
-    body = exc.body
-    if isinstance(body, dict):
-        err = body.get("error", body)
-        msg = err.get("message") if isinstance(err, dict) else err
-        if msg:
-            return str(msg)[:300]
-    return ""
 
 
 def _run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
@@ -421,49 +353,7 @@ class ModelClient:
         return text
 
     def _classify(self, exc: BaseException, what: str = "model call") -> ModelError:
-        url = self.config.display_url
-        if isinstance(exc, ModelError):
-            err = exc
-        elif isinstance(exc, openai.APITimeoutError):
-            err = ModelError(f"no answer within {self.config.timeout:g} s from {url} (timeout)",
-                             retryable=True, reason="timeout")
-        elif isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc.__context__
-            detail = f": {type(cause).__name__}: {cause}" if cause else ""
-            err = ModelError(f"could not connect to {url}{detail}; is the server running?",
-                             retryable=True, reason="connection")
-        elif isinstance(exc, openai.APIStatusError):
-            err = self._from_status(exc, what)
-        elif isinstance(exc, json.JSONDecodeError):
-            err = ModelError(f"the server at {url} sent malformed JSON (truncated reply?): {exc.msg}",
-                             retryable=True, reason="invalid-json")
-        else:
-            err = ModelError(f"unexpected error during {what} with {url}: {type(exc).__name__}: {exc}",
-                             reason="unexpected")
+        """`exc` as a ModelError for the human, the key never in it (see :mod:`.modelerrors`)."""
+        err = modelerrors.classify(exc, self.config, what)
         return ModelError(self._scrub(str(err))[:1000], status=err.status, retryable=err.retryable,
                           reason=err.reason, retry_after=err.retry_after)
-
-    def _from_status(self, exc: openai.APIStatusError, what: str) -> ModelError:
-        status = exc.status_code
-        url, model = self.config.display_url, self.config.model
-        said = _server_message(exc)
-        suffix = f" (server said: {said})" if said else ""
-        retryable = status in (408, 409, 429) or status >= 500
-        if status == 429 and exc.code == "insufficient_quota":
-            retryable = False
-        hint = exc.response.headers.get("x-should-retry")
-        if hint in ("true", "false"):
-            retryable = hint == "true"
-        messages = {
-            401: f"the server rejected the API key (401) at {url}; store a valid key in Settings "
-                 f"or set {secrets.ENV_VAR}",
-            403: f"access denied (403): the API key may not be allowed to use model '{model}' at {url}",
-            404: f"model '{model}' not found at {url} (404); check the model name and that the base URL "
-                 "ends in /v1" if what == "model call" else
-                 f"{url} has no such endpoint (404); is the base URL right? (usually it ends in /v1)",
-            429: f"rate limited by {url} (429)" if retryable else
-                 f"the account has no quota left at {url} (429 {exc.code})",
-        }
-        text = messages.get(status, f"{_status_phrase(status)} from {url}") + suffix
-        return ModelError(text, status=status, retryable=retryable, reason=str(status),
-                          retry_after=_parse_retry_after(exc.response.headers) if retryable else None)
