@@ -27,23 +27,19 @@ import getpass
 import json
 import logging
 import os
-import re
 import tempfile
-import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
-from cockpit.core.page import images
 from cockpit.core import paths
-from cockpit.core.agent.approval import POLICIES
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelConfig
-from cockpit.core.llm.modelconfig import DIALECT_NAMES
-from cockpit.core.actions.coords import SPACES
-from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES, PlanningConfig
+from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
+from cockpit.core import settings_checks as checks
+from cockpit.core.settings_checks import APPROVAL_POLICIES, IMAGE_DETAILS, IMAGE_FORMATS, MAX_RECENT, setting_ok  # noqa: F401
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -54,6 +50,7 @@ __all__ = [
     "SETTINGS_VERSION",
     "Settings",
     "SettingsError",
+    "setting_ok",
     "field_help",
     "load_settings",
     "os_user_name",
@@ -65,16 +62,6 @@ log = logging.getLogger(__name__)
 
 SETTINGS_VERSION = 1
 FILE_NAME = "settings.json"
-MAX_RECENT = 10
-APPROVAL_POLICIES: tuple[str, ...] = tuple(POLICIES)
-IMAGE_DETAILS = ("auto", "low", "high")
-IMAGE_FORMATS = images.FORMATS
-
-#: Names that must never appear as keys anywhere in settings.json.
-_KEY_LIKE = re.compile(r"(^|[_\-.])(api[_\-]?key|apikey|key|secret|secrets|password|passwd|token|"
-                       r"access[_\-]?token|authorization|bearer|credentials?)$", re.IGNORECASE)
-
-
 class SettingsError(CockpitError):
     """Settings could not be written (or would have contained a secret)."""
 
@@ -243,7 +230,7 @@ class Settings:
         for name, value in data.items():
             if name in _FIELD_NAMES:
                 continue
-            if _KEY_LIKE.search(str(name)):
+            if checks.KEY_LIKE.search(str(name)):
                 problems.append(f"settings hold a key-like entry {name!r}; it was ignored and will not be "
                                 "saved (API keys belong in the system keyring or OPENAI_API_KEY)")
             # other unknown keys (e.g. from a newer Cockpit) are ignored quietly
@@ -254,16 +241,16 @@ class Settings:
         for f in dataclasses.fields(cls):
             if f.name in ("version", "model") or f.name not in data:
                 continue
-            ok, value = _coerce(data[f.name], hints[f.name])
-            check = _CHECKS.get(f.name)
+            ok, value = checks.coerce(data[f.name], hints[f.name])
+            check = checks.CHECKS.get(f.name)
             if ok and check is not None:
                 ok, value = check(value)
             if ok:
                 setattr(out, f.name, value)
             else:
-                problems.append(_bad(f.name, data[f.name], getattr(out, f.name)))
+                problems.append(checks.bad(f.name, data[f.name], getattr(out, f.name)))
         if "model" in data:
-            out.model = _model_from_dict(data["model"], problems)
+            out.model = checks.model_from_dict(data["model"], problems)
         return out, problems
 
 
@@ -278,142 +265,6 @@ def field_help(name: str) -> str:
         if f.name == name:
             return f.metadata.get("help", "")
     return ""
-
-
-# --------------------------------------------------------------------------- validation
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value) if not isinstance(value, str) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _bad(name: str, value: Any, default: Any) -> str:
-    return f"setting {name!r} has a bad value {_short(value)}; using the default {_short(default)}"
-
-
-def _coerce(value: Any, hint: Any) -> tuple[bool, Any]:
-    """(True, value) if ``value`` fits the type ``hint`` (ints are accepted for floats)."""
-    args = typing.get_args(hint)
-    origin = typing.get_origin(hint)
-    if origin in (typing.Union, types.UnionType) and type(None) in args:
-        if value is None:
-            return True, None
-        inner = [a for a in args if a is not type(None)]
-        return _coerce(value, inner[0]) if len(inner) == 1 else (False, None)
-    if origin is list:
-        item = args[0] if args else Any
-        if not isinstance(value, list):
-            return False, None
-        items = [_coerce(v, item) for v in value]
-        return (all(ok for ok, _ in items), [v for _, v in items])
-    if hint is Any:
-        return True, value
-    if isinstance(value, bool) and hint is not bool:
-        return False, None
-    if hint is float:
-        if isinstance(value, (int, float)):
-            return (value == value and abs(value) != float("inf")), float(value)  # no NaN / inf
-        return False, None
-    if hint is int:
-        if isinstance(value, float) and value.is_integer():
-            return True, int(value)
-        return isinstance(value, int), value
-    if isinstance(hint, type):
-        return isinstance(value, hint), value
-    return False, None
-
-
-def setting_ok(name: str, value) -> bool:
-    """Whether `value` is one that settings.json may hold for `name` (a field the window also lets people type)."""
-    check = _CHECKS.get(name)
-    return check is None or check(value)[0]
-
-
-def _check(pred: Callable[[Any], bool], fix: Callable[[Any], Any] = lambda v: v):
-    def check(value):
-        return (True, fix(value)) if pred(value) else (False, None)
-    return check
-
-
-def _clean_recent(value: list[str]) -> tuple[bool, list[str]]:
-    seen: list[str] = []
-    for p in value:
-        if p.strip() and p not in seen:
-            seen.append(p)
-    return True, seen[:MAX_RECENT]
-
-
-_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
-    "max_steps": _check(lambda v: 1 <= v <= 10_000),
-    "approval_policy": _check(lambda v: v in APPROVAL_POLICIES),
-    "keep_images": _check(lambda v: 0 <= v <= 1000),
-    "memory_k": _check(lambda v: 0 <= v <= 10),
-    "annotator": _check(lambda v: len(v) <= 200, str.strip),
-    "recent_task_files": _clean_recent,
-    "preview_model": _check(lambda v: len(v) <= 200, str.strip),
-    "preview_base_url": _check(lambda v: v.strip() == "" or re.match(r"^https?://\S+$", v.strip()), str.strip),
-    "webdriver_url": _check(lambda v: v.strip() == "" or re.match(r"^https?://\S+$", v.strip()), str.strip),
-    "plan_k": _check(lambda v: 1 <= v <= MAX_K),
-    "plan_horizon": _check(lambda v: 1 <= v <= MAX_HORIZON),
-    "plan_samples": _check(lambda v: 1 <= v <= MAX_SAMPLES),
-}
-
-_MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
-    "base_url": _check(lambda v: v is None or v.strip() == "" or re.match(r"^https?://\S+$", v.strip()),
-                       lambda v: (v or "").strip() or None),
-    "model": _check(lambda v: bool(v.strip()), str.strip),
-    "temperature": _check(lambda v: 0.0 <= v <= 2.0),
-    "max_tokens": _check(lambda v: v >= 1),
-    "timeout": _check(lambda v: v > 0),
-    "max_retries": _check(lambda v: 0 <= v <= 100),
-    "backoff": _check(lambda v: v >= 0),
-    "backoff_cap": _check(lambda v: v >= 0),
-    "image_detail": _check(lambda v: v in IMAGE_DETAILS),
-    "image_max_width": _check(lambda v: v is None or v >= 0, lambda v: v or None),  # 0 = off = None
-    "image_format": _check(lambda v: v.lower() in IMAGE_FORMATS, str.lower),
-    "price_in": _check(lambda v: v is None or v >= 0),
-    "price_out": _check(lambda v: v is None or v >= 0),
-    "dialect": _check(lambda v: v in DIALECT_NAMES),
-    "coords": _check(lambda v: v in SPACES),
-}
-
-
-def _model_from_dict(data: Any, problems: list[str]) -> ModelConfig:
-    out = ModelConfig()
-    if not isinstance(data, dict):
-        problems.append(f"setting 'model' is a {type(data).__name__}, not an object; using the default model")
-        return out
-    hints = typing.get_type_hints(ModelConfig)
-    for name, value in data.items():
-        if name not in hints:
-            if _KEY_LIKE.search(str(name)):
-                problems.append(f"model settings hold a key-like entry {name!r}; it was ignored and will not "
-                                "be saved (API keys belong in the system keyring or OPENAI_API_KEY)")
-            continue
-        ok, coerced = _coerce(value, hints[name])
-        check = _MODEL_CHECKS.get(name)
-        if ok and check is not None:
-            ok, coerced = check(coerced)
-        if ok:
-            setattr(out, name, coerced)
-        else:
-            problems.append(_bad(f"model.{name}", value, getattr(out, name)))
-    return out
-
-
-def _key_like_paths(data: Any, prefix: str = "") -> list[str]:
-    found: list[str] = []
-    if isinstance(data, dict):
-        for k, v in data.items():
-            where = f"{prefix}{k}"
-            if _KEY_LIKE.search(str(k)):
-                found.append(where)
-            found += _key_like_paths(v, where + ".")
-    elif isinstance(data, list):
-        for i, v in enumerate(data):
-            found += _key_like_paths(v, f"{prefix}{i}.")
-    return found
 
 
 # --------------------------------------------------------------------------- files
@@ -471,7 +322,7 @@ def save_settings(settings: Settings, path: str | os.PathLike | None = None) -> 
     """
     p = Path(path) if path is not None else settings_path()
     data = settings.to_dict()
-    leaked = _key_like_paths(data)
+    leaked = checks.key_like_paths(data)
     if leaked:
         raise SettingsError(f"refusing to write key-like settings ({', '.join(leaked)}) to {p.name}; "
                             "API keys belong in the system keyring")
