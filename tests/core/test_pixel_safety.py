@@ -13,7 +13,7 @@ from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.errors import ActionParseError
 from cockpit.core.llm.client import ModelClient, ModelConfig
-from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
+from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk_point import classify_point
 from cockpit.devtools.pixelmodel import Move
