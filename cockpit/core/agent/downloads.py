@@ -24,8 +24,8 @@ def collect(s: BrowserSession, outcome, mark: Mark | None) -> None:
         return
     end = time.monotonic() + (3.0 if looks_pdf else 0.0)
     while True:
-        s.wait_for_downloads()
-        new = s.new_downloads()
+        s.downloads.wait()
+        new = s.downloads.new()
         if new or time.monotonic() >= end:
             break
         time.sleep(0.05)

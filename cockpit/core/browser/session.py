@@ -14,13 +14,12 @@ import re
 import shutil
 import tempfile
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import urllib3.exceptions
 from selenium import webdriver
-from selenium.common.exceptions import JavascriptException, TimeoutException, WebDriverException
+from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
 from selenium.webdriver.remote.client_config import ClientConfig
@@ -29,6 +28,8 @@ from cockpit.core import paths, resources
 from cockpit.core.browser import profiles, remote
 from cockpit.core.browser.profiles import CHROME_FLAGS
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser import settling
+from cockpit.core.browser.downloads import DownloadFolder
 from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
 from cockpit.core.browser.processes import kill_orphans
 from cockpit.core.browser.scriptloads import ScriptLoads
@@ -85,7 +86,7 @@ class BrowserSession:
         self.profile_dir: Path | None = None
         self.download_dir: Path | None = None
         self.has_cdp = False
-        self._seen_downloads: set[str] = set()
+        self.downloads = DownloadFolder(None)  # what the browser saves; set up with the profile
         self._main_handle: str | None = None
         self.lock = threading.RLock()  # one WebDriver command at a time, whichever thread sends it
         self._direct: dict = {}  # purpose -> cdp.DirectCDP to the main tab, beside WebDriver
@@ -145,6 +146,7 @@ class BrowserSession:
         if self.profile_dir:
             self.download_dir = Path(cfg.download_dir or self.profile_dir / "downloads")
             self.download_dir.mkdir(parents=True, exist_ok=True)
+            self.downloads = DownloadFolder(self.download_dir)
 
     def _options(self) -> webdriver.ChromeOptions:
         cfg = self.config
@@ -303,7 +305,7 @@ class BrowserSession:
         return self._call(lambda: self.driver.title)
 
     def goto(self, url: str) -> None:
-        self._script_loads()  # watching before the page starts, so an import() it makes on load is seen
+        self.script_loads()  # watching before the page starts, so an import() it makes on load is seen
         try:
             self._call(self.driver.get, url)
         except TimeoutException:
@@ -370,7 +372,7 @@ class BrowserSession:
             self._direct[purpose] = direct
         return direct
 
-    def _script_loads(self) -> ScriptLoads | None:
+    def script_loads(self) -> ScriptLoads | None:
         """The watch on the main tab's script requests (browser/scriptloads.py), started on first use; None
         without a direct DevTools connection."""
         watch = self._loads
@@ -388,47 +390,8 @@ class BrowserSession:
                 direct.close()
 
     def settle(self) -> dict:
-        """Wait for the page to finish reacting, within settle_cap_ms (js/settle.js says what it waits for).
-
-        Returns {'settled': bool, 'waited_ms': float, 'pending': [what was still pending, in words]}
-        ('pending' is empty once settled; when the cap hit: "timer 300ms", "fetch 1", "text 'Loading...'").
-        """
-        cfg = self.config
-        deadline = time.monotonic() + cfg.settle_cap_ms / 1000
-        self.ensure_single_tab()
-        result = {"settled": False, "pending": ["navigation"]}  # if every try met a new document
-        loads, started = self._script_loads(), 0.0  # started: when a wait for script loads began its settle
-        while True:
-            left_ms = max(0, int((deadline - time.monotonic()) * 1000))
-            try:
-                result = self.js_async("(" + resources.read_text("js/settle.js") + ").apply(null, arguments)",
-                                       cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms,
-                                       cfg.settle_look_ms, cfg.settle_signal_cap_ms)
-                if result and result.get("settled") and loads is not None and loads.pending():
-                    # A dynamic import() in flight, which the page cannot see of itself: wait, then settle again
-                    started = started or time.monotonic() - result.get("waited_ms", 0) / 1000
-                    if left := loads.wait(deadline):
-                        result = {**result, "settled": False, "pending": [f"script {u[-80:]}" for u in left]}
-                        break
-                    self.js("const s = window.__cockpitState; if (s) s.lastActivity = s.now();")  # it runs now
-                    continue
-                break
-            except (JavascriptException, TimeoutException) as e:
-                # The document navigated away under the script: wait on the new one.
-                if time.monotonic() >= deadline:
-                    log.info("page did not settle: %s", short_message(e))
-                    break
-                time.sleep(0.03)
-            except WebDriverException:
-                if self.open_dialog() is not None:
-                    return {"settled": True, "dialog": True, "pending": []}
-                if time.monotonic() >= deadline:
-                    break
-                time.sleep(0.03)
-        self.ensure_single_tab()
-        if started and result:
-            result["waited_ms"] = (time.monotonic() - started) * 1000
-        return result or {}
+        """Wait for the page to finish reacting (see :func:`cockpit.core.browser.settling.settle`)."""
+        return settling.settle(self)
 
     def open_dialog(self) -> dict | None:
         """The open alert/confirm/prompt as {'text': ...}, or None."""
@@ -472,26 +435,6 @@ class BrowserSession:
             except TimeoutException:
                 pass
         return moved
-
-    def new_downloads(self) -> list[Path]:
-        """Completed downloads that appeared since the last call."""
-        if not self.download_dir or not self.download_dir.exists():
-            return []
-        out = []
-        for p in sorted(self.download_dir.iterdir()):
-            if p.suffix in (".crdownload", ".tmp") or p.name in self._seen_downloads:
-                continue
-            self._seen_downloads.add(p.name)
-            out.append(p)
-        return out
-
-    def wait_for_downloads(self, timeout: float = 5.0) -> None:
-        """Give in-progress downloads (``.crdownload``) up to `timeout` to finish."""
-        if not self.download_dir:
-            return
-        end = time.monotonic() + timeout
-        while time.monotonic() < end and any(p.suffix == ".crdownload" for p in self.download_dir.iterdir()):
-            time.sleep(0.05)
 
 
 def _is_dead(e: Exception) -> bool:
