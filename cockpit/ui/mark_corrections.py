@@ -2,7 +2,7 @@
 
 A mixin of :class:`cockpit.ui.main_window.MainWindow`: it uses the window's
 view, store, bridge, run and shown step. Corrections are kept in the store
-(``Store.add_correction``) as data for training and for better marking.
+(``cockpit.core.store.corrections.add``) as data for training and for better marking.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 from cockpit.core.errors import short_message
 from cockpit.core.page.marks import Mark
 from cockpit.ui.tasks import run_in_background
+from cockpit.core.store import corrections
 
 
 class MarkCorrections:
@@ -30,12 +31,12 @@ class MarkCorrections:
 
     def toggle_spurious(self, step: int, mark: Mark, on: bool) -> None:
         if on:
-            self.store.add_correction(self.run_id, step, "spurious", mark_id=mark.id, bbox=mark.bbox,
+            corrections.add(self.store, self.run_id, step, "spurious", mark_id=mark.id, bbox=mark.bbox,
                                       label=mark.label[:200], by=self.settings.decided_by())
         else:
-            for c in self.store.corrections(self.run_id, step):
+            for c in corrections.of(self.store, self.run_id, step):
                 if c["kind"] == "spurious" and c["mark_id"] == mark.id:
-                    self.store.withdraw_correction(c["id"])
+                    corrections.withdraw(self.store, c["id"])
         self._show_corrections(step)
 
     def _on_view_rect(self, rect: tuple) -> None:
@@ -69,7 +70,7 @@ class MarkCorrections:
         self.add_missing(*res)
 
     def add_missing(self, step: int, rect: tuple, label: str, element: dict | None) -> int:
-        cid = self.store.add_correction(self.run_id, step, "missing", bbox=tuple(int(v) for v in rect),
+        cid = corrections.add(self.store, self.run_id, step, "missing", bbox=tuple(int(v) for v in rect),
                                         label=label, element=element, by=self.settings.decided_by())
         self._show_corrections(step)
         where = f" (<{element['tag']}> {element['text'][:40]!r})" if element else ""
@@ -77,6 +78,6 @@ class MarkCorrections:
         return cid
 
     def _show_corrections(self, step: int) -> None:
-        cs = self.store.corrections(self.run_id, step)
+        cs = corrections.of(self.store, self.run_id, step)
         self.view.set_flagged({c["mark_id"] for c in cs if c["kind"] == "spurious"})
         self.view.set_extra_boxes([(tuple(c["bbox"]), c["label"] or "?") for c in cs if c["kind"] == "missing"])

@@ -16,6 +16,7 @@ from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.screenshot_pointer import css_point
 from cockpit.ui.runs_model import column
+from cockpit.core.store import corrections
 
 
 class ReviewLabelling:
@@ -148,7 +149,7 @@ class ReviewLabelling:
             return
         s = self.steps[self.index]
         point = css_point(point, s.get("pointer"), self.view.image_size())  # image pixels -> the page's
-        self.store.add_correction(self.run["id"], s["step"], "point", point=point, by=self._annotator())
+        corrections.add(self.store, self.run["id"], s["step"], "point", point=point, by=self._annotator())
         self._pick_target = False
         self._decorate(s)
         self.view.set_pointer(f"Click ({point[0]}, {point[1]})", {"frame": (s.get("pointer") or {}).get("frame")},

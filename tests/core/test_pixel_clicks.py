@@ -9,6 +9,7 @@ from cockpit.core.store.labels import set_step_label
 from cockpit.devtools.pixelmodel import Move
 from tests.core.test_pixel_agent import run_pixel
 from tests.clitools import cockpit
+from cockpit.core.store import corrections
 
 
 def test_a_point_correction_and_a_wrong_target_label_export_as_training_rows(tmp_path, site):
@@ -19,7 +20,7 @@ def test_a_point_correction_and_a_wrong_target_label_export_as_training_rows(tmp
         rid = result.run_id
         marks = json.loads(store.read_file(steps[1]["marks_file"]))
         press = next(m for m in marks if m["text"] == "Hold to highlight")
-        store.add_correction(rid, 1, "point", point=(114, 153), by="ada")  # step 1 should have pressed the box
+        corrections.add(store, rid, 1, "point", point=(114, 153), by="ada")  # step 1 should have pressed the box
         set_step_label(store, rid, 2, "bo", "wrong_target", corrected_target=press["id"])
     out = tmp_path / "clicks.jsonl"
     r = cockpit(home, "export", rid, "--format", "clicks-jsonl", "--out", str(out))

@@ -15,6 +15,7 @@ from cockpit.core.page.marks import Mark
 from cockpit.core.store import Store
 from cockpit.core.store import labels
 from cockpit.core.store.newrun import NewRun
+from cockpit.core.store import corrections
 
 THOUGHT = "<script>alert(1)</script>"
 TITLE = "<img src=x onerror=alert(1)>"
@@ -59,8 +60,8 @@ def home(tmp_path):
         # step 3's screenshots go missing
         for rel in (store.step(a, 3)["screenshot"], store.step(a, 3)["screenshot_clean"]):
             store.file(rel).unlink()
-        store.add_correction(a, 1, "spurious", mark_id=2, by="human:ada")
-        store.add_correction(a, 2, "missing", bbox=(200, 100, 40, 20), label="Search <field>",
+        corrections.add(store, a, 1, "spurious", mark_id=2, by="human:ada")
+        corrections.add(store, a, 2, "missing", bbox=(200, 100, 40, 20), label="Search <field>",
                              element={"tag": "input"}, by="human:ada")
         labels.set_label(store, a, "ada", "success", comment=COMMENT, seconds=12.34)
         labels.set_label(store, a, ANNOTATOR, "fail", category="Hallucination", comment="=1+1", blind=True)

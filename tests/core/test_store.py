@@ -15,6 +15,7 @@ import sqlite_utils
 from cockpit.core.store import SCHEMA_VERSION, Store, StoreError
 from cockpit.core.store.schema import MIGRATIONS
 from cockpit.core.store.newrun import NewRun
+from cockpit.core.store import corrections
 
 
 def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
@@ -30,8 +31,8 @@ def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):
         assert store.run("old-run")["task"] == "an old task"
         assert store.steps("old-run")[0]["actor"] == "agent"
         assert store.runs(search="old")[0]["id"] == "old-run"
-        store.add_correction("old-run", 1, "spurious", mark_id=1, by="human:ada")
-        assert store.corrections("old-run")[0]["kind"] == "spurious"
+        corrections.add(store, "old-run", 1, "spurious", mark_id=1, by="human:ada")
+        assert corrections.of(store, "old-run")[0]["kind"] == "spurious"
 
 
 @pytest.mark.fault("store")

@@ -7,6 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
+from cockpit.core.store import corrections
 
 LONG = 90_000
 
@@ -179,7 +180,7 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     w.toggle_spurious(2, mark, True)
     assert mark.id in w.view.flagged()
     with Store(w.store_root) as s:
-        cs = s.corrections(w.run_id, 2)
+        cs = corrections.of(s, w.run_id, 2)
     kinds = {c["kind"]: c for c in cs}
     assert kinds["missing"]["label"] == "shop logo" and kinds["missing"]["bbox"] == [30, 60, 120, 40]
     assert kinds["missing"]["element"]["tag"]  # looked up in the live page

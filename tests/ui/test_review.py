@@ -11,6 +11,7 @@ from cockpit.devtools.fakeruns import make_run
 from cockpit.ui.review_panel import ReviewPanel
 from cockpit.ui.runs_model import column
 from cockpit.core.store.newrun import NewRun
+from cockpit.core.store import corrections
 
 
 @pytest.fixture
@@ -376,7 +377,7 @@ def test_a_pixel_steps_corrected_point_is_kept_after_w_and_a_click(qtbot, panel,
     assert "or the point it should have hit" in p.status.text()
     pos = p.view.mapFromScene(412, 318)
     qtbot.mouseClick(p.view.viewport(), Qt.LeftButton, Qt.AltModifier, QPoint(pos.x(), pos.y()))
-    fixes = [c for c in store.corrections(rid) if c["kind"] == "point"]
+    fixes = [c for c in corrections.of(store, rid) if c["kind"] == "point"]
     assert len(fixes) == 1 and fixes[0]["step"] == 1 and fixes[0]["by"] == "ada"
     assert abs(fixes[0]["point"][0] - 412) <= 1 and abs(fixes[0]["point"][1] - 318) <= 1
     assert "should have been at" in p.status.text()

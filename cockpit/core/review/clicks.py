@@ -30,6 +30,7 @@ from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.store import Store
 from cockpit.core.review.label_tables import run_ids_or_all
 from cockpit.core.store import labels
+from cockpit.core.store import corrections
 
 CATEGORY = {"id": 1, "name": "click", "supercategory": "action", "keypoints": ["predicted", "corrected"],
             "skeleton": [[1, 2]]}
@@ -104,7 +105,7 @@ def _fixes(store: Store, rid: str) -> dict[int, dict]:
             if box is not None:
                 out[lab["step"]] = {"point": [box[0] + box[2] / 2, box[1] + box[3] / 2], "box": box,
                                     "by": lab.get("annotator"), "source": "wrong_target label"}
-    for c in store.corrections(rid):
+    for c in corrections.of(store, rid):
         if c["kind"] == "point":
             point = c.get("point") or ([c["bbox"][0] + c["bbox"][2] / 2, c["bbox"][1] + c["bbox"][3] / 2]
                                        if c.get("bbox") else None)

@@ -57,6 +57,7 @@ from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.assignments import blind_for
 from cockpit.core.store.db import Store
+from cockpit.core.store import corrections
 
 log = logging.getLogger(__name__)
 
@@ -186,7 +187,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
     for sl in labels_mod.step_labels(store, run_id):
         step_labs.setdefault(sl["step"], []).append(sl)
     corrs: dict[int, list[dict]] = {}
-    for c in store.corrections(run_id):
+    for c in corrections.of(store, run_id):
         corrs.setdefault(c["step"], []).append(c)
 
     status_cls = "ok" if run["status"] == "answered" else ("bad" if run["status"] in ("failed", "interrupted") else "")
@@ -405,7 +406,7 @@ def coco_marks(store: Store, run_ids=None, *, include_spurious: bool = True) -> 
     images, annotations = [], []
     for rid in run_ids_or_all(store, run_ids):
         corrs: dict[int, list[dict]] = {}
-        for c in store.corrections(rid):
+        for c in corrections.of(store, rid):
             corrs.setdefault(c["step"], []).append(c)
         for s in store.steps(rid):
             marks = _marks(store, s)

@@ -387,42 +387,6 @@ class Store(StoreQueries):
              f"AND status IN ({','.join('?' * len(DONE))})")
         return {(r["task_id"], r["task"], r["url"]) for r in self._rows(q, list(DONE))}
 
-    # ---------- mark corrections ----------
-    def add_correction(self, run_id: str, step: int, kind: str, *, mark_id: int | None = None,
-                       bbox: tuple | None = None, label: str = "", element: dict | None = None,
-                       by: str = "", point: tuple | None = None) -> int:
-        """A human's fix of the marks: a box on nothing ('spurious') or a missed element ('missing'); or of a
-        pixel action: where the click should have been ('point': `point`, and `bbox` if a box was drawn)."""
-        if kind not in ("spurious", "missing", "point"):
-            raise StoreError(f"unknown correction kind {kind!r}")
-        if kind == "point" and point is None and not bbox:
-            raise StoreError("a point correction needs the point (or a box) where the action should have been")
-        row = {"run_id": run_id, "step": step, "kind": kind, "mark_id": mark_id,
-               "point": json.dumps([int(v) for v in point]) if point is not None else None,
-               "bbox": json.dumps(list(bbox)) if bbox else None, "label": label,
-               "element": json.dumps(element) if element else None, "by": by, "created": time.time()}
-        with self._tx():
-            return self.db["corrections"].insert(row).last_pk
-
-    def withdraw_correction(self, correction_id: int) -> None:
-        with self._tx():
-            self.db["corrections"].update(correction_id, {"withdrawn": 1})
-
-    def corrections(self, run_id: str | None = None, step: int | None = None) -> list[dict]:
-        where, params = ["withdrawn = 0"], []
-        if run_id:
-            where.append("run_id = ?")
-            params.append(run_id)
-        if step is not None:
-            where.append("step = ?")
-            params.append(step)
-        rows = self._rows(f"SELECT * FROM corrections WHERE {' AND '.join(where)} ORDER BY id", params)
-        for r in rows:
-            r["bbox"] = json.loads(r["bbox"]) if r["bbox"] else None
-            r["element"] = json.loads(r["element"]) if r["element"] else None
-            r["point"] = json.loads(r["point"]) if r.get("point") else None
-        return rows
-
     def next_step(self, run_id: str) -> int:
         with self._lock:
             row = self.db.execute("SELECT COALESCE(MAX(step), 0) FROM steps WHERE run_id = ?", [run_id]).fetchone()
