@@ -74,7 +74,7 @@ def local_path(target: str) -> Path | None:
     import re
     from urllib.parse import unquote, urlsplit
 
-    from cockpit.core.tasks.taskfile import local_kind, looks_like_file
+    from cockpit.core.tasks.starturl import local_kind, looks_like_file
     text = target.strip()
     if text.lower().startswith("file:"):
         parts = urlsplit(text)
@@ -100,7 +100,7 @@ def _with_scheme(target: str) -> str:
     """`target` with a scheme; a missing one is guessed (and said), a missing local file is an error."""
     import re
 
-    from cockpit.core.tasks.taskfile import guess_scheme, looks_like_file
+    from cockpit.core.tasks.starturl import guess_scheme, looks_like_file
     text = target.strip()
     if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", text) and not re.match(r"^[^/]+:\d", text):
         return text  # has a scheme (a host:port is not one)

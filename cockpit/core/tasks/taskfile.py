@@ -20,7 +20,6 @@ tasks, and must not import Qt.
 """
 from __future__ import annotations
 
-import ipaddress
 import json
 import re
 from collections import Counter
@@ -31,6 +30,7 @@ from urllib.parse import urlsplit
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.safety.navguard import parse_domains
+from cockpit.core.tasks.starturl import guess_scheme, local_kind, looks_like_file
 from cockpit.core.tasks import webarena_sites
 from cockpit.core.tasks.filetext import (
     decode_whole, first_char, first_text, line_at, looks_like_one_document, read_lines, skip_space)
@@ -351,43 +351,6 @@ def _fix_url(url: str, key: str, line: int, problem, base: Path) -> str | None:
     fixed = guess_scheme(url)
     problem(line, f'"{key}" has no scheme, using {fixed}', True)
     return fixed
-
-
-def local_kind(path: Path) -> str | None:
-    """"file", "folder" or None (nothing there, or a name no file can have: too long, a NUL byte)."""
-    try:
-        return "file" if path.is_file() else "folder" if path.is_dir() else None
-    except (OSError, ValueError):
-        return None
-
-
-_FILE_SUFFIX = re.compile(r"\.(x?html?|pdf|svg|txt)$", re.I)
-
-
-def looks_like_file(text: str) -> bool:
-    """Whether an address without a scheme is meant as a local file: ./x, ../x, /x, ~/x, a\\b, or one
-    ending in .html/.htm (etc.) whose first part is not a host name (pages/a.html, a.html; not x.com/a.html)."""
-    text = text.strip()
-    if text.startswith(("./", "../", "/", "~")) or text in (".", "..") or "\\" in text:
-        return True
-    host = re.split(r"[/:?#]", text, maxsplit=1)[0]
-    return bool(_FILE_SUFFIX.search(text)) and (_FILE_SUFFIX.search(host) is not None
-                                                or ("." not in host and host != "localhost"))
-
-
-def guess_scheme(url: str) -> str:
-    """A web address given without a scheme, as a browser's address bar would take it:
-    http:// for this computer (localhost, 127.x.x.x, [::1]), where servers rarely speak TLS; else https://."""
-    bare = url.strip().lstrip("/")
-    try:
-        host = urlsplit("//" + bare).hostname or ""
-    except ValueError:  # e.g. an unclosed "[" of an IPv6 address
-        host = ""
-    try:
-        local = ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        local = host == "localhost" or host.endswith(".localhost")
-    return ("http://" if local else "https://") + bare
 
 
 def _task_id(value, key: str, line: int, problem) -> str:
