@@ -59,6 +59,7 @@ from cockpit.core.replay import stepcheck
 from cockpit.core.replay.localfiles import with_run_files
 from cockpit.core.safety.runlimits import recorded_policy
 from cockpit.core.store import Store
+from cockpit.core.store.stepmarks import step_marks
 
 log = logging.getLogger(__name__)
 
@@ -285,7 +286,7 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
                  label: str, diverged) -> StepReplay:
     """Check the page against the recorded step `row`, map its target, pass the gate, and execute it."""
     session, n = ctx.session, row["step"]
-    recorded = stepcheck.recorded_marks(ctx.store, row)
+    recorded = step_marks(ctx.store, row)
     stepcheck.check_not_secret(action, recorded, row, session, n, diverged)
     obs = observe(session, render=False)
     sim = stepcheck.compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
@@ -314,7 +315,7 @@ def _check_end(ctx: RunContext, by_n: dict, upto: int | None, done: list[StepRep
     final = by_n.get(upto) if upto is not None else None
     if final is not None:
         obs = observe(ctx.session, render=False)
-        sim = stepcheck.compare(final.get("url") or "", stepcheck.recorded_marks(ctx.store, final), obs, True, min_similarity,
+        sim = stepcheck.compare(final.get("url") or "", step_marks(ctx.store, final), obs, True, min_similarity,
                        upto, diverged)
         info = StepReplay(upto, final.get("actor") or "agent", final.get("action") or "", "", obs.url,
                           final.get("url") or "", sim, observation=obs)

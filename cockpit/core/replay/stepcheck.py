@@ -4,8 +4,6 @@ recorded target now (or what a recorded point hits now), and does the approval g
 Each check reports a divergence through the replay's `diverged` callback, which raises."""
 from __future__ import annotations
 
-import json
-import logging
 import threading
 
 from selenium.common.exceptions import WebDriverException
@@ -17,27 +15,13 @@ from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.pointer import describe_hit
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, CockpitError
-from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.page.marks import Mark
 from cockpit.core.page.match import match_mark, same_url, similarity
 from cockpit.core.page.observation import Observation
 from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.redaction import SECRET
 from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.safety.risk_point import classify_point
-from cockpit.core.store import Store
-
-log = logging.getLogger(__name__)
-
-
-def recorded_marks(store: Store, row: dict) -> list[Mark] | None:
-    """The marks the recorded step saw, or None when its marks.json is missing or unreadable."""
-    if not row.get("marks_file"):
-        return None
-    try:
-        return marks_from_json(json.loads(store.read_file(row["marks_file"], "marks file")))
-    except (CockpitError, ValueError, TypeError) as e:
-        log.warning("marks of step %s unreadable: %s", row.get("step"), e)
-        return None
 
 
 def compare(expected_url: str, recorded: list[Mark] | None, obs: Observation, check: bool,

@@ -26,10 +26,11 @@ from pathlib import Path
 from PIL import Image
 
 from cockpit.core.actions.grammar import parse_action
-from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.errors import ActionParseError
 from cockpit.core.store import Store
 from cockpit.core.review.label_tables import run_ids_or_all
 from cockpit.core.store import labels
+from cockpit.core.store.stepmarks import step_marks
 from cockpit.core.store import corrections
 
 CATEGORY = {"id": 1, "name": "click", "supercategory": "action", "keypoints": ["predicted", "corrected"],
@@ -115,12 +116,6 @@ def _fixes(store: Store, rid: str) -> dict[int, dict]:
 
 
 def _mark_box(store: Store, rid: str, step: int, mark_id: int) -> list | None:
-    s = store.step(rid, step) or {}
-    if not s.get("marks_file"):
-        return None
-    try:
-        marks = json.loads(store.read_file(s["marks_file"], "marks"))
-    except (CockpitError, OSError, ValueError):
-        return None
-    m = next((m for m in marks if m.get("id") == mark_id), None)
-    return list(m["bbox"]) if m else None
+    marks = step_marks(store, store.step(rid, step) or {}) or []
+    m = next((m for m in marks if m.id == mark_id), None)
+    return list(m.bbox) if m else None

@@ -40,7 +40,6 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store.records import status_text
 from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
@@ -58,6 +57,7 @@ from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.assignments import blind_for
 from cockpit.core.store.db import Store
 from cockpit.core.store import corrections
+from cockpit.core.store.stepmarks import step_marks
 
 log = logging.getLogger(__name__)
 
@@ -81,18 +81,6 @@ def _open_image(store: Store, rel: str | None) -> Image.Image | None:
         return None
 
 
-def _marks(store: Store, step: dict) -> list[Mark] | None:
-    """The step's marks; None when it has no readable marks file."""
-    rel = step.get("marks_file")
-    if not rel:
-        return None
-    try:
-        return marks_from_json(json.loads(store.read_file(rel, "marks file")))
-    except (CockpitError, ValueError, TypeError, KeyError) as e:
-        log.info("cannot read marks %s: %s", rel, e)
-        return None
-
-
 def _step_image(store: Store, step: dict) -> tuple[Image.Image | None, str]:
     """The screenshot with boxes as the model saw it (or redrawn from the clean one and the
     marks when the marked file is gone); with a note saying what was missing."""
@@ -101,7 +89,7 @@ def _step_image(store: Store, step: dict) -> tuple[Image.Image | None, str]:
         return img, ""
     clean = _open_image(store, step.get("screenshot_clean"))
     if clean is not None:
-        marks = _marks(store, step)
+        marks = step_marks(store, step)
         if marks is None:
             return clean, "marked screenshot missing; showing the clean screenshot"
         return draw_marks(clean, marks), "marked screenshot missing; boxes redrawn from the recorded marks"
@@ -409,7 +397,7 @@ def coco_marks(store: Store, run_ids=None, *, include_spurious: bool = True) -> 
         for c in corrections.of(store, rid):
             corrs.setdefault(c["step"], []).append(c)
         for s in store.steps(rid):
-            marks = _marks(store, s)
+            marks = step_marks(store, s)
             if marks is None or not s.get("screenshot_clean"):
                 continue
             try:
