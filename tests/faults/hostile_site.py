@@ -127,3 +127,11 @@ def recording_pages():
     yield httpd
     httpd.shutdown()
     httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def hsite():
+    """The hostile pages' server, one per test module."""
+    s = HitSite()
+    yield s
+    s.close()
