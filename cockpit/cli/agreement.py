@@ -32,11 +32,12 @@ def run(args) -> int:
     from cockpit.core.review import agreement
     from cockpit.core.errors import CockpitError
     from cockpit.core.store import Store
+    from cockpit.core.store import liveness
     if args.bins < 1:
         return common.fail("--bins must be at least 1", 2)
     try:
         with Store() as store:
-            store.mark_interrupted()
+            liveness.mark_interrupted(store)
             rep = agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
                                    judge=args.judge, k=args.k)
     except CockpitError as e:

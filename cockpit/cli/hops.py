@@ -24,9 +24,10 @@ def run(args) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.tasks.hops import hop_report
     from cockpit.core.store import Store
+    from cockpit.core.store import liveness
     try:
         with Store() as store:
-            store.mark_interrupted()
+            liveness.mark_interrupted(store)
             ids = [store.resolve(r) for r in args.runs] if args.runs else None
             rep = hop_report(store, ids, batch=args.batch)
     except CockpitError as e:

@@ -68,12 +68,13 @@ def _select(store, args) -> list[str]:
 def run(args) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.store import Store
+    from cockpit.core.store import liveness
     if args.concurrency < 1:
         return common.fail("--concurrency must be at least 1", 2)
     config = common.model_config(args)
     try:
         with Store() as store:
-            store.mark_interrupted()
+            liveness.mark_interrupted(store)
             ids = _select(store, args)
             root = store.root
             tasks = {i: store.run(i)["task"] for i in ids}

@@ -31,6 +31,7 @@ def run(args) -> int:
 
     from cockpit.core.errors import CockpitError
     from cockpit.core.store.db import open_for_reading
+    from cockpit.core.store import liveness
     if args.status is not None and args.status not in STATUSES:
         return common.fail(f"unknown status {args.status!r}; the statuses are {', '.join(STATUSES)}", 2)
     try:
@@ -39,7 +40,7 @@ def run(args) -> int:
                 print(f"cockpit: note: {store.root} cannot be written; showing the runs as recorded "
                       "(runs of processes that ended may still show as running)", file=sys.stderr)
             try:  # housekeeping only: a database another program holds must not hide the list
-                store.mark_interrupted(wait=1.0)
+                liveness.mark_interrupted(store, wait=1.0)
             except CockpitError as e:
                 print(f"cockpit: note: {e}; runs of processes that ended may still show as running",
                       file=sys.stderr)

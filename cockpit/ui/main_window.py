@@ -21,7 +21,7 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings, load_settings, save_settings
-from cockpit.core.store import Store
+from cockpit.core.store import Store, liveness
 from cockpit.ui.approval_panel import ApprovalPanel
 from cockpit.ui.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
@@ -60,7 +60,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         self.settings = settings or load_settings()[0]
         self.store_root = store_root
         self.store = Store(store_root)
-        self.store.mark_interrupted()
+        liveness.mark_interrupted(self.store)
         self.bridge = bridge or AgentBridge(self, store_root=store_root)
         self.run_id = ""
         self.latest_step = 0

@@ -14,6 +14,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.core.test_webvoyager import webvoyager_root  # noqa: F401  (fixture)
 from tests.clitools import cockpit, processes_mentioning as _processes_mentioning
+from cockpit.core.store import liveness
 
 
 def answer_with_title(body):
@@ -117,7 +118,7 @@ def test_kill_9_mid_run_keeps_committed_steps_and_shows_interrupted(site, tmp_pa
     with Store(home) as store:
         run = store.runs()[0]
         assert run["status"] == "running"  # as the killed process left it
-        assert store.mark_interrupted() == 1
+        assert liveness.mark_interrupted(store) == 1
         run = store.run(run["id"])
         assert run["status"] == "interrupted" and run["steps"] == 2
         steps = store.steps(run["id"])

@@ -15,6 +15,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit, kill_leftovers, text_of
 from tests.faults.test_kill import RESUMED, Model, run_and_kill
+from cockpit.core.store import liveness
 
 pytestmark = pytest.mark.fault("kill")
 PAGES = Path(__file__).resolve().parent.parent / "core" / "pages"
@@ -35,7 +36,7 @@ def killed(tmp_path):
     with ModelServer(model) as srv:
         run_and_kill(home, None, srv, model, "What is the secret number?", url=str(site / "agent_start.html"))
         with Store(home) as store:
-            store.mark_interrupted()  # as `cockpit runs` does: the process that ran it is gone
+            liveness.mark_interrupted(store)  # as `cockpit runs` does: the process that ran it is gone
             (run,) = store.runs()
         yield home, site, srv, run["id"]
     kill_leftovers(home)

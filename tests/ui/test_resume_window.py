@@ -16,6 +16,7 @@ from cockpit.ui.main_window import MainWindow
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import kill_leftovers, kill_when, text_of
 from tests.core.lookahead_helpers import mark_in
+from cockpit.core.store import liveness
 
 LONG = 120_000
 RESUMED = "has been resumed"
@@ -121,7 +122,7 @@ def test_a_resume_that_cannot_go_on_closes_its_model_client(qtbot, window, made_
             store.finish_run(rid, "answered", answer="42")
         else:
             store.finish_run(rid, "interrupted", error="the process running it ended")
-            store.close_run(rid)
+            liveness.close_run(store, rid)
     assert window.start_resume(rid)
     qtbot.waitUntil(lambda: not window.running, timeout=LONG)
     assert window.error_banner.isVisible()

@@ -42,6 +42,7 @@ from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store, StoreError
 from cockpit.core.tasks.taskfile import Task
+from cockpit.core.store import liveness
 
 log = logging.getLogger(__name__)
 
@@ -142,7 +143,7 @@ class Batch:
             with Store(self.store_root, timeout=STARTUP_WAIT) as store:
                 with store.atomic():  # an empty write transaction: takes and releases the write lock
                     pass
-                store.mark_interrupted()
+                liveness.mark_interrupted(store)
                 return store.done_tasks() if self.resume else set()
         except StoreError as e:
             db = getattr(e, "locked_path", None)

@@ -51,6 +51,7 @@ from cockpit.core.safety.runlimits import kept_domains, recorded_policy
 from cockpit.core.llm.apikeys import get_api_key
 from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
+from cockpit.core.store import liveness
 
 log = logging.getLogger(__name__)
 
@@ -127,7 +128,7 @@ def _allowed_to_reopen(run: dict, url: str) -> bool:
 
 def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | None = None) -> Plan:
     """Check that `run_id` can be resumed and work out how; CockpitError (saying why) when it cannot."""
-    store.mark_interrupted()
+    liveness.mark_interrupted(store)
     run = store.run(run_id)
     if run["status"] not in RESUMABLE:
         raise CockpitError(_explain_status(run))
@@ -237,7 +238,7 @@ def _reopen(store: Store, p: Plan, model: str) -> None:
     cfg["resumed"] = list(cfg.get("resumed") or []) + [{
         "at_step": p.first_step, "how": p.how, "url": p.url if p.how == "url" else run["url"],
         "time": time.time(), "max_steps": p.budget, "model": model}]
-    if not store.reopen_run(run_id, config=json.dumps(cfg)):
+    if not liveness.reopen_run(store, run_id, config=json.dumps(cfg)):
         raise CockpitError(f"run {run_id} is no longer resumable (another process resumed or closed it); "
                            "see `cockpit runs`")
 
@@ -293,7 +294,7 @@ def usable_lookahead(run: dict, agent_model: ModelConfig) -> tuple[WorldModelCon
 
 def close(store: Store, run_id: str) -> None:
     """Mark the interrupted run `run_id` closed (its steps stay); CockpitError when it is not interrupted."""
-    store.mark_interrupted()
+    liveness.mark_interrupted(store)
     run = store.run(run_id)
     if run["status"] == "closed":
         raise CockpitError(f"run {run_id} is already closed")
@@ -301,5 +302,5 @@ def close(store: Store, run_id: str) -> None:
         why = ("it is still running; stop it first" if run["status"] == "running"
                else f"it ended normally ({run['status']})")
         raise CockpitError(f"only interrupted runs can be closed, and {why}")
-    if not store.close_run(run_id):
+    if not liveness.close_run(store, run_id):
         raise CockpitError(f"run {run_id} changed while closing it (another process resumed it?)")

@@ -293,42 +293,6 @@ class Store(StoreQueries):
         with self._tx():
             self.db["runs"].update(run_id, fields)
 
-    def mark_interrupted(self, *, wait: float | None = None) -> int:
-        """Runs left 'running' by processes that no longer exist become 'interrupted'.
-
-        `wait`: give up after this many seconds if another program holds the database (StoreError),
-        instead of the store's usual timeout; a read-only store changes nothing."""
-        if self.read_only:
-            return 0
-        host = socket.gethostname()
-        dead = [r["id"] for r in self._rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
-                if r["host"] == host and not _alive(r["pid"])]
-        if dead:
-            with self._busy(wait), self._tx():
-                for rid in dead:
-                    self.db["runs"].update(rid, {"status": "interrupted",
-                                                 "error": "the process running it ended before it finished"})
-        return len(dead)
-
-    def reopen_run(self, run_id: str, *, allowed: tuple = ("interrupted", "failed"), **fields) -> bool:
-        """Set an ended run (one of `allowed`) running again in this process (resume); False when
-        its status is not one of them any more (another process got there first)."""
-        row = dict(fields, status="running", pid=os.getpid(), host=socket.gethostname(), answer=None,
-                   error=None, finished=None)
-        sets = ", ".join(f"[{k}] = ?" for k in row)
-        with self._tx():
-            cur = self.db.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN "
-                                  f"({','.join('?' * len(allowed))})", [*row.values(), run_id, *allowed])
-            return cur.rowcount == 1
-
-    def close_run(self, run_id: str) -> bool:
-        """An interrupted run the user gives up on becomes 'closed' (its steps stay); False otherwise."""
-        with self._tx():
-            cur = self.db.execute("UPDATE runs SET status = 'closed', finished = ? WHERE id = ? AND "
-                                  "status = 'interrupted'", [time.time(), run_id])
-            return cur.rowcount == 1
-
-    # ---------- reading ----------
     def resolve(self, ref: str) -> str:
         """A run id from a full id or a unique prefix; StoreError otherwise."""
         rows = self._rows("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
@@ -439,16 +403,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(data)
     os.replace(tmp, path)
-
-
-def _alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-

@@ -12,7 +12,8 @@ import re
 import shutil
 from pathlib import Path
 
-from cockpit.core.store.db import Store, _alive
+from cockpit.core.store.db import Store
+from cockpit.core.store.liveness import alive
 
 PREFIX = ".importing-"
 _OWNER = re.compile(r"^\.importing-(\d+)-")
@@ -32,7 +33,7 @@ def sweep(store: Store) -> list[Path]:
         if not p.name.startswith(PREFIX):
             continue
         m = _OWNER.match(p.name)
-        if m and (int(m.group(1)) == os.getpid() or _alive(int(m.group(1)))):
+        if m and (int(m.group(1)) == os.getpid() or alive(int(m.group(1)))):
             continue  # an import running now (in this process or another one)
         shutil.rmtree(p, ignore_errors=True)  # a killed import's, or an older Cockpit's (no pid in the name)
         gone.append(p)
