@@ -86,6 +86,10 @@ class GuiApprover(ApprovalDesk):
                 self.bridge._set_state(RUNNING)
 
 
+#: Bridges whose run outlived shutdown's wait (see AgentBridge.shutdown): held until the run ends.
+_outliving: set = set()
+
+
 class AgentBridge(QObject):
     event = Signal(object)  # every core event, delivered on the GUI thread
     approvalRequested = Signal(object)  # ApprovalRequest
@@ -189,9 +193,14 @@ class AgentBridge(QObject):
     def shutdown(self, timeout: float = 10.0) -> None:
         """Stop any run and close the browser and demo servers (window closing)."""
         self.stop()
-        if self._task is not None:
-            self._task.wait(timeout)
+        if self._task is not None and not self._task.wait(timeout):
+            # Still running (a browser call that hangs): the window may be deleted before it ends, and a
+            # QObject freed while its worker emits on it crashes the process. Keep this one until then.
+            _outliving.add(self)
+            self.setParent(None)  # let go in _ended, on the GUI thread
         self._stop_live()
+        if self._live_task is not None:
+            self._live_task.wait(timeout)  # a frame being taken is not emitted on a deleted bridge
         with self._session_lock:
             self._closed = True
             if self._session is not None:
@@ -252,6 +261,7 @@ class AgentBridge(QObject):
         if done.exception() is not None:  # not an Exception (those _work reports): still end the run here
             log.error("the run stopped", exc_info=done.exception())
         self.runEnded.emit(None if done.exception() else done.result())
+        _outliving.discard(self)
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.branch import branch

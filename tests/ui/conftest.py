@@ -1,11 +1,20 @@
 """The real window for UI tests: offscreen, a fresh data dir, annotator "ada"; and a qasync loop on Qt's."""
 import asyncio
+import gc
 
 import pytest
 import qasync
 
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
+
+
+@pytest.fixture(autouse=True)
+def collect_on_the_gui_thread():
+    """Garbage of a test's Qt objects is freed here, on the GUI thread, not by a collection that happens
+    to run in some later test's browser or model thread (a Qt object destroyed there can crash)."""
+    yield
+    gc.collect()
 
 
 @pytest.fixture

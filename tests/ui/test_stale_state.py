@@ -196,3 +196,18 @@ def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, window):
     qtbot.wait(1500)  # the stopped run's last events are delivered (pytest-qt fails on an exception in a slot)
     with Store(w.store_root) as s:
         assert s.run(w.run_id)["status"] == "stopped"
+
+
+def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends(qtbot, window):
+    """A run that does not stop within shutdown's wait emits on its bridge afterwards: the bridge must not
+    be deleted with the window until then (a QObject freed under its worker's emit crashes the process)."""
+    import shiboken6
+    from cockpit.ui import bridge as bridge_mod
+    w = window
+    w.start_run()
+    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    b = w.bridge
+    b.shutdown(timeout=0)  # as if the run's last browser call outlasted the wait
+    assert b in bridge_mod._outliving and b.parent() is None
+    qtbot.waitUntil(lambda: b not in bridge_mod._outliving, timeout=LONG)
+    assert shiboken6.isValid(b) and not b.busy
