@@ -1,4 +1,5 @@
-"""`cockpit judge`: score recorded runs with an LLM judge (WebVoyager's protocol) and reference checks."""
+"""`cockpit judge`: score recorded runs with an LLM judge (WebVoyager's or WebJudge's protocol) and reference
+checks."""
 from __future__ import annotations
 
 import argparse
@@ -9,7 +10,7 @@ import sys
 
 from cockpit.cli import common
 
-HELP = "score runs with an LLM judge (WebVoyager's auto-evaluation) and reference-answer checks"
+HELP = "score runs with an LLM judge (WebVoyager's or Online-Mind2Web's WebJudge) and reference-answer checks"
 
 VERDICT_TEXT = {1: "SUCCESS", 0: "NOT SUCCESS", None: "undecided"}
 CHECK_SHORT = {"exact_match": "exact", "must_include": "include", "fuzzy_match": "fuzzy"}
@@ -27,9 +28,13 @@ def _k(text: str) -> int:
 
 def add_parser(sub) -> None:
     p = sub.add_parser("judge", help=HELP, description=(
-        "Send each run's task, final answer and last k screenshots to a judge model, which answers "
-        "SUCCESS or NOT SUCCESS (WebVoyager section 5). Runs that did not end with ANSWER score 0 without "
-        "asking. Runs with reference answers (imported WebVoyager runs, WebArena/MMInA tasks) also get the "
+        "--protocol webvoyager (the default): send each run's task, final answer and last k screenshots to a "
+        "judge model, which answers SUCCESS or NOT SUCCESS (WebVoyager section 5); runs that did not end with "
+        "ANSWER score 0 without asking. --protocol webjudge: Online-Mind2Web's WebJudge, three stages per run: "
+        "key points from the task alone, each screenshot scored 1-5 for evidence, then a success/failure "
+        "judgement over the key points, the action history and the screenshots scored 3 or more (at most 50); "
+        "every stage's request and reply is stored with the verdict (`cockpit runs RUN --judge` shows them). "
+        "Both answer success only. Runs with reference answers (imported WebVoyager runs, WebArena/MMInA tasks) also get the "
         "exact_match / must_include checks and, through the judge model, fuzzy_match. Verdicts are stored "
         "with the judge model, k and prompt version; runs already judged that way are skipped."))
     what = p.add_argument_group("which runs")
@@ -38,6 +43,9 @@ def add_parser(sub) -> None:
     what.add_argument("--status", help="only runs with this status (e.g. answered)")
     what.add_argument("--batch", metavar="ID", help="only runs of this batch")
     how = p.add_argument_group("judging")
+    how.add_argument("--protocol", choices=("webvoyager", "webjudge"), default="webvoyager",
+                     help="webvoyager: one request per run, last K screenshots (default); webjudge: "
+                          "Online-Mind2Web's three-stage judge over all screenshots (--k is not used)")
     how.add_argument("--k", type=_k, default=3, metavar="K",
                      help="screenshots shown to the judge: the last K (1, 2, 3) or 0 for all (default 3)")
     how.add_argument("--concurrency", type=int, default=4, metavar="N", help="requests in flight (default 4)")
@@ -105,7 +113,7 @@ async def _judge(ids, root, config, args):
     try:
         return await judge_runs(ids, store_root=root, config=config, k=args.k, concurrency=args.concurrency,
                                 progress=_Progress(args.reference_only), cancel=cancel, redo=args.redo,
-                                reference_only=args.reference_only)
+                                reference_only=args.reference_only, protocol=args.protocol)
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)
@@ -151,7 +159,8 @@ def _summary(report, ids, tasks, config, args, stream=None) -> None:
     else:
         judged = c["success"] + c["not"] + c["undecided"]
         rate = f" ({c['success'] / judged:.1%} success)" if judged else ""
-        print(f"{len(ids)} runs, judge {config.model}, k={args.k or 'all'}: {c['success']} SUCCESS, "
+        how = "WebJudge" if args.protocol == "webjudge" else f"k={args.k or 'all'}"
+        print(f"{len(ids)} runs, judge {config.model}, {how}: {c['success']} SUCCESS, "
               f"{c['not']} NOT SUCCESS, {c['undecided']} undecided, {c['errors']} errors{rate}; {usage}",
               file=stream)
     tally: dict[str, list[int]] = {}  # check -> [passed, failed, undecided]

@@ -24,6 +24,9 @@ def add_parser(sub) -> None:
     p.add_argument("--status", help=f"only runs with this status ({', '.join(STATUSES)})")
     p.add_argument("--limit", type=int, default=30, help="how many runs (default 30, newest first)")
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    p.add_argument("--judge", action="store_true",
+                   help="with RUN: its judge verdicts, and for WebJudge each stage (key points, every "
+                        "screenshot's score and reason, the outcome) instead of the steps")
 
 
 def run(args) -> int:
@@ -45,6 +48,8 @@ def run(args) -> int:
                 print(f"cockpit: note: {e}; runs of processes that ended may still show as running",
                       file=sys.stderr)
             if args.run:
+                if args.judge:
+                    return _show_judgements(store, store.resolve(args.run), args.json)
                 return _show(store, store.resolve(args.run), args.json)
             rows = store.runs(limit=args.limit, status=args.status, search=args.search)
     except CockpitError as e:
@@ -128,6 +133,35 @@ def _setup_lines(config: dict) -> list[str]:
 
 def _when(ts) -> str:
     return dt.datetime.fromtimestamp(ts).strftime("%Y-%m-%d %H:%M") if ts else ""
+
+
+def _show_judgements(store, run_id: str, as_json: bool) -> int:
+    """The run's verdicts, and the stages behind those of a several-question judge (WebJudge)."""
+    from cockpit.core.store import judge_stages, labels
+    verdicts, stages = labels.verdicts(store, run_id), judge_stages.of(store, run_id)
+    if as_json:
+        print(json.dumps({"verdicts": verdicts, "stages": stages}, indent=1, default=str))
+        return 0
+    if not verdicts:
+        print(f"run {run_id} has no judge verdicts (`cockpit judge {run_id}`)")
+        return 0
+    names = {1: "SUCCESS", 0: "NOT SUCCESS", None: "undecided"}
+    for v in verdicts:
+        print(f"{v['judge']}  k={v['k'] or 'all'}  {v['prompt_version']}: {names.get(v['verdict'], v['verdict'])}")
+        mine = [st for st in stages if st["judge"] == v["judge"] and st["prompt_version"] == v["prompt_version"]]
+        for st in mine:
+            note = f"  [{st['note']}]" if st.get("note") else ""
+            if st["stage"] == "image":
+                print(f"  step {st['step']} screenshot: score {st['score']}"
+                      f"{' (kept)' if st['kept'] else ''}{note}")
+            else:
+                head = "key points" if st["stage"] == "key_points" else "outcome"
+                print(f"  {head}:{note}")
+                for line in (st["reply"] or "").strip().splitlines():
+                    print(f"    {line}")
+        if not mine and v.get("reply"):
+            print("  " + _clip(v["reply"]))
+    return 0
 
 
 def _show(store, run_id: str, as_json: bool) -> int:

@@ -39,20 +39,29 @@ class ReportsPanel(QWidget):
 
     # ---------- building ----------
     def _build(self, cfg: ModelConfig) -> None:
-        judge_box = QGroupBox("LLM judge (WebVoyager's auto-evaluation)")
+        judge_box = QGroupBox("LLM judge")
         form = QFormLayout()
         self.j_url = QLineEdit(cfg.base_url or "")
         self.j_url.setPlaceholderText("OpenAI (leave empty) or http://localhost:8000/v1 ...")
         self.j_model = QLineEdit(cfg.model)
         self.j_model.setToolTip("Pick a judge from another model family than the agent's: judges favour their own")
+        self.j_protocol = QComboBox()
+        self.j_protocol.addItem("WebVoyager: task, answer, last k screenshots", "webvoyager")
+        self.j_protocol.addItem("WebJudge (Online-Mind2Web): key points, every screenshot scored", "webjudge")
+        self.j_protocol.setToolTip("WebVoyager's judge asks once per run. WebJudge asks for the task's key points, "
+                                   "scores each screenshot 1-5 and judges over those scored 3 or more (at most 50): "
+                                   "more requests, and the judge Online-Mind2Web reports. Both answer success only.")
         self.j_k = QComboBox()
         self.j_k.addItems(["1", "2", "3", "all"])
         self.j_k.setCurrentText("3")
+        self.j_protocol.currentIndexChanged.connect(
+            lambda _i: self.j_k.setEnabled(self.j_protocol.currentData() == "webvoyager"))
         self.j_conc = QSpinBox(minimum=1, maximum=32, value=4)
         self.j_which = QComboBox()
         self.j_which.addItems(["finished runs not yet judged", "all finished runs (judge again)"])
         form.addRow("Judge server", self.j_url)
         form.addRow("Judge model", self.j_model)
+        form.addRow("Protocol", self.j_protocol)
         form.addRow("Last k screenshots", self.j_k)
         form.addRow("Concurrent requests", self.j_conc)
         form.addRow("Runs", self.j_which)
@@ -184,7 +193,7 @@ class ReportsPanel(QWidget):
         self.j_status.setText(f"Judging {len(ids)} runs with {html.escape(self.j_model.text())}…")
         coro = judge_runs(ids, store_root=self.store.root, config=self.judge_config(), k=self._k(),
                           concurrency=self.j_conc.value(), progress=self._on_progress, cancel=self._cancel,
-                          redo=self.j_which.currentIndex() == 1)
+                          redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())
         self.judge_task = loop.create_task(coro)
         self.judge_task.add_done_callback(self._on_done)
         return self.judge_task

@@ -53,6 +53,36 @@ def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):
     assert all(v["k"] == 2 for v in L.verdicts(store))
 
 
+def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store, loop):
+    from cockpit.core.review import webjudge_prompt as W
+    from cockpit.core.store import judge_stages
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    assert panel.j_k.isEnabled()
+    panel.j_protocol.setCurrentIndex(panel.j_protocol.findData("webjudge"))
+    assert not panel.j_k.isEnabled()  # WebJudge looks at every screenshot
+
+    def respond(body):
+        system = body["messages"][0]["content"]
+        if "list the key points" in system:
+            return "**Key Points**:\n1. Do the task"
+        if "one screenshot" in system:
+            return "**Reasoning**: the result.\n\n**Score**: 4"
+        return 'Thoughts: done.\nStatus: "success"'
+    with ModelServer(respond) as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_model.setText("judge-model")
+        loop.run_until_complete(panel.start_judging())
+    assert "Done." in panel.j_status.text()
+    got = {(v["run_id"], v["k"], v["prompt_version"]): v["verdict"] for v in L.verdicts(store)}
+    assert got == {(i, 0, W.PROMPT_VERSION): 1 for i in ids}
+    assert [s["stage"] for s in judge_stages.of(store, ids[0])] == ["key_points", "image", "image", "outcome"]
+    panel.refresh()
+    cells = [[panel.judges.item(r, c).text() for c in range(3)] for r in range(panel.judges.rowCount())]
+    assert cells == [["judge-model", "all", W.PROMPT_VERSION]]
+
+
 def test_cancel_stops_the_judge(qtbot, store, loop):
     for i in range(6):
         make_run(store, steps=1, task=f"task {i}")

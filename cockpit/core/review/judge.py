@@ -66,7 +66,9 @@ from cockpit.core.review.judge_prompt import (
     parse_yes_no,
     system_prompt,
 )
-from cockpit.core.review.judge_plan import JudgeReport, RunJudgement, _Item, needs_model, plan
+from cockpit.core.review import webjudge
+from cockpit.core.review.judge_plan import PROTOCOLS, WEBJUDGE, WEBVOYAGER, JudgeReport, RunJudgement, _Item, \
+    needs_model, plan
 from cockpit.core.store import Store
 from cockpit.core.store import labels
 
@@ -111,8 +113,8 @@ class _Judge:
     """One batch: the async client, its retry loop, the semaphore and the report."""
 
     def __init__(self, store: Store, config: ModelConfig, k: int, concurrency: int, report: JudgeReport,
-                 api_key: str | None, need_model: bool):
-        self.store, self.config, self.k, self.report = store, config, k, report
+                 api_key: str | None, need_model: bool, protocol: str = WEBVOYAGER):
+        self.store, self.config, self.k, self.report, self.protocol = store, config, k, report, protocol
         self.sem = asyncio.Semaphore(concurrency)
         self.helper: ModelClient | None = None
         self.client: openai.AsyncOpenAI | None = None
@@ -130,16 +132,23 @@ class _Judge:
             self.helper.close()
 
     # -- one request, with retries ---------------------------------------------
-    async def ask(self, messages: list[dict]) -> _Answer:
+    async def ask_limited(self, messages: list[dict], max_tokens: int | None = None) -> _Answer:
+        """:meth:`ask` within the batch's concurrency limit."""
+        async with self.sem:
+            return await self.ask(messages, max_tokens)
+
+    async def ask(self, messages: list[dict], max_tokens: int | None = None) -> _Answer:
+        """One request with our retries; `max_tokens` (at least the model config's) for long answers."""
         assert self.client is not None and self.helper is not None
         cfg, helper = self.config, self.helper
+        limit = max(cfg.max_tokens, max_tokens or 0)
         payload = prepare_images(messages, cfg)
         attempt = 0
         while True:
             attempt += 1
             try:
                 raw = await self.client.chat.completions.with_raw_response.create(
-                    model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens)
+                    model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=limit)
                 completion = raw.parse()
                 if isinstance(completion, str):
                     raise ModelError(
@@ -199,6 +208,9 @@ class _Judge:
 
     async def _main(self, item: "_Item") -> None:
         res, run = item.result, item.run
+        if self.protocol == WEBJUDGE:  # it judges the trajectory whether or not the run answered
+            await webjudge.judge_run(self, run, res)
+            return
         name = self.config.model
         if final_answer(run) is None:
             labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, 0, reply=NO_ANSWER_REPLY)
@@ -270,8 +282,12 @@ def _ref_reply(answer: str | None, refs: list[str], how: str) -> str:
 async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelConfig, k: int,
                      concurrency: int = 4, api_key: str | None = None, progress: Progress | None = None,
                      cancel: asyncio.Event | None = None, redo: bool = False,
-                     reference_only: bool = False) -> JudgeReport:
+                     reference_only: bool = False, protocol: str = WEBVOYAGER) -> JudgeReport:
     """Judge ``run_ids`` with the judge model of ``config`` and run their reference checks.
+
+    protocol: "webvoyager" (one request: task, answer, last k marked screenshots) or "webjudge"
+    (Online-Mind2Web's three stages, :mod:`cockpit.core.review.webjudge`; k is not used and its verdicts
+    are stored with k = 0 and WebJudge's prompt version).
 
     k: screenshots shown to the judge (the last k; 0 = all). concurrency: model
     requests in flight at most. progress(done, total, run_id, verdict) after
@@ -292,17 +308,21 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
         raise ValueError("k must be 0 (all screenshots) or a positive number")
     if concurrency < 1:
         raise ValueError("concurrency must be at least 1")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"unknown judge protocol {protocol!r} (one of {', '.join(PROTOCOLS)})")
+    if protocol == WEBJUDGE:
+        k = 0
     t0 = time.monotonic()
     report = JudgeReport()
     store = Store(store_root)
     judge: _Judge | None = None
     try:
-        items = plan(store, list(run_ids), config, k, redo, reference_only, report)
+        items = plan(store, list(run_ids), config, k, redo, reference_only, report, protocol)
         report.total = len(report.runs)
         # Off the loop: the first client loads modules, TLS roots and the key store (0.3-0.8 s), and
         # the loop may be the window's.
         judge = await asyncio.to_thread(_Judge, store, config, k, concurrency, report, api_key,
-                                        needs_model(items))
+                                        needs_model(items, protocol), protocol)
         await _judge_all(judge, items, report, progress, cancel)
     finally:
         if judge is not None:

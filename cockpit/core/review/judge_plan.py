@@ -9,9 +9,15 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.llm.modelconfig import ModelConfig
 from cockpit.core.review.judge_prompt import (EXACT, FUZZY_VERSION, INCLUDE, PROMPT_VERSION, REF_VERSION, final_answer,
                                              fuzzy_judge_name)
+from cockpit.core.review import webjudge_prompt
 from cockpit.core.store import Store
 from cockpit.core.store import labels
 from cockpit.core.tasks.references import References, references_of
+
+WEBVOYAGER, WEBJUDGE = "webvoyager", "webjudge"
+PROTOCOLS = (WEBVOYAGER, WEBJUDGE)
+#: The prompt version each protocol's verdicts are stored with.
+VERSIONS = {WEBVOYAGER: PROMPT_VERSION, WEBJUDGE: webjudge_prompt.PROMPT_VERSION}
 
 
 @dataclass
@@ -77,7 +83,7 @@ def _stored(store: Store, judge: str) -> dict[tuple[str, int, str], int | None]:
 
 
 def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bool,
-          reference_only: bool, report: JudgeReport) -> list[_Item]:
+          reference_only: bool, report: JudgeReport, protocol: str = WEBVOYAGER) -> list[_Item]:
     main_done = {} if reference_only else _stored(store, config.model)
     ref_done = {name: _stored(store, name) for name in (EXACT, INCLUDE, fuzzy_judge_name(config.model))}
     versions = {"exact_match": (EXACT, REF_VERSION), "must_include": (INCLUDE, REF_VERSION),
@@ -96,7 +102,7 @@ def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bo
             res.done = True
             continue
         main = not reference_only
-        key = (run_id, k, PROMPT_VERSION)
+        key = (run_id, k, VERSIONS[protocol])
         if main and not redo and key in main_done:
             main, res.skipped, res.judged, res.verdict = False, True, True, main_done[key]
         refs = references_of(run.get("config"))
@@ -111,7 +117,9 @@ def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bo
     return items
 
 
-def needs_model(items: list[_Item]) -> bool:
+def needs_model(items: list[_Item], protocol: str = WEBVOYAGER) -> bool:
+    if protocol == WEBJUDGE and any(it.main for it in items):
+        return True  # it asks about every run, answered or not
     for it in items:
         answered = final_answer(it.run) is not None
         if answered and (it.main or "fuzzy_match" in it.checks):

@@ -226,6 +226,12 @@ class StoreQueries:
         return json.loads(rows[0]["memories"]) if rows and rows[0]["memories"] else None
 
     # ---------- the judge ----------
+    def step_actions(self, run_id: str) -> list[dict]:
+        """Each step's action as recorded, in order: step, action, action_text, target, marks_file, pointer
+        (WebJudge's action history)."""
+        return self._rows("SELECT step, action, action_text, target, marks_file, pointer FROM steps "
+                          "WHERE run_id = ? ORDER BY step", [run_id])
+
     def step_screenshots(self, run_id: str) -> list[dict]:
         """Each step's screenshot paths, in order: step, screenshot (marked), screenshot_clean
         (only these: a long run's stored requests are large)."""

@@ -124,5 +124,21 @@ def _v8(db: sqlite_utils.Database) -> None:
     db["corrections"].add_column("point", str)  # JSON [x, y]: kind 'point', where the click should have been
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8]
+def _v9(db: sqlite_utils.Database) -> None:
+    """Judges of several requests per run (WebJudge): each request and reply, kept with the verdict."""
+    db["judge_stages"].create({
+        "id": int, "run_id": str, "judge": str, "prompt_version": str,  # the verdict's (k is 0)
+        "stage": str,  # key_points | image | outcome
+        "position": int,  # order within the run's judgement
+        "step": int,  # the screenshot's step (image stage)
+        "request": str,  # JSON messages as sent, images named by step
+        "reply": str, "score": int,  # image stage: 0-5
+        "kept": int,  # image stage: 1 when the screenshot went to the outcome request
+        "note": str,  # how a malformed reply was read
+        "prompt_tokens": int, "completion_tokens": int, "cost": float, "created": float,
+    }, pk="id", foreign_keys=[("run_id", "runs", "id")])
+    db["judge_stages"].create_index(["run_id", "judge", "prompt_version"])
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
 SCHEMA_VERSION = len(MIGRATIONS)
