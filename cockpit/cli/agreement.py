@@ -15,7 +15,10 @@ precision and recall (AgentRewardBench's measure: the judge's success is the pos
 rates use the adjudicated verdict, else the human consensus, else the newest judge verdict, else 0 for
 runs that never answered; answered runs nobody judged are left out and counted as unjudged, and so are
 runs stopped at the approval gate (status refused), counted as refused. Failure
-categories count the runs failed by the consensus or, where there is one, the adjudicated verdict."""
+categories count the runs failed by the consensus or, where there is one, the adjudicated verdict.
+Every kappa, agreement, precision, recall and success-rate gap (the judge's success rate minus the humans'
+over the same runs) comes with a 95% interval: a percentile bootstrap over runs, seeded, stated in the
+output (--resamples 0 leaves them out)."""
 
 
 def add_parser(sub) -> None:
@@ -25,21 +28,28 @@ def add_parser(sub) -> None:
     p.add_argument("--judge", metavar="MODEL", help="with --disagreements: only this judge")
     p.add_argument("--k", type=int, metavar="K", help="with --disagreements: only this k (0 = all screenshots)")
     p.add_argument("--bins", type=int, default=10, help="bins of the steps histogram (default 10)")
+    p.add_argument("--resamples", type=int, default=2000, metavar="N",
+                   help="bootstrap resamples for the 95%% intervals (default 2000; 0: no intervals)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
 
 
 def run(args) -> int:
     from cockpit.core.review import agreement
+    from cockpit.core.review.bootstrap import Bootstrap
     from cockpit.core.errors import CockpitError
     from cockpit.core.store import Store
     from cockpit.core.store import liveness
     if args.bins < 1:
         return common.fail("--bins must be at least 1", 2)
+    if args.resamples < 0:
+        return common.fail("--resamples must be 0 (no intervals) or more", 2)
+    boot = Bootstrap(resamples=args.resamples, seed=args.seed) if args.resamples else None
     try:
         with Store() as store:
             liveness.mark_interrupted(store)
             rep = agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
-                                   judge=args.judge, k=args.k)
+                                   judge=args.judge, k=args.k, boot=boot)
     except CockpitError as e:
         return common.fail(str(e), 2)
     if args.json:
@@ -61,6 +71,7 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     _print_annotators(rep)
     _print_judges(rep)
     _print_adjudication(rep)
+    _print_intervals(rep)
     _print_success(rep)
     _print_failures_and_steps(rep)
     if show_disagreements:
@@ -125,6 +136,47 @@ def _print_adjudication(rep: dict) -> None:
             print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {when:<6} {r['n']:>5} "
                   f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {_pct(r['precision']):>9} "
                   f"{_pct(r['recall']):>7}")
+
+
+def _pct_ci(x, ci) -> str:
+    return _pct(x) + ("" if ci is None else f" [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
+
+
+def _kappa_ci(x, ci) -> str:
+    return _kappa(x) + ("" if ci is None else f" [{ci[0]:.3f}, {ci[1]:.3f}]")
+
+
+def _gap_ci(x, ci) -> str:
+    if x is None:
+        return "-"
+    return f"{100 * x:+.1f} pts" + ("" if ci is None else f" [{100 * ci[0]:+.1f}, {100 * ci[1]:+.1f}]")
+
+
+def _print_intervals(rep: dict) -> None:
+    """Every figure above with its interval, one line per comparison."""
+    if "intervals" not in rep:
+        return
+    rows = [(f"{r['annotator1']} vs {r['annotator2']}", r["n"], _pct_ci(r["agreement"], r.get("agreement_ci")),
+             _kappa_ci(r["kappa"], r.get("kappa_ci")), "", "", "") for r in rep["pairwise_cohen"]]
+    f = rep["fleiss"]
+    if f["n_runs"]:
+        rows.append((f"Fleiss: {', '.join(f['annotators'])}", f["n_runs"], "", _kappa_ci(f["kappa"], f.get("kappa_ci")),
+                     "", "", ""))
+    for when, judges in (("", rep["judges"]), (" (adjudicated)", rep["adjudication"]["judges"])):
+        for r in judges:
+            rows.append((f"{r['judge']} k={r['k_label']} {r['prompt_version']}{when}", r["n"],
+                         _pct_ci(r["agreement"], r.get("agreement_ci")), _kappa_ci(r["kappa"], r.get("kappa_ci")),
+                         _pct_ci(r["precision"], r.get("precision_ci")), _pct_ci(r["recall"], r.get("recall_ci")),
+                         _gap_ci(r["gap"], r.get("gap_ci"))))
+    print(f"\nWith {rep['intervals']}")
+    if not rows:
+        print("  nothing to compare yet")
+        return
+    head = ("comparison", "n", "agreement", "kappa", "precision", "recall", "gap (judge - humans)")
+    widths = [max(len(str(row[i])) for row in rows + [head]) for i in range(len(head))]
+    for row in [head] + rows:
+        print("  " + "  ".join(str(c).rjust(w) if i == 1 else str(c).ljust(w)
+                               for i, (c, w) in enumerate(zip(row, widths))).rstrip())
 
 
 def _print_success(rep: dict) -> None:

@@ -44,6 +44,7 @@ from cockpit.core.review.kappa import (  # noqa: F401 - the formulas are part of
     fleiss_kappa,
     percent_agreement,
 )
+from cockpit.core.review import bootstrap as B
 from cockpit.core.store.adjudications import adjudications as _adjudications
 from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
 
@@ -105,6 +106,18 @@ def adjudicated_consensus(store, cons: dict[str, int] | None = None) -> dict[str
     return out
 
 
+def pairwise_items(store) -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """For every pair of annotators (a1 < a2) with runs in common: their (a1, a2) binary verdicts, one per run."""
+    matrix = human_matrix(store)
+    names = sorted({a for by in matrix.values() for a in by})
+    out = {}
+    for a1, a2 in itertools.combinations(names, 2):
+        common = [(by[a1], by[a2]) for by in matrix.values() if a1 in by and a2 in by]
+        if common:
+            out[(a1, a2)] = common
+    return out
+
+
 def pairwise_cohen(store) -> list[tuple[str, str, int, float, float]]:
     """Cohen's kappa for every pair of annotators over the runs both gave a binary
     verdict (success/fail; ``unsure`` excluded).
@@ -112,13 +125,8 @@ def pairwise_cohen(store) -> list[tuple[str, str, int, float, float]]:
     Rows ``(annotator1, annotator2, n, agreement, kappa)`` with ``annotator1 <
     annotator2``, agreement a fraction 0..1; pairs with no run in common are left out.
     """
-    matrix = human_matrix(store)
-    names = sorted({a for by in matrix.values() for a in by})
     rows = []
-    for a1, a2 in itertools.combinations(names, 2):
-        common = [(by[a1], by[a2]) for by in matrix.values() if a1 in by and a2 in by]
-        if not common:
-            continue
+    for (a1, a2), common in pairwise_items(store).items():
         x, y = [c[0] for c in common], [c[1] for c in common]
         rows.append((a1, a2, len(common), percent_agreement(x, y), cohen_kappa(x, y)))
     return rows
@@ -153,6 +161,13 @@ def fleiss_group(store) -> tuple[list[str], list[str]]:
     return sorted(best), runs
 
 
+def fleiss_table(store) -> list[list[int]]:
+    """Fleiss' table over :func:`fleiss_group`: per run, [annotators saying success, saying fail]."""
+    people, runs = fleiss_group(store)
+    matrix = human_matrix(store)
+    return [[sum(1 for a in people if matrix[r][a] == v) for v in (1, 0)] for r in runs]
+
+
 def fleiss(store) -> tuple[int, int, float | None]:
     """Fleiss' kappa over the runs labelled by the same three or more annotators
     (see :func:`fleiss_group`): ``(n_runs, n_raters, kappa)``, ``(0, 0, None)`` if
@@ -160,9 +175,7 @@ def fleiss(store) -> tuple[int, int, float | None]:
     people, runs = fleiss_group(store)
     if not runs:
         return 0, 0, None
-    matrix = human_matrix(store)
-    table = [[sum(1 for a in people if matrix[r][a] == v) for v in (1, 0)] for r in runs]
-    return len(runs), len(people), fleiss_kappa(table)
+    return len(runs), len(people), fleiss_kappa(fleiss_table(store))
 
 
 def k_label(k: int) -> str:
@@ -170,7 +183,7 @@ def k_label(k: int) -> str:
     return "all" if not k else str(k)
 
 
-def judge_agreement(store, reference: dict[str, int] | None = None) -> list[dict]:
+def judge_agreement(store, reference: dict[str, int] | None = None, boot: B.Bootstrap | None = None) -> list[dict]:
     """Agreement of each judge with the human consensus (or with `reference`, ``{run_id: 1 | 0}``,
     such as :func:`adjudicated_consensus`), WebVoyager Table 2's shape.
 
@@ -183,7 +196,10 @@ def judge_agreement(store, reference: dict[str, int] | None = None) -> list[dict
     (success is the positive class: tp = both say success, fn = human success but
     judge fail), precision tp / (tp + fp) and recall tp / (tp + fn) (AgentRewardBench's measure:
     the judge's success is the positive class; None when there is nothing to divide by) and
-    confusion ``{human: {judge: count}}`` over 'success'/'fail'.
+    confusion ``{human: {judge: count}}`` over 'success'/'fail'; human_rate and judge_rate (success rates over
+    the n runs) and gap = judge_rate - human_rate (the success-rate gap Online-Mind2Web reports). With `boot`,
+    also agreement_ci, kappa_ci, precision_ci, recall_ci and gap_ci: bootstrap intervals over the n runs
+    (:mod:`cockpit.core.review.bootstrap`), ``(lo, hi)`` or None.
     """
     cons = consensus(store) if reference is None else reference
     groups: dict[tuple, list] = defaultdict(list)
@@ -209,8 +225,19 @@ def judge_agreement(store, reference: dict[str, int] | None = None) -> list[dict
             "fp": m["fail"]["success"], "tn": m["fail"]["fail"], "confusion": m,
             "precision": _ratio(m["success"]["success"], m["success"]["success"] + m["fail"]["success"]),
             "recall": _ratio(m["success"]["success"], m["success"]["success"] + m["success"]["fail"]),
+            "human_rate": _ratio(sum(human), len(human)), "judge_rate": _ratio(sum(pred), len(pred)),
+            "gap": B.rate_gap(Counter(zip(human, pred))) if human else None,
         })
+        if boot is not None:
+            cis = boot.intervals(list(zip(human, pred)), JUDGE_FIGURES)
+            rows[-1].update({f"{name}_ci": ci for name, ci in cis.items()})
     return rows
+
+
+#: What is bootstrapped for a judge against the humans, and for a pair of annotators (pairs: (reference, other)).
+JUDGE_FIGURES = {"agreement": B.pair_agreement, "kappa": B.pair_kappa, "precision": B.precision,
+                 "recall": B.recall, "gap": B.rate_gap}
+PAIR_FIGURES = {"agreement": B.pair_agreement, "kappa": B.pair_kappa}
 
 
 def _ratio(a: int, b: int) -> float | None:
@@ -393,29 +420,40 @@ def steps_histogram(store, bins: int | Sequence[int] = 10) -> list[tuple[int, in
 
 
 def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = True,
-           judge: str | None = None, k: int | None = None) -> dict:
-    """Everything ``cockpit agreement`` shows, as one JSON-ready dict."""
+           judge: str | None = None, k: int | None = None, boot: B.Bootstrap | None = None) -> dict:
+    """Everything ``cockpit agreement`` shows, as one JSON-ready dict; with `boot`, bootstrap intervals
+    (``*_ci`` keys, and ``intervals``: how they were computed)."""
     n_runs, n_raters, kappa = fleiss(store)
     people, _ = fleiss_group(store)
+    pairs = [dict(zip(("annotator1", "annotator2", "n", "agreement", "kappa"), r)) for r in pairwise_cohen(store)]
+    if boot is not None:
+        items = pairwise_items(store)
+        for row in pairs:
+            cis = boot.intervals(items[(row["annotator1"], row["annotator2"])], PAIR_FIGURES)
+            row.update({f"{name}_ci": ci for name, ci in cis.items()})
+    fl = {"n_runs": n_runs, "n_raters": n_raters, "kappa": kappa, "annotators": people}
+    if boot is not None:
+        rows = [tuple(r) for r in fleiss_table(store)] if n_runs else []
+        fl["kappa_ci"] = boot.intervals(rows, {"kappa": B.fleiss_rows})["kappa"]
     out = {
-        "pairwise_cohen": [dict(zip(("annotator1", "annotator2", "n", "agreement", "kappa"), r))
-                           for r in pairwise_cohen(store)],
-        "fleiss": {"n_runs": n_runs, "n_raters": n_raters, "kappa": kappa, "annotators": people},
-        "judges": judge_agreement(store),
+        **({"intervals": boot.describe()} if boot is not None else {}),
+        "pairwise_cohen": pairs,
+        "fleiss": fl,
+        "judges": judge_agreement(store, boot=boot),
         "success_by_site": [dict(zip(("site", "n", "successes", "rate", "sources"), r))
                             for r in success_rates(store, "site")],
         "success_by_model": [dict(zip(("model", "n", "successes", "rate", "sources"), r))
                              for r in success_rates(store, "model")],
         "failure_categories": failure_categories(store),
         "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
-        "adjudication": adjudication_summary(store),
+        "adjudication": adjudication_summary(store, boot),
     }
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)
     return out
 
 
-def adjudication_summary(store) -> dict:
+def adjudication_summary(store, boot: B.Bootstrap | None = None) -> dict:
     """What adjudication changed: ``adjudicated`` (runs with an adjudicated verdict), ``changed``
     (run ids whose verdict now differs from the consensus, or that had none: a tie or only unsure
     labels) and ``judges``: :func:`judge_agreement` against the adjudicated consensus (agreement,
@@ -424,4 +462,4 @@ def adjudication_summary(store) -> dict:
     after = adjudicated_consensus(store, cons)
     changed = sorted(r for r, v in after.items() if cons.get(r) != v)
     return {"adjudicated": len(_adjudications(store)), "changed": changed,
-            "judges": judge_agreement(store, after)}
+            "judges": judge_agreement(store, after, boot)}
