@@ -16,7 +16,9 @@ rates use the adjudicated verdict, else the human consensus, else the newest jud
 runs that never answered; answered runs nobody judged are left out and counted as unjudged, and so are
 runs stopped at the approval gate (status refused), counted as refused. Failure
 categories count the runs failed by the consensus or, where there is one, the adjudicated verdict.
-Every kappa, agreement, precision, recall and success-rate gap (the judge's success rate minus the humans'
+Success is also split into autonomous (runs nobody intervened in) and assisted (counting the help people
+gave: approvals, rejections, edited actions, take-over steps, notes, breakpoints resumed), and the runs with
+interventions are listed. Every kappa, agreement, precision, recall and success-rate gap (the judge's success rate minus the humans'
 over the same runs) comes with a 95% interval: a percentile bootstrap over runs, seeded, stated in the
 output (--resamples 0 leaves them out)."""
 
@@ -73,6 +75,7 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     _print_adjudication(rep)
     _print_intervals(rep)
     _print_success(rep)
+    _print_assisted(rep)
     _print_failures_and_steps(rep)
     if show_disagreements:
         _print_disagreements(rep)
@@ -191,6 +194,29 @@ def _print_success(rep: dict) -> None:
         for r in rows:
             src = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in r["sources"].items() if v)
             print(f"  {r[what] or '(none)':<{w}} {r['n']:>5} {r['successes']:>7} {_pct(r['rate']):>7}  {src}")
+
+
+def _print_assisted(rep: dict) -> None:
+    a = rep["assisted"]
+    print("\nAutonomous and assisted success (assisted: a person approved, rejected, edited, took over, left a "
+          "note or resumed a breakpoint)")
+    if not a["n"]:
+        print("  no runs with a known outcome")
+        return
+    print(f"  {a['n']} runs: success {a['success']} ({_pct(a['assisted_rate'])}) counting the help people gave, "
+          f"{a['autonomous']} ({_pct(a['autonomous_rate'])}) without it; {a['assisted_runs']} runs had "
+          f"interventions, {a['assisted_successes']} of them succeeded")
+    if len(a["by_model"]) > 1:
+        w = max(max(len(r["model"] or "(none)") for r in a["by_model"]), 5)
+        print(f"  {'model':<{w}} {'n':>5} {'assisted':>9} {'autonomous':>10}")
+        for r in a["by_model"]:
+            print(f"  {r['model'] or '(none)':<{w}} {r['n']:>5} {_pct(r['assisted_rate']):>9} "
+                  f"{_pct(r['autonomous_rate']):>10}")
+    if a["runs"]:
+        print("  runs with interventions:")
+        names = {1: "success", 0: "fail", None: "unknown"}
+        for r in a["runs"]:
+            print(f"    {r['run_id']}  {names[r['outcome']]:<7}  {r['described']}")
 
 
 def _print_failures_and_steps(rep: dict) -> None:

@@ -82,6 +82,11 @@ class ReportsPanel(QWidget):
         self.j_cancel.clicked.connect(self.cancel_judging)
 
         self.fleiss = QLabel()
+        self.assisted = QLabel()
+        self.assisted.setWordWrap(True)
+        self.assisted.setToolTip("Assisted: a person approved, rejected or edited an action, took the browser over, "
+                                 "left a note or resumed a breakpoint during the run. `cockpit agreement` lists "
+                                 "the runs and what was done.")
         self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
         self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
                               "TP", "FN", "FP", "TN"])
@@ -99,6 +104,8 @@ class ReportsPanel(QWidget):
         grid = QGridLayout(body)
         grid.addWidget(judge_box, 0, 0)
         left = QVBoxLayout()
+        left.addWidget(QLabel("<b>Success, autonomous and assisted</b>"))
+        left.addWidget(self.assisted)
         left.addWidget(QLabel("<b>Annotators</b>"))
         left.addWidget(self.fleiss)
         left.addWidget(self.pairs)
@@ -125,6 +132,11 @@ class ReportsPanel(QWidget):
     # ---------- the numbers ----------
     def refresh(self) -> None:
         rep = agreement.report(self.store)
+        a = rep["assisted"]
+        self.assisted.setText(
+            f"{a['n']} runs with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
+            f"{_pct(a['autonomous_rate'])} without it. {a['assisted_runs']} had interventions, "
+            f"{a['assisted_successes']} of them succeeded." if a["n"] else "No run has a known outcome yet.")
         f = rep["fleiss"]
         self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {f['n_runs']} runs labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
@@ -231,6 +243,10 @@ def _table(headers: list[str]) -> QTableWidget:
     t.setEditTriggers(QTableWidget.NoEditTriggers)
     t.setMinimumHeight(120)
     return t
+
+
+def _pct(x) -> str:
+    return "-" if x is None else f"{x:.1%}"
 
 
 def _fill(table: QTableWidget, rows: list[tuple]) -> None:

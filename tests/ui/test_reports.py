@@ -83,6 +83,18 @@ def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store, loop
     assert cells == [["judge-model", "all", W.PROMPT_VERSION]]
 
 
+def test_success_is_split_into_autonomous_and_assisted(qtbot, store):
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(4)]
+    store.db["decisions"].insert({"run_id": ids[0], "step": 1, "approved": 0, "by": "human:ada", "message": "no"})
+    for rid, verdict in zip(ids, ["success", "success", "success", "fail"]):
+        L.set_label(store, rid, "ada", verdict)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    assert panel.assisted.text() == ("4 runs with a known outcome: 75.0% succeeded counting people's help, "
+                                     "50.0% without it. 1 had interventions, 1 of them succeeded.")
+
+
 def test_cancel_stops_the_judge(qtbot, store, loop):
     for i in range(6):
         make_run(store, steps=1, task=f"task {i}")

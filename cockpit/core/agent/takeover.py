@@ -43,6 +43,8 @@ class TakeOver:
         """Resume the agent; `note` goes into its next prompt with what the human did."""
         if note.strip():
             self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
+            # kept with the step that reads it: the run was assisted (cockpit.core.review.interventions)
+            self._flags.setdefault(self._next_n, []).append(f"note: {' '.join(note.split())}")
         self.control.resume()
 
     def _refresh(self) -> Observation:

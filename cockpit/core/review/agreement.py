@@ -45,6 +45,7 @@ from cockpit.core.review.kappa import (  # noqa: F401 - the formulas are part of
     percent_agreement,
 )
 from cockpit.core.review import bootstrap as B
+from cockpit.core.review import interventions as IV
 from cockpit.core.store.adjudications import adjudications as _adjudications
 from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
 
@@ -360,6 +361,46 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     return rows
 
 
+def assisted_success(store) -> dict:
+    """Success split by whether people intervened (:mod:`cockpit.core.review.interventions`).
+
+    Over the runs with a known outcome (as :func:`success_rates` counts them; ``n``): ``success`` all
+    successes, and the *assisted success rate* success / n; ``autonomous`` the successes of runs nobody
+    intervened in, and the *autonomous success rate* autonomous / n (a success a person helped to does not
+    count); ``assisted_runs`` the runs with interventions among the n, and ``assisted_successes`` those
+    that succeeded. ``runs``: every finished run with interventions (any outcome), ``{run_id, task,
+    outcome (1/0/None), source, interventions: {approved, rejected, ..., assisted}, described}``,
+    sorted by run id. Also per model: ``by_model`` rows ``{model, n, success, autonomous, rates}``.
+    """
+    outcomes, runs = run_outcomes(store), _runs(store)
+    ivs = IV.of_runs(store)
+    total = {"n": 0, "success": 0, "autonomous": 0, "assisted_runs": 0, "assisted_successes": 0}
+    models: dict[str, dict] = {}
+    for run_id, (ok, _source) in outcomes.items():
+        if ok is None:
+            continue
+        helped = run_id in ivs
+        m = models.setdefault(runs[run_id]["model"] or "", {"n": 0, "success": 0, "autonomous": 0})
+        for g in (total, m):
+            g["n"] += 1
+            g["success"] += ok
+            g["autonomous"] += ok and not helped
+        total["assisted_runs"] += helped
+        total["assisted_successes"] += ok and helped
+
+    def rates(g):
+        return {"assisted_rate": _ratio(g["success"], g["n"]), "autonomous_rate": _ratio(g["autonomous"], g["n"])}
+    listed = []
+    for run_id in sorted(ivs):
+        if run_id not in outcomes:
+            continue  # still running
+        ok, source = outcomes[run_id]
+        listed.append({"run_id": run_id, "task": runs[run_id]["task"], "outcome": ok, "source": source,
+                       "interventions": ivs[run_id].to_dict(), "described": ivs[run_id].describe()})
+    return {**total, **rates(total), "runs": listed,
+            "by_model": [{"model": name, **g, **rates(g)} for name, g in sorted(models.items())]}
+
+
 def failure_categories(store) -> dict[str, int]:
     """How many failed runs have each primary failure category: ``{category: runs}``.
 
@@ -447,6 +488,7 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
         "failure_categories": failure_categories(store),
         "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
         "adjudication": adjudication_summary(store, boot),
+        "assisted": assisted_success(store),
     }
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)

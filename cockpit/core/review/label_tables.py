@@ -13,12 +13,13 @@ import datetime as dt
 import json
 from pathlib import Path
 
+from cockpit.core.review import interventions
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.db import Store
 
 #: Columns of the labels table, in order.
-LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps",
-                "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
+LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps", "assisted",
+                "interventions", "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
 #: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
 VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
 
@@ -40,8 +41,11 @@ def run_ids_or_all(store: Store, run_ids) -> list[str]:
 def labels_rows(store: Store, run_ids=None) -> list[dict]:
     """One row per (run, annotator) with the columns of :data:`LABEL_FIELDS`; a run without
     labels gives one row with empty label columns (None). Runs in the given order
-    (all runs oldest first when run_ids is None), annotators alphabetically."""
+    (all runs oldest first when run_ids is None), annotators alphabetically. ``assisted``: whether people
+    intervened in the run, ``interventions`` what they did ("2 approvals, 1 rejection"; "none"), see
+    :mod:`cockpit.core.review.interventions`."""
     ids = run_ids_or_all(store, run_ids)
+    helped = interventions.of_runs(store)
     by_run: dict[str, list[dict]] = {}
     for lab in (labels_mod.labels(store) if run_ids is None or len(ids) > 50
                 else [x for rid in ids for x in labels_mod.labels(store, rid)]):
@@ -51,7 +55,8 @@ def labels_rows(store: Store, run_ids=None) -> list[dict]:
         run = store.run(rid)
         base = {"run_id": rid, "task_id": run["task_id"] or "", "task": run["task"] or "",
                 "site": run["site"] or "", "model": run["model"] or "", "status": run["status"] or "",
-                "answer": run["answer"], "steps": run["steps"] or 0}
+                "answer": run["answer"], "steps": run["steps"] or 0, "assisted": rid in helped,
+                "interventions": helped[rid].describe() if rid in helped else "none"}
         labs = by_run.get(rid) or [None]
         for lab in labs:
             row = dict(base)

@@ -42,6 +42,7 @@ from PIL import Image, ImageDraw, ImageFont
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store.records import status_text
+from cockpit.core.review import interventions
 from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
     LABEL_FIELDS,
     VERDICT_FIELDS,
@@ -196,6 +197,7 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
                 ("Started", _e(iso_time(run["started"]))),
                 ("Finished", _e(iso_time(run["finished"]))),
                 ("Source", _e(run["source"])),
+                ("Interventions", _e(_interventions_text(store, run_id))),
                 ("Error", f'<span class="bad">{_e(run["error"])}</span>' if run["error"] else "")]),
            "<h2>Answer</h2>",
            (f'<p class="note">{_e(BLIND_NOTE)}</p>' if blind else
@@ -215,6 +217,11 @@ def html_report(store: Store, run_id: str, *, max_width: int = 1024, quality: in
 
 
 BLIND_NOTE = "hidden: blind until you have labelled this run"
+
+
+def _interventions_text(store: Store, run_id: str) -> str:
+    iv = interventions.of_run(store, run_id)
+    return f"assisted: {iv.describe()}" if iv.assisted else "none (autonomous)"
 
 
 def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:

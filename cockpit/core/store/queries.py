@@ -225,6 +225,22 @@ class StoreQueries:
         rows = self._rows("SELECT memories FROM runs WHERE id = ?", [run_id])
         return json.loads(rows[0]["memories"]) if rows and rows[0]["memories"] else None
 
+    # ---------- interventions ----------
+    def human_decisions(self, run_id: str | None = None) -> list[dict]:
+        """Every approval-gate decision a person made (in one run when given): run_id, step, approved,
+        edited_action."""
+        one = " AND run_id = ?" if run_id else ""
+        return self._rows("SELECT run_id, step, approved, edited_action FROM decisions WHERE by LIKE 'human:%'"
+                          f"{one} ORDER BY run_id, id", [run_id] if run_id else [])
+
+    def intervened_steps(self, run_id: str | None = None) -> list[dict]:
+        """Steps a person took (take-over) or that paused for one (a breakpoint) or carry a person's note (in one
+        run when given): run_id, step, actor, flags (JSON text)."""
+        one = " AND run_id = ?" if run_id else ""
+        return self._rows("SELECT run_id, step, actor, flags FROM steps WHERE (actor = 'human' "
+                          f"OR flags LIKE '%breakpoint: %' OR flags LIKE '%note: %'){one} ORDER BY run_id, step",
+                          [run_id] if run_id else [])
+
     # ---------- the judge ----------
     def step_actions(self, run_id: str) -> list[dict]:
         """Each step's action as recorded, in order: step, action, action_text, target, marks_file, pointer

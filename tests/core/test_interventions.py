@@ -1,0 +1,117 @@
+"""Autonomous and assisted success: runs on real Chromium where a person rejects, approves and takes over,
+then what `cockpit agreement`, the labels export and the HTML report say about them."""
+import csv
+import json
+import threading
+
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.agent.approval import Decision, ScriptedApprover
+from cockpit.core.agent.control import RunControl
+from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.review import agreement as ag
+from cockpit.core.review import interventions as IV
+from cockpit.core.review import reports
+from cockpit.core.store import labels as lb
+from tests.clitools import cockpit
+from tests.core.test_agent import agent_for, by_page, last_user_text, mark_for, store  # noqa: F401 (fixtures)
+
+
+def order_run(site, agent_for, approver):
+    """The model places an order; after a refusal it tries once more, then answers."""
+    def order(body):
+        if "not yet" in json.dumps(body) and "tried twice" not in json.dumps(body):
+            return f"Thought: asked to wait; tried twice.\nAction: Click [{mark_for(body, 'Place order')}]"
+        return f"Thought: place it.\nAction: Click [{mark_for(body, 'Place order')}]"
+    responder = by_page({"Order": order, "Order placed": "Thought: done.\nAction: ANSWER; ordered"})
+    with ModelServer(responder) as srv:
+        return agent_for(srv, approver=approver).run(Fresh("Order a copy", site.url("agent_order.html")))
+
+
+def takeover_run(site, agent_for):
+    control = RunControl()
+    asked = threading.Event()
+
+    def respond(body):
+        if "The page is 'Details'" in last_user_text(body):
+            return "Thought: there it is\nAction: ANSWER; 4217"
+        asked.set()
+        return "Thought: look around\nAction: Scroll [WINDOW]; down"
+    with ModelServer(respond) as srv:
+        agent = agent_for(srv, control=control)
+        out = {}
+        t = threading.Thread(target=lambda: out.update(r=agent.run(Fresh("Find the number",
+                                                                         site.url("agent_start.html")))))
+        t.start()
+        assert asked.wait(20)
+        agent.take_over().result(20)
+        for _ in range(8):
+            if "cannot scroll further" in agent.human_act(parse_action("Scroll [WINDOW]; up")).result(20)["outcome"]:
+                break
+        link = next(m.id for m in agent._last_obs.marks if "details" in m.text)
+        agent.human_act(parse_action(f"Click [{link}]")).result(20)
+        agent.hand_back("the details page is open")
+        t.join(30)
+    return out["r"]
+
+
+def autonomous_run(site, agent_for):
+    responder = by_page({
+        "Agent start": lambda b: f"Thought: follow the link.\nAction: Click [{mark_for(b, 'details page')}]",
+        "Details": "Thought: found it.\nAction: ANSWER; 4217"})
+    with ModelServer(responder) as srv:
+        return agent_for(srv).run(Fresh("Find the number", site.url("agent_start.html")))
+
+
+def test_approvals_rejections_and_take_over_make_a_run_assisted(site, agent_for, store, tmp_path):
+    approver = ScriptedApprover([Decision(False, "human:ada", "not yet"), Decision(True, "human:ada")])
+    ordered = order_run(site, agent_for, approver)
+    assert ordered.answer == "ordered" and len(approver.requests) == 2
+    helped = takeover_run(site, agent_for)
+    assert helped.answer == "4217"
+    alone = autonomous_run(site, agent_for)
+    policy = order_run(site, agent_for, ScriptedApprover([Decision(True, "policy:allow")]))  # a policy, no person
+    for rid in (ordered.run_id, helped.run_id, alone.run_id, policy.run_id):
+        lb.set_label(store, rid, "bob", "success")
+
+    ivs = IV.of_runs(store)
+    assert set(ivs) == {ordered.run_id, helped.run_id}
+    assert ivs[ordered.run_id].describe() == "1 approval, 1 rejection"
+    took = ivs[helped.run_id]
+    assert took.takeover_steps >= 2 and took.notes == 1 and took.approved == took.rejected == 0
+
+    a = ag.assisted_success(store)
+    assert (a["n"], a["success"], a["autonomous"], a["assisted_runs"], a["assisted_successes"]) == (4, 4, 2, 2, 2)
+    assert (a["assisted_rate"], a["autonomous_rate"]) == (1.0, 0.5)
+    assert [r["run_id"] for r in a["runs"]] == sorted([ordered.run_id, helped.run_id])
+
+    out = cockpit(store.root, "agreement").stdout
+    assert "4 runs: success 4 (100.0%) counting the help people gave, 2 (50.0%) without it; 2 runs had " \
+           "interventions, 2 of them succeeded" in out
+    assert f"{ordered.run_id}  success  1 approval, 1 rejection" in out
+    assert f"{helped.run_id}  success  {took.takeover_steps} take-over steps, 1 note" in out
+
+    r = cockpit(store.root, "export", "all", "--format", "labels-csv", "--out", str(tmp_path / "labels.csv"))
+    assert r.returncode == 0, r.stderr
+    with open(tmp_path / "labels.csv", newline="", encoding="utf-8") as f:
+        rows = {row["run_id"]: row for row in csv.DictReader(f)}
+    assert (rows[ordered.run_id]["assisted"], rows[ordered.run_id]["interventions"]) == ("True", "1 approval, 1 rejection")
+    assert (rows[alone.run_id]["assisted"], rows[alone.run_id]["interventions"]) == ("False", "none")
+    assert rows[policy.run_id]["assisted"] == "False"
+
+    page = reports.html_report(store, ordered.run_id)
+    assert "assisted: 1 approval, 1 rejection" in page
+    assert "none (autonomous)" in reports.html_report(store, alone.run_id)
+
+
+def test_edits_and_breakpoints_count_and_a_running_run_is_not_listed(store):
+    from cockpit.core.store.newrun import NewRun
+    rid = store.new_run(NewRun("t", "http://x.test/", model="m"))
+    store.commit_step(rid, dict(step=1, action="Click [1]", status="ok", flags=["breakpoint: step 1"]))
+    store.db["decisions"].insert({"run_id": rid, "step": 1, "approved": 1, "by": "human:ada",
+                                  "edited_action": "Click [2]"})
+    iv = IV.of_run(store, rid)
+    assert iv.describe() == "1 approval, 1 edited action, 1 breakpoint resumed" and iv.assisted
+    assert ag.assisted_success(store)["runs"] == []  # still running: no outcome yet
+    store.finish_run(rid, "answered", answer="x")
+    assert [r["run_id"] for r in ag.assisted_success(store)["runs"]] == [rid]
