@@ -32,6 +32,7 @@ from cockpit.core.safety import redaction
 from cockpit.core.page import effects
 from cockpit.core.safety import navguard
 from cockpit.core.agent.breakpoints import first, on_action
+from cockpit.core.agent.state_checks import run_state_checks
 from cockpit.core.agent.approval import (ApprovalRequest, Approver, Decision, PolicyApprover, ended_at_gate,
                                          needs_approval)
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
@@ -425,6 +426,8 @@ class Agent(TakeOver, HopsAndMemory):
 
     def _finish(self, status: str, answer: str | None) -> RunResult:
         status = ended_at_gate(status, self.store.decisions(self.run_id))  # refused there: not "answered"
+        if status != "stopped":  # the agent ended it: WebArena's state checks, on the page it left
+            run_state_checks(self.session, self.store, self.run_id, self.store.run(self.run_id).get("config"))
         self.store.finish_run(self.run_id, status, answer=answer)
         n = self.store.run(self.run_id)["steps"]
         self._emit(ev.RunFinished(self.run_id, status, answer, n))

@@ -1,0 +1,74 @@
+"""WebArena's state evaluators run in the run's browser as the run ends (the rules are in
+:mod:`cockpit.core.tasks.webarena_eval`): the final URL for ``url_match``, the pages and elements of
+``program_html``. Each outcome is stored as a verdict (``webarena:url_match``, ``webarena:program_html``;
+k 0, version :data:`~cockpit.core.tasks.webarena_eval.VERSION`) with what it compared, so Review, the judge
+table and ``cockpit agreement`` show it beside the judges' and the humans'. Evaluating never fails the run:
+a browser error makes the check "not evaluated" (verdict None) and says why."""
+from __future__ import annotations
+
+import logging
+
+from cockpit.core.errors import CockpitError
+from cockpit.core.store import Store
+from cockpit.core.store import labels
+from cockpit.core.tasks.webarena_eval import (NAMES, VERSION, Check, Target, content_ok, eval_of, state_checks,
+                                              targets, url_match)
+
+log = logging.getLogger(__name__)
+
+_READ = """
+const kind = arguments[0], script = arguments[1];
+if (kind === 'page') return document.documentElement.outerHTML;
+try {
+  const value = (0, eval)('(' + script + ')');
+  const out = kind === 'function' && typeof value === 'function' ? value() : value;
+  return out === undefined ? null : out;
+} catch (e) { return {__cockpit_error: String(e)}; }
+"""
+
+
+def run_state_checks(session, store: Store, run_id: str, config: dict | None) -> list[Check]:
+    """Evaluate the run's WebArena state checks now and store them; [] when its task has none."""
+    ev = eval_of(config)
+    names = state_checks(ev)
+    checks = []
+    for name in names:
+        try:
+            checks.append(url_match(session.url, ev) if name == "url_match" else _program_html(session, ev))
+        except CockpitError as e:
+            checks.append(Check(name, None, f"not evaluated: the browser failed ({e})"))
+    for c in checks:
+        labels.set_verdict(store, run_id, NAMES[c.name], 0, VERSION, c.verdict, reply=c.detail)
+    return checks
+
+
+def _program_html(session, ev: dict) -> Check:
+    tgts, why = targets(ev)
+    if why:
+        return Check("program_html", None, why)
+    notes, ok = [], True
+    for i, t in enumerate(tgts, 1):
+        selected = _read(session, t)
+        good, what = content_ok(selected, t.required)
+        where = "the last page" if t.url == "last" else t.url
+        notes.append(f"target {i} ({where}): " + ("met" if good else f"not met: {what}"))
+        ok = ok and good
+    return Check("program_html", int(ok), "; ".join(notes))
+
+
+def _read(session, t: Target) -> str:
+    """What the target's locator selects, as WebArena's harness reads it (str() of the value; "" when the
+    expression throws)."""
+    if t.url != "last":
+        session.goto(t.url)
+    for prep in t.prep:
+        try:
+            session.js(prep)
+        except CockpitError:
+            raise
+        except Exception as e:  # WebArena ignores a failing prep action
+            log.info("program_html prep action failed: %s", e)
+    value = session.js(_READ, t.kind, t.script)
+    if isinstance(value, dict) and "__cockpit_error" in value:
+        return ""
+    return str(value)
