@@ -71,6 +71,7 @@ def _kappa(x) -> str:
 
 def _print(rep: dict, show_disagreements: bool) -> None:
     _print_annotators(rep)
+    _print_axes(rep)
     _print_judges(rep)
     _print_adjudication(rep)
     _print_intervals(rep)
@@ -99,6 +100,24 @@ def _print_annotators(rep: dict) -> None:
               f"({', '.join(f['annotators'])})")
     else:
         print("  no run labelled by three annotators")
+
+
+def _print_axes(rep: dict) -> None:
+    titles = {"side_effects": "Side effects (did the agent change something nobody asked for?)",
+              "repetition": "Repetition (did the agent loop?)"}
+    for axis, a in rep["axes"].items():
+        print(f"\n{titles[axis]}: annotators only, the judges answer success")
+        if not a["answered"]:
+            print("  no run answered yet (Review: X side effects, L repetition; `cockpit annotate --side-effects`)")
+            continue
+        print(f"  {a['answered']} runs with a majority answer, {a['seen']} of them yes ({_pct(a['rate'])})")
+        for r in a["pairwise_cohen"]:
+            print(f"  {r['annotator1']} vs {r['annotator2']}: n {r['n']}, agree "
+                  f"{_pct_ci(r['agreement'], r.get('agreement_ci'))}, kappa {_kappa_ci(r['kappa'], r.get('kappa_ci'))}")
+        f = a["fleiss"]
+        if f["n_runs"]:
+            print(f"  Fleiss' kappa {_kappa_ci(f['kappa'], f.get('kappa_ci'))} over {f['n_runs']} runs, "
+                  f"{f['n_raters']} annotators ({', '.join(f['annotators'])})")
 
 
 def _print_judges(rep: dict) -> None:

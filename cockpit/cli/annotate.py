@@ -1,11 +1,12 @@
-"""`cockpit annotate assign | status | next`: annotation batches, each annotator's queue and progress."""
+"""`cockpit annotate assign | status | next | label`: annotation batches, each annotator's queue and progress,
+and labelling a run from the command line."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = "annotation batches: assign runs to annotators, see their progress and their next run"
+HELP = "annotation batches: assign runs to annotators, see their progress and their next run; label a run"
 DESCRIPTION = HELP + """. assign: makes a batch (a name, its runs, N annotators per run, a guideline
 text) and deals the runs in the order given (all: every finished run, oldest first), each run to the N
 annotators with the fewest runs so far, so everyone gets as many runs as the others, give or take one;
@@ -14,7 +15,9 @@ per annotator, runs labelled / assigned and the median seconds spent per labelle
 next: the annotator's next assigned run they have not labelled (any verdict counts, unsure too).
 With --blind, the reports hide the judge's verdicts and the agent's own claim (its answer and status)
 from an annotator on a run of the batch until they have labelled it (`cockpit export RUN --format html
---annotator NAME`)."""
+--annotator NAME`). label: one annotator's label of one run on AgentRewardBench's three questions: success
+(success / fail / unsure, with a failure category), side effects and repetition (yes / no / unsure); an
+answer left out keeps what that annotator said before.""" 
 
 
 def add_parser(sub) -> None:
@@ -34,6 +37,16 @@ def add_parser(sub) -> None:
     n = s.add_parser("next", help="the annotator's next unlabelled assigned run")
     n.add_argument("--annotator", required=True, metavar="NAME")
     n.add_argument("--batch", metavar="NAME", help="only this batch")
+    lab = s.add_parser("label", help="label a run: success, side effects, repetition", description=DESCRIPTION)
+    lab.add_argument("run", metavar="RUN", help="a run id (or a unique prefix)")
+    lab.add_argument("--annotator", required=True, metavar="NAME")
+    lab.add_argument("--verdict", choices=("success", "fail", "unsure"),
+                     help="did the agent complete the task? (needed for a first label of the run)")
+    lab.add_argument("--category", default="", help="failure category (with --verdict fail)")
+    lab.add_argument("--comment", default=None, help="a comment (default: keep the one there)")
+    lab.add_argument("--side-effects", choices=("yes", "no", "unsure"),
+                     help="did the agent change something nobody asked for?")
+    lab.add_argument("--repetition", choices=("yes", "no", "unsure"), help="did the agent loop?")
 
 
 def run(args) -> int:
@@ -41,7 +54,7 @@ def run(args) -> int:
     from cockpit.core.store import Store
     try:
         with Store() as store:
-            return {"assign": _assign, "status": _status, "next": _next}[args.action](store, args)
+            return {"assign": _assign, "status": _status, "next": _next, "label": _label}[args.action](store, args)
     except CockpitError as e:
         return common.fail(str(e), 2)
     except OSError as e:
@@ -100,4 +113,24 @@ def _next(store, args) -> int:
     print(f"  task: {run['task']}")
     print(f"  url:  {run['url'] or ''}")
     print(f"  {args.annotator}: {done}")
+    return 0
+
+
+def _label(store, args) -> int:
+    from cockpit.core.store import labels as L
+    rid = store.resolve(args.run)
+    mine = L.labels(store, rid, args.annotator)
+    before = mine[0] if mine else None
+    verdict = args.verdict or (before["verdict"] if before else None)
+    if verdict is None:
+        return common.fail(f"{args.annotator} has not labelled {rid} yet: give --verdict success, fail or unsure", 2)
+    keep = L.KEEP
+    category = args.category or (before["category"] if before and not args.verdict else "")
+    L.set_label(store, rid, args.annotator, verdict, category=category or "",
+                comment=args.comment if args.comment is not None else (before["comment"] if before else ""),
+                seconds=before["seconds"] if before else 0.0, blind=bool(before and before["blind"]),
+                side_effects=args.side_effects or keep, repetition=args.repetition or keep)
+    now = L.labels(store, rid, args.annotator)[0]
+    print(f"{rid}: {args.annotator} says {now['verdict']}" + (f" ({now['category']})" if now["category"] else "")
+          + f"; side effects: {now['side_effects'] or '-'}; repetition: {now['repetition'] or '-'}")
     return 0

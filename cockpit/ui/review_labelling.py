@@ -19,6 +19,11 @@ from cockpit.ui.runs_model import column
 from cockpit.core.store import corrections
 
 
+#: The keys that step through the side effects and repetition answers (E and R judge steps).
+AXIS_KEYS = {"side_effects": "X", "repetition": "L"}
+AXIS_CHOICES = ("–", "no", "yes", "unsure")  # the first: not answered
+
+
 class ReviewLabelling:
     """Labelling the open run and its steps: ReviewPanel's annotator half."""
 
@@ -48,8 +53,17 @@ class ReviewLabelling:
         self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
         self.comment = QLineEdit(placeholderText="comment (optional)")
         self.status = QLabel()
+        self.axes = {}
+        for axis, key in AXIS_KEYS.items():
+            box = QComboBox()
+            box.addItems(AXIS_CHOICES)
+            box.setToolTip(f"{L.AXIS_QUESTIONS[axis]} ({key} steps through {' / '.join(AXIS_CHOICES[1:])})")
+            box.activated.connect(lambda _i: self._resave())
+            self.axes[axis] = box
         r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
-                       self.btn_unsure, self.btn_next))  # wraps on a narrow window
+                       self.btn_unsure, QLabel(f"Side effects ({AXIS_KEYS['side_effects']}):"),
+                       self.axes["side_effects"], QLabel(f"Loop ({AXIS_KEYS['repetition']}):"),
+                       self.axes["repetition"], self.btn_next))  # wraps on a narrow window
         r2.addWidget(QLabel("Category:"))
         r2.addWidget(self.category, 1)
         r2.addWidget(self.comment, 2)
@@ -79,7 +93,21 @@ class ReviewLabelling:
         mine = self._my_label()
         self.category.setCurrentText(mine["category"] if mine else "")
         self.comment.setText(mine["comment"] if mine else "")
+        for axis, box in self.axes.items():
+            box.setCurrentText((mine or {}).get(axis) or AXIS_CHOICES[0])
         self._show_my_label(mine)
+
+    def _axis_answer(self, axis: str) -> str | None:
+        text = self.axes[axis].currentText()
+        return None if text == AXIS_CHOICES[0] else text
+
+    def step_axis(self, axis: str) -> None:
+        """The axis key: no, then yes, then unsure, then no again; saved at once on a labelled run, else with
+        the run's verdict (S, F or U)."""
+        box = self.axes[axis]
+        box.setCurrentIndex(box.currentIndex() % (len(AXIS_CHOICES) - 1) + 1)
+        if not self._resave():
+            self.status.setText("saved with your verdict: press S, F or U")
 
     def _show_my_label(self, mine: dict | None = None) -> None:
         """The footer says the run's label (a step's own judgement is in the step's line above)."""
@@ -107,7 +135,8 @@ class ReviewLabelling:
         blind = (self.blind.isChecked() or self._opened_blind) and (not self._revealed or bool(
             before and before["blind"] and before["verdict"] == verdict))
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.comment.text(),
-                    seconds=time.monotonic() - self.opened_at, blind=blind)
+                    seconds=time.monotonic() - self.opened_at, blind=blind,
+                    side_effects=self._axis_answer("side_effects"), repetition=self._axis_answer("repetition"))
         self.status.setText(f"your label: {verdict}" + (f" ({category})" if category else ""))
         self._refresh_queue()  # the queue's progress; a blind batch's run now shows its claim
         self._update_claim()
@@ -118,10 +147,9 @@ class ReviewLabelling:
         self.labelled.emit(self.run["id"])
         return True
 
-    def _resave(self) -> None:
+    def _resave(self) -> bool:
         mine = self._my_label()
-        if mine:
-            self.label(mine["verdict"])
+        return bool(mine) and self.label(mine["verdict"])
 
     def _category_changed(self) -> None:
         mine = self._my_label()

@@ -33,7 +33,7 @@ from cockpit.ui.compare_dialog import CompareDialog
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reask_dialog import open_reask
-from cockpit.ui.review_labelling import ReviewLabelling
+from cockpit.ui.review_labelling import AXIS_KEYS, ReviewLabelling
 from cockpit.ui.review_layout import ReviewLayout
 from cockpit.ui.review_loader import SOURCE, _Loader
 from cockpit.ui.review_queue import ReviewQueue
@@ -267,6 +267,8 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
         sc("F", lambda: self.label("fail"))
         sc("U", lambda: self.label("unsure"))
         sc("N", self.next_unlabelled)
+        for axis, key in AXIS_KEYS.items():
+            sc(key, lambda a=axis: self.step_axis(a))
         sc("B", lambda: self.view.set_marks_visible(not self.view.marks_visible()))
         for i in range(1, len(L.CATEGORIES) + 1):
             sc(str(i), lambda i=i: self.pick_category(i))

@@ -382,3 +382,29 @@ def test_a_pixel_steps_corrected_point_is_kept_after_w_and_a_click(qtbot, panel,
     assert abs(fixes[0]["point"][0] - 412) <= 1 and abs(fixes[0]["point"][1] - 318) <= 1
     assert "should have been at" in p.status.text()
     assert L.step_labels(store, rid, "ada")[0]["judgement"] == "wrong_target"
+
+
+def test_side_effects_and_repetition_from_the_keyboard(qtbot, panel, store):
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    p = panel("ada")
+    p.next_unlabelled()
+    first = p.run["id"]
+    focus(qtbot, p)
+    qtbot.keyClick(p.view, Qt.Key_X)  # before a verdict: kept for it
+    assert p.axes["side_effects"].currentText() == "no" and "press S, F or U" in p.status.text()
+    assert L.labels(store, first, "ada") == []
+    qtbot.keyClick(p.view, Qt.Key_X)  # no -> yes
+    qtbot.keyClick(p.view, Qt.Key_F)
+    lab = L.labels(store, first, "ada")[0]
+    assert (lab["verdict"], lab["side_effects"], lab["repetition"]) == ("fail", "yes", None)
+    qtbot.keyClick(p.view, Qt.Key_L)  # on a labelled run: saved at once
+    qtbot.keyClick(p.view, Qt.Key_L)
+    qtbot.keyClick(p.view, Qt.Key_L)  # no -> yes -> unsure
+    assert L.labels(store, first, "ada")[0]["repetition"] == "unsure"
+    qtbot.keyClick(p.view, Qt.Key_S)  # a new verdict keeps the other two answers
+    lab = L.labels(store, first, "ada")[0]
+    assert (lab["verdict"], lab["side_effects"], lab["repetition"]) == ("success", "yes", "unsure")
+    qtbot.keyClick(p.view, Qt.Key_N)
+    assert p.run["id"] != first and p.axes["side_effects"].currentText() == "–"  # the next run starts blank
+    p.show_run(first)
+    assert (p.axes["side_effects"].currentText(), p.axes["repetition"].currentText()) == ("yes", "unsure")

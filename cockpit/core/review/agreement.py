@@ -51,6 +51,10 @@ from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as
 
 #: Binary value of each human verdict; 'unsure' is absent on purpose (excluded).
 BINARY = {"success": 1, "fail": 0}
+#: Binary value of a side effects / repetition answer (1: the annotator saw them).
+YES_NO = {"yes": 1, "no": 0}
+#: The label axes (AgentRewardBench's three questions); judges answer success only.
+AXES = ("success", "side_effects", "repetition")
 #: Name of a binary verdict in tables and confusion matrices.
 NAMES = {1: "success", 0: "fail"}
 #: Up to this many annotators, Fleiss' group search tries every subset of three or more.
@@ -61,20 +65,24 @@ _SUBSET_SEARCH_LIMIT = 10
 # From the store
 # ---------------------------------------------------------------------------
 
-def human_matrix(store, binary: bool = True) -> dict[str, dict[str, object]]:
-    """Each run's labels as ``{run_id: {annotator: verdict}}``.
+def human_matrix(store, binary: bool = True, axis: str = "success") -> dict[str, dict[str, object]]:
+    """Each run's labels as ``{run_id: {annotator: verdict}}``, on one axis (:data:`AXES`).
 
-    With ``binary`` (default) success -> 1 and fail -> 0, and ``unsure`` labels are
-    dropped (a run left with no label is absent). With ``binary=False`` the raw
-    verdict strings, ``unsure`` included.
+    With ``binary`` (default) success / yes -> 1 and fail / no -> 0, and ``unsure`` (and unanswered)
+    labels are dropped (a run left with no label is absent). With ``binary=False`` the raw answers,
+    ``unsure`` included. Side effects and repetition: 1 means the annotator saw them.
     """
+    column = "verdict" if axis == "success" else axis
+    values = BINARY if axis == "success" else YES_NO
     out: dict[str, dict[str, object]] = {}
     for row in _labels(store):
-        v = row["verdict"]
+        v = row[column]
+        if v is None:
+            continue
         if binary:
-            if v not in BINARY:
+            if v not in values:
                 continue
-            v = BINARY[v]
+            v = values[v]
         out.setdefault(row["run_id"], {})[row["annotator"]] = v
     return out
 
@@ -107,9 +115,10 @@ def adjudicated_consensus(store, cons: dict[str, int] | None = None) -> dict[str
     return out
 
 
-def pairwise_items(store) -> dict[tuple[str, str], list[tuple[int, int]]]:
-    """For every pair of annotators (a1 < a2) with runs in common: their (a1, a2) binary verdicts, one per run."""
-    matrix = human_matrix(store)
+def pairwise_items(store, axis: str = "success") -> dict[tuple[str, str], list[tuple[int, int]]]:
+    """For every pair of annotators (a1 < a2) with runs in common: their (a1, a2) binary answers on `axis`, one
+    per run."""
+    matrix = human_matrix(store, axis=axis)
     names = sorted({a for by in matrix.values() for a in by})
     out = {}
     for a1, a2 in itertools.combinations(names, 2):
@@ -119,7 +128,7 @@ def pairwise_items(store) -> dict[tuple[str, str], list[tuple[int, int]]]:
     return out
 
 
-def pairwise_cohen(store) -> list[tuple[str, str, int, float, float]]:
+def pairwise_cohen(store, axis: str = "success") -> list[tuple[str, str, int, float, float]]:
     """Cohen's kappa for every pair of annotators over the runs both gave a binary
     verdict (success/fail; ``unsure`` excluded).
 
@@ -127,13 +136,13 @@ def pairwise_cohen(store) -> list[tuple[str, str, int, float, float]]:
     annotator2``, agreement a fraction 0..1; pairs with no run in common are left out.
     """
     rows = []
-    for (a1, a2), common in pairwise_items(store).items():
+    for (a1, a2), common in pairwise_items(store, axis).items():
         x, y = [c[0] for c in common], [c[1] for c in common]
         rows.append((a1, a2, len(common), percent_agreement(x, y), cohen_kappa(x, y)))
     return rows
 
 
-def fleiss_group(store) -> tuple[list[str], list[str]]:
+def fleiss_group(store, axis: str = "success") -> tuple[list[str], list[str]]:
     """The annotators (three or more) and runs Fleiss' kappa is computed over.
 
     Fleiss' kappa needs the same number of ratings per run; we go further and use
@@ -144,7 +153,7 @@ def fleiss_group(store) -> tuple[list[str], list[str]]:
     labelled some run together. Returns ``([], [])`` when no run has three
     binary verdicts.
     """
-    matrix = human_matrix(store)
+    matrix = human_matrix(store, axis=axis)
     sets = Counter(frozenset(by) for by in matrix.values() if len(by) >= 3)  # few distinct sets
     if not sets:
         return [], []
@@ -162,21 +171,21 @@ def fleiss_group(store) -> tuple[list[str], list[str]]:
     return sorted(best), runs
 
 
-def fleiss_table(store) -> list[list[int]]:
-    """Fleiss' table over :func:`fleiss_group`: per run, [annotators saying success, saying fail]."""
-    people, runs = fleiss_group(store)
-    matrix = human_matrix(store)
+def fleiss_table(store, axis: str = "success") -> list[list[int]]:
+    """Fleiss' table over :func:`fleiss_group`: per run, [annotators saying success (yes), saying fail (no)]."""
+    people, runs = fleiss_group(store, axis)
+    matrix = human_matrix(store, axis=axis)
     return [[sum(1 for a in people if matrix[r][a] == v) for v in (1, 0)] for r in runs]
 
 
-def fleiss(store) -> tuple[int, int, float | None]:
+def fleiss(store, axis: str = "success") -> tuple[int, int, float | None]:
     """Fleiss' kappa over the runs labelled by the same three or more annotators
     (see :func:`fleiss_group`): ``(n_runs, n_raters, kappa)``, ``(0, 0, None)`` if
     there are no such runs. Categories are success and fail."""
-    people, runs = fleiss_group(store)
+    people, runs = fleiss_group(store, axis)
     if not runs:
         return 0, 0, None
-    return len(runs), len(people), fleiss_kappa(fleiss_table(store))
+    return len(runs), len(people), fleiss_kappa(fleiss_table(store, axis))
 
 
 def k_label(k: int) -> str:
@@ -464,22 +473,12 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
            judge: str | None = None, k: int | None = None, boot: B.Bootstrap | None = None) -> dict:
     """Everything ``cockpit agreement`` shows, as one JSON-ready dict; with `boot`, bootstrap intervals
     (``*_ci`` keys, and ``intervals``: how they were computed)."""
-    n_runs, n_raters, kappa = fleiss(store)
-    people, _ = fleiss_group(store)
-    pairs = [dict(zip(("annotator1", "annotator2", "n", "agreement", "kappa"), r)) for r in pairwise_cohen(store)]
-    if boot is not None:
-        items = pairwise_items(store)
-        for row in pairs:
-            cis = boot.intervals(items[(row["annotator1"], row["annotator2"])], PAIR_FIGURES)
-            row.update({f"{name}_ci": ci for name, ci in cis.items()})
-    fl = {"n_runs": n_runs, "n_raters": n_raters, "kappa": kappa, "annotators": people}
-    if boot is not None:
-        rows = [tuple(r) for r in fleiss_table(store)] if n_runs else []
-        fl["kappa_ci"] = boot.intervals(rows, {"kappa": B.fleiss_rows})["kappa"]
+    annotators = _annotator_agreement(store, "success", boot)
     out = {
         **({"intervals": boot.describe()} if boot is not None else {}),
-        "pairwise_cohen": pairs,
-        "fleiss": fl,
+        "pairwise_cohen": annotators["pairwise_cohen"],
+        "fleiss": annotators["fleiss"],
+        "axes": {axis: _annotator_agreement(store, axis, boot) for axis in AXES[1:]},
         "judges": judge_agreement(store, boot=boot),
         "success_by_site": [dict(zip(("site", "n", "successes", "rate", "sources"), r))
                             for r in success_rates(store, "site")],
@@ -492,6 +491,29 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
     }
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)
+    return out
+
+
+def _annotator_agreement(store, axis: str, boot: B.Bootstrap | None) -> dict:
+    """Pairwise Cohen's and Fleiss' kappa on one axis (with intervals when `boot`); for side effects and
+    repetition also how many runs have an answer and in how many the annotators' majority saw them."""
+    n_runs, n_raters, kappa = fleiss(store, axis)
+    people, _ = fleiss_group(store, axis)
+    pairs = [dict(zip(("annotator1", "annotator2", "n", "agreement", "kappa"), r)) for r in pairwise_cohen(store, axis)]
+    if boot is not None:
+        items = pairwise_items(store, axis)
+        for row in pairs:
+            cis = boot.intervals(items[(row["annotator1"], row["annotator2"])], PAIR_FIGURES)
+            row.update({f"{name}_ci": ci for name, ci in cis.items()})
+    fl = {"n_runs": n_runs, "n_raters": n_raters, "kappa": kappa, "annotators": people}
+    if boot is not None:
+        rows = [tuple(r) for r in fleiss_table(store, axis)] if n_runs else []
+        fl["kappa_ci"] = boot.intervals(rows, {"kappa": B.fleiss_rows})["kappa"]
+    out = {"pairwise_cohen": pairs, "fleiss": fl}
+    if axis != "success":
+        majority = consensus(store, human_matrix(store, axis=axis))
+        out.update(answered=len(majority), seen=sum(majority.values()),
+                   rate=_ratio(sum(majority.values()), len(majority)))
     return out
 
 

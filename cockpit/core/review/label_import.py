@@ -15,7 +15,7 @@ from pathlib import Path
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.db import Store
 from cockpit.core.store.labelmerge import LabelMerge, merge_labels
-from cockpit.core.store.labels import VERDICTS
+from cockpit.core.store.labels import AXIS_ANSWERS, VERDICTS
 
 #: Columns a label export must have to be read back.
 REQUIRED = ("run_id", "annotator", "verdict", "labelled_at")
@@ -93,7 +93,13 @@ def _label(row: dict, line: int, path: Path) -> dict:
         if blind.strip().lower() not in ("true", "false", "1", "0", ""):
             raise CockpitError(f"{where}: blind {blind!r} is not True or False")
         blind = blind.strip().lower() in ("true", "1")
-    return {"run_id": str(row["run_id"]), "annotator": str(row["annotator"]), "verdict": verdict,
+    axes = {}
+    for axis in ("side_effects", "repetition"):  # exports from before schema 10 have no such columns
+        answer = row.get(axis) or None
+        if answer is not None and answer not in AXIS_ANSWERS:
+            raise CockpitError(f"{where}: {axis} must be one of {', '.join(AXIS_ANSWERS)} or empty, not {answer!r}")
+        axes[axis] = answer
+    return {**axes, "run_id": str(row["run_id"]), "annotator": str(row["annotator"]), "verdict": verdict,
             "category": (row.get("category") or "") if verdict == "fail" else "",
             "comment": row.get("comment") or "", "seconds": seconds, "blind": int(bool(blind)),
             "created": created}

@@ -19,7 +19,8 @@ from cockpit.core.store.db import Store
 
 #: Columns of the labels table, in order.
 LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps", "assisted",
-                "interventions", "annotator", "verdict", "category", "comment", "seconds", "blind", "labelled_at")
+                "interventions", "annotator", "verdict", "category", "side_effects", "repetition", "comment", "seconds",
+                "blind", "labelled_at")
 #: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
 VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
 
@@ -61,10 +62,11 @@ def labels_rows(store: Store, run_ids=None) -> list[dict]:
         for lab in labs:
             row = dict(base)
             if lab is None:
-                row.update(annotator=None, verdict=None, category=None, comment=None, seconds=None,
-                           blind=None, labelled_at=None)
+                row.update(annotator=None, verdict=None, category=None, side_effects=None, repetition=None,
+                           comment=None, seconds=None, blind=None, labelled_at=None)
             else:
                 row.update(annotator=lab["annotator"], verdict=lab["verdict"], category=lab["category"] or "",
+                           side_effects=lab.get("side_effects"), repetition=lab.get("repetition"),
                            comment=lab["comment"] or "", seconds=lab["seconds"], blind=bool(lab["blind"]),
                            labelled_at=iso_time(lab["created"]))
             rows.append(row)

@@ -227,9 +227,11 @@ def _interventions_text(store: Store, run_id: str) -> str:
 def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
     """The run's human labels and judge verdicts (the verdicts hidden when `blind`)."""
     return ["<h2>Human labels</h2>",
-            _grid(("Annotator", "Verdict", "Category", "Comment", "Seconds", "Blind", "Labelled at"),
-                  [(x["annotator"], x["verdict"], x["category"], x["comment"], x["seconds"],
-                    "yes" if x["blind"] else "no", iso_time(x["created"])) for x in labs])
+            _grid(("Annotator", "Verdict", "Category", "Side effects", "Repetition", "Comment", "Seconds", "Blind",
+                   "Labelled at"),
+                  [(x["annotator"], x["verdict"], x["category"], x.get("side_effects") or "-",
+                    x.get("repetition") or "-", x["comment"], x["seconds"], "yes" if x["blind"] else "no",
+                    iso_time(x["created"])) for x in labs])
             if labs else '<p class="muted">not labelled</p>',
             "<h2>Judge verdicts</h2>",
             f'<p class="note">{_e(BLIND_NOTE)}</p>' if blind else

@@ -27,7 +27,8 @@ FORMAT = "cockpit-bundle"
 VERSION = 1
 MANIFEST = "manifest.json"
 #: Label rows as a bundle carries them (the store's own row id is left out).
-LABEL_COLUMNS = ("run_id", "annotator", "verdict", "category", "comment", "seconds", "blind", "created")
+LABEL_COLUMNS = ("run_id", "annotator", "verdict", "category", "comment", "seconds", "blind", "side_effects",
+                 "repetition", "created")
 STEP_LABEL_COLUMNS = ("run_id", "step", "annotator", "judgement", "corrected_target", "comment", "created")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 
 from cockpit.core.store.adjudications import VERDICTS
 from cockpit.core.store.db import Store, StoreError
+from cockpit.core.store.labels import AXIS_ANSWERS
 
-_RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind"))
+_RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind",
+                                                  "side_effects", "repetition"))
 _STEP_LABEL = ("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
 _ADJUDICATION = ("adjudications", ("run_id",), ("verdict", "reason", "by"))
+#: Fields older bundles and exports do not have: absent is "not answered".
+OPTIONAL = ("side_effects", "repetition")
 
 
 @dataclass
@@ -40,6 +44,12 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
         raise StoreError(f"{source} has labels for {len(missing)} run(s) this store does not hold "
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
                          "first (`cockpit import bundle`); nothing was imported")
+    for row in labels:
+        for axis in OPTIONAL:
+            if row.get(axis) not in (None, *AXIS_ANSWERS):
+                raise StoreError(f"{source}: run {row.get('run_id')}, {row.get('annotator')}: {axis.replace('_', ' ')} "
+                                 f"must be one of {', '.join(AXIS_ANSWERS)}, not {row.get(axis)!r}; "
+                                 "nothing was imported")
     merge = LabelMerge()
     with store.atomic():
         for name in sorted({r["annotator"] for r in [*labels, *step_labels]}):
@@ -69,7 +79,7 @@ def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: 
     table, keys, fields = kind
     where = " AND ".join(f"[{k}] = ?" for k in keys)
     have = store._rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
-    row = {k: row[k] for k in (*keys, *fields, "created")}
+    row = {k: row[k] if k in row or k not in OPTIONAL else None for k in (*keys, *fields, "created")}
     if not have:
         store.db[table].insert(row)
         merge.added += 1

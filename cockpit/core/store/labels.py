@@ -14,6 +14,14 @@ VERDICTS = ("success", "fail", "unsure")
 CATEGORIES = ("Navigation stuck", "Visual grounding issue", "Hallucination", "Prompt misalignment",
               "Blocked by login/CAPTCHA", "Site changed or unavailable", "Unsafe action attempted", "Loop")
 STEP_JUDGEMENTS = ("correct", "wrong_target", "wrong_action", "no_progress")
+#: AgentRewardBench's three questions per trajectory: the label's verdict answers the first; the other two are
+#: answered yes / no / unsure, or left unanswered (None).
+AXES = ("success", "side_effects", "repetition")
+AXIS_ANSWERS = ("yes", "no", "unsure")
+AXIS_QUESTIONS = {"success": "Did the agent complete the task?",
+                  "side_effects": "Did the agent change something nobody asked for (side effects)?",
+                  "repetition": "Did the agent repeat itself, going round in a loop?"}
+KEEP = object()  # set_label: keep what the annotator answered before
 
 
 def add_annotator(store: Store, name: str) -> None:
@@ -30,15 +38,25 @@ def annotators(store: Store) -> list[str]:
 
 
 def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, category: str = "",
-              comment: str = "", seconds: float = 0.0, blind: bool = False) -> None:
+              comment: str = "", seconds: float = 0.0, blind: bool = False, side_effects=KEEP,
+              repetition=KEEP) -> None:
+    """Label a run (replacing this annotator's label). side_effects / repetition: "yes", "no", "unsure", None
+    (not answered), or left out to keep this annotator's earlier answers."""
     if verdict not in VERDICTS:
         raise StoreError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
     if verdict != "fail":
         category = ""
+    axes = {"side_effects": side_effects, "repetition": repetition}
+    for axis, answer in axes.items():
+        if answer is not KEEP and answer is not None and answer not in AXIS_ANSWERS:
+            raise StoreError(f"{axis.replace('_', ' ')} must be one of {', '.join(AXIS_ANSWERS)}, not {answer!r}")
     add_annotator(store, annotator)
     row = {"run_id": run_id, "annotator": annotator, "verdict": verdict, "category": category,
            "comment": comment, "seconds": round(seconds, 1), "blind": int(blind), "created": time.time()}
     with store._tx():
+        before = labels(store, run_id, annotator)
+        for axis, answer in axes.items():
+            row[axis] = (before[0][axis] if before else None) if answer is KEEP else answer
         store.db.execute("DELETE FROM labels WHERE run_id = ? AND annotator = ?", [run_id, annotator])
         store.db["labels"].insert(row)
 

@@ -140,5 +140,12 @@ def _v9(db: sqlite_utils.Database) -> None:
     db["judge_stages"].create_index(["run_id", "judge", "prompt_version"])
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9]
+def _v10(db: sqlite_utils.Database) -> None:
+    """AgentRewardBench's two other questions per run, beside success: did the agent change something nobody
+    asked for, did it loop (cockpit.core.store.labels.AXES)."""
+    db["labels"].add_column("side_effects", str)  # yes | no | unsure | NULL (not answered)
+    db["labels"].add_column("repetition", str)
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 SCHEMA_VERSION = len(MIGRATIONS)
