@@ -223,8 +223,9 @@ def _print_assisted(rep: dict) -> None:
         print("  no runs with a known outcome")
         return
     print(f"  {a['n']} runs: success {a['success']} ({_pct(a['assisted_rate'])}) counting the help people gave, "
-          f"{a['autonomous']} ({_pct(a['autonomous_rate'])}) without it; {a['assisted_runs']} runs had "
-          f"interventions, {a['assisted_successes']} of them succeeded")
+          f"{a['autonomous']} ({_pct(a['autonomous_rate'])}) without it; {a['assisted_runs']} "
+          f"run{'' if a['assisted_runs'] == 1 else 's'} had interventions, {a['assisted_successes']} of them "
+          "succeeded")
     if len(a["by_model"]) > 1:
         w = max(max(len(r["model"] or "(none)") for r in a["by_model"]), 5)
         print(f"  {'model':<{w}} {'n':>5} {'assisted':>9} {'autonomous':>10}")
