@@ -125,7 +125,10 @@ def _label(store, args) -> int:
     if verdict is None:
         return common.fail(f"{args.annotator} has not labelled {rid} yet: give --verdict success, fail or unsure", 2)
     keep = L.KEEP
-    category = args.category or (before["category"] if before and not args.verdict else "")
+    if args.category and verdict != "fail":
+        return common.fail(f"--category goes with a failure; {rid} would be labelled {verdict}", 2)
+    same = before is not None and verdict == before["verdict"]
+    category = args.category or (before["category"] if same else "")
     L.set_label(store, rid, args.annotator, verdict, category=category or "",
                 comment=args.comment if args.comment is not None else (before["comment"] if before else ""),
                 seconds=before["seconds"] if before else 0.0, blind=bool(before and before["blind"]),

@@ -5,6 +5,8 @@ A mixin of :class:`cockpit.ui.main_window.MainWindow` (connected in its
 """
 from __future__ import annotations
 
+import functools
+
 from cockpit.core.agent import events as ev
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.records import status_text
@@ -13,7 +15,19 @@ from cockpit.ui.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 
 
+def while_open(slot):
+    """A bridge slot that does nothing once the window has closed: a queued signal posted before closeEvent
+    disconnected it is still delivered, and the window's store is closed by then."""
+    @functools.wraps(slot)
+    def guarded(self, *args):
+        if getattr(self, "_unhooked", False):
+            return None
+        return slot(self, *args)
+    return guarded
+
+
 class BridgeEvents:
+    @while_open
     def _on_bridge_event(self, e: ev.Event) -> None:
         self.began = True
         self.log_panel.add_event(e)
@@ -81,6 +95,7 @@ class BridgeEvents:
         except Exception:  # a memory's run was deleted meanwhile: show its id alone
             return "?"
 
+    @while_open
     def _on_bridge_observed(self, e: ev.ObservationReady, image) -> None:
         self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
         if self.shown_step is None:
@@ -92,6 +107,7 @@ class BridgeEvents:
             if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts on it)
                 self._show_corrections(e.step)
 
+    @while_open
     def _on_bridge_failed(self, message: str) -> None:
         self.show_error(message)
         if not self.began:  # it never started: nothing of it (or of the last run) to show
@@ -107,21 +123,25 @@ class BridgeEvents:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.raise_()
 
+    @while_open
     def _on_bridge_state(self, state: str) -> None:
         self.st_state.setText(state + (" (you have the browser)" if self.bridge.taken_over
                                        and state != TAKEN_OVER else ""))
         self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
         self._update_controls()
 
+    @while_open
     def _on_bridge_replayed(self, step: int, what: str) -> None:
         self.began = True
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.statusBar().showMessage(what, 10000)
 
+    @while_open
     def _on_bridge_live(self, image) -> None:
         if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
             self.view.set_screenshot(image, self.last_marks, keep_view=True)
 
+    @while_open
     def _on_bridge_ended(self, result) -> None:
         self.running = False
         self.approval.close_request()

@@ -58,7 +58,7 @@ class ReviewLabelling:
             box = QComboBox()
             box.addItems(AXIS_CHOICES)
             box.setToolTip(f"{L.AXIS_QUESTIONS[axis]} ({key} steps through {' / '.join(AXIS_CHOICES[1:])})")
-            box.activated.connect(lambda _i: self._resave())
+            box.activated.connect(lambda _i: self._axis_picked())
             self.axes[axis] = box
         r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
                        self.btn_unsure, QLabel(f"Side effects ({AXIS_KEYS['side_effects']}):"),
@@ -104,9 +104,16 @@ class ReviewLabelling:
     def step_axis(self, axis: str) -> None:
         """The axis key: no, then yes, then unsure, then no again; saved at once on a labelled run, else with
         the run's verdict (S, F or U)."""
+        if not self.run or self.adjudicating:  # adjudication settles success only
+            return
         box = self.axes[axis]
         box.setCurrentIndex(box.currentIndex() % (len(AXIS_CHOICES) - 1) + 1)
-        if not self._resave():
+        self._axis_picked()
+
+    def _axis_picked(self) -> None:
+        if not self._annotator():
+            self.status.setText("Enter your annotator name first")
+        elif not self._resave():
             self.status.setText("saved with your verdict: press S, F or U")
 
     def _show_my_label(self, mine: dict | None = None) -> None:

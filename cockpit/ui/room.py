@@ -23,7 +23,7 @@ class RoomKeeper(QObject):
     def eventFilter(self, obj, event) -> bool:
         if event.type() in (QEvent.LayoutRequest, QEvent.Resize, QEvent.Show) and not self._pending:
             self._pending = True
-            QTimer.singleShot(0, self.fit)
+            QTimer.singleShot(0, self, self.fit)  # dropped with this keeper if the window goes first
         return False
 
     def fit(self) -> None:

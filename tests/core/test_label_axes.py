@@ -113,5 +113,31 @@ def test_the_html_report_shows_each_annotators_three_answers(home):
     with Store(home) as store:
         page = reports.html_report(store, "r2")
     assert "<th>Side effects</th><th>Repetition</th>" in page.replace("\n", "")
-    assert "<td>fail</td><td>Navigation stuck</td>" not in page  # no category was given on the command line
     assert "<td>yes</td><td>yes</td>" in page.replace("\n", "")
+
+
+def test_a_label_file_from_before_the_two_questions_keeps_the_answers_here(home, tmp_path):
+    ok(cockpit(home, "export", "all", "--format", "labels-csv", "--out", str(tmp_path / "l.csv")))
+    with open(tmp_path / "l.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    old = tmp_path / "old.csv"  # as Cockpit wrote it before schema 10: no side_effects, no repetition
+    fields = [c for c in rows[0] if c not in ("side_effects", "repetition", "assisted", "interventions")]
+    with open(old, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    out = ok(cockpit(home, "import", "labels", str(old)))
+    assert "10 already here, 0 conflicting" in out, out
+    with Store(home) as store:
+        lab = lb.labels(store, "r2", "ada")[0]
+    assert (lab["side_effects"], lab["repetition"]) == ("yes", "yes")
+
+
+def test_the_command_line_keeps_the_category_unless_the_verdict_changes(home):
+    ok(cockpit(home, "annotate", "label", "r2", "--annotator", "ada", "--verdict", "fail", "--category", "Loop"))
+    out = ok(cockpit(home, "annotate", "label", "r2", "--annotator", "ada", "--verdict", "fail", "--comment", "x"))
+    assert out.startswith("r2: ada says fail (Loop)")
+    r = cockpit(home, "annotate", "label", "r1", "--annotator", "ada", "--category", "Loop")
+    assert r.returncode == 2 and "--category goes with a failure" in r.stderr
+    out = ok(cockpit(home, "annotate", "label", "r2", "--annotator", "ada", "--verdict", "success"))
+    assert out.startswith("r2: ada says success;")

@@ -11,7 +11,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.tasks import webarena_eval as WA
 from tests.clitools import cockpit
-from tests.core.test_agent import last_user_text, mark_for
+from tests.core.test_agent import agent_for, last_user_text, mark_for, store  # noqa: F401 (fixtures)
 
 
 # --------------------------------------------------------------------------- url_match
@@ -128,3 +128,24 @@ def test_cockpit_run_scores_webarena_state_checks_on_the_page_the_run_left(site,
     assert (row["n"], row["agreement"], row["undecided"]) == (2, 1.0, 0)
     shown = cockpit(home, "agreement").stdout
     assert re.search(r"webarena:program_html\s+all\s+webarena-eval-1\s+2\s+100\.0%", shown), shown
+
+
+def test_a_browser_error_while_evaluating_leaves_the_run_answered(site, agent_for, store, browser, monkeypatch):
+    from selenium.common.exceptions import WebDriverException
+    from cockpit.core.agent.start import Fresh
+    down = "http://127.0.0.1:9/orders"
+    real_goto = browser.goto
+
+    def goto(url):
+        if url == down:
+            raise WebDriverException("unknown error: net::ERR_CONNECTION_REFUSED")
+        return real_goto(url)
+    monkeypatch.setattr(browser, "goto", goto)
+    ev = {"eval_types": ["program_html"], "program_html": [
+        {"url": down, "locator": "", "required_contents": {"must_include": ["order"]}}]}
+    with ModelServer(lambda b: "Thought: done.\nAction: ANSWER; done") as srv:
+        result = agent_for(srv).run(Fresh("Check the orders", site.url("wa_shop.html"), task_extra={"eval": ev}))
+    assert (result.status, result.answer) == ("answered", "done")
+    (v,) = lb.verdicts(store, result.run_id)
+    assert v["judge"] == "webarena:program_html" and v["verdict"] is None
+    assert "not evaluated: the browser failed" in v["reply"] and "ERR_CONNECTION_REFUSED" in v["reply"]

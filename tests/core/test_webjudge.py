@@ -132,7 +132,9 @@ def test_screenshot_scores_and_reasons(reply, score, reason):
     assert (got_score, got_reason, note) == (score, reason, "")
 
 
-@pytest.mark.parametrize("reply", ["**Reasoning**: it is a search page.", "Score: none of these", "", None])
+@pytest.mark.parametrize("reply", ["**Reasoning**: it is a search page.", "Score: none of these", "", None,
+                                   # as the script reads it: only the text up to the next "Score" counts
+                                   "**Reasoning**: The Scores tab is open.\n\n**Score**: 4"])
 def test_a_screenshot_reply_without_a_score_scores_zero_and_says_so(reply):
     score, reason, note = W.parse_image_score(reply)
     assert score == 0 and reason == "" and "scored 0" in note
@@ -238,7 +240,7 @@ def test_malformed_replies_at_each_stage_are_read_as_stated_and_noted(tmp_path):
     assert "undecided" in notes[("outcome", None)]
 
 
-def test_a_stage_that_fails_stores_nothing_and_reports_the_run(tmp_path):
+def test_a_screenshot_the_server_refuses_scores_zero_and_the_run_is_judged(tmp_path):
     home, run_id = imported_run(tmp_path, 3)
 
     def responder(body):
@@ -247,8 +249,26 @@ def test_a_stage_that_fails_stores_nothing_and_reports_the_run(tmp_path):
         return rules({1: score_reply(1, 4), 3: score_reply(3, 4)})(body)
     with ModelServer(responder) as srv:
         report = webjudge(home, [run_id], srv)
+        (final,) = [b for b in srv.requests if stage_of(b) == "outcome"]
+    assert not report.errors and report.runs[run_id].verdict == 1 and images_in(final) == [1, 3]
+    with Store(home) as store:
+        (two,) = [s for s in judge_stages.of(store, run_id) if s["step"] == 2]
+    assert (two["score"], two["kept"]) == (0, 0) and "400" in two["note"] and "image too large" in two["note"]
+
+
+def test_a_server_that_stays_down_stores_nothing_and_reports_the_run(tmp_path):
+    home, run_id = imported_run(tmp_path, 4)
+
+    def responder(body):
+        if stage_of(body) == "image" and images_in(body) == [2]:
+            return Reply(status=500, error_message="overloaded")
+        return rules({k: score_reply(k, 4) for k in (1, 3, 4)})(body)
+    with ModelServer(responder) as srv:
+        report = webjudge(home, [run_id], srv, concurrency=1)
         outcome_asked = any(stage_of(b) == "outcome" for b in srv.requests)
-    assert run_id in report.errors and "400" in report.errors[run_id] and not outcome_asked
+        tried = [images_in(b) for b in srv.requests if stage_of(b) == "image"]
+    assert run_id in report.errors and "500" in report.errors[run_id] and not outcome_asked
+    assert tried.count([2]) == 2 and [4] not in tried  # retried once; the others were cancelled
     with Store(home) as store:
         assert verdicts(store, run_id) == [] and judge_stages.of(store, run_id) == []
 

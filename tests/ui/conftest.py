@@ -4,6 +4,7 @@ import gc
 
 import pytest
 import qasync
+import shiboken6
 
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
@@ -31,7 +32,8 @@ def window_factory(qtbot, tmp_path):
         return w
     yield make
     for w in opened:
-        w.close()
+        if shiboken6.isValid(w):  # a test may have closed and deleted it itself
+            w.close()
 
 
 @pytest.fixture

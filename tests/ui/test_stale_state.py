@@ -198,16 +198,24 @@ def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, window):
         assert s.run(w.run_id)["status"] == "stopped"
 
 
-def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends(qtbot, window):
+def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends(qtbot, tmp_path):
     """A run that does not stop within shutdown's wait emits on its bridge afterwards: the bridge must not
     be deleted with the window until then (a QObject freed under its worker's emit crashes the process)."""
     import shiboken6
+    from cockpit.core.settings import Settings
     from cockpit.ui import bridge as bridge_mod
-    w = window
+    from cockpit.ui.main_window import MainWindow
+    w = MainWindow(settings=Settings(annotator="ada"), store_root=tmp_path / "home", demo=True)  # deleted here
+    w.show()
+    qtbot.waitExposed(w)
     w.start_run()
     qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
     b = w.bridge
     b.shutdown(timeout=0)  # as if the run's last browser call outlasted the wait
     assert b in bridge_mod._outliving and b.parent() is None
+    w.close()
+    w.deleteLater()
+    qtbot.wait(100)  # the window is gone; its run's last events still go to a living bridge, not to the window
+    assert not shiboken6.isValid(w) and shiboken6.isValid(b)
     qtbot.waitUntil(lambda: b not in bridge_mod._outliving, timeout=LONG)
     assert shiboken6.isValid(b) and not b.busy

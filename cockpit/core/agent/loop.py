@@ -427,7 +427,10 @@ class Agent(TakeOver, HopsAndMemory):
     def _finish(self, status: str, answer: str | None) -> RunResult:
         status = ended_at_gate(status, self.store.decisions(self.run_id))  # refused there: not "answered"
         if status != "stopped":  # the agent ended it: WebArena's state checks, on the page it left
-            run_state_checks(self.session, self.store, self.run_id, self.store.run(self.run_id).get("config"))
+            try:
+                run_state_checks(self.session, self.store, self.run_id, self.store.run(self.run_id).get("config"))
+            except Exception:  # the run's own outcome is recorded whatever happens to its evaluation
+                log.exception("WebArena state checks of %s failed", self.run_id)
         self.store.finish_run(self.run_id, status, answer=answer)
         n = self.store.run(self.run_id)["steps"]
         self._emit(ev.RunFinished(self.run_id, status, answer, n))

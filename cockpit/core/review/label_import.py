@@ -94,7 +94,9 @@ def _label(row: dict, line: int, path: Path) -> dict:
             raise CockpitError(f"{where}: blind {blind!r} is not True or False")
         blind = blind.strip().lower() in ("true", "1")
     axes = {}
-    for axis in ("side_effects", "repetition"):  # exports from before schema 10 have no such columns
+    for axis in ("side_effects", "repetition"):  # exports from before schema 10 have no such columns: left out,
+        if axis not in row:                        # so the merge keeps what the store has
+            continue
         answer = row.get(axis) or None
         if answer is not None and answer not in AXIS_ANSWERS:
             raise CockpitError(f"{where}: {axis} must be one of {', '.join(AXIS_ANSWERS)} or empty, not {answer!r}")

@@ -37,6 +37,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from cockpit.core import resources
 from cockpit.core.page.images import data_url
@@ -102,18 +103,14 @@ def _describe(mark: Mark) -> str:
     return f"<{mark.tag}> \"{label[:60]}\"" if label else f"<{mark.tag}>"
 
 
-def screenshots(store: Store, run_id: str) -> tuple[list[Shot], list[int]]:
-    """Every step screenshot in order (unmarked where kept), and the steps whose file could not be read."""
-    shots, missing = [], []
+def screenshot_files(store: Store, run_id: str) -> list[tuple[int, Path]]:
+    """Every step screenshot in order, as (step, file): unmarked where the run kept an unmarked one."""
+    out = []
     for s in store.step_screenshots(run_id):
         rel = s.get("screenshot_clean") or s.get("screenshot")
-        if not rel:
-            continue
-        try:
-            shots.append(Shot(s["step"], store.file(rel).read_bytes()))
-        except OSError:
-            missing.append(s["step"])
-    return shots, missing
+        if rel:
+            out.append((s["step"], store.file(rel)))
+    return out
 
 
 # --------------------------------------------------------------------------- the requests
@@ -185,8 +182,8 @@ _SCORE = re.compile(r"[1-5]")
 def parse_image_score(reply: str) -> tuple[int, str, str]:
     """(score 0-5, reason, note). Score 0 (never kept) when the reply gives none."""
     reply = reply or ""
-    parts = reply.split("Score", 1)
-    digit = _SCORE.search(parts[1]) if len(parts) == 2 else None
+    parts = reply.split("Score")  # the text between the first "Score" and the next, as the script reads it
+    digit = _SCORE.search(parts[1]) if len(parts) >= 2 else None
     if digit is None:
         return 0, "", "no score 1-5 after 'Score': scored 0, not kept"
     reason = reply.split("**Reasoning**:")[-1].strip().split("\n\n")[0].replace("\n", " ")

@@ -79,12 +79,16 @@ def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: 
     table, keys, fields = kind
     where = " AND ".join(f"[{k}] = ?" for k in keys)
     have = store._rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
+    absent = [f for f in OPTIONAL if f not in row]  # a file from before the question was asked: no answer given
     row = {k: row[k] if k in row or k not in OPTIONAL else None for k in (*keys, *fields, "created")}
     if not have:
         store.db[table].insert(row)
         merge.added += 1
         return
     old = have[0]
+    for f in absent:  # keeps what this store knows
+        if f in old:
+            row[f] = old[f]
     differ = [f for f in fields if _norm(old[f]) != _norm(row[f])]
     if not differ:
         merge.same += 1
