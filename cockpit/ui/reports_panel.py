@@ -84,6 +84,10 @@ class ReportsPanel(QWidget):
         self.fleiss = QLabel()
         self.assisted = QLabel()
         self.assisted.setWordWrap(True)
+        self.assisted_runs = QListWidget()  # what people did in each assisted run; double-click opens it
+        self.assisted_runs.setMaximumHeight(90)
+        self.assisted_runs.itemActivated.connect(self._open)
+        self.assisted_runs.itemDoubleClicked.connect(self._open)
         self.assisted.setToolTip("Assisted: a person approved, rejected or edited an action, took the browser over, "
                                  "left a note or resumed a breakpoint during the run. `cockpit agreement` lists "
                                  "the runs and what was done.")
@@ -106,6 +110,7 @@ class ReportsPanel(QWidget):
         left = QVBoxLayout()
         left.addWidget(QLabel("<b>Success, autonomous and assisted</b>"))
         left.addWidget(self.assisted)
+        left.addWidget(self.assisted_runs)
         left.addWidget(QLabel("<b>Annotators</b>"))
         left.addWidget(self.fleiss)
         left.addWidget(self.pairs)
@@ -137,6 +142,13 @@ class ReportsPanel(QWidget):
             f"{a['n']} runs with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
             f"{_pct(a['autonomous_rate'])} without it. {a['assisted_runs']} had interventions, "
             f"{a['assisted_successes']} of them succeeded." if a["n"] else "No run has a known outcome yet.")
+        self.assisted_runs.clear()
+        names = {1: "success", 0: "fail", None: "no outcome yet"}
+        for r in a["runs"]:
+            it = QListWidgetItem(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task'][:60]}")
+            it.setData(Qt.UserRole, r["run_id"])
+            self.assisted_runs.addItem(it)
+        self.assisted_runs.setVisible(bool(a["runs"]))
         f = rep["fleiss"]
         self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {f['n_runs']} runs labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else

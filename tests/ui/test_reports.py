@@ -93,6 +93,13 @@ def test_success_is_split_into_autonomous_and_assisted(qtbot, store):
     panel.refresh()
     assert panel.assisted.text() == ("4 runs with a known outcome: 75.0% succeeded counting people's help, "
                                      "50.0% without it. 1 had interventions, 1 of them succeeded.")
+    assert panel.assisted_runs.count() == 1
+    item = panel.assisted_runs.item(0)
+    assert item.text().startswith(f"{ids[0]} (success): 1 rejection — task 0")
+    opened = []
+    panel.openRun.connect(opened.append)
+    panel.assisted_runs.itemDoubleClicked.emit(item)
+    assert opened == [ids[0]]
 
 
 def test_cancel_stops_the_judge(qtbot, store, loop):
