@@ -42,20 +42,9 @@ async def _read(path: Path) -> bytes | None:
         return None
 
 
-async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, max_images: int = MAX_IMAGES) -> None:
-    """Ask WebJudge's three stages about `run` through `judge` (a judge batch) and store the verdict in
-    `res` and the store."""
-    store, task = judge.store, run["task"]
-    res.asked = True
-    stages: list[dict] = []
-
-    msgs = keypoints_request(task)
-    ans = await judge.ask_limited(msgs, STAGE_MAX_TOKENS["key_points"])
-    key_points, note = parse_key_points(ans.text)
-    stages.append(_stage("key_points", msgs, [], ans, note=note or None))
-
-    files = screenshot_files(store, res.run_id)
-    missing: list[int] = []
+async def _score_all(judge, task: str, key_points: str, files: list[tuple[int, Path]], missing: list[int]
+                     ) -> list[dict]:
+    """Stage 2: every screenshot scored, its stage record in step order (unreadable files go to `missing`)."""
 
     async def score(step: int, path: Path) -> dict | None:
         async with judge.sem:
@@ -80,10 +69,25 @@ async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, 
             tasks = [group.create_task(score(step, path)) for step, path in files]
     except ExceptionGroup as eg:  # the run's error is the first failure, as one request's would be
         raise eg.exceptions[0] from None
+    return [st for st in (t.result() for t in tasks) if st is not None]
+
+
+async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, max_images: int = MAX_IMAGES) -> None:
+    """Ask WebJudge's three stages about `run` through `judge` (a judge batch) and store the verdict in
+    `res` and the store."""
+    store, task = judge.store, run["task"]
+    res.asked = True
+    stages: list[dict] = []
+
+    msgs = keypoints_request(task)
+    ans = await judge.ask_limited(msgs, STAGE_MAX_TOKENS["key_points"])
+    key_points, note = parse_key_points(ans.text)
+    stages.append(_stage("key_points", msgs, [], ans, note=note or None))
+
+    files = screenshot_files(store, res.run_id)
+    missing: list[int] = []
     kept_steps = []
-    for st in (t.result() for t in tasks):
-        if st is None:
-            continue
+    for st in await _score_all(judge, task, key_points, files, missing):
         if st["score"] >= threshold and len(kept_steps) < max_images:
             st["kept"] = 1
             kept_steps.append(st)
