@@ -26,7 +26,6 @@ from cockpit.core.page.observation import Observation, observe
 from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.risk import Risk, classify
 from cockpit.core.store import Store
-from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent import events as ev
 from cockpit.core.safety import redaction
 from cockpit.core.page import effects
@@ -38,7 +37,7 @@ from cockpit.core.agent.approval import (ApprovalRequest, Approver, Decision, Po
 from cockpit.core.agent.config import AgentConfig, RunResult  # noqa: F401 (RunResult: imported from here too)
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.lookahead import Host, Lookahead
-from cockpit.core.agent.start import DEMO_SITE, Branch, Fresh, Resume, RunContext, Start, run_setup
+from cockpit.core.agent.start import Fresh, Resume, RunContext, Start, new_run_record, run_setup
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.stepimages import StepImages
 from cockpit.core.agent.takeover import TakeOver
@@ -130,15 +129,12 @@ class Agent(TakeOver, HopsAndMemory):
         if start.task_extra:
             config["task_extra"] = start.task_extra
         config.update(run_setup(start, self.session))
+        self._run_config = config  # the run's own, read again as it ends (WebArena's state checks)
         if isinstance(start, Resume):
+            self._run_config = self.store.run(start.run_id).get("config") or config
             return start.run_id
-        branched = isinstance(start, Branch)
-        return self.store.new_run(NewRun(
-            start.task, start.url, task_id=start.task_id, site=start.site or (DEMO_SITE if self.config.demo else ""),
-            model=mc.model,
-            base_url=mc.base_url or "", config=config, approval_policy=self.config.approval_policy,
-            demo=self.config.demo, batch=start.batch if isinstance(start, Fresh) else "",
-            parent_run=start.parent_run if branched else None, parent_step=start.parent_step if branched else None))
+        return self.store.new_run(new_run_record(start, config, model=mc.model, base_url=mc.base_url or "",
+                                                 approval_policy=self.config.approval_policy, demo=self.config.demo))
 
     def _begin(self, start: Start) -> tuple[prompt.Conversation, str]:
         """Before the first step: the hooks, the start page (or the prelude), the conversation and the lead."""
@@ -428,7 +424,7 @@ class Agent(TakeOver, HopsAndMemory):
         status = ended_at_gate(status, self.store.decisions(self.run_id))  # refused there: not "answered"
         if status != "stopped":  # the agent ended it: WebArena's state checks, on the page it left
             try:
-                run_state_checks(self.session, self.store, self.run_id, self.store.run(self.run_id).get("config"))
+                run_state_checks(self.session, self.store, self.run_id, self._run_config)
             except Exception:  # the run's own outcome is recorded whatever happens to its evaluation
                 log.exception("WebArena state checks of %s failed", self.run_id)
         self.store.finish_run(self.run_id, status, answer=answer)

@@ -20,6 +20,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.llm.client import ModelClient
 from cockpit.core.store import Store
+from cockpit.core.store.newrun import NewRun
 
 DEMO_SITE = "Demo Shop"  # the site recorded for a run of the demo policy (on the bundled demo shop)
 
@@ -103,3 +104,14 @@ def run_setup(start: Start, session: BrowserSession) -> dict:
     if isinstance(start, Fresh) and start.attempt > 1:
         out["attempt"] = {"n": start.attempt, "retry_of": start.retry_of, "because": start.retry_reason}
     return out
+
+
+def new_run_record(start: Start, config: dict, *, model: str, base_url: str, approval_policy: str,
+                   demo: bool) -> NewRun:
+    """The store's record of a new run (a Fresh task or a Branch) as it opens, under `config`."""
+    branched = isinstance(start, Branch)
+    return NewRun(start.task, start.url, task_id=start.task_id, site=start.site or (DEMO_SITE if demo else ""),
+                  model=model, base_url=base_url, config=config, approval_policy=approval_policy, demo=demo,
+                  batch=start.batch if isinstance(start, Fresh) else "",
+                  parent_run=start.parent_run if branched else None,
+                  parent_step=start.parent_step if branched else None)

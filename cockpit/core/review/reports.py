@@ -16,8 +16,8 @@ What each export is for:
 * :func:`html_report`: one self-contained page per run, to read or to attach
   to a bug report. Screenshots are embedded as JPEG ``data:`` URIs.
 * :func:`run_gif`: the marked screenshots as an animation with a caption.
-* :func:`coco_marks`: the Set-of-Mark boxes with their human corrections, as a
-  COCO object-detection data set (see the function for the decisions).
+* :func:`coco_marks` (in :mod:`cockpit.core.review.coco_marks`): the Set-of-Mark boxes with their human
+  corrections, as a COCO object-detection data set (see the function for the decisions).
 
 What this module must never do: write text that came from a page, a model or
 a user (titles, URLs, thoughts, actions, answers, element text, comments,
@@ -30,7 +30,6 @@ It never changes the store.
 from __future__ import annotations
 
 import base64
-import datetime as dt
 import html
 import io
 import json
@@ -43,6 +42,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store.records import status_text
 from cockpit.core.review import interventions
+from cockpit.core.review.coco_marks import COCO_CATEGORIES, coco_marks  # noqa: F401 - part of this API
 from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
     LABEL_FIELDS,
     VERDICT_FIELDS,
@@ -64,8 +64,6 @@ log = logging.getLogger(__name__)
 
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'"
 
-#: The single COCO category every element box belongs to (see :func:`coco_marks`).
-COCO_CATEGORIES = [{"id": 1, "name": "interactive", "supercategory": "element"}]
 
 
 # ---------------------------------------------------------------- helpers
@@ -378,75 +376,6 @@ def run_gif(store: Store, run_id: str, path: Path | str, *, seconds_per_step: fl
 
 
 # ---------------------------------------------------------------- COCO
-def coco_marks(store: Store, run_ids=None, *, include_spurious: bool = True) -> dict:
-    """The Set-of-Mark boxes of every step with a clean screenshot and recorded marks, as a COCO
-    object-detection data set, with the humans' corrections applied.
-
-    Decisions:
-
-    * ``images``: one per step that has a readable clean screenshot *and* a marks file; a step
-      without recorded marks (e.g. imported from WebVoyager) is left out, since an image with no
-      boxes would claim it holds no elements. ``file_name`` is the path relative to the data
-      dir (``info.image_root``); extra fields ``run_id``, ``step``, ``url``.
-    * ``categories``: a single category, ``interactive`` (id 1), for every box. A box a human
-      added is the same kind of thing as one the marker found (an element it missed), so it is
-      not a class of its own; where a box came from is in ``source``. The element's ``tag``,
-      ``role`` and ``label`` (its text) are extra fields.
-    * ``annotations``: ``bbox`` [x, y, w, h] in screenshot pixels, clipped to the image (a box
-      wholly outside is left out), ``area``, ``iscrowd`` 0, plus ``mark_id`` (None for human
-      boxes), ``source`` ("som" or "human"), ``spurious`` (a human said the box is on nothing).
-    * Spurious marks are kept, flagged ``spurious: true``, by default, so the data set still
-      says what the marker produced; ``include_spurious=False`` leaves them out (for training a
-      detector, whose tools ignore extra fields). Missing marks a human added become
-      annotations with ``source: "human"``, ``spurious: false`` and the human's label.
-    """
-    images, annotations = [], []
-    for rid in run_ids_or_all(store, run_ids):
-        corrs: dict[int, list[dict]] = {}
-        for c in corrections.of(store, rid):
-            corrs.setdefault(c["step"], []).append(c)
-        for s in store.steps(rid):
-            marks = step_marks(store, s)
-            if marks is None or not s.get("screenshot_clean"):
-                continue
-            try:
-                with Image.open(store.file(s["screenshot_clean"])) as im:
-                    w, h = im.size
-            except (OSError, ValueError):
-                continue
-            image_id = len(images) + 1
-            images.append({"id": image_id, "file_name": Path(s["screenshot_clean"]).as_posix(),
-                           "width": w, "height": h, "run_id": rid, "step": s["step"], "url": s.get("url") or ""})
-            step_corrs = corrs.get(s["step"], [])
-            spurious = {c["mark_id"] for c in step_corrs if c["kind"] == "spurious"}
-            for m in marks:
-                if m.id in spurious and not include_spurious:
-                    continue
-                _add_box(annotations, image_id, m.bbox, w, h, mark_id=m.id, source="som",
-                         spurious=m.id in spurious, tag=m.tag, role=m.role, label=m.label)
-            for c in step_corrs:
-                if c["kind"] == "missing" and c["bbox"]:
-                    el = c["element"] or {}
-                    _add_box(annotations, image_id, c["bbox"], w, h, mark_id=None, source="human",
-                             spurious=False, tag=el.get("tag", ""), role=el.get("role", ""),
-                             label=c["label"] or el.get("text", ""))
-    return {"info": {"description": "Cockpit Set-of-Mark element boxes with human corrections",
-                     "date_created": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-                     "image_root": str(store.root)},
-            "licenses": [], "images": images, "categories": COCO_CATEGORIES, "annotations": annotations}
-
-
-def _add_box(annotations: list, image_id: int, bbox, W: int, H: int, **extra) -> None:
-    x, y, w, h = (float(v) for v in bbox)
-    x0, y0, x1, y1 = max(0.0, x), max(0.0, y), min(float(W), x + w), min(float(H), y + h)
-    if x1 <= x0 or y1 <= y0:
-        return
-    box = [x0, y0, x1 - x0, y1 - y0]
-    box = [int(v) if v.is_integer() else v for v in box]
-    annotations.append({"id": len(annotations) + 1, "image_id": image_id, "category_id": 1, "bbox": box,
-                        "area": box[2] * box[3], "iscrowd": 0, **extra})
-
-
 def write_json(data, path: Path | str) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,186 @@
+"""What became of the runs: each run's success and where it came from (:func:`run_outcomes`), success rates
+by site or model, autonomous against assisted success, failure categories and the steps histogram. Plain data
+for ``cockpit agreement`` and the Reports tab; :mod:`cockpit.core.review.agreement` re-exports these."""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+
+from cockpit.core.review import interventions as IV
+from cockpit.core.review.consensus import adjudicated_consensus
+from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def _runs(store) -> dict[str, dict]:
+    return {r["id"]: r for r in store.run_summaries()}
+
+
+def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
+    """Each finished run's success (1/0, or None when unknown) and where it came from.
+
+    Sources, in order of preference: 'human' (the consensus, or the adjudicated verdict where
+    there is one: :func:`adjudicated_consensus`), 'judge' (the newest
+    decided judge verdict, any judge and k), 'no_answer' (the run ended without an
+    ANSWER: status max_steps, stopped, failed, interrupted or closed, which
+    WebVoyager scores 0). An answered run nobody has judged is ``(None,
+    'unjudged')``: an answer alone is not a success. A run stopped at the approval
+    gate (status refused) that nobody judged is ``(None, 'refused')``: a person, not
+    the agent, ended it, so it counts neither way. Runs still running are absent.
+    """
+    cons = adjudicated_consensus(store)
+    newest: dict[str, tuple[float, int]] = {}
+    for v in _verdicts(store):
+        if v["verdict"] is None:
+            continue
+        t = v["created"] or 0.0
+        if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
+            newest[v["run_id"]] = (t, int(v["verdict"]))
+    out = {}
+    for run_id, run in _runs(store).items():
+        if run["status"] == "running":
+            continue
+        if run_id in cons:
+            out[run_id] = (cons[run_id], "human")
+        elif run_id in newest:
+            out[run_id] = (newest[run_id][1], "judge")
+        elif run["status"] == "refused":
+            out[run_id] = (None, "refused")
+        elif run["status"] != "answered":
+            out[run_id] = (0, "no_answer")
+        else:
+            out[run_id] = (None, "unjudged")
+    return out
+
+
+def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | None, dict]]:
+    """Success rate per site or per model: rows ``(group, n, successes, rate, sources)``.
+
+    Each run's outcome comes from :func:`run_outcomes` (human consensus, else the
+    newest judge verdict, else 0 for a run that never answered). ``n`` counts runs
+    with a known outcome; answered runs nobody judged are left out of n and
+    counted in ``sources['unjudged']``, runs refused at the gate in
+    ``sources['refused']``. ``sources`` counts the runs of the row by
+    source: human, judge, no_answer, unjudged, refused. ``rate`` is successes / n (None
+    when n = 0). A run with no site or model is grouped under ''. Groups are
+    sorted by name.
+    """
+    if by not in ("site", "model"):
+        raise ValueError(f"success rates are by 'site' or 'model', not {by!r}")
+    runs = _runs(store)
+    groups: dict[str, dict] = {}
+    for run_id, (ok, source) in run_outcomes(store).items():
+        g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
+        g["sources"][source] += 1
+        if ok is None:
+            continue
+        g["n"] += 1
+        g["ok"] += ok
+    rows = []
+    for name in sorted(groups):
+        g = groups[name]
+        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged", "refused")}
+        rows.append((name, g["n"], g["ok"], g["ok"] / g["n"] if g["n"] else None, sources))
+    return rows
+
+
+def assisted_success(store) -> dict:
+    """Success split by whether people intervened (:mod:`cockpit.core.review.interventions`).
+
+    Over the runs with a known outcome (as :func:`success_rates` counts them; ``n``): ``success`` all
+    successes, and the *assisted success rate* success / n; ``autonomous`` the successes of runs nobody
+    intervened in, and the *autonomous success rate* autonomous / n (a success a person helped to does not
+    count); ``assisted_runs`` the runs with interventions among the n, and ``assisted_successes`` those
+    that succeeded. ``runs``: every finished run with interventions (any outcome), ``{run_id, task,
+    outcome (1/0/None), source, interventions: {approved, rejected, ..., assisted}, described}``,
+    sorted by run id. Also per model: ``by_model`` rows ``{model, n, success, autonomous, rates}``.
+    """
+    outcomes, runs = run_outcomes(store), _runs(store)
+    ivs = IV.of_runs(store)
+    total = {"n": 0, "success": 0, "autonomous": 0, "assisted_runs": 0, "assisted_successes": 0}
+    models: dict[str, dict] = {}
+    for run_id, (ok, _source) in outcomes.items():
+        if ok is None:
+            continue
+        helped = run_id in ivs
+        m = models.setdefault(runs[run_id]["model"] or "", {"n": 0, "success": 0, "autonomous": 0})
+        for g in (total, m):
+            g["n"] += 1
+            g["success"] += ok
+            g["autonomous"] += ok and not helped
+        total["assisted_runs"] += helped
+        total["assisted_successes"] += ok and helped
+
+    def rates(g):
+        return {"assisted_rate": _ratio(g["success"], g["n"]), "autonomous_rate": _ratio(g["autonomous"], g["n"])}
+    listed = []
+    for run_id in sorted(ivs):
+        if run_id not in outcomes:
+            continue  # still running
+        ok, source = outcomes[run_id]
+        listed.append({"run_id": run_id, "task": runs[run_id]["task"], "outcome": ok, "source": source,
+                       "interventions": ivs[run_id].to_dict(), "described": ivs[run_id].describe()})
+    return {**total, **rates(total), "runs": listed,
+            "by_model": [{"model": name, **g, **rates(g)} for name, g in sorted(models.items())]}
+
+
+def failure_categories(store) -> dict[str, int]:
+    """How many failed runs have each primary failure category: ``{category: runs}``.
+
+    Only runs whose human consensus (after adjudication: :func:`adjudicated_consensus`) is fail count. A run's category is the most
+    common among its fail labels that name one; ties go to the category listed
+    first in :data:`~cockpit.core.store.labels.CATEGORIES`, then to the
+    alphabetically first (user-added categories). A failed run with no category
+    on any label counts under ''. Sorted by count, largest first.
+    """
+    cons = adjudicated_consensus(store)
+    by_run: dict[str, list[str]] = defaultdict(list)
+    for row in _labels(store):
+        if row["verdict"] == "fail" and cons.get(row["run_id"]) == 0:
+            by_run[row["run_id"]].append(row["category"] or "")
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    counts: Counter = Counter()
+    for cats in by_run.values():
+        named = Counter(c for c in cats if c)
+        if not named:
+            counts[""] += 1
+            continue
+        counts[min(named, key=lambda c: (-named[c], order.get(c, len(order)), c))] += 1
+    return dict(sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0], len(order)), kv[0])))
+
+
+def steps_histogram(store, bins: int | Sequence[int] = 10) -> list[tuple[int, int, int]]:
+    """Histogram of the step counts of finished runs: rows ``(lo, hi, count)``.
+
+    ``bins`` is a number of equal-width bins with whole-number edges from the
+    smallest step count up (the width is rounded up so the largest count fits,
+    and bins past the largest count are dropped, so there may be fewer), or a
+    list of edges. A bin counts runs with lo <= steps < hi; the last bin
+    also includes its upper edge (as numpy does); with explicit edges, runs
+    outside them are not counted. No finished runs: ``[]``.
+    """
+    steps = store.finished_step_counts()
+    if isinstance(bins, int):
+        if bins < 1:
+            raise ValueError("the histogram needs at least one bin")
+        if not steps:
+            return []
+        lo, hi = min(steps), max(steps)
+        width = -(-(hi - lo + 1) // bins)  # ceiling division: bins * width covers lo..hi
+        used = -(-(hi - lo + 1) // width)  # no empty bins past the largest count
+        edges = [lo + i * width for i in range(used + 1)]
+    else:
+        edges = list(bins)
+        if len(edges) < 2 or any(b <= a for a, b in zip(edges, edges[1:])):
+            raise ValueError("histogram edges must be at least two increasing numbers")
+    counts = [0] * (len(edges) - 1)
+    last = len(counts) - 1
+    for s in steps:
+        for i in range(len(counts)):
+            if edges[i] <= s < edges[i + 1] or (i == last and s == edges[-1]):
+                counts[i] += 1
+                break
+    return [(edges[i], edges[i + 1], counts[i]) for i in range(len(counts))]
