@@ -53,6 +53,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.command = "GET"
         super().do_GET()
 
+    def handle_one_request(self):
+        # The page went away before its request was answered (a poll cut off by a navigation):
+        # nothing to tell anyone, and no traceback on the terminal.
+        try:
+            super().handle_one_request()
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
     def list_directory(self, path):
         # Called for a directory without index.html / index.htm: no listing of its files.
         self.send_error(404)

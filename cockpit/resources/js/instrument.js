@@ -5,7 +5,8 @@
 //
 // What it records, for cockpit.core.browser and som.js:
 //   window.__cockpitListeners  WeakMap element -> number of pointer/click listeners
-//   window.__cockpitState      {pending: open fetch/XHR count, lastMutation: ms,
+//   window.__cockpitState      {pending: open fetch/XHR count, lastMutation: ms of the last DOM change,
+//                               lastWork: ms of the last DOM change not made by a ticker (a clock),
 //                               lastActivity: ms of the last WebSocket/worker message,
 //                               busy(): the page's pending work in words, for settle.js}
 //   window.__cockpitState.markedAt  set by cockpit.core.page.observation when it starts marking
@@ -13,7 +14,7 @@
   "use strict";
   if (window.__cockpitState) return;
   // settle.js keeps time with these, so a page that replaces them cannot stall it.
-  const state = { pending: 0, lastMutation: 0, installed: performance.now(),
+  const state = { pending: 0, lastMutation: 0, lastWork: 0, installed: performance.now(),
     setTimeout: window.setTimeout.bind(window), now: performance.now.bind(performance) };
   const CLICKY = new Set(["click", "mousedown", "mouseup", "pointerdown", "pointerup",
     "touchstart", "dblclick", "auxclick"]);
@@ -37,6 +38,7 @@
   if (window.fetch) {
     const origFetch = window.fetch;
     window.fetch = function () {
+      if (inTicker) return origFetch.apply(this, arguments);  // a poll's request: the page's rhythm
       state.pending++;
       let p;
       try { p = origFetch.apply(this, arguments); } catch (e) { state.pending--; throw e; }
@@ -47,6 +49,7 @@
   if (XHR) {
     const origSend = XHR.send;
     XHR.send = function () {
+      if (inTicker) return origSend.apply(this, arguments);
       state.pending++;
       let done = false;
       origAdd.call(this, "loadend", () => { if (!done) { done = true; state.pending--; } });
@@ -68,21 +71,59 @@
   let wsSent = 0;              // a WebSocket send not followed by a message yet
   state.lastAction = state.installed;
   state.lastActivity = 0;
-  const acted = () => { state.lastAction = now(); };
+  state.epoch = 0;  // counts actions: a ticker is a callback that ran again since the last one
+  const acted = () => { state.lastAction = now(); state.epoch++; };
   for (const type of ["keydown", "keyup", "input", "change", "click", "pointerdown", "pointerup", "mousedown",
     "mouseup", "submit", "paste", "drop"]) {
     origAdd.call(window, type, acted, { capture: true, passive: true });
   }
   const reacting = () => now() - state.lastAction <= ACTION_WINDOW;
 
+  // Timers. A short timer set while the page reacts to an action is pending work -- unless it belongs
+  // to the page's own rhythm: a ticker. Tickers are setInterval callbacks, and a setTimeout of 50 ms or
+  // more re-armed with the same callback and delay after that callback ran since the last action (a
+  // poll, a countdown); the first run of a chain the action started still counts, and a quicker loop
+  // (chunked rendering, a scripted animation) is the action's work. What a ticker does while it runs --
+  // its DOM mutations, its fetches -- is not the action's consequence either (state.lastWork, below).
   const origST = window.setTimeout, origCT = window.clearTimeout, origCI = window.clearInterval;
+  const origSI = window.setInterval;
+  const TICK_MIN = 50;          // ms; a re-armed timer at least this long is a rhythm, not a work loop
+  const fired = new WeakMap();  // callback -> {epoch, delay} of its last run
+  const firedSrc = new Map();   // "delay|source" -> epoch of its last run: callbacks rebuilt each time
+  let inTicker = false;         // a ticker's callback is running: what it does is not the action's work
+  let ticking = 0;              // >0 until the microtasks after a ticker's run (its mutation records)
+  const srcKey = (fn, d) => { try { return d + "|" + Function.prototype.toString.call(fn); } catch (e) { return ""; } };
+  const ranBefore = (fn, d, key) => {
+    if (d < TICK_MIN) return false;
+    const f = fired.get(fn);
+    if (f) return f.epoch === state.epoch && f.delay === d;
+    return key !== "" && firedSrc.get(key) === state.epoch;
+  };
+  // The callback as run: remembers that it ran, and marks what it does as a ticker's when it is one.
+  const wrap = (fn, args, d, ticker, after) => function () {
+    if (after) after();
+    fired.set(fn, { epoch: state.epoch, delay: d });
+    const key = d >= TICK_MIN && d <= MAX_DELAY && reacting() ? srcKey(fn, d) : "";  // only while it matters
+    if (key) { if (firedSrc.size > 500) firedSrc.clear(); firedSrc.set(key, state.epoch); }
+    const was = inTicker;
+    inTicker = was || ticker;
+    try { return fn.apply(window, args); } finally {
+      inTicker = was;
+      if (ticker && !was) { ticking++; queueMicrotask(() => { ticking--; }); }
+    }
+  };
   window.setTimeout = function (fn, delay) {
-    const d = Number(delay) || 0;
-    if (typeof fn !== "function" || d > MAX_DELAY || !reacting()) return origST.apply(window, arguments);
-    const args = Array.prototype.slice.call(arguments, 2);
-    const id = origST.call(window, function () { timers.delete(id); return fn.apply(window, args); }, d);
-    timers.set(id, d);
+    if (typeof fn !== "function") return origST.apply(window, arguments);
+    const d = Number(delay) || 0, args = Array.prototype.slice.call(arguments, 2);
+    const short = d <= MAX_DELAY && reacting();
+    const ticker = inTicker || ranBefore(fn, d, short && d >= TICK_MIN ? srcKey(fn, d) : "");
+    const id = origST.call(window, wrap(fn, args, d, ticker, () => timers.delete(id)), d);
+    if (short && !ticker) timers.set(id, d);
     return id;
+  };
+  window.setInterval = function (fn, delay) {
+    if (typeof fn !== "function") return origSI.apply(window, arguments);
+    return origSI.call(window, wrap(fn, Array.prototype.slice.call(arguments, 2), Number(delay) || 0, true), delay);
   };
   window.clearTimeout = function (id) { timers.delete(id); return origCT.apply(window, arguments); };
   window.clearInterval = function (id) { timers.delete(id); return origCI.apply(window, arguments); };
@@ -152,6 +193,7 @@
   try {
     new MutationObserver((records) => {
       state.lastMutation = performance.now();
+      if (!ticking) state.lastWork = state.lastMutation;
       if (document.readyState !== "complete") return;  // the load event waits for those scripts
       for (const r of records) {
         for (const n of r.addedNodes) if (n.nodeName === "SCRIPT") watchScript(n);

@@ -5,7 +5,8 @@
 // replies: window.__cockpitState.busy(), see instrument.js); no finite CSS animation or transition
 // is running; no loading signal is visible in the viewport (aria-busy, an indeterminate progress
 // bar, a moving element with a spinner/loader class, a text such as "Loading..."); all that for a
-// second look of `lookMs`; and no DOM mutation (or WebSocket/worker message) for `quietMs`.
+// second look of `lookMs`; and no DOM mutation (or WebSocket/worker message) for `quietMs` -- mutations
+// made by the page's tickers (a clock, a poll: instrument.js) do not count.
 // Infinite animations do not count as animations (a spinner counts as a loading signal). A page
 // that mutates forever settles after `mutationCapMs` of otherwise quiet; loading signals hold at
 // most `signalCapMs` (a spinner that never stops).
@@ -115,7 +116,9 @@
       }
     }
     if (!pending.length) {
-      const last = st ? Math.max(st.lastMutation || 0, st.lastActivity || 0) : -Infinity;
+      // A ticker's changes (a clock's text) are the page's rhythm, not the action's consequence.
+      const changed = st ? (st.lastWork !== undefined ? st.lastWork : st.lastMutation) : 0;
+      const last = st ? Math.max(changed || 0, st.lastActivity || 0) : -Infinity;
       // Nothing pending from the start and no action (or load) for quietMs: nothing has just finished,
       // so no second look; the quiet period alone decides.
       if (idleSince === null) {
