@@ -6,10 +6,14 @@ that answers at once (open the details page, then answer), so what is measured i
 browser. Prints, for each place and concurrency: wall time, tasks per minute, and per step the
 median observation time (settle + marks + screenshot) and action time, from the runs' own timings.
 
-    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4] [--keep-browser-state] [--model-ms 1000]
+    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4] [--where local,grid]
+                                         [--isolation fresh,shared] [--model-ms 1000]
 
-Each task gets a new browser, as `cockpit run --tasks` does; --keep-browser-state runs each worker's tasks
-in one browser (`cockpit run --keep-browser-state`), which shows what the browser starts cost.
+Each place and concurrency runs twice (issue #32): "fresh", a clean browser per task as `cockpit run --tasks`
+gives (a new browser context in the worker's Chrome, else a new browser), and "shared", each worker's tasks in
+one browser (`--keep-browser-state`); the ratio of their throughputs is what isolation costs. The details page
+counts earlier visits (a cookie and localStorage) and the model answers with it: "1st visit" says how many
+tasks saw a first visit (all of them, when fresh). "browsers" counts the browsers the batch started.
 
 The machine's two cores run the Grid's Java processes, every Chromium and Cockpit: compare the
 rows of one run with each other, not with another day's.
@@ -17,6 +21,7 @@ rows of one run with each other, not with another day's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import statistics
 import sys
@@ -41,7 +46,13 @@ START = """<!doctype html><title>Start</title><body style="font:16px sans-serif;
 <h1>Catalogue</h1><p><a href="details.html">Open the details page</a></p>
 <ul>{items}</ul></body>"""
 DETAILS = """<!doctype html><title>Details</title><body style="font:16px sans-serif;margin:40px">
-<h1>Details</h1><p>Forty-two items.</p><a href="start.html">Back</a></body>"""
+<h1>Details</h1><p>Forty-two items.</p><a href="start.html">Back</a>
+<script>  // counts earlier visits (a cookie and localStorage): the answer says which visit this was
+const c = Number((document.cookie.match(/(?:^|; )seen=(\\d+)/) || [0, 0])[1]);
+const l = Number(localStorage.getItem("seen") || 0);
+document.title = "Details (visit " + Math.max(c, l) + ")";
+document.cookie = "seen=" + (c + 1) + "; path=/"; localStorage.setItem("seen", String(l + 1));
+</script></body>"""
 
 
 MODEL_SECONDS = 0.0  # --model-ms: how long each reply takes, as a real model's would
@@ -50,8 +61,8 @@ MODEL_SECONDS = 0.0  # --model-ms: how long each reply takes, as a real model's 
 def respond(body):
     time.sleep(MODEL_SECONDS)
     text = body["messages"][-1]["content"][0]["text"]
-    if "The page is 'Details'" in text:
-        return "Thought: here\nAction: ANSWER; 42"
+    if m := re.search(r"The page is 'Details \(visit (\d+)\)'", text):
+        return f"Thought: here\nAction: ANSWER; visit {m.group(1)}"
     n = re.search(r"^\[(\d+)\]: <a> \"Open the details page\"", text, re.M).group(1)
     return f"Thought: go\nAction: Click [{n}]"
 
@@ -63,10 +74,14 @@ def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: i
     b = Batch(tasks, ModelConfig(base_url=model_url, model="m", max_retries=0), AgentConfig(max_steps=4),
               browser, approver_factory=lambda: PolicyApprover(False), store_root=home, api_key="k",
               concurrency=conc, resume=False, keep_browser=keep)
+    started = []
+    real_start = b._start_session
+    b._start_session = lambda: started.append(1) or real_start()  # counts the browsers the batch started
     t0 = time.monotonic()
     items = b.run()
     wall = time.monotonic() - t0
     ok = sum(1 for it in items if it.result and it.result.status == "answered")
+    first = sum(1 for it in items if it.result and it.result.answer == "visit 0")
     obs, act = [], []
     with Store(home) as store:
         for it in items:
@@ -78,40 +93,54 @@ def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: i
                     if "act_ms" in t:
                         act.append(t["act_ms"])
     med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
-    return wall, ok, len(obs), med(obs), med(act)
+    return {"wall": wall, "ok": ok, "first": first, "browsers": len(started), "steps": len(obs),
+            "observe": med(obs), "act": med(act)}
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tasks", type=int, default=8)
     ap.add_argument("--concurrency", default="1,2,4")
-    ap.add_argument("--keep-browser-state", action="store_true", help="one browser per worker, not per task")
+    ap.add_argument("--isolation", default="fresh,shared",
+                    help="fresh: a clean browser per task (a new context, else a new browser); shared: each "
+                         "worker's tasks share its browser (--keep-browser-state); default both, in turn")
+    ap.add_argument("--where", default="local,grid", help="local, grid or both (default)")
     ap.add_argument("--model-ms", type=int, default=0, help="each model reply takes this long (default 0: at once)")
     args = ap.parse_args(argv)
-    if why := gridmod.missing():
+    wheres = args.where.split(",")
+    if "grid" in wheres and (why := gridmod.missing()):
         print(f"cannot run a Grid here: {why}", file=sys.stderr)
         return 1
     global MODEL_SECONDS
     MODEL_SECONDS = args.model_ms / 1000
     levels = [int(c) for c in args.concurrency.split(",")]
+    modes = args.isolation.split(",")
     tmp = Path(tempfile.mkdtemp(prefix="grid-bench-"))
     (tmp / "site").mkdir()
     (tmp / "site" / "start.html").write_text(START.format(items="".join(f"<li>item {i}</li>" for i in range(42))))
     (tmp / "site" / "details.html").write_text(DETAILS)
     print(f"{args.tasks} tasks of 2 steps each; a scripted model that answers "
-          + (f"in {args.model_ms} ms" if args.model_ms else "at once") + "; Grid 4 "
-          f"{gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1; "
-          + ("one browser per worker" if args.keep_browser_state else "a new browser per task"))
-    print(f"{'where':<6} {'conc':>4} {'answered':>8} {'wall s':>7} {'tasks/min':>9} {'steps':>5} "
-          f"{'observe ms':>10} {'act ms':>7}   (medians per step)")
+          + (f"in {args.model_ms} ms" if args.model_ms else "at once")
+          + (f"; Grid 4 {gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1"
+             if "grid" in wheres else ""))
+    print(f"{'where':<6} {'conc':>4} {'isolation':<9} {'answered':>8} {'1st visit':>9} {'browsers':>8} {'wall s':>7} "
+          f"{'tasks/min':>9} {'observe ms':>10} {'act ms':>7}   (medians per step)")
     with LocalSite(tmp / "site") as site, ModelServer(respond) as srv, \
-            gridmod.LocalGrid(nodes=2, slots=max(1, max(levels) // 2)) as grid:
+            (gridmod.LocalGrid(nodes=2, slots=max(1, max(levels) // 2)) if "grid" in wheres
+             else contextlib.nullcontext()) as grid:
         for conc in levels:
-            for where, url in (("local", None), ("grid", grid.url)):
-                wall, ok, steps, o, a = run_batch(where, url, site, srv.base_url, args.tasks, conc,
-                                                  tmp / f"home-{where}-{conc}", args.keep_browser_state)
-                print(f"{where:<6} {conc:>4} {ok:>5}/{args.tasks:<2} {wall:>7.1f} {args.tasks / wall * 60:>9.1f} "
-                      f"{steps:>5} {o:>10.0f} {a:>7.0f}", flush=True)
+            for where in wheres:
+                url = grid.url if where == "grid" else None
+                rate = {}
+                for mode in modes:
+                    r = run_batch(where, url, site, srv.base_url, args.tasks, conc,
+                                  tmp / f"home-{where}-{conc}-{mode}", keep=mode == "shared")
+                    rate[mode] = args.tasks / r["wall"] * 60
+                    print(f"{where:<6} {conc:>4} {mode:<9} {r['ok']:>5}/{args.tasks:<2} {r['first']:>6}/{args.tasks:<2} "
+                          f"{r['browsers']:>8} {r['wall']:>7.1f} {rate[mode]:>9.1f} {r['observe']:>10.0f} "
+                          f"{r['act']:>7.0f}", flush=True)
+                if len(rate) == 2:
+                    print(f"{'':<11} fresh / shared throughput: {rate['fresh'] / rate['shared']:.0%}", flush=True)
     return 0
 
 

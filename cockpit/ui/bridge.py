@@ -306,13 +306,14 @@ class AgentBridge(QObject):
                                                   extra_args=list(base.extra_args) + list(chrome_args))
 
     def _ensure_session(self, fresh: bool = False) -> BrowserSession:
-        """The browser; `fresh`: never one a run has used (its profile, with that run's cookies and storage,
-        goes with it: a new browser starts with a new profile)."""
+        """The browser; `fresh`: never as a run has left it (its tab moves into a new browser context, with
+        cookies, storage and cache of its own; where the browser cannot, a new browser with a new profile)."""
         with self._session_lock:
             if self._closed:
                 raise BrowserError("the window is closing: no browser is started")
-            if self._session is not None and (not self._session.alive or (fresh and self._session_used)
-                                              or self._session.config != self.browser_config):
+            s = self._session
+            if s is not None and (not s.alive or s.config != self.browser_config
+                                  or (fresh and self._session_used and not s.fresh_context())):
                 self._session.close()
                 self._session = None
             if self._session is None:

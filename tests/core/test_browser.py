@@ -50,6 +50,15 @@ def test_a_remote_browser_that_cannot_start_is_said_at_once(chromedriver_url):
     assert time.monotonic() - t0 < 30
 
 
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="Chrome runs sandboxed as a user")
+def test_a_node_run_as_root_without_no_sandbox_is_told_the_fix(chromedriver_url):
+    """A remote endpoint run as root whose Chrome exits at start: the message names the cause and the fix."""
+    with pytest.raises(BrowserError) as err:
+        BrowserSession(BrowserConfig(webdriver_url=chromedriver_url, session_start_timeout=60)).start()
+    text = str(err.value)
+    assert "Chrome exited as it started" in text and "--chrome-arg=--no-sandbox" in text, text
+
+
 def test_missing_browser_binary_is_a_clear_error_and_leaves_nothing():
     from cockpit.core import paths
     before = set(paths.browser_profiles().iterdir())

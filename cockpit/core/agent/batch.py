@@ -3,12 +3,13 @@
 Each worker thread owns one browser session, one model client and one store
 connection, and takes tasks from a shared queue. A task whose run already
 finished (answered or out of steps) is skipped, so rerunning a batch after a
-crash or Ctrl+C picks up where it stopped. Each task starts in a new browser
-with a new profile, so no cookie, storage or cart carries over from the task
-before (as WebVoyager starts a driver per task); a local worker starts the next
-task's browser while the current task runs, which hides the start while the
-model thinks (not when the CPU is the limit).
-`keep_browser` goes on in the worker's browser instead. A dead browser is replaced before the next task.
+crash or Ctrl+C picks up where it stopped. Each task starts in a clean browser, so no
+cookie, storage or cart carries over from the task before (as WebVoyager starts a driver per
+task): the worker's Chrome moves its tab into a new browser context (its own cookies, storage
+and cache, made ready while the task before runs; browser/contexts.py), or, where the browser
+cannot give one (a remote endpoint without DevTools access), a new browser with a new profile,
+which a local worker starts while the current task runs. `keep_browser` goes on in the
+worker's browser instead. A dead browser is replaced before the next task.
 Knows nothing about terminals: progress goes to callbacks.
 
 A task whose browser was lost before it finished (the browser crashed, a Grid
@@ -189,16 +190,23 @@ class Batch:
                     item = todo.get_nowait()
                 except queue.Empty:
                     return
-                if session is None or not session.alive or (used and not self.keep_browser):
+                # Each task a clean browser: the same Chrome in a new browser context when it can give one
+                # (browser/contexts.py), else a new browser.
+                if session is None or not session.alive or \
+                        (used and not self.keep_browser and not session.fresh_context()):
                     session, used, spare = self._new_session(session, item, spare), False, None
                     if session is None:
                         continue
                     if self._stop.is_set():  # stopped while the browser started: leave the task not run
                         return
                 used = True
-                if pool is not None and not todo.empty():
-                    spare = pool.submit(self._start_session)
-                self._run_one(item, session, store, client, todo)
+                ready_next = None
+                if not self.keep_browser and not todo.empty():
+                    if pool is not None and spare is None and not session.can_give_context():
+                        spare = pool.submit(self._start_session)
+                    elif spare is None:
+                        ready_next = session.prepare_context  # the next task's, while the model thinks
+                self._run_one(item, session, store, client, todo, ready_next)
         finally:
             client.close()
             store.close()
@@ -262,8 +270,23 @@ class Batch:
             self._report(item)
             return None
 
+    def _listener(self, when_model_called: Callable[[], None] | None) -> Callable[[ev.Event], None] | None:
+        """on_event, calling `when_model_called` once, when the run's first observation is ready and its model
+        is asked next (the browser is idle then: the next task's context is made ready without slowing this
+        one's page loads)."""
+        if when_model_called is None:
+            return self.on_event
+        pending = [when_model_called]
+
+        def listen(e: ev.Event) -> None:
+            if pending and isinstance(e, ev.ObservationReady):
+                pending.pop()()
+            if self.on_event is not None:
+                self.on_event(e)
+        return listen
+
     def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient,
-                 todo: queue.Queue) -> None:
+                 todo: queue.Queue, when_model_called: Callable[[], None] | None = None) -> None:
         control = RunControl()
         self.controls.append(control)
         if self._stop.is_set():  # stop() came while this worker was starting its browser
@@ -273,7 +296,7 @@ class Batch:
         try:
             cfg = dataclasses.replace(self.agent, hops=tracker_for(dict(item.task.extra)))  # per-task hop queue
             agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
-                          control=control, listener=self.on_event)
+                          control=control, listener=self._listener(when_model_called))
             t = item.task
             last = item.lost[-1] if item.lost else ("", "")
             item.result = agent.run(Fresh(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,

@@ -105,21 +105,36 @@ class DirectCDP:
     def connect_grid(cls, se_cdp: str, target_id: str, timeout: float = 10.0) -> "DirectCDP | None":
         """A connection to page `target_id` through a Selenium Grid 4's ``se:cdp`` endpoint (the browser's
         own DevTools socket, relayed by the hub): attached to the page in flat mode, or None."""
-        try:
-            ws = websocket.create_connection(se_cdp, timeout=timeout, suppress_origin=True,
-                                             skip_utf8_validation=True, http_no_proxy=["*"])
-        except Exception as e:
-            log.debug("no DevTools connection through %s: %s", se_cdp, e)
+        direct = cls.connect_browser(se_cdp, timeout)
+        if direct is None:
             return None
-        direct = cls(ws, target_id, timeout)
         try:
-            direct.session_id = direct.call("Target.attachToTarget",
-                                            {"targetId": target_id, "flatten": True})["sessionId"]
-        except (DirectCDPError, KeyError) as e:
+            direct.attach(target_id)
+        except DirectCDPError as e:
             log.debug("could not attach to %s through %s: %s", target_id, se_cdp, e)
             direct.close()
             return None
         return direct
+
+    @classmethod
+    def connect_browser(cls, url: str, timeout: float = 10.0) -> "DirectCDP | None":
+        """A connection to the browser's own DevTools socket (`url`: local Chrome's webSocketDebuggerUrl or
+        Grid 4's se:cdp relay), not attached to any page; or None."""
+        try:
+            ws = websocket.create_connection(url, timeout=timeout, suppress_origin=True,
+                                             skip_utf8_validation=True, http_no_proxy=["*"])
+        except Exception as e:
+            log.debug("no DevTools connection through %s: %s", url, e)
+            return None
+        return cls(ws, "browser", timeout)
+
+    def attach(self, target_id: str) -> None:
+        """Send this connection's calls to page `target_id` from now on (a flat-mode session on it)."""
+        self.session_id = self.call("Target.attachToTarget", {"targetId": target_id, "flatten": True}).get(
+            "sessionId")
+        if not self.session_id:
+            raise DirectCDPError(f"no session attached to {target_id}")
+        self.target_id = target_id
 
     def watch_dialogs(self, timeout: float = 2.0) -> None:
         """Have the page's dialog events sent here (Page.enable); see the module docstring."""

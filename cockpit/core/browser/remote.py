@@ -38,7 +38,20 @@ LOST_HINTS = ("unable to execute request for an existing session", "cannot forwa
 PERMANENT_HINTS = ("invalid argument", "no nodes support", "unable to find provider", "cannot find",
                    "no chrome binary", "unrecognized capability", "failed to start", "devtoolsactiveport",
                    "chrome not reachable", "instance exited", "exited abnormally")
+#: Answers meaning the node's Chrome died as it started: most often a node run as root, without --no-sandbox.
+CHROME_EXITED_HINTS = ("instance exited", "exited abnormally", "devtoolsactiveport", "chrome not reachable",
+                       "failed to start")
 BACKOFF = (1.0, 2.0, 4.0, 8.0, 15.0)
+
+
+def refused(url: str, e: BaseException) -> str:
+    """What to tell a person whose remote endpoint refused a session, with the likely fix when Chrome died."""
+    text = f"the WebDriver endpoint {url} refused the session: {short_message(e)}"
+    if any(h in str(e).lower() for h in CHROME_EXITED_HINTS) and "--no-sandbox" not in str(e):
+        text += (". The node's Chrome exited as it started. The likely cause: the node runs as root, where "
+                 "Chrome needs --no-sandbox. Add it with --chrome-arg=--no-sandbox (in the window: Model… (Ctrl+,), "
+                 "Chrome arguments), or run the node as another user")
+    return text
 
 
 class GridUnavailable(BrowserError):
@@ -86,7 +99,7 @@ def start(url: str, options, *, start_timeout: float, command_timeout: float,
         except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
             last = e
             if any(h in str(e).lower() for h in PERMANENT_HINTS):
-                raise BrowserError(f"the WebDriver endpoint {url} refused the session: {short_message(e)}") from e
+                raise BrowserError(refused(url, e)) from e
         wait = BACKOFF[min(tries, len(BACKOFF) - 1)]
         tries += 1
         if time.monotonic() + wait >= deadline or stop():

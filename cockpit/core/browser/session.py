@@ -28,6 +28,7 @@ from cockpit.core import paths, resources
 from cockpit.core.browser import profiles, remote
 from cockpit.core.browser.profiles import CHROME_FLAGS
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser.contexts import Contexts
 from cockpit.core.browser import settling
 from cockpit.core.browser.downloads import DownloadFolder
 from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
@@ -93,6 +94,7 @@ class BrowserSession:
         self._direct_tried: dict[str, str] = {}  # purpose -> the tab it was tried for (not retried)
         self._loads: ScriptLoads | None = None  # script requests in flight on the main tab
         self.remote: remote.RemoteInfo | None = None  # where a remote session runs (webdriver_url only)
+        self._contexts = None  # browser/contexts.Contexts once used; False: this browser has none to give
         self._closing = False
 
     # ---------- lifecycle ----------
@@ -201,20 +203,27 @@ class BrowserSession:
         w, h = self.config.viewport
         return {"width": w, "height": h, "deviceScaleFactor": self.config.device_scale_factor, "mobile": False}
 
-    def _setup_cdp(self):
-        w, h = self.config.viewport
-        try:
-            self.cdp("Emulation.setDeviceMetricsOverride", self._metrics())
-            self.cdp("Page.addScriptToEvaluateOnNewDocument",
-                     {"source": resources.read_text("js/instrument.js")})
+    def _page_setup(self) -> list[tuple[str, dict]]:
+        """The DevTools commands that make a tab Cockpit's: the exact viewport, instrument.js and the marking
+        function before any page script (also sent to each new context's tab: browser/contexts.py)."""
+        return [
+            ("Emulation.setDeviceMetricsOverride", self._metrics()),
+            ("Page.addScriptToEvaluateOnNewDocument", {"source": resources.read_text("js/instrument.js")}),
             # The marking function, compiled once per document instead of sent with every observation.
             # Read-only, so a page cannot replace it outright; it still runs in the page's world, where a
             # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
-            self.cdp("Page.addScriptToEvaluateOnNewDocument",
-                     {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
-                                f"{resources.script('som.js')}), writable: false, configurable: false}});"
-                                f"Object.defineProperty(window, {AFTER_FRAME_GLOBAL!r}, {{value: "
-                                f"{resources.script('after_frame.js')}, writable: false, configurable: false}});"})
+            ("Page.addScriptToEvaluateOnNewDocument",
+             {"source": f"Object.defineProperty(window, {SOM_GLOBAL!r}, {{value: ("
+                        f"{resources.script('som.js')}), writable: false, configurable: false}});"
+                        f"Object.defineProperty(window, {AFTER_FRAME_GLOBAL!r}, {{value: "
+                        f"{resources.script('after_frame.js')}, writable: false, configurable: false}});"}),
+        ]
+
+    def _setup_cdp(self):
+        w, h = self.config.viewport
+        try:
+            for method, params in self._page_setup():
+                self.cdp(method, params)
             if self.download_dir:
                 self.cdp("Browser.setDownloadBehavior",
                          {"behavior": "allow", "downloadPath": str(self.download_dir)})
@@ -227,9 +236,40 @@ class BrowserSession:
             self.has_cdp = False
             self.driver.set_window_size(w, h)
 
+    # ---------- a clean browser per task: browser contexts (browser/contexts.py) ----------
+    def fresh_context(self) -> bool:
+        """Move the tab into a new browser context (cookies, storage and cache of its own) and dispose of
+        the last one. False when this browser cannot: the caller starts a new browser instead."""
+        contexts = self._open_contexts()
+        if contexts is None:
+            return False
+        try:
+            contexts.switch()
+        except Exception as e:  # noqa: BLE001 - whatever went wrong, a new browser is the way out
+            log.warning("could not move to a new browser context (%s): a new browser instead", short_message(e))
+            return False
+        return True
+
+    def prepare_context(self) -> None:
+        """Make the next fresh_context() quick: its context is made ready now, in the background."""
+        if (contexts := self._open_contexts()) is not None:
+            contexts.prepare()
+
+    def can_give_context(self) -> bool:
+        """Whether fresh_context() can give this browser a clean context (browser/contexts.py)."""
+        return self._open_contexts() is not None
+
+    def _open_contexts(self):
+        if self._contexts is None and self.has_cdp and self.driver is not None:
+            self._contexts = Contexts.open(self) or False  # False: tried, not available
+        return self._contexts or None
+
     def close(self):
         self._closing = True
         self.drop_direct()
+        contexts, self._contexts = self._contexts, None
+        if contexts:
+            contexts.close()
         drv, self.driver = self.driver, None
         if drv is not None:
             # After the command in flight, if any; a hung one is not waited for long (a second Ctrl+C).
@@ -414,6 +454,8 @@ class BrowserSession:
         without CDP).
         """
         handles = self._call(lambda: self.driver.window_handles)
+        if self._contexts and len(handles) > 1:  # the next task's tab, made ready meanwhile, stays
+            handles = [h for h in handles if not self._contexts.is_spare(h)]
         if len(handles) <= 1 and self._main_handle in handles:
             return None
         main = self._main_handle if self._main_handle in handles else handles[0]
