@@ -4,8 +4,9 @@ All of them are open-source apps installed from PyPI by ``setup_apps.sh`` into
 ``bench/grounding/.apps/venv`` (a venv of their own, apart from Cockpit's). What
 they serve is generated here: a small SQLite database for Datasette and
 Flask-Admin, a few reStructuredText pages built by Sphinx, a few Markdown pages
-built by MkDocs with the Material theme, and a short Streamlit script that lays
-out Streamlit's own widgets. The pages, their markup and their scripts are the
+built by MkDocs with the Material theme, a short Streamlit script that lays
+out Streamlit's own widgets, and NiceGUI (Vue/Quasar) and Dash (React) scripts
+that lay out theirs (spa_apps.py). The pages, their markup and their scripts are the
 apps' own: nothing here writes HTML or JavaScript.
 
 Each app is started on 127.0.0.1 on a fixed port, waited for until it answers,
@@ -25,6 +26,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 try:  # run as a script from bench/grounding/, or imported as bench.grounding.apps
+    from spa_apps import DASH_APP, NICEGUI_APP
+except ImportError:
+    from bench.grounding.spa_apps import DASH_APP, NICEGUI_APP
+try:
     from appdata import APPS_DIR, BIN, DATA, FLASK_ADMIN_APP, HERE, STREAMLIT_APP, VENV, make_db, make_mkdocs, make_sphinx  # noqa: F401,E501
 except ImportError:
     from bench.grounding.appdata import (APPS_DIR, BIN, DATA, FLASK_ADMIN_APP, HERE, STREAMLIT_APP, VENV,  # noqa: F401
@@ -49,6 +54,9 @@ APPS = {
     "mkdocs": App("mkdocs", 8763, "an MkDocs Material site: worker-built search, tabs, collapsible notes"),
     "flaskadmin": App("flaskadmin", 8764, "Flask-Admin over SQLAlchemy: list, filters, select2, modals"),
     "streamlit": App("streamlit", 8765, "a Streamlit app (React SPA over a websocket): widgets, dialog"),
+    "nicegui": App("nicegui", 8766, "a NiceGUI app (Vue/Quasar SPA): chips, field icons, table selection, "
+                                    "a dialog on load"),
+    "dash": App("dash", 8767, "a Dash app (React): drop-downs with clear and chips, date picker, data table"),
 }
 
 
@@ -85,6 +93,10 @@ def prepare(name: str) -> list[str]:
                 "--server.port", str(app.port), "--server.headless", "true",
                 "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
                 "--global.developmentMode", "false"]
+    if name in ("nicegui", "dash"):
+        script = DATA / f"{name}_app.py"
+        script.write_text(NICEGUI_APP if name == "nicegui" else DASH_APP)
+        return [py, str(script), str(app.port)]
     raise KeyError(name)
 
 

@@ -118,4 +118,18 @@ STATES: list[State] = [
        note="Enter reruns the script; a message appears"),
     _s("st-dialog", "streamlit", "/", "modal", {"click": TEXT("Save plan")}),
     _s("st-menu", "streamlit", "/", "menu", {"click": TEXT("Main menu")}),
+    # ---- NiceGUI (Vue/Quasar, issue #32): small controls inside fields, table selection, dialogs
+    _s("ng-load", "nicegui", "/", "spa",
+       note="clear icons, a password toggle, a calendar icon, chips with remove icons, select-all checkbox"),
+    _s("ng-select-open", "nicegui", "/", "select", {"click": TEXT("Comet")}),
+    _s("ng-date-menu", "nicegui", "/", "menu", {"click": TEXT("edit_calendar")},
+       note="the field's calendar icon opens a date picker"),
+    _s("ng-dialog", "nicegui", "/", "modal", {"click": TEXT("Delete selected")}),
+    _s("ng-dialog-on-load", "nicegui", "/promo", "modal",
+       note="a what's-new dialog opens over a list of controls: nothing under it is a target"),
+    # ---- Dash (React, issue #32): drop-downs with a clear "x" and removable values, a date picker, a table
+    _s("dash-load", "dash", "/", "spa", note="drop-downs, a date picker, a data table with row selection"),
+    _s("dash-dropdown-open", "dash", "/", "select", {"click": TEXT("Comet")}),
+    _s("dash-date-open", "dash", "/", "menu", {"click": CSS("#night")}),
+    _s("dash-tab", "dash", "/", "tabs", {"click": TEXT("Notes")}),
 ]

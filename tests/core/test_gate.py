@@ -171,7 +171,7 @@ def test_marks_carry_the_facts_the_gate_reads(site, browser):
     assert delete.form_action.endswith("/gate_card_deleted.html")
     assert save.dom_path and save.dom_path != delete.dom_path and save.dom_path.startswith("html:1>body:1")
     trash = next(m for m in obs.marks if m.icon)  # a nameless button showing a trash icon
-    assert trash.icon == "trash" and trash.label == ""
+    assert trash.icon == "trash" and trash.label == "trash icon"  # named from its class (#32)
     assert classify(parse_action(f"Click [{trash.id}]"), trash, obs.marks, obs.url).level == "irreversible"
     browser.goto(site.url("gate_confirm_delete.html"))
     obs = observe(browser)

@@ -323,8 +323,8 @@ class Executor(PointerActs):
         return f"hovered over [{m.id}] {_desc(m)}", None
 
     def _do_type(self, a: Action, m: Mark):
-        if m.tag == "select":
-            raise ActionError(f"element [{m.id}] is a drop-down list; use Select [{m.id}]; option")
+        if m.tag == "select":  # as Chrome does for a person typing into a focused list: the option it starts
+            return self._type_into_select(a, m)
         if not m.editable:
             raise ActionError(f"element [{m.id}] {_desc(m)} is not a text field; you can only type into text fields")
         x, y = self._point(m, a)
@@ -339,6 +339,16 @@ class Executor(PointerActs):
                     "submit something that cannot be undone", None)
         self._keys(Keys.ENTER)
         return f"typed {shown} into [{m.id}] and pressed Enter", None
+
+    def _type_into_select(self, a: Action, m: Mark):
+        res = self._act_js("select", m, {"text": a.text, "prefix": True})
+        if not res.get("ok"):
+            opts = ", ".join(f'"{o}"' for o in res.get("options", []))
+            raise ActionError(f'element [{m.id}] is a drop-down list with no option starting with "{a.text}"; '
+                              f"its options are: {opts}")
+        return (f'typed "{a.text}" into the drop-down list [{m.id}]: it selected "{res["chosen"]}" '
+                f"(the option whose text {'is' if res['chosen'].lower() == a.text.strip().lower() else 'starts with'} "
+                "what was typed)", None)
 
     def _do_select(self, a: Action, m: Mark):
         res = self._act_js("select", m, a.text)

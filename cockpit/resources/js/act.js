@@ -252,10 +252,15 @@
     }
     case "select": {
       if (el.tagName !== "SELECT") return { ok: false, why: "not-select" };
-      const want = String(arg).trim().toLowerCase();
+      // arg: the option's text; or {text, prefix: true} for text typed into the list.
+      const typed = !!(arg && typeof arg === "object");
+      const want = String(typed ? arg.text : arg).trim().toLowerCase();
       const opts = Array.from(el.options);
+      // Exact text or value, then (Select) a part of the text, or (typed into) its start, as Chrome
+      // picks the option whose text starts with what a person types into a focused list.
       let o = opts.find(o => o.text.trim().toLowerCase() === want || o.value.toLowerCase() === want);
-      if (!o) o = opts.find(o => o.text.trim().toLowerCase().includes(want));
+      if (!o && want) o = opts.find(o => typed ? o.text.trim().toLowerCase().startsWith(want)
+        : o.text.trim().toLowerCase().includes(want));
       if (!o) return { ok: false, why: "no-option", options: opts.map(o => o.text.trim()).slice(0, 30) };
       el.value = o.value;
       o.selected = true;

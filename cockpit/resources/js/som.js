@@ -166,28 +166,41 @@
     for (let n = w.nextNode(); n && out.length < limit; n = w.nextNode()) out += n.nodeValue + " ";
     return out.slice(0, limit);
   }
+  // An element's text without the names of ligature icons it holds ("Name" for <th>Name<i
+  // class="material-icons">arrow_upward</i></th>); an icon-only control keeps its icon's name.
+  const LIGATURE = '[class*="material-icons"], [class*="material-symbols"]';
+  function readText(n) {
+    const t = n.innerText || n.textContent || "";
+    if (!n.querySelector || !n.querySelector(LIGATURE)) return t;
+    let out = t;
+    for (const i of n.querySelectorAll(LIGATURE)) out = out.replace(i.innerText || i.textContent || "", " ");
+    return clean(out) ? out : t;
+  }
   function textOf(el, tag, type, scrollable) {
     if (tag === "input") {
       if (["button", "submit", "reset"].includes(type)) return clean(el.value);
       if (type === "image") return clean(el.alt || el.value);
       const lab = el.labels && el.labels[0];
-      return lab ? clean(lab.innerText) : "";
+      return lab ? clean(readText(lab)) : "";
     }
     if (tag === "textarea") {
       const lab = el.labels && el.labels[0];
-      return lab ? clean(lab.innerText) : "";
+      return lab ? clean(readText(lab)) : "";
     }
-    if (tag === "select") {  // named by its label; else by the chosen option
+    if (tag === "select") {  // named by its label (not the options of a list it wraps); else the chosen option
       const lab = el.labels && el.labels[0];
       const o = el.selectedOptions && el.selectedOptions[0];
       const chosen = o ? clean(o.text) : "";
-      return lab && clean(lab.innerText) ? clean(lab.innerText) + ": " + chosen : chosen;
+      const name = !lab ? "" : clean(lab.contains(el) ? Array.from(lab.childNodes).filter(n => !n.contains(el))
+        .map(n => n.nodeType === 1 ? readText(n) : n.textContent).join(" ") : readText(lab));
+      return name ? name + ": " + chosen : chosen;
     }
     // A big scroll container's text is its whole content: keep it short.
-    let t = scrollable ? headText(el, MAX_TEXT * 2) : (el.innerText || el.textContent || "");
+    let t = scrollable ? headText(el, MAX_TEXT * 2) : readText(el);
     t = clean(t);
     if (!t) t = clean(iconName(el));
     if (!t && labelControl(el, tag)) t = clean(iconName(labelControl(el, tag)));  // a switch with no text
+    if (!t && tag !== "label") t = iconWord(el);  // drawn only as an icon: named from its class or image
     return t;
   }
   /*@include som_items.js*/
@@ -265,8 +278,8 @@
   }
   // A destructive icon on a nameless control ("fa-trash", <use href="#icon-delete">): the word, or "".
   const ICON_RX = /(?:^|[^a-z])(trash|delete|remove|destroy|erase|bin)(?:[^a-z]|$)/i;
-  function iconHint(el) {
-    const nodes = [el].concat(Array.from(el.querySelectorAll ? el.querySelectorAll("*") : []).slice(0, 8));
+  function iconHint(el, deep) {
+    const nodes = [el].concat(deep && el.querySelectorAll ? Array.from(el.querySelectorAll("*")).slice(0, 8) : []);
     for (const n of nodes) {
       const tag = n.tagName.toLowerCase();
       const parts = [n.getAttribute("class"), n.id, n.getAttribute("data-icon"), n.getAttribute("name"),
@@ -311,6 +324,21 @@
       if (hitOk(el, ctx, x, y)) return [Math.round(x), Math.round(y)];
     }
     return null;
+  }
+
+  // A dialog or its backdrop covers `el` at its centre (its click point `pt` found elsewhere on it).
+  const DIALOG_SEL = 'dialog, [role="dialog"], [role="alertdialog"], [aria-modal="true"]';
+  const DIALOG_CLASS = /(^|[-_\s])(modal|dialog|backdrop|overlay)([-_\s]|$)/i;
+  function underDialog(el, vr, ctx, pt) {
+    const x = (vr[0] + vr[2]) / 2, y = (vr[1] + vr[3]) / 2;
+    if (Math.abs(pt[0] - x) < 1 && Math.abs(pt[1] - y) < 1) return false;  // its centre shows
+    const root = el.getRootNode();
+    const hit = (root.elementFromPoint ? root : ctx.doc).elementFromPoint(x - ctx.ox, y - ctx.oy);
+    if (!hit || within(el, hit) || within(hit, el)) return false;
+    for (let n = hit, depth = 0; n && n.nodeType === 1 && depth < 12; n = n.parentElement, depth++) {
+      if (n.matches(DIALOG_SEL) || DIALOG_CLASS.test(n.getAttribute("class") || "")) return !within(n, el);
+    }
+    return false;
   }
 
   // ---------- invisible interceptors (hostile pages) ----------
@@ -406,6 +434,32 @@
     }
   }
 
+  // A small control of its own inside a form field's <label> (component libraries draw the whole field as
+  // one): its clear "x", a password's show/hide toggle, a calendar icon, a chip's remove icon. A button by
+  // role, or a listener on an element much smaller than the field, that is not and does not hold the field.
+  function fieldAction(el, tag, reason, parentCand, r, ctx) {
+    const role = (el.getAttribute("role") || "").toLowerCase();
+    const button = reason === "role" && role === "button";
+    if (!button && reason !== "listener" && reason !== "handler") return false;
+    // one drawn as an icon, not a chip's text (which opens the field's own menu)
+    if (!button && !(tag === "i" || tag === "svg" || tag === "img" || el.matches(LIGATURE) || !clean(el.innerText))) {
+      return false;
+    }
+    const control = parentCand.el.control;
+    if (control && (control === el || el.contains(control))) return false;
+    return area(r) < 0.25 * area(rectOf(parentCand.el, ctx));
+  }
+
+  // A small named control inside a button or link, its events handled by the page's root (React): a drop-
+  // down button's clear "x" (<a aria-label="Clear selection"> with a pointer cursor, no href, no listener).
+  function innerAction(el, tag, parentCand, r, ctx) {
+    if (!parentCand || !parentCand.atomic || parentCand.tag === "label") return false;
+    const name = clean(el.getAttribute("aria-label") || el.getAttribute("title") || "");
+    if (!name || name === clean(parentCand.el.getAttribute("aria-label") || "")) return false;
+    if (!(tag === "a" || tag === "span" || tag === "i" || tag === "svg" || tag === "div")) return false;
+    return getComputedStyle(el).cursor === "pointer" && area(r) < 0.25 * area(rectOf(parentCand.el, ctx));
+  }
+
   function consider(el, ctx, parentCand, r) {
     const tag = el.tagName.toLowerCase();
     let reason = strongReason(el, tag);
@@ -423,6 +477,7 @@
       reason = "pointer"; weak = true;
     }
     if (!reason && delegatedItem(el, parentCand, ctx)) { reason = "delegated"; weak = true; }
+    if (!reason && innerAction(el, tag, parentCand, r, ctx)) { reason = "inner"; weak = true; }
     if (!reason && scrollable) { reason = "scrollable"; weak = true; }
     if (!reason) return null;
     stats.candidates++;
@@ -435,10 +490,12 @@
       // A link or button inside a <label> ("I agree to the Terms") is its own thing.
       // Not when it fills the label, or is kept out of the tab order (a tab whose label wraps its
       // anchor link, tabindex=-1): then the two are one thing.
-      const ownInLabel = parentCand.tag === "label" && (tag === "a" || tag === "button") &&
-        el.getAttribute("tabindex") !== "-1" && area(r) < 0.7 * area(rectOf(parentCand.el, ctx));
+      const ownInLabel = parentCand.tag === "label" && ((tag === "a" || tag === "button") &&
+        el.getAttribute("tabindex") !== "-1" && area(r) < 0.7 * area(rectOf(parentCand.el, ctx))
+        || fieldAction(el, tag, reason, parentCand, r, ctx));
       // A real control inside something made a button by its role is what a person clicks.
-      const ownInRole = parentCand.reason === "role" && reason === "native";
+      const ownInRole = parentCand.reason === "role" && reason === "native" || reason === "inner"
+        || ((reason === "handler" || reason === "listener") && innerAction(el, tag, parentCand, r, ctx));
       // Pointer children of a clickable container are marked when they are its items (rows of a list).
       const item = reason === "pointer" && !parentCand.atomic && repeated(el);
       if ((parentCand.atomic && !ownInLabel && !ownInRole) || (reason === "pointer" && !item)) {
@@ -455,6 +512,8 @@
     const vr = clip && inter(r, clip);
     if (!vr) { stats.clipped++; return null; }
     let pt = clickPoint(el, vr, ctx);
+    // Under a dialog at its centre, shown only around it: not a target (the dialog is what a person deals with).
+    if (pt && underDialog(el, vr, ctx, pt)) { stats.covered++; stats.under_dialog = (stats.under_dialog || 0) + 1; return null; }
     const cover = pt ? null : seeThroughCover(el, vr, ctx);
     if (!pt && !cover) { stats.covered++; return null; }
     // Under a see-through layer over (nearly) the whole viewport, a popup's backdrop (select2's
@@ -595,6 +654,15 @@
     for (const c of rec.controls) t = t.replace(c.el.innerText || c.el.value || "", "");
     return !t.trim();
   }
+  // A row of a list with a click listener of its own (an inbox's message) holding marked icons (star,
+  // trash): the row opens something the icons do not, so it is a mark besides theirs -- when it has text
+  // of its own to name it by.
+  function ownRow(rec) {
+    if ((rec.reason !== "listener" && rec.reason !== "handler") || !repeated(rec.el)) return false;
+    let t = rec.el.innerText || "";
+    for (const o of found) if (o !== rec && rec.el.contains(o.el)) t = t.replace(o.el.innerText || "", "");
+    return clean(t).length >= 2;
+  }
   const kept = found.filter(rec => {
     if (rec.tag === "label" && rec.el.control && found.some(o => o.el === rec.el.control)) {
       stats.nested++; return false;
@@ -602,7 +670,7 @@
     // A container that only holds marked things is not one of them. A scroll area holding marks is
     // scrolled by naming one of them (act.js scrolls an element's nearest scrollable ancestor).
     const weakish = rec.weak || rec.reason === "tabindex";
-    if (weakish && rec.hasChild) { stats.containers++; return false; }
+    if (weakish && rec.hasChild && !ownRow(rec)) { stats.containers++; return false; }
     // A backdrop: a nameless label or listener over (nearly) the whole viewport that does not
     // offer itself with a pointer (a drawer's shade). Its box would be the whole screenshot;
     // Escape or the drawer's own close button does the same.
@@ -664,7 +732,7 @@
       form_payment: formFields(el).payment,
       confirm_text: rec.tag !== "a" && !rec.editable ? pageConfirm() : "",
       dom_path: domPath(el),
-      icon: rec.tag !== "a" && !rec.editable ? iconHint(el) : "",
+      icon: rec.tag !== "a" && !rec.editable ? iconHint(el, !rec.hasChild) : "",  // a row: not its icons
     };
   });
   window.__cockpitMarks = ordered.map(rec => rec.el);

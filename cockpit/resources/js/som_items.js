@@ -132,6 +132,55 @@ function iconName(el) {
     pic.getAttribute("title") || "";
 }
 
+// ---------- icon-only controls ----------
+// A control with no text, label or title, shown only as an icon: a name from what draws the icon -- an
+// icon font's class ("fa fa-trash", "bi-star", "icon-delete", "glyphicon-heart"), a class naming what it
+// is (<span class="retweet">), an SVG <use href="#icon-delete">, an image's or background image's file
+// name -- as "<name> icon" ("trash icon"), so the model and the approval gate know what it does.
+const ICON_PREFIX = /^(?:fa[srlbdk]?|fa-(?:solid|regular|light|brands|duotone|thin|sharp)|bi|icon|icons|glyphicon|mdi|ti|la[srb]?|ion|ionicons|octicon|feather|lucide|ri|bx|bxs|bxl|gg|uil|ph|hero|material-icons|material-symbols-\w+)$/i;
+const ICON_NOISE = /^(?:fa|fas|far|fal|fab|fad|fak|bi|mdi|icon|icons|ion|glyphicon|octicon|feather|lucide|lg|xs|sm|md|xl|\d*x|fw|2xs|spin|pulse|border|inverse|pull-\w+|flip-\w+|rotate-\d+|stack(?:-\dx)?|solid|regular|light|brands|outline|outlined|filled|fill|round|rounded|sharp|twotone|line|btn|button|clickable|action|actions|active|disabled|selected|hidden|show|small|large|left|right|top|bottom|inline|block|flex|item|link|ng-\w+|js-\w+|css-\w+|sc-\w+|v-\w+|q-\w+|mui\w*|ant-\w+|el-\w+)$/i;
+const iconWords = (s) => clean(String(s).replace(/\.(svg|png|gif|jpe?g|webp|ico)$/i, "").replace(/[-_]+/g, " "))
+  .replace(/\b(icon|ico|ic|svg|img|outline|outlined|filled|solid|line|\d+(px)?)\b/gi, "").replace(/\s+/g, " ").trim();
+function fileWord(url) {
+  const m = /([^\/#?"')]+?)(?:\.(?:svg|png|gif|jpe?g|webp|ico))?(?:[?#][^"')]*)?["']?\)?$/i.exec(String(url || ""));
+  return m && !/^data:/i.test(url) ? iconWords(m[1]) : "";
+}
+// [word, from an icon library's class] of an element's classes: "fa-trash" -> ["trash", true];
+// <span class="retweet"> -> ["retweet", false]; ["", false] when none names anything.
+function classWord(n) {
+  const tokens = String(n.getAttribute("class") || "").trim().split(/\s+/).filter(Boolean);
+  let named = "";
+  for (const t of tokens) {
+    const m = /^([a-z]+(?:-(?:solid|regular|light|brands))?)-(.+)$/i.exec(t);
+    if (m && ICON_PREFIX.test(m[1]) && !ICON_NOISE.test(t)) {
+      const w = iconWords(m[2]);
+      if (w) return [w, true];
+    }
+    // the only class an element has, naming it (<span class="retweet">); not one of a utility-class list
+    if (tokens.length === 1 && /^[a-z]{3,}(?:[-_][a-z]+)?$/i.test(t) && !ICON_NOISE.test(t)) named = iconWords(t);
+  }
+  return [named, false];
+}
+function iconWord(el) {
+  const nodes = [el].concat(Array.from(el.querySelectorAll ? el.querySelectorAll("*") : []).slice(0, 6));
+  let fallback = "";
+  for (const n of nodes) {
+    const tag = n.tagName.toLowerCase();
+    let w = "";
+    if (tag === "use") w = iconWords((n.getAttribute("href") || n.getAttribute("xlink:href") || "").split("#").pop());
+    else if (tag === "img" && n.getAttribute("src")) w = fileWord(n.getAttribute("src"));
+    if (!w) {
+      const bg = getComputedStyle(n).backgroundImage;
+      if (bg && bg !== "none" && /url\(/.test(bg)) w = fileWord(/url\(["']?([^"')]*)/.exec(bg)[1]);
+    }
+    if (w) return w + " icon";
+    const [word, lib] = classWord(n);
+    if (lib) return word + " icon";
+    if (word && !fallback) fallback = word;
+  }
+  return fallback ? fallback + " icon" : "";
+}
+
 // ---------- select options ----------
 // A <select>'s options as the model is told them: the first MAX_OPTIONS as
 // [text, selected], and how many more there are.
