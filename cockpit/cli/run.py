@@ -36,8 +36,8 @@ def add_parser(sub) -> None:
     what.add_argument("--no-resume", action="store_true", help="run tasks again even if they finished before")
     what.add_argument("--keep-browser-state", action="store_true",
                       help="with --tasks: run each worker's tasks in one browser, so cookies, storage and log-ins "
-                           "carry over from task to task (default: a new browser with a fresh profile per task, "
-                           "as WebVoyager does)")
+                           "carry over from task to task (default: each task starts clean, as WebVoyager's driver per "
+                           "task does: a new browser context in the worker's Chrome, else a new browser)")
     what.add_argument("--headless", action="store_true", help="no browser window (the default)")
     what.add_argument("--dry-run", action="store_true",
                       help="read the task file (or --task/--url), report its problems and what would run, and "

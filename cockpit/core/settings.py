@@ -125,7 +125,7 @@ class Settings:
         "before a run (0 = off; 1 or 2 is typical)."))
     keep_browser_state: bool = field(default=False, metadata=_help(
         "The window's runs go on in the browser as the last run left it (cookies, storage, log-ins). "
-        "Off: each run starts with a fresh browser profile."))
+        "Off: each run starts clean (a new browser context: no cookies, storage or cache of the last run)."))
     webdriver_url: str = field(default="", metadata=_help(
         "The window's browser on a remote WebDriver or Selenium Grid, e.g. http://hub:4444 (empty = "
         "Chromium on this computer). Its nodes must reach the pages: the demo site is served on 127.0.0.1."))

@@ -54,7 +54,7 @@ class RunSpec:
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
     resume_run: str | None = None  # continue this interrupted run (cockpit.core.replay.resume)
     resume_replay: bool = False  # ... restoring its page by replaying its steps
-    keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a fresh profile
+    keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a clean context
 
 
 def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:

@@ -196,7 +196,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         tb.addWidget(self.demo_box)
         self.keep_browser_box = QCheckBox("Keep browser state")
         self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
-                                         "log-ins). Off: each run starts with a fresh browser profile")
+                                         "log-ins). Off: each run starts clean, in a new browser context")
         self.keep_browser_box.setChecked(self.settings.keep_browser_state)
         tb.addWidget(self.keep_browser_box)
         tb.addSeparator()
