@@ -279,10 +279,13 @@ class Batch:
         pending = [when_model_called]
 
         def listen(e: ev.Event) -> None:
-            if pending and isinstance(e, ev.ObservationReady):
-                pending.pop()()
             if self.on_event is not None:
                 self.on_event(e)
+            if pending and isinstance(e, ev.ObservationReady):
+                try:
+                    pending.pop()()
+                except Exception as err:  # noqa: BLE001 - the next task makes its context when it starts
+                    log.info("the next task's browser context could not be made ready: %s", short_message(err))
         return listen
 
     def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient,

@@ -342,13 +342,16 @@ class Executor(PointerActs):
 
     def _type_into_select(self, a: Action, m: Mark):
         res = self._act_js("select", m, {"text": a.text, "prefix": True})
+        if not res.get("ok") and res.get("why") != "no-option":
+            raise ActionError(f"element [{m.id}] could not be chosen from ({res.get('why', 'unknown')})")
         if not res.get("ok"):
             opts = ", ".join(f'"{o}"' for o in res.get("options", []))
             raise ActionError(f'element [{m.id}] is a drop-down list with no option starting with "{a.text}"; '
                               f"its options are: {opts}")
-        return (f'typed "{a.text}" into the drop-down list [{m.id}]: it selected "{res["chosen"]}" '
-                f"(the option whose text {'is' if res['chosen'].lower() == a.text.strip().lower() else 'starts with'} "
-                "what was typed)", None)
+        chosen, typed = res["chosen"], a.text.strip().lower()
+        how = " (the option whose text is what was typed)" if chosen.lower() == typed else \
+            " (the option whose text starts with what was typed)" if chosen.lower().startswith(typed) else ""
+        return f'typed "{a.text}" into the drop-down list [{m.id}]: it selected "{chosen}"{how}', None
 
     def _do_select(self, a: Action, m: Mark):
         res = self._act_js("select", m, a.text)

@@ -126,14 +126,18 @@ class Contexts:
         s._main_handle, self.current = ctx.target_id, ctx
         s._direct.update(ctx.direct)
         s._loads = ctx.loads
-        self._pool.submit(self._dispose, old, old_target)
+        # The old tab goes now, before the next page load could take it for a popup to fold back;
+        # its context (a few ms more) in the background.
+        self._close_tab(old_target)
+        self._pool.submit(self._dispose, old, None)
 
     def close(self) -> None:
-        """Close the sockets (the browser, quitting next, takes its contexts with it)."""
-        self._pool.shutdown(wait=True, cancel_futures=True)
+        """Close the sockets (the browser, quitting next, takes its contexts with it), without waiting for
+        a context being made ready: its sockets are closed when it is done."""
         spare, self._spare = self._spare, None
-        if spare is not None and not spare.cancelled() and spare.exception() is None:
-            _close(spare.result())
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        if spare is not None:
+            spare.add_done_callback(lambda f: None if f.cancelled() or f.exception() else _close(f.result()))
         if self.current is not None:
             _close(self.current)
         self._root.close()
@@ -187,6 +191,13 @@ class Contexts:
             conn.close()
             raise
         return conn
+
+    def _close_tab(self, target: str | None) -> None:
+        try:
+            if target:
+                self._root.call("Target.closeTarget", {"targetId": target})
+        except DirectCDPError as e:
+            log.debug("closing the last task's tab: %s", e)
 
     def _dispose(self, ctx: Context | None, target: str | None) -> None:
         """Close the tab and dispose of its context (the default context's tab: only closed)."""

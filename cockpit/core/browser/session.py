@@ -260,7 +260,7 @@ class BrowserSession:
         return self._open_contexts() is not None
 
     def _open_contexts(self):
-        if self._contexts is None and self.has_cdp and self.driver is not None:
+        if self._contexts is None and self.has_cdp and self.driver is not None and not self._closing:
             self._contexts = Contexts.open(self) or False  # False: tried, not available
         return self._contexts or None
 
@@ -454,8 +454,10 @@ class BrowserSession:
         without CDP).
         """
         handles = self._call(lambda: self.driver.window_handles)
-        if self._contexts and len(handles) > 1:  # the next task's tab, made ready meanwhile, stays
+        if self._contexts:  # the next task's tab, made ready meanwhile, stays (and is never the main tab)
             handles = [h for h in handles if not self._contexts.is_spare(h)]
+        if not handles:
+            raise BrowserDied("the browser has no tab left")
         if len(handles) <= 1 and self._main_handle in handles:
             return None
         main = self._main_handle if self._main_handle in handles else handles[0]

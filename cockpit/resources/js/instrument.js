@@ -72,7 +72,7 @@
   state.lastAction = state.installed;
   state.lastActivity = 0;
   state.epoch = 0;  // counts actions: a ticker is a callback that ran again since the last one
-  const acted = () => { state.lastAction = now(); state.epoch++; };
+  const acted = () => { if (!inTicker) { state.lastAction = now(); state.epoch++; } };  // not a carousel's click()
   for (const type of ["keydown", "keyup", "input", "change", "click", "pointerdown", "pointerup", "mousedown",
     "mouseup", "submit", "paste", "drop"]) {
     origAdd.call(window, type, acted, { capture: true, passive: true });
@@ -80,11 +80,12 @@
   const reacting = () => now() - state.lastAction <= ACTION_WINDOW;
 
   // Timers. A short timer set while the page reacts to an action is pending work -- unless it belongs
-  // to the page's own rhythm: a ticker. Tickers are setInterval callbacks, and a setTimeout of 50 ms or
-  // more re-armed with the same callback and delay after that callback ran since the last action (a
-  // poll, a countdown); the first run of a chain the action started still counts, and a quicker loop
-  // (chunked rendering, a scripted animation) is the action's work. What a ticker does while it runs --
-  // its DOM mutations, its fetches -- is not the action's consequence either (state.lastWork, below).
+  // to the page's own rhythm: a ticker. Tickers are setInterval callbacks set before the last action,
+  // and a setTimeout of 50 ms or more re-armed with the same callback and delay after that callback ran
+  // since the last action (a poll, a countdown); the first run of a chain the action started still
+  // counts, and a quicker loop (chunked rendering, a scripted animation) is the action's work. What a
+  // ticker does while it runs -- its DOM mutations, its fetches -- is not the action's consequence
+  // either (state.lastWork, below).
   const origST = window.setTimeout, origCT = window.clearTimeout, origCI = window.clearInterval;
   const origSI = window.setInterval;
   const TICK_MIN = 50;          // ms; a re-armed timer at least this long is a rhythm, not a work loop
@@ -92,24 +93,33 @@
   const firedSrc = new Map();   // "delay|source" -> epoch of its last run: callbacks rebuilt each time
   let inTicker = false;         // a ticker's callback is running: what it does is not the action's work
   let ticking = 0;              // >0 until the microtasks after a ticker's run (its mutation records)
-  const srcKey = (fn, d) => { try { return d + "|" + Function.prototype.toString.call(fn); } catch (e) { return ""; } };
+  // A callback's source, for callbacks rebuilt at each re-arm (() => poll()); not for native code (bound
+  // functions and promise resolvers all read "[native code]": an `await sleep(300)` twice is no ticker).
+  const srcKey = (fn, d) => {
+    try {
+      const src = Function.prototype.toString.call(fn);
+      return src.endsWith("[native code] }") ? "" : d + "|" + src;
+    } catch (e) { return ""; }
+  };
   const ranBefore = (fn, d, key) => {
     if (d < TICK_MIN) return false;
     const f = fired.get(fn);
     if (f) return f.epoch === state.epoch && f.delay === d;
     return key !== "" && firedSrc.get(key) === state.epoch;
   };
-  // The callback as run: remembers that it ran, and marks what it does as a ticker's when it is one.
+  // The callback as run: remembers that it ran, and marks what it does as a ticker's when it is one
+  // (`ticker`: a boolean, or a function deciding at each run). Its DOM changes are a ticker's until the next
+  // task: a framework renders what the callback changed in a microtask after it.
   const wrap = (fn, args, d, ticker, after) => function () {
     if (after) after();
     fired.set(fn, { epoch: state.epoch, delay: d });
     const key = d >= TICK_MIN && d <= MAX_DELAY && reacting() ? srcKey(fn, d) : "";  // only while it matters
     if (key) { if (firedSrc.size > 500) firedSrc.clear(); firedSrc.set(key, state.epoch); }
-    const was = inTicker;
-    inTicker = was || ticker;
+    const was = inTicker, now = typeof ticker === "function" ? ticker() : ticker;
+    inTicker = was || now;
     try { return fn.apply(window, args); } finally {
       inTicker = was;
-      if (ticker && !was) { ticking++; queueMicrotask(() => { ticking--; }); }
+      if (now && !was) { ticking++; origST.call(window, () => { ticking--; }, 0); }
     }
   };
   window.setTimeout = function (fn, delay) {
@@ -121,9 +131,13 @@
     if (short && !ticker) timers.set(id, d);
     return id;
   };
+  // An interval is the page's rhythm once an action came after it was set (a clock set at load); while the
+  // action that set it is the last one (a typewriter, jQuery's animation tick), what it does counts.
   window.setInterval = function (fn, delay) {
     if (typeof fn !== "function") return origSI.apply(window, arguments);
-    return origSI.call(window, wrap(fn, Array.prototype.slice.call(arguments, 2), Number(delay) || 0, true), delay);
+    const born = state.epoch;
+    return origSI.call(window, wrap(fn, Array.prototype.slice.call(arguments, 2), Number(delay) || 0,
+                                    () => state.epoch !== born), delay);
   };
   window.clearTimeout = function (id) { timers.delete(id); return origCT.apply(window, arguments); };
   window.clearInterval = function (id) { timers.delete(id); return origCI.apply(window, arguments); };

@@ -335,10 +335,15 @@
     const root = el.getRootNode();
     const hit = (root.elementFromPoint ? root : ctx.doc).elementFromPoint(x - ctx.ox, y - ctx.oy);
     if (!hit || within(el, hit) || within(hit, el)) return false;
-    for (let n = hit, depth = 0; n && n.nodeType === 1 && depth < 12; n = n.parentElement, depth++) {
-      if (n.matches(DIALOG_SEL) || DIALOG_CLASS.test(n.getAttribute("class") || "")) return !within(n, el);
+    let dialog = null;  // the outermost one: a modal's footer is part of the modal, not a dialog of its own
+    for (let n = hit, depth = 0; n && n.nodeType === 1 && depth < 16; n = n.parentElement, depth++) {
+      if (n.matches(DIALOG_SEL)) { dialog = n; continue; }
+      if (DIALOG_CLASS.test(n.getAttribute("class") || "") && getComputedStyle(n).position === "fixed") {
+        const b = n.getBoundingClientRect();
+        if (b.width * b.height >= 0.1 * VW * VH) dialog = n;  // a layer over the page, not a caption overlay
+      }
     }
-    return false;
+    return !!dialog && !within(dialog, el);
   }
 
   // ---------- invisible interceptors (hostile pages) ----------
@@ -450,10 +455,11 @@
     return area(r) < 0.25 * area(rectOf(parentCand.el, ctx));
   }
 
-  // A small named control inside a button or link, its events handled by the page's root (React): a drop-
-  // down button's clear "x" (<a aria-label="Clear selection"> with a pointer cursor, no href, no listener).
+  // A small named control with a handler of its own inside a button or link: a drop-down button's clear "x"
+  // (Dash's <a aria-label="Clear selection">, no href, its own onclick), not a label or a timestamp in it.
   function innerAction(el, tag, parentCand, r, ctx) {
     if (!parentCand || !parentCand.atomic || parentCand.tag === "label") return false;
+    if (el.getAttribute("aria-hidden") === "true") return false;
     const name = clean(el.getAttribute("aria-label") || el.getAttribute("title") || "");
     if (!name || name === clean(parentCand.el.getAttribute("aria-label") || "")) return false;
     if (!(tag === "a" || tag === "span" || tag === "i" || tag === "svg" || tag === "div")) return false;
@@ -477,7 +483,6 @@
       reason = "pointer"; weak = true;
     }
     if (!reason && delegatedItem(el, parentCand, ctx)) { reason = "delegated"; weak = true; }
-    if (!reason && innerAction(el, tag, parentCand, r, ctx)) { reason = "inner"; weak = true; }
     if (!reason && scrollable) { reason = "scrollable"; weak = true; }
     if (!reason) return null;
     stats.candidates++;
@@ -494,7 +499,7 @@
         el.getAttribute("tabindex") !== "-1" && area(r) < 0.7 * area(rectOf(parentCand.el, ctx))
         || fieldAction(el, tag, reason, parentCand, r, ctx));
       // A real control inside something made a button by its role is what a person clicks.
-      const ownInRole = parentCand.reason === "role" && reason === "native" || reason === "inner"
+      const ownInRole = parentCand.reason === "role" && reason === "native"
         || ((reason === "handler" || reason === "listener") && innerAction(el, tag, parentCand, r, ctx));
       // Pointer children of a clickable container are marked when they are its items (rows of a list).
       const item = reason === "pointer" && !parentCand.atomic && repeated(el);
@@ -660,7 +665,12 @@
   function ownRow(rec) {
     if ((rec.reason !== "listener" && rec.reason !== "handler") || !repeated(rec.el)) return false;
     let t = rec.el.innerText || "";
-    for (const o of found) if (o !== rec && rec.el.contains(o.el)) t = t.replace(o.el.innerText || "", "");
+    for (const o of found) {
+      if (o === rec || !rec.el.contains(o.el)) continue;
+      // a card around a titled link is marked as the link (one thing); a row holding icons is two
+      if (clean(readText(o.el)).length > 2 && !o.el.matches(LIGATURE)) return false;
+      t = t.replace(o.el.innerText || "", "");
+    }
     return clean(t).length >= 2;
   }
   const kept = found.filter(rec => {

@@ -143,7 +143,8 @@ const iconWords = (s) => clean(String(s).replace(/\.(svg|png|gif|jpe?g|webp|ico)
   .replace(/\b(icon|ico|ic|svg|img|outline|outlined|filled|solid|line|\d+(px)?)\b/gi, "").replace(/\s+/g, " ").trim();
 function fileWord(url) {
   const m = /([^\/#?"')]+?)(?:\.(?:svg|png|gif|jpe?g|webp|ico))?(?:[?#][^"')]*)?["']?\)?$/i.exec(String(url || ""));
-  return m && !/^data:/i.test(url) ? iconWords(m[1]) : "";
+  // without a bundler's content hash ("trash.3f2a1b.svg", "trash-3f2a1b9c.svg")
+  return m && !/^data:/i.test(url) ? iconWords(m[1].replace(/[.-][0-9a-f]{6,}$/i, "")) : "";
 }
 // [word, from an icon library's class] of an element's classes: "fa-trash" -> ["trash", true];
 // <span class="retweet"> -> ["retweet", false]; ["", false] when none names anything.
@@ -152,7 +153,7 @@ function classWord(n) {
   let named = "";
   for (const t of tokens) {
     const m = /^([a-z]+(?:-(?:solid|regular|light|brands))?)-(.+)$/i.exec(t);
-    if (m && ICON_PREFIX.test(m[1]) && !ICON_NOISE.test(t)) {
+    if (m && ICON_PREFIX.test(m[1]) && !ICON_NOISE.test(m[2])) {  // "fa-trash", not "fa-fw", "fa-2x", "fa-solid"
       const w = iconWords(m[2]);
       if (w) return [w, true];
     }
@@ -167,7 +168,10 @@ function iconWord(el) {
   for (const n of nodes) {
     const tag = n.tagName.toLowerCase();
     let w = "";
-    if (tag === "use") w = iconWords((n.getAttribute("href") || n.getAttribute("xlink:href") || "").split("#").pop());
+    if (tag === "use") {  // <use href="#icon-delete"> or "sprite.svg#delete"; a whole sprite file names nothing
+      const ref = n.getAttribute("href") || n.getAttribute("xlink:href") || "";
+      w = ref.includes("#") ? iconWords(ref.split("#").pop()) : "";
+    }
     else if (tag === "img" && n.getAttribute("src")) w = fileWord(n.getAttribute("src"));
     if (!w) {
       const bg = getComputedStyle(n).backgroundImage;
@@ -176,7 +180,10 @@ function iconWord(el) {
     if (w) return w + " icon";
     const [word, lib] = classWord(n);
     if (lib) return word + " icon";
-    if (word && !fallback) fallback = word;
+    if (word && !fallback) {  // a class naming the thing: only on an icon-sized element, not a wrapper
+      const r = n.getBoundingClientRect();
+      if (r.width <= 64 && r.height <= 64) fallback = word;
+    }
   }
   return fallback ? fallback + " icon" : "";
 }
