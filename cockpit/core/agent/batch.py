@@ -270,13 +270,13 @@ class Batch:
             self._report(item)
             return None
 
-    def _listener(self, when_model_called: Callable[[], None] | None) -> Callable[[ev.Event], None] | None:
-        """on_event, calling `when_model_called` once, when the run's first observation is ready and its model
+    def _listener(self, when_observed: Callable[[], None] | None) -> Callable[[ev.Event], None] | None:
+        """on_event, calling `when_observed` once, when the run's first observation is ready and its model
         is asked next (the browser is idle then: the next task's context is made ready without slowing this
         one's page loads)."""
-        if when_model_called is None:
+        if when_observed is None:
             return self.on_event
-        pending = [when_model_called]
+        pending = [when_observed]
 
         def listen(e: ev.Event) -> None:
             if self.on_event is not None:
@@ -289,7 +289,7 @@ class Batch:
         return listen
 
     def _run_one(self, item: BatchItem, session: BrowserSession, store: Store, client: ModelClient,
-                 todo: queue.Queue, when_model_called: Callable[[], None] | None = None) -> None:
+                 todo: queue.Queue, when_observed: Callable[[], None] | None = None) -> None:
         control = RunControl()
         self.controls.append(control)
         if self._stop.is_set():  # stop() came while this worker was starting its browser
@@ -299,7 +299,7 @@ class Batch:
         try:
             cfg = dataclasses.replace(self.agent, hops=tracker_for(dict(item.task.extra)))  # per-task hop queue
             agent = Agent(session, client, store, config=cfg, approver=self.approver_factory(),
-                          control=control, listener=self._listener(when_model_called))
+                          control=control, listener=self._listener(when_observed))
             t = item.task
             last = item.lost[-1] if item.lost else ("", "")
             item.result = agent.run(Fresh(t.task, t.url, task_id=t.id, site=t.site, batch=self.batch_id,

@@ -165,11 +165,9 @@ class Contexts:
                 if ctx.loads is None:
                     threading.Thread(target=_drain, args=(ctx.conn,), name="browser-context-events",
                                      daemon=True).start()
-                ctx.direct["script"] = self._attached(target)
-                ctx.direct["script"].watch_dialogs()
-                ctx.direct["screenshot"] = self._attached(target)
-                if s.config.device_scale_factor != 1:  # a connection of its own shoots at scale 1
-                    ctx.direct["screenshot"].call("Emulation.setDeviceMetricsOverride", s._metrics())
+                for purpose in ("script", "screenshot"):
+                    ctx.direct[purpose] = self._attached(target)
+                    s.equip_direct(ctx.direct[purpose], purpose)
             except BaseException:
                 _close(ctx)
                 raise

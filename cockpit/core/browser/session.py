@@ -26,10 +26,9 @@ from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
 from cockpit.core.browser import profiles, remote
-from cockpit.core.browser.profiles import CHROME_FLAGS
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
 from cockpit.core.browser.contexts import Contexts
-from cockpit.core.browser import settling
+from cockpit.core.browser import launch, settling
 from cockpit.core.browser.downloads import DownloadFolder
 from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
 from cockpit.core.browser.processes import kill_orphans
@@ -110,7 +109,7 @@ class BrowserSession:
     def _start(self):
         cfg = self.config
         self._prepare_dirs()
-        opts = self._options()
+        opts = launch.chrome_options(cfg, self.profile_dir, self.download_dir)
         try:
             if cfg.webdriver_url:
                 self.driver = remote.start(cfg.webdriver_url, opts, start_timeout=cfg.session_start_timeout,
@@ -118,7 +117,7 @@ class BrowserSession:
                 sid = self.driver.session_id or ""
                 self.remote = remote.RemoteInfo(cfg.webdriver_url, sid, remote.node_of(cfg.webdriver_url, sid))
             else:
-                self._service = self._start_service(opts)
+                self._service = launch.start_chromedriver(cfg, self.profile_dir)
                 url = self._service.service_url
                 conn = ChromiumRemoteConnection(
                     url, vendor_prefix="goog", browser_name="chrome",
@@ -150,55 +149,6 @@ class BrowserSession:
             self.download_dir.mkdir(parents=True, exist_ok=True)
             self.downloads = DownloadFolder(self.download_dir)
 
-    def _options(self) -> webdriver.ChromeOptions:
-        cfg = self.config
-        o = webdriver.ChromeOptions()
-        w, h = cfg.viewport
-        for a in CHROME_FLAGS:
-            o.add_argument(a)
-        if hasattr(os, "geteuid") and os.geteuid() == 0 and not cfg.webdriver_url:
-            # Chrome refuses to run as root otherwise. On a Grid the node's user counts, not ours:
-            # a node run as root needs --chrome-arg=--no-sandbox.
-            o.add_argument("--no-sandbox")
-        # Dialogs stay open for the executor to read and answer (default: dismissed unseen).
-        o.set_capability("unhandledPromptBehavior", "ignore")
-        if cfg.headless:
-            o.add_argument("--headless=new")
-        # Window size covers browser chrome too; the exact viewport is set by CDP.
-        o.add_argument(f"--window-size={w},{h + (0 if cfg.headless else 140)}")
-        if self.profile_dir and not cfg.webdriver_url:
-            o.add_argument(f"--user-data-dir={self.profile_dir}")
-        if cfg.user_agent:
-            o.add_argument(f"--user-agent={cfg.user_agent}")
-        for a in cfg.extra_args:
-            o.add_argument(a)
-        prefs = {"plugins.always_open_pdf_externally": True,
-                 "download.prompt_for_download": False,
-                 "credentials_enable_service": False,
-                 "profile.password_manager_enabled": False}
-        if self.download_dir:
-            prefs["download.default_directory"] = str(self.download_dir)
-        o.add_experimental_option("prefs", prefs)
-        if not cfg.webdriver_url:
-            o.binary_location = find_chrome(cfg.chrome_binary)
-        o.page_load_strategy = "normal"
-        return o
-
-    def _start_service(self, opts) -> Service:
-        driver_path = find_chromedriver(self.config.chromedriver)
-        env = dict(os.environ)
-        # Chromium writes outside its profile (~/.config, dconf): keep it inside.
-        if self.profile_dir:
-            for var, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")):
-                d = self.profile_dir / sub
-                d.mkdir(exist_ok=True)
-                env[var] = str(d)
-        # Its own session: a Ctrl+C in the terminal must not kill the browser before
-        # Cockpit has recorded the stop and closed it properly.
-        svc = Service(executable_path=driver_path, env=env, popen_kw={"start_new_session": True})
-        svc.start()
-        return svc
-
     def _metrics(self) -> dict:
         w, h = self.config.viewport
         return {"width": w, "height": h, "deviceScaleFactor": self.config.device_scale_factor, "mobile": False}
@@ -208,7 +158,7 @@ class BrowserSession:
         function before any page script (also sent to each new context's tab: browser/contexts.py)."""
         return [
             ("Emulation.setDeviceMetricsOverride", self._metrics()),
-            ("Page.addScriptToEvaluateOnNewDocument", {"source": resources.read_text("js/instrument.js")}),
+            ("Page.addScriptToEvaluateOnNewDocument", {"source": resources.script("instrument.js")}),
             # The marking function, compiled once per document instead of sent with every observation.
             # Read-only, so a page cannot replace it outright; it still runs in the page's world, where a
             # page could tamper with the built-ins it uses (the click-time checks in act.js are the guard).
@@ -398,12 +348,9 @@ class BrowserSession:
             direct = DirectCDP.connect(address, self._main_handle)
         else:
             direct = None
-        if direct is not None and purpose in ("script", "screenshot"):
+        if direct is not None:
             try:
-                if purpose == "script":
-                    direct.watch_dialogs()
-                elif self.config.device_scale_factor != 1:  # a connection of its own shoots at scale 1
-                    direct.call("Emulation.setDeviceMetricsOverride", self._metrics())
+                self.equip_direct(direct, purpose)
             except DirectCDPError as e:
                 log.debug("direct script connection unusable: %s", e)
                 direct.close()
@@ -411,6 +358,14 @@ class BrowserSession:
         if direct is not None:  # kept for the tab's next calls (on a Grid too: it was used once, then leaked)
             self._direct[purpose] = direct
         return direct
+
+    def equip_direct(self, direct: DirectCDP, purpose: str) -> None:
+        """Ready a new direct connection for `purpose` (also a new context's: browser/contexts.py): the script
+        connection watches the page's dialogs; the screenshot one shoots at the session's scale."""
+        if purpose == "script":
+            direct.watch_dialogs()
+        elif purpose == "screenshot" and self.config.device_scale_factor != 1:  # its own connection: scale 1
+            direct.call("Emulation.setDeviceMetricsOverride", self._metrics())
 
     def script_loads(self) -> ScriptLoads | None:
         """The watch on the main tab's script requests (browser/scriptloads.py), started on first use; None

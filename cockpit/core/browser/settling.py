@@ -28,7 +28,7 @@ def settle(session) -> dict:
     while True:
         left_ms = max(0, int((deadline - time.monotonic()) * 1000))
         try:
-            result = session.js_async("(" + resources.read_text("js/settle.js") + ").apply(null, arguments)",
+            result = session.js_async("(" + resources.script("settle.js") + ").apply(null, arguments)",
                                    cfg.settle_quiet_ms, left_ms, cfg.settle_mutation_cap_ms,
                                    cfg.settle_look_ms, cfg.settle_signal_cap_ms)
             if result and result.get("settled") and loads is not None and loads.pending():

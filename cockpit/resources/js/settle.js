@@ -117,8 +117,7 @@
     }
     if (!pending.length) {
       // A ticker's changes (a clock's text) are the page's rhythm, not the action's consequence.
-      const changed = st ? (st.lastWork !== undefined ? st.lastWork : st.lastMutation) : 0;
-      const last = st ? Math.max(changed || 0, st.lastActivity || 0) : -Infinity;
+      const last = st ? Math.max(st.lastWork || 0, st.lastActivity || 0) : -Infinity;
       // Nothing pending from the start and no action (or load) for quietMs: nothing has just finished,
       // so no second look; the quiet period alone decides.
       if (idleSince === null) {
