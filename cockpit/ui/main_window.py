@@ -22,18 +22,18 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store, liveness
-from cockpit.ui.approval_panel import ApprovalPanel
-from cockpit.ui.breakpoints_panel import BreakpointsPanel
-from cockpit.ui.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
+from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
+from cockpit.ui.live.bridge_events import HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN, BridgeEvents
 from cockpit.ui.fieldnames import in_window_terms
-from cockpit.ui.hop_strip import HopStrip
-from cockpit.ui.mark_corrections import MarkCorrections
+from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.screenshot.mark_corrections import MarkCorrections
 from cockpit.ui.menus import build_menus
-from cockpit.ui.lookahead_controller import LookaheadController
-from cockpit.ui.reports_panel import ReportsPanel
-from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.live.lookahead_controller import LookaheadController
+from cockpit.ui.reports.panel import ReportsPanel
+from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.room import RoomKeeper
-from cockpit.ui.bridge import (
+from cockpit.ui.live.bridge import (
     PAUSED,
     STOPPING,
     TAKEN_OVER,
@@ -41,11 +41,11 @@ from cockpit.ui.bridge import (
     RunSpec,
     resume_settings,
 )
-from cockpit.ui.screenshot_view import ScreenshotView
-from cockpit.ui.step_log import StepDetails, StepLogPanel
-from cockpit.ui.take_over import TakeOver
-from cockpit.ui.takeover_panel import TakeOverPanel
-from cockpit.ui.task_bar import TaskBar
+from cockpit.ui.screenshot.view import ScreenshotView
+from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.take_over import TakeOver
+from cockpit.ui.live.takeover_panel import TakeOverPanel
+from cockpit.ui.live.task_bar import TaskBar
 from cockpit.ui.window_layout import LayoutMemory
 
 log = logging.getLogger(__name__)
@@ -371,7 +371,7 @@ class MainWindow(MarkCorrections, BridgeEvents, TakeOver, LayoutMemory, QMainWin
         return self._launch(spec, banner)
 
     def open_settings(self) -> None:
-        from cockpit.ui.settings_dialog import ModelSettingsDialog
+        from cockpit.ui.settings.dialog import ModelSettingsDialog
         dlg = ModelSettingsDialog(self.settings, self)
         if dlg.exec():
             self.settings = dlg.result_settings()

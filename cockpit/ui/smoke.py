@@ -102,7 +102,7 @@ def _run(webdriver_url: str | None, deadline: float, timeout: float) -> None:
     from PySide6.QtWidgets import QApplication
 
     from cockpit.core import resources
-    from cockpit.ui.bridge import AgentBridge
+    from cockpit.ui.live.bridge import AgentBridge
     from cockpit.ui.main_window import MainWindow
 
     app = QApplication.instance() or QApplication(sys.argv[:1])

@@ -1,6 +1,6 @@
 """Review's layout on a small screen: a compact mode, and a one-key full-size screenshot.
 
-A mixin of ReviewPanel (cockpit.ui.review_panel). Below COMPACT_BELOW pixels of height (a 1024x700 screen) the
+A mixin of ReviewPanel (cockpit.ui.review.panel). Below COMPACT_BELOW pixels of height (a 1024x700 screen) the
 run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
 step) and the step's details move under the runs list, so the screenshot gets the room. Z shows the screenshot
 alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the

@@ -1,6 +1,6 @@
 """Review's annotation batches: the annotator's queue, their progress, the guideline, and blind batches.
 
-A mixin of ReviewPanel (cockpit.ui.review_panel). When the annotator has runs assigned
+A mixin of ReviewPanel (cockpit.ui.review.panel). When the annotator has runs assigned
 (cockpit.core.store.assignments), a line above the label bar says "Your queue: batch NAME — 7 / 20 done,
 median 41 s per run", "Next unlabelled run (N)" opens their next assigned run they have not labelled, and
 "Guideline" shows the batch's guideline text. On a run a blind batch gives them and they have not labelled

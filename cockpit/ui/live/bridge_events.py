@@ -10,7 +10,7 @@ import functools
 from cockpit.core.agent import events as ev
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.records import status_text
-from cockpit.ui.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
+from cockpit.ui.live.bridge import REPLAYING, STOPPING, TAKEN_OVER, WAITING_MODEL
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 

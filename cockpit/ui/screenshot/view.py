@@ -51,9 +51,9 @@ from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGrap
 
 from cockpit.core.page.marks import Mark
 
-from cockpit.ui.screenshot_interaction import _ScreenshotInteraction
-from cockpit.ui.screenshot_pointer import pointer_geometry, pointer_items
-from cockpit.ui.screenshot_marks import (
+from cockpit.ui.screenshot.interaction import _ScreenshotInteraction
+from cockpit.ui.screenshot.pointer import pointer_geometry, pointer_items
+from cockpit.ui.screenshot.marks import (
     _BOX_COLOR,
     _EXTRA_COLOR,
     _FLAG_COLOR,

@@ -1,6 +1,6 @@
 """The window's side of previews and planning (issue #7), hooked into MainWindow by a few lines.
 
-Owns the "Plan" toolbar box, the Plan tab (:class:`~cockpit.ui.plan_table.PlanTable`)
+Owns the "Plan" toolbar box, the Plan tab (:class:`~cockpit.ui.live.plan_table.PlanTable`)
 and the status bar's planning-cost label; turns core events into what they
 show; and builds the agent's preview and planning configs from the settings.
 Picking another candidate goes through the approval panel (its `pick`), which
@@ -13,7 +13,7 @@ import weakref
 from PySide6.QtWidgets import QCheckBox, QLabel
 
 from cockpit.core.agent import events as ev
-from cockpit.ui.plan_table import PlanTable
+from cockpit.ui.live.plan_table import PlanTable
 
 
 def tokens_text(n: int) -> str:

@@ -1,6 +1,6 @@
 """Review mode's step viewer: showing a step's screenshot, marks and details, and preloading neighbours.
 
-A mixin of ReviewPanel (cockpit.ui.review_panel), which builds the widgets it uses.
+A mixin of ReviewPanel (cockpit.ui.review.panel), which builds the widgets it uses.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.store import labels as L
-from cockpit.ui.review_loader import SOURCE
+from cockpit.ui.review.loader import SOURCE
 
 CACHE = 24  # decoded screenshots kept
 PRELOAD = 3  # steps decoded ahead and behind

@@ -5,7 +5,7 @@ What it is for: editing the ``model`` part of :class:`~cockpit.core.settings.Set
 filled from the server by "List models"; temperature, max tokens, request
 timeout, image detail and width) and storing an API key for the chosen server
 in the system keyring; below them, the world-model preview and planning mode
-(:mod:`cockpit.ui.lookahead_settings`). "Test connection" sends one tiny chat request with the
+(:mod:`cockpit.ui.settings.lookahead`). "Test connection" sends one tiny chat request with the
 values as they are in the form, so a wrong URL, model or key shows up here and
 not in the middle of a run. OK saves the settings through
 :func:`~cockpit.core.settings.save_settings`; Cancel (or Esc) discards.
@@ -39,8 +39,8 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelCancelled, ModelClient, ModelConfig, ModelError
 from cockpit.core.settings import (IMAGE_DETAILS, IMAGE_FORMATS, MODEL_HELP, Settings, SettingsError, save_settings,
                                    setting_ok)
-from cockpit.ui.dialect_field import DialectField
-from cockpit.ui.lookahead_settings import LookaheadSettingsBox
+from cockpit.ui.settings.dialect_field import DialectField
+from cockpit.ui.settings.lookahead import LookaheadSettingsBox
 from cockpit.ui.room import TallScrollArea, WrappedLabel, fit_to_screen
 from cockpit.ui.tasks import CancelFlag, Task, run_in_background
 

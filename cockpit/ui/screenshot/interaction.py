@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QToolTip
 
 from cockpit.core.page.marks import Mark
 
-from cockpit.ui.screenshot_marks import _EXTRA_COLOR, _Z_RUBBER, _pen, mark_tooltip
+from cockpit.ui.screenshot.marks import _EXTRA_COLOR, _Z_RUBBER, _pen, mark_tooltip
 
 _MIN_ZOOM = 0.05
 _MAX_ZOOM = 16.0

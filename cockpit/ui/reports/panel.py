@@ -20,7 +20,7 @@ from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
-from cockpit.ui.bar_chart import BarChart
+from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 

@@ -28,19 +28,19 @@ from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
-from cockpit.ui.adjudication_view import ReviewAdjudication
-from cockpit.ui.compare_dialog import CompareDialog
+from cockpit.ui.review.adjudication_view import ReviewAdjudication
+from cockpit.ui.review.compare_dialog import CompareDialog
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
-from cockpit.ui.reask_dialog import open_reask
-from cockpit.ui.review_labelling import AXIS_KEYS, ReviewLabelling
-from cockpit.ui.review_layout import ReviewLayout
-from cockpit.ui.review_loader import SOURCE, _Loader
-from cockpit.ui.review_queue import ReviewQueue
-from cockpit.ui.review_steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
-from cockpit.ui.runs_model import RunFilter, RunsTableModel, column
-from cockpit.ui.screenshot_view import ScreenshotView
-from cockpit.ui.step_log import StepDetails
+from cockpit.ui.review.reask_dialog import open_reask
+from cockpit.ui.review.labelling import AXIS_KEYS, ReviewLabelling
+from cockpit.ui.review.layout import ReviewLayout
+from cockpit.ui.review.loader import SOURCE, _Loader
+from cockpit.ui.review.queue import ReviewQueue
+from cockpit.ui.review.steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
+from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
+from cockpit.ui.screenshot.view import ScreenshotView
+from cockpit.ui.live.step_log import StepDetails
 
 __all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
 
@@ -83,7 +83,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
     # ---------- building ----------
     def _build(self, annotator: str) -> None:
         self.model = RunsTableModel(self.store, self)
-        self._build_adjudication()  # cockpit.ui.adjudication_view
+        self._build_adjudication()  # cockpit.ui.review.adjudication_view
         self.search = QLineEdit(placeholderText="search task and answer…")
         self.search.setMinimumWidth(80)
         self.search.returnPressed.connect(self.apply_filter)

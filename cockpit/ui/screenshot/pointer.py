@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsPathIte
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError
-from cockpit.ui.screenshot_marks import _pen
+from cockpit.ui.screenshot.marks import _pen
 
 CROSS = 12  # crosshair arm, screen px
 RING = 6  # crosshair ring radius, screen px

@@ -13,7 +13,7 @@ from cockpit.core.review.compare import align, same
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.store import Store
-from cockpit.ui.screenshot_view import ScreenshotView
+from cockpit.ui.screenshot.view import ScreenshotView
 from cockpit.ui.room import resize_within_screen
 
 

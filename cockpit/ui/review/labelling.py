@@ -1,8 +1,8 @@
 """Review mode's labelling: the label bar, run verdicts, step judgements, the unlabelled queue, blind mode.
 
-The queue is the annotator's batch queue when they have runs assigned (cockpit.ui.review_queue).
+The queue is the annotator's batch queue when they have runs assigned (cockpit.ui.review.queue).
 
-A mixin of ReviewPanel (cockpit.ui.review_panel); labels are written through cockpit.core.store.labels.
+A mixin of ReviewPanel (cockpit.ui.review.panel); labels are written through cockpit.core.store.labels.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row
-from cockpit.ui.screenshot_pointer import css_point
-from cockpit.ui.runs_model import column
+from cockpit.ui.screenshot.pointer import css_point
+from cockpit.ui.review.runs_model import column
 from cockpit.core.store import corrections
 
 
@@ -68,7 +68,7 @@ class ReviewLabelling:
         r2.addWidget(self.category, 1)
         r2.addWidget(self.comment, 2)
         r2.addWidget(self.status, 1)
-        self._build_queue_bar()  # cockpit.ui.review_queue: the annotator's batch, above their label
+        self._build_queue_bar()  # cockpit.ui.review.queue: the annotator's batch, above their label
         bl.addWidget(self.queue_bar)
         bl.addWidget(self.guideline)
         bl.addWidget(r1)
