@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from cockpit.core.store import Store  # noqa: E402
 from cockpit.devtools.fakeruns import make_run  # noqa: E402
-from cockpit.ui.review_panel import ReviewPanel  # noqa: E402
+from cockpit.ui.review.panel import ReviewPanel  # noqa: E402
 
 
 def wait(app, seconds: float) -> None:

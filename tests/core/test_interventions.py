@@ -103,7 +103,7 @@ def test_a_run_with_an_approval_a_rejection_and_a_take_over_is_assisted(site, ag
     assert "none (autonomous)" in reports.html_report(store, alone.run_id)
 
     from PySide6.QtWidgets import QApplication  # the Reports tab says the same (offscreen Qt)
-    from cockpit.ui.reports_panel import ReportsPanel
+    from cockpit.ui.reports.panel import ReportsPanel
     app = QApplication.instance() or QApplication([])
     panel = ReportsPanel(store)
     panel.refresh()

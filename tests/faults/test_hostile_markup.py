@@ -122,11 +122,11 @@ def _assert_inert(pairs, must_show=()):
 def test_markup_from_pages_and_models_is_shown_as_text_in_the_window(qtbot, hostile_run, store, hsite):
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtWidgets import QToolTip
-    from cockpit.ui.approval_panel import ApprovalPanel
-    from cockpit.ui.review_panel import ReviewPanel
-    from cockpit.ui.screenshot_view import ScreenshotView
-    from cockpit.ui.step_log import StepDetails, StepLogPanel
-    from cockpit.ui.takeover_panel import TakeOverPanel
+    from cockpit.ui.live.approval_panel import ApprovalPanel
+    from cockpit.ui.review.panel import ReviewPanel
+    from cockpit.ui.screenshot.view import ScreenshotView
+    from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+    from cockpit.ui.live.takeover_panel import TakeOverPanel
     run_id, events, requests = hostile_run
     assert hsite.hits("/api/xss") == []
     steps = store.steps(run_id)

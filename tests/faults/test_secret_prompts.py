@@ -11,7 +11,7 @@ from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.safety.risk import Risk
 from cockpit.core.store import Store
-from cockpit.ui.approval_panel import ApprovalPanel
+from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.core.agent.start import Fresh
 
 SECRET = "Hunter2-S3cret"

@@ -250,7 +250,7 @@ def test_the_settings_dialog_sends_the_key_and_keeps_it_only_in_the_keyring(qtbo
 
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.settings import Settings, settings_path
-    from cockpit.ui.settings_dialog import ModelSettingsDialog
+    from cockpit.ui.settings.dialog import ModelSettingsDialog
 
     home = tmp_path / "home"
     monkeypatch.setenv("COCKPIT_HOME", str(home))
@@ -321,7 +321,7 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store
-    from cockpit.ui.step_log import StepDetails, StepLogPanel
+    from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 
     home = tmp_path / "home"
     events = []

@@ -212,7 +212,7 @@ def test_export_names_a_damaged_screenshot(home, tmp_path):
 
 
 def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, home):
-    from cockpit.ui.review_panel import ReviewPanel
+    from cockpit.ui.review.panel import ReviewPanel
     a, b = home.runs
     with Store(home) as store:
         gone = store.file(store.step(b, 2)["screenshot_clean"])

@@ -8,8 +8,8 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelConfig, ModelError
 from cockpit.core.settings import Settings
 from cockpit.devtools.fakeruns import make_run
-from cockpit.ui.reports_panel import ReportsPanel
-from cockpit.ui.settings_dialog import ModelSettingsDialog
+from cockpit.ui.reports.panel import ReportsPanel
+from cockpit.ui.settings.dialog import ModelSettingsDialog
 
 LONG = 90_000
 

@@ -10,8 +10,8 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk import Risk
-from cockpit.ui.approval_panel import ApprovalPanel
-from cockpit.ui.bridge import GuiApprover
+from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.bridge import GuiApprover
 
 
 class _Signal:

@@ -172,7 +172,7 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     wait_paused_after(qtbot, w, 1)
     # paused: the pane shows the page as step 1's action left it, which step 2 will see
     qtbot.waitUntil(lambda: w.banner.text().startswith("live page now (paused)"), timeout=LONG)
-    monkeypatch.setattr("cockpit.ui.mark_corrections.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
+    monkeypatch.setattr("cockpit.ui.screenshot.mark_corrections.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
     w.act_add.setChecked(True)
     w.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
     qtbot.waitUntil(lambda: w.view.extra_box_count() == 1, timeout=10_000)

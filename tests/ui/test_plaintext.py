@@ -4,7 +4,7 @@ from PySide6.QtCore import Qt
 
 from cockpit.core.agent import events as ev
 from cockpit.ui.plaintext import shown_text
-from cockpit.ui.step_log import StepLogPanel
+from cockpit.ui.live.step_log import StepLogPanel
 
 
 def _log(qtbot, thought):

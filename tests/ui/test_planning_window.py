@@ -11,10 +11,10 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings, load_settings, settings_path
 from cockpit.core.store import Store
-from cockpit.ui.lookahead_controller import tokens_text
+from cockpit.ui.live.lookahead_controller import tokens_text
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
-from cockpit.ui.settings_dialog import ModelSettingsDialog
+from cockpit.ui.settings.dialog import ModelSettingsDialog
 from tests.core.lookahead_helpers import candidates, kind, mark_in, observation, page_title, user_text
 
 LONG = 120_000

@@ -3,7 +3,7 @@ from PySide6.QtCore import Qt
 
 from cockpit.core.settings import Settings, load_settings
 from cockpit.core.store import Store
-from cockpit.ui.settings_dialog import ModelSettingsDialog
+from cockpit.ui.settings.dialog import ModelSettingsDialog
 
 LONG = 90_000
 

@@ -8,7 +8,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run
-from cockpit.ui.reports_panel import ReportsPanel
+from cockpit.ui.reports.panel import ReportsPanel
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from cockpit.core.llm.client import ModelClient
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
-from cockpit.ui import bridge as bridge_module
+from cockpit.ui.live import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import kill_leftovers, kill_when, text_of

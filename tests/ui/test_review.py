@@ -8,8 +8,8 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run
-from cockpit.ui.review_panel import ReviewPanel
-from cockpit.ui.runs_model import column
+from cockpit.ui.review.panel import ReviewPanel
+from cockpit.ui.review.runs_model import column
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import corrections
 
@@ -339,7 +339,7 @@ def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, 
 
 
 def test_labelling_under_the_unlabelled_filter_then_scrolling_loses_no_run(qtbot, panel, store):
-    from cockpit.ui import runs_model
+    from cockpit.ui.review import runs_model
     ids = [make_run(store, steps=1, task=f"task {i}") for i in range(25)]
     old = runs_model.PAGE
     runs_model.PAGE = 10

@@ -6,7 +6,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assign
 from cockpit.devtools.fakeruns import make_run
-from cockpit.ui.runs_model import column
+from cockpit.ui.review.runs_model import column
 from tests.ui.test_review import panel, store  # noqa: F401  (fixtures)
 
 

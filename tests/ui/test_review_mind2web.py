@@ -2,7 +2,7 @@
 thoughts and verbatim actions, a click string drawn as a point, a step without a screenshot said so."""
 from cockpit.core.store import Store
 from cockpit.core.store.m2w_import import import_mind2web
-from cockpit.ui.review_panel import ReviewPanel
+from cockpit.ui.review.panel import ReviewPanel
 from tests.core.test_mind2web_import import ABP, folder, png
 
 

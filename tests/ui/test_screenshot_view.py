@@ -12,7 +12,7 @@ from PySide6.QtGui import QHelpEvent, QWheelEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from cockpit.core.page.marks import Mark
-from cockpit.ui.screenshot_view import INVALID_MESSAGE, ScreenshotView, mark_tooltip
+from cockpit.ui.screenshot.view import INVALID_MESSAGE, ScreenshotView, mark_tooltip
 
 W, H = 1024, 768
 

@@ -13,7 +13,7 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.settings import Settings, load_settings, settings_path
-from cockpit.ui.settings_dialog import ModelSettingsDialog
+from cockpit.ui.settings.dialog import ModelSettingsDialog
 
 SECRET = "sk-test-DIALOG-SECRET-0123456789"
 ENV_SECRET = "sk-test-ENV-SECRET-9876543210"

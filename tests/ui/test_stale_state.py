@@ -148,7 +148,7 @@ def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window)
 
 
 def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
-    from cockpit.ui.runs_model import COLUMNS
+    from cockpit.ui.review.runs_model import COLUMNS
     w = window
     w.start_run()
     qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
@@ -169,7 +169,7 @@ def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory,
     """The browser warms up in the background as the window opens; closing first must not leave it running."""
     import time
     from tests.clitools import processes_mentioning
-    from cockpit.ui import bridge as bridge_mod
+    from cockpit.ui.live import bridge as bridge_mod
     home = tmp_path / "quick-home"
     monkeypatch.setenv("COCKPIT_HOME", str(home))
     real = bridge_mod.run_in_background
@@ -203,7 +203,7 @@ def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends
     be deleted with the window until then (a QObject freed under its worker's emit crashes the process)."""
     import shiboken6
     from cockpit.core.settings import Settings
-    from cockpit.ui import bridge as bridge_mod
+    from cockpit.ui.live import bridge as bridge_mod
     from cockpit.ui.main_window import MainWindow
     w = MainWindow(settings=Settings(annotator="ada"), store_root=tmp_path / "home", demo=True)  # deleted here
     w.show()

@@ -6,8 +6,8 @@ from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.ui.approval_panel import ApprovalPanel
-from cockpit.ui.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 from tests.core.lookahead_helpers import calls, make_agent, shop, store, world  # noqa: F401
 from tests.core.test_worldmodel import TO_ORDER, TO_PLACED, agent_replies, forecasts
 
