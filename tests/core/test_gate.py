@@ -245,3 +245,18 @@ def test_binding_tells_a_row_moved_from_a_notice_far_above():
     assert "moved" in approved.differences(parse_action("Click [5]"), seen, box=(400, 380, 60, 24))[0]
     # A clipped box (partly scrolled off in its container) is still the same place.
     assert approved.differences(parse_action("Click [5]"), seen, box=(400, 290, 60, 40)) == []
+
+
+def test_a_refusal_on_the_last_allowed_step_ends_the_run_as_refused(site, browser, store, clients):
+    """Issue #30 item 6: the budget's last step was the refused one: the run was stopped at the gate."""
+    responder = by_page({
+        "Change article | Site administration": lambda b: f"Thought: delete\nAction: Click [{mark_for(b, 'Delete')}]",
+        "Are you sure? | Site administration": lambda b: f"Thought: confirm\nAction: Click [{mark_for(b, 'Yes, I')}]",
+    })
+    approver = ScriptedApprover([Decision(False, "human:ada", "keep it")])
+    with ModelServer(responder) as srv:
+        result = make_agent(browser, store, srv, clients, approver,
+                            config=AgentConfig(wait_seconds=0.2, max_steps=2)).run(
+            Fresh("Delete the article", site.url("gate_admin_change.html")))
+    assert len(approver.requests) == 1 and store.steps(result.run_id)[-1]["status"] == "refused"
+    assert result.status == "refused" and store.run(result.run_id)["status"] == "refused"

@@ -30,12 +30,16 @@ from cockpit.core.safety.risk import Risk
 POLICIES = ("irreversible", "every", "never")
 
 
-def ended_at_gate(status: str, decisions: list[dict]) -> str:
+def ended_at_gate(status: str, decisions: list[dict], last_step: int | None = None) -> str:
     """A run's final status given its gate decisions (Store.decisions, oldest first): an answered run whose
     last irreversible action asked about was refused is ``refused`` ("stopped at the gate"), not answered;
-    one approved after an earlier refusal went through, and stays answered."""
+    one approved after an earlier refusal went through, and stays answered. A run out of steps whose last
+    step (`last_step`) was that refusal was stopped at the gate too, not by its budget."""
     irreversible = [d for d in decisions if d.get("risk") == "irreversible"]
-    return "refused" if status == "answered" and irreversible and not irreversible[-1]["approved"] else status
+    refused = bool(irreversible) and not irreversible[-1]["approved"]
+    if status == "max_steps" and refused and last_step is not None and irreversible[-1].get("step") == last_step:
+        return "refused"
+    return "refused" if status == "answered" and refused else status
 
 
 def needs_approval(policy: str, risk: Risk, action: Action) -> bool:

@@ -421,7 +421,7 @@ class Agent(TakeOver, HopsAndMemory):
             log.warning("could not record the interrupted step %d of %s", st.n, self.run_id)
 
     def _finish(self, status: str, answer: str | None) -> RunResult:
-        status = ended_at_gate(status, self.store.decisions(self.run_id))  # refused there: not "answered"
+        status = ended_at_gate(status, self.store.decisions(self.run_id), self._next_n - 1)  # refused there
         if status != "stopped":  # the agent ended it: WebArena's state checks, on the page it left
             try:
                 run_state_checks(self.session, self.store, self.run_id, self._run_config)

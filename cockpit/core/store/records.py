@@ -18,11 +18,15 @@ from typing import Any, Mapping
 #: What a run status means, where it needs saying: "refused" is an answered run whose irreversible action was
 #: refused at the approval gate (cockpit.core.agent.approval.ended_at_gate).
 STATUS_MEANING = {"refused": "stopped at the gate"}
+#: Statuses whose stored name is an identifier: the words people read instead.
+STATUS_WORDS = {"max_steps": "out of steps"}
 
 
 def status_text(status: str | None) -> str:
-    """A run status as people read it: ``refused (stopped at the gate)``; others as they are."""
+    """A run status as people read it: ``refused (stopped at the gate)``, ``out of steps``; others as they are."""
     status = status or ""
+    if status in STATUS_WORDS:
+        return STATUS_WORDS[status]
     return f"{status} ({STATUS_MEANING[status]})" if status in STATUS_MEANING else status
 
 
