@@ -46,7 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     setup_logging(args.verbose)
     if not args.command:
-        return _window(parser)
+        return _window()
+    if not (args.command == "demo" and not args.headless):  # the window checks its data folder itself, with a box
+        problem = _data_folder_problem()
+        if problem:
+            print(f"cockpit: {problem}", file=sys.stderr)
+            return 2
     try:
         return COMMANDS[args.command].run(args) or 0
     except KeyboardInterrupt:
@@ -58,14 +63,26 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
-def _window(parser) -> int:
-    """`cockpit` alone opens the window; without a display it says what to do instead."""
+def _data_folder_problem() -> str | None:
+    """Why the data folder cannot be created (one line: the folder and the fix), or None.
+
+    A folder that exists but cannot be written is not refused here: `cockpit runs` and `export` still read it."""
+    from cockpit.core import paths
+    try:
+        paths.home()
+    except paths.DataFolderError as e:
+        return str(e)
+    return None
+
+
+def _window() -> int:
+    """`cockpit` alone opens the window; without a display, or without a usable data folder, it says what to
+    do instead (run_window also shows a data folder problem in a message box)."""
     from cockpit.core.errors import CockpitError
     from cockpit.ui.app import run_window
     try:
         return run_window()
     except CockpitError as e:
-        parser.print_usage(sys.stderr)
         print(f"cockpit: cannot open the window: {e}", file=sys.stderr)
         return 2
 

@@ -22,6 +22,26 @@ def display_problem() -> str | None:
     return None
 
 
+def data_folder_problem() -> str | None:
+    """Why the window cannot keep its runs and settings (the data folder cannot be created or written), or None:
+    one line naming the folder and the fix."""
+    from cockpit.core import paths
+    try:
+        paths.writable_home()
+    except paths.DataFolderError as e:
+        return str(e)
+    return None
+
+
+def start_error_box(problem: str):
+    """The message box that says why the window cannot start (a QMessageBox, not yet shown)."""
+    from PySide6.QtWidgets import QMessageBox
+    box = QMessageBox(QMessageBox.Icon.Critical, "Cockpit cannot start", f"Cockpit cannot start: {problem}",
+                      QMessageBox.StandardButton.Close)
+    box.setObjectName("startErrorBox")
+    return box
+
+
 def run_window(*, demo: bool = False, task: str | None = None, url: str | None = None,
                autostart: bool = False) -> int:
     problem = display_problem()
@@ -35,6 +55,11 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     app.setApplicationName("Cockpit")
     app.setDesktopFileName("cockpit")  # matches packaging/cockpit.desktop
     _set_icon(app)
+    problem = data_folder_problem()
+    if problem:  # one line on the terminal, and a box for whoever started it from a desktop launcher
+        print(f"cockpit: {problem}", file=sys.stderr)
+        start_error_box(problem).exec()
+        return 2
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
     win = MainWindow(demo=demo)
