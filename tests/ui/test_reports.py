@@ -222,3 +222,74 @@ def test_rate_charts_share_one_0_to_100_percent_axis(qtbot, store):
         assert chart.x_of(1.0) == model.x_of(1.0)  # 100% at the same place in both charts
     ticks = panel.histogram.ticks  # counts of runs (6 in one bin): whole-number ticks from 0, not 0, 0.5, 1
     assert ticks[0] == 0 and ticks[-1] >= 6 and all(float(t).is_integer() for t in ticks)
+
+
+def test_steps_per_run_bins_do_not_share_a_number(qtbot, store):
+    """Issue #30: bins of two steps were labelled "11–12", "12–13"; each number is now in one bin's label."""
+    for steps in (1, 12, 20):
+        make_run(store, steps=steps)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    labels = [label for label, _, _ in panel.histogram.bars]
+    assert labels == ["1–2", "3–4", "5–6", "7–8", "9–10", "11–12", "13–14", "15–16", "17–18", "19–20"]
+    counts = {label: text for label, _, text in panel.histogram.bars}
+    assert (counts["1–2"], counts["11–12"], counts["19–20"], counts["13–14"]) == ("1", "1", "1", "0")
+
+
+def test_bins_of_one_step_are_labelled_with_that_number(qtbot, store):
+    for steps in (2, 3, 3, 4):
+        make_run(store, steps=steps)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    assert [(label, text) for label, _, text in panel.histogram.bars] == [("2", "1"), ("3", "2"), ("4", "1")]
+
+
+def test_runs_that_hit_the_step_limit_unlabelled_are_said_to_count_as_failures(qtbot, store):
+    """Issue #30: an unlabelled run that hit the step limit was counted as a failure without a word. It still
+    counts (a run with no answer scores 0, as WebVoyager scores it; leaving it out would raise the rate by every
+    run the agent could not finish), and Reports now says so, how many and why."""
+    ids = [make_run(store, steps=3, answer=None, status="max_steps") for _ in range(2)]
+    ids.append(make_run(store, steps=2, answer=None, status="stopped"))
+    ids.append(make_run(store, steps=2))
+    L.set_label(store, ids[3], "ada", "success")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.resize(1024, 700)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.refresh()
+    QApplication.processEvents()
+    assert panel.assisted.text().startswith("4 runs with a known outcome: 25.0% succeeded")
+    note = panel.no_answer_note
+    assert note.isVisible() and note.text() == (
+        "2 runs that hit the step limit and 1 run that was stopped ended without an answer and have no label or "
+        "judge's verdict: they are counted as failures (a run with no answer scores 0, as in WebVoyager). "
+        "Label them in Review to decide otherwise.")
+    assert note.height() >= note.heightForWidth(note.width())  # wrapped, whole
+    assert {b[0]: b[2] for b in panel.by_site.bars} == {"Example": "1/4"}
+    for rid in ids[:2]:  # labelled: a person decided, nothing left to say about those
+        L.set_label(store, rid, "ada", "fail")
+    panel.refresh()
+    assert note.text().startswith("1 run that was stopped ended without an answer and has no label")
+    L.set_label(store, ids[2], "ada", "fail")
+    panel.refresh()
+    assert not note.isVisible()
+
+
+def test_long_names_are_whole_in_tooltips_of_tables_and_charts(qtbot, store):
+    long_name = "Bartholomew Octavian Montgomery-Smythe-Vanderbilt (second annotator)"
+    category = "Misread a confirmation dialog as a success page after an irreversible action"
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    for rid in ids:
+        L.set_label(store, rid, "ada", "fail", category=category)
+        L.set_label(store, rid, long_name, "fail", category=category)
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    cells = {panel.pairs.item(0, c).text(): panel.pairs.item(0, c).toolTip() for c in range(2)}
+    assert cells[long_name] == long_name
+    row = next(i for i, b in enumerate(panel.categories.bars) if b[0] == category)
+    assert panel.categories.bar_tip(row) == f"{category}: 2 (100%)"
+    assert panel.categories.row_at(26 + 22 * row + 5) == row and panel.categories.row_at(3) is None

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import math
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QEvent, QRectF, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPen
-from PySide6.QtWidgets import QSizePolicy, QWidget
+from PySide6.QtWidgets import QSizePolicy, QToolTip, QWidget
+
+from cockpit.ui.plaintext import tip
 
 LABEL_W, VALUE_W = 150, 96  # pixels: the label column left of the bars, the value column right of them
 ROW, TOP, AXIS = 22, 26, 20  # row height, title band, axis band
@@ -65,6 +67,27 @@ class BarChart(QWidget):
     def bar_rect(self, i: int) -> QRectF:
         x0 = self.plot_x()[0]
         return QRectF(x0, TOP + i * ROW + 3, max(self.x_of(self.bars[i][1]) - x0, 1.0), ROW - 8)
+
+    def row_at(self, y: float) -> int | None:
+        """The bar whose row is at `y` pixels from the top, or None."""
+        i = math.floor((y - TOP) / ROW)
+        return i if y >= TOP and 0 <= i < len(self.bars) else None
+
+    def bar_tip(self, i: int) -> str:
+        """A bar's label and value whole (the label column cuts a long site or category name with "…")."""
+        label, _, text = self.bars[i]
+        return tip(f"{label}: {text}")
+
+    def event(self, e) -> bool:
+        if e.type() == QEvent.ToolTip:
+            i = self.row_at(e.position().y() if hasattr(e, "position") else e.pos().y())
+            if i is None:
+                QToolTip.hideText()
+                e.ignore()
+            else:
+                QToolTip.showText(e.globalPos(), self.bar_tip(i), self)
+            return True
+        return super().event(e)
 
     # ---------- drawing ----------
     def paintEvent(self, _event) -> None:

@@ -20,7 +20,9 @@ from cockpit.core.review.judge import judge_runs
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
+from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
+from cockpit.ui.reports.words import bin_label, unjudged_failures_note
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 
@@ -48,9 +50,9 @@ class ReportsPanel(QWidget):
         self.j_protocol = QComboBox()
         self.j_protocol.addItem("WebVoyager: task, answer, last k screenshots", "webvoyager")
         self.j_protocol.addItem("WebJudge (Online-Mind2Web): key points, every screenshot scored", "webjudge")
-        self.j_protocol.setToolTip("WebVoyager's judge asks once per run. WebJudge asks for the task's key points, "
-                                   "scores each screenshot 1-5 and judges over those scored 3 or more (at most 50): "
-                                   "more requests, and the judge Online-Mind2Web reports. Both answer success only.")
+        _say_choice(self.j_protocol, "WebVoyager's judge asks once per run. WebJudge asks for the task's key points, "
+                    "scores each screenshot 1-5 and judges over those scored 3 or more (at most 50): more "
+                    "requests, and the judge Online-Mind2Web reports. Both answer success only.")
         self.j_k = QComboBox()
         self.j_k.addItems(["1", "2", "3", "all"])
         self.j_k.setCurrentText("3")
@@ -59,6 +61,7 @@ class ReportsPanel(QWidget):
         self.j_conc = QSpinBox(minimum=1, maximum=32, value=4)
         self.j_which = QComboBox()
         self.j_which.addItems(["finished runs not yet judged", "all finished runs (judge again)"])
+        _say_choice(self.j_which, "Which runs the judge is asked about")
         form.addRow("Judge server", self.j_url)
         form.addRow("Judge model", self.j_model)
         form.addRow("Protocol", self.j_protocol)
@@ -81,9 +84,9 @@ class ReportsPanel(QWidget):
         self.j_start.clicked.connect(self.start_judging)
         self.j_cancel.clicked.connect(self.cancel_judging)
 
-        self.fleiss = QLabel()
-        self.assisted = QLabel()
-        self.assisted.setWordWrap(True)
+        self.fleiss = _wrapped()
+        self.assisted = _wrapped()
+        self.no_answer_note = _wrapped()  # the runs counted as failures though nobody judged them (#30)
         self.assisted_runs = QListWidget()  # what people did in each assisted run; double-click opens it
         self.assisted_runs.setMaximumHeight(90)
         self.assisted_runs.itemActivated.connect(self._open)
@@ -108,15 +111,16 @@ class ReportsPanel(QWidget):
         grid = QGridLayout(body)
         grid.addWidget(judge_box, 0, 0)
         left = QVBoxLayout()
-        left.addWidget(QLabel("<b>Success, autonomous and assisted</b>"))
+        left.addWidget(_wrapped("<b>Success, autonomous and assisted</b>"))
         left.addWidget(self.assisted)
+        left.addWidget(self.no_answer_note)
         left.addWidget(self.assisted_runs)
-        left.addWidget(QLabel("<b>Annotators</b>"))
+        left.addWidget(_wrapped("<b>Annotators</b>"))
         left.addWidget(self.fleiss)
         left.addWidget(self.pairs)
-        left.addWidget(QLabel("<b>Judges against the human consensus</b> (WebVoyager Table 2's shape)"))
+        left.addWidget(_wrapped("<b>Judges against the human consensus</b> (WebVoyager Table 2's shape)"))
         left.addWidget(self.judges)
-        left.addWidget(QLabel("<b>Disagreements</b> (double-click to open the run)"))
+        left.addWidget(_wrapped("<b>Disagreements</b> (double-click to open the run)"))
         left.addWidget(self.disagree)
         grid.addLayout(left, 1, 0)
         charts = QVBoxLayout()
@@ -137,6 +141,12 @@ class ReportsPanel(QWidget):
     # ---------- the numbers ----------
     def refresh(self) -> None:
         rep = agreement.report(self.store)
+        self._show_success(rep)
+        self._show_agreement(rep)
+        self._show_disagreements(rep)
+        self._show_charts(rep)
+
+    def _show_success(self, rep: dict) -> None:
         a = rep["assisted"]
         self.assisted.setText(
             f"{a['n']} runs with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
@@ -147,8 +157,14 @@ class ReportsPanel(QWidget):
         for r in a["runs"]:
             it = QListWidgetItem(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task'][:60]}")
             it.setData(Qt.UserRole, r["run_id"])
+            it.setToolTip(tip(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task']}"))
             self.assisted_runs.addItem(it)
         self.assisted_runs.setVisible(bool(a["runs"]))
+        note = unjudged_failures_note(self.store)
+        self.no_answer_note.setText(note)
+        self.no_answer_note.setVisible(bool(note))
+
+    def _show_agreement(self, rep: dict) -> None:
         f = rep["fleiss"]
         self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {f['n_runs']} runs labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
@@ -159,6 +175,8 @@ class ReportsPanel(QWidget):
                              "" if r["agreement"] is None else f"{r['agreement']:.1%}",
                              "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"]) for r in rep["judges"]])
+
+    def _show_disagreements(self, rep: dict) -> None:
         self.disagree.clear()
         hidden = blind_runs(self.store, self.annotator())
         rows = rep.get("disagreements", [])
@@ -166,12 +184,15 @@ class ReportsPanel(QWidget):
             if d["run_id"] not in hidden:
                 it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task'][:80]}")
                 it.setData(Qt.UserRole, d["run_id"])
+                it.setToolTip(tip(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task']}"))
                 self.disagree.addItem(it)
         if left := sum(d["run_id"] in hidden for d in rows):
             note = QListWidgetItem(f"{left} run{'s' if left > 1 else ''} of your blind batch left out until you "
                                    "label them")
             note.setFlags(Qt.ItemFlag.NoItemFlags)
             self.disagree.addItem(note)
+
+    def _show_charts(self, rep: dict) -> None:
         self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
                                for r in rep["success_by_site"] if r["n"]], 1.0)
         self.by_model.set_bars([(r["model"] or "(no model)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
@@ -179,7 +200,7 @@ class ReportsPanel(QWidget):
         cats = sorted(rep["failure_categories"].items(), key=lambda kv: -kv[1])
         total = sum(v for _, v in cats) or 1
         self.categories.set_bars([(k or "(no category)", v, f"{v} ({v / total:.0%})") for k, v in cats])
-        self.histogram.set_bars([(f"{h['lo']}–{h['hi']}", h["count"], str(h["count"]))
+        self.histogram.set_bars([(bin_label(h["lo"], h["hi"]), h["count"], str(h["count"]))
                                  for h in rep["steps_histogram"]])
 
     def _open(self, item: QListWidgetItem) -> None:
@@ -265,5 +286,26 @@ def _fill(table: QTableWidget, rows: list[tuple]) -> None:
     table.setRowCount(len(rows))
     for i, row in enumerate(rows):
         for j, v in enumerate(row):
-            table.setItem(i, j, QTableWidgetItem(str(v)))
+            item = QTableWidgetItem(str(v))
+            item.setToolTip(tip(str(v)))  # a long annotator or judge name is cut in its column: whole here
+            table.setItem(i, j, item)
     table.resizeColumnsToContents()
+
+
+def _say_choice(box: QComboBox, explanation: str) -> None:
+    """A combo box of long choices: as narrow as its column lets it be (its text cut with "…"), the chosen text
+    whole in its tooltip, above what the choice is for."""
+    box.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+    box.setMinimumContentsLength(12)
+
+    def say(_i=0):
+        box.setToolTip(tip(f"{box.currentText()}\n\n{explanation}"))
+    box.currentIndexChanged.connect(say)
+    say()
+
+
+def _wrapped(text: str = "") -> QLabel:
+    """A label that wraps rather than widening the panel (names of annotators and judges are long)."""
+    label = QLabel(text)
+    label.setWordWrap(True)
+    return label
