@@ -265,7 +265,7 @@ def test_switching_annotator_in_blind_mode_hides_the_others_again(qtbot, panel, 
     p.table.selectRow(0)
     p.label("success")
     assert "bob: fail" in p.header.text()
-    p.annotator.setCurrentText("cy")  # cy has not labelled this run
+    p.label_bar.annotator.setCurrentText("cy")  # cy has not labelled this run
     assert "bob" not in p.header.text() and "ada" not in p.header.text()
     assert p.status.text() == "not labelled by you"
 

@@ -29,15 +29,15 @@ def test_the_queue_shows_progress_and_next_goes_through_the_batch_in_order(qtbot
     L.set_label(store, r2, "ada", "fail", seconds=30)
     p = panel("ada")
     assert p.queue_bar.isVisible()
-    assert p.queue_label.text() == "Your queue: batch pilot — 1 / 2 done, median 30 s per run"
-    assert p.queue_next_btn.isVisible() and not p.btn_next.isVisible()
+    assert p.queue_bar.queue_label.text() == "Your queue: batch pilot — 1 / 2 done, median 30 s per run"
+    assert p.queue_bar.queue_next_btn.isVisible() and not p.btn_next.isVisible()
     p.guideline_btn.click()
     assert p.guideline.isVisible() and "cart shows the item" in p.guideline.toPlainText()
     press(qtbot, p, Qt.Key_N)  # her next unlabelled assigned run, not the oldest unlabelled one
     assert p.run["id"] == ada_runs[0] != older
     p.label("success")
-    assert p.queue_label.text().startswith("Your queue: batch pilot — 2 / 2 done, median")
-    p.queue_next_btn.click()
+    assert p.queue_bar.queue_label.text().startswith("Your queue: batch pilot — 2 / 2 done, median")
+    p.queue_bar.queue_next_btn.click()
     assert "Nothing left to label" in p.status.text() and p.run["id"] == r3
 
 
@@ -52,7 +52,7 @@ def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, pane
     L.set_verdict(store, rid, "gpt-4o", 3, "v1", 1, reply="SUCCESS")
     assign(store, "pilot", [rid], ["ada"], 1, "guide", blind=True)
     p = panel("ada")
-    assert "blind" in p.queue_label.text()
+    assert "blind" in p.queue_bar.queue_label.text()
     assert not p.blind.isChecked()  # the batch, not the Blind box, hides them
     assert cell(p, rid, "judge") == cell(p, rid, "answer") == cell(p, rid, "status") == "(hidden)"
     p.show_run(rid)

@@ -107,6 +107,12 @@ class AdjudicationView(QWidget):
         self.success.setAutoExclusive(True)
         self.rationale.setText(done["reason"] if done else "")
 
+    def pick(self, verdict: str) -> None:
+        """S / F pick the adjudicated verdict (the annotator's own label stays as it was)."""
+        button = {"success": self.success, "fail": self.fail}.get(verdict)
+        if button is not None and button.isEnabled():
+            button.setChecked(True)
+
     def record(self) -> bool:
         """Store the picked verdict with its rationale under the adjudicator's name."""
         if self.item is None:
@@ -124,14 +130,16 @@ class AdjudicationView(QWidget):
         return True
 
 
-class ReviewAdjudication:
-    """Adjudication mode: ReviewPanel's adjudicator half."""
+class AdjudicationBar(QWidget):
+    """"To adjudicate" and "open only", above the runs list: the mode, and the runs it narrows the list to."""
+    modeChanged = Signal(bool)
+    onlyChanged = Signal(object)  # the run ids to list (None: all the filter lets through)
 
-    def _build_adjudication(self) -> None:
+    def __init__(self, store, parent=None):
+        super().__init__(parent)
+        self.store = store
         self.adjudicating = False
-        self._to_settle: dict[str, dict] = {}
-        self.adjudication = AdjudicationView(self.store, self._annotator)
-        self.adjudication.recorded.connect(self._on_adjudicated)
+        self.to_settle: dict[str, dict] = {}  # run id -> its to_adjudicate item
         self.adj_toggle = QPushButton("To adjudicate")
         self.adj_toggle.setCheckable(True)
         self.adj_toggle.setToolTip("List the runs whose annotators disagree, or whose consensus and a judge "
@@ -140,9 +148,11 @@ class ReviewAdjudication:
         self.adj_open = QCheckBox("open only")
         self.adj_open.setChecked(True)
         self.adj_open.setToolTip("Only the runs not adjudicated yet")
-        self.adj_open.toggled.connect(lambda _: self.adjudicating and self._reload_adjudication())
-        self.adj_row = flow_row((self.adj_toggle, self.adj_open))
+        self.adj_open.toggled.connect(lambda _: self.adjudicating and self.reload())
         self.adj_open.hide()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(flow_row((self.adj_toggle, self.adj_open)))
 
     def set_adjudicating(self, on: bool) -> None:
         """Adjudication mode on or off: the runs list, and the adjudication bar in place of the label bar."""
@@ -152,37 +162,16 @@ class ReviewAdjudication:
             return
         self.adj_open.setVisible(on)
         if on:
-            self._reload_adjudication()
+            self.reload()
         else:
-            self.model.set_only(None)
-            self._update_count()
-            self._reselect()
-        self._show_layout()
-        self._show_adjudication()
+            self.onlyChanged.emit(None)
+        self.modeChanged.emit(on)
 
-    def _reload_adjudication(self) -> None:
-        self._to_settle = {i["run_id"]: i for i in to_adjudicate(self.store)}
+    def reload(self) -> None:
+        """The runs to settle again (new labels or verdicts may add some, or settle some)."""
+        self.to_settle = {i["run_id"]: i for i in to_adjudicate(self.store)}
         open_only = self.adj_open.isChecked()
-        self.model.set_only([r for r, i in self._to_settle.items() if not (open_only and i["adjudication"])])
-        self._update_count()
-        self._reselect()
+        self.onlyChanged.emit([r for r, i in self.to_settle.items() if not (open_only and i["adjudication"])])
 
-    def _reselect(self) -> None:
-        if self.run:
-            row = self.model.row_of(self.run["id"])
-            if row >= 0:
-                self.table.blockSignals(True)
-                self.table.setCurrentIndex(self.model.index(row, 0))
-                self.table.blockSignals(False)
-
-    def _show_adjudication(self) -> None:
-        if self.adjudicating:
-            self.adjudication.show_item(self._to_settle.get(self.run["id"]) if self.run else None)
-
-    def _on_adjudicated(self, run_id: str) -> None:
-        self._reload_adjudication()  # under "open only" the run leaves the list
-        self._show_adjudication()
-        item = self._to_settle.get(run_id)
-        verdict = item["adjudication"]["verdict"] if item and item["adjudication"] else "?"
-        self.adjudication.message.setStyleSheet("color:#1b5e20")
-        self.adjudication.message.setText(f"Recorded: run {run_id} adjudicated {verdict}.")
+    def item(self, run_id: str | None) -> dict | None:
+        return self.to_settle.get(run_id) if run_id else None

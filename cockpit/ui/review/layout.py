@@ -1,21 +1,23 @@
 """Review's layout on a small screen: a compact mode, and a one-key full-size screenshot.
 
-A mixin of ReviewPanel (cockpit.ui.review.panel). Below COMPACT_BELOW pixels of height (a 1024x700 screen) the
-run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
+A controller ReviewPanel (cockpit.ui.review.panel) composes. Below COMPACT_BELOW pixels of height (a 1024x700
+screen) the run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
 step) and the step's details move under the runs list, so the screenshot gets the room. Z shows the screenshot
 alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the
 screenshot and 0 fits it, wherever the focus is in Review.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QLabel, QSizePolicy
+from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QWidget
 
 from cockpit.ui.plaintext import tip
 
 COMPACT_BELOW = 820  # Review's own height, in pixels
 FULL_KEY = "Z"
+SIDE = 460  # the runs list's width: Started, Run, Status and some of the Task
+SIDE_COMPACT = 440
 
 
 class ElidedLabel(QLabel):
@@ -43,68 +45,71 @@ class ElidedLabel(QLabel):
         self.setText(self.fontMetrics().elidedText(self._full, Qt.ElideRight, max(20, self.width() - 4)))
 
 
-class ReviewLayout:
-    """Compact mode and the full-size view: ReviewPanel's small-screen half."""
+class ReviewLayout(QObject):
+    """Which of Review's parts show: all, compact (a small screen), or the screenshot alone (Z).
 
-    def _install_layout(self) -> None:
+    It watches the panel's height, and moves the step's details between the viewer and the side (under the runs
+    list); it owns no data, only which parts are on screen.
+    """
+
+    def __init__(self, panel: QWidget, viewer, side: QSplitter, split: QSplitter, bars: tuple[QWidget, QWidget]):
+        super().__init__(panel)
+        self.panel, self.viewer, self.side, self.split = panel, viewer, side, split
+        self.label_bar, self.adjudication = bars
         self.compact: bool | None = None
         self.full_view = False
-        self.header_line, self.answer_line = ElidedLabel(), ElidedLabel()
-        self.header_line.setStyleSheet("font-weight: bold")
-        self.answer_line.setStyleSheet("background:#eef6ee; padding:2px; border:1px solid #cfe3cf")
-        lay = self.header.parentWidget().layout()
-        lay.insertWidget(lay.indexOf(self.header), self.header_line)
-        lay.insertWidget(lay.indexOf(self.answer), self.answer_line)
+        self.adjudicating = False
         self._full_keys = []
         for key, slot in ((FULL_KEY, self.toggle_full_view), ("Escape", lambda: self.set_full_view(False))):
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
-            self._full_keys.append(sc)
+            self._full_keys.append(_shortcut(panel, key, slot))
         self._full_keys[1].setEnabled(False)  # Esc is the view's own key (leave add-mark) unless in full view
-        for key, slot in (("+", self.view.zoom_in), ("=", self.view.zoom_in), ("-", self.view.zoom_out),
-                          ("0", self.view.fit)):  # as in Live, wherever the focus is in Review (not only on the view)
-            sc = QShortcut(QKeySequence(key), self)
-            sc.setContext(Qt.WidgetWithChildrenShortcut)
-            sc.activated.connect(slot)
-        self._set_compact(False)
+        v = viewer.view
+        for key, slot in (("+", v.zoom_in), ("=", v.zoom_in), ("-", v.zoom_out), ("0", v.fit)):
+            _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
+        panel.installEventFilter(self)
+        self.set_compact(False)
 
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._set_compact(self.height() < COMPACT_BELOW)
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+        if obj is self.panel and event.type() == QEvent.Resize:
+            self.set_compact(self.panel.height() < COMPACT_BELOW)
+        return False
 
-    def _set_compact(self, on: bool) -> None:
+    def set_compact(self, on: bool) -> None:
         if on == self.compact:
             return
         self.compact = on
+        v = self.viewer
         if on:  # the details go under the runs list: the screenshot keeps the viewer's height
-            self.side.addWidget(self.details)
+            self.side.addWidget(v.details)
             self.side.setSizes([300, 300])
-            self.split.setSizes([380, max(self.width() - 380, 400)])
+            self.split.setSizes([SIDE_COMPACT, max(self.panel.width() - SIDE_COMPACT, 400)])
         else:
-            self.vsplit.addWidget(self.details)
-            total = max(sum(self.vsplit.sizes()), 400)
-            self.vsplit.setSizes([int(total * 0.72), int(total * 0.28)])
-        self._show_layout()
-        if self.run:
-            self._show_header()
-            if self.steps and 0 <= self.index < len(self.steps):
-                self._decorate(self.steps[self.index])
+            v.vsplit.addWidget(v.details)
+            total = max(sum(v.vsplit.sizes()), 400)
+            v.vsplit.setSizes([int(total * 0.72), int(total * 0.28)])
+        v.compact = on
+        self.show_parts()
+        if v.run:
+            v.decorate()
 
-    def _show_layout(self) -> None:
+    def set_adjudicating(self, on: bool) -> None:
+        self.adjudicating = on
+        self.show_parts()
+
+    def show_parts(self) -> None:
         """Which parts show: all, compact (one-line header and answer), or the screenshot alone."""
-        full, compact = self.full_view, bool(self.compact)
-        for w in (self.header, self.answer):
+        full, compact, v = self.full_view, bool(self.compact), self.viewer
+        for w in (v.header, v.answer):
             w.setVisible(not full and not compact)
-        for w in (self.header_line, self.answer_line):
+        for w in (v.header_line, v.answer_line):
             w.setVisible(not full and compact)
-        self.filmstrip.setVisible(not full and not compact)  # ←/→ and the step line stand in for it
-        for w in (self.tools_row, self.step_info, self.details, self.side):
+        v.filmstrip.setVisible(not full and not compact)  # ←/→ and the step line stand in for it
+        for w in (v.tools, v.step_info, v.details, self.side):
             w.setVisible(not full)
         self.label_bar.setVisible(not full and not self.adjudicating)  # adjudication mode: its own bar
         self.adjudication.setVisible(not full and self.adjudicating)
         if not full:
-            self.image_note.setVisible(bool(self.image_note.text()))
+            v.image_note.setVisible(bool(v.image_note.text()))
 
     def toggle_full_view(self) -> None:
         self.set_full_view(not self.full_view)
@@ -114,5 +119,12 @@ class ReviewLayout:
             return
         self.full_view = on
         self._full_keys[1].setEnabled(on)
-        self._show_layout()
-        self.view.setFocus()
+        self.show_parts()
+        self.viewer.view.setFocus()
+
+
+def _shortcut(widget: QWidget, key: str, slot) -> QShortcut:
+    sc = QShortcut(QKeySequence(key), widget)
+    sc.setContext(Qt.WidgetWithChildrenShortcut)
+    sc.activated.connect(slot)
+    return sc

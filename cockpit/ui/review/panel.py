@@ -1,53 +1,54 @@
-"""Review mode: the runs browser, the step-through viewer and the labelling bar.
+"""Review mode: the runs browser, the step-through viewer and the labelling bar, composed.
 
-Built for the annotator labelling hundreds of trajectories: keyboard only, a
-queue of runs not yet labelled, one key per verdict, digits for the failure
-category, N for the next run. Screenshots are decoded off the GUI thread and
-the neighbours of the current step are preloaded, so stepping stays fast.
-Reads the store through its own connection; writes only labels.
+Built for the annotator labelling hundreds of trajectories: keyboard only, a queue of runs not yet labelled,
+one key per verdict, digits for the failure category, N for the next run. Reads the store through its own
+connection; writes only labels and corrections.
 
-The panel holds the runs browser and the tools; the step viewer is in
-review_steps, the labelling in review_labelling, the decoding thread in
-review_loader.
+ReviewPanel owns no state of its own but its parts, and wires them:
+
+- RunsBrowser (runs_browser): the search, the filters, the runs table, the count; says which run was picked.
+- AdjudicationBar and AdjudicationView (adjudication_view): the mode, the runs to settle, the verdicts.
+- RunViewer (run_viewer): the open run, its header, filmstrip, the step's screenshot and details, and the
+  tools on it (run_tools).
+- LabelBar (label_bar) with the batch queue (queue): the annotator's fields and the footer line.
+- Labeller (labelling): stores verdicts and step judgements, the queue N goes through, blind mode.
+- MarkCorrector (cockpit.ui.screenshot.corrector): spurious and missing marks on the step's screenshot,
+  as in Live (right-click on a box; M draws a missing one).
+- ReviewLayout (layout): compact on a small screen, the screenshot alone with Z.
 """
 from __future__ import annotations
 
-import html
-import json
-import time
-from collections import OrderedDict
-
-from PySide6.QtCore import QSize, Qt, Signal
-from PySide6.QtGui import QIcon, QImage, QKeySequence, QPixmap, QShortcut
-from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
-                               QLineEdit, QListView, QListWidget, QListWidgetItem, QPushButton, QSplitter,
-                               QTableView, QVBoxLayout, QWidget)
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QInputDialog, QSplitter, QVBoxLayout, QWidget
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
-from cockpit.core.store.records import status_text
-from cockpit.ui.review.adjudication_view import ReviewAdjudication
+from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
-from cockpit.ui.flow_layout import flow_row
-from cockpit.ui.plaintext import tip
+from cockpit.ui.review.label_bar import AXIS_KEYS, LabelBar
+from cockpit.ui.review.labelling import Labeller
+from cockpit.ui.review.layout import SIDE, ReviewLayout
+from cockpit.ui.review.loader import SOURCE
 from cockpit.ui.review.reask_dialog import open_reask
-from cockpit.ui.review.labelling import AXIS_KEYS, ReviewLabelling
-from cockpit.ui.review.layout import ReviewLayout
-from cockpit.ui.review.loader import SOURCE, _Loader
-from cockpit.ui.review.queue import ReviewQueue
-from cockpit.ui.review.steps import CACHE, MARKED_NOTE, PRELOAD, ReviewSteps
-from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
-from cockpit.ui.screenshot.view import ScreenshotView
-from cockpit.ui.live.step_log import StepDetails
+from cockpit.ui.review.run_viewer import CACHE, MARKED_NOTE, PRELOAD, RunViewer
+from cockpit.ui.review.runs_browser import RunsBrowser
+from cockpit.ui.screenshot.corrector import MarkCorrector
 
-__all__ = ["ReviewPanel", "STEP_KEYS", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
+__all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
 
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
+ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
 
 
-class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication, ReviewLayout, QWidget):
+def _via(part: str, name: str) -> property:
+    """A part's attribute, read through the panel (the window and the tests reach them so)."""
+    return property(lambda self: getattr(getattr(self, part), name), doc=f"{part}.{name}")
+
+
+class ReviewPanel(QWidget):
     openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
@@ -57,189 +58,212 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
     def __init__(self, store: Store, parent=None, *, annotator: str = ""):
         super().__init__(parent)
         self.store = store
-        self.run: dict | None = None
-        self.steps: list[dict] = []
-        self.index = 0  # position in self.steps
-        self.opened_at = time.monotonic()
-        self.queue: list[str] = []
-        self._images: OrderedDict[tuple[str, int], QImage] = OrderedDict()
-        self._marks: dict[tuple[str, int], list] = {}
-        self._pick_target = False
-        self._revealed = False  # the open run's other verdicts have been on screen
-        # No Qt parent: the loader thread holds it, so it cannot be destroyed under a pending emit.
-        self.loader = _Loader(store.root)
-        self.loader.image.connect(self._on_loader_image)
-        self.loader.thumb.connect(self._on_loader_thumb)
-        self._build(annotator)
+        self.browser = RunsBrowser(store)
+        self.adj_bar = AdjudicationBar(store)
+        self.browser.add_above_table(self.adj_bar)
+        self.label_bar = LabelBar(store, annotator)
+        self.viewer = RunViewer(store, self.label_bar.who)
+        self.adjudication = AdjudicationView(store, self.label_bar.who)
+        self.labeller = Labeller(store, self.viewer, self.label_bar, self)
+        self.corrector = MarkCorrector(self.viewer.view, store, self._where, self.label_bar.who, parent=self)
+        self._build()
+        self.layout_ctl = ReviewLayout(self, self.viewer, self.side, self.split, (self.label_bar, self.adjudication))
+        self._wire()
         self._shortcuts()
-        self.model.reload()
-        self._update_count()
-        self._refresh_queue()
+        self.labeller.refresh_queue()
 
-    def closeEvent(self, event) -> None:
-        self.loader.stop()
-        super().closeEvent(event)
-
-    # ---------- building ----------
-    def _build(self, annotator: str) -> None:
-        self.model = RunsTableModel(self.store, self)
-        self._build_adjudication()  # cockpit.ui.review.adjudication_view
-        self.search = QLineEdit(placeholderText="search task and answer…")
-        self.search.setMinimumWidth(80)
-        self.search.returnPressed.connect(self.apply_filter)
-        self.f_site, self.f_model, self.f_status = QComboBox(), QComboBox(), QComboBox()
-        self.f_human, self.f_judge, self.f_annotator, self.f_since = QComboBox(), QComboBox(), QComboBox(), QComboBox()
-        self.f_human.addItems(["human: any", "success", "fail", "unsure", "unlabelled"])
-        self.f_judge.addItems(["judge: any", "success", "fail", "undecided", "unjudged"])
-        self.f_since.addItems(["any time", "today", "last 7 days", "last 30 days"])
-        self._fill_filters()
-        for c in (self.f_site, self.f_model, self.f_status, self.f_human, self.f_judge, self.f_annotator,
-                  self.f_since):
-            c.currentIndexChanged.connect(self.apply_filter)
-            c.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long site name: no wider
-            c.setMinimumContentsLength(4)
-        self.table = QTableView()
-        self.table.setModel(self.model)
-        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
-        self.table.setSortingEnabled(True)
-        self.table.sortByColumn(0, Qt.DescendingOrder)
-        self.table.verticalHeader().setVisible(False)
-        head = self.table.horizontalHeader()
-        for key in ("started", "id", "status", "steps", "site"):  # whole: rows told apart at a glance
-            head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
-        head.resizeSection(column("task"), 260)
-        head.setStretchLastSection(True)
-        self.table.setWordWrap(False)
-        self.table.selectionModel().currentRowChanged.connect(lambda cur, _: self.open_run(self.model.run_id(cur.row())))
-        self.count = QLabel()
-        filters = QWidget()
-        fl = QVBoxLayout(filters)
-        fl.setContentsMargins(0, 0, 0, 0)
-        row1, row2 = QHBoxLayout(), QHBoxLayout()
-        row1.addWidget(self.search, 2)
-        for c in (self.f_site, self.f_model, self.f_status):
-            row1.addWidget(c, 1)
-        for c in (self.f_human, self.f_judge, self.f_annotator, self.f_since):
-            row2.addWidget(c, 1)
-        row2.addWidget(self.count)
-        fl.addLayout(row1)
-        fl.addLayout(row2)
-        fl.addWidget(self.adj_row)
-        fl.addWidget(self.table, 1)
-
-        self.header = QLabel()
-        self.header.setTextFormat(Qt.RichText)
-        self.header.setWordWrap(True)
-        self.answer = QLabel()
-        self.answer.setTextFormat(Qt.RichText)
-        self.answer.setWordWrap(True)
-        self.answer.setStyleSheet("background:#eef6ee; padding:4px; border:1px solid #cfe3cf")
-        self.filmstrip = QListWidget()
-        self.filmstrip.setViewMode(QListView.IconMode)
-        self.filmstrip.setFlow(QListView.LeftToRight)
-        self.filmstrip.setWrapping(False)
-        self.filmstrip.setIconSize(QSize(144, 108))
-        self.filmstrip.setFixedHeight(140)
-        self.filmstrip.setMovement(QListView.Static)
-        self.filmstrip.setUniformItemSizes(True)
-        self.filmstrip.currentRowChanged.connect(self._on_filmstrip_row)
-        self.view = ScreenshotView()
-        self.view.clear("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, "
-                        "1–8 failure category, N next unlabelled run, Q/W/E/R judge the step, "
-                       "Z the screenshot alone.")
-        self.view.markClicked.connect(self._on_view_mark)
-        self.view.pointClicked.connect(self._on_view_point)  # a pixel step's corrected point (W, then a click)
-        self.compare_btn = QPushButton("Compare with…")
-        self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
-        self.compare_btn.clicked.connect(self.compare)
-        self.reask_btn = QPushButton("Re-ask this step…")
-        self.reask_btn.setToolTip("Send the exact request of this step again, edited if you like, "
-                                  "and compare the replies (no browser involved)")
-        self.reask_btn.clicked.connect(self.reask)
-        self.branch_btn = QPushButton("Branch from this step")
-        self.branch_btn.setToolTip("Replay the steps before this one in the browser (checking the page still "
-                                   "matches), then let the agent continue from here as a new run")
-        self.branch_btn.clicked.connect(lambda: self.run and self.steps and self.branchRequested.emit(
-            self.run["id"], self.steps[self.index]["step"]))
-        self.replay_btn = QPushButton("Replay in browser")
-        self.replay_btn.setToolTip("Watch this run again on today's site, at the recorded pace")
-        self.replay_speed = QComboBox()
-        for label, speed in (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0),
-                             ("as fast as pages load", None)):
-            self.replay_speed.addItem(label, speed)
-        self.replay_speed.setCurrentIndex(1)
-        self.replay_btn.clicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
-        self.tools_row = flow_row(())  # wraps on a narrow window: no button has its text cut
-        self.tools = self.tools_row.layout()
-        self.tools.addWidget(self.compare_btn)
-        self.tools.addWidget(self.reask_btn)
-        self.tools.addWidget(self.branch_btn)
-        self.tools.addWidget(self.replay_btn)
-        self.tools.addWidget(self.replay_speed)
-        self._build_resume()
-        self.step_info = QLabel()
-        self.step_info.setTextFormat(Qt.RichText)
-        self.step_info.setWordWrap(True)
-        self.image_note = QLabel()  # says when the shown image is not the clean screenshot
-        self.image_note.setTextFormat(Qt.PlainText)
-        self.image_note.setStyleSheet("color:#e65100")
-        self.image_note.hide()
-        self.details = StepDetails()
-        self._build_label_bar(annotator)
-        viewer = QWidget()
-        vl = QVBoxLayout(viewer)
-        vl.setContentsMargins(0, 0, 0, 0)
-        vl.addWidget(self.header)
-        vl.addWidget(self.answer)
-        vl.addWidget(self.filmstrip)
-        self.vsplit = vsplit = QSplitter(Qt.Vertical)
-        top = QWidget()
-        tl = QVBoxLayout(top)
-        tl.setContentsMargins(0, 0, 0, 0)
-        tl.addWidget(self.tools_row)
-        tl.addWidget(self.step_info)
-        tl.addWidget(self.image_note)
-        tl.addWidget(self.view, 1)
-        vsplit.addWidget(top)
-        vsplit.addWidget(self.details)
-        vsplit.setSizes([520, 200])
-        vl.addWidget(vsplit, 1)
-        vl.addWidget(self.label_bar)
-        vl.addWidget(self.adjudication)
+    def _build(self) -> None:
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.setContentsMargins(0, 0, 0, 0)
+        rl.addWidget(self.viewer, 1)
+        rl.addWidget(self.label_bar)
+        rl.addWidget(self.adjudication)
         self.side = QSplitter(Qt.Vertical)  # the runs list; on a small screen the step's details under it
-        self.side.addWidget(filters)
+        self.side.addWidget(self.browser)
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(self.side)
-        self.split.addWidget(viewer)
-        self.split.setSizes([420, 860])
+        self.split.addWidget(right)
+        self.split.setSizes([SIDE, 1280 - SIDE])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(self.split)
-        self._install_layout()
 
-    def _build_resume(self) -> None:
-        """Resume / Close run, shown for a run whose process died (see cockpit.core.replay.resume)."""
-        self.resume_btn = QPushButton("Resume")
-        self.resume_btn.setToolTip("Continue this run, as the same run, in a new browser and with its model: "
-                                   "new steps follow the last one and the agent sees the conversation so far")
-        self.resume_replay = QCheckBox("by replaying its steps")
-        self.resume_replay.setToolTip("Restore the page by replaying the recorded actions (irreversible ones are "
-                                      "asked about again) instead of opening the address the last step ended on")
-        self.close_run_btn = QPushButton("Close run")
-        self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
-        self.resume_btn.clicked.connect(lambda: self.run and self.resumeRequested.emit(
-            self.run["id"], self.resume_replay.isChecked()))
-        self.close_run_btn.clicked.connect(self.close_run)
-        for w in (self.resume_btn, self.resume_replay, self.close_run_btn):
-            self.tools.addWidget(w)
-        self._update_resume()
+    def _wire(self) -> None:
+        b, bar, lab, tools = self.browser, self.label_bar, self.labeller, self.viewer.tools
+        b.runPicked.connect(self.open_run)
+        self.adj_bar.onlyChanged.connect(b.set_only)
+        self.adj_bar.modeChanged.connect(self._on_adjudication_mode)
+        self.adjudication.recorded.connect(self._on_adjudicated)
+        bar.verdictRequested.connect(self.label)
+        bar.nextRequested.connect(lab.next_unlabelled)
+        bar.annotatorChanged.connect(lambda _name: lab.on_annotator_changed())
+        bar.blindToggled.connect(self._on_blind)
+        bar.axisPicked.connect(lab.axis_picked)
+        bar.categoryPicked.connect(lab.category_picked)
+        bar.commentEdited.connect(lab.resave)
+        lab.hiddenRuns.connect(b.model.set_hidden_runs)
+        lab.labelled.connect(self._on_labelled)
+        lab.openRequested.connect(self.show_run)
+        self.viewer.imageShown.connect(self._show_corrections)
+        self.corrector.message.connect(bar.say)
+        self.corrector.error.connect(bar.say)
+        tools.compareClicked.connect(self.compare)
+        tools.reaskClicked.connect(self.reask)
+        tools.branchClicked.connect(self._branch)
+        tools.replayClicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
+        tools.resumeClicked.connect(lambda by_replay: self.run and self.resumeRequested.emit(self.run["id"],
+                                                                                              by_replay))
+        tools.closeRunClicked.connect(self.close_run)
 
-    def _update_resume(self) -> None:
-        status = self.run["status"] if self.run else ""
-        for w in (self.resume_btn, self.resume_replay):
-            w.setVisible(status in resume.RESUMABLE)
-        self.close_run_btn.setVisible(status == "interrupted")
+    def _shortcuts(self) -> None:
+        v, lab = self.viewer, self.labeller
+
+        def sc(key, slot):
+            s = QShortcut(QKeySequence(key), self)
+            s.setContext(Qt.WidgetWithChildrenShortcut)
+            s.activated.connect(slot)
+        sc("Right", lambda: v.go(v.index + 1))
+        sc("Left", lambda: v.go(v.index - 1))
+        sc("Home", lambda: v.go(0))
+        sc("End", lambda: v.go(len(v.steps) - 1))
+        for key, verdict in (("S", "success"), ("F", "fail"), ("U", "unsure")):
+            sc(key, lambda x=verdict: self.label(x))
+        sc("N", lab.next_unlabelled)
+        for axis, key in AXIS_KEYS.items():
+            sc(key, lambda a=axis: self.adjudicating or lab.step_axis(a))  # adjudication settles success only
+        sc("B", lambda: v.view.set_marks_visible(not v.view.marks_visible()))
+        for i in range(1, len(L.CATEGORIES) + 1):
+            sc(str(i), lambda i=i: self.pick_category(i))
+        for key, judgement in STEP_KEYS.items():
+            sc(key, lambda j=judgement: lab.judge_step(j))
+        sc(ADD_MARK_KEY, self.corrector.toggle_adding)
+
+    def closeEvent(self, event) -> None:
+        self.viewer.loader.stop()
+        super().closeEvent(event)
+
+    # ---------- what the window and the tests reach ----------
+    loader = _via("viewer", "loader")
+    replay_speed = property(lambda self: self.viewer.tools.replay_speed)
+    run, steps, index = _via("viewer", "run"), _via("viewer", "steps"), _via("viewer", "index")
+    view, header, answer = _via("viewer", "view"), _via("viewer", "header"), _via("viewer", "answer")
+    filmstrip, step_info = _via("viewer", "filmstrip"), _via("viewer", "step_info")
+    image_note, details = _via("viewer", "image_note"), _via("viewer", "details")
+    branch_btn = property(lambda self: self.viewer.tools.branch_btn)
+    resume_btn = property(lambda self: self.viewer.tools.resume_btn)
+    close_run_btn = property(lambda self: self.viewer.tools.close_run_btn)
+    model, table, search = _via("browser", "model"), _via("browser", "table"), _via("browser", "search")
+    f_site, f_model, f_status = _via("browser", "f_site"), _via("browser", "f_model"), _via("browser", "f_status")
+    f_human, f_judge = _via("browser", "f_human"), _via("browser", "f_judge")
+    f_annotator, count = _via("browser", "f_annotator"), _via("browser", "count")
+    status, blind, comment = _via("label_bar", "status"), _via("label_bar", "blind"), _via("label_bar", "comment")
+    axes, btn_next, queue_bar = _via("label_bar", "axes"), _via("label_bar", "btn_next"), _via("label_bar", "queue_bar")
+    guideline_btn = property(lambda self: self.label_bar.queue_bar.guideline_btn)
+    guideline = property(lambda self: self.label_bar.queue_bar.guideline)
+    adj_toggle, adj_open = _via("adj_bar", "adj_toggle"), _via("adj_bar", "adj_open")
+    adjudicating = _via("adj_bar", "adjudicating")
+
+    def annotator_name(self) -> str:
+        """The annotator's name as typed in the label bar (Reports asks for it)."""
+        return self.label_bar.who()
+
+    _annotator = annotator_name  # (the name main_window used)
+
+    def go(self, i: int) -> None:
+        self.viewer.go(i)
+
+    def apply_filter(self) -> None:
+        self.browser.apply_filter()
+
+    def next_unlabelled(self) -> None:
+        self.labeller.next_unlabelled()
+
+    def label(self, verdict: str) -> bool:
+        if self.adjudicating:  # S / F pick the adjudicated verdict there; the annotator's own label stays
+            if self.run:
+                self.adjudication.pick(verdict)
+            return False
+        return self.labeller.label(verdict)
+
+    def pick_category(self, i: int) -> None:
+        if self.adjudicating:
+            self.label("fail")
+        else:
+            self.labeller.pick_category(i)
+
+    def set_adjudicating(self, on: bool) -> None:
+        self.adj_bar.set_adjudicating(on)
+
+    # ---------- runs ----------
+    def refresh(self) -> None:
+        """New runs or labels elsewhere: reload the table, keep the open run."""
+        self.browser.fill_filters()
+        self.labeller.refresh_queue()
+        self.browser.apply_filter()
+        if self.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
+            self.adj_bar.reload()
+            self._show_adjudication()
+        if self.run:  # its status may have changed (resumed, closed, finished)
+            self.viewer.reload_run()
+            self.labeller.show_header()
+
+    def show_run(self, run_id: str) -> None:
+        """Open a run and select it in the table when it is listed."""
+        self.browser.select(run_id)
+        self.open_run(run_id)
+
+    def open_run(self, run_id: str | None) -> None:
+        if not run_id or (self.run and self.run["id"] == run_id):
+            return
+        if not self.viewer.open(run_id):
+            return
+        self.browser.shown_run_id = run_id
+        self.labeller.on_run_opened()
+        self.viewer.go(0 if self.steps else -1)
+        if not self.steps:
+            self.view.clear("This run has no steps.")
+        self._show_adjudication()
+
+    def _where(self) -> tuple[str, int] | None:
+        """The run and step the screenshot shows (for corrections)."""
+        s = self.viewer.current()
+        return (self.run["id"], s["step"]) if s is not None else None
+
+    def _show_corrections(self) -> None:
+        where = self._where()
+        if where is not None:
+            self.corrector.show(*where)
+
+    def _on_labelled(self, run_id: str) -> None:
+        self.browser.update_human(run_id)
+        self.labelled.emit(run_id)
+
+    def _on_blind(self, on: bool) -> None:
+        self.browser.set_blind(on)
+        self.labeller.show_header()
+
+    def _on_adjudication_mode(self, on: bool) -> None:
+        self.layout_ctl.set_adjudicating(on)
+        self._show_adjudication()
+
+    def _show_adjudication(self) -> None:
+        if self.adjudicating:
+            self.adjudication.show_item(self.adj_bar.item(self.run["id"] if self.run else None))
+
+    def _on_adjudicated(self, run_id: str) -> None:
+        self.adj_bar.reload()  # under "open only" the run leaves the list
+        self._show_adjudication()
+        item = self.adj_bar.item(run_id)
+        verdict = item["adjudication"]["verdict"] if item and item["adjudication"] else "?"
+        self.adjudication.message.setStyleSheet("color:#1b5e20")
+        self.adjudication.message.setText(f"Recorded: run {run_id} adjudicated {verdict}.")
+
+    # ---------- tools ----------
+    def _branch(self) -> None:
+        s = self.viewer.current()
+        if s is not None:
+            self.branchRequested.emit(self.run["id"], s["step"])
 
     def close_run(self) -> bool:
         """Mark the open (interrupted) run closed; its steps stay."""
@@ -248,151 +272,12 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
         try:
             resume.close(self.store, self.run["id"])
         except CockpitError as e:
-            self.status.setText(str(e))
+            self.label_bar.say(str(e))
             return False
         self.refresh()
-        self.status.setText(f"run {self.run['id']} closed; its steps are kept")
+        self.label_bar.say(f"run {self.run['id']} closed; its steps are kept")
         return True
 
-    def _shortcuts(self) -> None:
-        def sc(key, slot):
-            s = QShortcut(QKeySequence(key), self)
-            s.setContext(Qt.WidgetWithChildrenShortcut)
-            s.activated.connect(slot)
-        sc("Right", lambda: self.go(self.index + 1))
-        sc("Left", lambda: self.go(self.index - 1))
-        sc("Home", lambda: self.go(0))
-        sc("End", lambda: self.go(len(self.steps) - 1))
-        sc("S", lambda: self.label("success"))
-        sc("F", lambda: self.label("fail"))
-        sc("U", lambda: self.label("unsure"))
-        sc("N", self.next_unlabelled)
-        for axis, key in AXIS_KEYS.items():
-            sc(key, lambda a=axis: self.step_axis(a))
-        sc("B", lambda: self.view.set_marks_visible(not self.view.marks_visible()))
-        for i in range(1, len(L.CATEGORIES) + 1):
-            sc(str(i), lambda i=i: self.pick_category(i))
-        for key, judgement in STEP_KEYS.items():
-            sc(key, lambda j=judgement: self.judge_step(j))
-
-    def _fill_filters(self) -> None:
-        """Refill the choices; what was chosen stays chosen (when it is still a choice)."""
-        for combo, label, items in ((self.f_site, "site: any", self.model.distinct("site")),
-                                    (self.f_model, "model: any", self.model.distinct("model")),
-                                    (self.f_status, "status: any", self.model.distinct("status")),
-                                    (self.f_annotator, "annotator: any", L.annotators(self.store))):
-            chosen = combo.currentText() if combo.currentIndex() > 0 else None
-            combo.blockSignals(True)
-            combo.clear()
-            combo.addItem(label)
-            combo.addItems(items)
-            for i, item in enumerate(items, 1):  # "refused": stopped at the gate
-                if status_text(item) != item:
-                    combo.setItemData(i, status_text(item), Qt.ToolTipRole)
-            if chosen is not None:
-                combo.setCurrentIndex(max(0, combo.findText(chosen)))
-            combo.blockSignals(False)
-
-    # ---------- runs ----------
-    def refresh(self) -> None:
-        """New runs or labels elsewhere: reload the table, keep the open run."""
-        self._fill_filters()
-        self._refresh_queue()
-        self.apply_filter()
-        if self.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
-            self._reload_adjudication()
-            self._show_adjudication()
-        if self.run:  # its status may have changed (resumed, closed, finished)
-            try:
-                self.run = self.store.run(self.run["id"])
-            except CockpitError:
-                return
-            self._show_header()
-            self._update_resume()
-
-    def apply_filter(self) -> None:
-        def pick(c: QComboBox) -> str:
-            return c.currentText() if c.currentIndex() > 0 else ""
-        since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
-        self.model.reload(RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
-                                    status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
-                                    annotator=pick(self.f_annotator),
-                                    since=time.time() - since * 86400 if since else None))
-        self._update_count()
-        self._reselect()  # (ReviewAdjudication)
-
-    def _update_count(self) -> None:
-        self.count.setText(f"{self.model.total:,} runs")
-
-    def open_run(self, run_id: str | None) -> None:
-        if not run_id or (self.run and self.run["id"] == run_id):
-            return
-        try:
-            self.run = self.store.run(run_id)
-            self.steps = self.store.steps(run_id, with_request=False)
-        except CockpitError as e:
-            self.view.clear(str(e))
-            return
-        self.opened_at = time.monotonic()
-        self._set_note("")
-        self._revealed = False
-        self._pick_target = False
-        self._marks = {k: v for k, v in self._marks.items() if k[0] == run_id}  # only this run's
-        self.filmstrip.blockSignals(True)
-        self.filmstrip.clear()
-        placeholder = QPixmap(144, 108)
-        placeholder.fill(Qt.lightGray)
-        for s in self.steps:
-            it = QListWidgetItem(QIcon(placeholder), f"{s['step']} {(s['action'] or s['action_text'] or '')[:18]}")
-            it.setToolTip(tip(s["action"] or s["action_text"] or "", "see the step's details"))
-            self.filmstrip.addItem(it)
-        self.filmstrip.blockSignals(False)
-        self.loader.request("image", [])
-        self.loader.request("thumb", [(run_id, s["step"], str(self.store.file(s["screenshot"])))
-                                      for s in self.steps if s["screenshot"]])
-        self._update_claim()  # before anything of the run is shown
-        self._opened_blind = self.claim_hidden
-        self._show_header()
-        self._update_resume()
-        self._load_label()
-        self.index = -1
-        self.go(0 if self.steps else -1)
-        if not self.steps:
-            self.view.clear("This run has no steps.")
-        self._show_adjudication()
-
-    def _show_header(self) -> None:
-        r, e = self._shown_run(), html.escape  # a blind batch's run: no answer, no status until labelled
-        mine = self._my_label()
-        hide = (self.blind.isChecked() and mine is None) or self.claim_hidden
-        others = "" if hide else self._others_html()
-        self._revealed = self._revealed or not hide
-        self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "
-                            f"{e(r['model'] or '')} · {e(r['status'])} · {r['steps']} steps · run {e(r['id'])}"
-                            f"</span>{others}")
-        answer = r["answer"]
-        self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else
-                                                         f"<i>none ({e(r['status'])}: {e(r['error'] or '')})</i>"))
-        # compact (a small screen): one line each, the whole text in the tooltip
-        self.header_line.set_full_text(f"{r['task']} — {status_text(r['status'])} · {r['steps']} steps · "
-                                       f"run {r['id']}", self.header.text())
-        self.answer_line.set_full_text("Final answer: " + (answer if answer is not None else
-                                                           f"none ({r['status']}: {r['error'] or ''})"))
-
-    def _others_html(self) -> str:
-        parts = []
-        for lab in L.labels(self.store, self.run["id"]):
-            parts.append(f"{html.escape(lab['annotator'])}: {lab['verdict']}"
-                         + (f" ({html.escape(lab['category'])})" if lab["category"] else ""))
-        for v in L.verdicts(self.store, self.run["id"]):
-            word = {1: "success", 0: "fail"}.get(v["verdict"], "undecided")
-            parts.append(f"{html.escape(v['judge'])}" + (f" k={v['k']}" if v["k"] else "") + f": {word}")
-        ref = (self.run.get("config") or {}).get("reference_answers")
-        if ref:
-            parts.append("reference: " + html.escape(json.dumps(ref)[:200]))
-        return ("<br>" + " · ".join(parts)) if parts else ""
-
-    # ---------- tools ----------
     def other_runs(self) -> list[dict]:
         """Other runs of the open run's task (same task id, or same task text)."""
         if not self.run:
@@ -401,9 +286,8 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
         return self.store.other_runs_of_task(r["id"], r["task_id"] or "", r["task"])
 
     def reask(self):
-        if self.run and self.steps:
-            return open_reask(self.store, self.run["id"], self.steps[self.index]["step"], self)
-        return None
+        s = self.viewer.current()
+        return open_reask(self.store, self.run["id"], s["step"], self) if s is not None else None
 
     def compare(self, other: str | None = None):
         if not self.run:
@@ -411,7 +295,7 @@ class ReviewPanel(ReviewSteps, ReviewLabelling, ReviewQueue, ReviewAdjudication,
         if other is None:
             runs = self.other_runs()
             if not runs:
-                self.status.setText("No other run of this task to compare with.")
+                self.label_bar.say("No other run of this task to compare with.")
                 return None
             names = [f"{r['id']} · {r['model']} · {r['status']}" for r in runs]
             choice, ok = QInputDialog.getItem(self, "Compare with", "Another run of this task:", names, 0, False)

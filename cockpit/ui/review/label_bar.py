@@ -1,0 +1,131 @@
+"""Review's label bar: the annotator's name, Blind, the verdict buttons, the two axes, category and comment,
+and the footer line saying what was stored or what to do next.
+
+A widget that owns these fields and says what the person asked for (signals); cockpit.ui.review.labelling
+stores the labels. The footer line ("step 3: wrong target — click the right box on the screenshot", "your
+label: fail (Unsafe action attempted)") has a line of its own and wraps: it never makes the window wider and
+never squeezes the comment field.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSizePolicy, \
+    QVBoxLayout, QWidget
+
+from cockpit.core.store import labels as L
+from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.review.queue import QueueBar
+
+#: The keys that step through the side effects and repetition answers (E and R judge steps).
+AXIS_KEYS = {"side_effects": "X", "repetition": "L"}
+AXIS_CHOICES = ("–", "no", "yes", "unsure")  # the first: not answered
+
+
+class LabelBar(QWidget):
+    verdictRequested = Signal(str)  # success, fail, unsure
+    nextRequested = Signal()
+    annotatorChanged = Signal(str)
+    blindToggled = Signal(bool)
+    axisPicked = Signal()
+    categoryPicked = Signal()
+    commentEdited = Signal()
+
+    def __init__(self, store, annotator: str, parent=None):
+        super().__init__(parent)
+        self.annotator = QComboBox()
+        self.annotator.setEditable(True)
+        self.annotator.addItems(L.annotators(store))
+        self.annotator.setCurrentText(annotator)
+        self.annotator.setToolTip("Your annotator name; labels are stored under it")
+        self.annotator.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long name: no wider
+        self.annotator.setMinimumContentsLength(10)
+        self.blind = QCheckBox("Blind")
+        self.blind.setToolTip("Hide other verdicts (judges, other annotators) until you have labelled the run")
+        self.btn_success = QPushButton("Success (S)")
+        self.btn_fail = QPushButton("Fail (F)")
+        self.btn_unsure = QPushButton("Unsure (U)")
+        self.btn_next = QPushButton("Next unlabelled (N)")
+        self.category = QComboBox()
+        self.category.setEditable(True)
+        self.category.addItems(["", *L.CATEGORIES])
+        self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
+        self.category.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+        self.category.setMinimumContentsLength(12)
+        self.comment = QLineEdit(placeholderText="comment (optional)")
+        self.comment.setMinimumWidth(120)
+        self.status = QLabel()  # what was stored, or what to do next
+        self.status.setTextFormat(Qt.PlainText)
+        self.status.setWordWrap(True)
+        self.status.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
+        self.axes = {}
+        for axis, key in AXIS_KEYS.items():
+            box = QComboBox()
+            box.addItems(AXIS_CHOICES)
+            box.setToolTip(f"{L.AXIS_QUESTIONS[axis]} ({key} steps through {' / '.join(AXIS_CHOICES[1:])})")
+            box.activated.connect(lambda _i: self.axisPicked.emit())
+            self.axes[axis] = box
+        self.queue_bar = QueueBar(store)  # the annotator's batch, above their label
+        self.queue_bar.nextRequested.connect(self.nextRequested)
+        self._build()
+
+    def _build(self) -> None:
+        r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
+                       self.btn_unsure, QLabel(f"Side effects ({AXIS_KEYS['side_effects']}):"),
+                       self.axes["side_effects"], QLabel(f"Loop ({AXIS_KEYS['repetition']}):"),
+                       self.axes["repetition"], self.btn_next))  # wraps on a narrow window
+        r2 = QHBoxLayout()
+        r2.addWidget(QLabel("Category:"))
+        r2.addWidget(self.category, 1)
+        r2.addWidget(self.comment, 2)
+        bl = QVBoxLayout(self)
+        bl.setContentsMargins(0, 4, 0, 0)
+        bl.addWidget(self.queue_bar)
+        bl.addWidget(r1)
+        bl.addLayout(r2)
+        bl.addWidget(self.status)
+        self.annotator.currentTextChanged.connect(self.annotatorChanged)
+        self.blind.toggled.connect(self.blindToggled)
+        for btn, verdict in ((self.btn_success, "success"), (self.btn_fail, "fail"), (self.btn_unsure, "unsure")):
+            btn.clicked.connect(lambda _=False, v=verdict: self.verdictRequested.emit(v))
+        self.btn_next.clicked.connect(self.nextRequested)
+        self.category.activated.connect(lambda _: self.categoryPicked.emit())
+        self.comment.editingFinished.connect(self.commentEdited)
+
+    def who(self) -> str:
+        """The annotator's name."""
+        return self.annotator.currentText().strip()
+
+    def say(self, text: str) -> None:
+        self.status.setText(text)
+
+    def load(self, mine: dict | None) -> None:
+        """The fields as the annotator's label on the open run left them (blank: not labelled)."""
+        self.category.setCurrentText(mine["category"] if mine else "")
+        self.comment.setText(mine["comment"] if mine else "")
+        for axis, box in self.axes.items():
+            box.setCurrentText((mine or {}).get(axis) or AXIS_CHOICES[0])
+        self.show_label(mine)
+
+    def show_label(self, mine: dict | None) -> None:
+        """The footer says the run's label (a step's own judgement is in the step's line above)."""
+        self.say(label_text(mine["verdict"], mine["category"]) if mine else "not labelled by you")
+
+    def axis_answer(self, axis: str) -> str | None:
+        text = self.axes[axis].currentText()
+        return None if text == AXIS_CHOICES[0] else text
+
+    def step_axis(self, axis: str) -> None:
+        """No, then yes, then unsure, then no again."""
+        box = self.axes[axis]
+        box.setCurrentIndex(box.currentIndex() % (len(AXIS_CHOICES) - 1) + 1)
+
+    def category_text(self) -> str:
+        return self.category.currentText().strip()
+
+    def set_queue_mode(self, queued: bool) -> None:
+        """With a batch queue, the queue's own Next button stands in for the bar's."""
+        self.btn_next.setVisible(not queued)
+
+
+def label_text(verdict: str, category: str = "") -> str:
+    return f"your label: {verdict}" + (f" ({category})" if category and verdict == "fail" else "")

@@ -1,0 +1,64 @@
+"""Review's tools on the open run: compare, re-ask, branch, replay, and resume / close an interrupted run.
+
+A row of buttons that wraps on a narrow window (no button has its text cut). It only says what was asked
+(signals); cockpit.ui.review.panel acts on the open run.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton, QVBoxLayout, QWidget
+
+from cockpit.core.replay import resume
+from cockpit.ui.flow_layout import flow_row
+
+
+class RunTools(QWidget):
+    compareClicked = Signal()
+    reaskClicked = Signal()
+    branchClicked = Signal()
+    replayClicked = Signal()
+    resumeClicked = Signal(bool)  # by replaying its steps
+    closeRunClicked = Signal()
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.compare_btn = QPushButton("Compare with…")
+        self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
+        self.reask_btn = QPushButton("Re-ask this step…")
+        self.reask_btn.setToolTip("Send the exact request of this step again, edited if you like, "
+                                  "and compare the replies (no browser involved)")
+        self.branch_btn = QPushButton("Branch from this step")
+        self.branch_btn.setToolTip("Replay the steps before this one in the browser (checking the page still "
+                                   "matches), then let the agent continue from here as a new run")
+        self.replay_btn = QPushButton("Replay in browser")
+        self.replay_btn.setToolTip("Watch this run again on today's site, at the recorded pace")
+        self.replay_speed = QComboBox()
+        for label, speed in (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0),
+                             ("as fast as pages load", None)):
+            self.replay_speed.addItem(label, speed)
+        self.replay_speed.setCurrentIndex(1)
+        self.resume_btn = QPushButton("Resume")
+        self.resume_btn.setToolTip("Continue this run, as the same run, in a new browser and with its model: "
+                                   "new steps follow the last one and the agent sees the conversation so far")
+        self.resume_replay = QCheckBox("by replaying its steps")
+        self.resume_replay.setToolTip("Restore the page by replaying the recorded actions (irreversible ones are "
+                                      "asked about again) instead of opening the address the last step ended on")
+        self.close_run_btn = QPushButton("Close run")
+        self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
+        self.compare_btn.clicked.connect(self.compareClicked)
+        self.reask_btn.clicked.connect(self.reaskClicked)
+        self.branch_btn.clicked.connect(self.branchClicked)
+        self.replay_btn.clicked.connect(self.replayClicked)
+        self.resume_btn.clicked.connect(lambda: self.resumeClicked.emit(self.resume_replay.isChecked()))
+        self.close_run_btn.clicked.connect(self.closeRunClicked)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.addWidget(flow_row((self.compare_btn, self.reask_btn, self.branch_btn, self.replay_btn,
+                                self.replay_speed, self.resume_btn, self.resume_replay, self.close_run_btn)))
+        self.set_run_status("")
+
+    def set_run_status(self, status: str) -> None:
+        """Resume for a run whose process died (cockpit.core.replay.resume), Close run for an interrupted one."""
+        for w in (self.resume_btn, self.resume_replay):
+            w.setVisible(status in resume.RESUMABLE)
+        self.close_run_btn.setVisible(status == "interrupted")

@@ -1,0 +1,168 @@
+"""Review's runs browser: the search, the filters, the runs table and the count.
+
+A widget of its own (cockpit.ui.review.panel composes it): it owns the table model and the filter boxes,
+says which run the person picked (runPicked) and is told which runs to show (blind mode, the runs to
+adjudicate). The filter boxes read their whole "any" text ("annotator: any") and wrap onto more lines on a
+narrow window; a chosen value longer than the box is cut by the box and shown whole in its tooltip.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QLabel, QLineEdit, QTableView, \
+    QVBoxLayout, QWidget
+
+from cockpit.core.store import labels as L
+from cockpit.core.store.records import status_text
+from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.plaintext import tip
+from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
+
+#: The columns sized to their contents: rows told apart at a glance, shown whole.
+WHOLE = ("started", "id", "status", "steps", "site")
+TASK_WIDTH = 220
+
+
+def runs_text(n: int) -> str:
+    """'1 run', '2 runs', '1,234 runs'."""
+    return f"{n:,} run" + ("" if n == 1 else "s")
+
+
+class RunsBrowser(QWidget):
+    runPicked = Signal(str)  # run id: the person selected its row
+
+    def __init__(self, store, parent=None):
+        super().__init__(parent)
+        self.store = store
+        self.model = RunsTableModel(store, self)
+        self.shown_run_id: str | None = None  # the run whose row is (to be) selected
+        self._build()
+        self.model.reload()
+        self.update_count()
+
+    def _build(self) -> None:
+        self.search = QLineEdit(placeholderText="search task and answer…")
+        self.search.setMinimumWidth(80)
+        self.search.returnPressed.connect(self.apply_filter)
+        self.f_site, self.f_model, self.f_status = QComboBox(), QComboBox(), QComboBox()
+        self.f_human, self.f_judge, self.f_annotator, self.f_since = QComboBox(), QComboBox(), QComboBox(), QComboBox()
+        self.f_human.addItems(["human: any", "success", "fail", "unsure", "unlabelled"])
+        self.f_judge.addItems(["judge: any", "success", "fail", "undecided", "unjudged"])
+        self.f_since.addItems(["any time", "today", "last 7 days", "last 30 days"])
+        self.fill_filters()
+        for c in self.filters():
+            c.currentIndexChanged.connect(self.apply_filter)
+            c.currentIndexChanged.connect(lambda _i, c=c: c.setToolTip(tip(c.currentText())))
+            # as wide as its "any" text, whatever the data: a long site name does not widen the window
+            c.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
+            c.setMinimumContentsLength(len(c.itemText(0)) + 1)
+            c.setToolTip(tip(c.currentText()))
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SingleSelection)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(0, Qt.DescendingOrder)
+        self.table.verticalHeader().setVisible(False)
+        head = self.table.horizontalHeader()
+        for key in WHOLE:
+            head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
+        head.resizeSection(column("task"), TASK_WIDTH)
+        head.setStretchLastSection(True)
+        self.table.setWordWrap(False)
+        self.table.selectionModel().currentRowChanged.connect(self._on_row)
+        self.count = QLabel()
+        self.count.setTextFormat(Qt.PlainText)
+        self._lay = QVBoxLayout(self)
+        self._lay.setContentsMargins(0, 0, 0, 0)
+        self._lay.addWidget(self.search)
+        self._lay.addWidget(flow_row((*self.filters(), self.count)))  # wraps: every box reads its whole text
+        self._lay.addWidget(self.table, 1)
+
+    def filters(self) -> tuple[QComboBox, ...]:
+        return (self.f_site, self.f_model, self.f_status, self.f_human, self.f_judge, self.f_annotator, self.f_since)
+
+    def add_above_table(self, widget: QWidget) -> None:
+        self._lay.insertWidget(self._lay.indexOf(self.table), widget)
+
+    def _on_row(self, cur, _prev) -> None:
+        rid = self.model.run_id(cur.row())
+        if rid:
+            self.shown_run_id = rid
+            self.runPicked.emit(rid)
+
+    def fill_filters(self) -> None:
+        """Refill the choices; what was chosen stays chosen (when it is still a choice)."""
+        for combo, label, items in ((self.f_site, "site: any", self.model.distinct("site")),
+                                    (self.f_model, "model: any", self.model.distinct("model")),
+                                    (self.f_status, "status: any", self.model.distinct("status")),
+                                    (self.f_annotator, "annotator: any", L.annotators(self.store))):
+            chosen = combo.currentText() if combo.currentIndex() > 0 else None
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(label)
+            combo.addItems(items)
+            for i, item in enumerate(items, 1):  # "refused": stopped at the gate
+                combo.setItemData(i, tip(status_text(item) if combo is self.f_status else item), Qt.ToolTipRole)
+            if chosen is not None:
+                combo.setCurrentIndex(max(0, combo.findText(chosen)))
+            combo.setToolTip(tip(combo.currentText()))
+            combo.blockSignals(False)
+
+    def apply_filter(self) -> None:
+        def pick(c: QComboBox) -> str:
+            return c.currentText() if c.currentIndex() > 0 else ""
+        since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
+        self.model.reload(RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
+                                    status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
+                                    annotator=pick(self.f_annotator),
+                                    since=time.time() - since * 86400 if since else None))
+        self.update_count()
+        self.reselect()
+
+    def update_count(self) -> None:
+        self.count.setText(runs_text(self.model.total))
+
+    def select(self, run_id: str) -> None:
+        """Select the run's row when it is listed (loading pages as needed), and scroll to it."""
+        self.shown_run_id = run_id
+        row = self.model.ensure_loaded(run_id)
+        if row >= 0:
+            self.table.setCurrentIndex(self.model.index(row, 0))
+            self.table.scrollTo(self.model.index(row, 0))
+
+    def reselect(self) -> None:
+        """Select the shown run's row again after a reload, without opening it again."""
+        row = self.model.row_of(self.shown_run_id) if self.shown_run_id else -1
+        if row >= 0:
+            self.table.blockSignals(True)
+            self.table.setCurrentIndex(self.model.index(row, 0))
+            self.table.blockSignals(False)
+
+    def set_blind(self, on: bool) -> None:
+        """Blind: neither show, filter nor sort by the verdicts."""
+        reset = False
+        for combo in (self.f_human, self.f_judge):  # filtering by verdicts would give them away
+            if on and combo.currentIndex() > 0:
+                combo.blockSignals(True)
+                combo.setCurrentIndex(0)
+                combo.blockSignals(False)
+                reset = True
+            combo.setEnabled(not on)
+        self.model.set_blind(on)
+        if reset:
+            self.apply_filter()
+
+    def set_only(self, run_ids: list[str] | None) -> None:
+        self.model.set_only(run_ids)
+        self.update_count()
+        self.reselect()
+
+    def update_human(self, run_id: str) -> None:
+        """The run's Human column after a label."""
+        row = self.model.row_of(run_id)
+        if row >= 0:
+            self.model.rows[row]["human"] = self.store.human_verdicts_text(run_id)
+            idx = self.model.index(row, column("human"))
+            self.model.dataChanged.emit(idx, idx)
