@@ -150,6 +150,7 @@ def test_long_urls_names_and_messages_wrap_and_never_widen_the_dialog(make_dialo
     for label in (dlg.check.status_label, dlg.error_label, dlg.demo_note, dlg.key.keyring_label):
         left = label.mapTo(dlg, label.rect().topLeft()).x()
         assert left + label.width() - 1 <= right, label.fullText()[:60]
+        assert label.width() > dlg.width() // 2, label.fullText()[:60]  # given the form's width, not squeezed
         assert label.height() >= label.heightForWidth(label.width())  # all its lines shown
         assert label.fullText().replace("\u200b", "") == label.text().replace("\u200b", "")  # nothing cut
     assert LONG_URL in dlg.check.status_label.toolTip() or LONG_URL in dlg.check.status_label.fullText()

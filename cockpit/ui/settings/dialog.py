@@ -91,6 +91,7 @@ class ModelSettingsDialog(QDialog):
         fields.setContentsMargins(0, 0, 0, 0)
         for part in (self.demo_note, self.model, self.key, self.check, self.browser, self.lookahead):
             fields.addWidget(part)
+        fields.addStretch(1)
         self.scroll = TallScrollArea(body)
         layout = QVBoxLayout(self)
         layout.addWidget(self.scroll, 1)

@@ -28,6 +28,7 @@ class KeySection(QWidget):
                                           | Qt.InputMethodHint.ImhSensitiveData)
         self.keyring_label = MessageLabel()  # all its lines, never under the next row, never wider than the form
         self.form = form()
+        self.form.setFieldGrowthPolicy(self.form.FieldGrowthPolicy.AllNonFixedFieldsGrow)  # the note too
         self.form.addRow(label("API &key:", self.key_edit, None), self.key_edit)
         self.form.addRow("", self.keyring_label)
         lay = QVBoxLayout(self)

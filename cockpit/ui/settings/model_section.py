@@ -24,7 +24,8 @@ PRESETS: tuple[tuple[str, str, str], ...] = (
     ("Ollama", "http://localhost:11434/v1", ""),
     ("LM Studio", "http://localhost:1234/v1", ""),
 )
-PICK_A_MODEL = "pick one of the server's models: List models asks it"
+PICK_A_MODEL = "pick one of the server's models: List models asks it which it has"
+PICK_PLACEHOLDER = "pick a model (List models asks the server)"
 
 
 class ModelSection(QWidget):
@@ -158,7 +159,7 @@ class ModelSection(QWidget):
             self.base_url_edit.setText(url)
             self.model_combo.clear()
             self.model_combo.setEditText(model)
-        self.model_combo.lineEdit().setPlaceholderText("" if self.model() else PICK_A_MODEL)
+        self.model_combo.lineEdit().setPlaceholderText("" if self.model() else PICK_PLACEHOLDER)
         self.server_changed.emit()
         self.said.emit(f"{name}: model {self.model()}." if self.model() else f"{name}: {PICK_A_MODEL}.")
 

@@ -34,8 +34,9 @@ class MessageLabel(WrappedLabel):
         super().__init__("", parent)
         self._full = ""
         self.setTextFormat(Qt.TextFormat.PlainText)
-        self.setMinimumWidth(1)
-        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.MinimumExpanding)
+        # Ignored: its width is what the layout gives, never its text's (no minimum width either: QLabel would
+        # then size its hint at that width, one word a line).
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.setText(text)
 
     def fullText(self) -> str:  # noqa: N802 (Qt's naming)
