@@ -101,6 +101,7 @@ class LabelBar(QWidget):
     def load(self, mine: dict | None) -> None:
         """The fields as the annotator's label on the open run left them (blank: not labelled)."""
         self.category.setCurrentText(mine["category"] if mine else "")
+        self.category.lineEdit().setCursorPosition(0)  # a long category: its beginning in view
         self.comment.setText(mine["comment"] if mine else "")
         for axis, box in self.axes.items():
             box.setCurrentText((mine or {}).get(axis) or AXIS_CHOICES[0])

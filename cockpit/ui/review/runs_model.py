@@ -20,9 +20,9 @@ COLUMNS = [  # (header, row key; also the sort key, see cockpit.core.store.queri
     ("Started", "started"),  # to the second, and the run's id: two runs of one task told apart at a glance
     ("Run", "id"),
     ("Status", "status"),
+    ("Task", "task"),  # before the narrower ones: in view on a 1024-pixel screen too
     ("Steps", "steps"),
     ("Site", "site"),
-    ("Task", "task"),
     ("Model", "model"),
     ("Human", "human"),
     ("Judge", "judge"),
