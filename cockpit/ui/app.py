@@ -35,10 +35,12 @@ def data_folder_problem() -> str | None:
 
 def start_error_box(problem: str):
     """The message box that says why the window cannot start (a QMessageBox, not yet shown)."""
+    from PySide6.QtCore import Qt
     from PySide6.QtWidgets import QMessageBox
     box = QMessageBox(QMessageBox.Icon.Critical, "Cockpit cannot start", f"Cockpit cannot start: {problem}",
                       QMessageBox.StandardButton.Close)
     box.setObjectName("startErrorBox")
+    box.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)  # the path can be copied
     return box
 
 
