@@ -135,7 +135,7 @@ def test_filters_and_search(qtbot, panel, store):
     p.apply_filter()
     assert p.model.total == 2
     p.search.setText("")
-    p.f_status.setCurrentText("max_steps")
+    p.f_status.setCurrentText("out of steps")  # max_steps, in words
     assert p.model.total == 1 and "flight" in p.model.rows[0]["task"]
     p.f_status.setCurrentIndex(0)
     p.f_human.setCurrentText("fail")

@@ -174,3 +174,19 @@ def test_review_at_1024_and_1280_reads_whole_filters_columns_and_words(qtbot, wi
     L.set_step_label(w.store, rid, 2, LONG_NAME, "no_progress")
     r.go(1)
     assert "you: no progress" in r.step_info.text()
+
+
+def test_statuses_and_judgements_read_as_words_in_review(qtbot, window):
+    w = window
+    rid = make_run(w.store, steps=2, answer=None, status="max_steps")
+    L.set_step_label(w.store, rid, 1, "ada", "wrong_action")
+    r = open_review(w, rid)
+    statuses = [r.f_status.itemText(i) for i in range(r.f_status.count())]
+    assert "out of steps" in statuses and not any("_" in s for s in statuses), statuses
+    r.f_status.setCurrentText("out of steps")
+    assert r.model.total == 1 and r.count.text() == "1 run"
+    assert r.model.data(r.model.index(0, column("status"))) == "out of steps"
+    assert "out of steps" in r.header.text() and "max_steps" not in r.header.text()
+    assert "you: wrong action" in r.step_info.text()
+    r.labeller.judge_step("no_progress")
+    assert r.status.text() == "step 1: no progress" and "you: no progress" in r.step_info.text()

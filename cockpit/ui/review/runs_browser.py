@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QAbstractItemView, QComboBox, QHeaderView, QLabel,
     QVBoxLayout, QWidget
 
 from cockpit.core.store import labels as L
-from cockpit.core.store.records import status_text
+from cockpit.core.store.records import STATUS_WORDS, status_text
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
@@ -102,9 +102,10 @@ class RunsBrowser(QWidget):
             combo.blockSignals(True)
             combo.clear()
             combo.addItem(label)
-            combo.addItems(items)
-            for i, item in enumerate(items, 1):  # "refused": stopped at the gate
-                combo.setItemData(i, tip(status_text(item) if combo is self.f_status else item), Qt.ToolTipRole)
+            for item in items:  # a status in words ("out of steps", not max_steps); the stored value is the data
+                combo.addItem(STATUS_WORDS.get(item, item) if combo is self.f_status else item, item)
+                combo.setItemData(combo.count() - 1, tip(status_text(item) if combo is self.f_status else item),
+                                  Qt.ToolTipRole)  # "refused": stopped at the gate
             if chosen is not None:
                 combo.setCurrentIndex(max(0, combo.findText(chosen)))
             combo.setToolTip(tip(combo.currentText()))
@@ -112,7 +113,7 @@ class RunsBrowser(QWidget):
 
     def apply_filter(self) -> None:
         def pick(c: QComboBox) -> str:
-            return c.currentText() if c.currentIndex() > 0 else ""
+            return (c.currentData() or c.currentText()) if c.currentIndex() > 0 else ""
         since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
         self.model.reload(RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
                                     status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
