@@ -62,7 +62,7 @@ def main():
         50, lambda: w.bridge.answer_approval(Decision(True, "human:bench"))))
     if args.select_steps:
         w.bridge.event.connect(lambda e: type(e).__name__ == "StepFinished" and QTimer.singleShot(
-            0, lambda s=e.step: w.log_panel.select_step(s)))
+            0, lambda s=e.step: w.live.log_panel.select_step(s)))
     done = {"runs": 0}
     t0 = time.monotonic()
 
@@ -82,7 +82,7 @@ def main():
     QTimer.singleShot(3010, next_run)
     app.exec()
     wall = time.monotonic() - t0
-    steps = w.log_panel.topLevelItemCount()
+    steps = w.live.log_panel.topLevelItemCount()
     w.close()
     gaps = sorted(gaps)
     p99 = gaps[int(0.99 * (len(gaps) - 1))]

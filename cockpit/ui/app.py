@@ -67,7 +67,7 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     win = MainWindow(demo=demo)
     _quit_on_signals(app, win)
     if task:
-        win.task_bar.set_task(task, url or "")
+        win.live.task_bar.set_task(task, url or "")
     win.show()
     if autostart:
         win.start_run()

@@ -8,36 +8,37 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QAction, QActionGroup
-from PySide6.QtWidgets import QCheckBox, QComboBox, QMenu
+from PySide6.QtWidgets import QCheckBox, QComboBox, QMainWindow, QMenu, QTabWidget
 
 from cockpit.core.agent.approval import POLICIES
 
 
-def build_menus(w) -> None:
-    """Fill `w`'s (a MainWindow's) menu bar."""
+def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, ...] = ()) -> None:
+    """Fill `w`'s menu bar with the actions of `tb` (a RunToolbar), the check boxes `boxes` besides its own,
+    and one entry per tab of `modes`."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
-    for a in (w.act_open, w.act_settings):
+    for a in (tb.act_open, tb.act_settings):
         file_menu.addAction(a)
     file_menu.addSeparator()
-    file_menu.addAction(w.act_quit)
+    file_menu.addAction(tb.act_quit)
     run = bar.addMenu("&Run")
-    for a in (w.act_run, w.act_pause, w.act_step, w.act_stop):
+    for a in (tb.act_run, tb.act_pause, tb.act_step, tb.act_stop):
         run.addAction(a)
     run.addSeparator()
-    for a in (w.act_take, w.act_hand):
+    for a in (tb.act_take, tb.act_hand):
         run.addAction(a)
     run.addSeparator()
-    _policy_menu(run.addMenu("Ask &before"), w.policy)
-    for box in (w.demo_box, w.keep_browser_box, w.lookahead.box):
+    _policy_menu(run.addMenu("Ask &before"), tb.policy)
+    for box in (tb.demo_box, tb.keep_browser_box, *boxes):
         run.addAction(_twin(box, w))
     view = bar.addMenu("&View")
-    for a in (w.act_boxes, w.act_fit, w.act_add):
+    for a in (tb.act_boxes, tb.act_fit, tb.act_add):
         view.addAction(a)
     view.addSeparator()
-    for i in range(w.modes.count()):
-        tab = QAction(w.modes.tabText(i), w)
-        tab.triggered.connect(lambda _=False, i=i: w.modes.setCurrentIndex(i))
+    for i in range(modes.count()):
+        tab = QAction(modes.tabText(i), w)
+        tab.triggered.connect(lambda _=False, i=i: modes.setCurrentIndex(i))
         view.addAction(tab)
 
 

@@ -192,7 +192,7 @@ async def _drive(window, deadline: float, timeout: float) -> None:
     failures: list[str] = []
     window.bridge.failed.connect(failures.append)
     window.show()
-    window.policy.setCurrentText("irreversible")  # the gate that stops the demo before "Place order"
+    window.toolbar.policy.setCurrentText("irreversible")  # the gate that stops the demo before "Place order"
     _say("window open (demo mode, offline demo policy)")
 
     async def until(cond, what: str) -> None:
@@ -201,33 +201,33 @@ async def _drive(window, deadline: float, timeout: float) -> None:
                 raise SmokeFailure(f"{what}: the run reported: {failures[0]}")
             if time.monotonic() > deadline:
                 raise SmokeFailure(f"timed out after {timeout:.0f}s waiting for {what} (state: "
-                                   f"{window.bridge.state}; banner: {window.banner.text()!r}; "
-                                   f"error: {window.error_banner.text()!r})")
+                                   f"{window.bridge.state}; banner: {window.live.banner.fullText()!r}; "
+                                   f"error: {window.live.error_banner.text()!r})")
             await asyncio.sleep(0.05)
 
     t0 = time.monotonic()
     if not window.start_run():
-        raise SmokeFailure(f"the demo run did not start: {window.error_banner.text() or 'no reason given'}")
-    await until(lambda: window.approval.isVisible() or not window.running, "the approval gate")
-    if not window.approval.isVisible():
-        raise SmokeFailure(f"the run ended without asking for approval: {window.banner.text()!r} "
-                           f"{window.error_banner.text()!r}")
-    req = window.approval.request
+        raise SmokeFailure(f"the demo run did not start: {window.live.error_banner.text() or 'no reason given'}")
+    await until(lambda: window.live.approval.isVisible() or not window.runs.running, "the approval gate")
+    if not window.live.approval.isVisible():
+        raise SmokeFailure(f"the run ended without asking for approval: {window.live.banner.fullText()!r} "
+                           f"{window.live.error_banner.text()!r}")
+    req = window.live.approval.request
     _say(f"approval requested after {time.monotonic() - t0:.1f}s at step {req.step}: "
-         f"{_plain(window.approval.title.text())}")
-    if "place order" not in window.approval.title.text().lower():
-        raise SmokeFailure(f"the approval gate asked about something else: {_plain(window.approval.title.text())}")
-    window.approval.message.setText("smoke test: do not buy")
-    window.approval.reject_btn.click()
+         f"{_plain(window.live.approval.title.text())}")
+    if "place order" not in window.live.approval.title.text().lower():
+        raise SmokeFailure(f"the approval gate asked about something else: {_plain(window.live.approval.title.text())}")
+    window.live.approval.message.setText("smoke test: do not buy")
+    window.live.approval.reject_btn.click()
     _say("rejected")
-    await until(lambda: not window.running, "the run to end after the rejection")
+    await until(lambda: not window.runs.running, "the run to end after the rejection")
     if failures:
         raise SmokeFailure(f"the run reported: {failures[0]}")
-    run = window.store.run(window.run_id)
-    decisions = window.store.decisions(window.run_id)
+    run = window.store.run(window.runs.run_id)
+    decisions = window.store.decisions(window.runs.run_id)
     if not any(d["approved"] == 0 and str(d["by"]).startswith("human:") for d in decisions):
-        raise SmokeFailure(f"the store has no human rejection for run {window.run_id}: {decisions!r}")
-    _say(f"run {window.run_id} ended: {run['status']}; answer: {run.get('answer')!r}; "
+        raise SmokeFailure(f"the store has no human rejection for run {window.runs.run_id}: {decisions!r}")
+    _say(f"run {window.runs.run_id} ended: {run['status']}; answer: {run.get('answer')!r}; "
          f"decisions recorded: {len(decisions)} (rejected by {decisions[-1]['by']})")
 
 

@@ -113,25 +113,25 @@ def test_browser_killed_in_the_window_shows_the_failure_and_the_next_run_works(q
     try:
         with ModelServer(model) as srv:
             w.settings.model = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=30)
-            w.task_bar.set_task("What is at the bottom?", site.url("agent_start.html"))
+            w.live.task_bar.set_task("What is at the bottom?", site.url("agent_start.html"))
             model.kill = lambda: kill_browser(w.bridge.session, "chromium")
             assert w.start_run()
-            qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-            dead = w.run_id
-            assert w.error_banner.isVisible()
-            shown = w.error_banner.text()
+            qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+            dead = w.runs.run_id
+            assert w.live.error_banner.isVisible()
+            shown = w.live.error_banner.text()
             assert "failed" in shown and "browser" in shown.lower()
-            assert "browser" in w.statusBar().currentMessage().lower()
-            assert w.act_run.isEnabled() and w.task_bar.isEnabled()  # the window is usable again
+            assert "browser" in w.status.current().lower()
+            assert w.toolbar.act_run.isEnabled() and w.live.task_bar.isEnabled()  # the window is usable again
 
-            assert w.st_browser.text() == "browser: closed"  # the dead browser is not shown as open
+            assert w.status.browser.text() == "browser: closed"  # the dead browser is not shown as open
             model.kill, model.reply = None, ANSWER  # the next run is answered
             assert w.start_run()
-            qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-            assert w.run_id != dead and not w.error_banner.isVisible()
-            assert "finished: answered" in w.banner.text()
+            qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+            assert w.runs.run_id != dead and not w.live.error_banner.isVisible()
+            assert "finished: answered" in w.live.banner.fullText()
     finally:
         w.close()
     with Store(tmp_path / "home") as store:
         assert store.run(dead)["status"] == "failed" and "browser" in store.run(dead)["error"].lower()
-        assert store.run(w.run_id)["status"] == "answered" and store.run(w.run_id)["answer"] == "bottom"
+        assert store.run(w.runs.run_id)["status"] == "answered" and store.run(w.runs.run_id)["answer"] == "bottom"

@@ -173,10 +173,10 @@ def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site,
             assert "interrupted" in w.review.header.text()
             assert w.review.resume_btn.isVisibleTo(w.review) and w.review.close_run_btn.isVisibleTo(w.review)
             w.review.resume_btn.click()
-            assert w.modes.currentWidget() is w.live_page
-            qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-            assert w.run_id == first and "finished: answered" in w.banner.text()
-            assert sorted(w.log_panel.items) == [3, 4]  # the Live tab shows the new steps, numbered on
+            assert w.modes.currentWidget() is w.live
+            qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+            assert w.runs.run_id == first and "finished: answered" in w.live.banner.fullText()
+            assert sorted(w.live.log_panel.items) == [3, 4]  # the Live tab shows the new steps, numbered on
 
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(second)

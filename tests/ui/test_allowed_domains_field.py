@@ -38,16 +38,16 @@ def roaming_model(away: str):
 
 def run_from_window(qtbot, w, srv) -> tuple[dict, list[dict], str]:
     """Run the task bar's task; the run's record, its steps, and the status bar message as the run started."""
-    w.demo_box.setChecked(False)
-    w.policy.setCurrentText("never")
+    w.toolbar.demo_box.setChecked(False)
+    w.toolbar.policy.setCurrentText("never")
     w.settings.model = ModelConfig(base_url=srv.base_url, model="m", max_retries=0)
     at_start = []
-    w.bridge.event.connect(lambda e: at_start.append(w.statusBar().currentMessage())
+    w.bridge.event.connect(lambda e: at_start.append(w.status.current())
                            if isinstance(e, ev.RunStarted) else None)  # after the window handled it
     assert w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     with Store(w.store_root) as s:
-        return s.run(w.run_id), s.steps(w.run_id), at_start[0]
+        return s.run(w.runs.run_id), s.steps(w.runs.run_id), at_start[0]
 
 
 def localhost_requests(pages):  # noqa: F811
@@ -59,11 +59,11 @@ def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, pages):
     w = window
     port = pages.server_address[1]
     start = f"http://127.0.0.1:{port}/hostile_links.html"
-    w.task_bar.set_task("Find the page about the other site", start)
-    qtbot.keyClicks(w.task_bar.domains_edit, "127.0.0.1, shop.example")
+    w.live.task_bar.set_task("Find the page about the other site", start)
+    qtbot.keyClicks(w.live.task_bar.domains_edit, "127.0.0.1, shop.example")
     with ModelServer(roaming_model(f"http://localhost:{port}/hostile_away.html?via=goto")) as srv:
         run, steps, at_start = run_from_window(qtbot, w, srv)
-    assert not w.error_banner.isVisible(), w.error_banner.text()
+    assert not w.live.error_banner.isVisible(), w.live.error_banner.text()
     assert (run["status"], run["answer"]) == ("answered", "stayed")
     assert [s["status"] for s in steps] == ["error", "error", "answered"]
     assert REFUSED + " (127.0.0.1, shop.example)" in steps[0]["error"]
@@ -71,13 +71,13 @@ def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, pages):
     assert localhost_requests(pages) == [], "the run opened a page on a host outside its allowed domains"
     assert all(s["url"].startswith(f"http://127.0.0.1:{port}/") for s in steps)
     # What the user sees: the refusal in the step log, and the fence named when the run started.
-    shown = w.log_panel.items[1].text(3)
+    shown = w.live.log_panel.items[1].text(3)
     assert shown.startswith("error: Goto") and "was refused: " + REFUSED in shown
     assert "this run may only visit 127.0.0.1, shop.example" in at_start
     # The stored run lists the domains, as for `cockpit run --allow-domain`.
     assert run["config"]["agent"]["allowed_domains"] == ["127.0.0.1", "shop.example"]
     assert run["config"]["navigation"]["allowed_domains"] == ["127.0.0.1", "shop.example"]
-    assert w.task_bar.domains_edit.text() == "127.0.0.1, shop.example"  # kept for the next run
+    assert w.live.task_bar.domains_edit.text() == "127.0.0.1, shop.example"  # kept for the next run
 
 
 @pytest.mark.fault("input")
@@ -85,16 +85,16 @@ def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, pages):
                                          ("shop.example, ftp://", "'ftp://' is not a domain name")])
 def test_a_bad_domain_shows_an_error_and_starts_nothing(qtbot, window, site, typed, bad):
     w = window
-    w.task_bar.set_task("Anything", site.url("agent_start.html"))
-    w.task_bar.domains_edit.setText(typed)
+    w.live.task_bar.set_task("Anything", site.url("agent_start.html"))
+    w.live.task_bar.domains_edit.setText(typed)
     assert not w.start_run()
-    assert w.error_banner.isVisible() and bad in w.error_banner.text()
-    assert w.error_banner.text().startswith("allowed domains:")
-    assert bad in w.statusBar().currentMessage()
-    assert not w.running and not w.bridge.busy and w.run_id == ""
+    assert w.live.error_banner.isVisible() and bad in w.live.error_banner.text()
+    assert w.live.error_banner.text().startswith("allowed domains:")
+    assert bad in w.status.current()
+    assert not w.runs.running and not w.bridge.busy and w.runs.run_id == ""
     assert w.store.runs() == []
-    assert w.task_bar.domains_edit.text() == typed  # nothing lost: the user fixes it in place
-    assert w.act_run.isEnabled() and w.task_bar.isEnabled()
+    assert w.live.task_bar.domains_edit.text() == typed  # nothing lost: the user fixes it in place
+    assert w.toolbar.act_run.isEnabled() and w.live.task_bar.isEnabled()
 
 
 def write_tasks(path, url: str):
@@ -108,22 +108,22 @@ def write_tasks(path, url: str):
 def test_picking_a_task_fills_the_field_from_its_allowed_domains(qtbot, window, tmp_path):
     w = window
     w.resize(1280, 800)
-    w.task_bar.domains_edit.setText("typed.example")
+    w.live.task_bar.domains_edit.setText("typed.example")
     tasks = tmp_path / "tasks.jsonl"
     write_tasks(tasks, "http://127.0.0.1:9/start.html")
-    assert w.task_bar.load_file(tasks) == 2
-    assert w.task_bar.domains_edit.text() == "shop.example, 127.0.0.1"  # the first task is picked
-    assert w.task_bar.domains() == ["shop.example", "127.0.0.1"]
-    w.task_bar._on_pick(1)
-    assert w.task_bar.task()[2] == "open" and w.task_bar.domains_edit.text() == ""
-    assert w.task_bar.domains() == []
-    w.task_bar.picker.setCurrentIndex(0)
-    w.task_bar.picker.activated.emit(0)  # as a click in the picker does
-    assert w.task_bar.domains_edit.text() == "shop.example, 127.0.0.1"
+    assert w.live.task_bar.load_file(tasks) == 2
+    assert w.live.task_bar.domains_edit.text() == "shop.example, 127.0.0.1"  # the first task is picked
+    assert w.live.task_bar.domains() == ["shop.example", "127.0.0.1"]
+    w.live.task_bar._on_pick(1)
+    assert w.live.task_bar.task()[2] == "open" and w.live.task_bar.domains_edit.text() == ""
+    assert w.live.task_bar.domains() == []
+    w.live.task_bar.picker.setCurrentIndex(0)
+    w.live.task_bar.picker.activated.emit(0)  # as a click in the picker does
+    assert w.live.task_bar.domains_edit.text() == "shop.example, 127.0.0.1"
 
     # One row at 1280 px, the picker shown: every field visible and the task still has room.
-    qtbot.waitUntil(lambda: w.task_bar.picker.isVisible())
-    bar = w.task_bar
+    qtbot.waitUntil(lambda: w.live.task_bar.picker.isVisible())
+    bar = w.live.task_bar
     for wid in (bar.task_edit, bar.url_edit, bar.domains_edit, bar.picker, bar.open_btn):
         assert wid.isVisible() and wid.width() >= min(wid.sizeHint().width(), 140)
         assert wid.geometry().right() <= bar.width()
@@ -152,10 +152,10 @@ def test_the_field_not_the_task_file_decides_where_the_run_may_go(qtbot, window,
     tasks.write_text(json.dumps({"id": "roam", "task": "Find the page about the other site",
                                  "url": f"http://127.0.0.1:{port}/hostile_links.html",
                                  "allowed_domains": ["localhost"], "eval": {"answer": "stayed"}}) + "\n")
-    assert w.task_bar.load_file(tasks) == 1
-    assert w.task_bar.domains_edit.text() == "localhost"
-    w.task_bar.domains_edit.clear()
-    qtbot.keyClicks(w.task_bar.domains_edit, "shop.example")
+    assert w.live.task_bar.load_file(tasks) == 1
+    assert w.live.task_bar.domains_edit.text() == "localhost"
+    w.live.task_bar.domains_edit.clear()
+    qtbot.keyClicks(w.live.task_bar.domains_edit, "shop.example")
     with ModelServer(roaming_model(f"http://localhost:{port}/hostile_away.html?via=task")) as srv:
         run, steps, at_start = run_from_window(qtbot, w, srv)
     assert "may only visit shop.example, 127.0.0.1" in at_start

@@ -18,11 +18,11 @@ def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site,
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)
     w = window_factory()
     w.settings.model = ModelConfig(base_url="https://api.openai.com/v1", model="gpt-4o", max_retries=0)
-    w.task_bar.set_task("Find a mug", site.url("agent_start.html"))
+    w.live.task_bar.set_task("Find a mug", site.url("agent_start.html"))
     w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    text = w.error_banner.text()
-    assert w.error_banner.isVisible() and "no API key" in text
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    text = w.live.error_banner.text()
+    assert w.live.error_banner.isVisible() and "no API key" in text
     assert "--base-url" not in text and "cockpit key set" not in text  # flags of another program, to the user
     assert "the Base URL field of Model… (Ctrl+,)" in text
 

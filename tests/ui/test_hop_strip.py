@@ -46,28 +46,28 @@ def test_a_two_hop_task_from_a_task_file_shows_its_hops_passing(qtbot, window, s
     w = window
     tasks = tmp_path / "mmina.jsonl"
     tasks.write_text(json.dumps({"id": "hop-1", "task": TASK, "url": site.url("hop_1.html"), **TWO_HOPS}) + "\n")
-    assert w.task_bar.load_file(tasks) == 1
+    assert w.live.task_bar.load_file(tasks) == 1
     with ModelServer(hop_agent) as srv:
         w.settings.model = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20)
         assert w.start_run()
-        qtbot.waitUntil(lambda: w.hop_strip.isVisible(), timeout=LONG)
-        assert w.hop_strip.chips.names == ["wiki", "museum"]
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert w.hop_strip.chips.state() == ["passed", "passed"]
-    assert w.hop_strip.chips.passed_at == {1: 2, 2: 3}
-    assert w.hop_strip.chips.summary() == "hops 2/2 — all hops passed"
+        qtbot.waitUntil(lambda: w.live.hop_strip.isVisible(), timeout=LONG)
+        assert w.live.hop_strip.chips.names == ["wiki", "museum"]
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert w.live.hop_strip.chips.state() == ["passed", "passed"]
+    assert w.live.hop_strip.chips.passed_at == {1: 2, 2: 3}
+    assert w.live.hop_strip.chips.summary() == "hops 2/2 — all hops passed"
     with Store(w.store_root) as s:
-        run = s.run(w.run_id)
+        run = s.run(w.runs.run_id)
     assert run["config"]["task_extra"]["procedure"] == ["wiki", "museum", "end"]  # the reference went with it
     assert run["status"] == "answered"
 
     # a typed task (not from the file) has no hops: the strip goes away
-    w.task_bar.set_task("What is the title?", site.url("agent_details.html"))
+    w.live.task_bar.set_task("What is the title?", site.url("agent_details.html"))
     with ModelServer(lambda b: "Thought: read it\nAction: ANSWER; Details") as srv:
         w.settings.model = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20)
         assert w.start_run()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert not w.hop_strip.isVisible()
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert not w.live.hop_strip.isVisible()
 
 
 def test_memory_names_the_past_runs_given_as_examples(qtbot, window, site):
@@ -77,8 +77,8 @@ def test_memory_names_the_past_runs_given_as_examples(qtbot, window, site):
         s.commit_step(past, {"step": 1, "url": site.url("hop_1.html"), "title": "t", "status": "ok",
                              "action": "ANSWER; 1450", "thought": "it says so", "reply": "", "outcome": ""})
         s.finish_run(past, "answered", answer="1450")
-    w.memory.setValue(1)
-    w.task_bar.set_task(TASK, site.url("hop_1.html"))
+    w.toolbar.memory.setValue(1)
+    w.live.task_bar.set_task(TASK, site.url("hop_1.html"))
     seen = []
 
     def agent(body):
@@ -87,8 +87,8 @@ def test_memory_names_the_past_runs_given_as_examples(qtbot, window, site):
     with ModelServer(agent) as srv:
         w.settings.model = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20)
         assert w.start_run()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert w.hop_strip.isVisible() and not w.hop_strip.chips.isVisible()
-    assert "New Castle" in w.hop_strip.memories.text() and past[:12] in w.hop_strip.memories.text()
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert w.live.hop_strip.isVisible() and not w.live.hop_strip.chips.isVisible()
+    assert "New Castle" in w.live.hop_strip.memories.text() and past[:12] in w.live.hop_strip.memories.text()
     assert "ANSWER; 1450" in seen[0]  # the example really went to the model
     assert w.settings.memory_k == 1

@@ -19,50 +19,50 @@ def window(window_factory):
 
 def records(w):
     with Store(w.store_root) as s:
-        return s.run(w.run_id), s.steps(w.run_id), s.decisions(w.run_id)
+        return s.run(w.runs.run_id), s.steps(w.runs.run_id), s.decisions(w.runs.run_id)
 
 
 def wait_idle(qtbot, w, timeout=LONG):
-    qtbot.waitUntil(lambda: not w.running, timeout=timeout)
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=timeout)
 
 
 def wait_paused_after(qtbot, w, n):
     """The run is paused at a step boundary after step n finished."""
-    qtbot.waitUntil(lambda: bool(n in w.log_panel.items and w.log_panel.items[n].text(4))
+    qtbot.waitUntil(lambda: bool(n in w.live.log_panel.items and w.live.log_panel.items[n].text(4))
                     and w.bridge.state == "paused", timeout=LONG)
 
 
 def click_mark(qtbot, w, mark_id):
-    m = next(m for m in w.view.marks() if m.id == mark_id)
+    m = next(m for m in w.live.view.marks() if m.id == mark_id)
     x, y, bw, bh = m.bbox
-    pos = w.view.mapFromScene(x + bw / 2, y + bh / 2)
-    qtbot.mouseClick(w.view.viewport(), Qt.LeftButton, pos=QPoint(pos.x(), pos.y()))
+    pos = w.live.view.mapFromScene(x + bw / 2, y + bh / 2)
+    qtbot.mouseClick(w.live.view.viewport(), Qt.LeftButton, pos=QPoint(pos.x(), pos.y()))
 
 
 def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, window):
     w = window
     assert w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    assert "Place order" in w.approval.title.text() and "irreversible" in w.approval.title.text()
-    assert 'matches &quot;place order&quot;' in w.approval.evidence.text()  # escaped: page text is inert
-    assert w.view.highlighted() == w.approval.request.mark.id  # the target box is highlighted
-    assert w.st_state.text() == "waiting for you"
-    assert w.log_panel.topLevelItemCount() == 10
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    assert "Place order" in w.live.approval.title.text() and "irreversible" in w.live.approval.title.text()
+    assert 'matches &quot;place order&quot;' in w.live.approval.evidence.text()  # escaped: page text is inert
+    assert w.live.view.highlighted() == w.live.approval.request.mark.id  # the target box is highlighted
+    assert w.status.state.text() == "waiting for you"
+    assert w.live.log_panel.topLevelItemCount() == 10
     qtbot.keyClick(w, Qt.Key_Return, Qt.ControlModifier)  # approve from the keyboard
     wait_idle(qtbot, w)
     run, steps, decisions = records(w)
     assert run["status"] == "answered" and "Kids Headphones" in run["answer"]
     assert steps[9]["url_after"].endswith("order-placed.html")
     assert (decisions[0]["approved"], decisions[0]["by"]) == (1, "human:ada")
-    assert "finished: answered" in w.banner.text()
+    assert "finished: answered" in w.live.banner.fullText()
 
 
 def test_reject_with_a_message_is_told_to_the_agent(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.message.setText("not with my card")
-    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.message.setText("not with my card")
+    w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
     run, steps, decisions = records(w)
     assert (decisions[0]["approved"], decisions[0]["message"]) == (0, "not with my card")
@@ -73,11 +73,11 @@ def test_reject_with_a_message_is_told_to_the_agent(qtbot, window):
 def test_retarget_by_clicking_a_box_records_the_correction(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    cart = next(m for m in w.view.marks() if m.text.startswith("Cart"))
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    cart = next(m for m in w.live.view.marks() if m.text.startswith("Cart"))
     click_mark(qtbot, w, cart.id)
-    assert w.approval.edit.isVisible() and w.approval.edit.text() == f"Click [{cart.id}]"
-    w.approval.approve_btn.click()
+    assert w.live.approval.edit.isVisible() and w.live.approval.edit.text() == f"Click [{cart.id}]"
+    w.live.approval.approve_btn.click()
     qtbot.waitUntil(lambda: any(s["step"] == 10 for s in records(w)[1]), timeout=LONG)
     w.bridge.stop()
     wait_idle(qtbot, w)
@@ -93,28 +93,28 @@ def test_step_mode_pause_and_stop(qtbot, window):
     wait_paused_after(qtbot, w, 1)
     time.sleep(0.5)
     qtbot.wait(300)
-    assert w.log_panel.topLevelItemCount() == 1
-    assert w.act_run.text() == "Resume" and w.act_step.isEnabled()
+    assert w.live.log_panel.topLevelItemCount() == 1
+    assert w.toolbar.act_run.text() == "Resume" and w.toolbar.act_step.isEnabled()
     w.step_clicked()
     wait_paused_after(qtbot, w, 2)
-    w.act_stop.trigger()
+    w.toolbar.act_stop.trigger()
     wait_idle(qtbot, w)
     run, steps, _ = records(w)
     assert run["status"] == "stopped" and len(steps) == 2
-    assert w.act_run.text() == "Run" and w.act_run.isEnabled()
+    assert w.toolbar.act_run.text() == "Run" and w.toolbar.act_run.isEnabled()
 
 
 def test_stop_during_a_slow_model_reply(qtbot, window, site):
     w = window
     with ModelServer(lambda b: Reply(text="Thought: x\nAction: Wait", delay=30)) as srv:
-        w.demo_box.setChecked(False)
+        w.toolbar.demo_box.setChecked(False)
         w.settings.model = ModelConfig(base_url=srv.base_url, model="slow", max_retries=0, timeout=60)
-        w.task_bar.set_task("Wait forever", site.url("agent_start.html"))
+        w.live.task_bar.set_task("Wait forever", site.url("agent_start.html"))
         w.start_run()
         qtbot.waitUntil(lambda: w.bridge.state == "waiting for the model", timeout=LONG)
         qtbot.wait(500)
         t0 = time.monotonic()
-        w.act_stop.trigger()
+        w.toolbar.act_stop.trigger()
         wait_idle(qtbot, w, timeout=10_000)
         took = time.monotonic() - t0
     assert took < 5
@@ -124,18 +124,18 @@ def test_stop_during_a_slow_model_reply(qtbot, window, site):
 
 def test_model_errors_show_in_the_window_and_a_new_run_starts(qtbot, window, site):
     w = window
-    w.demo_box.setChecked(False)
+    w.toolbar.demo_box.setChecked(False)
     w.settings.model = ModelConfig(base_url="http://127.0.0.1:9/v1", model="nobody", max_retries=0, timeout=5)
-    w.task_bar.set_task("Anything", site.url("agent_start.html"))
+    w.live.task_bar.set_task("Anything", site.url("agent_start.html"))
     w.start_run()
     wait_idle(qtbot, w)
-    assert w.error_banner.isVisible() and "failed" in w.error_banner.text()
-    assert "127.0.0.1:9" in w.error_banner.text()
-    w.demo_box.setChecked(True)
-    w.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    assert w.live.error_banner.isVisible() and "failed" in w.live.error_banner.text()
+    assert "127.0.0.1:9" in w.live.error_banner.text()
+    w.toolbar.demo_box.setChecked(True)
+    w.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
     assert w.start_run()
     wait_idle(qtbot, w)
-    assert not w.error_banner.isVisible()
+    assert not w.live.error_banner.isVisible()
     assert "$22.50" in records(w)[0]["answer"]
 
 
@@ -143,19 +143,19 @@ def test_take_over_and_hand_back(qtbot, window):
     w = window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
-    w.act_take.trigger()
-    qtbot.waitUntil(lambda: w.takeover.isVisible() and "during take-over" in w.banner.text(), timeout=LONG)
-    w.takeover.down_btn.click()
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
+    w.live.takeover.down_btn.click()
     qtbot.waitUntil(lambda: any(s["actor"] == "human" for s in records(w)[1]), timeout=LONG)
-    qtbot.waitUntil(lambda: w.takeover.down_btn.isEnabled(), timeout=LONG)
-    first = next(m for m in w.view.marks() if m.tag == "a" and not m.text.startswith(("Demo", "Cart")))
+    qtbot.waitUntil(lambda: w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+    first = next(m for m in w.live.view.marks() if m.tag == "a" and not m.text.startswith(("Demo", "Cart")))
     click_mark(qtbot, w, first.id)
-    assert w.takeover.target == first.id
-    w.takeover.click_btn.click()
+    assert w.live.takeover.target == first.id
+    w.live.takeover.click_btn.click()
     qtbot.waitUntil(lambda: len([s for s in records(w)[1] if s["actor"] == "human"]) == 2, timeout=LONG)
-    w.takeover.note.setText("I opened a product for you")
-    w.act_hand.trigger()
-    qtbot.waitUntil(lambda: w.approval.isVisible() or not w.bridge.busy, timeout=LONG)
+    w.live.takeover.note.setText("I opened a product for you")
+    w.toolbar.act_hand.trigger()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible() or not w.bridge.busy, timeout=LONG)
     w.bridge.stop()
     wait_idle(qtbot, w)
     run, steps, _ = records(w)
@@ -171,22 +171,22 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
     # paused: the pane shows the page as step 1's action left it, which step 2 will see
-    qtbot.waitUntil(lambda: w.banner.text().startswith("live page now (paused)"), timeout=LONG)
-    monkeypatch.setattr("cockpit.ui.screenshot.mark_corrections.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
-    w.act_add.setChecked(True)
-    w.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
-    qtbot.waitUntil(lambda: w.view.extra_box_count() == 1, timeout=10_000)
-    mark = w.view.marks()[0]
-    w.toggle_spurious(2, mark, True)
-    assert mark.id in w.view.flagged()
+    qtbot.waitUntil(lambda: w.live.banner.fullText().startswith("live page now (paused)"), timeout=LONG)
+    monkeypatch.setattr("cockpit.ui.screenshot.corrector.QInputDialog.getText", lambda *a, **k: ("shop logo", True))
+    w.toolbar.act_add.setChecked(True)
+    w.live.view.rectDrawn.emit((30, 60, 120, 40))  # what a drag on the screenshot emits
+    qtbot.waitUntil(lambda: w.live.view.extra_box_count() == 1, timeout=10_000)
+    mark = w.live.view.marks()[0]
+    w.live.corrector.toggle_spurious(w.runs.run_id, 2, mark, True)
+    assert mark.id in w.live.view.flagged()
     with Store(w.store_root) as s:
-        cs = corrections.of(s, w.run_id, 2)
+        cs = corrections.of(s, w.runs.run_id, 2)
     kinds = {c["kind"]: c for c in cs}
     assert kinds["missing"]["label"] == "shop logo" and kinds["missing"]["bbox"] == [30, 60, 120, 40]
     assert kinds["missing"]["element"]["tag"]  # looked up in the live page
     assert kinds["spurious"]["mark_id"] == mark.id and kinds["spurious"]["by"] == "human:ada"
-    w.toggle_spurious(2, mark, False)
-    assert mark.id not in w.view.flagged()
+    w.live.corrector.toggle_spurious(w.runs.run_id, 2, mark, False)
+    assert mark.id not in w.live.view.flagged()
     w.bridge.stop()
     wait_idle(qtbot, w)
 
@@ -194,42 +194,42 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
 def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.log_panel.select_step(2)
-    assert w.shown_step == 2
-    assert "step 2" in w.banner.text()
-    assert "Messages sent" in [w.details.tabText(i) for i in range(w.details.count())]
-    w.details.setCurrentWidget(w.details.messages)  # rendered when opened
-    assert "Now given a task:" in w.details.messages.toPlainText()
-    assert "screenshot of step 2" in w.details.messages.toPlainText()
-    assert "Thought:" in w.details.raw.toPlainText()
-    assert w.approval.isVisible()  # looking back does not drop the pending question
-    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.log_panel.select_step(2)
+    assert w.live.shown_step == 2
+    assert "step 2" in w.live.banner.fullText()
+    assert "Messages sent" in [w.live.details.tabText(i) for i in range(w.live.details.count())]
+    w.live.details.setCurrentWidget(w.live.details.messages)  # rendered when opened
+    assert "Now given a task:" in w.live.details.messages.toPlainText()
+    assert "screenshot of step 2" in w.live.details.messages.toPlainText()
+    assert "Thought:" in w.live.details.raw.toPlainText()
+    assert w.live.approval.isVisible()  # looking back does not drop the pending question
+    w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
 
 
 def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
     w = window
-    w.log_tabs.setCurrentWidget(w.bp_panel)
-    w.bp_panel.kind.setCurrentText("text")
-    w.bp_panel.value.setText("add to cart")
-    w.bp_panel.add_btn.click()
-    w.bp_panel.kind.setCurrentText("step")
-    w.bp_panel.value.setText("not a number")
-    w.bp_panel.add_btn.click()
-    assert "Not added" in w.bp_panel.error.text() and len(w.breakpoints) == 1
+    w.live.log_tabs.setCurrentWidget(w.live.bp_panel)
+    w.live.bp_panel.kind.setCurrentText("text")
+    w.live.bp_panel.value.setText("add to cart")
+    w.live.bp_panel.add_btn.click()
+    w.live.bp_panel.kind.setCurrentText("step")
+    w.live.bp_panel.value.setText("not a number")
+    w.live.bp_panel.add_btn.click()
+    assert "Not added" in w.live.bp_panel.error.text() and len(w.live.breakpoints) == 1
     w.start_run()
-    qtbot.waitUntil(lambda: w.bridge.state == "paused" and "breakpoint" in w.statusBar().currentMessage(),
+    qtbot.waitUntil(lambda: w.bridge.state == "paused" and "breakpoint" in w.status.current(),
                     timeout=LONG)
-    assert "Add to cart" in w.statusBar().currentMessage() or "add to cart" in w.statusBar().currentMessage()
-    step = max(w.log_panel.items)
-    texts = [w.log_panel.items[step].child(i).text(0) for i in range(w.log_panel.items[step].childCount())]
+    assert "Add to cart" in w.status.current() or "add to cart" in w.status.current()
+    step = max(w.live.log_panel.items)
+    texts = [w.live.log_panel.items[step].child(i).text(0) for i in range(w.live.log_panel.items[step].childCount())]
     assert any(t.startswith("⏸ breakpoint") for t in texts)
-    assert "hit 1×" in w.bp_panel.list.item(0).text()
-    w.bp_panel.list.item(0).setCheckState(Qt.Unchecked)  # clear it and go on
+    assert "hit 1×" in w.live.bp_panel.list.item(0).text()
+    w.live.bp_panel.list.item(0).setCheckState(Qt.Unchecked)  # clear it and go on
     w.run_clicked()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
     flags = [s["flags"] for s in records(w)[1] if s["flags"]]
     assert any(any(f.startswith("breakpoint: text") for f in fl) for fl in flags)
@@ -238,26 +238,26 @@ def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
 def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
-    parent = w.run_id
+    parent = w.runs.run_id
     w.modes.setCurrentWidget(w.review)
     w.review.show_run(parent)
     w.review.go(4)  # step 5: the agent opens the checkout
     w.review.branch_btn.click()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)  # replayed 1-4, the agent went on to the gate
-    assert w.modes.currentWidget() is w.live_page and w.run_id != parent
-    w.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)  # replayed 1-4, the agent went on to the gate
+    assert w.modes.currentWidget() is w.live and w.runs.run_id != parent
+    w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
     with Store(w.store_root) as s:
-        child = s.run(w.run_id)
+        child = s.run(w.runs.run_id)
         assert (child["parent_run"], child["parent_step"]) == (parent, 5)
-        assert s.steps(w.run_id)[0]["url"].endswith("cart.html")
+        assert s.steps(w.runs.run_id)[0]["url"].endswith("cart.html")
     assert w.start_replay(parent, speed=None)
     wait_idle(qtbot, w)
     # the demo types a card number at step 9: its text is never stored, so the replay stops there, saying so
-    assert w.banner.text().startswith("replayed step 8:")
-    assert w.error_banner.isVisible() and "step 9 typed into a secret field" in w.error_banner.text()
+    assert w.live.banner.fullText().startswith("replayed step 8:")
+    assert w.live.error_banner.isVisible() and "step 9 typed into a secret field" in w.live.error_banner.text()
     with Store(w.store_root) as s:  # the shop never got the placeholder: the replay typed nothing at step 9
         assert s.steps(parent)[8]["action"] == "Type [8]; (secret)"

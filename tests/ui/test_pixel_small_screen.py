@@ -18,23 +18,23 @@ def test_a_pixel_gate_and_take_over_at_a_point_with_long_texts_fit_1024x700(qtbo
         w.resize(SMALL)
         w.settings.model = ModelConfig(base_url=srv.base_url, model="ui-tars", max_retries=0, dialect="uitars",
                                        coords="qwen")
-        w.task_bar.set_task("order it " * 30, site.url("pixel_long.html"))
+        w.live.task_bar.set_task("order it " * 30, site.url("pixel_long.html"))
         assert w.start_run()
-        qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-        assert w.view.pointer_marker() is not None
-        assert "→ <button>" in w.log_panel.items[1].text(1)
+        qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+        assert w.live.view.pointer_marker() is not None
+        assert "→ <button>" in w.live.log_panel.items[1].text(1)
         assert_fits(w, "pixel approval with a long label")
         qtbot.keyClick(w, Qt.Key_Backspace, Qt.ControlModifier)  # reject
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
         w.step_clicked()
-        qtbot.waitUntil(lambda: 1 in w.log_panel.items and w.bridge.state == "paused", timeout=LONG)
-        w.act_take.trigger()
-        qtbot.waitUntil(lambda: w.takeover.isVisible() and bool(w.view.marks()), timeout=LONG)
+        qtbot.waitUntil(lambda: 1 in w.live.log_panel.items and w.bridge.state == "paused", timeout=LONG)
+        w.toolbar.act_take.trigger()
+        qtbot.waitUntil(lambda: w.live.takeover.isVisible() and bool(w.live.view.marks()), timeout=LONG)
         got = browser.js("var r = document.getElementById('note').getBoundingClientRect();"
                          "return [r.left + 30, r.top + 10]")
-        pos = w.view.mapFromScene(got[0], got[1])
-        qtbot.mouseClick(w.view.viewport(), Qt.LeftButton, Qt.AltModifier, QPoint(pos.x(), pos.y()))
-        assert w.takeover.point is not None
+        pos = w.live.view.mapFromScene(got[0], got[1])
+        qtbot.mouseClick(w.live.view.viewport(), Qt.LeftButton, Qt.AltModifier, QPoint(pos.x(), pos.y()))
+        assert w.live.takeover.point is not None
         assert_fits(w, "take-over at a point on long text")
         w.bridge.stop()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)

@@ -60,15 +60,15 @@ def world_model(body):
 
 def records(w):
     with Store(w.store_root) as s:
-        return s.run(w.run_id), s.steps(w.run_id), s.decisions(w.run_id)
+        return s.run(w.runs.run_id), s.steps(w.runs.run_id), s.decisions(w.runs.run_id)
 
 
 def set_up(w, site, agent, wm, *, plan: bool):
     w.settings.model = ModelConfig(base_url=agent.base_url, model="agent-model", max_retries=0, timeout=20)
     w.settings.preview_model, w.settings.preview_base_url = "wm-model", wm.base_url
     w.lookahead.box.setChecked(plan)
-    w.policy.setCurrentText("every")  # step mode: the gate asks before each action
-    w.task_bar.set_task("Find the secret number", site.url("agent_start.html"))
+    w.toolbar.policy.setCurrentText("every")  # step mode: the gate asks before each action
+    w.live.task_bar.set_task("Find the secret number", site.url("agent_start.html"))
 
 
 def column(plan_table, col):
@@ -81,29 +81,29 @@ def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instea
     with ModelServer(agent_policy(plan=True)) as agent, ModelServer(world_model) as wm:
         set_up(w, site, agent, wm, plan=True)
         assert w.start_run()
-        qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+        qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
         t = w.lookahead.table
         # the Plan tab: one row per candidate with its simulation and scores; the planner's choice highlighted
-        assert w.log_tabs.tabText(w.log_tabs.indexOf(t)) == "Plan" and t.step == 1
+        assert w.live.log_tabs.tabText(w.live.log_tabs.indexOf(t)) == "Plan" and t.step == 1
         assert column(t, 1)[0] == "Scroll [WINDOW]; down" and column(t, 2) == ["kept"] * 3
         assert column(t, 4) == [SCROLLS, NOTHING, OPENS]
         assert column(t, 5) == ["0.5", "0", "1"] and column(t, 6) == ["0.50", "0.00", "1.00"]
         assert t.highlighted_row() == 2 and column(t, 0)[2] == "➜ 3"
         assert HOSTILE_THOUGHT in shown_text(t.table.item(0, 1).toolTip())  # model text stays inert
         # the gate: the chosen candidate's simulation is the forecast; the other kept ones can run instead
-        assert w.approval.prediction.isVisible() and w.approval.prediction.text() == f"If you approve: {OPENS}"
-        assert sorted(w.approval.pick_buttons) == [1, 2] and "Run candidate 2 instead" in \
-            w.approval.pick_buttons[2].text()
-        assert w.log_tabs.currentWidget() is t and t.pick_btn.isVisible()  # the Plan tab came forward
+        assert w.live.approval.prediction.isVisible() and w.live.approval.prediction.text() == f"If you approve: {OPENS}"
+        assert sorted(w.live.approval.pick_buttons) == [1, 2] and "Run candidate 2 instead" in \
+            w.live.approval.pick_buttons[2].text()
+        assert w.live.log_tabs.currentWidget() is t and t.pick_btn.isVisible()  # the Plan tab came forward
         qtbot.keyClick(w, Qt.Key_2, Qt.AltModifier)  # run candidate 2 (the button that does nothing)
-        qtbot.waitUntil(lambda: w.approval.isVisible() and w.approval.request.step == 2, timeout=LONG)
+        qtbot.waitUntil(lambda: w.live.approval.isVisible() and w.live.approval.request.step == 2, timeout=LONG)
         assert t.step == 2 and t.highlighted_row() == 2
         rect = t.table.visualRect(t.table.model().index(1, 1))  # double-clicking a row picks it too
         qtbot.mouseClick(t.table.viewport(), Qt.LeftButton, pos=rect.center())  # a real double-click: press,
         qtbot.mouseDClick(t.table.viewport(), Qt.LeftButton, pos=rect.center())  # release, press again
-        qtbot.waitUntil(lambda: w.approval.isVisible() and w.approval.request.step == 3, timeout=LONG)
+        qtbot.waitUntil(lambda: w.live.approval.isVisible() and w.live.approval.request.step == 3, timeout=LONG)
         qtbot.keyClick(w, Qt.Key_Return, Qt.ControlModifier)  # this time the planner's choice
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     run, steps, decisions = records(w)
     assert (run["status"], run["answer"]) == ("answered", "4217")
     first = steps[0]
@@ -117,11 +117,11 @@ def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instea
     assert run["plan_calls"] > 0
     assert w.lookahead.status.text().startswith(f"plan: {run['plan_calls']} calls, ")
     agent_tokens = run["prompt_tokens"] + run["completion_tokens"]
-    assert w.st_tokens.text() == f"{agent_tokens:,} tokens"
+    assert w.status.tokens.text() == f"{agent_tokens:,} tokens"
     plan_tokens = run["plan_prompt_tokens"] + run["plan_completion_tokens"]
     assert f", {tokens_text(plan_tokens)}" in w.lookahead.status.text()
     # opening step 1 afterwards shows its plan with the human's pick highlighted
-    w.log_panel.select_step(1)
+    w.live.log_panel.select_step(1)
     assert t.step == 1 and t.highlighted_row() == 1 and "ada picked 2 instead" in t.summary.text()
 
 
@@ -130,12 +130,12 @@ def test_a_preview_shows_at_the_approval_panel_and_its_call_is_counted_apart(qtb
     with ModelServer(agent_policy(plan=False)) as agent, ModelServer(world_model) as wm:
         set_up(w, site, agent, wm, plan=False)
         assert w.start_run()
-        qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-        assert w.approval.prediction.text() == f"If you approve: {OPENS}"
-        assert not w.approval.alternatives.isVisible() and w.approval.pick_buttons == {}
+        qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+        assert w.live.approval.prediction.text() == f"If you approve: {OPENS}"
+        assert not w.live.approval.alternatives.isVisible() and w.live.approval.pick_buttons == {}
         assert w.lookahead.table.table.rowCount() == 0  # no planning: nothing in the Plan tab
-        w.approval.approve_btn.click()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+        w.live.approval.approve_btn.click()
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
         forecasts = [b for b in wm.requests if kind(b) == "forecast"]
     run, steps, _ = records(w)
     assert run["answer"] == "4217" and steps[0]["prediction"]["text"] == OPENS

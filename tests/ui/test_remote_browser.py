@@ -29,10 +29,10 @@ def test_a_window_run_uses_the_remote_browser_of_the_settings(qtbot, window_fact
     w.settings.webdriver_url = chromedriver_url
     w.settings.chrome_args = ["--no-sandbox"]  # this machine's chromedriver runs as our user (root in CI)
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)  # the demo reached "Place order"
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)  # the demo reached "Place order"
     assert w.bridge.session.remote is not None
-    w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     with Store(w.store_root) as s:
-        browser = s.run_record(w.run_id).config["browser"]
+        browser = s.run_record(w.runs.run_id).config["browser"]
     assert browser["webdriver_url"] == chromedriver_url and browser["session_id"]

@@ -66,19 +66,19 @@ def test_window_resume_asks_as_the_run_did_though_its_settings_never_ask(qtbot, 
         try:
             (rid, run), = [(r["id"], w.store.run(r["id"])) for r in w.store.runs()]
             assert run["status"] == "interrupted" and run["config"]["agent"]["approval_policy"] == "irreversible"
-            assert w.policy.currentText() == "never"  # today's setting: do not ask
+            assert w.toolbar.policy.currentText() == "never"  # today's setting: do not ask
 
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(rid)
             w.review.resume_btn.click()  # the window's own path: Review → Resume → start_resume
-            assert w.modes.currentWidget() is w.live_page
-            assert "approval policy: irreversible" in w.statusBar().currentMessage()
-            qtbot.waitUntil(lambda: w.approval.isVisible() or not w.running, timeout=LONG)
-            assert w.approval.isVisible(), "the resumed run went on without asking before placing the order"
-            assert "Place order" in w.approval.title.text() and "irreversible" in w.approval.title.text()
-            w.approval.message.setText("not from here")
-            w.approval.reject_btn.click()
-            qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+            assert w.modes.currentWidget() is w.live
+            assert "approval policy: irreversible" in w.status.current()
+            qtbot.waitUntil(lambda: w.live.approval.isVisible() or not w.runs.running, timeout=LONG)
+            assert w.live.approval.isVisible(), "the resumed run went on without asking before placing the order"
+            assert "Place order" in w.live.approval.title.text() and "irreversible" in w.live.approval.title.text()
+            w.live.approval.message.setText("not from here")
+            w.live.approval.reject_btn.click()
+            qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
         finally:
             w.close()
             kill_leftovers(home)
@@ -124,9 +124,9 @@ def test_a_resume_that_cannot_go_on_closes_its_model_client(qtbot, window, made_
             store.finish_run(rid, "interrupted", error="the process running it ended")
             liveness.close_run(store, rid)
     assert window.start_resume(rid)
-    qtbot.waitUntil(lambda: not window.running, timeout=LONG)
-    assert window.error_banner.isVisible()
-    assert "cannot be resumed" in window.error_banner.text() or "already ended" in window.error_banner.text()
+    qtbot.waitUntil(lambda: not window.runs.running, timeout=LONG)
+    assert window.live.error_banner.isVisible()
+    assert "cannot be resumed" in window.live.error_banner.text() or "already ended" in window.live.error_banner.text()
     assert len(made_clients) == 1
     assert made_clients[0]._client.is_closed(), "the failed resume left its model client open"
     with Store(window.store_root) as store:
@@ -141,7 +141,7 @@ def test_a_window_branch_asks_at_least_as_its_parent_did(window, monkeypatch):
     window.store.finish_run(parent, "answered", answer="x")
     started = []
     monkeypatch.setattr(window.bridge, "start", lambda spec, paused=False: started.append(spec) or True)
-    window.policy.setCurrentText("never")
+    window.toolbar.policy.setCurrentText("never")
     assert window.start_branch(parent, 1)
     assert started[0].agent.approval_policy == "every" and started[0].branch_from == (parent, 1)
-    assert "approval policy: every" in window.banner.text()
+    assert "approval policy: every" in window.live.banner.fullText()

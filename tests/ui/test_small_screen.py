@@ -70,17 +70,17 @@ def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
     w = window
     assert_fits(w, "idle")
     w.start_run()
-    qtbot.waitUntil(lambda: w.latest_step >= 2 and w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: w.runs.latest_step >= 2 and w.runs.running, timeout=LONG)
     assert_fits(w, "running")
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     qtbot.wait(200)
     assert_fits(w, "approval gate")
-    for b in (w.approval.approve_btn, w.approval.reject_btn, w.approval.edit_btn):
+    for b in (w.live.approval.approve_btn, w.live.approval.reject_btn, w.live.approval.edit_btn):
         assert b.isVisible()
-    w.approval.edit_btn.click()  # the edit field and its error line too
+    w.live.approval.edit_btn.click()  # the edit field and its error line too
     assert_fits(w, "approval gate, editing")
-    w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     assert_fits(w, "finished")
     w.modes.setCurrentWidget(w.review)
     w.review.table.selectRow(0)
@@ -105,14 +105,14 @@ def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
 def test_take_over_fits_1024x700(qtbot, window):
     w = window
     w.step_clicked()
-    qtbot.waitUntil(lambda: bool(1 in w.log_panel.items and w.log_panel.items[1].text(4))
+    qtbot.waitUntil(lambda: bool(1 in w.live.log_panel.items and w.live.log_panel.items[1].text(4))
                     and w.bridge.state == "paused", timeout=LONG)
-    w.act_take.trigger()
-    qtbot.waitUntil(lambda: w.takeover.isVisible() and "during take-over" in w.banner.text(), timeout=LONG)
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
     assert_fits(w, "take-over")
-    assert w.takeover.hand_btn.isVisible()
+    assert w.live.takeover.hand_btn.isVisible()
     w.bridge.stop()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
 
 
 def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
@@ -130,11 +130,11 @@ def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
         assert a.text() in in_menus, f"{a.text()} is only on the toolbar"
         assert in_menus[a.text()] == a.shortcut().toString(), a.text()
     # the toolbar's check boxes and "Ask before", which hide behind "»" first, are in the Run menu too
-    assert not w.keep_browser_box.isChecked()
+    assert not w.toolbar.keep_browser_box.isChecked()
     by_text["Keep browser state"].trigger()
-    assert w.keep_browser_box.isChecked()
+    assert w.toolbar.keep_browser_box.isChecked()
     by_text["every"].trigger()
-    assert w.policy.currentText() == "every"
+    assert w.toolbar.policy.currentText() == "every"
 
 
 def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if_it_fits(

@@ -10,74 +10,74 @@ from tests.ui.test_main_window import LONG, click_mark, wait_paused_after, windo
 
 def steps_of(w):
     with Store(w.store_root) as s:
-        return s.steps(w.run_id)
+        return s.steps(w.runs.run_id)
 
 
 def stop(qtbot, w):
     w.bridge.stop()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
 
 
 def test_take_over_target_and_text_are_cleared_when_the_page_changes(qtbot, window):
     w = window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)  # the demo searched: a page of results
-    w.act_take.trigger()
-    qtbot.waitUntil(lambda: w.takeover.isVisible() and "during take-over" in w.banner.text(), timeout=LONG)
-    product = next(m for m in w.view.marks() if m.tag == "a" and "product" in (m.href or ""))
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
+    product = next(m for m in w.live.view.marks() if m.tag == "a" and "product" in (m.href or ""))
     click_mark(qtbot, w, product.id)
-    assert f"Target: [{product.id}]" in w.takeover.info.text()
-    assert w.takeover.click_btn.text() == f"Click [{product.id}]"
-    w.takeover.text.setText("blue mug")
+    assert f"Target: [{product.id}]" in w.live.takeover.info.text()
+    assert w.live.takeover.click_btn.text() == f"Click [{product.id}]"
+    w.live.takeover.text.setText("blue mug")
     results_url = w.bridge.session.url
-    w.takeover.click_btn.click()  # the human's click opens the product page
+    w.live.takeover.click_btn.click()  # the human's click opens the product page
     qtbot.waitUntil(lambda: any(s["actor"] == "human" for s in steps_of(w)), timeout=LONG)
-    qtbot.waitUntil(lambda: "during take-over" in w.banner.text() and results_url not in w.banner.text()
-                    and w.takeover.down_btn.isEnabled(), timeout=LONG)
-    assert "Target:" not in w.takeover.info.text()
-    assert w.takeover.click_btn.text() == "Click target" and not w.takeover.click_btn.isEnabled()
-    assert not w.takeover.type_btn.isEnabled()
-    assert w.takeover.text.text() == ""
+    qtbot.waitUntil(lambda: "during take-over" in w.live.banner.fullText() and results_url not in w.live.banner.fullText()
+                    and w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+    assert "Target:" not in w.live.takeover.info.text()
+    assert w.live.takeover.click_btn.text() == "Click target" and not w.live.takeover.click_btn.isEnabled()
+    assert not w.live.takeover.type_btn.isEnabled()
+    assert w.live.takeover.text.text() == ""
     stop(qtbot, w)
 
 
 def highlighted_step(w):
-    it = w.log_panel.currentItem()
+    it = w.live.log_panel.currentItem()
     return None if it is None else int(it.data(0, Qt.UserRole))
 
 
 def details_title(w):
-    return w.details.summary.toPlainText().splitlines()[0]
+    return w.live.details.summary.toPlainText().splitlines()[0]
 
 
 def test_the_highlighted_row_and_the_details_follow_the_run_to_its_end(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     assert highlighted_step(w) == 10
     assert details_title(w) == "Step 10"  # in progress: not "No step selected" beside a highlighted row
-    assert "waiting for you" in w.details.summary.toPlainText()
-    w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    last = max(w.log_panel.items)
+    assert "waiting for you" in w.live.details.summary.toPlainText()
+    w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    last = max(w.live.log_panel.items)
     assert last > 10 and highlighted_step(w) == last
     assert details_title(w) == f"Step {last}"
-    assert "placing it was refused" in w.details.summary.toPlainText()  # the answer, once the run has it
+    assert "placing it was refused" in w.live.details.summary.toPlainText()  # the answer, once the run has it
 
 
 def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, window):
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.log_panel.select_step(4)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.log_panel.select_step(4)
     assert highlighted_step(w) == 4 and details_title(w) == "Step 4"
-    w.approval.reject_btn.click()  # the agent goes on: a new row for its answer
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert max(w.log_panel.items) > 10
+    w.live.approval.reject_btn.click()  # the agent goes on: a new row for its answer
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert max(w.live.log_panel.items) > 10
     assert highlighted_step(w) == 4 and details_title(w) == "Step 4"
-    assert "step 4" in w.banner.text()
-    w.log_panel.select_step(max(w.log_panel.items))  # back to the newest row: shown too
-    assert details_title(w) == f"Step {max(w.log_panel.items)}"
+    assert "step 4" in w.live.banner.fullText()
+    w.live.log_panel.select_step(max(w.live.log_panel.items))  # back to the newest row: shown too
+    assert details_title(w) == f"Step {max(w.live.log_panel.items)}"
 
 
 def test_while_paused_the_pane_shows_the_live_page(qtbot, window):
@@ -86,9 +86,9 @@ def test_while_paused_the_pane_shows_the_live_page(qtbot, window):
     wait_paused_after(qtbot, w, 1)
     first = steps_of(w)[0]
     assert first["url_after"] != first["url"]  # the step's action opened another page
-    qtbot.waitUntil(lambda: w.banner.text().startswith("live page now (paused)"), timeout=LONG)
-    assert first["url_after"][:80] in w.banner.text()
-    assert any(m.text.startswith("Wireless Headphones") for m in w.view.marks())  # the results, with their boxes
+    qtbot.waitUntil(lambda: w.live.banner.fullText().startswith("live page now (paused)"), timeout=LONG)
+    assert first["url_after"][:80] in w.live.banner.fullText()
+    assert any(m.text.startswith("Wireless Headphones") for m in w.live.view.marks())  # the results, with their boxes
     w.step_clicked()  # the next step looks at the same page, as the model's view
     wait_paused_after(qtbot, w, 2)
     assert steps_of(w)[1]["url"] == first["url_after"]
@@ -99,33 +99,33 @@ def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_
     from cockpit.core.llm.client import ModelConfig
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     w = window
-    w.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    w.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
     w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert w.st_steps.text().startswith("row ") and "tokens" in w.st_tokens.text() and w.view.has_screenshot()
-    w.demo_box.setChecked(False)  # a model that needs a key, and there is none
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert w.status.steps.text().startswith("row ") and "tokens" in w.status.tokens.text() and w.live.view.has_screenshot()
+    w.toolbar.demo_box.setChecked(False)  # a model that needs a key, and there is none
     w.settings.model = ModelConfig(base_url="https://api.openai.com/v1", model="gpt-4o", max_retries=0)
-    w.task_bar.set_task("Find a mug", site.url("agent_start.html"))
+    w.live.task_bar.set_task("Find a mug", site.url("agent_start.html"))
     w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert w.error_banner.isVisible() and "key" in w.error_banner.text().lower()
-    assert w.st_state.text() == "idle"
-    assert w.st_steps.text() == "" and w.st_tokens.text() == ""  # not the last run's "row 3 · agent step 3/15", tokens
-    assert not w.view.has_screenshot() and "did not start" in w.view.message()
-    assert w.banner.text() == "The run did not start."
-    w.demo_box.setChecked(True)  # a new attempt: the banner goes at once
-    w.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert w.live.error_banner.isVisible() and "key" in w.live.error_banner.text().lower()
+    assert w.status.state.text() == "idle"
+    assert w.status.steps.text() == "" and w.status.tokens.text() == ""  # not the last run's "row 3 · agent step 3/15", tokens
+    assert not w.live.view.has_screenshot() and "did not start" in w.live.view.message()
+    assert w.live.banner.fullText() == "The run did not start."
+    w.toolbar.demo_box.setChecked(True)  # a new attempt: the banner goes at once
+    w.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
     assert w.start_run()
-    assert not w.error_banner.isVisible() and w.st_steps.text() == ""
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    assert not w.error_banner.isVisible() and w.st_steps.text().startswith("row ")
+    assert not w.live.error_banner.isVisible() and w.status.steps.text() == ""
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert not w.live.error_banner.isVisible() and w.status.steps.text().startswith("row ")
 
 
 def first_page_cart(qtbot, w, before):
     """Start a demo run; the cart link on its first page, as the pane shows it; then stop it."""
     assert w.start_run()
-    qtbot.waitUntil(lambda: w.run_id not in ("", before) and w.latest_step >= 1 and bool(w.view.marks()), timeout=LONG)
-    cart = next(m.text for m in w.view.marks() if m.text.startswith("Cart ("))
+    qtbot.waitUntil(lambda: w.runs.run_id not in ("", before) and w.runs.latest_step >= 1 and bool(w.live.view.marks()), timeout=LONG)
+    cart = next(m.text for m in w.live.view.marks() if m.text.startswith("Cart ("))
     stop(qtbot, w)
     return cart
 
@@ -133,17 +133,17 @@ def first_page_cart(qtbot, w, before):
 def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window):
     w = window
     w.start_run()  # the demo puts the headphones in the cart, then is refused at "Place order"
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    first = w.run_id
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    first = w.runs.run_id
     assert first_page_cart(qtbot, w, first) == "Cart (0)"  # the last run's cart is not this run's
-    second = w.run_id
+    second = w.runs.run_id
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    w.keep_browser_box.setChecked(True)  # asked for: this run goes on in the browser as the last one left it
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    w.toolbar.keep_browser_box.setChecked(True)  # asked for: this run goes on in the browser as the last one left it
     assert first_page_cart(qtbot, w, second) == "Cart (1)"
 
 
@@ -151,13 +151,13 @@ def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
     from cockpit.ui.review.runs_model import COLUMNS
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    w.approval.reject_btn.click()  # "Place order" refused: the demo agent answers that it stopped
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.reject_btn.click()  # "Place order" refused: the demo agent answers that it stopped
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     with Store(w.store_root) as s:
-        assert s.run(w.run_id)["status"] == "refused"
-        assert [r["id"] for r in s.runs(status="refused")] == [w.run_id]
-    assert "finished: refused (stopped at the gate)" in w.banner.text()
+        assert s.run(w.runs.run_id)["status"] == "refused"
+        assert [r["id"] for r in s.runs(status="refused")] == [w.runs.run_id]
+    assert "finished: refused (stopped at the gate)" in w.live.banner.fullText()
     w.modes.setCurrentWidget(w.review)  # Review: the runs list and its status filter say so too
     m = w.review.model
     status = [k for _, k in COLUMNS].index("status")
@@ -191,11 +191,11 @@ def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, window):
     """Events of the stopped run that arrive after the window closed its store must not reach it."""
     w = window
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.close()
     qtbot.wait(1500)  # the stopped run's last events are delivered (pytest-qt fails on an exception in a slot)
     with Store(w.store_root) as s:
-        assert s.run(w.run_id)["status"] == "stopped"
+        assert s.run(w.runs.run_id)["status"] == "stopped"
 
 
 def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends(qtbot, tmp_path):
@@ -209,7 +209,7 @@ def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends
     w.show()
     qtbot.waitExposed(w)
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     b = w.bridge
     b.shutdown(timeout=0)  # as if the run's last browser call outlasted the wait
     assert b in bridge_mod._outliving and b.parent() is None

@@ -26,21 +26,21 @@ def shown(tooltip: str) -> str:
 
 def finish(qtbot, w):
     """Refuse at the gate and let the run end before the window closes."""
-    if w.approval.isVisible():
-        w.approval.reject_btn.click()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    if w.live.approval.isVisible():
+        w.live.approval.reject_btn.click()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
 
 
 def at_gate(qtbot, w):
     w.start_run()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     QApplication.processEvents()
 
 
 def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and_expanded_row(qtbot, window):
     w = window
     at_gate(qtbot, w)
-    log = w.log_panel
+    log = w.live.log_panel
     h = log.header()
     for col in (2, 4, 5):  # decision, time, tokens: as wide as their longest text and their header
         assert h.sectionSize(col) >= log.sizeHintForColumn(col), (col, h.sectionSize(col))
@@ -69,10 +69,10 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
     w = window
     runs = []
     for _ in range(2):
-        w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+        w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
         assert w.start_run()
-        qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-        runs.append(w.run_id)
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+        runs.append(w.runs.run_id)
     w.modes.setCurrentWidget(w.review)
     QApplication.processEvents()
     m, table = w.review.model, w.review.table
@@ -97,28 +97,28 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
 def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, window):
     w = window
     w.step_clicked()  # the agent's step 1, then paused
-    qtbot.waitUntil(lambda: bool(1 in w.log_panel.items and w.log_panel.items[1].text(4))
+    qtbot.waitUntil(lambda: bool(1 in w.live.log_panel.items and w.live.log_panel.items[1].text(4))
                     and w.bridge.state == "paused", timeout=LONG)
-    w.act_take.trigger()
-    qtbot.waitUntil(lambda: w.takeover.isVisible() and w.takeover.down_btn.isEnabled(), timeout=LONG)
-    w.takeover.down_btn.click()  # a human step: row 2, no agent budget used
-    qtbot.waitUntil(lambda: 2 in w.log_panel.items and bool(w.log_panel.items[2].text(4)), timeout=LONG)
-    w.act_hand.trigger()
-    qtbot.waitUntil(lambda: w.approval.isVisible(), timeout=LONG)
-    row = w.approval.request.step
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+    w.live.takeover.down_btn.click()  # a human step: row 2, no agent budget used
+    qtbot.waitUntil(lambda: 2 in w.live.log_panel.items and bool(w.live.log_panel.items[2].text(4)), timeout=LONG)
+    w.toolbar.act_hand.trigger()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    row = w.live.approval.request.step
     label = f"row {row} · agent step {row - 1}/15"  # the human's row counts in the log, not in the budget
-    assert w.st_steps.text() == label
-    assert w.approval.title.text().startswith(f"<b>R{label[1:]}: the agent wants to run</b>")
+    assert w.status.steps.text() == label
+    assert w.live.approval.title.text().startswith(f"<b>R{label[1:]}: the agent wants to run</b>")
     finish(qtbot, w)
 
 
 def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
     import re
     w = window
-    w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+    w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
     assert w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
-    row = w.log_panel.items[1]  # typed the search and pressed Enter: the results page
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    row = w.live.log_panel.items[1]  # typed the search and pressed Enter: the results page
     effect = next(row.child(i).text(0) for i in range(row.childCount()) if row.child(i).text(0).startswith("effect:"))
     said = re.compile(r"effect: page changed (a little|in part|a lot) \((under 1%|\d+%) of pixels\), "
                       r"(new|same) address, (same marks|\d+ new marks?(, \d+ marks? gone)?|\d+ marks? gone)")
@@ -132,9 +132,9 @@ def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
 
 def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
     w = window
-    w.task_bar.set_task(PRICE_TASK, "demo:index.html")
+    w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
     assert w.start_run()
-    qtbot.waitUntil(lambda: not w.running, timeout=LONG)
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     w.modes.setCurrentWidget(w.review)
     r = w.review
     r.table.setFocus()

@@ -22,10 +22,13 @@ from cockpit.ui.plaintext import tip
 APPROVE_KEY = "Ctrl+Return"
 REJECT_KEY = "Ctrl+Backspace"
 PICK_KEY = "Alt+{}"  # planning mode: run candidate N instead (1-9)
+EDIT_HINT = ("Approve runs the action as written here, not the agent's. Click a box on the screenshot to aim "
+             "the action at that box instead.")
 
 
 class ApprovalPanel(QFrame):
     decided = Signal(object)  # Decision
+    backRequested = Signal()  # "Show the action asked about": the pane shows another step meanwhile
 
     def __init__(self, parent=None, *, user: str = "human"):
         super().__init__(parent)
@@ -54,6 +57,14 @@ class ApprovalPanel(QFrame):
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
         self.edit.returnPressed.connect(self._on_edit_run)
+        self.edit_hint = QLabel(EDIT_HINT)  # what Approve does with an edited action, and the boxes
+        self.edit_hint.setWordWrap(True)
+        self.edit_hint.setVisible(False)
+        self.back_btn = QPushButton("Show the action asked about")
+        self.back_btn.setToolTip("The screenshot shows another step; go back to the page and the box the "
+                                 "agent wants to act on")
+        self.back_btn.clicked.connect(self.backRequested)
+        self.back_btn.setVisible(False)
         self.error = QLabel()
         self.error.setStyleSheet("color: #b00020")
         self.error.setVisible(False)
@@ -84,7 +95,7 @@ class ApprovalPanel(QFrame):
         self.why.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.why.setMinimumHeight(48)
         self.why.setStyleSheet("QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }")
-        for w in (self.title, self.why, self.edit, self.error, self.message):
+        for w in (self.title, self.back_btn, self.why, self.edit, self.edit_hint, self.error, self.message):
             lay.addWidget(w)
         lay.addWidget(buttons)
         lay.addWidget(self.alternatives)
@@ -113,13 +124,17 @@ class ApprovalPanel(QFrame):
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
                            f"'{html.escape(req.policy)}')")
         items = "".join(f"<li>{html.escape(e)}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
-        thought = f"<br><i>Agent's thought:</i> {html.escape(req.thought[:400])}" if req.thought else ""
+        cut = req.thought[:400] + ("…" if len(req.thought) > 400 else "")
+        thought = f"<br><i>Agent's thought:</i> {html.escape(cut)}" if req.thought else ""
+        self.evidence.setToolTip(tip(req.thought) if len(req.thought) > 400 else "")
         self.evidence.setText(f"Why it was flagged:<ul style='margin:0'>{items}</ul>{thought}")
         self.prediction.setText(f"If you approve: {req.prediction[:600]}" if req.prediction else "")
         self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
         self.edit.setText(req.display)
         self.edit.setVisible(False)
+        self.edit_hint.setVisible(False)
+        self.back_btn.setVisible(False)
         self.error.setVisible(False)
         self._show_alternatives(req)
         self.setVisible(True)
@@ -156,6 +171,10 @@ class ApprovalPanel(QFrame):
     def close_request(self) -> None:
         self.request = None
         self.setVisible(False)
+
+    def set_away(self, away: bool) -> None:
+        """The screenshot shows another step than the one asked about: offer the way back."""
+        self.back_btn.setVisible(away and self.request is not None)
 
     @property
     def editing(self) -> bool:
@@ -194,6 +213,7 @@ class ApprovalPanel(QFrame):
 
     def _on_edit_clicked(self) -> None:
         self.edit.setVisible(True)
+        self.edit_hint.setVisible(True)
         self.edit.setFocus()
         self.edit.selectAll()
 

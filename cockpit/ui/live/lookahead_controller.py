@@ -1,4 +1,4 @@
-"""The window's side of previews and planning (issue #7), hooked into MainWindow by a few lines.
+"""The window's side of previews and planning (issue #7), wired by the window in a few lines.
 
 Owns the "Plan" toolbar box, the Plan tab (:class:`~cockpit.ui.live.plan_table.PlanTable`)
 and the status bar's planning-cost label; turns core events into what they
@@ -8,9 +8,10 @@ sends the Decision to the bridge like every other answer.
 """
 from __future__ import annotations
 
-import weakref
+from typing import Callable
 
-from PySide6.QtWidgets import QCheckBox, QLabel
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QCheckBox, QLabel, QTabWidget, QToolBar
 
 from cockpit.core.agent import events as ev
 from cockpit.ui.live.plan_table import PlanTable
@@ -21,43 +22,41 @@ def tokens_text(n: int) -> str:
 
 
 class LookaheadController:
-    def __init__(self, window):
-        self._window = weakref.ref(window)  # no reference cycle with the window
+    def __init__(self, settings: Callable, following: Callable[[], bool]):
+        """`settings()`: today's Settings; `following()`: the Live pane follows the run (shows no past step)."""
+        self._settings, self._following = settings, following
         self.table = PlanTable()
         self.box = QCheckBox("Plan")
         self.box.setToolTip("Planning mode: the agent proposes several candidate actions, the world model "
                             "simulates and scores each, the best one runs (through the approval gate). More "
                             "model calls per step; set the world model and k in Model…. Not with the demo policy.")
-        self.box.setChecked(window.settings.planning)
+        self.box.setChecked(settings().planning)
         self.status = QLabel("")
         self.status.setToolTip("Look-ahead model calls (previews, refine, simulate, score), apart from the "
                                "agent's own")
         self._live: tuple[int, dict] | None = None  # the running step's plan, from PlanMade
 
-    @property
-    def w(self):
-        return self._window()
-
-    # ---------- wiring (called from MainWindow) ----------
-    def install(self, tabs, toolbar, approval) -> None:
+    # ---------- wiring (called from the window) ----------
+    def install(self, tabs: QTabWidget, toolbar: QToolBar, before: QAction, approval) -> None:
+        """The Plan tab into `tabs`; the Plan box into `toolbar`, ahead of the separator before `before`."""
         self.tabs = tabs
         tabs.addTab(self.table, "Plan")
         acts = toolbar.actions()  # beside Memory and Demo: before the separator ahead of Boxes
-        at = acts.index(self.w.act_boxes) - 1 if self.w.act_boxes in acts else -1
+        at = acts.index(before) - 1 if before in acts else -1
         toolbar.insertWidget(acts[at], self.box) if at >= 0 else toolbar.addWidget(self.box)
         self.approval = approval
         self.table.candidatePicked.connect(approval.pick)
 
     def agent_options(self, demo: bool) -> dict:
         """AgentConfig's `preview` and `planning` for a run started now (none with the demo policy)."""
-        s = self.w.settings
+        s = self._settings()
         s.planning = self.box.isChecked()
         if demo:
             return {"preview": None, "planning": None}
         return {"preview": s.preview_config(), "planning": s.planning_config()}
 
     def settings_changed(self) -> None:
-        self.box.setChecked(self.w.settings.planning)
+        self.box.setChecked(self._settings().planning)
 
     # ---------- a run ----------
     def reset(self) -> None:
@@ -70,7 +69,7 @@ class LookaheadController:
             if self._live is None:  # the run's first plan: bring the Plan tab forward, once
                 self.tabs.setCurrentWidget(self.table)
             self._live = (e.step, e.plan)
-            if self.w.shown_step is None:
+            if self._following():
                 self.table.show_plan(e.step, e.plan)
         elif isinstance(e, ev.PlanningCost):
             tok = e.total_prompt_tokens + e.total_completion_tokens

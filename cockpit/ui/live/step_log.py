@@ -65,6 +65,10 @@ class StepLogPanel(QTreeWidget):
         h.setSectionResizeMode(3, QHeaderView.Interactive)
         h.setSectionResizeMode(0, QHeaderView.Interactive)  # to its contents would take the expanded rows' width
         self.setColumnWidth(0, self.indentation() + self.fontMetrics().horizontalAdvance("00 (you)") + 12)
+        # The decision is empty on most rows: as wide as "waiting for you", not as its longest text (an
+        # annotator's long name); cut with "…" beyond, whole in the cell's tooltip. The action gets the room.
+        h.setSectionResizeMode(2, QHeaderView.Interactive)
+        self.setColumnWidth(2, self.fontMetrics().horizontalAdvance("waiting for you") + 16)
         self._outcome_fitted, self._fitting = True, False  # the outcome follows its text until the human drags it
         h.sectionResized.connect(lambda c, _o, _n: c == 3 and not self._fitting and self._stop_fitting())
         self.items: dict[int, QTreeWidgetItem] = {}
@@ -145,12 +149,12 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ObservationReady) and e.stored:
             self.item(e.step).setText(3, "waiting for the model…")
         elif isinstance(e, ev.ApprovalRequested):
-            self.item(e.step).setText(2, "waiting for you")
+            self._decision(self.item(e.step), "waiting for you")
         elif isinstance(e, ev.ApprovalDecided):
             it = self.item(e.step)
             verdict = ("edited" if e.approved and e.action and e.action != _action(it)
                        else "approved" if e.approved else "rejected")
-            it.setText(2, f"{verdict} by {e.by.split(':', 1)[-1]}")
+            self._decision(it, f"{verdict} by {e.by.split(':', 1)[-1]}")
             if verdict == "edited":
                 self._child(it, "human chose", e.action)
             if e.message:
@@ -183,6 +187,11 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+
+    @staticmethod
+    def _decision(it: QTreeWidgetItem, text: str) -> None:
+        it.setText(2, text)
+        it.setToolTip(2, text)
 
     def _pixel_action(self, it: QTreeWidgetItem, e: ev.ActionProposed) -> None:
         """``Click (600, 475) → <button> "Place order"``; what the model wrote goes into the expanded row."""

@@ -1,0 +1,341 @@
+"""The Live tab: the task bar, the screenshot with its boxes, the approval and take-over panels, the step log
+and the step's details.
+
+It draws what the bridge reports (:mod:`cockpit.ui.live.live_events` turns each event into what it shows) and
+follows the run, or shows a step the human picked. Its numbers (run id, rows, budget) are the
+:class:`~cockpit.ui.live.run_controller.RunController`'s. News goes out through `message`; errors show in the
+red banner above the panes too.
+"""
+from __future__ import annotations
+
+import json
+from typing import Callable
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+
+from cockpit.core.agent import events as ev
+from cockpit.core.errors import CockpitError
+from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.settings import Settings
+from cockpit.core.store import Store
+from cockpit.core.store.records import status_text
+from cockpit.ui.elide import ElidedLabel
+from cockpit.ui.fieldnames import in_window_terms
+from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
+from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
+from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.live.run_controller import RunController
+from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.takeover_panel import TakeOverPanel
+from cockpit.ui.live.task_bar import TaskBar
+from cockpit.ui.room import RoomKeeper
+from cockpit.ui.screenshot.corrector import MarkCorrector
+from cockpit.ui.screenshot.view import ScreenshotView
+
+HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
+IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo and press Run."
+
+
+class LivePane(QWidget):
+    message = Signal(str, int)  # news for the status bar, and for how many milliseconds
+    stepOpened = Signal(int, object)  # a recorded step was opened: its number and row
+
+    def __init__(self, store: Store, runs: RunController, settings: Callable[[], Settings]):
+        super().__init__()
+        self.store, self.runs, self._settings = store, runs, settings
+        self.shown_step: int | None = None  # None: following the run live
+        self.live_step: int | None = None  # the pane shows the live page (paused, taken over), this step to be
+        self.last_marks: list[Mark] = []
+        self.live_frame = None  # the live page's last image, to come back to from another step
+        self._build()
+        self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
+                                       self._live_session)
+        self.corrector.message.connect(lambda text: self.message.emit(text, 8000))
+        self.corrector.error.connect(self.show_error)
+        self._connect()
+
+    @property
+    def bridge(self):
+        return self.runs.bridge
+
+    def _build(self) -> None:
+        self.task_bar = TaskBar()
+        self.view = ScreenshotView()
+        self.view.clear(IDLE_TEXT)
+        self.banner = ElidedLabel()  # a long title or answer never widens the pane
+        self.error_banner = QLabel()
+        self.error_banner.setWordWrap(True)
+        self.error_banner.setTextFormat(Qt.PlainText)
+        self.error_banner.setStyleSheet("background:#fdecea; color:#611a15; padding:6px; border:1px solid #f5c2c0")
+        self.error_banner.setVisible(False)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        lv.addWidget(self.banner)
+        self.hop_strip = HopStrip()  # multihop progress and the memories given (hidden otherwise)
+        lv.addWidget(self.hop_strip)
+        lv.addWidget(self.view, 1)
+        self.approval = ApprovalPanel(user=self._settings().annotator_name())
+        self.takeover = TakeOverPanel()
+        self.log_panel = StepLogPanel()
+        self.breakpoints: list = []  # shared with the running agent's config
+        self.bp_panel = BreakpointsPanel(self.breakpoints)
+        self.log_tabs = QTabWidget()
+        self.log_tabs.addTab(self.log_panel, "Steps")
+        self.log_tabs.addTab(self.bp_panel, "Breakpoints")
+        self.details = StepDetails()
+        panels = QWidget()
+        pv = QVBoxLayout(panels)
+        pv.setContentsMargins(0, 0, 0, 0)
+        pv.addWidget(self.approval)
+        pv.addWidget(self.takeover)
+        pv.addWidget(self.log_tabs, 1)
+        self.right = QSplitter(Qt.Vertical)
+        self.right.addWidget(panels)
+        self.right.addWidget(self.details)
+        self.right.setSizes([420, 300])
+        RoomKeeper(self.right, panels)  # the approval panel's wrapped text and buttons: never cut off below
+        self.split = QSplitter(Qt.Horizontal)
+        self.split.addWidget(left)
+        self.split.addWidget(self.right)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setSizes([700, 580])  # the step log's columns need their room
+        cv = QVBoxLayout(self)
+        cv.setContentsMargins(4, 4, 4, 4)
+        cv.addWidget(self.task_bar)
+        cv.addWidget(self.error_banner)
+        cv.addWidget(self.split, 1)
+
+    def _connect(self) -> None:
+        self.task_bar.fileProblems.connect(lambda p, probs: self.show_error(
+            f"{p}: {len(probs)} problem(s): " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else "")))
+        self.log_panel.stepSelected.connect(self.show_step)
+        self.view.markClicked.connect(self._on_mark_clicked)
+        self.view.pointClicked.connect(self._on_point)  # take-over at a point
+        self.approval.backRequested.connect(self.follow_live)
+
+    # ---------- a run ----------
+    def reset(self, banner: str) -> None:
+        """A run is starting: nothing of the last one stays."""
+        self.approval.user = self._settings().annotator_name()
+        self.error_banner.setVisible(False)
+        self.log_panel.clear_run()
+        self.hop_strip.clear()
+        self.details.show_step(None, {}, None)
+        self.shown_step = self.live_step = None
+        self.live_frame = None
+        self.view.clear(banner)
+        self.banner.setText(banner)
+
+    def show_error(self, message: str) -> None:
+        message = in_window_terms(message)  # the Base URL field, not --base-url
+        self.error_banner.setText(message)
+        self.error_banner.setToolTip(message)
+        self.error_banner.setVisible(True)
+        self.message.emit(message.splitlines()[0][:200], 15000)
+
+    def show_idle(self, text: str = IDLE_TEXT) -> None:
+        self.view.clear(text)
+
+    # ---------- which step the pane shows ----------
+    def following(self) -> bool:
+        return self.shown_step is None
+
+    def displayed_step(self) -> int | None:
+        """The step the pane's marks belong to: the one picked, the live page's next step, or the latest."""
+        if self.shown_step is not None:
+            return self.shown_step
+        return self.live_step or self.runs.latest_step or None
+
+    def _correction_place(self) -> tuple[str, int] | None:
+        step = self.displayed_step()
+        return (self.runs.run_id, step) if self.runs.run_id and step is not None else None
+
+    def _live_session(self):
+        """The browser to look a drawn box's element up in: only while the pane shows the live page."""
+        return self.bridge.session if (self.shown_step is None and self.bridge.busy) else None
+
+    def show_step(self, step: int) -> None:
+        run_id = self.runs.run_id
+        if not run_id:
+            return
+        row = self.store.step(run_id, step)
+        if row is None:  # not committed yet: the live view shows it, the details what the log knows
+            self.follow_live()
+            self.details.show_pending(step, self.log_panel.row_facts(step))
+            return
+        self.shown_step = None if (step == self.runs.latest_step and self.bridge.busy) else step
+        try:
+            png = self.store.read_file(row["screenshot_clean"] or row["screenshot"], "screenshot")
+            marks = marks_from_json(json.loads(self.store.read_file(row["marks_file"], "marks"))) \
+                if row["marks_file"] else []
+            self.view.set_screenshot(png, marks)
+            self.live_step = None
+        except (CockpitError, ValueError) as e:
+            self.view.clear(f"Step {step}: {e}")
+        color = HIGHLIGHT_HUMAN if row.get("actor") == "human" else HIGHLIGHT_AGENT
+        if row.get("target"):
+            self.view.set_highlight(row["target"], color)
+        self.view.set_pointer(row.get("action") or row.get("action_text"), row.get("pointer"), color)
+        self.log_panel.set_pointer(step, row)
+        self.corrector.show(run_id, step)
+        self.banner.setText(f"step {step} ({row.get('actor') or 'agent'}) — {row.get('title') or ''} — "
+                            f"{row.get('url') or ''}")
+        self.details.show_step(self.store, self.store.run(run_id), row)
+        self.approval.set_away(self.shown_step is not None and self.shown_step != self._asked_step())
+        self.stepOpened.emit(step, row)
+
+    def _asked_step(self) -> int | None:
+        req = self.approval.request
+        return req.step if req is not None else None
+
+    def follow_live(self) -> None:
+        """Back to the live page (and the action the gate asks about, if it asks)."""
+        self.shown_step = None
+        self.approval.set_away(False)
+        if self.live_frame is not None:
+            self.view.set_screenshot(self.live_frame, self.last_marks, keep_view=True)
+        req = self.approval.request
+        if req is not None and req.mark is not None:
+            self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
+        step = self._asked_step()
+        if step is not None:
+            self.log_panel.select_step(step)
+
+    def sync_details(self, step: int | None) -> None:
+        """The details pane shows the highlighted row's step (only the details: the pane keeps its page)."""
+        run_id = self.runs.run_id
+        if step is None or step != self.log_panel.current_step() or not run_id:
+            return
+        row = self.store.step(run_id, step)
+        if row is None:
+            self.details.show_pending(step, self.log_panel.row_facts(step))
+        else:
+            self.details.show_step(self.store, self.store.run(run_id), row)
+
+    def reveal_row(self, step: int) -> None:
+        """Scroll the step log to `step`'s row once the layout has settled (the approval panel took room)."""
+        def scroll():
+            it = self.log_panel.item(step)
+            if it is not None:
+                self.log_panel.scrollToItem(it)
+        QTimer.singleShot(0, self, scroll)
+        QTimer.singleShot(50, self, scroll)  # after the room keeper has given the panel its height
+
+    # ---------- clicks on the screenshot ----------
+    def _mark(self, mark_id: int) -> Mark | None:
+        return next((m for m in self.view.marks() if m.id == mark_id), None)
+
+    def _on_mark_clicked(self, mark_id: int) -> None:
+        if self.approval.isVisible():
+            self.approval.retarget(mark_id)
+            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
+        elif self.takeover.isVisible():
+            m = self._mark(mark_id)
+            self.takeover.set_target(mark_id, m.label if m else "")
+            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
+
+    def _on_point(self, point: tuple) -> None:
+        """A click on the screenshot where there is no box: during a take-over, a point to act at."""
+        if not self.takeover.isVisible() or self.approval.isVisible():
+            return
+        x, y = point
+        under = self.view.mark_at(x, y)  # the smallest box holding the point, as the pane hit-tests boxes
+        label = f"<{under.tag}> {under.label}" if under is not None else ""
+        self.takeover.set_point((x, y), label)
+        self.view.set_pointer(f"Click ({x}, {y})", None, HIGHLIGHT_HUMAN)
+
+    # ---------- what the bridge reports ----------
+    def on_event(self, e: ev.Event) -> None:
+        self.log_panel.add_event(e)
+        if isinstance(e, ev.RunStarted):
+            label = " [DEMO POLICY: rule-based, not a model]" if self.runs.demo else ""
+            self.banner.setText(f"Run {e.run_id}{label}")
+        elif isinstance(e, ev.ObservationReady):
+            self.last_marks = list(e.marks)
+        elif isinstance(e, ev.ActionProposed) and self.shown_step is None and (e.target or e.pointer):
+            if e.pointer:  # a pixel action: the crosshair and the element under it, before the gate asks
+                self.view.set_pointer(e.action, e.pointer, HIGHLIGHT_AGENT)
+            else:
+                self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
+        elif isinstance(e, ev.StepFinished) and e.actor == "human":
+            self.takeover.set_busy(False)
+        elif isinstance(e, ev.RunFinished):
+            status = status_text(e.status)  # "refused (stopped at the gate)"
+            self.message.emit(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
+            if self.shown_step is None:  # else the pane's caption stays that of the step shown
+                self.banner.setText(f"Run {e.run_id} finished: {status}" + (f" — answer: {e.answer}"
+                                                                             if e.answer else ""))
+        elif isinstance(e, ev.RunFailed):
+            self.show_error(f"The run failed: {e.error}")
+        elif isinstance(e, ev.BreakpointHit):
+            self.message.emit(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
+            self.bp_panel.refresh()
+        elif isinstance(e, ev.HopsTracked):
+            self.hop_strip.set_hops(list(e.names))
+        elif isinstance(e, ev.HopPassed):
+            self.hop_strip.pass_hop(e.hop, e.step)
+            if not e.again:  # hops passed before a resume: on the strip, not news
+                self.message.emit(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
+        elif isinstance(e, ev.MemoriesUsed):
+            self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
+        self.sync_details(getattr(e, "step", None))
+
+    def _task_of(self, run_id: str) -> str:
+        try:
+            return self.store.run(run_id)["task"]
+        except Exception:  # a memory's run was deleted meanwhile: show its id alone
+            return "?"
+
+    def on_observed(self, e: ev.ObservationReady, image) -> None:
+        self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
+        self.live_frame = image
+        if self.shown_step is None:
+            self.view.set_screenshot(image, list(e.marks), keep_view=True)
+            what = (f"step {e.step}: what the model sees" if e.stored else
+                    "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
+            self.banner.setText(f"{what} — {e.title} — {e.url}")
+            self.live_step = None if e.stored else e.step
+            if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts)
+                self.corrector.show(self.runs.run_id, e.step)
+
+    def on_failed(self, message: str) -> None:
+        self.show_error(message)
+        if not self.runs.began:  # it never started: nothing of it (or of the last run) to show
+            self.banner.setText("The run did not start.")
+            self.view.clear("The run did not start; the red banner above says why.")
+
+    def on_approval(self, req) -> None:
+        self.approval.show_request(req, self.runs.step_label(req.step))
+        if self.shown_step is None and req.mark is not None:
+            self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
+        self.approval.set_away(self.shown_step is not None and self.shown_step != req.step)
+        self.reveal_row(req.step)
+
+    def on_state(self, state: str) -> None:
+        self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
+
+    def on_replayed(self, step: int, what: str) -> None:
+        self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
+        self.message.emit(what, 10000)
+
+    def on_live_frame(self, image) -> None:
+        self.live_frame = image
+        if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
+            self.view.set_screenshot(image, self.last_marks, keep_view=True)
+
+    def on_ended(self, _result) -> None:
+        self.approval.close_request()
+        self.takeover.setVisible(False)
+        self.sync_details(self.log_panel.current_step())  # stored now, with the run's answer
+
+    def take_over(self) -> bool:
+        if self.bridge.take_over() is None:
+            return False
+        self.takeover.set_target(None)
+        self.takeover.setVisible(True)
+        self.shown_step = None
+        return True

@@ -1,0 +1,84 @@
+"""The current run as the window knows it: the agent bridge, and the run's id, rows, budget, tokens and time.
+
+It starts runs (the window builds their :class:`~cockpit.ui.live.bridge.RunSpec`) and counts what the bridge
+reports; the panes read its numbers and draw. Connected to the bridge before any pane, so a pane handling an
+event already sees the counts that event changed.
+"""
+from __future__ import annotations
+
+import time
+
+from PySide6.QtCore import QObject, Signal
+
+from cockpit.core.agent import events as ev
+from cockpit.ui.live.bridge import AgentBridge, RunSpec
+
+
+class RunController(QObject):
+    countsChanged = Signal()  # the run's id, rows, tokens or cost changed
+
+    def __init__(self, bridge: AgentBridge, parent=None):
+        super().__init__(parent)
+        self.bridge = bridge
+        self.run_id = ""
+        self.latest_step = 0  # the step log's last row (the agent's or a human's)
+        self.agent_steps = 0  # of the budget: the model's replies
+        self.max_steps = 0
+        self.demo = False  # the run uses the rule-based demo policy, not a model
+        self.tokens, self.cost = 0, 0.0
+        self.started_at: float | None = None
+        self.running = False  # from launch until the bridge's runEnded has been handled
+        self.began = False  # the current attempt got under way (an event, a replayed step)
+        self.closed = False
+        bridge.event.connect(self._on_event)
+        bridge.replayed.connect(self._on_replayed)
+        bridge.runEnded.connect(self._on_ended)
+
+    def launch(self, spec: RunSpec, *, paused: bool = False) -> bool:
+        """Start `spec` with fresh counts; False when the bridge would not (a run is going)."""
+        self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
+        self.max_steps, self.demo = spec.agent.max_steps, spec.demo
+        self.run_id = ""  # until the bridge says the run started
+        self.began = False
+        self.started_at = time.monotonic()
+        self.countsChanged.emit()
+        self.running = self.bridge.start(spec, paused=paused)
+        return self.running
+
+    def step_label(self, row: int) -> str:
+        """One numbering everywhere: the step log's row, and the agent's steps of its budget."""
+        return f"row {row} · agent step {self.agent_steps}/{self.max_steps}"
+
+    def elapsed(self) -> int | None:
+        """Whole seconds since the run started, while it runs."""
+        if self.started_at is None or not self.bridge.busy:
+            return None
+        return int(time.monotonic() - self.started_at)
+
+    def _on_event(self, e: ev.Event) -> None:
+        if self.closed:
+            return
+        self.began = True
+        if isinstance(e, ev.RunStarted):
+            self.run_id = e.run_id
+        elif isinstance(e, ev.ObservationReady) and e.stored:
+            self.latest_step = e.step
+        elif isinstance(e, ev.StepFinished):  # a human's row during take-over moves the count on too
+            self.latest_step = max(self.latest_step, e.step)
+        elif isinstance(e, ev.ModelReplied):
+            self.tokens += e.prompt_tokens + e.completion_tokens
+            self.cost += e.cost or 0.0
+            self.agent_steps += 1
+        else:
+            return
+        self.countsChanged.emit()
+
+    def _on_replayed(self, *_) -> None:
+        self.began = True
+
+    def _on_ended(self, _result) -> None:
+        self.running = False
+
+    def close(self) -> None:
+        """The window closed: the stopped run's queued events change nothing."""
+        self.closed = True

@@ -1,0 +1,99 @@
+"""The Run toolbar: the run's commands (Run, Pause, Step, Stop, Take over, Hand back), its options (budget,
+approval policy, memory, demo policy, browser state) and the screenshot's tools (boxes, fit, add a mark).
+
+It owns the actions and the option widgets; the window connects the actions' signals. The menus
+(:mod:`cockpit.ui.menus`) hold the very same actions, for a screen too narrow for the toolbar.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSpinBox, QToolBar, QWidget
+
+from cockpit.core.agent.approval import POLICIES
+from cockpit.core.settings import Settings
+from cockpit.ui.live.bridge import PAUSED, STOPPING, TAKEN_OVER
+
+
+class RunToolbar(QToolBar):
+    def __init__(self, window: QWidget, live_page: QWidget, settings: Settings, demo: bool):
+        super().__init__("Run")
+        self.setObjectName("runToolbar")
+        self._window = window
+        act = self._action
+        self.act_run = act("Run", "F5", "Start a run, or resume a paused one")
+        self.act_pause = act("Pause", "F6", "Pause after the current step")
+        self.act_step = act("Step", "F10", "Run one step, then pause")
+        self.act_stop = act("Stop", "Shift+F5", "Stop now, even during a model call")
+        self.act_take = act("Take over", "F8", "Pause the agent and act by hand")
+        self.act_hand = act("Hand back", "F9", "Resume the agent")
+        for a in (self.act_run, self.act_pause, self.act_step, self.act_stop, self.act_take, self.act_hand):
+            self.addAction(a)
+        self.addSeparator()
+        self._build_options(settings, demo)
+        self.addSeparator()
+        self.act_boxes = act("Boxes", "B", "Show or hide the numbered boxes", checkable=True)
+        self.act_boxes.setChecked(True)
+        self.act_fit = act("Fit", "Ctrl+0", "Fit the screenshot to the pane")
+        self.act_add = act("Add mark", "M", "Draw a box around an element the marking missed", checkable=True)
+        for a in (self.act_boxes, self.act_add):  # single keys: only in Live (Review has its own)
+            window.removeAction(a)
+            a.setShortcutContext(Qt.WidgetWithChildrenShortcut)
+            live_page.addAction(a)
+        self.act_settings = act("Model…", "Ctrl+,",
+                                "Model server, model and API key; the browser (local, or a WebDriver URL)")
+        self.act_open = act("Open tasks…", "Ctrl+O", "Load a task file")
+        self.act_quit = act("Quit", "Ctrl+Q", "Stop any run, close the browser and quit")
+        for a in (self.act_boxes, self.act_fit, self.act_add, self.act_settings):
+            self.addAction(a)
+
+    def _action(self, text: str, key: str, tip: str, checkable: bool = False) -> QAction:
+        a = QAction(text, self._window)
+        a.setShortcut(QKeySequence(key))
+        a.setToolTip(f"{tip} ({QKeySequence(key).toString(QKeySequence.NativeText)})")
+        a.setCheckable(checkable)
+        self._window.addAction(a)
+        return a
+
+    def _build_options(self, settings: Settings, demo: bool) -> None:
+        self.addWidget(QLabel(" Max steps "))
+        self.max_steps = QSpinBox(minimum=1, maximum=500, value=settings.max_steps)
+        self.addWidget(self.max_steps)
+        self.addWidget(QLabel(" Ask before "))
+        self.policy = QComboBox()
+        self.policy.addItems(POLICIES)
+        self.policy.setCurrentText(settings.approval_policy)
+        self.policy.setToolTip("irreversible: ask before actions that cannot be undone; every: step mode, "
+                               "ask before each action; never: do not ask")
+        self.addWidget(self.policy)
+        self.addWidget(QLabel(" Memory "))
+        self.memory = QSpinBox(minimum=0, maximum=5, value=settings.memory_k)
+        self.memory.setToolTip("Give the agent this many similar past successful runs as examples before it "
+                               "starts (procedural memory; 0 = off)")
+        self.addWidget(self.memory)
+        self.demo_box = QCheckBox("Demo policy (offline)")
+        self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key. "
+                                 "Ticked, it is used instead of the model set in Model…")
+        self.demo_box.setChecked(demo)
+        self.addWidget(self.demo_box)
+        self.keep_browser_box = QCheckBox("Keep browser state")
+        self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
+                                         "log-ins). Off: each run starts clean, in a new browser context")
+        self.keep_browser_box.setChecked(settings.keep_browser_state)
+        self.addWidget(self.keep_browser_box)
+
+    def options(self) -> tuple:
+        """The option widgets a run going disables."""
+        return self.demo_box, self.keep_browser_box, self.max_steps, self.policy
+
+    def follow(self, busy: bool, state: str, taken_over: bool) -> None:
+        """Enable what the bridge's state allows."""
+        self.act_run.setText("Resume" if busy and state in (PAUSED, TAKEN_OVER) else "Run")
+        self.act_run.setEnabled(not busy or state in (PAUSED, TAKEN_OVER))
+        self.act_pause.setEnabled(busy and state not in (PAUSED, TAKEN_OVER, STOPPING))
+        self.act_step.setEnabled(not busy or state in (PAUSED,))
+        self.act_stop.setEnabled(busy and state != STOPPING)
+        self.act_take.setEnabled(busy and not taken_over and state != STOPPING)
+        self.act_hand.setEnabled(busy and taken_over)
+        for w in self.options():
+            w.setEnabled(not busy)

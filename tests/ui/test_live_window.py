@@ -1,0 +1,101 @@
+"""The Live tab as a person sees it (#30): the status bar's news, the row count during a take-over, the row
+waiting for approval, the approval panel's edit and its way back, and how a refusal on the last step reads.
+
+Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the issue saw the faults.
+"""
+import pytest
+
+from tests.ui.test_main_window import LONG, records, wait_idle, wait_paused_after
+
+
+@pytest.fixture
+def w(window_factory):
+    win = window_factory(demo=True)
+    win.resize(1024, 700)
+    return win
+
+
+def _apart(a, b) -> bool:
+    """Widgets `a` and `b` do not overlap on screen."""
+    ra = a.rect().translated(a.mapTo(a.window(), a.rect().topLeft()))
+    rb = b.rect().translated(b.mapTo(b.window(), b.rect().topLeft()))
+    return not ra.intersects(rb)
+
+
+def test_news_belongs_to_its_run_and_never_overlaps_the_state(qtbot, w):
+    task, url, _ = w.live.task_bar.task()
+    w.live.task_bar.set_task("", url)
+    assert not w.start_run()
+    assert w.status.current() == "Enter a task first."
+    w.live.task_bar.set_task(task, url)
+    w.toolbar.policy.setCurrentText("never")
+    assert w.start_run()
+    assert w.status.current() == ""  # the refusal to start is not news about this run
+    wait_idle(qtbot, w)
+    assert w.status.current().startswith("Run finished (answered)")
+    msg = w.status.message
+    # a long answer is cut with "…" in the status bar, whole in its tooltip, and stays left of the state
+    assert msg.isVisible() and _apart(msg, w.status.state) and _apart(msg, w.status.steps)
+    if msg.text() != msg.fullText():
+        assert msg.text().endswith("…") and msg.fullText() in msg.toolTip()
+    assert w.width() <= 1024
+    w.step_clicked()  # a new run: the last run's ending is not shown during it
+    assert "Run finished" not in w.status.current()
+    wait_paused_after(qtbot, w, 1)
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+
+
+def test_the_row_count_follows_a_take_over(qtbot, w):
+    w.step_clicked()
+    wait_paused_after(qtbot, w, 1)
+    assert w.status.steps.text().startswith("row 1 ·")
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
+    for n in (2, 3):
+        w.live.takeover.down_btn.click()
+        qtbot.waitUntil(lambda: len([s for s in records(w)[1] if s["actor"] == "human"]) == n - 1, timeout=LONG)
+        qtbot.waitUntil(lambda: w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+        assert w.live.log_panel.items[n].text(0) == f"{n} (you)"
+        qtbot.waitUntil(lambda: w.status.steps.text().startswith(f"row {n} ·"), timeout=10_000)
+    assert "agent step 1/" in w.status.steps.text()  # human rows use none of the agent's budget
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+
+
+def test_the_row_asked_about_is_in_view_and_the_pane_can_go_back_to_it(qtbot, w):
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    log = w.live.log_panel
+    step = w.live.approval.request.step
+    qtbot.wait(200)  # the room keeper has given the approval panel its height
+    row = log.visualItemRect(log.items[step])
+    assert log.viewport().rect().contains(row.center()), (row, log.viewport().rect())
+    target = w.live.approval.request.mark.id
+    assert w.live.view.highlighted() == target
+    # looking at an earlier step takes the pane away from the red box: a button brings it back
+    assert not w.live.approval.back_btn.isVisible()
+    log.select_step(2)
+    assert w.live.shown_step == 2 and w.live.approval.back_btn.isVisible()
+    w.live.approval.back_btn.click()
+    assert w.live.shown_step is None and w.live.view.highlighted() == target
+    assert not w.live.approval.back_btn.isVisible() and log.current_step() == step
+    # editing says what Approve will run, and that a box can be clicked instead
+    w.live.approval.edit_btn.click()
+    assert w.live.approval.edit.isVisible() and w.live.approval.edit_hint.isVisible()
+    assert "Approve runs the action as written here" in w.live.approval.edit_hint.text()
+    assert "Click a box on the screenshot" in w.live.approval.edit_hint.text()
+    w.live.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+
+
+def test_a_refusal_on_the_last_allowed_step_reads_as_stopped_at_the_gate(qtbot, w):
+    w.toolbar.max_steps.setValue(10)  # the demo asks at its 10th step
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    assert "agent step 10/10" in w.live.approval.title.text()
+    w.live.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    assert records(w)[0]["status"] == "refused"
+    assert "finished: refused (stopped at the gate)" in w.live.banner.fullText()
+    assert "max_steps" not in w.live.banner.fullText() + w.status.current()
