@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from PySide6 import QtGui
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QFontMetrics, QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QListView, QApplication, QCheckBox,
-                               QComboBox, QDialog, QLabel, QLineEdit, QPushButton, QRadioButton, QStyle,
-                               QSizePolicy, QStyleOptionComboBox, QTabBar, QTableView, QToolButton, QTreeView, QWidget)
+from PySide6.QtGui import QAction, QTextDocument
+from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QCheckBox,
+                               QComboBox, QDialog, QLabel, QLineEdit, QListView, QPushButton, QRadioButton,
+                               QSizePolicy, QStyle, QStyleOptionComboBox, QTabBar, QTableView, QToolButton, QTreeView,
+                               QWidget)
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
@@ -118,7 +119,7 @@ def _label_problem(label: QLabel) -> str | None:
     width = _text_width(label, rich)
     elided = _elided_with_tip(shown, label.toolTip())
     if width > room + 1 and not elided:
-        return f"text {width} px in {room} px, no elision" + ("" if "…" not in shown else " (… but no full tooltip)")
+        return f"text {width} px in {room} px, no elision" + (" (… but no full tooltip)" if "…" in shown else "")
     filled = width > room - 2 * label.fontMetrics().averageCharWidth()  # cut to its room, not a "Starting…"
     if "…" in shown and filled and not elided and not label.toolTip():
         return "elided without its full text in a tooltip"
