@@ -8,6 +8,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.devtools.fakeruns import make_run
+from cockpit.ui.plaintext import shown_text
 from cockpit.ui.reports.panel import ReportsPanel
 
 
@@ -293,3 +294,32 @@ def test_long_names_are_whole_in_tooltips_of_tables_and_charts(qtbot, store):
     row = next(i for i, b in enumerate(panel.categories.bars) if b[0] == category)
     assert panel.categories.bar_tip(row) == f"{category}: 2 (100%)"
     assert panel.categories.row_at(26 + 22 * row + 5) == row and panel.categories.row_at(3) is None
+
+
+def test_reports_with_long_names_fit_1024x700(qtbot, store):
+    """Long tasks, sites, models, annotators and categories: nothing cut without "…" and a tooltip, nothing
+    outside the tab, no sideways scrolling for the lists, and the tab asks for no more than a small screen."""
+    from PySide6.QtCore import QSize
+    from tests.ui.test_window_fits import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK, fit_violations
+    site = "A very long site name for a shop that sells everything under the sun " * 2
+    ids = [make_run(store, steps=2 + i, task=TASK, site=site, model=MODEL) for i in range(4)]
+    ids += [make_run(store, steps=3, answer=None, status="max_steps", task=TASK) for _ in range(2)]
+    for rid in ids[:4]:
+        L.set_label(store, rid, ANNOTATOR, "fail", category=CATEGORY)
+        L.set_label(store, rid, OTHER, "success")
+        L.set_label(store, rid, "cy", "fail", category=CATEGORY)
+        L.set_verdict(store, rid, MODEL, 3, "cockpit-judge-1", 1, reply="SUCCESS")
+    store.db["decisions"].insert({"run_id": ids[0], "step": 1, "approved": 0, "by": "human:ada", "message": "no"})
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.resize(1024, 640)
+    panel.show()
+    qtbot.waitExposed(panel)
+    panel.refresh()
+    assert fit_violations(panel, QSize(1024, 700)) == []
+    assert panel.minimumSizeHint().width() <= 1024
+    line = panel.assisted_runs.item(0)
+    assert line.text().endswith("…") and TASK in shown_text(line.toolTip())
+    assert panel.assisted_runs.horizontalScrollBar().maximum() == 0
+    site_row = next(i for i, b in enumerate(panel.by_site.bars) if b[0] == site)
+    assert shown_text(panel.by_site.bar_tip(site_row)) == f"{site}: 0/4"

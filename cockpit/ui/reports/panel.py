@@ -26,6 +26,9 @@ from cockpit.ui.reports.words import bin_label, unjudged_failures_note
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 
+MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
+
+
 class ReportsPanel(QWidget):
     openRun = Signal(str)
 
@@ -87,7 +90,7 @@ class ReportsPanel(QWidget):
         self.fleiss = _wrapped()
         self.assisted = _wrapped()
         self.no_answer_note = _wrapped()  # the runs counted as failures though nobody judged them (#30)
-        self.assisted_runs = QListWidget()  # what people did in each assisted run; double-click opens it
+        self.assisted_runs = _list()  # what people did in each assisted run; double-click opens it
         self.assisted_runs.setMaximumHeight(90)
         self.assisted_runs.itemActivated.connect(self._open)
         self.assisted_runs.itemDoubleClicked.connect(self._open)
@@ -97,7 +100,7 @@ class ReportsPanel(QWidget):
         self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
         self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
                               "TP", "FN", "FP", "TN"])
-        self.disagree = QListWidget()
+        self.disagree = _list()
         self.disagree.itemActivated.connect(self._open)
         self.disagree.itemDoubleClicked.connect(self._open)
         self.by_site = BarChart("Success rate by site")
@@ -155,7 +158,7 @@ class ReportsPanel(QWidget):
         self.assisted_runs.clear()
         names = {1: "success", 0: "fail", None: "no outcome yet"}
         for r in a["runs"]:
-            it = QListWidgetItem(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task'][:60]}")
+            it = QListWidgetItem(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {_cut(r['task'], 60)}")
             it.setData(Qt.UserRole, r["run_id"])
             it.setToolTip(tip(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task']}"))
             self.assisted_runs.addItem(it)
@@ -182,7 +185,7 @@ class ReportsPanel(QWidget):
         rows = rep.get("disagreements", [])
         for d in rows:
             if d["run_id"] not in hidden:
-                it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task'][:80]}")
+                it = QListWidgetItem(f"{d['run_id']}: {', '.join(d['reasons'])} — {_cut(d['task'], 80)}")
                 it.setData(Qt.UserRole, d["run_id"])
                 it.setToolTip(tip(f"{d['run_id']}: {', '.join(d['reasons'])} — {d['task']}"))
                 self.disagree.addItem(it)
@@ -274,8 +277,14 @@ def _table(headers: list[str]) -> QTableWidget:
     t.setHorizontalHeaderLabels(headers)
     t.verticalHeader().setVisible(False)
     t.setEditTriggers(QTableWidget.NoEditTriggers)
+    t.setWordWrap(False)  # one line a row, cut with "…" (whole in the cell's tooltip)
     t.setMinimumHeight(120)
     return t
+
+
+def _cut(text: str, n: int) -> str:
+    """The first n characters of a task in a list line, with "…" when there is more (the tooltip has it all)."""
+    return text if len(text) <= n else text[:n - 1].rstrip() + "…"
 
 
 def _pct(x) -> str:
@@ -290,6 +299,16 @@ def _fill(table: QTableWidget, rows: list[tuple]) -> None:
             item.setToolTip(tip(str(v)))  # a long annotator or judge name is cut in its column: whole here
             table.setItem(i, j, item)
     table.resizeColumnsToContents()
+    for j in range(table.columnCount()):  # a long name does not push the other columns out of view
+        table.setColumnWidth(j, min(table.columnWidth(j), MAX_COLUMN))
+
+
+def _list() -> QListWidget:
+    """A list whose long lines wrap (each whole in its tooltip too), with no sideways scrolling."""
+    lw = QListWidget()
+    lw.setWordWrap(True)
+    lw.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+    return lw
 
 
 def _say_choice(box: QComboBox, explanation: str) -> None:
