@@ -78,14 +78,15 @@ def review_list_seconds(store: Store, runs: int) -> tuple[float, float]:
     panel = ReviewPanel(store, annotator="bench")
     panel.resize(1280, 800)
     panel.show()
-    while not (panel.model.total >= runs and panel.model.rowCount() > 0):  # all counted, the first page shown
+    model = panel.browser.model
+    while not (model.total >= runs and model.rowCount() > 0):  # all counted, the first page shown
         app.processEvents()
         if time.perf_counter() - t0 > 120:
             break
     listed = time.perf_counter() - t0
-    panel.table.selectRow(0)
+    panel.browser.table.selectRow(0)
     panel.go(1)  # step 2: ABP's layout shoots the page after each action, so step 1 has no screenshot
-    while not panel.view.has_screenshot() and time.perf_counter() - t0 < 120:
+    while not panel.viewer.view.has_screenshot() and time.perf_counter() - t0 < 120:
         app.processEvents()
         time.sleep(0.002)
     shown = time.perf_counter() - t0

@@ -52,20 +52,20 @@ def main():
         panel.resize(1280, 800)
         panel.show()
         QTest.qWaitForWindowExposed(panel)
-        panel.table.selectRow(0)
+        panel.browser.table.selectRow(0)
         panel.activateWindow()
-        panel.view.setFocus()
+        panel.viewer.view.setFocus()
         deadline = time.monotonic() + 5
-        while not panel.view.has_screenshot() and time.monotonic() < deadline:
+        while not panel.viewer.view.has_screenshot() and time.monotonic() < deadline:
             app.processEvents()
         times, misses = [], 0
         for i in range(1, args.steps):
             wait(app, args.pause / 1000)
             t0 = time.perf_counter()
-            QTest.keyClick(panel.view, Qt.Key_Right)
-            if not panel.view.has_screenshot():
+            QTest.keyClick(panel.viewer.view, Qt.Key_Right)
+            if not panel.viewer.view.has_screenshot():
                 misses += 1
-            while not panel.view.has_screenshot() or panel.steps[panel.index]["step"] != i + 1:
+            while not panel.viewer.view.has_screenshot() or panel.viewer.steps[panel.viewer.index]["step"] != i + 1:
                 app.processEvents()
             times.append((time.perf_counter() - t0) * 1000)
         panel.close()

@@ -163,14 +163,14 @@ def test_markup_from_pages_and_models_is_shown_as_text_in_the_window(qtbot, host
     review.resize(1200, 800)
     review.show()
     review.open_run(run_id)
-    qtbot.waitUntil(lambda: review.run is not None and review.run["id"] == run_id, timeout=5000)
+    qtbot.waitUntil(lambda: review.viewer.run is not None and review.viewer.run["id"] == run_id, timeout=5000)
     _assert_inert(_texts(review), must_show=["Buy the item <b>now</b>", ANSWER])
-    review.go(len(review.steps) - 1)
+    review.go(len(review.viewer.steps) - 1)
     _assert_inert(_texts(review), must_show=[ANSWER])
     review.go(0)
     _assert_inert(_texts(review), must_show=["<script>alert('thought')</script>"])
-    assert TITLE_MARKUP in review.details.summary.toPlainText()
-    assert live_markup(review.details.summary.toHtml()) == []
+    assert TITLE_MARKUP in review.viewer.details.summary.toPlainText()
+    assert live_markup(review.viewer.details.summary.toHtml()) == []
 
     view = ScreenshotView()
     qtbot.addWidget(view)

@@ -170,9 +170,10 @@ def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site,
         try:
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(first)
-            assert "interrupted" in w.review.header.text()
-            assert w.review.resume_btn.isVisibleTo(w.review) and w.review.close_run_btn.isVisibleTo(w.review)
-            w.review.resume_btn.click()
+            assert "interrupted" in w.review.viewer.header.text()
+            tools = w.review.viewer.tools
+            assert tools.resume_btn.isVisibleTo(w.review) and tools.close_run_btn.isVisibleTo(w.review)
+            tools.resume_btn.click()
             assert w.modes.currentWidget() is w.live
             qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
             assert w.runs.run_id == first and "finished: answered" in w.live.banner.fullText()
@@ -180,13 +181,13 @@ def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site,
 
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(second)
-            assert w.review.close_run_btn.isVisibleTo(w.review)
-            w.review.close_run_btn.click()
-            assert "closed" in w.review.header.text() and "closed" in w.review.status.text()
-            assert not w.review.resume_btn.isVisibleTo(w.review)
-            assert not w.review.close_run_btn.isVisibleTo(w.review)
+            assert tools.close_run_btn.isVisibleTo(w.review)
+            tools.close_run_btn.click()
+            assert "closed" in w.review.viewer.header.text() and "closed" in w.review.label_bar.status.text()
+            assert not tools.resume_btn.isVisibleTo(w.review)
+            assert not tools.close_run_btn.isVisibleTo(w.review)
             w.review.show_run(first)  # resumed and finished: nothing to resume or close any more
-            assert "answered" in w.review.header.text() and not w.review.resume_btn.isVisibleTo(w.review)
+            assert "answered" in w.review.viewer.header.text() and not tools.resume_btn.isVisibleTo(w.review)
         finally:
             w.close()
             kill_leftovers(home)

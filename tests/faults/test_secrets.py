@@ -263,11 +263,11 @@ def test_the_settings_dialog_sends_the_key_and_keeps_it_only_in_the_keyring(qtbo
             dlg = ModelSettingsDialog(Settings(model=ModelConfig(base_url=srv.base_url, model="m")))
             qtbot.addWidget(dlg)
             dlg.show()
-            qtbot.keyClicks(dlg.key_edit, KEY)
-            assert KEY not in dlg.key_edit.displayText()  # masked while typed
-            dlg.test_button.click()
-            qtbot.waitUntil(lambda: dlg.status_label.text().startswith(("OK", "Error")), timeout=15_000)
-            assert dlg.status_label.text().startswith("OK"), dlg.status_label.text()
+            qtbot.keyClicks(dlg.key.key_edit, KEY)
+            assert KEY not in dlg.key.key_edit.displayText()  # masked while typed
+            dlg.check.test_button.click()
+            qtbot.waitUntil(lambda: dlg.check.status_label.text().startswith(("OK", "Error")), timeout=15_000)
+            assert dlg.check.status_label.text().startswith("OK"), dlg.check.status_label.text()
             assert srv.rejected == 0 and len(srv.requests) == 1  # the typed key reached the server
             dlg.ok_button.click()
             assert dlg.result() == QDialog.DialogCode.Accepted
@@ -278,7 +278,7 @@ def test_the_settings_dialog_sends_the_key_and_keeps_it_only_in_the_keyring(qtbo
             shown = [text for d in (dlg, again) for w in [d, *d.findChildren(object)]
                      for attr in ("text", "displayText", "placeholderText", "toolTip", "windowTitle")
                      if (text := widget_text(w, attr)) is not None]
-            assert "from the system keyring" in again.key_edit.placeholderText()
+            assert "from the system keyring" in again.key.key_edit.placeholderText()
     finally:
         keyring.set_keyring(before)
     find = needles(KEY, KEY_FRAGMENT)

@@ -223,18 +223,18 @@ def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, home):
             panel.resize(1280, 800)
             panel.show()
             qtbot.waitExposed(panel)
-            assert panel.model.total == 2
-            row = [r["id"] for r in panel.model.rows].index(b)
-            panel.table.selectRow(row)
-            qtbot.waitUntil(lambda: panel.view.has_screenshot(), timeout=5000)
+            assert panel.browser.model.total == 2
+            row = [r["id"] for r in panel.browser.model.rows].index(b)
+            panel.browser.table.selectRow(row)
+            qtbot.waitUntil(lambda: panel.viewer.view.has_screenshot(), timeout=5000)
             panel.go(1)
-            qtbot.waitUntil(lambda: "missing" in panel.view.message(), timeout=5000)
-            assert str(gone) in panel.view.message()
+            qtbot.waitUntil(lambda: "missing" in panel.viewer.view.message(), timeout=5000)
+            assert str(gone) in panel.viewer.view.message()
             panel.go(2)
-            qtbot.waitUntil(lambda: panel.view.has_screenshot(), timeout=5000)
-            panel.table.selectRow(1 - row)  # the other run opens as before
-            assert panel.run["id"] == a
-            qtbot.waitUntil(lambda: panel.view.has_screenshot(), timeout=5000)
+            qtbot.waitUntil(lambda: panel.viewer.view.has_screenshot(), timeout=5000)
+            panel.browser.table.selectRow(1 - row)  # the other run opens as before
+            assert panel.viewer.run["id"] == a
+            qtbot.waitUntil(lambda: panel.viewer.view.has_screenshot(), timeout=5000)
         finally:
             panel.close()
             panel.deleteLater()

@@ -56,21 +56,21 @@ def dialog(qtbot, base_url):
 def test_no_key_warning_for_a_local_server(qtbot, no_keyring, monkeypatch):
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)
     dlg = dialog(qtbot, "http://localhost:8000/v1")
-    note = dlg.keyring_label.text() + dlg.key_edit.placeholderText()
+    note = dlg.key.keyring_label.text() + dlg.key.key_edit.placeholderText()
     assert secrets.ENV_VAR not in note and "No system keyring" not in note and "No keyring" not in note
-    assert "needs no API key" in dlg.keyring_label.text()
+    assert "needs no API key" in dlg.key.keyring_label.text()
     openai = dialog(qtbot, None)  # OpenAI needs one: the warning stays
-    assert "No system keyring" in openai.keyring_label.text()
+    assert "No system keyring" in openai.key.keyring_label.text()
 
 
 def test_model_dialog_notes_show_all_their_lines(qtbot, no_keyring, monkeypatch):
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)
     dlg = dialog(qtbot, None)  # the long "No system keyring …" note
-    dlg.status_label.setText("Error: Connection refused: could not reach http://localhost:8000/v1/chat/completions "
-                             "(is the server running?)")
+    dlg.check.status_label.setText("Error: Connection refused: could not reach "
+                                   "http://localhost:8000/v1/chat/completions (is the server running?)")
     QApplication.processEvents()
     QApplication.processEvents()
-    for label in (dlg.keyring_label, dlg.status_label):
+    for label in (dlg.key.keyring_label, dlg.check.status_label):
         assert label.height() >= label.heightForWidth(label.width()), label.text()  # not cut, not under a row
-    below = dlg.webdriver_edit.mapTo(dlg, dlg.webdriver_edit.rect().topLeft()).y()
-    assert dlg.keyring_label.mapTo(dlg, dlg.keyring_label.rect().bottomLeft()).y() < below
+    below = dlg.browser.webdriver_edit.mapTo(dlg, dlg.browser.webdriver_edit.rect().topLeft()).y()
+    assert dlg.key.keyring_label.mapTo(dlg, dlg.key.keyring_label.rect().bottomLeft()).y() < below

@@ -245,7 +245,7 @@ def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, window):
     w.modes.setCurrentWidget(w.review)
     w.review.show_run(parent)
     w.review.go(4)  # step 5: the agent opens the checkout
-    w.review.branch_btn.click()
+    w.review.viewer.tools.branch_btn.click()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)  # replayed 1-4, the agent went on to the gate
     assert w.modes.currentWidget() is w.live and w.runs.run_id != parent
     w.live.approval.reject_btn.click()

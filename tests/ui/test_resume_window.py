@@ -70,7 +70,7 @@ def test_window_resume_asks_as_the_run_did_though_its_settings_never_ask(qtbot, 
 
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(rid)
-            w.review.resume_btn.click()  # the window's own path: Review → Resume → start_resume
+            w.review.viewer.tools.resume_btn.click()  # the window's own path: Review → Resume → start_resume
             assert w.modes.currentWidget() is w.live
             assert "approval policy: irreversible" in w.status.current()
             qtbot.waitUntil(lambda: w.live.approval.isVisible() or not w.runs.running, timeout=LONG)

@@ -12,13 +12,13 @@ from tests.ui.test_review import panel, store  # noqa: F401  (fixtures)
 
 def press(qtbot, p, key):
     p.activateWindow()
-    p.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.view, timeout=3000)
-    qtbot.keyClick(p.view, key)
+    p.viewer.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
+    qtbot.keyClick(p.viewer.view, key)
 
 
 def cell(p, run_id, key):
-    return p.model.data(p.model.index(p.model.row_of(run_id), column(key)))
+    return p.browser.model.data(p.browser.model.index(p.browser.model.row_of(run_id), column(key)))
 
 
 def test_the_queue_shows_progress_and_next_goes_through_the_batch_in_order(qtbot, panel, store):
@@ -28,23 +28,24 @@ def test_the_queue_shows_progress_and_next_goes_through_the_batch_in_order(qtbot
     ada_runs = [r3, r2]  # dealt in turn: r3 ada, r1 bob, r2 ada
     L.set_label(store, r2, "ada", "fail", seconds=30)
     p = panel("ada")
-    assert p.queue_bar.isVisible()
-    assert p.queue_bar.queue_label.text() == "Your queue: batch pilot — 1 / 2 done, median 30 s per run"
-    assert p.queue_bar.queue_next_btn.isVisible() and not p.btn_next.isVisible()
-    p.guideline_btn.click()
-    assert p.guideline.isVisible() and "cart shows the item" in p.guideline.toPlainText()
+    assert p.label_bar.queue_bar.isVisible()
+    assert p.label_bar.queue_bar.queue_label.text() == "Your queue: batch pilot — 1 / 2 done, median 30 s per run"
+    assert p.label_bar.queue_bar.queue_next_btn.isVisible() and not p.label_bar.btn_next.isVisible()
+    p.label_bar.queue_bar.guideline_btn.click()
+    guideline = p.label_bar.queue_bar.guideline
+    assert guideline.isVisible() and "cart shows the item" in guideline.toPlainText()
     press(qtbot, p, Qt.Key_N)  # her next unlabelled assigned run, not the oldest unlabelled one
-    assert p.run["id"] == ada_runs[0] != older
+    assert p.viewer.run["id"] == ada_runs[0] != older
     p.label("success")
-    assert p.queue_bar.queue_label.text().startswith("Your queue: batch pilot — 2 / 2 done, median")
-    p.queue_bar.queue_next_btn.click()
-    assert "Nothing left to label" in p.status.text() and p.run["id"] == r3
+    assert p.label_bar.queue_bar.queue_label.text().startswith("Your queue: batch pilot — 2 / 2 done, median")
+    p.label_bar.queue_bar.queue_next_btn.click()
+    assert "Nothing left to label" in p.label_bar.status.text() and p.viewer.run["id"] == r3
 
 
 def test_without_assignments_there_is_no_queue_line(qtbot, panel, store):
     make_run(store, steps=1)
     p = panel("ada")
-    assert not p.queue_bar.isVisible() and p.btn_next.isVisible()
+    assert not p.label_bar.queue_bar.isVisible() and p.label_bar.btn_next.isVisible()
 
 
 def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, panel, store):
@@ -52,19 +53,20 @@ def test_a_blind_batch_hides_the_answer_and_the_judge_until_labelled(qtbot, pane
     L.set_verdict(store, rid, "gpt-4o", 3, "v1", 1, reply="SUCCESS")
     assign(store, "pilot", [rid], ["ada"], 1, "guide", blind=True)
     p = panel("ada")
-    assert "blind" in p.queue_bar.queue_label.text()
-    assert not p.blind.isChecked()  # the batch, not the Blind box, hides them
+    assert "blind" in p.label_bar.queue_bar.queue_label.text()
+    assert not p.label_bar.blind.isChecked()  # the batch, not the Blind box, hides them
     assert cell(p, rid, "judge") == cell(p, rid, "answer") == cell(p, rid, "status") == "(hidden)"
     p.show_run(rid)
     p.go(2)  # the ANSWER step
-    seen = [p.header.text(), p.answer.text(), p.step_info.text(), p.details.summary.toPlainText(),
-            p.details.raw.toPlainText(), p.filmstrip.item(2).text(), p.filmstrip.item(2).toolTip()]
+    v = p.viewer
+    seen = [v.header.text(), v.answer.text(), v.step_info.text(), v.details.summary.toPlainText(),
+            v.details.raw.toPlainText(), v.filmstrip.item(2).text(), v.filmstrip.item(2).toolTip()]
     assert not any("Xyzzy" in t for t in seen), seen  # (not "42": a run id's time can hold it)
-    assert "gpt-4o" not in p.header.text() and "answered" not in p.header.text()
-    assert "hidden: blind until you have labelled this run" in p.answer.text()
+    assert "gpt-4o" not in p.viewer.header.text() and "answered" not in p.viewer.header.text()
+    assert "hidden: blind until you have labelled this run" in p.viewer.answer.text()
     p.label("fail")
-    assert "the answer is Xyzzy" in p.answer.text() and "gpt-4o" in p.header.text()
-    assert "ANSWER; the answer is Xyzzy" in p.step_info.text() and "Xyzzy" in p.filmstrip.item(2).toolTip()
+    assert "the answer is Xyzzy" in p.viewer.answer.text() and "gpt-4o" in p.viewer.header.text()
+    assert "ANSWER; the answer is Xyzzy" in v.step_info.text() and "Xyzzy" in v.filmstrip.item(2).toolTip()
     assert cell(p, rid, "judge") == "success"
     assert L.labels(store, rid, "ada")[0]["blind"] == 1  # given before the claim was on screen
 
@@ -80,23 +82,23 @@ def test_filters_and_sorting_do_not_narrow_a_blind_batch_s_runs_by_what_it_hides
         L.set_verdict(store, rid, "gpt-4o", 3, "v1", v, reply="SUCCESS" if v else "NOT SUCCESS")
     assign(store, "pilot", [hers_ok, hers_bad], ["ada"], 1, blind=True)
     p = panel("ada")
-    p.f_judge.setCurrentText("success")
-    p.apply_filter()
-    assert [p.model.rows[i]["id"] for i in range(len(p.model.rows))] == [other]
-    p.f_judge.setCurrentIndex(0)
-    p.apply_filter()
-    assert {r["id"] for r in p.model.rows} == {hers_ok, hers_bad, other}
-    p.model.sort(column("status"), Qt.AscendingOrder)
-    assert [r["id"] for r in p.model.rows] == [hers_ok, hers_bad, other]  # by start, oldest first; not by status
-    p.search.setText("Xyzzy")  # the search reads the hidden answer too
-    p.apply_filter()
-    assert p.model.rows == []
-    p.search.setText("")
+    p.browser.f_judge.setCurrentText("success")
+    p.browser.apply_filter()
+    assert [p.browser.model.rows[i]["id"] for i in range(len(p.browser.model.rows))] == [other]
+    p.browser.f_judge.setCurrentIndex(0)
+    p.browser.apply_filter()
+    assert {r["id"] for r in p.browser.model.rows} == {hers_ok, hers_bad, other}
+    p.browser.model.sort(column("status"), Qt.AscendingOrder)
+    assert [r["id"] for r in p.browser.model.rows] == [hers_ok, hers_bad, other]  # by start, oldest first, not status
+    p.browser.search.setText("Xyzzy")  # the search reads the hidden answer too
+    p.browser.apply_filter()
+    assert p.browser.model.rows == []
+    p.browser.search.setText("")
     p.show_run(hers_ok)
     p.label("success")  # hers now: she may filter by it
-    p.f_judge.setCurrentText("success")
-    p.apply_filter()
-    assert {r["id"] for r in p.model.rows} == {hers_ok, other}
+    p.browser.f_judge.setCurrentText("success")
+    p.browser.apply_filter()
+    assert {r["id"] for r in p.browser.model.rows} == {hers_ok, other}
 
 
 def test_adjudication_mode_lists_shows_and_records(qtbot, panel, store):
@@ -108,11 +110,11 @@ def test_adjudication_mode_lists_shows_and_records(qtbot, panel, store):
     for who in ("ada", "bob"):
         L.set_label(store, agreed, who, "success")
     p = panel("cy")
-    assert p.model.total == 2
-    p.adj_toggle.click()
+    assert p.browser.model.total == 2
+    p.adj_bar.adj_toggle.click()
     assert p.adjudication.isVisible() and not p.label_bar.isVisible()
-    assert p.model.total == 1 and p.model.run_id(0) == split
-    p.table.selectRow(0)
+    assert p.browser.model.total == 1 and p.browser.model.run_id(0) == split
+    p.browser.table.selectRow(0)
     t = p.adjudication.table
     rows = [tuple(t.item(r, c).text() for c in range(3)) for r in range(t.rowCount())]
     assert rows == [("ada (annotator)", "success", "the item is listed"),
@@ -126,14 +128,14 @@ def test_adjudication_mode_lists_shows_and_records(qtbot, panel, store):
     got = adjudications(store, split)
     assert [(a["verdict"], a["reason"], a["by"]) for a in got] == [
         ("fail", "the last screenshot shows an empty cart", "cy")]
-    assert p.model.total == 0  # it left the open list
+    assert p.browser.model.total == 0  # it left the open list
     assert "adjudicated fail" in p.adjudication.message.text()
-    p.adj_open.setChecked(False)  # all runs to adjudicate: it is there, marked as adjudicated
-    assert p.model.total == 1 and "→ adjudicated fail" in cell(p, split, "human")
+    p.adj_bar.adj_open.setChecked(False)  # all runs to adjudicate: it is there, marked as adjudicated
+    assert p.browser.model.total == 1 and "→ adjudicated fail" in cell(p, split, "human")
     assert "adjudicated: fail by cy" in p.adjudication.summary.text()
     assert [lab["verdict"] for lab in L.labels(store, split)] == ["success", "fail"]  # theirs stay
-    p.adj_toggle.click()
-    assert p.model.total == 2 and p.label_bar.isVisible() and not p.adjudication.isVisible()
+    p.adj_bar.adj_toggle.click()
+    assert p.browser.model.total == 2 and p.label_bar.isVisible() and not p.adjudication.isVisible()
 
 
 def test_adjudication_needs_a_verdict_and_a_rationale(qtbot, panel, store):
@@ -141,8 +143,8 @@ def test_adjudication_needs_a_verdict_and_a_rationale(qtbot, panel, store):
     L.set_label(store, rid, "ada", "success")
     L.set_label(store, rid, "bob", "fail")
     p = panel("cy")
-    p.adj_toggle.click()
-    p.table.selectRow(0)
+    p.adj_bar.adj_toggle.click()
+    p.browser.table.selectRow(0)
     p.adjudication.record_btn.click()
     assert "Pick Success or Fail" in p.adjudication.message.text()
     p.adjudication.success.click()
@@ -154,8 +156,8 @@ def test_adjudication_mode_follows_new_labels_on_refresh(qtbot, panel, store):
     rid = make_run(store, steps=1)
     L.set_label(store, rid, "ada", "success")
     p = panel("cy")
-    p.adj_toggle.click()
-    assert p.model.total == 0
+    p.adj_bar.adj_toggle.click()
+    assert p.browser.model.total == 0
     L.set_label(store, rid, "bob", "fail")  # e.g. a bundle imported meanwhile
     p.refresh()
-    assert p.model.total == 1 and p.model.run_id(0) == rid
+    assert p.browser.model.total == 1 and p.browser.model.run_id(0) == rid

@@ -25,17 +25,17 @@ def open_review(w, run_id=None):
     if run_id:
         r.show_run(run_id)
     else:
-        r.table.selectRow(0)
+        r.browser.table.selectRow(0)
     return r
 
 
 def shown_mark(qtbot, r):
     """A box on the step's screenshot, and where it is on the screen (the viewport)."""
-    qtbot.waitUntil(lambda: r.view.has_screenshot() and bool(r.view.marks()), timeout=5000)
-    r.view.fit()
-    mark = max(r.view.marks(), key=lambda m: m.bbox[2] * m.bbox[3])
+    qtbot.waitUntil(lambda: r.viewer.view.has_screenshot() and bool(r.viewer.view.marks()), timeout=5000)
+    r.viewer.view.fit()
+    mark = max(r.viewer.view.marks(), key=lambda m: m.bbox[2] * m.bbox[3])
     x, y, w, h = mark.bbox
-    return mark, r.view.mapFromScene(x + w / 2, y + h / 2)
+    return mark, r.viewer.view.mapFromScene(x + w / 2, y + h / 2)
 
 
 def when_shown(qtbot, find, act):
@@ -72,20 +72,20 @@ def test_right_click_marks_a_box_spurious_in_review_and_undoes_it(qtbot, window)
     mark, pos = shown_mark(qtbot, r)
     seen = []
     when_shown(qtbot, *pick_in_menu(f"Mark [{mark.id}] as spurious", seen))
-    right_click(r.view, pos)
+    right_click(r.viewer.view, pos)
     assert "Add a missing mark…" in seen
     fixes = [c for c in corrections.of(w.store, rid, 1) if c["kind"] == "spurious"]
     assert [(c["mark_id"], c["by"]) for c in fixes] == [(mark.id, "ada")]
-    assert r.view.flagged() == {mark.id}  # drawn flagged (dashed grey)
-    assert "spurious" in r.status.text()
+    assert r.viewer.view.flagged() == {mark.id}  # drawn flagged (dashed grey)
+    assert "spurious" in r.label_bar.status.text()
     r.go(1)
     r.go(0)  # back on the step: still shown flagged
-    qtbot.waitUntil(lambda: r.view.flagged() == {mark.id}, timeout=5000)
+    qtbot.waitUntil(lambda: r.viewer.view.flagged() == {mark.id}, timeout=5000)
     seen.clear()
     when_shown(qtbot, *pick_in_menu(f"Undo: [{mark.id}] is spurious", seen))
-    right_click(r.view, pos)
+    right_click(r.viewer.view, pos)
     assert [c for c in corrections.of(w.store, rid, 1) if c["kind"] == "spurious"] == []
-    assert r.view.flagged() == set()
+    assert r.viewer.view.flagged() == set()
 
 
 def test_m_and_a_drawn_box_keep_a_missing_mark_in_review(qtbot, window):
@@ -94,38 +94,38 @@ def test_m_and_a_drawn_box_keep_a_missing_mark_in_review(qtbot, window):
     r = open_review(w, rid)
     shown_mark(qtbot, r)
     r.activateWindow()
-    r.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.view, timeout=3000)
-    qtbot.keyClick(r.view, Qt.Key_M)
-    assert r.view.add_mode() and "Draw a box" in r.status.text()
-    a, b = r.view.mapFromScene(20, 20), r.view.mapFromScene(120, 60)
+    r.viewer.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.viewer.view, timeout=3000)
+    qtbot.keyClick(r.viewer.view, Qt.Key_M)
+    assert r.viewer.view.add_mode() and "Draw a box" in r.label_bar.status.text()
+    a, b = r.viewer.view.mapFromScene(20, 20), r.viewer.view.mapFromScene(120, 60)
 
     def answer(dlg: QInputDialog):
         dlg.setTextValue("menu button")
         dlg.accept()
     when_shown(qtbot, lambda: QApplication.activeModalWidget() if isinstance(QApplication.activeModalWidget(),
                                                                              QInputDialog) else None, answer)
-    qtbot.mousePress(r.view.viewport(), Qt.LeftButton, pos=a)
-    qtbot.mouseMove(r.view.viewport(), b)
-    qtbot.mouseRelease(r.view.viewport(), Qt.LeftButton, pos=b)
+    qtbot.mousePress(r.viewer.view.viewport(), Qt.LeftButton, pos=a)
+    qtbot.mouseMove(r.viewer.view.viewport(), b)
+    qtbot.mouseRelease(r.viewer.view.viewport(), Qt.LeftButton, pos=b)
     missing = [c for c in corrections.of(w.store, rid, 1) if c["kind"] == "missing"]
     assert len(missing) == 1 and missing[0]["label"] == "menu button" and missing[0]["by"] == "ada"
     x, y, bw, bh = missing[0]["bbox"]
     assert abs(x - 20) <= 2 and abs(y - 20) <= 2 and abs(bw - 100) <= 3 and abs(bh - 40) <= 3
-    assert r.view.extra_box_count() == 1 and not r.view.add_mode()
-    assert "Added a missing mark on step 1" in r.status.text()
+    assert r.viewer.view.extra_box_count() == 1 and not r.viewer.view.add_mode()
+    assert "Added a missing mark on step 1" in r.label_bar.status.text()
 
 
 def test_m_without_a_step_says_what_to_do(qtbot, window):
     w = window
     r = open_review(w)  # no run at all
     r.activateWindow()
-    r.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.view, timeout=3000)
-    qtbot.keyClick(r.view, Qt.Key_M)
-    assert not r.view.add_mode() and "Open a step first" in r.status.text()
-    right_click(r.view, QPoint(50, 50))  # no menu (nothing to correct), the same hint
-    assert QApplication.activePopupWidget() is None and "Open a step first" in r.status.text()
+    r.viewer.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.viewer.view, timeout=3000)
+    qtbot.keyClick(r.viewer.view, Qt.Key_M)
+    assert not r.viewer.view.add_mode() and "Open a step first" in r.label_bar.status.text()
+    right_click(r.viewer.view, QPoint(50, 50))  # no menu (nothing to correct), the same hint
+    assert QApplication.activePopupWidget() is None and "Open a step first" in r.label_bar.status.text()
 
 
 def _text_fits(combo: QComboBox) -> bool:
@@ -141,30 +141,30 @@ def test_review_at_1024_and_1280_reads_whole_filters_columns_and_words(qtbot, wi
     w.resize(width, 700 if width == 1024 else 800)
     rid = make_run(w.store, steps=4, task="Find the cheapest item " * 12)
     r = open_review(w, rid)
-    qtbot.waitUntil(lambda: r.view.has_screenshot(), timeout=5000)
+    qtbot.waitUntil(lambda: r.viewer.view.has_screenshot(), timeout=5000)
     r.label_bar.annotator.setCurrentText(LONG_NAME)
     r.label_bar.category.setCurrentText(LONG_CATEGORY)
     assert r.label("fail")
-    assert r.status.text() == f"your label: fail ({LONG_CATEGORY})"
+    assert r.label_bar.status.text() == f"your label: fail ({LONG_CATEGORY})"
     r.activateWindow()
-    r.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.view, timeout=3000)
-    qtbot.keyClick(r.view, Qt.Key_W)
+    r.viewer.view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is r.viewer.view, timeout=3000)
+    qtbot.keyClick(r.viewer.view, Qt.Key_W)
     QApplication.processEvents()
     QApplication.processEvents()
-    assert r.status.text() == "step 1: wrong target — click the right box on the screenshot"
-    assert "you: wrong target" in r.step_info.text() and "wrong_target" not in r.step_info.text()
+    assert r.label_bar.status.text() == "step 1: wrong target — click the right box on the screenshot"
+    assert "you: wrong target" in r.viewer.step_info.text() and "wrong_target" not in r.viewer.step_info.text()
     assert w.width() <= width, w.width()  # the hint and the long label did not widen the window
-    assert r.status.isVisible() and r.status.width() <= r.width()
+    assert r.label_bar.status.isVisible() and r.label_bar.status.width() <= r.width()
     comment = r.label_bar.comment
     assert comment.width() >= comment.fontMetrics().horizontalAdvance(comment.placeholderText()), comment.width()
     for combo in r.browser.filters():
         assert combo.isVisible() and _text_fits(combo), (combo.currentText(), combo.width())
-    assert r.count.text() == "1 run"
+    assert r.browser.count.text() == "1 run"
     make_run(w.store, steps=1)
     r.refresh()
-    assert r.count.text() == "2 runs"
-    head, vp = r.table.horizontalHeader(), r.table.viewport().width()
+    assert r.browser.count.text() == "2 runs"
+    head, vp = r.browser.table.horizontalHeader(), r.browser.table.viewport().width()
     for key in ("started", "id", "status"):  # whole, in view
         c = column(key)
         assert not head.isSectionHidden(c) and head.sectionViewportPosition(c) + head.sectionSize(c) <= vp, key
@@ -173,7 +173,7 @@ def test_review_at_1024_and_1280_reads_whole_filters_columns_and_words(qtbot, wi
     assert w.width() <= width
     L.set_step_label(w.store, rid, 2, LONG_NAME, "no_progress")
     r.go(1)
-    assert "you: no progress" in r.step_info.text()
+    assert "you: no progress" in r.viewer.step_info.text()
 
 
 def test_statuses_and_judgements_read_as_words_in_review(qtbot, window):
@@ -181,12 +181,12 @@ def test_statuses_and_judgements_read_as_words_in_review(qtbot, window):
     rid = make_run(w.store, steps=2, answer=None, status="max_steps")
     L.set_step_label(w.store, rid, 1, "ada", "wrong_action")
     r = open_review(w, rid)
-    statuses = [r.f_status.itemText(i) for i in range(r.f_status.count())]
+    statuses = [r.browser.f_status.itemText(i) for i in range(r.browser.f_status.count())]
     assert "out of steps" in statuses and not any("_" in s for s in statuses), statuses
-    r.f_status.setCurrentText("out of steps")
-    assert r.model.total == 1 and r.count.text() == "1 run"
-    assert r.model.data(r.model.index(0, column("status"))) == "out of steps"
-    assert "out of steps" in r.header.text() and "max_steps" not in r.header.text()
-    assert "you: wrong action" in r.step_info.text()
+    r.browser.f_status.setCurrentText("out of steps")
+    assert r.browser.model.total == 1 and r.browser.count.text() == "1 run"
+    assert r.browser.model.data(r.browser.model.index(0, column("status"))) == "out of steps"
+    assert "out of steps" in r.viewer.header.text() and "max_steps" not in r.viewer.header.text()
+    assert "you: wrong action" in r.viewer.step_info.text()
     r.labeller.judge_step("no_progress")
-    assert r.status.text() == "step 1: no progress" and "you: no progress" in r.step_info.text()
+    assert r.label_bar.status.text() == "step 1: no progress" and "you: no progress" in r.viewer.step_info.text()

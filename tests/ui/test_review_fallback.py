@@ -11,7 +11,7 @@ def _open_step(qtbot, w, run_id, index):
     w.modes.setCurrentWidget(w.review)
     w.review.show_run(run_id)
     w.review.go(index)
-    assert w.review.steps[w.review.index]["step"] == index + 1
+    assert w.review.viewer.steps[w.review.viewer.index]["step"] == index + 1
 
 
 def test_missing_clean_screenshot_falls_back_to_the_marked_one(qtbot, window):
@@ -25,17 +25,17 @@ def test_missing_clean_screenshot_falls_back_to_the_marked_one(qtbot, window):
     wide.save(step2 / "marked.png")
     _open_step(qtbot, w, rid, 1)
     p = w.review
-    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
-    assert p.view.message() == ""
-    assert p.view.image_size() == wide.size  # the marked file is what is shown
-    assert p.image_note.isVisible()
-    assert "clean screenshot missing; showing the marked one" in p.image_note.text()
-    assert "Step 2/3" in p.step_info.text()
+    qtbot.waitUntil(lambda: p.viewer.view.has_screenshot(), timeout=5000)
+    assert p.viewer.view.message() == ""
+    assert p.viewer.view.image_size() == wide.size  # the marked file is what is shown
+    assert p.viewer.image_note.isVisible()
+    assert "clean screenshot missing; showing the marked one" in p.viewer.image_note.text()
+    assert "Step 2/3" in p.viewer.step_info.text()
     p.go(2)  # its clean screenshot is there: no note
-    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
-    assert p.view.image_size() != wide.size and not p.image_note.isVisible()
+    qtbot.waitUntil(lambda: p.viewer.view.has_screenshot(), timeout=5000)
+    assert p.viewer.view.image_size() != wide.size and not p.viewer.image_note.isVisible()
     p.go(1)  # back again, from the cache: the note comes back with the image
-    assert p.view.image_size() == wide.size and p.image_note.isVisible()
+    assert p.viewer.view.image_size() == wide.size and p.viewer.image_note.isVisible()
 
 
 def test_both_screenshots_missing_says_missing(qtbot, window):
@@ -46,10 +46,10 @@ def test_both_screenshots_missing_says_missing(qtbot, window):
     (step2 / "marked.png").write_bytes(b"not a png")  # unreadable counts as gone
     _open_step(qtbot, w, rid, 1)
     p = w.review
-    qtbot.waitUntil(lambda: "missing" in p.view.message(), timeout=5000)
-    assert not p.view.has_screenshot()
-    assert "screenshot.png" in p.view.message() and "marked.png" in p.view.message()
-    assert not p.image_note.isVisible()
+    qtbot.waitUntil(lambda: "missing" in p.viewer.view.message(), timeout=5000)
+    assert not p.viewer.view.has_screenshot()
+    assert "screenshot.png" in p.viewer.view.message() and "marked.png" in p.viewer.view.message()
+    assert not p.viewer.image_note.isVisible()
     p.go(2)
-    qtbot.waitUntil(lambda: p.view.has_screenshot(), timeout=5000)
-    assert not p.image_note.isVisible()
+    qtbot.waitUntil(lambda: p.viewer.view.has_screenshot(), timeout=5000)
+    assert not p.viewer.image_note.isVisible()

@@ -16,12 +16,13 @@ def test_an_imported_run_is_reviewed_like_a_native_one(qtbot, tmp_path):
         p.resize(1280, 800)
         p.show()
         qtbot.waitExposed(p)
-        assert "abp" in [p.f_model.itemText(i) for i in range(p.f_model.count())]  # the agent, to filter by
+        f_model = p.browser.f_model
+        assert "abp" in [f_model.itemText(i) for i in range(f_model.count())]  # the agent, to filter by
         p.show_run(rid)  # step 1 (Navigate): ABP shot no page before its first action
-        qtbot.waitUntil(lambda: "has no screenshot" in p.view.message(), timeout=5000)
+        qtbot.waitUntil(lambda: "has no screenshot" in p.viewer.view.message(), timeout=5000)
         p.go(1)  # step 2: "Click at (963, 72)", on the page of shot 1
-        qtbot.waitUntil(lambda: p.view.pointer_marker() is not None, timeout=5000)
-        assert p.view.pointer_marker().pos().x() == 963  # "Click at (963, 72)", drawn where it clicked
+        qtbot.waitUntil(lambda: p.viewer.view.pointer_marker() is not None, timeout=5000)
+        assert p.viewer.view.pointer_marker().pos().x() == 963  # "Click at (963, 72)", drawn where it clicked
         p.go(3)  # step 4: its screenshot number (3) is a gap in the trajectory
-        qtbot.waitUntil(lambda: "has no screenshot" in p.view.message(), timeout=5000)
+        qtbot.waitUntil(lambda: "has no screenshot" in p.viewer.view.message(), timeout=5000)
         p.close()

@@ -83,21 +83,22 @@ def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     assert_fits(w, "finished")
     w.modes.setCurrentWidget(w.review)
-    w.review.table.selectRow(0)
-    qtbot.waitUntil(lambda: w.review.run is not None and w.review.view.has_screenshot(), timeout=LONG)
+    w.review.browser.table.selectRow(0)
+    qtbot.waitUntil(lambda: w.review.viewer.run is not None and w.review.viewer.view.has_screenshot(), timeout=LONG)
     w.review.go(3)
     assert_fits(w, "Review")
     # the step's screenshot gets the room: most of the tab's height, not a strip under the header and filmstrip
-    assert w.review.view.height() >= 0.5 * w.review.height(), (w.review.view.height(), w.review.height())
-    w.review.view.setFocus()
-    qtbot.keyClick(w.review.view, Qt.Key_Z)  # one key: the screenshot alone, as large as the tab
+    assert w.review.viewer.view.height() >= 0.5 * w.review.height(), (w.review.viewer.view.height(), w.review.height())
+    w.review.viewer.view.setFocus()
+    qtbot.keyClick(w.review.viewer.view, Qt.Key_Z)  # one key: the screenshot alone, as large as the tab
     QApplication.processEvents()
-    assert not w.review.table.isVisible() and not w.review.label_bar.isVisible()
-    assert w.review.view.height() >= 0.95 * w.review.height() and w.review.view.width() >= 0.95 * w.width()
-    qtbot.keyClick(w.review.view, Qt.Key_Right)  # the step keys still work there
-    assert w.review.index == 4
-    qtbot.keyClick(w.review.view, Qt.Key_Escape)  # and back
-    assert w.review.table.isVisible() and w.review.label_bar.isVisible()
+    assert not w.review.browser.table.isVisible() and not w.review.label_bar.isVisible()
+    view = w.review.viewer.view
+    assert view.height() >= 0.95 * w.review.height() and view.width() >= 0.95 * w.width()
+    qtbot.keyClick(w.review.viewer.view, Qt.Key_Right)  # the step keys still work there
+    assert w.review.viewer.index == 4
+    qtbot.keyClick(w.review.viewer.view, Qt.Key_Escape)  # and back
+    assert w.review.browser.table.isVisible() and w.review.label_bar.isVisible()
     w.modes.setCurrentWidget(w.reports)
     assert_fits(w, "Reports")
 
@@ -174,12 +175,12 @@ def test_reviews_queue_guideline_blind_batch_and_adjudication_fit_1024x700(qtbot
     w.modes.setCurrentWidget(w.review)
     w.review.refresh()
     w.review.next_unlabelled()
-    w.review.guideline_btn.click()
-    assert w.review.queue_bar.isVisible() and w.review.guideline.isVisible()
+    w.review.label_bar.queue_bar.guideline_btn.click()
+    assert w.review.label_bar.queue_bar.isVisible() and w.review.label_bar.queue_bar.guideline.isVisible()
     assert_fits(w, "Review with a batch queue and its guideline")
     w.review.label("success")  # ada and bob disagree, and so do bob and the judge
-    w.review.adj_toggle.click()
-    w.review.table.selectRow(0)
+    w.review.adj_bar.adj_toggle.click()
+    w.review.browser.table.selectRow(0)
     assert w.review.adjudication.isVisible() and w.review.adjudication.table.rowCount() == 3
     assert_fits(w, "Review in adjudication mode")
-    assert w.review.view.height() >= 0.35 * w.review.height(), (w.review.view.height(), w.review.height())
+    assert w.review.viewer.view.height() >= 0.35 * w.review.height(), (w.review.viewer.view.height(), w.review.height())

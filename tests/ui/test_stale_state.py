@@ -159,10 +159,10 @@ def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
         assert [r["id"] for r in s.runs(status="refused")] == [w.runs.run_id]
     assert "finished: refused (stopped at the gate)" in w.live.banner.fullText()
     w.modes.setCurrentWidget(w.review)  # Review: the runs list and its status filter say so too
-    m = w.review.model
+    m = w.review.browser.model
     status = [k for _, k in COLUMNS].index("status")
     assert m.data(m.index(0, status)) == "refused (stopped at the gate)"
-    assert w.review.f_status.findText("refused") > 0
+    assert w.review.browser.f_status.findText("refused") > 0
 
 
 def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory, monkeypatch, tmp_path):

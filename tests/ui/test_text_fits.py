@@ -75,7 +75,7 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
         runs.append(w.runs.run_id)
     w.modes.setCurrentWidget(w.review)
     QApplication.processEvents()
-    m, table = w.review.model, w.review.table
+    m, table = w.review.browser.model, w.review.browser.table
     columns = {m.headerData(c, Qt.Horizontal): c for c in range(m.columnCount())}
     assert {"Started", "Run", "Status", "Steps", "Site"} <= set(columns)
 
@@ -91,7 +91,7 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
     head = table.horizontalHeader()
     for key in ("started", "id", "status", "steps", "site"):  # shown whole, not "2026-11-24 …"
         assert head.sectionSize(column(key)) >= table.sizeHintForColumn(column(key)), key
-    assert w.review.f_site.findText("Demo Shop") > 0  # and the site filter offers it
+    assert w.review.browser.f_site.findText("Demo Shop") > 0  # and the site filter offers it
 
 
 def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, window):
@@ -125,9 +125,10 @@ def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
     assert said.match(effect), effect  # not "effect: URL changed, 13% pixels"
     assert "new address" in effect
     w.modes.setCurrentWidget(w.review)
-    w.review.table.selectRow(0)
-    qtbot.waitUntil(lambda: w.review.run is not None, timeout=LONG)
-    assert said.search(shown(w.review.step_info.text())), w.review.step_info.text()  # Review says it alike
+    w.review.browser.table.selectRow(0)
+    qtbot.waitUntil(lambda: w.review.viewer.run is not None, timeout=LONG)
+    info = w.review.viewer.step_info
+    assert said.search(shown(info.text())), info.text()  # Review says it alike
 
 
 def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
@@ -137,21 +138,21 @@ def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
     w.modes.setCurrentWidget(w.review)
     r = w.review
-    r.table.setFocus()
-    r.table.selectRow(0)
-    qtbot.waitUntil(lambda: r.run is not None and r.view.has_screenshot(), timeout=LONG)
-    qtbot.keyClick(r.table, Qt.Key_Q)  # step 1: correct
-    assert r.status.text() == "step 1: correct"
-    qtbot.keyClick(r.table, Qt.Key_Right)  # on to step 2: the footer no longer speaks of step 1
-    assert r.index == 1 and "step 1" not in r.status.text()
-    assert r.status.text() == "not labelled by you"
-    qtbot.keyClick(r.table, Qt.Key_Left)  # step 1's judgement is in its own line
-    assert "you: correct" in r.step_info.text()
-    fitted = r.view.zoom_factor()
-    qtbot.keyClick(r.table, Qt.Key_Plus)  # +/- zoom in Review too, with the focus in the runs list
-    assert r.view.zoom_factor() > fitted
-    qtbot.keyClick(r.table, Qt.Key_Minus)
-    qtbot.keyClick(r.table, Qt.Key_Minus)
-    assert r.view.zoom_factor() < fitted
-    qtbot.keyClick(r.table, Qt.Key_0)
-    assert abs(r.view.zoom_factor() - fitted) < 1e-6
+    r.browser.table.setFocus()
+    r.browser.table.selectRow(0)
+    qtbot.waitUntil(lambda: r.viewer.run is not None and r.viewer.view.has_screenshot(), timeout=LONG)
+    qtbot.keyClick(r.browser.table, Qt.Key_Q)  # step 1: correct
+    assert r.label_bar.status.text() == "step 1: correct"
+    qtbot.keyClick(r.browser.table, Qt.Key_Right)  # on to step 2: the footer no longer speaks of step 1
+    assert r.viewer.index == 1 and "step 1" not in r.label_bar.status.text()
+    assert r.label_bar.status.text() == "not labelled by you"
+    qtbot.keyClick(r.browser.table, Qt.Key_Left)  # step 1's judgement is in its own line
+    assert "you: correct" in r.viewer.step_info.text()
+    fitted = r.viewer.view.zoom_factor()
+    qtbot.keyClick(r.browser.table, Qt.Key_Plus)  # +/- zoom in Review too, with the focus in the runs list
+    assert r.viewer.view.zoom_factor() > fitted
+    qtbot.keyClick(r.browser.table, Qt.Key_Minus)
+    qtbot.keyClick(r.browser.table, Qt.Key_Minus)
+    assert r.viewer.view.zoom_factor() < fitted
+    qtbot.keyClick(r.browser.table, Qt.Key_0)
+    assert abs(r.viewer.view.zoom_factor() - fitted) < 1e-6

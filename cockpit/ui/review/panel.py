@@ -4,7 +4,8 @@ Built for the annotator labelling hundreds of trajectories: keyboard only, a que
 one key per verdict, digits for the failure category, N for the next run. Reads the store through its own
 connection; writes only labels and corrections.
 
-ReviewPanel owns no state of its own but its parts, and wires them:
+ReviewPanel owns no state of its own but its parts, and wires them. Other code reaches a part's widgets through
+the part (``panel.viewer.view``, ``panel.browser.table``, ``panel.label_bar.status``), not through the panel:
 
 - RunsBrowser (runs_browser): the search, the filters, the runs table, the count; says which run was picked.
 - AdjudicationBar and AdjudicationView (adjudication_view): the mode, the runs to settle, the verdicts.
@@ -41,11 +42,6 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY", "CACHE", "PRELOAD", "SOUR
 
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
-
-
-def _via(part: str, name: str) -> property:
-    """A part's attribute, read through the panel (the window and the tests reach them so)."""
-    return property(lambda self: getattr(getattr(self, part), name), doc=f"{part}.{name}")
 
 
 class ReviewPanel(QWidget):
@@ -111,9 +107,9 @@ class ReviewPanel(QWidget):
         tools.compareClicked.connect(self.compare)
         tools.reaskClicked.connect(self.reask)
         tools.branchClicked.connect(self._branch)
-        tools.replayClicked.connect(lambda: self.run and self.replayRequested.emit(self.run["id"]))
-        tools.resumeClicked.connect(lambda by_replay: self.run and self.resumeRequested.emit(self.run["id"],
-                                                                                              by_replay))
+        v = self.viewer
+        tools.replayClicked.connect(lambda: v.run and self.replayRequested.emit(v.run["id"]))
+        tools.resumeClicked.connect(lambda by_replay: v.run and self.resumeRequested.emit(v.run["id"], by_replay))
         tools.closeRunClicked.connect(self.close_run)
 
     def _shortcuts(self) -> None:
@@ -131,7 +127,7 @@ class ReviewPanel(QWidget):
             sc(key, lambda x=verdict: self.label(x))
         sc("N", lab.next_unlabelled)
         for axis, key in AXIS_KEYS.items():
-            sc(key, lambda a=axis: self.adjudicating or lab.step_axis(a))  # adjudication settles success only
+            sc(key, lambda a=axis: self.adj_bar.adjudicating or lab.step_axis(a))  # adjudication settles success only
         sc("B", lambda: v.view.set_marks_visible(not v.view.marks_visible()))
         for i in range(1, len(L.CATEGORIES) + 1):
             sc(str(i), lambda i=i: self.pick_category(i))
@@ -143,57 +139,28 @@ class ReviewPanel(QWidget):
         self.viewer.loader.stop()
         super().closeEvent(event)
 
-    # ---------- what the window and the tests reach ----------
-    loader = _via("viewer", "loader")
-    replay_speed = property(lambda self: self.viewer.tools.replay_speed)
-    run, steps, index = _via("viewer", "run"), _via("viewer", "steps"), _via("viewer", "index")
-    view, header, answer = _via("viewer", "view"), _via("viewer", "header"), _via("viewer", "answer")
-    filmstrip, step_info = _via("viewer", "filmstrip"), _via("viewer", "step_info")
-    image_note, details = _via("viewer", "image_note"), _via("viewer", "details")
-    branch_btn = property(lambda self: self.viewer.tools.branch_btn)
-    resume_btn = property(lambda self: self.viewer.tools.resume_btn)
-    close_run_btn = property(lambda self: self.viewer.tools.close_run_btn)
-    model, table, search = _via("browser", "model"), _via("browser", "table"), _via("browser", "search")
-    f_site, f_model, f_status = _via("browser", "f_site"), _via("browser", "f_model"), _via("browser", "f_status")
-    f_human, f_judge = _via("browser", "f_human"), _via("browser", "f_judge")
-    f_annotator, count = _via("browser", "f_annotator"), _via("browser", "count")
-    status, blind, comment = _via("label_bar", "status"), _via("label_bar", "blind"), _via("label_bar", "comment")
-    axes, btn_next, queue_bar = _via("label_bar", "axes"), _via("label_bar", "btn_next"), _via("label_bar", "queue_bar")
-    guideline_btn = property(lambda self: self.label_bar.queue_bar.guideline_btn)
-    guideline = property(lambda self: self.label_bar.queue_bar.guideline)
-    adj_toggle, adj_open = _via("adj_bar", "adj_toggle"), _via("adj_bar", "adj_open")
-    adjudicating = _via("adj_bar", "adjudicating")
-
     def annotator_name(self) -> str:
         """The annotator's name as typed in the label bar (Reports asks for it)."""
         return self.label_bar.who()
 
-    _annotator = annotator_name  # (the name main_window used)
-
     def go(self, i: int) -> None:
         self.viewer.go(i)
-
-    def apply_filter(self) -> None:
-        self.browser.apply_filter()
 
     def next_unlabelled(self) -> None:
         self.labeller.next_unlabelled()
 
     def label(self, verdict: str) -> bool:
-        if self.adjudicating:  # S / F pick the adjudicated verdict there; the annotator's own label stays
-            if self.run:
+        if self.adj_bar.adjudicating:  # S / F pick the adjudicated verdict there; the annotator's own label stays
+            if self.viewer.run:
                 self.adjudication.pick(verdict)
             return False
         return self.labeller.label(verdict)
 
     def pick_category(self, i: int) -> None:
-        if self.adjudicating:
+        if self.adj_bar.adjudicating:
             self.label("fail")
         else:
             self.labeller.pick_category(i)
-
-    def set_adjudicating(self, on: bool) -> None:
-        self.adj_bar.set_adjudicating(on)
 
     # ---------- runs ----------
     def refresh(self) -> None:
@@ -201,10 +168,10 @@ class ReviewPanel(QWidget):
         self.browser.fill_filters()
         self.labeller.refresh_queue()
         self.browser.apply_filter()
-        if self.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
+        if self.adj_bar.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
             self.adj_bar.reload()
             self._show_adjudication()
-        if self.run:  # its status may have changed (resumed, closed, finished)
+        if self.viewer.run:  # its status may have changed (resumed, closed, finished)
             self.viewer.reload_run()
             self.labeller.show_header()
 
@@ -214,21 +181,21 @@ class ReviewPanel(QWidget):
         self.open_run(run_id)
 
     def open_run(self, run_id: str | None) -> None:
-        if not run_id or (self.run and self.run["id"] == run_id):
+        if not run_id or (self.viewer.run and self.viewer.run["id"] == run_id):
             return
         if not self.viewer.open(run_id):
             return
         self.browser.shown_run_id = run_id
         self.labeller.on_run_opened()
-        self.viewer.go(0 if self.steps else -1)
-        if not self.steps:
-            self.view.clear("This run has no steps.")
+        self.viewer.go(0 if self.viewer.steps else -1)
+        if not self.viewer.steps:
+            self.viewer.view.clear("This run has no steps.")
         self._show_adjudication()
 
     def _where(self) -> tuple[str, int] | None:
         """The run and step the screenshot shows (for corrections)."""
         s = self.viewer.current()
-        return (self.run["id"], s["step"]) if s is not None else None
+        return (self.viewer.run["id"], s["step"]) if s is not None else None
 
     def _show_corrections(self) -> None:
         where = self._where()
@@ -248,8 +215,8 @@ class ReviewPanel(QWidget):
         self._show_adjudication()
 
     def _show_adjudication(self) -> None:
-        if self.adjudicating:
-            self.adjudication.show_item(self.adj_bar.item(self.run["id"] if self.run else None))
+        if self.adj_bar.adjudicating:
+            self.adjudication.show_item(self.adj_bar.item(self.viewer.run["id"] if self.viewer.run else None))
 
     def _on_adjudicated(self, run_id: str) -> None:
         self.adj_bar.reload()  # under "open only" the run leaves the list
@@ -263,34 +230,34 @@ class ReviewPanel(QWidget):
     def _branch(self) -> None:
         s = self.viewer.current()
         if s is not None:
-            self.branchRequested.emit(self.run["id"], s["step"])
+            self.branchRequested.emit(self.viewer.run["id"], s["step"])
 
     def close_run(self) -> bool:
         """Mark the open (interrupted) run closed; its steps stay."""
-        if not self.run:
+        if not self.viewer.run:
             return False
         try:
-            resume.close(self.store, self.run["id"])
+            resume.close(self.store, self.viewer.run["id"])
         except CockpitError as e:
             self.label_bar.say(str(e))
             return False
         self.refresh()
-        self.label_bar.say(f"run {self.run['id']} closed; its steps are kept")
+        self.label_bar.say(f"run {self.viewer.run['id']} closed; its steps are kept")
         return True
 
     def other_runs(self) -> list[dict]:
         """Other runs of the open run's task (same task id, or same task text)."""
-        if not self.run:
+        if not self.viewer.run:
             return []
-        r = self.run
+        r = self.viewer.run
         return self.store.other_runs_of_task(r["id"], r["task_id"] or "", r["task"])
 
     def reask(self):
         s = self.viewer.current()
-        return open_reask(self.store, self.run["id"], s["step"], self) if s is not None else None
+        return open_reask(self.store, self.viewer.run["id"], s["step"], self) if s is not None else None
 
     def compare(self, other: str | None = None):
-        if not self.run:
+        if not self.viewer.run:
             return None
         if other is None:
             runs = self.other_runs()
@@ -302,6 +269,6 @@ class ReviewPanel(QWidget):
             if not ok:
                 return None
             other = runs[names.index(choice)]["id"]
-        dlg = CompareDialog(self.store, self.run["id"], other, self)
+        dlg = CompareDialog(self.store, self.viewer.run["id"], other, self)
         dlg.show()
         return dlg

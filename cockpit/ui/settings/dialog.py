@@ -115,18 +115,10 @@ class ModelSettingsDialog(QDialog):
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
 
-    # The parts' widgets other code reaches (tests, the window's own checks) under their old names.
-    key_edit = property(lambda self: self.key.key_edit)
-    keyring_label = property(lambda self: self.key.keyring_label)
-    test_button = property(lambda self: self.check.test_button)
-    status_label = property(lambda self: self.check.status_label)
-    webdriver_edit = property(lambda self: self.browser.webdriver_edit)
-    chrome_args_edit = property(lambda self: self.browser.chrome_args_edit)
-
     # ------------------------------------------------------------------ background calls
     @Slot()
     def test_connection(self) -> None:
-        """Send one tiny chat request in a worker thread; the result lands in ``status_label``."""
+        """Send one tiny chat request in a worker thread; the result lands in the check's ``status_label``."""
         if self.check.busy("test"):
             return
         problem = self.model.problem()
