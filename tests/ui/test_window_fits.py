@@ -209,7 +209,7 @@ def _who_wants(top: QWidget, hint: QSize, screen: QSize) -> str:
                 break
             at = max(kids, key=size)
             path.append(f"{_name(at, _text_of(at))} {_minimum(at).width()}x{_minimum(at).height()}")
-        said.append(f"{_name(inner)} in {_owner(inner)} needs {_minimum(inner).width()}x{_minimum(inner).height()}"
+        said.append(f"{_name(inner, _text_of(inner))} in {_owner(inner)} needs {_minimum(inner).width()}x{_minimum(inner).height()}"
                     + (f", most of it: {' > '.join(path)} in {_owner(at)}" if path else ""))
     return ": " + "; ".join(said) if said else ""
 
@@ -497,3 +497,36 @@ def _review(qtbot, w, states: States) -> None:
     qtbot.wait(1000)
     states.reached("Review, adjudication", _has_button(w, "Record adjudicated verdict"), "Record adjudicated verdict")
     states.check("Review, adjudication")
+
+
+def test_the_checker_names_what_does_not_fit(qtbot):
+    """fit_violations on a small panel: a cut label, a squeezed button and a too-wide row are named; an elided
+    label with its full text in the tooltip is not."""
+    from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout
+    from cockpit.ui.elide import ElidedLabel
+    top = QWidget()
+    lay = QVBoxLayout(top)
+    cut = QLabel(CATEGORY)
+    cut.setMinimumWidth(1)
+    cut.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+    elided = ElidedLabel(CATEGORY)
+    button = QPushButton(BUTTON)
+    button.setMinimumWidth(1)
+    button.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
+    row = QHBoxLayout()
+    row.addWidget(button)
+    for w in (cut, elided):
+        lay.addWidget(w)
+    lay.addLayout(row)
+    qtbot.addWidget(top)
+    top.resize(300, 200)
+    top.show()
+    qtbot.waitExposed(top)
+    found = fit_violations(top, QSize(1024, 700))
+    assert any(v.startswith("QLabel 'Misread a confirmation dialog") and "no elision" in v for v in found), found
+    assert any(v.startswith("QPushButton 'Delete my account") and "text cut" in v for v in found)
+    assert not any("ElidedLabel" in v for v in found), found
+    wide = QLabel("x" * 400)  # no elision, no wrap: its text is its minimum width
+    lay.addWidget(wide)
+    found = fit_violations(top, QSize(1024, 700))
+    assert any("wants at least" in v and "QLabel 'xxxx" in v for v in found), found
