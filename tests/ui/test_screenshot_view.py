@@ -357,3 +357,140 @@ def test_thousand_marks(view):
     assert view.visible_mark_ids() == []
     view.set_marks_visible(True)
     view.viewport().repaint()
+
+
+def test_click_on_no_box_and_alt_click_emit_the_point(qtbot, view):
+    """A still click on no box, or an Alt+click on a box, is a point in image pixels; a drag or a
+    click beside the image is not."""
+    with qtbot.assertNotEmitted(view.markClicked, wait=10):
+        with qtbot.waitSignal(view.pointClicked, timeout=1000) as blocker:
+            qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=vp(view, 20, 700))
+    x, y = blocker.args[0]
+    assert abs(x - 20) <= 2 and abs(y - 700) <= 2
+    with qtbot.assertNotEmitted(view.markClicked, wait=10):
+        with qtbot.waitSignal(view.pointClicked, timeout=1000) as blocker:
+            qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.AltModifier, centre(view, 1))
+    x, y = blocker.args[0]
+    assert view.mark_at(x, y).id == 1
+    view.set_zoom(2.0)
+    qtbot.wait(10)
+    view.centerOn(512, 384)
+    with qtbot.assertNotEmitted(view.pointClicked, wait=10):
+        drag(qtbot, view, vp(view, 330, 260), vp(view, 330, 260) + QPoint(-40, 0))
+    view.fit()
+    view.resize(1000, 600)  # fitted by height: grey bands beside the image
+    qtbot.waitUntil(lambda: view.mapFromScene(QPointF(0, 0)).x() > 20, timeout=1000)
+    with qtbot.assertNotEmitted(view.pointClicked, wait=10):
+        qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=QPoint(5, 300))
+
+
+def test_double_click_on_a_box_is_two_clicks(qtbot, view):
+    """What Qt delivers for a double click (press, release, double click, release): the double
+    click is a second press, so the box is clicked twice, no third time, and no point."""
+    got = []
+    view.markClicked.connect(got.append)
+    pos = centre(view, 1)
+    with qtbot.assertNotEmitted(view.pointClicked, wait=10):
+        qtbot.mousePress(view.viewport(), Qt.LeftButton, pos=pos)
+        qtbot.mouseRelease(view.viewport(), Qt.LeftButton, pos=pos)
+        qtbot.mouseDClick(view.viewport(), Qt.LeftButton, pos=pos)
+        qtbot.mouseRelease(view.viewport(), Qt.LeftButton, pos=pos)
+    assert got == [1, 1]
+
+
+def hover(qtbot, view, pos: QPoint) -> None:
+    """Move the mouse to `pos` from elsewhere (a move to where the mouse already is is no move)."""
+    qtbot.mouseMove(view.viewport(), vp(view, 20, 700))
+    qtbot.mouseMove(view.viewport(), pos)
+
+
+def test_leaving_the_pane_and_add_mode_forget_the_hover(qtbot, view):
+    hover(qtbot, view, centre(view, 1))
+    qtbot.waitUntil(lambda: view.hover_tooltip() != "", timeout=1000)
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        QApplication.sendEvent(view.viewport(), QEvent(QEvent.Leave))
+    assert blocker.args == [None] and view.hover_tooltip() == ""
+    qtbot.mouseMove(view.viewport(), centre(view, 3))
+    qtbot.waitUntil(lambda: view.hover_tooltip().startswith("[3]"), timeout=1000)
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        view.set_add_mode(True)
+    assert blocker.args == [None] and view.hover_tooltip() == ""
+    with qtbot.assertNotEmitted(view.markHovered, wait=10):  # no hover while drawing boxes
+        qtbot.mouseMove(view.viewport(), centre(view, 1))
+    with qtbot.assertNotEmitted(view.addModeChanged, wait=10):
+        view.set_add_mode(True)  # already on: nothing to tell
+
+
+def test_hiding_the_marks_keeps_only_the_highlight_hovered(qtbot, view):
+    view.set_highlight(3)
+    hover(qtbot, view, centre(view, 1))
+    qtbot.waitUntil(lambda: view.hover_tooltip().startswith("[1]"), timeout=1000)
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        view.set_marks_visible(False)  # box 1 is gone: no longer hovered
+    assert blocker.args == [None]
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        qtbot.mouseMove(view.viewport(), centre(view, 3))
+    assert blocker.args[0].id == 3
+    with qtbot.assertNotEmitted(view.markHovered, wait=10):
+        view.set_marks_visible(True)
+        view.set_marks_visible(False)  # the highlighted box stays hovered
+    assert view.hover_tooltip().startswith("[3]")
+    with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
+        view.set_screenshot(make_png(), MARKS)  # a new screenshot: nothing hovered
+    assert blocker.args == [None] and view.hover_tooltip() == ""
+
+
+def test_zoom_is_clamped_and_keys_with_alt_or_no_image_do_not_zoom(qtbot, view):
+    view.set_zoom(100)
+    assert view.zoom_factor() == pytest.approx(16.0)
+    view.set_zoom(0.0001)
+    assert view.zoom_factor() == pytest.approx(0.05)
+    view.fit()
+    fit = view.zoom_factor()
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key_Plus, Qt.AltModifier)
+    assert view.zoom_factor() == pytest.approx(fit) and view.is_fitted()
+    qtbot.keyClick(view, Qt.Key_Escape)  # not in add mode: nothing happens
+    assert view.is_fitted() and not view.add_mode()
+    view.clear("nothing")
+    qtbot.keyClick(view, Qt.Key_1)
+    assert view.zoom_factor() == pytest.approx(1.0) and view.is_fitted()  # clear() resets the transform
+
+
+def test_plain_wheel_scrolls_and_ctrl_wheel_on_no_image_does_nothing(qtbot, view):
+    view.set_zoom(2.0)
+    qtbot.wait(10)
+    view.centerOn(512, 384)
+    v0, z = view.verticalScrollBar().value(), view.zoom_factor()
+    pos = view.viewport().rect().center()
+    wheel = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
+                        QPoint(0, -120), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), wheel)
+    assert view.verticalScrollBar().value() > v0 and view.zoom_factor() == pytest.approx(z)
+    view.clear()
+    ctrl = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
+                       QPoint(0, 120), Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase, False)
+    QApplication.sendEvent(view.viewport(), ctrl)
+    assert view.zoom_factor() == pytest.approx(1.0) and not view.has_screenshot()
+
+
+def test_the_view_is_composed_of_parts_not_mixins():
+    """ScreenshotView's bases are Qt's alone; zoom and gestures are QObjects it owns (issue #30)."""
+    from PySide6.QtCore import QObject
+    from PySide6.QtWidgets import QGraphicsView
+
+    from cockpit.ui.screenshot.gestures import ViewGestures
+    from cockpit.ui.screenshot.zoom import ViewZoom
+    assert ScreenshotView.__bases__ == (QGraphicsView,)
+    assert all(not c.__module__.startswith("cockpit.") for c in ScreenshotView.__mro__[1:])
+    assert issubclass(ViewZoom, QObject) and issubclass(ViewGestures, QObject)
+
+
+def test_parts_belong_to_the_view(qtbot):
+    from cockpit.ui.screenshot.gestures import ViewGestures
+    from cockpit.ui.screenshot.zoom import ViewZoom
+    v = ScreenshotView()
+    qtbot.addWidget(v)
+    zooms, gestures = v.findChildren(ViewZoom), v.findChildren(ViewGestures)
+    assert len(zooms) == 1 and len(gestures) == 1
+    assert zooms[0].is_fitted() and not gestures[0].add_mode() and gestures[0].hovered() is None

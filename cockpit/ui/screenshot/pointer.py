@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsPathIte
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError
-from cockpit.ui.screenshot.marks import _pen
+from cockpit.ui.screenshot.marks import _Z_HIGHLIGHT, _pen
 
 CROSS = 12  # crosshair arm, screen px
 RING = 6  # crosshair ring radius, screen px
@@ -105,3 +105,32 @@ def pointer_items(point, end, box, color: str) -> list[QGraphicsItem]:
         r.setData(0, "resolved")
         items.append(r)
     return items
+
+
+class PointerMarker:
+    """The items drawn over one scene for where a pixel action acted (``ScreenshotView.set_pointer``)."""
+
+    def __init__(self, scene):
+        self._scene = scene
+        self._items: list[QGraphicsItem] = []
+
+    def forget(self) -> None:
+        """The scene was cleared (and its items with it)."""
+        self._items = []
+
+    def draw(self, action, pointer: dict | None, image_size: tuple[int, int], color: str) -> None:
+        """Remove what was drawn; draw `action`'s crosshair, drag arrow and resolved box (None: nothing)."""
+        for item in self._items:
+            self._scene.removeItem(item)
+        self._items = []
+        geo = None if action is None else pointer_geometry(action, pointer, image_size)
+        if geo is None:
+            return
+        for item in pointer_items(*geo, color):
+            item.setZValue(_Z_HIGHLIGHT + 1)
+            self._scene.addItem(item)
+            self._items.append(item)
+
+    def marker(self) -> QGraphicsItem | None:
+        """The crosshair (its pos() is the point in image pixels), or None."""
+        return self._items[0] if self._items else None

@@ -44,15 +44,16 @@ Decisions:
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
 from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QImage, QPixmap, QTransform
 from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsRectItem,
                                QGraphicsScene, QGraphicsView, QLabel, QToolTip)
 
 from cockpit.core.page.marks import Mark
 
-from cockpit.ui.screenshot.interaction import _ScreenshotInteraction
-from cockpit.ui.screenshot.pointer import pointer_geometry, pointer_items
+from cockpit.ui.screenshot.gestures import ViewGestures
+from cockpit.ui.screenshot.zoom import ViewZoom
+from cockpit.ui.screenshot.pointer import PointerMarker
 from cockpit.ui.screenshot.marks import (
     _BOX_COLOR,
     _EXTRA_COLOR,
@@ -75,12 +76,18 @@ __all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
 INVALID_MESSAGE = "screenshot could not be shown"
 
 
-class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
+class ScreenshotView(QGraphicsView):
     """A zoomable, pannable screenshot with clickable, hoverable Set-of-Mark boxes.
 
     Keys: ``+``/``=`` zoom in, ``-`` zoom out, ``0`` fit, ``1`` 100 %, Esc cancels add-mark
     drawing (or leaves add-mark mode). Ctrl+wheel zooms under the mouse. See the module
     docstring for the rest.
+
+    Built from parts it owns, each keeping its own state: :class:`.zoom.ViewZoom` (fit and
+    zoom, the keys and Ctrl+wheel), :class:`.gestures.ViewGestures` (hover, click, pan,
+    add-mark drawing, Esc) and :class:`.pointer.PointerMarker`. The first two filter the
+    view's events, ask it through its public methods and report through signals, which the
+    view passes on as its own.
     """
 
     markClicked = Signal(int)
@@ -91,6 +98,15 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
+        self._zoom = ViewZoom(self)
+        self._zoom.relayout.connect(self._layout_labels)
+        self._gestures = ViewGestures(self)
+        g = self._gestures
+        g.hoverChanged.connect(self._paint_hover)
+        for mine, theirs in ((self.markClicked, g.markClicked), (self.rectDrawn, g.rectDrawn),
+                             (self.markHovered, g.markHovered), (self.addModeChanged, g.addModeChanged),
+                             (self.pointClicked, g.pointClicked)):
+            theirs.connect(mine)
         self._scene = QGraphicsScene(self)
         # Items are few kinds and we hit-test marks ourselves; a BSP index would only cost
         # time on every set_screenshot.
@@ -120,20 +136,15 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._message.setAttribute(Qt.WA_TransparentForMouseEvents, True)
         self._message.setStyleSheet("color: #dddddd; font-size: 14px;")
 
-        self._relayout_timer = QTimer(self)
-        self._relayout_timer.setSingleShot(True)
-        self._relayout_timer.setInterval(30)
-        self._relayout_timer.timeout.connect(self._layout_labels)
-
         self._pen_box = _pen(_BOX_COLOR, 2)
         self._pen_flag = _pen(_FLAG_COLOR, 1.5, dashed=True)
         self._pen_extra = _pen(_EXTRA_COLOR, 2, dashed=True)
         self._no_brush = QBrush(Qt.NoBrush)
         self._hover_brush = QBrush(_HOVER_FILL)
+        self._pointer = PointerMarker(self._scene)  # a pixel action's crosshair, drag arrow, resolved box
 
         self._reset_state()
         self._marks_visible = True
-        self._add_mode = False
         self.clear()
 
     # ---------------------------------------------------------------- state
@@ -153,18 +164,9 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._hl_color = "#e53935"
         self._hl_box: QGraphicsRectItem | None = None
         self._hl_label: _Label | None = None
-        self._ptr_items: list = []  # a pixel action's crosshair, drag arrow and resolved box (set_pointer)
-        self._hovered: int | None = None  # index in _marks
+        self._pointer.forget()  # the scene is cleared with its items
         self._size = (0, 0)
-        self._fit_mode = True
-        # mouse gesture
-        self._press_pos: QPoint | None = None
-        self._press_point = None  # the scene point pressed, for pointClicked
-        self._press_mark: int | None = None  # mark id pressed on (click candidate)
-        self._panning = False
-        self._pan_origin = (0, 0)
-        self._rubber: QGraphicsRectItem | None = None
-        self._rubber_start: QPointF | None = None
+        self._zoom.reset()
 
     # ---------------------------------------------------------------- public API
 
@@ -186,15 +188,14 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         if not ok:
             self.clear(INVALID_MESSAGE)
             return
-        keep = keep_view and self._pixmap_item is not None and not self._fit_mode
+        keep = keep_view and self._pixmap_item is not None and not self._zoom.is_fitted()
         transform = QTransform(self.transform())
         hval, vval = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
         marks_visible = self._marks_visible
 
-        self._relayout_timer.stop()
+        self._zoom.stop()
         QToolTip.hideText()
-        had_hover = self._hovered is not None
-        self._clear_rubber()
+        had_hover = self._gestures.reset()
         self._scene.clear()
         self._reset_state()
         self._marks_visible = marks_visible
@@ -209,16 +210,13 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._add_marks(marks)
 
         if keep:
-            self._fit_mode = False
-            self.setTransform(transform)
-            self.horizontalScrollBar().setValue(hval)
-            self.verticalScrollBar().setValue(vval)
+            self._zoom.restore(transform, hval, vval)
             self._layout_labels()
         else:
             self.fit()  # lays the labels out
         if had_hover:
             self.markHovered.emit(None)
-        self._update_cursor()
+        self._gestures.update_cursor()
 
     def _add_marks(self, marks: list[Mark]) -> None:
         """The marks layer of a new screenshot: a box and a numbered label per mark (set_screenshot)."""
@@ -248,9 +246,8 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
 
     def clear(self, message: str = "") -> None:
         """No screenshot: an empty pane with `message` centred in it."""
-        self._relayout_timer.stop()
-        had_hover = getattr(self, "_hovered", None) is not None
-        self._clear_rubber()
+        self._zoom.stop()
+        had_hover = self._gestures.reset()
         self._scene.clear()
         self._reset_state()
         self._scene.setSceneRect(QRectF(0, 0, 1, 1))
@@ -282,9 +279,9 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         self._marks_visible = bool(on)
         if self._layer is not None:
             self._layer.setVisible(self._marks_visible)
-        if not self._marks_visible and self._hovered is not None and \
-                self._marks[self._hovered].id != self._hl_id:
-            self._set_hovered(None)
+        hovered = self._gestures.hovered()
+        if not self._marks_visible and hovered is not None and hovered.id != self._hl_id:
+            self._gestures.set_hovered(None)
 
     def marks_visible(self) -> bool:
         return self._marks_visible
@@ -329,22 +326,11 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         parse draws nothing. Points are viewport CSS pixels, scaled to the image by
         ``pointer["frame"]`` (see :mod:`.screenshot_pointer`). Forgotten by set_screenshot.
         """
-        for item in self._ptr_items:
-            self._scene.removeItem(item)
-        self._ptr_items = []
-        if self._pixmap_item is None or action is None:
-            return
-        geo = pointer_geometry(action, pointer, self._size)
-        if geo is None:
-            return
-        for item in pointer_items(*geo, color):
-            item.setZValue(_Z_HIGHLIGHT + 1)
-            self._scene.addItem(item)
-            self._ptr_items.append(item)
+        self._pointer.draw(None if self._pixmap_item is None else action, pointer, self._size, color)
 
     def pointer_marker(self) -> QGraphicsItem | None:
         """The crosshair drawn by set_pointer (its pos() is the point in image pixels), or None."""
-        return self._ptr_items[0] if self._ptr_items else None
+        return self._pointer.marker()
 
     def highlighted(self) -> int | None:
         """The highlighted mark id, or None."""
@@ -398,18 +384,11 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
 
     def set_add_mode(self, on: bool) -> None:
         """Add-mark mode: a left-drag draws a rectangle (emits rectDrawn); Esc cancels."""
-        on = bool(on)
-        if on == self._add_mode:
-            return
-        self._add_mode = on
-        self._clear_rubber()
-        if on:
-            self._set_hovered(None)
-        self._update_cursor()
-        self.addModeChanged.emit(on)
+        self._gestures.set_add_mode(on)
 
     def add_mode(self) -> bool:
-        return self._add_mode
+        return self._gestures.add_mode()
+
     def mark_at(self, x: float, y: float) -> Mark | None:
         """The smallest mark whose box contains image point (x, y), or None."""
         best, best_area = None, None
@@ -425,7 +404,81 @@ class ScreenshotView(_ScreenshotInteraction, QGraphicsView):
         p = view_pos.toPoint() if isinstance(view_pos, QPointF) else view_pos
         return self.mapToScene(p)
 
+    def usable_mark_at(self, view_pos: QPoint) -> Mark | None:
+        """The mark under a viewport position that the user can see and use: with the marks
+        hidden, only the highlighted box."""
+        if self._pixmap_item is None:
+            return None
+        p = self.image_point(view_pos)
+        if self._marks_visible:
+            return self.mark_at(p.x(), p.y())
+        if self._hl_id is not None:  # only the highlighted box is shown
+            m = self._marks[self._by_id[self._hl_id]]
+            x, y, w, h = m.bbox
+            if x <= p.x() < x + w and y <= p.y() < y + h:
+                return m
+        return None
+
+    def on_image(self, point: QPointF) -> bool:
+        """Whether image point `point` lies on the shown image."""
+        return self._pixmap_item is not None and self._pixmap_item.contains(point)
+
+    def hover_tooltip(self) -> str:
+        """The plain-text tooltip of the hovered mark ('' when none)."""
+        hovered = self._gestures.hovered()
+        return "" if hovered is None else mark_tooltip(hovered)
+
+    # ---------------------------------------------------------------- zoom (ViewZoom)
+
+    def fit(self) -> None:
+        """Fit the whole image into the pane; it stays fitted when the pane is resized."""
+        self._zoom.fit()
+
+    def zoom_in(self) -> None:
+        self._zoom.zoom_in()
+
+    def zoom_out(self) -> None:
+        self._zoom.zoom_out()
+
+    def zoom_reset(self) -> None:
+        """100 %: one image pixel per screen pixel."""
+        self._zoom.zoom_reset()
+
+    def set_zoom(self, factor: float, anchor: QPoint | None = None) -> None:
+        """Zoom to `factor` (1.0 = 100 %), keeping the scene point at `anchor` (viewport
+        coordinates; default the centre) where it is."""
+        self._zoom.set_zoom(factor, anchor)
+
+    def zoom_factor(self) -> float:
+        return self._zoom.zoom_factor()
+
+    def is_fitted(self) -> bool:
+        return self._zoom.is_fitted()
+
+    # ---------------------------------------------------------------- Qt events
+
+    def resizeEvent(self, event):
+        super().resizeEvent(event)
+        self._message.setGeometry(self.viewport().rect())
+        self._zoom.refit()
+
     # ---------------------------------------------------------------- internals
+
+    def _set_hovered(self, mark: Mark | None) -> None:
+        self._gestures.set_hovered(mark)
+
+    def _show_tooltip(self, global_pos: QPoint) -> None:
+        self._gestures.show_tooltip(global_pos)
+
+    def _paint_hover(self, old: Mark | None, new: Mark | None) -> None:
+        """Fill the hovered box (and the highlight, when it is that mark); clear the one before."""
+        for mark, brush in ((old, self._no_brush), (new, self._hover_brush)):
+            i = None if mark is None else self._by_id.get(mark.id)
+            if i is not None and i < len(self._boxes):
+                self._boxes[i].setBrush(brush)
+        if self._hl_box is not None:
+            on = new is not None and new.id == self._hl_id
+            self._hl_box.setBrush(self._hover_brush if on else self._no_brush)
 
     def _label_pixmap(self, text: str, bg: QColor) -> QPixmap:
         return _render_label(text, bg, self._font, self._fm, self.devicePixelRatioF() or 1.0)
