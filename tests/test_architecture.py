@@ -56,3 +56,45 @@ def test_core_imports_at_the_top():
                     if isinstance(node, ast.ImportFrom) and (node.level or mod.startswith("cockpit")):
                         late.append(f"{p.relative_to(ROOT).as_posix()}:{node.lineno}")
     assert late == [], late
+
+
+def _ui_classes():
+    """(file, class node) for every class in cockpit/ui."""
+    import ast
+    for p in sorted((ROOT / "cockpit" / "ui").rglob("*.py")):
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.ClassDef):
+                yield p.relative_to(ROOT).as_posix(), node
+
+
+def test_window_parts_stay_small_and_are_composed_not_mixed_in():
+    """ARCHITECTURE.md, "The window": no class of cockpit/ui keeps more than 40 attributes of its own, and
+    none is built from mixins (a plain class of cockpit/ui used as another's base, reading its state)."""
+    import ast
+    classes = list(_ui_classes())
+    big = []
+    for path, cls in classes:
+        names = {t.attr for n in ast.walk(cls) if isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign))
+                 for t in (n.targets if isinstance(n, ast.Assign) else [n.target])
+                 for t in ([t] if not isinstance(t, ast.Tuple) else t.elts)
+                 if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"}
+        if len(names) > 40:
+            big.append((f"{path} {cls.name}", len(names)))
+    assert big == [], big
+    plain = {cls.name for _, cls in classes if not cls.bases}
+    mixed = [f"{path} {cls.name}({', '.join(ast.unparse(b) for b in cls.bases)})" for path, cls in classes
+             if len(cls.bases) > 1 and any(ast.unparse(b) in plain for b in cls.bases)]
+    assert mixed == [], mixed
+
+
+def test_the_windows_parts_named_in_architecture_md_exist():
+    """Every cockpit/ui file the window's diagram in ARCHITECTURE.md names is there."""
+    import re
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    section = text[text.index("## The window"):text.index("## Where to put new code")]
+    named = set(re.findall(r"\b((?:live|review|reports|screenshot|settings)/\w+\.py|\w+\.py)\b", section))
+    missing = [n for n in sorted(named) if not (ROOT / "cockpit" / "ui" / n).exists()
+               and not any(ROOT.glob(f"cockpit/**/{n}")) and not any(ROOT.glob(f"tests/**/{n}"))]
+    assert missing == [], missing
+    for part in ("live", "review", "reports", "screenshot", "settings"):
+        assert (ROOT / "cockpit" / "ui" / part / "__init__.py").exists(), part
