@@ -25,6 +25,7 @@ from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
 ACTION_WANT, OUTCOME_MIN = 170, 90  # pixels: the action's room before the outcome's, the outcome's least
+NARROW = 480  # pixels: a log narrower than this shows no time and tokens columns
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
                  "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
 
@@ -91,6 +92,9 @@ class StepLogPanel(QTreeWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        narrow = self.viewport().width() < NARROW  # a 1024-pixel screen: the action and outcome need the room
+        for c in (4, 5):  # time and tokens: in the step's details, and the run's tokens in the status bar
+            self.setColumnHidden(c, narrow)
         self.fit_outcome()
         if event.size().width() != event.oldSize().width():
             self.scheduleDelayedItemsLayout()  # the wrapped rows' heights follow the width

@@ -17,10 +17,10 @@ from cockpit.ui.plaintext import tip
 
 PAGE = 200
 COLUMNS = [  # (header, row key; also the sort key, see cockpit.core.store.queries.SORT_KEYS)
-    ("Started", "started"),  # to the second, and the run's id: two runs of one task told apart at a glance
-    ("Run", "id"),
+    ("Started", "started"),  # to the second: two runs of one task told apart at a glance
     ("Status", "status"),
     ("Task", "task"),  # before the narrower ones: in view on a 1024-pixel screen too
+    ("Run", "id"),  # the id again holds the start time; whole in the run's header line too
     ("Steps", "steps"),
     ("Site", "site"),
     ("Model", "model"),
