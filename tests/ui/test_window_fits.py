@@ -241,7 +241,8 @@ def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
     wants_more = hint.width() > screen.width() or hint.height() > screen.height()
     if top.width() > screen.width() or top.height() > screen.height():
         found.append(f"{type(top).__name__} grew to {top.width()}x{top.height()}"
-                     + ("" if wants_more else " (in an earlier state, and did not shrink back)"))
+                     + ("" if wants_more else " though its minimum fits (opened at this size, or grown in an "
+                                              "earlier state and not shrunk back)"))
     if wants_more:
         found.append(f"{type(top).__name__} wants at least {hint.width()}x{hint.height()} (its minimum size hint)"
                      + _who_wants(top, hint, screen))
