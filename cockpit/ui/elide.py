@@ -21,6 +21,8 @@ Tooltips go through :func:`cockpit.ui.plaintext.tip` (shown literally, wrapped w
 """
 from __future__ import annotations
 
+import re
+
 from PySide6.QtCore import QEvent, QObject, QSize, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QSizePolicy
@@ -137,3 +139,25 @@ def elide_to(label: QLabel, text: str, mode=Qt.ElideRight) -> None:
     elider.full, elider.mode = text or "", mode
     elider.shown = label.text()
     elider.apply(label)
+
+
+_BREAK_AFTER = re.compile(r"([/?&=#,;:._-])(?=\S)")
+_LONG_RUN = re.compile(r"\S{%d,}" % 30)
+
+
+def breakable(text: str) -> str:
+    """`text` with a zero-width break opportunity after URL punctuation inside runs of 30 or more characters
+    without a space, so a wrapped label can break a long address or action instead of growing to its width."""
+    return _LONG_RUN.sub(lambda m: _BREAK_AFTER.sub("\\1\u200b", m.group(0)), text or "")
+
+
+def wrap_within(label: QLabel) -> QLabel:
+    """Make `label` wrap to the width its layout gives it, never asking for more (its text's longest word may
+    be cut; give it text through `breakable`). Returns the label."""
+    label.setWordWrap(True)
+    policy = label.sizePolicy()
+    policy.setHorizontalPolicy(QSizePolicy.Ignored)
+    policy.setHeightForWidth(True)
+    label.setSizePolicy(policy)
+    label.setMinimumWidth(0)
+    return label

@@ -98,10 +98,10 @@ class MainWindow(QMainWindow):
         tb.act_step.triggered.connect(self.step_clicked)
         tb.act_stop.triggered.connect(b.stop)
         tb.act_take.triggered.connect(self.take_over)
-        tb.act_hand.triggered.connect(lambda: live.takeover._hand_back())
+        tb.act_hand.triggered.connect(live.takeover.hand_back)
         tb.act_boxes.toggled.connect(live.view.set_marks_visible)
         tb.act_fit.triggered.connect(live.view.fit)
-        tb.act_add.toggled.connect(lambda on: live.corrector.set_adding(on) or tb.act_add.setChecked(False))
+        tb.act_add.toggled.connect(self._on_add_mark)
         live.view.addModeChanged.connect(tb.act_add.setChecked)
         tb.act_settings.triggered.connect(self.open_settings)
         tb.act_open.triggered.connect(live.task_bar.choose_file)
@@ -123,6 +123,11 @@ class MainWindow(QMainWindow):
             if not self.runs.closed:
                 slot(*args)
         return guarded
+
+    def _on_add_mark(self, on: bool) -> None:
+        """M / Add mark: drawing a missing mark on Live's screenshot, when there is a step to add it to."""
+        if not self.live.corrector.set_adding(on):
+            self.toolbar.act_add.setChecked(False)
 
     def _on_modes_changed(self, index: int) -> None:
         if self.modes.widget(index) is self.review:

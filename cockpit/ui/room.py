@@ -113,9 +113,13 @@ def fit_to_screen(window: QWidget, margin: int = 48) -> None:
 
 
 def resize_within_screen(window: QWidget, width: int, height: int, margin: int = 48) -> None:
-    """``window.resize(width, height)``, made smaller where its screen (less `margin` for the title bar) is."""
+    """``window.resize(width, height)``, made smaller where its screen (less `margin` for the title bar) is, and,
+    for a dialog, no larger than the window it belongs to (a window sized to a small screen is its measure)."""
     screen = window.screen()
     if screen is not None:
         free = screen.availableGeometry()
         width, height = min(width, free.width()), min(height, free.height() - margin)
+    owner = window.parentWidget().window() if window.parentWidget() is not None else None
+    if owner is not None and owner.isVisible():
+        width, height = min(width, owner.width()), min(height, owner.height())
     window.resize(max(width, window.minimumSizeHint().width()), max(height, window.minimumSizeHint().height()))

@@ -77,8 +77,10 @@ def test_the_row_asked_about_is_in_view_and_the_pane_can_go_back_to_it(qtbot, w)
     assert not w.live.approval.back_btn.isVisible()
     log.select_step(2)
     assert w.live.shown_step == 2 and w.live.approval.back_btn.isVisible()
+    assert w.live.banner.fullText().startswith("step 2 (agent)")
     w.live.approval.back_btn.click()
     assert w.live.shown_step is None and w.live.view.highlighted() == target
+    assert w.live.banner.fullText().startswith(f"step {step}: what the model sees")  # its caption back too
     assert not w.live.approval.back_btn.isVisible() and log.current_step() == step
     # editing says what Approve will run, and that a box can be clicked instead
     w.live.approval.edit_btn.click()
@@ -99,3 +101,38 @@ def test_a_refusal_on_the_last_allowed_step_reads_as_stopped_at_the_gate(qtbot, 
     assert records(w)[0]["status"] == "refused"
     assert "finished: refused (stopped at the gate)" in w.live.banner.fullText()
     assert "max_steps" not in w.live.banner.fullText() + w.status.current()
+
+
+def test_a_long_unbroken_address_at_the_gate_wraps_and_never_widens_the_window(qtbot, w):
+    """An action to a 200-character address (no spaces) and an evidence line quoting it: wrapped in the panel."""
+    from PySide6.QtWidgets import QApplication
+
+    from cockpit.core.actions.grammar import parse_action
+    from cockpit.core.agent.approval import ApprovalRequest
+    from cockpit.core.safety.risk import Risk
+    url = "https://shop.example/account/close?" + "&".join(f"confirm{i}=yes" for i in range(16))
+    assert len(url) >= 200 and " " not in url
+    req = ApprovalRequest("r1", 3, parse_action(f"Goto {url}"), None,
+                          Risk("irreversible", (f"the address {url} closes the account",)), "every",
+                          thought="Go. " + url)
+    before = w.live.approval.minimumSizeHint().width()
+    w.live.approval.show_request(req, "row 3 · agent step 3/15")
+    w.live.approval.edit_btn.click()
+    w.live.approval.edit.setText("Click [x" + url)  # does not parse: the error quotes it
+    w.live.approval.approve_btn.click()
+    for _ in range(3):
+        QApplication.processEvents()
+    assert w.live.approval.error.isVisible()
+    assert w.width() <= 1024 and w.live.approval.minimumSizeHint().width() <= max(before, 300)
+    title = w.live.approval.title
+    assert title.height() > 2 * title.fontMetrics().height()  # the address wrapped onto lines of its own
+    assert title.geometry().right() <= w.live.approval.width()
+
+
+def test_corrections_without_a_step_hint_in_the_status_bar_not_the_red_banner(qtbot, w):
+    from PySide6.QtCore import Qt
+    w.live.view.setFocus()
+    qtbot.keyClick(w.live.view, Qt.Key_M)  # Add mark, before any run
+    assert not w.toolbar.act_add.isChecked() and not w.live.view.add_mode()
+    assert not w.live.error_banner.isVisible()
+    assert w.status.current().startswith("Start a run, or pick a step in the log")

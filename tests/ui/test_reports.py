@@ -323,3 +323,12 @@ def test_reports_with_long_names_fit_1024x700(qtbot, store):
     assert panel.assisted_runs.horizontalScrollBar().maximum() == 0
     site_row = next(i for i, b in enumerate(panel.by_site.bars) if b[0] == site)
     assert shown_text(panel.by_site.bar_tip(site_row)) == f"{site}: 0/4"
+
+
+def test_one_run_is_one_run(qtbot, store):
+    rid = make_run(store, steps=2, task="task 0")
+    L.set_label(store, rid, "ada", "fail")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.refresh()
+    assert panel.assisted.text().startswith("1 run with a known outcome: 0.0% succeeded")

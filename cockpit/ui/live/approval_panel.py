@@ -11,11 +11,12 @@ import re
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision
 from cockpit.core.errors import ActionParseError
+from cockpit.ui.elide import breakable, wrap_within
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 
@@ -42,30 +43,28 @@ class ApprovalPanel(QFrame):
 
     def _build(self) -> None:
         lay = QVBoxLayout(self)
-        self.title = QLabel()
+        # Texts from the agent and the page wrap to the panel's width and never widen it (a long address in a
+        # Goto breaks at its slashes: elide.breakable).
+        self.title = wrap_within(QLabel())
         self.title.setTextFormat(Qt.RichText)
-        self.title.setWordWrap(True)
-        self.evidence = QLabel()
+        self.evidence = wrap_within(QLabel())
         self.evidence.setTextFormat(Qt.RichText)
-        self.evidence.setWordWrap(True)
-        self.evidence.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Minimum)
-        self.prediction = QLabel()  # the world model's forecast; plain text, never markup
+        self.prediction = wrap_within(QLabel())  # the world model's forecast; plain text, never markup
         self.prediction.setTextFormat(Qt.PlainText)
-        self.prediction.setWordWrap(True)
         self.prediction.setVisible(False)
         self.message = QLineEdit(placeholderText="Message to the agent if you reject (optional)")
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
         self.edit.returnPressed.connect(self._on_edit_run)
-        self.edit_hint = QLabel(EDIT_HINT)  # what Approve does with an edited action, and the boxes
-        self.edit_hint.setWordWrap(True)
+        self.edit_hint = wrap_within(QLabel(EDIT_HINT))  # what Approve does with an edited action, and the boxes
         self.edit_hint.setVisible(False)
         self.back_btn = QPushButton("Show the action asked about")
         self.back_btn.setToolTip("The screenshot shows another step; go back to the page and the box the "
                                  "agent wants to act on")
         self.back_btn.clicked.connect(self.backRequested)
         self.back_btn.setVisible(False)
-        self.error = QLabel()
+        self.error = wrap_within(QLabel())  # a parse error quotes the action
+        self.error.setTextFormat(Qt.PlainText)
         self.error.setStyleSheet("color: #b00020")
         self.error.setVisible(False)
         self.approve_btn = QPushButton(f"Approve ({QKeySequence(APPROVE_KEY).toString(QKeySequence.NativeText)})")
@@ -117,18 +116,19 @@ class ApprovalPanel(QFrame):
         self.request = req
         target = ""
         if req.mark is not None:
-            target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {html.escape(repr(req.mark.label[:80]))}"
+            label = html.escape(breakable(repr(req.mark.label[:80])))
+            target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {label}"
         where = html.escape(step_label[:1].upper() + step_label[1:]) if step_label else f"Step {req.step}"
         self.title.setText(f"<b>{where}: the agent wants to run</b> "
-                           f"<code>{html.escape(req.display)}</code>{target}"
+                           f"<code>{html.escape(breakable(req.display))}</code>{target}"
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
                            f"'{html.escape(req.policy)}')")
-        items = "".join(f"<li>{html.escape(e)}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
+        items = "".join(f"<li>{html.escape(breakable(e))}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
         cut = req.thought[:400] + ("…" if len(req.thought) > 400 else "")
-        thought = f"<br><i>Agent's thought:</i> {html.escape(cut)}" if req.thought else ""
+        thought = f"<br><i>Agent's thought:</i> {html.escape(breakable(cut))}" if req.thought else ""
         self.evidence.setToolTip(tip(req.thought) if len(req.thought) > 400 else "")
         self.evidence.setText(f"Why it was flagged:<ul style='margin:0'>{items}</ul>{thought}")
-        self.prediction.setText(f"If you approve: {req.prediction[:600]}" if req.prediction else "")
+        self.prediction.setText(f"If you approve: {breakable(req.prediction[:600])}" if req.prediction else "")
         self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
         self.edit.setText(req.display)

@@ -1,8 +1,8 @@
 """The Live tab: the task bar, the screenshot with its boxes, the approval and take-over panels, the step log
 and the step's details.
 
-It draws what the bridge reports (:mod:`cockpit.ui.live.live_events` turns each event into what it shows) and
-follows the run, or shows a step the human picked. Its numbers (run id, rows, budget) are the
+It draws what the bridge reports (the window hands it each event: ``on_event``, ``on_observed``,
+``on_approval``…) and follows the run, or shows a step the human picked. Its numbers (run id, rows, budget) are the
 :class:`~cockpit.ui.live.run_controller.RunController`'s. News goes out through `message`; errors show in the
 red banner above the panes too.
 """
@@ -20,7 +20,7 @@ from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.core.store.records import status_text
-from cockpit.ui.elide import ElidedLabel
+from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
@@ -30,12 +30,13 @@ from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
-from cockpit.ui.room import RoomKeeper
+from cockpit.ui.room import RoomKeeper, TallScrollArea
 from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
 IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo and press Run."
+NO_STEP = "Start a run, or pick a step in the log: marks are corrected on a step's screenshot."
 
 
 class LivePane(QWidget):
@@ -49,11 +50,12 @@ class LivePane(QWidget):
         self.live_step: int | None = None  # the pane shows the live page (paused, taken over), this step to be
         self.last_marks: list[Mark] = []
         self.live_frame = None  # the live page's last image, to come back to from another step
+        self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
-                                       self._live_session)
+                                       self._live_session, no_step=NO_STEP)
         self.corrector.message.connect(lambda text: self.message.emit(text, 8000))
-        self.corrector.error.connect(self.show_error)
+        self.corrector.error.connect(lambda text: self.message.emit(text, 8000))  # a hint, not a failure
         self._connect()
 
     @property
@@ -65,8 +67,7 @@ class LivePane(QWidget):
         self.view = ScreenshotView()
         self.view.clear(IDLE_TEXT)
         self.banner = ElidedLabel()  # a long title or answer never widens the pane
-        self.error_banner = QLabel()
-        self.error_banner.setWordWrap(True)
+        self.error_banner = wrap_within(QLabel())  # a long path or address in it wraps, never widens the window
         self.error_banner.setTextFormat(Qt.PlainText)
         self.error_banner.setStyleSheet("background:#fdecea; color:#611a15; padding:6px; border:1px solid #f5c2c0")
         self.error_banner.setVisible(False)
@@ -86,11 +87,15 @@ class LivePane(QWidget):
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
         self.details = StepDetails()
+        asks = QWidget()  # the gate's question and the take-over's controls, both at once at the gate
+        al = QVBoxLayout(asks)
+        al.setContentsMargins(0, 0, 0, 0)
+        al.addWidget(self.approval)
+        al.addWidget(self.takeover)
         panels = QWidget()
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
-        pv.addWidget(self.approval)
-        pv.addWidget(self.takeover)
+        pv.addWidget(TallScrollArea(asks))  # all of them where the screen allows; they scroll, never grow it
         pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(panels)
@@ -126,7 +131,8 @@ class LivePane(QWidget):
         self.hop_strip.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = None
-        self.live_frame = None
+        self.live_frame, self.live_seen, self.last_marks = None, None, []
+        self.corrector.set_adding(False)
         self.view.clear(banner)
         self.banner.setText(banner)
 
@@ -193,11 +199,17 @@ class LivePane(QWidget):
         return req.step if req is not None else None
 
     def follow_live(self) -> None:
-        """Back to the live page (and the action the gate asks about, if it asks)."""
+        """Back to the live page (and the action the gate asks about, if it asks): its image, caption and
+        corrections, and the step a correction drawn on it goes to."""
         self.shown_step = None
         self.approval.set_away(False)
         if self.live_frame is not None:
             self.view.set_screenshot(self.live_frame, self.last_marks, keep_view=True)
+        if self.live_seen is not None:
+            step, stored, title, url = self.live_seen
+            self._caption_live(step, stored, title, url)
+            self.live_step = None if stored else step
+            self.corrector.show(self.runs.run_id, step)
         req = self.approval.request
         if req is not None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
@@ -292,15 +304,18 @@ class LivePane(QWidget):
 
     def on_observed(self, e: ev.ObservationReady, image) -> None:
         self.takeover.forget_target()  # a new page, or the same one looked at again: marks are numbered anew
-        self.live_frame = image
+        self.live_frame, self.live_seen = image, (e.step, e.stored, e.title, e.url)
         if self.shown_step is None:
             self.view.set_screenshot(image, list(e.marks), keep_view=True)
-            what = (f"step {e.step}: what the model sees" if e.stored else
-                    "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
-            self.banner.setText(f"{what} — {e.title} — {e.url}")
+            self._caption_live(e.step, e.stored, e.title, e.url)
             self.live_step = None if e.stored else e.step
             if not e.stored:  # marks corrected on it go to the step that will see this page (a human's acts)
                 self.corrector.show(self.runs.run_id, e.step)
+
+    def _caption_live(self, step: int, stored: bool, title: str, url: str) -> None:
+        what = (f"step {step}: what the model sees" if stored else
+                "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
+        self.banner.setText(f"{what} — {title} — {url}")
 
     def on_failed(self, message: str) -> None:
         self.show_error(message)

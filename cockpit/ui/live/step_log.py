@@ -169,7 +169,7 @@ class StepLogPanel(QTreeWidget):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
             if not it.text(3) or it.text(3).endswith("…"):
-                it.setText(3, e.status)
+                it.setText(3, e.status.replace("_", " "))  # "format error", not format_error
                 self.fit_outcome()
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
             it.setForeground(3, color)
@@ -270,6 +270,11 @@ def _set_action(it: QTreeWidgetItem, text: str) -> None:
     it.setText(1, text)
 
 
+def who_decided(by) -> str:
+    """A decision's ``by`` as people read it: "ada", "policy", not "human:ada"."""
+    return str(by or "?").split(":", 1)[-1]
+
+
 def resolved_desc(row: dict | None) -> str:
     """The element a stored pixel action hit, as described (``<button> "Place order"``), or ''."""
     pointer = (row or {}).get("pointer")
@@ -340,7 +345,7 @@ class StepDetails(QTabWidget):
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
                 ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
-                ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {d.get('by')}"
+                ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {who_decided(d.get('by'))}"
                                + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(": ".join(x for x in (step.get("status") or "-", step.get("error") or step.get("outcome"))

@@ -62,7 +62,7 @@ class TakeOverPanel(QFrame):
         self.back_btn.clicked.connect(lambda: self.act.emit(Action("back")))
         self.goto_btn.clicked.connect(self._goto)
         self.url.returnPressed.connect(self._goto)
-        self.hand_btn.clicked.connect(self._hand_back)
+        self.hand_btn.clicked.connect(self.hand_back)
         self.set_target(None)
         self.setVisible(False)
 
@@ -110,7 +110,7 @@ class TakeOverPanel(QFrame):
         if self.url.text().strip():
             self.act.emit(Action("goto", text=self.url.text().strip()))
 
-    def _hand_back(self) -> None:
+    def hand_back(self) -> None:
         note = self.note.text()
         self.note.clear()
         self.handBack.emit(note)

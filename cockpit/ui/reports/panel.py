@@ -22,7 +22,7 @@ from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
-from cockpit.ui.reports.words import bin_label, unjudged_failures_note
+from cockpit.ui.reports.words import bin_label, runs, unjudged_failures_note
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 
 
@@ -152,7 +152,7 @@ class ReportsPanel(QWidget):
     def _show_success(self, rep: dict) -> None:
         a = rep["assisted"]
         self.assisted.setText(
-            f"{a['n']} runs with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
+            f"{runs(a['n'])} with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
             f"{_pct(a['autonomous_rate'])} without it. {a['assisted_runs']} had interventions, "
             f"{a['assisted_successes']} of them succeeded." if a["n"] else "No run has a known outcome yet.")
         self.assisted_runs.clear()

@@ -28,7 +28,8 @@ def bin_label(lo: int, hi: int) -> str:
     return str(lo) if last <= lo else f"{lo}–{last}"
 
 
-def _runs(n: int) -> str:
+def runs(n: int) -> str:
+    """"1 run", "2 runs"."""
     return f"{n} run{'s' if n != 1 else ''}"
 
 
@@ -45,7 +46,7 @@ def unjudged_failures_note(store) -> str:
     counts = unjudged_failures(store)
     if not counts:
         return ""
-    parts = [f"{_runs(n)} that {ENDINGS.get(s, (f'ended as {s}',) * 2)[n != 1]}" for s, n in counts.items()]
+    parts = [f"{runs(n)} that {ENDINGS.get(s, (f'ended as {s}',) * 2)[n != 1]}" for s, n in counts.items()]
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     one = sum(counts.values()) == 1
     return (f"{said} ended without an answer and {'has' if one else 'have'} no label or judge's verdict: "

@@ -150,7 +150,10 @@ class Labeller(QObject):
     # ---------- a step's judgement ----------
     def judge_step(self, judgement: str) -> None:
         s = self.viewer.current()
-        if s is None or not self.who():
+        if s is None:
+            return
+        if not self.who():
+            self.bar.say(NEED_NAME)
             return
         L.set_step_label(self.store, self.run["id"], s["step"], self.who(), judgement)
         self.pick_target = judgement == "wrong_target"

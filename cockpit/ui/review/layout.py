@@ -10,39 +10,13 @@ from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QLabel, QSizePolicy, QSplitter, QWidget
+from PySide6.QtWidgets import QSplitter, QWidget
 
-from cockpit.ui.plaintext import tip
 
 COMPACT_BELOW = 820  # Review's own height, in pixels
 FULL_KEY = "Z"
 SIDE = 460  # the runs list's width: Started, Run, Status and some of the Task
 SIDE_COMPACT = 440
-
-
-class ElidedLabel(QLabel):
-    """One line of plain text, cut with "…" to the label's width; the whole text in the tooltip."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self._full = ""
-        self.setTextFormat(Qt.PlainText)
-        self.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Fixed)
-
-    def set_full_text(self, text: str, tooltip: str = "") -> None:
-        self._full = " ".join(text.split())
-        self.setToolTip(tooltip or tip(self._full))  # `tooltip`: markup the caller escaped; else shown literally
-        self._elide()
-
-    def full_text(self) -> str:
-        return self._full
-
-    def resizeEvent(self, event) -> None:
-        super().resizeEvent(event)
-        self._elide()
-
-    def _elide(self) -> None:
-        self.setText(self.fontMetrics().elidedText(self._full, Qt.ElideRight, max(20, self.width() - 4)))
 
 
 class ReviewLayout(QObject):

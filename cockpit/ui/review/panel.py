@@ -27,25 +27,24 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.replay import resume
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
+from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
 from cockpit.ui.review.label_bar import AXIS_KEYS, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
-from cockpit.ui.review.loader import SOURCE
 from cockpit.ui.review.reask_dialog import open_reask
-from cockpit.ui.review.run_viewer import CACHE, MARKED_NOTE, PRELOAD, RunViewer
+from cockpit.ui.review.run_viewer import RunViewer
 from cockpit.ui.review.runs_browser import RunsBrowser
 from cockpit.ui.screenshot.corrector import MarkCorrector
 
-__all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY", "CACHE", "PRELOAD", "SOURCE", "MARKED_NOTE"]
+__all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
 
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
 
 
 class ReviewPanel(QWidget):
-    openLive = Signal(str)
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
     resumeRequested = Signal(str, bool)  # run id, by replaying its steps (else: reopen the last address)
@@ -61,7 +60,8 @@ class ReviewPanel(QWidget):
         self.viewer = RunViewer(store, self.label_bar.who)
         self.adjudication = AdjudicationView(store, self.label_bar.who)
         self.labeller = Labeller(store, self.viewer, self.label_bar, self)
-        self.corrector = MarkCorrector(self.viewer.view, store, self._where, self.label_bar.who, parent=self)
+        self.corrector = MarkCorrector(self.viewer.view, store, self._where, lambda: f"human:{self.label_bar.who()}",
+                                       parent=self)  # "human:ada", as Live stores it
         self._build()
         self.layout_ctl = ReviewLayout(self, self.viewer, self.side, self.split, (self.label_bar, self.adjudication))
         self._wire()
@@ -264,7 +264,7 @@ class ReviewPanel(QWidget):
             if not runs:
                 self.label_bar.say("No other run of this task to compare with.")
                 return None
-            names = [f"{r['id']} · {r['model']} · {r['status']}" for r in runs]
+            names = [f"{r['id']} · {r['model']} · {status_text(r['status'])}" for r in runs]
             choice, ok = QInputDialog.getItem(self, "Compare with", "Another run of this task:", names, 0, False)
             if not ok:
                 return None

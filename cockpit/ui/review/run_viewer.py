@@ -23,9 +23,9 @@ from cockpit.core.page.marks import marks_from_json
 from cockpit.core.review.reports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
-from cockpit.ui.live.step_log import StepDetails
+from cockpit.ui.live.step_log import StepDetails, who_decided
 from cockpit.ui.plaintext import tip
-from cockpit.ui.review.layout import ElidedLabel
+from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.review.loader import SOURCE, _Loader
 from cockpit.ui.review.run_tools import RunTools
 from cockpit.ui.review.words import words
@@ -182,9 +182,8 @@ class RunViewer(QWidget):
         answer = r["answer"]
         none = f"none ({status}: {r['error'] or ''})"
         self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else f"<i>{e(none)}</i>"))
-        self.header_line.set_full_text(f"{r['task']} — {status} · {r['steps']} steps · run {r['id']}",
-                                       self.header.text())
-        self.answer_line.set_full_text("Final answer: " + (answer if answer is not None else none))
+        self.header_line.setText(f"{r['task']} — {status} · {r['steps']} steps · run {r['id']}")
+        self.answer_line.setText("Final answer: " + (answer if answer is not None else none))
 
     # ---------- stepping ----------
     def go(self, i: int) -> None:
@@ -226,7 +225,7 @@ class RunViewer(QWidget):
     def _step_html(self, s: dict) -> str:
         e = html.escape
         d = s.get("decision") or {}
-        decision = f" · {'approved' if d.get('approved') else 'rejected'} by {e(str(d.get('by')))}" if d else ""
+        decision = f" · {'approved' if d.get('approved') else 'rejected'} by {e(who_decided(d.get('by')))}" if d else ""
         mine = [x for x in L.step_labels(self.store, self.run["id"], self.who()) if x["step"] == s["step"]]
         judged = f" · you: {words(mine[0]['judgement'])}" + (f" → [{mine[0]['corrected_target']}]"
                                                             if mine[0]["corrected_target"] else "") if mine else ""

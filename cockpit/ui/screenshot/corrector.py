@@ -32,8 +32,10 @@ class MarkCorrector(QObject):
     error = Signal(str)  # what went wrong, or what to do first
 
     def __init__(self, view, store, current: Callable[[], tuple[str, int] | None], decided_by: Callable[[], str],
-                 live_session: Callable[[], object] | None = None, parent=None):
+                 live_session: Callable[[], object] | None = None, parent=None, *, no_step: str = NO_STEP):
+        """`no_step`: what to say when there is no step to correct (Live and Review say it their own way)."""
         super().__init__(parent or view)
+        self.no_step = no_step
         self.view, self.store = view, store
         self._current, self._decided_by, self._live = current, decided_by, live_session
         view.setContextMenuPolicy(Qt.CustomContextMenu)
@@ -45,7 +47,7 @@ class MarkCorrector(QObject):
         """The right-click menu at viewport position `pos` (None, and a hint, when no step is shown)."""
         where = self._current()
         if where is None or not self.view.has_screenshot():
-            self.error.emit(NO_STEP)
+            self.error.emit(self.no_step)
             return None
         run_id, step = where
         p = self.view.image_point(pos)
@@ -67,7 +69,7 @@ class MarkCorrector(QObject):
     def set_adding(self, on: bool) -> bool:
         """Add mode on (a drag draws the missing mark) or off; False, with a hint, when no step is shown."""
         if on and (self._current() is None or not self.view.has_screenshot()):
-            self.error.emit(NO_STEP)
+            self.error.emit(self.no_step)
             return False
         self.view.set_add_mode(on)
         if on:
@@ -81,7 +83,7 @@ class MarkCorrector(QObject):
         where = self._current()
         self.view.set_add_mode(False)
         if where is None:
-            self.error.emit(NO_STEP)
+            self.error.emit(self.no_step)
             return
         run_id, step = where
         label, ok = QInputDialog.getText(self.view, "Missing mark", "What is it? (e.g. 'menu button')")

@@ -1,4 +1,4 @@
-"""Drawing pieces of the screenshot pane's Set-of-Mark overlay (see :mod:`.screenshot_view`).
+"""Drawing pieces of the screenshot pane's Set-of-Mark overlay (see :mod:`.view`).
 
 Colours, Z layers and cosmetic pens for the boxes; the number labels (pre-rendered pixmaps
 from a shared cache, and their placement around the boxes so they do not cover each

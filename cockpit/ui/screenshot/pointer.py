@@ -1,4 +1,4 @@
-"""Where a pixel action acted, drawn over the screenshot (see :mod:`.screenshot_view`).
+"""Where a pixel action acted, drawn over the screenshot (see :mod:`.view`).
 
 A pixel action (``Click (600, 475)``, ``Drag (x1, y1) to (x2, y2)``, ...) has no mark to
 highlight: the pane draws a crosshair at its point (a line with an arrowhead to the end of

@@ -324,7 +324,7 @@ class ScreenshotView(QGraphicsView):
 
         `action` is the action text (or an Action); a mark action, None or text that does not
         parse draws nothing. Points are viewport CSS pixels, scaled to the image by
-        ``pointer["frame"]`` (see :mod:`.screenshot_pointer`). Forgotten by set_screenshot.
+        ``pointer["frame"]`` (see :mod:`.pointer`). Forgotten by set_screenshot.
         """
         self._pointer.draw(None if self._pixmap_item is None else action, pointer, self._size, color)
 
@@ -485,7 +485,7 @@ class ScreenshotView(QGraphicsView):
 
     def _layout_labels(self) -> None:
         """Place every label at the first free spot around its box, in screen pixels
-        (see :func:`.screenshot_marks._place_labels`)."""
+        (see :func:`.marks._place_labels`)."""
         if self._pixmap_item is None:
             return
         z = self.zoom_factor() or 1.0

@@ -29,13 +29,13 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.settings import Settings, SettingsError, save_settings
 from cockpit.ui.room import TallScrollArea, fit_to_screen
 from cockpit.ui.settings.browser_section import BrowserSection
-from cockpit.ui.settings.connection import TEST_MESSAGES, TEST_TIMEOUT, ConnectionCheck
+from cockpit.ui.settings.connection import ConnectionCheck
 from cockpit.ui.settings.key_section import KeySection
 from cockpit.ui.settings.lookahead import LookaheadSettingsBox
-from cockpit.ui.settings.model_section import PRESETS, ModelSection
+from cockpit.ui.settings.model_section import ModelSection
 from cockpit.ui.settings.parts import MessageLabel, align_labels
 
-__all__ = ["ModelSettingsDialog", "PRESETS", "TEST_MESSAGES", "TEST_TIMEOUT", "DEMO_ON", "DEMO_MAYBE"]
+__all__ = ["ModelSettingsDialog", "DEMO_ON", "DEMO_MAYBE"]
 
 DEMO_ON = ("Demo policy is ticked in the toolbar: runs use Cockpit's offline demo policy, not the model set "
            "here. Untick Demo policy to run this model.")
