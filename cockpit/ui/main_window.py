@@ -85,7 +85,7 @@ class MainWindow(QMainWindow):
         self._bridge_slots = tuple((signal, self._while_open(slot)) for signal, slot in slots)
         for signal, slot in self._bridge_slots:
             signal.connect(slot)
-        b.approvalClosed.connect(live.approval.close_request)
+        b.approvalClosed.connect(live.on_approval_closed)
         b.approvalClosed.connect(self.lookahead.on_approval_closed)
         live.approval.decided.connect(b.answer_approval)
         live.message.connect(self.status.say)

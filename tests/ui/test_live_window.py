@@ -136,3 +136,31 @@ def test_corrections_without_a_step_hint_in_the_status_bar_not_the_red_banner(qt
     assert not w.toolbar.act_add.isChecked() and not w.live.view.add_mode()
     assert not w.live.error_banner.isVisible()
     assert w.status.current().startswith("Start a run, or pick a step in the log")
+
+
+def _seen(button) -> bool:
+    """The whole button is on screen, not scrolled or clipped away."""
+    r = button.visibleRegion()
+    return button.isVisible() and not r.isEmpty() and r.boundingRect().height() >= button.height() - 2
+
+
+def test_taking_over_at_the_gate_keeps_both_in_view_without_growing_the_window(qtbot, w):
+    from PySide6.QtWidgets import QApplication
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    qtbot.wait(200)
+    a = w.live.approval
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and a.why.isVisible()
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible(), timeout=LONG)
+    for _ in range(3):
+        QApplication.processEvents()
+    qtbot.wait(200)
+    assert w.height() <= 700 and w.width() <= 1024, (w.width(), w.height())
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and _seen(w.live.takeover.hand_btn)
+    assert not a.why.isVisible() and not w.live.details.isVisible()  # they give their room to the take-over
+    w.toolbar.act_hand.trigger()
+    qtbot.waitUntil(lambda: not w.live.takeover.isVisible(), timeout=LONG)
+    assert a.isVisible() and a.why.isVisible() and w.live.details.isVisible()  # the question, whole again
+    a.reject_btn.click()
+    wait_idle(qtbot, w)

@@ -172,6 +172,12 @@ class ApprovalPanel(QFrame):
         self.request = None
         self.setVisible(False)
 
+    def set_compact(self, on: bool) -> None:
+        """During a take-over at the gate: the title, the action and the buttons only (the take-over's controls
+        need the room below; the evidence comes back on handing back)."""
+        self.why.setVisible(not on)
+        self.message.setVisible(not on)
+
     def set_away(self, away: bool) -> None:
         """The screenshot shows another step than the one asked about: offer the way back."""
         self.back_btn.setVisible(away and self.request is not None)

@@ -30,7 +30,7 @@ from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
-from cockpit.ui.room import RoomKeeper, TallScrollArea
+from cockpit.ui.room import RoomKeeper
 from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
@@ -87,15 +87,11 @@ class LivePane(QWidget):
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
         self.details = StepDetails()
-        asks = QWidget()  # the gate's question and the take-over's controls, both at once at the gate
-        al = QVBoxLayout(asks)
-        al.setContentsMargins(0, 0, 0, 0)
-        al.addWidget(self.approval)
-        al.addWidget(self.takeover)
         panels = QWidget()
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
-        pv.addWidget(TallScrollArea(asks))  # all of them where the screen allows; they scroll, never grow it
+        pv.addWidget(self.approval)
+        pv.addWidget(self.takeover)
         pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)
         self.right.addWidget(panels)
@@ -328,10 +324,24 @@ class LivePane(QWidget):
         if self.shown_step is None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.approval.set_away(self.shown_step is not None and self.shown_step != req.step)
+        self._make_room()
         self.reveal_row(req.step)
 
     def on_state(self, state: str) -> None:
         self.takeover.setVisible(self.bridge.taken_over and state != STOPPING)
+        self._make_room()
+
+    def on_approval_closed(self) -> None:
+        self.approval.close_request()
+        self._make_room()
+
+    def _make_room(self) -> None:
+        """A take-over at the gate shows the question and the take-over's controls at once: the question keeps
+        its title and buttons (its evidence returns on handing back), and the step's details step aside, so
+        both fit a 700-pixel screen without growing the window."""
+        both = self.takeover.isVisibleTo(self) and self.approval.isVisibleTo(self)
+        self.approval.set_compact(both)
+        self.details.setVisible(not both)
 
     def on_replayed(self, step: int, what: str) -> None:
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
@@ -345,6 +355,7 @@ class LivePane(QWidget):
     def on_ended(self, _result) -> None:
         self.approval.close_request()
         self.takeover.setVisible(False)
+        self._make_room()
         self.sync_details(self.log_panel.current_step())  # stored now, with the run's answer
 
     def take_over(self) -> bool:
@@ -352,5 +363,6 @@ class LivePane(QWidget):
             return False
         self.takeover.set_target(None)
         self.takeover.setVisible(True)
+        self._make_room()
         self.shown_step = None
         return True
