@@ -56,10 +56,11 @@ def _capped(text: str, where: str) -> str:
 
 
 def shown_text(text: str, fmt=Qt.AutoText) -> str:
-    """What a person sees for `text` in a widget of format `fmt` (rich text rendered to plain)."""
+    """What a person sees for `text` in a widget of format `fmt` (rich text rendered to plain; the zero-width
+    break opportunities of :func:`cockpit.ui.elide.breakable` are invisible, so left out)."""
     if fmt == Qt.PlainText or (fmt == Qt.AutoText and not Qt.mightBeRichText(text)):
-        return text
+        return text.replace("\u200b", "")
     from PySide6.QtGui import QTextDocument
     doc = QTextDocument()
     doc.setHtml(text)
-    return doc.toPlainText()
+    return doc.toPlainText().replace("\u200b", "")

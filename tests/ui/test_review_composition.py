@@ -75,7 +75,7 @@ def test_right_click_marks_a_box_spurious_in_review_and_undoes_it(qtbot, window)
     right_click(r.viewer.view, pos)
     assert "Add a missing mark…" in seen
     fixes = [c for c in corrections.of(w.store, rid, 1) if c["kind"] == "spurious"]
-    assert [(c["mark_id"], c["by"]) for c in fixes] == [(mark.id, "ada")]
+    assert [(c["mark_id"], c["by"]) for c in fixes] == [(mark.id, "human:ada")]  # by, as Live stores it
     assert r.viewer.view.flagged() == {mark.id}  # drawn flagged (dashed grey)
     assert "spurious" in r.label_bar.status.text()
     r.go(1)
@@ -109,7 +109,7 @@ def test_m_and_a_drawn_box_keep_a_missing_mark_in_review(qtbot, window):
     qtbot.mouseMove(r.viewer.view.viewport(), b)
     qtbot.mouseRelease(r.viewer.view.viewport(), Qt.LeftButton, pos=b)
     missing = [c for c in corrections.of(w.store, rid, 1) if c["kind"] == "missing"]
-    assert len(missing) == 1 and missing[0]["label"] == "menu button" and missing[0]["by"] == "ada"
+    assert len(missing) == 1 and missing[0]["label"] == "menu button" and missing[0]["by"] == "human:ada"
     x, y, bw, bh = missing[0]["bbox"]
     assert abs(x - 20) <= 2 and abs(y - 20) <= 2 and abs(bw - 100) <= 3 and abs(bh - 40) <= 3
     assert r.viewer.view.extra_box_count() == 1 and not r.viewer.view.add_mode()
