@@ -6,6 +6,7 @@ import pytest
 import qasync
 import shiboken6
 
+from cockpit.core.llm.client import ModelConfig
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
 
@@ -50,3 +51,18 @@ def loop(qapp):
     lp.run_until_complete(lp.shutdown_default_executor())
     lp.close()
     asyncio.set_event_loop(None)
+
+
+@pytest.fixture
+def make_dialog(qtbot):
+    """make(base_url, model, demo=None, **settings) -> a shown Model… dialog on those settings."""
+    from cockpit.ui.settings.dialog import ModelSettingsDialog
+
+    def make(base_url=None, model="cockpit-test-model", demo=None, **settings_kw):
+        settings = Settings(model=ModelConfig(base_url=base_url, model=model), **settings_kw)
+        dlg = ModelSettingsDialog(settings, demo=demo)
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        return dlg
+    return make

@@ -10,10 +10,8 @@ from PySide6.QtWidgets import QDialog
 
 from tests.keyrings import MemoryKeyring
 from cockpit.core.llm import apikeys as secrets
-from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
-from cockpit.core.settings import Settings, load_settings, settings_path
-from cockpit.ui.settings.dialog import ModelSettingsDialog
+from cockpit.core.settings import load_settings, settings_path
 
 SECRET = "sk-test-DIALOG-SECRET-0123456789"
 ENV_SECRET = "sk-test-ENV-SECRET-9876543210"
@@ -30,18 +28,6 @@ def _use_keyring(kr):
     before = keyring.get_keyring()
     keyring.set_keyring(kr)
     return before
-
-
-@pytest.fixture
-def make_dialog(qtbot):
-    def make(base_url=None, model="cockpit-test-model", **settings_kw):
-        settings = Settings(model=ModelConfig(base_url=base_url, model=model), **settings_kw)
-        dlg = ModelSettingsDialog(settings)
-        qtbot.addWidget(dlg)
-        dlg.show()
-        qtbot.waitExposed(dlg)
-        return dlg
-    return make
 
 
 def test_fields_show_the_settings(make_dialog):

@@ -7,10 +7,8 @@ from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
 from cockpit.core.llm import apikeys as secrets
-from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
-from cockpit.core.settings import Settings
-from cockpit.ui.settings.dialog import DEMO_MAYBE, DEMO_ON, ModelSettingsDialog
+from cockpit.ui.settings.dialog import DEMO_MAYBE, DEMO_ON
 
 LONG_URL = "http://models.example.internal:8000/" + "very-long-path-segment/" * 7 + "v1"   # about 200 characters
 LONG_MODEL = "org-name/" + "Qwen2.5-VL-72B-Instruct-AWQ-finetuned-" * 5                  # about 200 characters
@@ -20,18 +18,6 @@ LONG_MODEL = "org-name/" + "Qwen2.5-VL-72B-Instruct-AWQ-finetuned-" * 5         
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)
-
-
-@pytest.fixture
-def make_dialog(qtbot):
-    def make(base_url=None, model="gpt-4o", demo=None, **settings_kw):
-        dlg = ModelSettingsDialog(Settings(model=ModelConfig(base_url=base_url, model=model), **settings_kw),
-                                  demo=demo)
-        qtbot.addWidget(dlg)
-        dlg.show()
-        qtbot.waitExposed(dlg)
-        return dlg
-    return make
 
 
 # ---------------------------------------------------------------- presets
