@@ -141,14 +141,18 @@ def elide_to(label: QLabel, text: str, mode=Qt.ElideRight) -> None:
     elider.apply(label)
 
 
-_BREAK_AFTER = re.compile(r"([/?&=#,;:._-])(?=\S)")
-_LONG_RUN = re.compile(r"\S{%d,}" % 30)
+_LONG_WORD = 24  # a run of this many characters without a space gets places to break
+_ZWSP = "\u200b"  # a zero-width space: a place to break a line, invisible
+_BREAK_AFTER = re.compile(r"([/?&=.,_:;@-])")
 
 
-def breakable(text: str) -> str:
-    """`text` with a zero-width break opportunity after URL punctuation inside runs of 30 or more characters
-    without a space, so a wrapped label can break a long address or action instead of growing to its width."""
-    return _LONG_RUN.sub(lambda m: _BREAK_AFTER.sub("\\1\u200b", m.group(0)), text or "")
+def breakable(text: str, run: int = _LONG_WORD) -> str:
+    """`text` with invisible break opportunities inside words longer than `run` (URLs, model names, paths):
+    after their punctuation, and every `run` characters where there is none, so a wrapped label can wrap them."""
+    def split(m: re.Match) -> str:
+        word = _BREAK_AFTER.sub("\\1" + _ZWSP, m.group(0))
+        return re.sub(f"([^{_ZWSP}]{{{run}}})(?=[^{_ZWSP}])", "\\1" + _ZWSP, word)
+    return re.sub(rf"\S{{{run + 1},}}", split, text or "")
 
 
 def wrap_within(label: QLabel) -> QLabel:

@@ -100,7 +100,7 @@ class MainWindow(QMainWindow):
         tb.act_take.triggered.connect(self.take_over)
         tb.act_hand.triggered.connect(live.takeover.hand_back)
         tb.act_boxes.toggled.connect(live.view.set_marks_visible)
-        tb.act_fit.triggered.connect(live.view.fit)
+        tb.act_fit.triggered.connect(live.view.zoom.fit)
         tb.act_add.toggled.connect(self._on_add_mark)
         live.view.addModeChanged.connect(tb.act_add.setChecked)
         tb.act_settings.triggered.connect(self.open_settings)

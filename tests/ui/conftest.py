@@ -66,3 +66,17 @@ def make_dialog(qtbot):
         qtbot.waitExposed(dlg)
         return dlg
     return make
+
+
+@pytest.fixture
+def view(qtbot):
+    """A shown ScreenshotView (800x600) on tests.ui.screenshot_support's screenshot and MARKS."""
+    from cockpit.ui.screenshot.view import ScreenshotView
+    from tests.ui.screenshot_support import MARKS, make_png
+    v = ScreenshotView()
+    qtbot.addWidget(v)
+    v.resize(800, 600)
+    v.show()
+    qtbot.waitExposed(v)
+    v.set_screenshot(make_png(), MARKS)
+    return v

@@ -300,7 +300,8 @@ def test_reports_with_long_names_fit_1024x700(qtbot, store):
     """Long tasks, sites, models, annotators and categories: nothing cut without "…" and a tooltip, nothing
     outside the tab, no sideways scrolling for the lists, and the tab asks for no more than a small screen."""
     from PySide6.QtCore import QSize
-    from tests.ui.test_window_fits import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK, fit_violations
+    from tests.ui.fits import fit_violations
+    from tests.ui.test_window_fits import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK
     site = "A very long site name for a shop that sells everything under the sun " * 2
     ids = [make_run(store, steps=2 + i, task=TASK, site=site, model=MODEL) for i in range(4)]
     ids += [make_run(store, steps=3, answer=None, status="max_steps", task=TASK) for _ in range(2)]

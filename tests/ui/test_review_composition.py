@@ -32,7 +32,7 @@ def open_review(w, run_id=None):
 def shown_mark(qtbot, r):
     """A box on the step's screenshot, and where it is on the screen (the viewport)."""
     qtbot.waitUntil(lambda: r.viewer.view.has_screenshot() and bool(r.viewer.view.marks()), timeout=5000)
-    r.viewer.view.fit()
+    r.viewer.view.zoom.fit()
     mark = max(r.viewer.view.marks(), key=lambda m: m.bbox[2] * m.bbox[3])
     x, y, w, h = mark.bbox
     return mark, r.viewer.view.mapFromScene(x + w / 2, y + h / 2)

@@ -1,73 +1,18 @@
 """ScreenshotView: boxes over a clean screenshot, toggling, hover, click, add mode, zoom."""
 from __future__ import annotations
 
-import io
 import random
 import time
 
 import pytest
-from PIL import Image, ImageDraw
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
-from PySide6.QtGui import QHelpEvent, QWheelEvent
+from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from cockpit.core.page.marks import Mark
 from cockpit.ui.screenshot.view import INVALID_MESSAGE, ScreenshotView, mark_tooltip
 
-W, H = 1024, 768
-
-
-def make_png(w: int = W, h: int = H) -> bytes:
-    img = Image.new("RGB", (w, h), "white")
-    d = ImageDraw.Draw(img)
-    d.rectangle([100, 100, 299, 149], fill="#ffcc80")
-    d.rectangle([400, 300, 699, 499], fill="#c5e1a5")
-    d.rectangle([450, 350, 549, 409], fill="#90caf9")
-    d.rectangle([100, 400, 299, 429], fill="#eeeeee")
-    buf = io.BytesIO()
-    img.save(buf, "PNG")
-    return buf.getvalue()
-
-
-MARKS = [
-    Mark(1, (100, 100, 200, 50), "button", text="Add to cart", reason="native"),
-    Mark(2, (400, 300, 300, 200), "div", role="dialog", aria_label="Cart", reason="role"),
-    Mark(3, (450, 350, 100, 60), "a", text="Checkout",
-         href="https://shop.example.com/checkout?session=" + "x" * 200, reason="native"),
-    Mark(4, (100, 400, 200, 30), "input", type="password", value="hunter2", secret=True,
-         editable=True, reason="native"),
-    Mark(5, (700, 100, 150, 30), "input", type="text", placeholder="Search", value="shoes",
-         editable=True, reason="native"),
-]
-
-
-@pytest.fixture
-def view(qtbot):
-    v = ScreenshotView()
-    qtbot.addWidget(v)
-    v.resize(800, 600)
-    v.show()
-    qtbot.waitExposed(v)
-    v.set_screenshot(make_png(), MARKS)
-    return v
-
-
-def vp(view: ScreenshotView, x: float, y: float) -> QPoint:
-    """Image coordinates -> viewport coordinates."""
-    return view.mapFromScene(QPointF(x, y))
-
-
-def centre(view: ScreenshotView, mark_id: int) -> QPoint:
-    m = next(m for m in MARKS if m.id == mark_id)
-    return vp(view, *m.center)
-
-
-def drag(qtbot, view, a: QPoint, b: QPoint, button=Qt.LeftButton, steps: int = 4):
-    qtbot.mousePress(view.viewport(), button, pos=a)
-    for i in range(1, steps + 1):
-        p = a + (b - a) * (i / steps)
-        qtbot.mouseMove(view.viewport(), p)
-    qtbot.mouseRelease(view.viewport(), button, pos=b)
+from tests.ui.screenshot_support import H, MARKS, W, centre, drag, make_png, vp
 
 
 def test_boxes_present_and_toggle(view):
@@ -202,15 +147,15 @@ def test_add_mode_draws_rect_at_fit(qtbot, view):
     with qtbot.assertNotEmitted(view.markClicked, wait=10):
         with qtbot.waitSignal(view.rectDrawn, timeout=1000) as blocker:
             drag(qtbot, view, vp(view, 100, 100), vp(view, 300, 200))
-    tol = 1 / view.zoom_factor() + 1
+    tol = 1 / view.zoom.zoom_factor() + 1
     _assert_rect(blocker.args[0], (100, 100, 200, 100), tol)
 
 
 def test_add_mode_draws_rect_at_200_percent(qtbot, view):
-    view.set_zoom(2.0)
+    view.zoom.set_zoom(2.0)
     qtbot.wait(10)  # let the scroll bars appear
     view.centerOn(200, 150)
-    assert view.zoom_factor() == pytest.approx(2.0)
+    assert view.zoom.zoom_factor() == pytest.approx(2.0)
     a, b = vp(view, 100, 100), vp(view, 300, 200)
     assert view.viewport().rect().contains(a) and view.viewport().rect().contains(b)
     view.set_add_mode(True)
@@ -234,83 +179,17 @@ def test_add_mode_escape(qtbot, view):
     assert view.viewport().cursor().shape() != Qt.CrossCursor
 
 
-def test_zoom_fit_keys_and_resize(qtbot, view):
-    fit = view.zoom_factor()
-    assert view.is_fitted()
-    assert fit == pytest.approx(min(800 / W, 600 / H), rel=0.02)
-    view.zoom_in()
-    assert view.zoom_factor() > fit and not view.is_fitted()
-    view.zoom_out()
-    view.zoom_out()
-    assert view.zoom_factor() < fit
-    view.fit()
-    assert view.zoom_factor() == pytest.approx(fit) and view.is_fitted()
-    view.zoom_reset()
-    assert view.zoom_factor() == pytest.approx(1.0)
-
-    view.setFocus()
-    view.fit()
-    qtbot.keyClick(view, Qt.Key_Plus)
-    assert view.zoom_factor() > fit
-    qtbot.keyClick(view, Qt.Key_0)
-    assert view.zoom_factor() == pytest.approx(fit)
-    qtbot.keyClick(view, Qt.Key_Minus)
-    assert view.zoom_factor() < fit
-    qtbot.keyClick(view, Qt.Key_1)
-    assert view.zoom_factor() == pytest.approx(1.0)
-
-    # resizing keeps "fit" until the user zooms by hand
-    view.fit()
-    view.resize(1000, 800)
-    qtbot.waitUntil(lambda: view.zoom_factor() > fit * 1.1, timeout=1000)
-    assert view.is_fitted()
-    view.zoom_in()
-    z = view.zoom_factor()
-    view.resize(600, 400)
-    qtbot.wait(20)
-    assert view.zoom_factor() == pytest.approx(z)
-
-
-def test_ctrl_wheel_zooms_under_mouse(view):
-    view.zoom_reset()
-    view.centerOn(500, 400)
-    pos = vp(view, 450, 380)
-    before = view.mapToScene(pos)
-    z = view.zoom_factor()
-    ev = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
-                     QPoint(0, 120), Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase, False)
-    QApplication.sendEvent(view.viewport(), ev)
-    assert view.zoom_factor() == pytest.approx(z * 1.25)
-    after = view.mapToScene(pos)
-    assert abs(after.x() - before.x()) <= 2 and abs(after.y() - before.y()) <= 2
-
-
-def test_pan_by_dragging_background(qtbot, view):
-    view.set_zoom(2.0)
-    qtbot.wait(10)  # let the scroll bars appear
-    view.centerOn(512, 384)
-    h0, v0 = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
-    start = vp(view, 330, 260)  # no box there
-    assert view.mark_at(330, 260) is None and view.viewport().rect().contains(start)
-    with qtbot.assertNotEmitted(view.markClicked, wait=10):
-        drag(qtbot, view, start, start + QPoint(-100, -50))
-    assert view.horizontalScrollBar().value() == h0 + 100
-    assert view.verticalScrollBar().value() == v0 + 50
-    drag(qtbot, view, start, start + QPoint(60, 0), button=Qt.MiddleButton)
-    assert view.horizontalScrollBar().value() == h0 + 40
-
-
 def test_keep_view(view):
-    view.set_zoom(2.0)
+    view.zoom.set_zoom(2.0)
     view.centerOn(700, 500)
-    z = view.zoom_factor()
+    z = view.zoom.zoom_factor()
     h, v = view.horizontalScrollBar().value(), view.verticalScrollBar().value()
     view.set_screenshot(make_png(), MARKS[:2], keep_view=True)
-    assert view.zoom_factor() == pytest.approx(z)
+    assert view.zoom.zoom_factor() == pytest.approx(z)
     assert (view.horizontalScrollBar().value(), view.verticalScrollBar().value()) == (h, v)
     assert sorted(view.visible_mark_ids()) == [1, 2]
     view.set_screenshot(make_png(), MARKS)
-    assert view.is_fitted()
+    assert view.zoom.is_fitted()
 
 
 def test_invalid_png_and_clear(qtbot, view):
@@ -324,8 +203,8 @@ def test_invalid_png_and_clear(qtbot, view):
     with qtbot.assertNotEmitted(view.markClicked, wait=10):
         qtbot.mouseClick(view.viewport(), Qt.LeftButton, pos=QPoint(100, 100))
     qtbot.keyClick(view, Qt.Key_Plus)
-    view.zoom_in()
-    view.fit()
+    view.zoom.zoom_in()
+    view.zoom.fit()
     view.set_highlight(1)
     assert view.highlighted() is None
     view.clear("No run yet — press Run")
@@ -372,12 +251,12 @@ def test_click_on_no_box_and_alt_click_emit_the_point(qtbot, view):
             qtbot.mouseClick(view.viewport(), Qt.LeftButton, Qt.AltModifier, centre(view, 1))
     x, y = blocker.args[0]
     assert view.mark_at(x, y).id == 1
-    view.set_zoom(2.0)
+    view.zoom.set_zoom(2.0)
     qtbot.wait(10)
     view.centerOn(512, 384)
     with qtbot.assertNotEmitted(view.pointClicked, wait=10):
         drag(qtbot, view, vp(view, 330, 260), vp(view, 330, 260) + QPoint(-40, 0))
-    view.fit()
+    view.zoom.fit()
     view.resize(1000, 600)  # fitted by height: grey bands beside the image
     qtbot.waitUntil(lambda: view.mapFromScene(QPointF(0, 0)).x() > 20, timeout=1000)
     with qtbot.assertNotEmitted(view.pointClicked, wait=10):
@@ -438,40 +317,6 @@ def test_hiding_the_marks_keeps_only_the_highlight_hovered(qtbot, view):
     with qtbot.waitSignal(view.markHovered, timeout=1000) as blocker:
         view.set_screenshot(make_png(), MARKS)  # a new screenshot: nothing hovered
     assert blocker.args == [None] and view.hover_tooltip() == ""
-
-
-def test_zoom_is_clamped_and_keys_with_alt_or_no_image_do_not_zoom(qtbot, view):
-    view.set_zoom(100)
-    assert view.zoom_factor() == pytest.approx(16.0)
-    view.set_zoom(0.0001)
-    assert view.zoom_factor() == pytest.approx(0.05)
-    view.fit()
-    fit = view.zoom_factor()
-    view.setFocus()
-    qtbot.keyClick(view, Qt.Key_Plus, Qt.AltModifier)
-    assert view.zoom_factor() == pytest.approx(fit) and view.is_fitted()
-    qtbot.keyClick(view, Qt.Key_Escape)  # not in add mode: nothing happens
-    assert view.is_fitted() and not view.add_mode()
-    view.clear("nothing")
-    qtbot.keyClick(view, Qt.Key_1)
-    assert view.zoom_factor() == pytest.approx(1.0) and view.is_fitted()  # clear() resets the transform
-
-
-def test_plain_wheel_scrolls_and_ctrl_wheel_on_no_image_does_nothing(qtbot, view):
-    view.set_zoom(2.0)
-    qtbot.wait(10)
-    view.centerOn(512, 384)
-    v0, z = view.verticalScrollBar().value(), view.zoom_factor()
-    pos = view.viewport().rect().center()
-    wheel = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
-                        QPoint(0, -120), Qt.NoButton, Qt.NoModifier, Qt.NoScrollPhase, False)
-    QApplication.sendEvent(view.viewport(), wheel)
-    assert view.verticalScrollBar().value() > v0 and view.zoom_factor() == pytest.approx(z)
-    view.clear()
-    ctrl = QWheelEvent(QPointF(pos), QPointF(view.viewport().mapToGlobal(pos)), QPoint(0, 0),
-                       QPoint(0, 120), Qt.NoButton, Qt.ControlModifier, Qt.NoScrollPhase, False)
-    QApplication.sendEvent(view.viewport(), ctrl)
-    assert view.zoom_factor() == pytest.approx(1.0) and not view.has_screenshot()
 
 
 def test_the_view_is_composed_of_parts_not_mixins():

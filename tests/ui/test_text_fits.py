@@ -148,11 +148,11 @@ def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
     assert r.label_bar.status.text() == "not labelled by you"
     qtbot.keyClick(r.browser.table, Qt.Key_Left)  # step 1's judgement is in its own line
     assert "you: correct" in r.viewer.step_info.text()
-    fitted = r.viewer.view.zoom_factor()
+    fitted = r.viewer.view.zoom.zoom_factor()
     qtbot.keyClick(r.browser.table, Qt.Key_Plus)  # +/- zoom in Review too, with the focus in the runs list
-    assert r.viewer.view.zoom_factor() > fitted
+    assert r.viewer.view.zoom.zoom_factor() > fitted
     qtbot.keyClick(r.browser.table, Qt.Key_Minus)
     qtbot.keyClick(r.browser.table, Qt.Key_Minus)
-    assert r.viewer.view.zoom_factor() < fitted
+    assert r.viewer.view.zoom.zoom_factor() < fitted
     qtbot.keyClick(r.browser.table, Qt.Key_0)
-    assert abs(r.viewer.view.zoom_factor() - fitted) < 1e-6
+    assert abs(r.viewer.view.zoom.zoom_factor() - fitted) < 1e-6

@@ -10,13 +10,10 @@ widget outside it, text cut without "…" and the full text in a tooltip.
 """
 from __future__ import annotations
 
-from PySide6 import QtGui
-from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt, QTimer
-from PySide6.QtGui import QAction, QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QCheckBox,
-                               QComboBox, QDialog, QLabel, QLineEdit, QListView, QPushButton, QRadioButton,
-                               QSizePolicy, QStyle, QStyleOptionComboBox, QTabBar, QTableView, QToolButton, QTreeView,
-                               QWidget)
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QLabel, QLineEdit, QPushButton, QSizePolicy,
+                               QTableView, QTabBar, QWidget)
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
@@ -27,9 +24,9 @@ from cockpit.core.store import labels as L
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
 from tests.core.lookahead_helpers import mark_in, observation
+from tests.ui.fits import SCREEN, fit_violations
 
 LONG = 120_000
-SCREEN = QSize(1024, 700)
 TASK = ("Find the account settings page of the shop, read every paragraph about closing an account, compare what "
         "it says about refunds of open orders, saved addresses, stored payment cards and newsletter subscriptions "
         "with the help centre's article, and only then delete the account permanently; report what was lost.")
@@ -47,227 +44,6 @@ PAGE = f"""<!doctype html><html><head><title>Account settings</title></head><bod
 <h1>Account settings</h1><p>Closing your account deletes every order, address and card.</p>
 <form method="post" action="/delete-account"><button type="submit" name="delete">{BUTTON}</button></form>
 </body></html>"""
-
-
-# ---------- the checker ----------
-def _owner(widget: QWidget) -> str:
-    """The nearest Cockpit class around `widget` (where to fix it), with its module."""
-    p = widget
-    while p is not None:
-        if type(p).__module__.startswith("cockpit"):
-            return f"{type(p).__name__} ({type(p).__module__})"
-        p = p.parentWidget()
-    return "?"
-
-
-def _name(widget: QWidget, text: str = "") -> str:
-    short = text if len(text) <= 40 else text[:38] + "…"
-    obj = f" #{widget.objectName()}" if widget.objectName() else ""
-    return f"{type(widget).__name__}{obj} {short!r}" if text else f"{type(widget).__name__}{obj}"
-
-
-def _in_scroll_area(widget: QWidget, top: QWidget) -> bool:
-    """Inside a scroll area's viewport: it may lie beyond it, scrolled out of view."""
-    p = widget.parentWidget()
-    while p is not None and p is not top:
-        outer = p.parentWidget()
-        if isinstance(outer, QAbstractScrollArea) and p is outer.viewport():
-            return True
-        p = outer
-    return False
-
-
-def _plain(label: QLabel) -> tuple[str, bool]:
-    """A label's text as shown, and whether it is rich text."""
-    text = label.text()
-    rich = label.textFormat() == Qt.RichText or (label.textFormat() == Qt.AutoText and QtGui.Qt.mightBeRichText(text))
-    return (shown_text(text, Qt.RichText) if rich else text), rich
-
-
-def _text_width(label: QLabel, rich: bool) -> int:
-    if rich:
-        doc = QTextDocument()
-        doc.setDefaultFont(label.font())
-        doc.setDocumentMargin(0)
-        doc.setHtml(label.text())
-        return int(doc.idealWidth())
-    fm, text = label.fontMetrics(), label.text()
-    if label.buddy() is not None:  # "&Task:" shows "Task:", the T underlined
-        text = text.replace("&&", "\0").replace("&", "").replace("\0", "&")
-    return max((fm.horizontalAdvance(line) for line in text.split("\n")), default=0)
-
-
-def _elided_with_tip(shown: str, tooltip: str) -> bool:
-    """Shown with "…", and the tooltip holds what was left out (every shown piece is in it, and it is longer)."""
-    if "…" not in shown or not tooltip:
-        return False
-    full = " ".join(shown_text(tooltip).split())
-    pieces = [" ".join(p.split()) for p in shown.split("…") if p.strip()]
-    return len(full) > len(" ".join(pieces)) and all(p in full for p in pieces)
-
-
-def _label_problem(label: QLabel) -> str | None:
-    shown, rich = _plain(label)
-    if not shown.strip():
-        return None
-    room = label.contentsRect().width() - 2 * max(label.margin(), 0) - max(label.indent(), 0)
-    if label.wordWrap():
-        need = label.heightForWidth(label.width())
-        if need > label.height() + 2:
-            return f"wrapped text needs {need} px of height, has {label.height()} px"
-        return None
-    width = _text_width(label, rich)
-    elided = _elided_with_tip(shown, label.toolTip())
-    if width > room + 1 and not elided:
-        return f"text {width} px in {room} px, no elision" + (" (… but no full tooltip)" if "…" in shown else "")
-    filled = width > room - 2 * label.fontMetrics().averageCharWidth()  # cut to its room, not a "Starting…"
-    if "…" in shown and filled and not elided and not label.toolTip():
-        return "elided without its full text in a tooltip"
-    return None
-
-
-def _button_problem(button: QAbstractButton) -> str | None:
-    if isinstance(button, QToolButton) or not button.text():
-        return None
-    if button.width() + 1 < button.sizeHint().width():
-        return f"text cut: {button.width()} px, needs {button.sizeHint().width()} px"
-    return None
-
-
-def _combo_problem(box: QComboBox) -> str | None:
-    if box.isEditable() or not box.currentText():
-        return None
-    opt = QStyleOptionComboBox()
-    box.initStyleOption(opt)
-    room = box.style().subControlRect(QStyle.CC_ComboBox, opt, QStyle.SC_ComboBoxEditField, box).width()
-    need = box.fontMetrics().horizontalAdvance(box.currentText())
-    if need > room + 1 and box.currentText() not in shown_text(box.toolTip()):
-        return f"shows {need} px of text in {room} px, cut without a tooltip"
-    return None
-
-
-def _view_problems(view: QAbstractItemView) -> list[str]:
-    """Cells whose text is wider than their column and that have no tooltip (Qt elides them with "…")."""
-    model, found = view.model(), []
-    if model is None:
-        return found
-    fm = view.fontMetrics()
-    columns = model.columnCount(QModelIndex()) if isinstance(view, (QTableView, QTreeView)) else 1
-    margin = 2 * (view.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, view) + 1)  # Qt's text margins
-    for c in range(columns):
-        if isinstance(view, (QTableView, QTreeView)) and view.isColumnHidden(c):
-            continue
-        for r in range(min(model.rowCount(QModelIndex()), 40)):
-            idx = model.index(r, c)
-            text = idx.data(Qt.DisplayRole)
-            if not isinstance(text, str) or not text:
-                continue
-            width = view.visualRect(idx).width() - margin
-            if idx.data(Qt.DecorationRole) is not None:
-                width -= view.iconSize().width() if view.iconSize().width() > 0 else 16
-            if fm.horizontalAdvance(text.split("\n")[0]) > width and not idx.data(Qt.ToolTipRole):
-                head = model.headerData(c, Qt.Horizontal)
-                found.append(f"cell ({r}, {head!r}) {text[:30]!r}: {fm.horizontalAdvance(text)} px in {width} px, "
-                             "no tooltip")
-                break  # one per column is enough to say what to fix
-    return found
-
-
-def _minimum(widget: QWidget) -> QSize:
-    """What a layout gives `widget` at least."""
-    hint = widget.minimumSizeHint()
-    pol = widget.sizePolicy()
-    w = 0 if pol.horizontalPolicy() == QSizePolicy.Ignored else max(hint.width(), 0)
-    h = 0 if pol.verticalPolicy() == QSizePolicy.Ignored else max(hint.height(), 0)
-    return QSize(max(w, widget.minimumWidth()), max(h, widget.minimumHeight()))
-
-
-def _depth(widget: QWidget) -> int:
-    n, p = 0, widget
-    while p is not None:
-        n, p = n + 1, p.parentWidget()
-    return n
-
-
-def _who_wants(top: QWidget, hint: QSize, screen: QSize) -> str:
-    """The innermost shown widget that asks for more than the screen, and the chain of biggest parts under it."""
-    said = []
-    for horizontal, over in ((True, hint.width() > screen.width()), (False, hint.height() > screen.height())):
-        if not over:
-            continue
-        size = (lambda c: _minimum(c).width()) if horizontal else (lambda c: _minimum(c).height())
-        limit = screen.width() - 60 if horizontal else screen.height() - 120
-        big = [c for c in top.findChildren(QWidget) if c.isVisible() and not c.isWindow()
-               and not _in_scroll_area(c, top) and size(c) > limit]
-        if not big:
-            continue
-        inner = max(big, key=_depth)
-        path, at = [], inner
-        for _ in range(8):  # down the biggest child, while it is a big part of the need
-            kids = [c for c in at.findChildren(QWidget, options=Qt.FindDirectChildrenOnly) if c.isVisible()]
-            if not kids or size(max(kids, key=size)) < 200:
-                break
-            at = max(kids, key=size)
-            path.append(f"{_name(at, _text_of(at))} {_minimum(at).width()}x{_minimum(at).height()}")
-        said.append(f"{_name(inner, _text_of(inner))} in {_owner(inner)} needs {_minimum(inner).width()}x{_minimum(inner).height()}"
-                    + (f", most of it: {' > '.join(path)} in {_owner(at)}" if path else ""))
-    return ": " + "; ".join(said) if said else ""
-
-
-def _text_of(widget: QWidget) -> str:
-    if isinstance(widget, (QLabel, QAbstractButton)):
-        return widget.text()
-    return widget.currentText() if isinstance(widget, QComboBox) else ""
-
-
-def _in_combo(widget: QWidget) -> bool:
-    p = widget
-    while p is not None:
-        if isinstance(p, QComboBox) or type(p).__name__.startswith("QComboBox"):
-            return True
-        p = p.parentWidget()
-    return False
-
-
-def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
-    """What does not fit `top` (a window or dialog) on a `screen`-sized screen, in words that say what to fix:
-    the window grown or wanting to grow past the screen; a shown widget outside the window (children of a scroll
-    area's viewport may be scrolled away); a shown label, button or combo box whose text is cut without "…" and
-    the full text in its tooltip; table and tree cells cut without a tooltip."""
-    for _ in range(3):
-        QApplication.processEvents()
-    found = []
-    hint = top.minimumSizeHint()
-    wants_more = hint.width() > screen.width() or hint.height() > screen.height()
-    if top.width() > screen.width() or top.height() > screen.height():
-        found.append(f"{type(top).__name__} grew to {top.width()}x{top.height()}"
-                     + ("" if wants_more else " though its minimum fits (opened at this size, or grown in an "
-                                              "earlier state and not shrunk back)"))
-    if wants_more:
-        found.append(f"{type(top).__name__} wants at least {hint.width()}x{hint.height()} (its minimum size hint)"
-                     + _who_wants(top, hint, screen))
-    box = top.rect()
-    for child in top.findChildren(QWidget):
-        if not child.isVisible() or child.isWindow() or child.width() <= 0 or child.height() <= 0:
-            continue
-        text = _text_of(child)
-        where = f"{_name(child, text)} in {_owner(child)}"
-        r = QRect(child.mapTo(top, QPoint(0, 0)), child.size())
-        if not _in_scroll_area(child, top) and not box.contains(r):
-            found.append(f"{where}: at {r.getRect()}, outside the {box.width()}x{box.height()} window")
-        problem = None
-        if isinstance(child, QLabel) and child.parentWidget() is not None \
-                and not isinstance(child.parentWidget(), QTabBar):
-            problem = _label_problem(child)
-        elif isinstance(child, (QPushButton, QCheckBox, QRadioButton)):
-            problem = _button_problem(child)
-        elif isinstance(child, QComboBox):
-            problem = _combo_problem(child)
-        if problem:
-            found.append(f"{where}: {problem}")
-        if isinstance(child, (QTableView, QTreeView, QListView)) and not _in_combo(child):
-            found += [f"{_name(child)} in {_owner(child)}: {p}" for p in _view_problems(child)]
-    return found
 
 
 # ---------- driving the window as a person does ----------

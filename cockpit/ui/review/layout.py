@@ -38,7 +38,7 @@ class ReviewLayout(QObject):
             self._full_keys.append(_shortcut(panel, key, slot))
         self._full_keys[1].setEnabled(False)  # Esc is the view's own key (leave add-mark) unless in full view
         v = viewer.view
-        for key, slot in (("+", v.zoom_in), ("=", v.zoom_in), ("-", v.zoom_out), ("0", v.fit)):
+        for key, slot in (("+", v.zoom.zoom_in), ("=", v.zoom.zoom_in), ("-", v.zoom.zoom_out), ("0", v.zoom.fit)):
             _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
         panel.installEventFilter(self)
         self.set_compact(False)

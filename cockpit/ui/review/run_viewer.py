@@ -14,7 +14,7 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
-from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QSizePolicy, QSplitter, \
+from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QSplitter, \
     QVBoxLayout, QWidget
 
 from cockpit.core.errors import CockpitError
@@ -25,7 +25,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.live.step_log import StepDetails, who_decided
 from cockpit.ui.plaintext import tip
-from cockpit.ui.elide import ElidedLabel
+from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.review.loader import SOURCE, _Loader
 from cockpit.ui.review.run_tools import RunTools
 from cockpit.ui.review.words import words
@@ -41,11 +41,8 @@ HELP = ("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsur
 
 def _wrapping(rich: bool = True) -> QLabel:
     """A label for text from data: it wraps, and never makes the window wider."""
-    label = QLabel()
+    label = wrap_within(QLabel())
     label.setTextFormat(Qt.RichText if rich else Qt.PlainText)
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Ignored, QSizePolicy.Preferred)
-    label.setMinimumWidth(0)
     return label
 
 

@@ -12,7 +12,16 @@ its signals, which the view passes on as its own:
 * ``hoverChanged(old, new)``: the hovered mark changed (the view paints the boxes), emitted
   just before the tooltip follows and ``markHovered``.
 
-See the :mod:`.view` docstring for the gestures.
+Mouse and keys (the zoom keys and Ctrl+wheel are :mod:`.zoom`'s):
+
+* Ctrl+wheel zooms around the point under the mouse; the plain wheel scrolls.
+* ``+`` / ``=`` zoom in, ``-`` zooms out, ``0`` fits the image to the pane, ``1`` is 100 %.
+* Left-drag where there is no box pans (so does a middle-button drag anywhere); a left
+  click on a box emits ``markClicked``. A press on a box that then moves more than a few
+  pixels turns into a pan, not a click.
+* In add-mark mode (crosshair cursor) a left-drag draws a rectangle and emits
+  ``rectDrawn`` on release; Esc cancels the rectangle being drawn, or, with none being
+  drawn, leaves add-mark mode.
 """
 from __future__ import annotations
 

@@ -16,16 +16,7 @@ highlight, flags, human-added boxes) and reports what the human did through sign
 * ``pointClicked(tuple)`` -- a click on no box, or an Alt+click anywhere: the point ``(x, y)`` in image
   pixels (for take-over at a point and "the click should have been here").
 
-Mouse and keys:
-
-* Ctrl+wheel zooms around the point under the mouse; the plain wheel scrolls.
-* ``+`` / ``=`` zoom in, ``-`` zooms out, ``0`` fits the image to the pane, ``1`` is 100 %.
-* Left-drag where there is no box pans (so does a middle-button drag anywhere); a left
-  click on a box emits ``markClicked``. A press on a box that then moves more than a few
-  pixels turns into a pan, not a click.
-* In add-mark mode (crosshair cursor) a left-drag draws a rectangle and emits
-  ``rectDrawn`` on release; Esc cancels the rectangle being drawn, or, with none being
-  drawn, leaves add-mark mode.
+Mouse and keys: see :mod:`.gestures` (hover, click, pan, drawing) and :mod:`.zoom` (the view's ``zoom``).
 
 Decisions:
 
@@ -54,22 +45,9 @@ from cockpit.core.page.marks import Mark
 from cockpit.ui.screenshot.gestures import ViewGestures
 from cockpit.ui.screenshot.zoom import ViewZoom
 from cockpit.ui.screenshot.pointer import PointerMarker
-from cockpit.ui.screenshot.marks import (
-    _BOX_COLOR,
-    _EXTRA_COLOR,
-    _FLAG_COLOR,
-    _HOVER_FILL,
-    _Z_BOX,
-    _Z_HIGHLIGHT,
-    _Z_LABEL,
-    _Z_MARKS,
-    _Z_PIXMAP,
-    _Label,
-    _pen,
-    _place_labels,
-    _render_label,
-    mark_tooltip,
-)
+from cockpit.ui.screenshot.marks import (_BOX_COLOR, _EXTRA_COLOR, _FLAG_COLOR, _HOVER_FILL, _Z_BOX, _Z_HIGHLIGHT,
+                                         _Z_LABEL, _Z_MARKS, _Z_PIXMAP, _Label, _pen, _place_labels, _render_label,
+                                         mark_tooltip)
 
 __all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
 
@@ -98,8 +76,8 @@ class ScreenshotView(QGraphicsView):
 
     def __init__(self, parent=None):
         super().__init__(parent)
-        self._zoom = ViewZoom(self)
-        self._zoom.relayout.connect(self._layout_labels)
+        self.zoom = ViewZoom(self)
+        self.zoom.relayout.connect(self._layout_labels)
         self._gestures = ViewGestures(self)
         g = self._gestures
         g.hoverChanged.connect(self._paint_hover)
@@ -166,7 +144,7 @@ class ScreenshotView(QGraphicsView):
         self._hl_label: _Label | None = None
         self._pointer.forget()  # the scene is cleared with its items
         self._size = (0, 0)
-        self._zoom.reset()
+        self.zoom.reset()
 
     # ---------------------------------------------------------------- public API
 
@@ -188,12 +166,12 @@ class ScreenshotView(QGraphicsView):
         if not ok:
             self.clear(INVALID_MESSAGE)
             return
-        keep = keep_view and self._pixmap_item is not None and not self._zoom.is_fitted()
+        keep = keep_view and self._pixmap_item is not None and not self.zoom.is_fitted()
         transform = QTransform(self.transform())
         hval, vval = self.horizontalScrollBar().value(), self.verticalScrollBar().value()
         marks_visible = self._marks_visible
 
-        self._zoom.stop()
+        self.zoom.stop()
         QToolTip.hideText()
         had_hover = self._gestures.reset()
         self._scene.clear()
@@ -210,10 +188,10 @@ class ScreenshotView(QGraphicsView):
         self._add_marks(marks)
 
         if keep:
-            self._zoom.restore(transform, hval, vval)
+            self.zoom.restore(transform, hval, vval)
             self._layout_labels()
         else:
-            self.fit()  # lays the labels out
+            self.zoom.fit()  # lays the labels out
         if had_hover:
             self.markHovered.emit(None)
         self._gestures.update_cursor()
@@ -246,7 +224,7 @@ class ScreenshotView(QGraphicsView):
 
     def clear(self, message: str = "") -> None:
         """No screenshot: an empty pane with `message` centred in it."""
-        self._zoom.stop()
+        self.zoom.stop()
         had_hover = self._gestures.reset()
         self._scene.clear()
         self._reset_state()
@@ -428,39 +406,12 @@ class ScreenshotView(QGraphicsView):
         hovered = self._gestures.hovered()
         return "" if hovered is None else mark_tooltip(hovered)
 
-    # ---------------------------------------------------------------- zoom (ViewZoom)
-
-    def fit(self) -> None:
-        """Fit the whole image into the pane; it stays fitted when the pane is resized."""
-        self._zoom.fit()
-
-    def zoom_in(self) -> None:
-        self._zoom.zoom_in()
-
-    def zoom_out(self) -> None:
-        self._zoom.zoom_out()
-
-    def zoom_reset(self) -> None:
-        """100 %: one image pixel per screen pixel."""
-        self._zoom.zoom_reset()
-
-    def set_zoom(self, factor: float, anchor: QPoint | None = None) -> None:
-        """Zoom to `factor` (1.0 = 100 %), keeping the scene point at `anchor` (viewport
-        coordinates; default the centre) where it is."""
-        self._zoom.set_zoom(factor, anchor)
-
-    def zoom_factor(self) -> float:
-        return self._zoom.zoom_factor()
-
-    def is_fitted(self) -> bool:
-        return self._zoom.is_fitted()
-
     # ---------------------------------------------------------------- Qt events
 
     def resizeEvent(self, event):
         super().resizeEvent(event)
         self._message.setGeometry(self.viewport().rect())
-        self._zoom.refit()
+        self.zoom.refit()
 
     # ---------------------------------------------------------------- internals
 
@@ -488,7 +439,7 @@ class ScreenshotView(QGraphicsView):
         (see :func:`.marks._place_labels`)."""
         if self._pixmap_item is None:
             return
-        z = self.zoom_factor() or 1.0
+        z = self.zoom.zoom_factor() or 1.0
         entries = [(lab, m.bbox) for lab, m in zip(self._labels, self._marks)]
         entries += self._extra_labels
         _place_labels(entries, z, self._size)

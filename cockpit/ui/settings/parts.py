@@ -2,28 +2,13 @@
 a button with a busy state that does not move the focus, and the form's labelled rows."""
 from __future__ import annotations
 
-import re
-
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
 from cockpit.core.settings import MODEL_HELP
+from cockpit.ui.elide import breakable
 from cockpit.ui.plaintext import tip
 from cockpit.ui.room import WrappedLabel
-
-_LONG_WORD = 24   # a run of this many characters without a space gets places to break
-_ZWSP = "\u200b"  # a zero-width space: a place to break a line, invisible
-_BREAK_AFTER = re.compile(r"([/?&=.,_:;@-])")
-
-
-def breakable(text: str, run: int = _LONG_WORD) -> str:
-    """`text` with invisible break opportunities inside words longer than `run` (URLs, model names, paths):
-    after their punctuation, and every `run` characters where there is none, so a wrapped label can wrap them."""
-    def split(m: re.Match) -> str:
-        word = _BREAK_AFTER.sub("\\1" + _ZWSP, m.group(0))
-        return re.sub(f"([^{_ZWSP}]{{{run}}})(?=[^{_ZWSP}])", "\\1" + _ZWSP, word)
-    return re.sub(rf"\S{{{run + 1},}}", split, text)
-
 
 class MessageLabel(WrappedLabel):
     """A plain-text message from data (a server's error, a URL, model names): all its lines, wrapped to the width
