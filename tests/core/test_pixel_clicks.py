@@ -6,7 +6,7 @@ from cockpit.core.actions.grammar import parse_action
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.store import Store
 from cockpit.core.store.labels import set_step_label
-from cockpit.devtools.pixelmodel import Move
+from testkit.pixelmodel import Move
 from tests.core.test_pixel_agent import run_pixel
 from tests.clitools import cockpit
 from cockpit.core.store import corrections

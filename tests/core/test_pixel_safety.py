@@ -16,7 +16,7 @@ from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk_point import classify_point
-from cockpit.devtools.pixelmodel import Move
+from testkit.pixelmodel import Move
 from tests.core.test_pixel_agent import run_pixel, store  # noqa: F401 (the fixture)
 
 
@@ -64,7 +64,7 @@ def test_an_ungated_point_whose_element_changed_before_the_click_is_not_clicked(
             browser.js("var h = document.querySelector('h1'); h.outerHTML = "
                        "'<form method=post action=agent_ordered.html><button style=\"font-size:32px\">Place order"
                        "</button></form>'")
-    from cockpit.devtools.pixelmodel import PixelModel
+    from testkit.pixelmodel import PixelModel
     model = PixelModel(browser, [Move("click", "h1"), Move("answer", text="done")], "plain")
     with ModelServer(model) as srv:
         cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="plain", image_format="png")

@@ -23,7 +23,7 @@ from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
-from cockpit.devtools import pagegen
+from testkit import pagegen
 from cockpit.core.agent.start import Fresh
 from tests.core.test_webvoyager import webvoyager_messages
 from tests.clitools import cockpit as _cockpit

@@ -13,7 +13,7 @@ import pytest
 from cockpit.core.agent.batch import STARTUP_WAIT
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from tests.clitools import cockpit
 from tests.faults.test_store_faults import integrity, locked, no_traceback
 

@@ -18,7 +18,7 @@ import pytest
 
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import cockpit
 

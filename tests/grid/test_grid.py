@@ -17,7 +17,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.core.tasks.taskfile import Task
-from cockpit.devtools import grid as gridmod
+from testkit import grid as gridmod
 from tests.clitools import cockpit
 
 pytestmark = pytest.mark.skipif(bool(gridmod.missing()), reason=f"no Selenium Grid here: {gridmod.missing()}")
@@ -177,7 +177,7 @@ def test_a_pixel_model_clicks_at_its_point_through_the_grid(grid, site, tmp_path
     from cockpit.core.agent.start import Fresh
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.llm.client import ModelClient
-    from cockpit.devtools.pixelmodel import Move, PixelModel
+    from testkit.pixelmodel import Move, PixelModel
     with BrowserSession(BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"])) as b, \
             Store(tmp_path / "home") as store:
         model = PixelModel(b, [Move("click", "#press"), Move("click", "#order"), Move("answer", text="x")],

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelConfig, ModelError
 from cockpit.core.settings import Settings
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.settings.dialog import ModelSettingsDialog
 

@@ -5,7 +5,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.devtools.pixelmodel import Move, PixelModel
+from testkit.pixelmodel import Move, PixelModel
 from tests.ui.test_small_screen import LONG, SMALL, assert_fits
 
 

@@ -6,7 +6,7 @@ from PySide6.QtCore import QPoint, Qt
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.devtools.pixelmodel import Move, PixelModel
+from testkit.pixelmodel import Move, PixelModel
 
 LONG = 90_000
 

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.ui.plaintext import shown_text
 from cockpit.ui.reports.panel import ReportsPanel
 

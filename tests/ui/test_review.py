@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.review.runs_model import column
 from cockpit.core.store.newrun import NewRun
@@ -312,7 +312,7 @@ def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, 
     from cockpit.core.llm import prompt
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.llm.modelserver import ModelServer
-    from cockpit.devtools.fakeruns import screenshot
+    from testkit.fakeruns import screenshot
     with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
         rid = store.new_run(NewRun("pick", "https://example.com/",
                                    config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()}))

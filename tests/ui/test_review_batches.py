@@ -5,7 +5,7 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assign
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.ui.review.runs_model import column
 from tests.ui.test_review import panel, store  # noqa: F401  (fixtures)
 

@@ -1,6 +1,6 @@
 """Review as a person uses it (issue #30): marks corrected in Review as in Live, and Review at 1024 and 1280 px.
 
-The real window (offscreen Qt, a real store, runs made by cockpit.devtools.fakeruns): a right-click on a box and
+The real window (offscreen Qt, a real store, runs made by testkit.fakeruns): a right-click on a box and
 the M key act on the step shown; the filters read their whole text, the runs list shows its useful columns, the
 count says "1 run", judgements read as words, and a long label or the W hint never widens the window.
 """
@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QMenu, QSty
 
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 from cockpit.ui.review.runs_model import column
 
 LONG_NAME = "Ada Lovelace-Byron, Countess of Lovelace (annotation team B, second pass)"

@@ -2,7 +2,7 @@
 import pytest
 from PIL import Image
 
-from cockpit.devtools.fakeruns import make_run
+from testkit.fakeruns import make_run
 
 pytestmark = pytest.mark.fault("store")
 

