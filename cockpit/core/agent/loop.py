@@ -17,7 +17,7 @@ from typing import Callable
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
-from cockpit.core.agent import gate, pixelstep, reply
+from cockpit.core.agent import gate, observing, pixelstep, reply
 from cockpit.core.agent.approval import Approver, PolicyApprover
 from cockpit.core.agent.config import AgentConfig, RunResult
 from cockpit.core.agent.control import RunControl, Stopped
@@ -36,7 +36,7 @@ from cockpit.core.errors import ActionError, BrowserDied, CockpitError, short_me
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page import effects
-from cockpit.core.page.observation import Observation, observe
+from cockpit.core.page.observation import Observation
 from cockpit.core.safety import redaction
 from cockpit.core.safety.binding import Binding
 from cockpit.core.store import Store
@@ -67,8 +67,10 @@ class Agent(TakeOver):
         self.protocol = protocol_for(client)  # marks, or a pixel dialect (cockpit.core.agent.protocol)
         self.images = StepImages(store, self.protocol, self.config.keep_images)  # the steps' screenshots
         self._conv = None
-        self.scope = RunScope(self.config, store, client, self.executor, self.control, self.loops, self._emit,
-                              self._flag, self._call_model, self.images.get)  # what the hooks may use
+        self.scope = RunScope(  # what the step hooks may use
+            config=self.config, store=store, client=client, executor=self.executor, control=self.control,
+            loops=self.loops, emit=self._emit, flag=self._flag, call_model=self._call_model,
+            image=self.images.get)
         self.hooks: list[StepHook] = []  # the current run's (cockpit.core.agent.hooks)
         self.record = RunRecord(self.scope, session, self._flags)  # the steps and the end, in the store
 
@@ -107,12 +109,14 @@ class Agent(TakeOver):
                 for h in self.hooks:
                     h.step_due(self._next_n)
                 self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
+
                 step = Step(self._take_n(), time.time())
                 lead, pdf_text, answer = self._step(step, conv, self._with_human_notes(lead), pdf_text)
                 step = None
                 if answer is not None:
                     return self._finish("answered", answer)
             return self._finish("max_steps", None)
+
         except (Stopped, ModelCancelled):
             self.record.commit_partial(step, "stopped", "stopped by the user")
             return self._finish("stopped", None)
@@ -131,11 +135,13 @@ class Agent(TakeOver):
         """Before the first step: the hooks, the start page (or the prelude), the conversation, the lead."""
         for h in self.hooks:
             h.started(start)
+
         continued = not isinstance(start, Fresh)
         if continued and start.prelude is not None:
             start.prelude()
         else:
             open_start(self.session, start.url)
+
         seed, lead = (start.seed, start.lead) if continued else (None, None)
         conv = self._conv = self.protocol.conversation(self.config.keep_images, pixelstep.first_frame(self))
         if seed:
@@ -156,38 +162,39 @@ class Agent(TakeOver):
     def _flag(self, n: int, text: str) -> None:
         self._flags.setdefault(n, []).append(text)
 
-    def _hidden(self, obs: Observation) -> Observation:
-        """`obs` with secrets typed so far taken out of its address and title (a GET form puts a typed
-        password into the next page's address), once, before the prompt, events, previews or the store
-        see them."""
-        if self.executor.secrets:
-            obs.url, obs.title = (redaction.scrub(x, self.executor.secrets) for x in (obs.url, obs.title))
-        return obs
-
     # ---------- one step: observe, ask, gate, act, commit ----------
     def _step(self, st: Step, conv: prompt.Conversation, lead: str, pdf_text: str):
+        """One step: returns (the text before the next observation, a PDF's text, the answer or None)."""
         n = st.n
         self._emit(ev.StepStarted(self.run_id, n))
         t0 = time.perf_counter()
-        self._observe(st)
-        note = self._page_note(st.obs)
+
+        # observe
+        observing.look(self, st)
+        note = observing.page_note(self.session, st.obs)
         conv.add_observation(n, self.protocol.observation_text(st.obs, pdf_text, note), lead=lead)
         st.request = conv.request()
         self.control.check_stop()
         t1 = time.perf_counter()
-        result = next((r for h in self.hooks if (r := h.ask(st)) is not None), None)  # e.g. a plan
+
+        # ask (a hook may answer instead, e.g. planning with its chosen candidate)
+        result = next((r for h in self.hooks if (r := h.ask(st)) is not None), None)
         if result is None:
             result = self._call_model(n, st.request)
         t2 = time.perf_counter()
         action = reply.read(self, st, conv, result)
         for h in self.hooks:
             h.replied(st, action)
+
+        # gate and act
         answer, next_lead, pdf = None, "", ""
         if action is None:
             next_lead = st.row["error"]
         else:
             answer, next_lead, pdf = self._act(st, action)
         t3 = time.perf_counter()
+
+        # commit
         st.row["timings"] = dict(st.row.get("timings") or {}, **st.obs.timings, observe_ms=(t1 - t0) * 1000,
                                  model_ms=(t2 - t1) * 1000, act_ms=(t3 - t2) * 1000,
                                  observe={k: st.obs.stats.get(k) for k in ("retries", "changing", "masked")
@@ -198,22 +205,6 @@ class Agent(TakeOver):
         st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
         self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started))
         return next_lead, pdf, answer
-
-    def _observe(self, st: Step) -> None:
-        fmt, width = self.client.config.image_format, self.client.config.image_max_width
-        obs = self._hidden(observe(self.session, image_format=fmt, max_width=width))
-        st.obs = obs
-        self._last_obs = obs
-        self._measure(obs)
-        seen = self.images.record(self.run_id, st, obs)
-        self._emit(ev.ObservationReady(self.run_id, st.n, obs.url, obs.title, str(self.store.file(seen)),
-                                       tuple(obs.marks), dict(obs.timings), obs.screenshot,
-                                       masked=obs.masked))
-
-    def _page_note(self, obs: Observation) -> str:
-        if not obs.url.startswith("chrome-error://"):
-            return ""
-        return f"The page failed to load ({self.session.load_error()}); go back or try another address."
 
     def _measure(self, obs: Observation) -> None:
         """The effect of the last action that ran, now that the page after it is observed."""
@@ -255,6 +246,7 @@ class Agent(TakeOver):
         mark = st.resolved if action.pixel else redaction.mark_of(action, st.obs.marks)
         risk = gate.rate(self, st, action, mark)
         gate.propose(self, st, action, mark, risk)
+
         approved = None  # the exact action and target a human approved (issue #17)
         if gate.must_ask(self, st, action, risk):
             decision = gate.ask(self, st, action, mark, risk)
@@ -263,6 +255,7 @@ class Agent(TakeOver):
                 st.row.update(status="refused", outcome="refused: " + (decision.message or "no message"))
                 return None, prompt.feedback_text(refused=decision.message or " "), ""
             action, approved = gate.approve(self, st, action, decision)
+
         if action.kind == "answer":
             st.row.update(status="answered", outcome="answered")
             self._emit(ev.ActionExecuted(self.run_id, st.n, st.row["action"], True, "answered", st.obs.url))
@@ -291,7 +284,6 @@ class Agent(TakeOver):
                                      actor=actor))
         return None, prompt.feedback_text(outcome=out.message), out.pdf_text
 
-    # ---------- events ----------
     def _emit(self, event: ev.Event) -> None:
         if self.listener is None:
             return

@@ -12,7 +12,7 @@ from concurrent.futures import Future
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
-from cockpit.core.agent import pixelstep
+from cockpit.core.agent import observing, pixelstep
 from cockpit.core.agent.step import Step
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.observation import Observation, observe
@@ -48,7 +48,7 @@ class TakeOver:
         self.control.resume()
 
     def _refresh(self) -> Observation:
-        obs = self._hidden(observe(self.session))
+        obs = observing.hidden(observe(self.session), self.executor.secrets)
         self._last_obs = obs
         self._measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
