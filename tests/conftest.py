@@ -43,7 +43,7 @@ def chromedriver_url():
     import socket
     import subprocess
     import time
-    from cockpit.core.browser.session import find_chromedriver
+    from cockpit.core.browser.locate import find_chromedriver
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

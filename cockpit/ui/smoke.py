@@ -174,7 +174,8 @@ def _check_keyring() -> None:
 
 
 def _check_browser(webdriver_url: str | None):
-    from cockpit.core.browser.session import BrowserConfig, find_chrome, find_chromedriver
+    from cockpit.core.browser.locate import find_chrome, find_chromedriver
+    from cockpit.core.browser.session import BrowserConfig
     from cockpit.core.errors import BrowserNotFound
     if webdriver_url:
         _say(f"browser: remote WebDriver at {webdriver_url}")

@@ -1,12 +1,12 @@
 """Procedural memory: retrieving similar past successful runs and putting them in the first prompt."""
 import pytest
 
-from cockpit.core.review import memory
+from cockpit.core.agent import procedural_memory as memory
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.llm.client import ModelClient, ModelConfig
-from cockpit.core.review.memory import Memory, memory_text, retrieve, used_memories
+from cockpit.core.agent.procedural_memory import Memory, memory_text, retrieve, used_memories
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.labels import set_label, set_verdict

@@ -62,7 +62,7 @@ class ApprovalRequest:
     thought: str = ""
     screenshot_path: str = ""
     shown: str = ""  # the action as displayed: text typed into a secret field masked ("" = str(action))
-    # hook: world-model preview and planning (cockpit.core.agent.lookahead)
+    # from the look-ahead step hook (cockpit.core.agent.hooks.lookahead), when preview or planning is on
     prediction: str = ""  # what the world model expects the action to change ("" = no preview)
     candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
     chosen: int | None = None  # the candidate index the planner chose (= `action`)

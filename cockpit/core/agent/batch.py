@@ -34,7 +34,8 @@ from typing import Callable
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Approver
 from cockpit.core.agent.control import RunControl
-from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh
 from cockpit.core.tasks.hops import tracker_for
 from cockpit.core.browser.remote import GridUnavailable

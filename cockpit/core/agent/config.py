@@ -23,16 +23,15 @@ class AgentConfig:
     risk_rules: list[SiteRule] = field(default_factory=list)
     demo: bool = False  # the model is Cockpit's rule-based demo policy
     breakpoints: list[Breakpoint] = field(default_factory=list)  # may be edited while the run goes
-    # hook: multihop + memory (cockpit.core.tasks.hops / cockpit.core.review.memory)
+    # step hooks (cockpit.core.agent.hooks): multihop, procedural memory, navigation fence, look-ahead
     hops: HopTracker | None = None  # a template (hops.tracker_for(task.extra)); each run tracks a fresh copy
     memory_k: int = 0  # > 0: the K most similar past successful runs go into the first prompt
-    allowed_domains: list[str] = field(default_factory=list)  # hook: navguard; empty = any host
-    # hook: world-model preview and planning (cockpit.core.agent.lookahead)
+    allowed_domains: list[str] = field(default_factory=list)  # the navigation fence; empty = any host
     preview: WorldModelConfig | None = None  # predict each action's effect before the gate
     planning: PlanningConfig | None = None  # rank k candidates by simulated outcome (WebDreamer)
 
     def __post_init__(self):
-        self.allowed_domains = list(navguard.parse_domains(self.allowed_domains))  # hook: navguard
+        self.allowed_domains = list(navguard.parse_domains(self.allowed_domains))
         if self.approval_policy not in POLICIES:
             raise CockpitError(f"unknown approval policy {self.approval_policy!r}; use one of {', '.join(POLICIES)}")
         if self.max_steps < 1:
@@ -42,13 +41,13 @@ class AgentConfig:
         d = {"max_steps": self.max_steps, "keep_images": self.keep_images,
              "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
              "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
-        if self.memory_k:  # hook: memory
+        if self.memory_k:
             d["memory_k"] = self.memory_k
-        if self.allowed_domains:  # hook: navguard
+        if self.allowed_domains:
             d["allowed_domains"] = list(self.allowed_domains)
-        if self.preview is not None:  # hook: preview
+        if self.preview is not None:
             d["preview"] = self.preview.to_dict()
-        if self.planning is not None:  # hook: planning
+        if self.planning is not None:
             d["planning"] = self.planning.to_dict()
         return d
 

@@ -159,11 +159,12 @@ class HopPassed(Event):
 
 @dataclass(frozen=True)
 class MemoriesUsed(Event):
-    """Past runs given to the agent as examples before step 1 (cockpit.core.review.memory); () = none found."""
+    """Past runs given to the agent as examples before step 1 (cockpit.core.agent.procedural_memory);
+    () = none found."""
     run_ids: tuple = ()
 
 
-# ---------- world-model previews and planning (cockpit.core.agent.lookahead) ----------
+# ---------- world-model previews and planning (cockpit.core.agent.hooks.lookahead) ----------
 @dataclass(frozen=True)
 class PredictionMade(Event):
     """What the world model expects the step's action to change (before the gate)."""

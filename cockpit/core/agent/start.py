@@ -12,12 +12,16 @@ the event listener and the progress callbacks.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Callable
+
+from selenium.common.exceptions import WebDriverException
 
 from cockpit.core.agent.approval import Approver
 from cockpit.core.agent.control import RunControl
 from cockpit.core.browser.session import BrowserSession
+from cockpit.core.errors import BrowserError, short_message
 from cockpit.core.llm.client import ModelClient
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
@@ -115,3 +119,16 @@ def new_run_record(start: Start, config: dict, *, model: str, base_url: str, app
                   batch=start.batch if isinstance(start, Fresh) else "",
                   parent_run=start.parent_run if branched else None,
                   parent_step=start.parent_step if branched else None)
+
+
+def open_start(session: BrowserSession, url: str) -> None:
+    """Open a fresh run's start page, in one tab; BrowserError says why it could not."""
+    try:
+        session.goto(url)
+    except WebDriverException as e:  # chromedriver raises on some network errors (refused, no such host)
+        m = re.search(r"ERR_[A-Z_]+", str(e))
+        why = m.group(0) if m else short_message(e)
+        raise BrowserError(f"could not open the start page {url}: {why}") from e
+    if err := session.load_error():
+        raise BrowserError(f"could not open the start page {url}: {err}")
+    session.ensure_single_tab()

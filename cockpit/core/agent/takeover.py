@@ -12,7 +12,7 @@ from concurrent.futures import Future
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
-from cockpit.core.agent import pixelstep
+from cockpit.core.agent import observing, pixelstep
 from cockpit.core.agent.step import Step
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.observation import Observation, observe
@@ -44,11 +44,11 @@ class TakeOver:
         if note.strip():
             self._human_notes.append(f"Note from the human supervisor: {note.strip()}")
             # kept with the step that reads it: the run was assisted (cockpit.core.review.interventions)
-            self._flags.setdefault(self._next_n, []).append(f"note: {' '.join(note.split())}")
+            self._flag(self._next_n, f"note: {' '.join(note.split())}")
         self.control.resume()
 
     def _refresh(self) -> Observation:
-        obs = self._hidden(observe(self.session))
+        obs = observing.hidden(observe(self.session), self.executor.secrets)
         self._last_obs = obs
         self._measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
@@ -57,25 +57,28 @@ class TakeOver:
 
     def _human_step(self, action: Action) -> dict:
         obs = self._last_obs or self._refresh()
-        st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)  # Enter only when asked: Press [Enter]
+        # Enter only when asked: Press [Enter]
+        st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)
         self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
-        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot, marked=obs.render(),
-                                               marks=[m.to_dict() for m in obs.marks])
+        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,
+                                               marked=obs.render(), marks=[m.to_dict() for m in obs.marks])
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
         if action.point is not None:  # a click at a point: what is under it, as for a pixel model's click
             st.row["pointer"] = {"mode": "pixels", "dialect": "human"}
             if secret := pixelstep.locate(self, st, action, st.row["pointer"]):
                 self.executor.secrets.add(secret)
-        risk = pixelstep.rate(self, st, action) or classify(action, mark, obs.marks, obs.url, self.config.risk_rules)
+        risk = (pixelstep.rate(self, st, action)
+                or classify(action, mark, obs.marks, obs.url, self.config.risk_rules))
         shown = pixelstep.shown(self, st, action)
         st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
                       risk=risk.level, evidence=list(risk.evidence))
         _, _, _ = self._execute(st, action, actor="human")
         st.request = []
-        self._commit(st)
+        self.record.commit(st)
         what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
         self._human_notes.append(f"- {shown}: {what}")
-        self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
+        self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started,
+                                   actor="human"))
         self._refresh()
         return dict(st.row, step=st.n)
 

@@ -30,7 +30,6 @@ from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
 from cockpit.core.browser.contexts import Contexts
 from cockpit.core.browser import launch, settling
 from cockpit.core.browser.downloads import DownloadFolder
-from cockpit.core.browser.locate import find_chrome, find_chromedriver  # noqa: F401  (also imported from here)
 from cockpit.core.browser.processes import kill_orphans
 from cockpit.core.browser.scriptloads import ScriptLoads
 from cockpit.core.errors import BrowserDied, BrowserError, short_message

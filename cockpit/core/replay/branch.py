@@ -24,7 +24,8 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import asdict, dataclass, field
 
-from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Branch, RunContext
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm import prompt

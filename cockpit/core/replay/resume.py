@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ended_at_gate
-from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Resume, RunContext
 from cockpit.core.replay.branch import history_before
 from cockpit.core.replay.replay import MIN_SIMILARITY, Diverged, ReplayOptions, replay as replay_run

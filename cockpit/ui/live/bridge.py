@@ -23,7 +23,8 @@ from cockpit.core.page import masking
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
 from cockpit.core.agent.control import RunControl
-from cockpit.core.agent.loop import Agent, AgentConfig, RunResult
+from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import BrowserError, CockpitError, short_message

@@ -1,4 +1,4 @@
-"""The loop's side of previews and planning (issue #7): one object per run, called from short hooks.
+"""Previews and planning (issue #7) as a step hook: the loop's side of :mod:`cockpit.core.lookahead`.
 
 * preview: before an agent action is gated and run, the world model predicts
   what it will change; the step row keeps ``prediction`` = {action, text,
@@ -16,14 +16,13 @@ store, and reported live by :class:`events.PlanningCost`.
 from __future__ import annotations
 
 import logging
-import threading
-from dataclasses import dataclass
-from typing import Callable
 
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import ApprovalRequest, Decision
+from cockpit.core.agent.hooks.base import RunScope, StepHook
 from cockpit.core.errors import short_message
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.lookahead.planning import Cost, Planner, PlanResult
-from cockpit.core.safety.risk import classify
 from cockpit.core.lookahead.worldmodel import (
     Page,
     Prediction,
@@ -32,65 +31,50 @@ from cockpit.core.lookahead.worldmodel import (
     actual_change,
     describe_actual,
 )
-from cockpit.core.agent import events as ev
 from cockpit.core.safety import redaction
-from cockpit.core.agent.approval import ApprovalRequest, Decision
-from cockpit.core.lookahead.planning import PlanningConfig
-from cockpit.core.safety.risk import SiteRule
-from cockpit.core.store import Store
+from cockpit.core.safety.risk import classify
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class Host:
-    """What the look-ahead needs of the agent running it (the agent builds one per run)."""
-    client: ModelClient  # the agent's model client
-    store: Store
-    run_id: str
-    preview: WorldModelConfig | None
-    planning: PlanningConfig | None
-    risk_rules: list[SiteRule]
-    stop: threading.Event  # the run's stop event
-    secrets: set[str]  # text typed into secret fields so far (the executor's set, kept up to date by it)
-    call_model: Callable[[int, list], ChatResult]  # (step, request) -> the agent's model reply
-    emit: Callable[[ev.Event], None]  # an event to the run's listener
-    image: Callable[[int], bytes | None]  # step n's marked screenshot as the model is sent it, when at hand
+class Lookahead(StepHook):
+    """The run's look-ahead; made only when preview or planning is on
+    (:func:`cockpit.core.agent.hooks.for_run`)."""
 
-
-class Lookahead:
-    def __init__(self, host: Host, task: str, own: list | None = None):
-        self.host = host
-        self.task = task
-        self._own: list[ModelClient] = own if own is not None else []  # clients opened here, closed at the end
-        self.preview = WorldModel(self._client(host.preview, host.client), images=host.preview.images) \
-            if host.preview is not None else None
-        self.planning = host.planning
+    def __init__(self, run: RunScope):
+        super().__init__(run)
+        self.task = ""
+        self._own: list[ModelClient] = []  # clients opened here, closed at the end
+        self.preview: WorldModel | None = None
+        self.planning = run.config.planning
         self.world: WorldModel | None = None
-        if host.planning is not None:
-            wcfg = host.planning.world
-            if wcfg is not None:
-                self.world = WorldModel(self._client(wcfg, host.client), images=wcfg.images)
-            else:
-                self.world = self.preview or WorldModel(host.client)
-        run = host.store.run(host.run_id)  # a resumed run goes on from its earlier look-ahead cost
-        self.total = Cost(run.get("plan_calls") or 0, run.get("plan_prompt_tokens") or 0,
-                          run.get("plan_completion_tokens") or 0, run.get("plan_cost"))
+        self.total = Cost(0, 0, 0, None)
         self._plan: tuple[int, PlanResult] | None = None  # the current step's plan (real actions inside)
         self._predictions: dict[int, dict] = {}  # waiting for the next observation to measure the effect
 
-    @classmethod
-    def start(cls, host: Host, task: str) -> "Lookahead | None":
-        """The run's look-ahead, or None when neither preview nor planning is on."""
-        if host.preview is None and host.planning is None:
-            return None
-        made: list[ModelClient] = []
+    def started(self, start) -> None:
+        """Open the world models' clients; on failure (e.g. no API key for the world model) close what was
+        opened, then fail the run."""
         try:
-            return cls(host, task, made)
-        except BaseException:  # e.g. no API key for the world model: close what was opened, then fail the run
-            for c in made:
-                c.close()
+            self._open(start.task)
+        except BaseException:
+            self.ended()
             raise
+
+    def _open(self, task: str) -> None:
+        run, preview = self.run, self.run.config.preview
+        self.task = task
+        self.preview = WorldModel(self._client(preview, run.client), images=preview.images) \
+            if preview is not None else None
+        if self.planning is not None:
+            wcfg = self.planning.world
+            if wcfg is not None:
+                self.world = WorldModel(self._client(wcfg, run.client), images=wcfg.images)
+            else:
+                self.world = self.preview or WorldModel(run.client)
+        rec = run.store.run(run.run_id)  # a resumed run goes on from its earlier look-ahead cost
+        self.total = Cost(rec.get("plan_calls") or 0, rec.get("plan_prompt_tokens") or 0,
+                          rec.get("plan_completion_tokens") or 0, rec.get("plan_cost"))
 
     def _client(self, wcfg: WorldModelConfig, agent_client: ModelClient) -> ModelClient:
         if wcfg.api_key is None and wcfg.model == agent_client.config:
@@ -102,16 +86,19 @@ class Lookahead:
         self._own.append(client)
         return client
 
-    def close(self) -> None:
+    def ended(self) -> None:
         for c in self._own:
             c.close()
         self._own.clear()
 
     # ---------- planning: instead of the step's model call ----------
+    def ask(self, st) -> ChatResult | None:
+        return self.plan(st) if self.planning else None
+
     def plan(self, st) -> ChatResult:
         """Plan the step; returns the chosen candidate as the step's reply (the proposal call's usage)."""
-        planner = Planner(self.planning, self.host.client, self.world, cancel=self.host.stop,
-                          propose=lambda msgs: self.host.call_model(st.n, msgs))
+        planner = Planner(self.planning, self.run.client, self.world, cancel=self.run.control.stop_event,
+                          propose=lambda msgs: self.run.call_model(st.n, msgs))
         page = self._page(st)
         res = planner.plan(st.request, page)
         self._plan = (st.n, res)
@@ -119,10 +106,10 @@ class Lookahead:
         for c in res.candidates:
             if c.action is not None:
                 mark = redaction.mark_of(c.action, obs.marks)
-                c.risk = classify(c.action, mark, obs.marks, obs.url, self.host.risk_rules).level
+                c.risk = classify(c.action, mark, obs.marks, obs.url, self.run.config.risk_rules).level
         hide = set(page.secrets) | {redaction.typed_secret(c.action, obs.marks) for c in res.candidates}
         st.row["plan"] = _scrub_tree(res.to_dict(), {h for h in hide if h})
-        self.host.emit(ev.PlanMade(self.host.run_id, st.n, st.row["plan"]))
+        self.run.emit(ev.PlanMade(self.run.run_id, st.n, st.row["plan"]))
         self._charge(st, res.cost)
         p = res.policy
         best = res.best
@@ -144,12 +131,12 @@ class Lookahead:
         row.update(plan_calls=mine.calls, plan_prompt_tokens=mine.prompt_tokens,
                    plan_completion_tokens=mine.completion_tokens, plan_cost=mine.cost)
         self.total = t = _merge(self.total, cost)
-        self.host.emit(ev.PlanningCost(self.host.run_id, st.n, mine.calls, mine.prompt_tokens,
+        self.run.emit(ev.PlanningCost(self.run.run_id, st.n, mine.calls, mine.prompt_tokens,
                                        mine.completion_tokens, mine.cost, t.calls, t.prompt_tokens,
                                        t.completion_tokens, t.cost))
 
     # ---------- after the action is proposed, before the gate ----------
-    def foresee(self, st, action) -> None:
+    def proposed(self, st, action, mark, risk) -> None:
         """The prediction for the proposed action: the chosen candidate's simulation, else a preview call."""
         self._predictions.clear()  # older steps were measured at this step's observation, or never ran
         if action.kind == "answer":
@@ -168,17 +155,18 @@ class Lookahead:
     def _from_plan(self, st, index: int) -> Prediction:
         """A candidate's simulated first step, as stored (secrets masked), becomes the prediction."""
         c = st.row["plan"]["candidates"][index - 1]
-        return Prediction(c["action"], c["simulation"][0]["change"], model=self.world.model, calls=0, source="plan")
+        return Prediction(c["action"], c["simulation"][0]["change"], model=self.world.model, calls=0,
+                          source="plan")
 
     def _preview(self, st, action) -> Prediction:
         page = self._page(st)
         shown = page.shown(action)
         try:
-            text, r = self.preview.predict(page, action, cancel=self.host.stop)
+            text, r = self.preview.predict(page, action, cancel=self.run.control.stop_event)
         except ModelCancelled:
             raise
         except ModelError as e:  # no preview, but the run goes on
-            log.warning("run %s step %d: no preview (%s)", self.host.run_id, st.n, short_message(e))
+            log.warning("run %s step %d: no preview (%s)", self.run.run_id, st.n, short_message(e))
             return Prediction(shown, "", model=self.preview.model, calls=0, error=short_message(e))
         return Prediction(shown, redaction.scrub(text, page.secrets), model=r.model or self.preview.model,
                           prompt_tokens=r.prompt_tokens, completion_tokens=r.completion_tokens, cost=r.cost,
@@ -189,11 +177,11 @@ class Lookahead:
         st.row["prediction"] = d
         if not pred.error:
             self._predictions[st.n] = d
-        self.host.emit(ev.PredictionMade(self.host.run_id, st.n, pred.text, pred.action, pred.model,
+        self.run.emit(ev.PredictionMade(self.run.run_id, st.n, pred.text, pred.action, pred.model,
                                          pred.source, pred.error))
 
     # ---------- the approval gate ----------
-    def dress(self, req: ApprovalRequest, st) -> None:
+    def gating(self, st, req: ApprovalRequest) -> None:
         """Give the approval request the prediction and the plan's candidates."""
         req.prediction = (st.row.get("prediction") or {}).get("text", "")
         plan = st.row.get("plan")
@@ -201,7 +189,7 @@ class Lookahead:
             req.candidates = tuple(plan["candidates"])
             req.chosen = plan.get("chosen")
 
-    def resolve(self, st, decision: Decision) -> Decision:
+    def decided(self, st, decision: Decision) -> Decision:
         """A decision picking another candidate: run that candidate's action, and say so in the plan."""
         res = self._current(st.n)
         c = res.candidate(decision.candidate) if res is not None and decision.candidate is not None else None
@@ -231,25 +219,25 @@ class Lookahead:
         pred = self._predictions.pop(n, None)
         if pred is None:
             return
-        hide = self.host.secrets  # a GET form puts a typed password into the address
+        hide = self.run.executor.secrets  # a GET form puts a typed password into the address
         actual = actual_change(effect, url_before=redaction.scrub(before.url, hide),
                                url_after=redaction.scrub(after.url, hide),
                                title_before=redaction.scrub(before.title, hide),
                                title_after=redaction.scrub(after.title, hide))
-        self.host.store.update_step(self.host.run_id, n, prediction=dict(pred, actual=actual))
-        self.host.emit(ev.PredictionChecked(self.host.run_id, n, pred.get("text", ""), actual,
+        self.run.store.update_step(self.run.run_id, n, prediction=dict(pred, actual=actual))
+        self.run.emit(ev.PredictionChecked(self.run.run_id, n, pred.get("text", ""), actual,
                                             describe_actual(actual)))
 
     def _page(self, st) -> Page:
         obs = st.obs
         return Page(task=self.task, url=obs.url, title=obs.title, marks=tuple(obs.marks),
-                    screenshot=self.host.image(st.n), secrets=frozenset(self.host.secrets))
+                    screenshot=self.run.image(st.n), secrets=frozenset(self.run.executor.secrets))
 
 
 def _merge(a: Cost, b: Cost) -> Cost:
     cost = None if a.cost is None and b.cost is None else (a.cost or 0.0) + (b.cost or 0.0)
-    return Cost(a.calls + b.calls, a.prompt_tokens + b.prompt_tokens, a.completion_tokens + b.completion_tokens,
-                cost, a.seconds + b.seconds)
+    return Cost(a.calls + b.calls, a.prompt_tokens + b.prompt_tokens,
+                a.completion_tokens + b.completion_tokens, cost, a.seconds + b.seconds)
 
 
 def _scrub_tree(obj, hide: set[str]):

@@ -1,0 +1,105 @@
+"""The approval gate at one step: the action's risk, the question to the approver, the answer's record.
+
+Called from :mod:`cockpit.core.agent.loop` between the model's reply and the
+action: :func:`rate` classifies the action (:mod:`cockpit.core.safety.risk`, or
+:mod:`cockpit.core.agent.pixelstep` for a point), :func:`propose` records and
+announces it and lets the step hooks look (preview, breakpoints), :func:`ask`
+puts it to the :class:`~cockpit.core.agent.approval.Approver` when the policy
+says so, and :func:`approve` binds what a human approved (perhaps edited) to
+its target (issue #17), so the executor refuses it if the page changed.
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+from cockpit.core.actions.grammar import Action
+from cockpit.core.agent import events as ev
+from cockpit.core.agent import pixelstep
+from cockpit.core.agent.approval import ApprovalRequest, Decision, needs_approval
+from cockpit.core.agent.step import Step
+from cockpit.core.agent.stepimages import StepImages
+from cockpit.core.page import effects
+from cockpit.core.page.marks import Mark
+from cockpit.core.safety import redaction
+from cockpit.core.safety.binding import Binding
+from cockpit.core.safety.risk import Risk, classify
+
+if TYPE_CHECKING:
+    from cockpit.core.agent.loop import Agent
+
+
+def rate(agent: Agent, st: Step, action: Action, mark: Mark | None) -> Risk:
+    """The action's risk. A Type whose Enter would make it irreversible is typed without Enter
+    (``st.press_enter``) when that is not."""
+    obs, rules = st.obs, agent.config.risk_rules
+    risk = pixelstep.rate(agent, st, action) or classify(action, mark, obs.marks, obs.url, rules)
+    st.press_enter = True
+    if action.kind == "type" and risk.level == "irreversible" and not action.pixel:
+        # Enter could submit an order form: type without it rather than ask about every field.
+        quiet = classify(action, mark, obs.marks, obs.url, rules, enter_after_type=False)
+        if quiet.level != "irreversible":
+            risk, st.press_enter = quiet, False
+    return risk
+
+
+def propose(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -> None:
+    """Record the action (a password or card field's text masked, see redaction) and its risk, announce
+    it, count repeats for the loop detector, and let the hooks see it before the gate."""
+    run, shown = agent.scope, pixelstep.shown(agent, st, action)
+    st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
+    run.emit(ev.ActionProposed(run.run_id, st.n, shown, action.target, risk.level, risk.evidence,
+                               st.row.get("pointer") if action.pixel else None))
+    if action.kind != "answer":
+        loops = run.loops
+        repeats = loops.action(effects.signature(st.obs.url, str(action), mark.label if mark else ""))
+        if repeats > 1:
+            run.flag(st.n, f"repeated x{repeats}")
+        if loops.looping:
+            run.flag(st.n, "loop")
+    for h in agent.hooks:
+        h.proposed(st, action, mark, risk)
+
+
+def must_ask(agent: Agent, st: Step, action: Action, risk: Risk) -> bool:
+    """The approval policy asks, or the model attached safety checks (a person must see them)."""
+    return needs_approval(agent.config.approval_policy, risk, action) or pixelstep.must_ask(st)
+
+
+def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -> Decision:
+    """Put the action to the approver; the decision goes on the step's row and into its record."""
+    run, obs, policy = agent.scope, st.obs, agent.config.approval_policy
+    requested = time.time()
+    shown = pixelstep.shown(agent, st, action)
+    run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
+    req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url, st.row.get("thought", ""),
+                          str(run.store.file(StepImages.files(st)["screenshot"])), shown=shown)
+    for h in agent.hooks:  # e.g. the prediction and the plan's candidates
+        h.gating(st, req)
+    decision = pixelstep.vet(st, agent.approver.decide(req, run.control.stop_event))
+    for h in agent.hooks:  # e.g. the human picked another of the plan's candidates
+        decision = h.decided(st, decision)
+    edited = (redaction.shown(decision.action, obs.marks, run.executor.secrets)
+              if decision.action is not None else None)
+    st.decision = {"action": shown, "target": action.target,
+                   "target_mark": mark.to_dict() if mark else None, "risk": risk.level,
+                   "evidence": list(risk.evidence), "policy": policy,
+                   "approved": int(decision.approved), "by": decision.by, "message": decision.message,
+                   "edited_action": edited, "requested_at": requested, "decided_at": decision.decided_at}
+    st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
+                          "edited_action": edited}
+    run.emit(ev.ApprovalDecided(run.run_id, st.n, decision.approved, decision.by, decision.message,
+                                edited or shown))
+    return decision
+
+
+def approve(agent: Agent, st: Step, action: Action, decision: Decision) -> tuple[Action, Binding]:
+    """The approved action (the human's edit, if any) and the exact target it was approved on."""
+    if decision.action is not None:
+        action = decision.action
+        pixelstep.edited(agent, st, action)
+        st.row.update(action=pixelstep.shown(agent, st, action), target=action.target)
+    approved = Binding.of(action, st.resolved if action.pixel else redaction.mark_of(action, st.obs.marks))
+    pixelstep.acknowledge(agent, st)
+    st.row["decision"]["approved_target"] = dict(approved.to_dict(), action=st.row["action"])
+    return action, approved

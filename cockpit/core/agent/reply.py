@@ -1,0 +1,43 @@
+"""The model's reply at one step: parsed, text meant for secret fields hidden, recorded and announced.
+
+Text the model types into a password or card field reaches the page, never
+the step's record, the events or the conversation's history: the reply, its
+thought and its action are scrubbed of it (and of every secret typed so far)
+before anything keeps them. A pixel action's point is resolved to the element
+under it here (:func:`cockpit.core.agent.pixelstep.resolve`), since that
+element decides whether the typed text is secret.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from cockpit.core.actions.grammar import Action
+from cockpit.core.agent import events as ev
+from cockpit.core.agent import pixelstep
+from cockpit.core.agent.step import Step
+from cockpit.core.llm import prompt
+from cockpit.core.llm.client import ChatResult
+from cockpit.core.safety import redaction
+
+if TYPE_CHECKING:
+    from cockpit.core.agent.loop import Agent
+
+
+def read(agent: Agent, st: Step, conv: prompt.Conversation, result: ChatResult) -> Action | None:
+    """The reply's action (None: unparsable, the error on the row), recorded with secrets hidden."""
+    protocol = agent.protocol
+    parsed, pointer = protocol.parse(result)
+    hidden = pixelstep.resolve(agent, st, parsed, pointer)  # a pixel action: what is under its point
+    hide = agent.executor.secrets | {redaction.typed_secret(parsed.action, st.obs.marks), hidden}
+    recorded = (protocol.recorded_reply(result), parsed.thought, parsed.action_text)
+    reply, thought, action_text = (redaction.scrub(x, hide) for x in recorded)
+    pixelstep.scrub(st, hide)
+    protocol.add_reply(conv, reply, result, pointer, hide)
+    st.row.update(reply=reply, thought=thought, action_text=action_text,
+                  prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                  cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
+    agent.scope.emit(ev.ModelReplied(agent.run_id, st.n, reply, thought, action_text, result.prompt_tokens,
+                                     result.completion_tokens, result.cost, result.seconds))
+    if parsed.action is None:
+        st.row.update(status="format_error", error=parsed.error)
+    return parsed.action
