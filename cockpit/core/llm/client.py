@@ -42,7 +42,7 @@ from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
 from cockpit.core.llm import modelerrors
 from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
@@ -100,17 +100,17 @@ class ChatResult:
 
 def _no_key_message() -> str:
     """Why there is no key for OpenAI, in one sentence, and what to do about it."""
-    usable, _ = secrets.keyring_usable()
-    where = (f"none is stored in the system keyring and {secrets.ENV_VAR} is not set" if usable else
-             f"{secrets.ENV_VAR} is not set and there is no system keyring to store one in")
-    fixes = f"set {secrets.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
+    usable, _ = apikeys.keyring_usable()
+    where = (f"none is stored in the system keyring and {apikeys.ENV_VAR} is not set" if usable else
+             f"{apikeys.ENV_VAR} is not set and there is no system keyring to store one in")
+    fixes = f"set {apikeys.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
     return (f"no API key for OpenAI: {where}. To fix, {fixes} or give --base-url of a local "
             "OpenAI-compatible server (vLLM, Ollama, LM Studio), which needs no key.")
 
 
 def is_openai(base_url: str | None) -> bool:
     """True for the real OpenAI API (no base URL, or its host)."""
-    return base_url is None or secrets.host_of(base_url) in OPENAI_HOSTS
+    return base_url is None or apikeys.host_of(base_url) in OPENAI_HOSTS
 
 
 def _estimate_prompt_tokens(messages: Iterable[dict]) -> int:
@@ -168,7 +168,7 @@ class ModelClient:
                                      timeout=config.timeout, max_retries=0)
 
     def _find_key(self) -> str:
-        lookup = secrets.get_api_key(self.config.base_url)
+        lookup = apikeys.get_api_key(self.config.base_url)
         self.key_source = lookup.source
         if lookup.key:
             log.info("%s", lookup.note)

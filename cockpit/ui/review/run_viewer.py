@@ -20,7 +20,7 @@ from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, Q
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
-from cockpit.core.review.reports import BLIND_NOTE, blind_step
+from cockpit.core.review.exports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.live.step_log import StepDetails, who_decided

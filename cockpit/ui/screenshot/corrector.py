@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 from cockpit.core.errors import short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.store import corrections
-from cockpit.ui.tasks import run_in_background
+from cockpit.ui.background import run_in_background
 
 NO_STEP = "Open a step first (pick a run, then a step): marks are corrected on the step's screenshot."
 ADDING = "Draw a box around the element the marking missed (Esc cancels)."
