@@ -27,7 +27,7 @@ def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site,
     assert "the Base URL field of Model… (Ctrl+,)" in text
 
 
-def test_judge_no_key_error_names_the_judge_server_field(qtbot, tmp_path, no_keyring, monkeypatch, loop):
+def test_judge_no_key_error_names_the_judge_server_field(qtbot, tmp_path, no_keyring, monkeypatch):
     from cockpit.core.store import Store
     monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     with Store(tmp_path / "home") as store:
@@ -36,8 +36,10 @@ def test_judge_no_key_error_names_the_judge_server_field(qtbot, tmp_path, no_key
         qtbot.addWidget(panel)
         panel.j_url.setText("")  # OpenAI, with no key anywhere
         panel.j_model.setText("gpt-4o")
+        task = panel.start_judging()
+        qtbot.waitUntil(lambda: not panel.judging, timeout=30000)
         with pytest.raises(ModelError):  # the judge could not start: said in the panel
-            loop.run_until_complete(panel.start_judging())
+            task.future.result()
         QApplication.processEvents()
         text = panel.j_status.text()
         assert "no API key" in text and "--base-url" not in text

@@ -42,7 +42,7 @@ def _load(kind: str, paths: tuple[str, ...]) -> QImage | None:
     return img.scaledToWidth(144, Qt.SmoothTransformation) if img is not None and kind == "thumb" else img
 
 
-class _Loader(QObject):
+class RunLoader(QObject):
     """Decodes step screenshots and thumbnails in the background, one at a time.
 
     The job list belongs to the GUI thread: each decode is a task
