@@ -38,7 +38,7 @@ def run(args) -> int:
 
 
 def _set(store, args) -> int:
-    from cockpit.core.review.agreement import NAMES, consensus
+    from cockpit.core.review.consensus import NAMES, consensus
     from cockpit.core.store.adjudications import set_adjudication
     rid = store.resolve(args.run)
     before = consensus(store).get(rid)
@@ -49,7 +49,7 @@ def _set(store, args) -> int:
 
 
 def _list(store, args) -> int:
-    from cockpit.core.review.adjudication import to_adjudicate
+    from cockpit.core.review.to_adjudicate import to_adjudicate
     rows = [r for r in to_adjudicate(store, args.batch) if not (args.open and r["adjudication"])]
     if not rows:
         print("nothing to adjudicate")

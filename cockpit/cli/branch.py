@@ -49,7 +49,7 @@ def add_parser(sub) -> None:
 
 
 #: Model options that a command going on from a recorded run takes from that run when not given
-#: (see _model_config); --price too, the run's prices.
+#: (see model_config); --price too, the run's prices.
 FROM_RUN = ("base_url", "model", "temperature", "max_tokens", "timeout", "retries", "image_detail",
             "image_max_width", "image_format", "price")
 
@@ -104,7 +104,7 @@ def _replay_only(args, store, run_id: str) -> int:
     if args.step < 0 or (why := _check_step(store, run_id, upto)):
         return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
     try:
-        _gate_as_parent(args, store.run(run_id))
+        gate_as_parent(args, store.run(run_id))
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)
@@ -135,14 +135,14 @@ def _replay_only(args, store, run_id: str) -> int:
     return 0
 
 
-def _gate_as_parent(args, parent: dict) -> None:
+def gate_as_parent(args, parent: dict) -> None:
     """--ask-before not given: the parent run's approval policy (as resume keeps the run's)."""
     if args.ask_before is None:
         from cockpit.core.replay.resume import recorded_approval_policy
         args.ask_before = recorded_approval_policy(parent)
 
 
-def _model_config(args, parent: dict):
+def model_config(args, parent: dict):
     from cockpit.core.replay.reask import model_config_of
     mc = model_config_of(parent)  # as the parent run was configured, screenshots sent in its format
     given = {"base_url": args.base_url, "model": args.model, "temperature": args.temperature,
@@ -171,8 +171,8 @@ def _branch(args, store, run_id: str) -> int:
         return common.fail(why, 2)
     parent = store.run(run_id)
     try:
-        _gate_as_parent(args, parent)
-        mc, ac = _model_config(args, parent), common.agent_config(args)
+        gate_as_parent(args, parent)
+        mc, ac = model_config(args, parent), common.agent_config(args)
         if args.allow_domain:  # added to the parent's recorded limits by core.branch
             ac = dataclasses.replace(ac, allowed_domains=args.allow_domain)
     except CockpitError as e:

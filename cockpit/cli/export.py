@@ -103,21 +103,23 @@ def run(args) -> int:
 
 
 def _write_single(store, args, ids) -> Path:
-    from cockpit.core.review import reports
+    from cockpit.core.review import label_tables
+    from cockpit.core.review.exports import write_json
     if args.format == "bundle":
         from cockpit.core.store.bundle import write_bundle
-        return write_bundle(store, reports.run_ids_or_all(store, ids), args.out)
+        return write_bundle(store, label_tables.run_ids_or_all(store, ids), args.out)
     if args.format in ("clicks-jsonl", "clicks-coco"):
         from cockpit.core.review import clicks
         if args.format == "clicks-coco":
-            return reports.write_json(clicks.click_coco(store, ids), args.out)
+            return write_json(clicks.click_coco(store, ids), args.out)
         return clicks.write_jsonl(clicks.click_rows(store, ids), args.out)
     if args.format == "coco":
-        return reports.write_json(reports.coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
-    rows = reports.labels_rows(store, ids)
+        from cockpit.core.review.coco_marks import coco_marks
+        return write_json(coco_marks(store, ids, include_spurious=not args.drop_spurious), args.out)
+    rows = label_tables.labels_rows(store, ids)
     if args.format == "labels-csv":
-        return reports.write_labels_csv(rows, args.out, reports.LABEL_FIELDS)
-    return reports.write_labels_jsonl(rows, args.out)
+        return label_tables.write_labels_csv(rows, args.out, label_tables.LABEL_FIELDS)
+    return label_tables.write_labels_jsonl(rows, args.out)
 
 
 def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
@@ -129,11 +131,11 @@ def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
         return export_mind2web(store, run_id, args.out, problems)
     problems += [f"{p}; the {args.format} shows the other screenshot of the step, or none"
                  for p in missing_step_files(store, run_id)]
-    from cockpit.core.review import reports
+    from cockpit.core.review import exports
     args.out.mkdir(parents=True, exist_ok=True)
     if args.format == "html":
         path = args.out / f"{run_id}.html"
-        path.write_text(reports.html_report(store, run_id, annotator=args.annotator), encoding="utf-8")
+        path.write_text(exports.html_report(store, run_id, annotator=args.annotator), encoding="utf-8")
         return path
-    return reports.run_gif(store, run_id, args.out / f"{run_id}.gif",
+    return exports.run_gif(store, run_id, args.out / f"{run_id}.gif",
                            seconds_per_step=args.seconds_per_step, width=args.width)

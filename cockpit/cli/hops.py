@@ -22,7 +22,7 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from cockpit.core.errors import CockpitError
-    from cockpit.core.tasks.hops import hop_report
+    from cockpit.core.tasks.hop_report import hop_report
     from cockpit.core.store import Store
     from cockpit.core.store import liveness
     try:

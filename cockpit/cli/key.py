@@ -19,33 +19,33 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cockpit.core.llm import apikeys as secrets
+    from cockpit.core.llm import apikeys
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import is_openai
     try:
         if args.action == "status":
-            usable, why = secrets.keyring_usable()
+            usable, why = apikeys.keyring_usable()
             print(f"keyring: {why}")
-            look = secrets.get_api_key(args.base_url)
-            host = secrets.host_of(args.base_url)
+            look = apikeys.get_api_key(args.base_url)
+            host = apikeys.host_of(args.base_url)
             if look.key:
                 print(f"key for {host}: found - {look.note}")
                 return 0
-            how = (f"store one with `cockpit key set{_url_opt(args.base_url)}` or set {secrets.ENV_VAR}" if usable
-                   else f"set {secrets.ENV_VAR} (there is no keyring to store one in)")
+            how = (f"store one with `cockpit key set{_url_opt(args.base_url)}` or set {apikeys.ENV_VAR}" if usable
+                   else f"set {apikeys.ENV_VAR} (there is no keyring to store one in)")
             if not is_openai(args.base_url):  # Cockpit calls it without a key: fine for a local server
                 print(f"key for {host}: none, and none needed: servers other than OpenAI are called without "
                       f"a key (local servers need none); if this one asks for one, {how}")
                 return 0
-            print(f"key for {host}: none ({secrets.ENV_VAR} is not set"
+            print(f"key for {host}: none ({apikeys.ENV_VAR} is not set"
                   + (" and the keyring holds none for it" if usable else "") + f"); {how}")
             return 1
         if args.action == "set":
             key = getpass.getpass("API key: ") if sys.stdin.isatty() else sys.stdin.readline()
-            secrets.set_api_key(args.base_url, key)
-            print(f"stored the key for {secrets.host_of(args.base_url)} in the keyring")
+            apikeys.set_api_key(args.base_url, key)
+            print(f"stored the key for {apikeys.host_of(args.base_url)} in the keyring")
             return 0
-        removed = secrets.delete_api_key(args.base_url)
+        removed = apikeys.delete_api_key(args.base_url)
         print("removed" if removed else "there was no key stored for this server")
         return 0
     except CockpitError as e:

@@ -70,15 +70,15 @@ def _resume(args, store, run_id: str, p) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
     from cockpit.core.replay.resume import resume, usable_lookahead
-    from cockpit.cli.branch import _gate_as_parent, _model_config
+    from cockpit.cli.branch import gate_as_parent, model_config
     run = p.run
     if run.get("demo") and args.base_url is None:
         return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "
                            "the window; give --base-url and --model of a real model to resume it", 2)
     try:
-        mc = _model_config(args, run)
+        mc = model_config(args, run)
         args.max_steps = p.budget  # (checked again by resume)
-        _gate_as_parent(args, run)  # the run's own gate: a resume must not ask less than the run did
+        gate_as_parent(args, run)  # the run's own gate: a resume must not ask less than the run did
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)

@@ -75,7 +75,7 @@ def os_user_name() -> str:
     return (name or "").strip() or "user"
 
 
-#: Help texts for the fields of :class:`ModelConfig` (it lives in llm.py and has no metadata).
+#: Help texts for the fields of :class:`ModelConfig` (it lives in cockpit.core.llm.modelconfig and has no metadata).
 MODEL_HELP: dict[str, str] = {
     "base_url": "Address of an OpenAI-compatible server, e.g. http://localhost:8000/v1 for vLLM. "
                 "Empty means OpenAI.",

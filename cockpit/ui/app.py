@@ -1,7 +1,8 @@
 """Starting the window: QApplication on a qasync event loop, the main window, shutdown.
 
-qasync puts asyncio on Qt's event loop, so UI-side async work (model listing,
-judges over many runs) can be awaited without freezing the window.
+qasync runs Qt's event loop as asyncio's, so the window's start and shutdown can
+be awaited. Work off the GUI thread (model listing, the judge over many runs)
+does not run on this loop: it goes through :mod:`cockpit.ui.background`.
 """
 from __future__ import annotations
 

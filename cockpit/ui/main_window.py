@@ -23,7 +23,7 @@ from cockpit.ui.live.pane import LivePane
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.run_toolbar import RunToolbar
 from cockpit.ui.live.status import RunStatus
-from cockpit.ui.live.take_over import HumanActs
+from cockpit.ui.live.takeover_acts import HumanActs
 from cockpit.ui.menus import build_menus
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.panel import ReviewPanel

@@ -164,12 +164,12 @@ def _check_keyring() -> None:
     """keyring finds its backends through entry points: a bundle without its metadata has none."""
     from importlib.metadata import entry_points
 
-    from cockpit.core.llm import apikeys as secrets
+    from cockpit.core.llm import apikeys
     names = sorted(ep.name for ep in entry_points(group="keyring.backends"))
     if not names:
         raise SmokeFailure("keyring has no registered backends (its package metadata is missing from the "
                            "bundle), so it would never find the system keyring")
-    usable, why = secrets.keyring_usable()
+    usable, why = apikeys.keyring_usable()
     _say(f"keyring: backends registered: {', '.join(names)}; {why}")
 
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from cockpit.core.review import agreement as ag
+from cockpit.core.review.consensus import adjudicated_consensus, consensus
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
@@ -63,8 +63,8 @@ def test_adjudication_replaces_the_consensus_and_agreement_reports_before_and_af
                      "--by", "cy"))
     assert "r2: adjudicated success by cy (the annotators' consensus fail)" in out
     with Store(home) as store:
-        assert ag.adjudicated_consensus(store) == {"r1": 1, "r2": 1, "r3": 1, "r4": 0, "r5": 1, "r6": 1}
-        assert ag.consensus(store)["r2"] == 0  # the annotators' own consensus is kept
+        assert adjudicated_consensus(store) == {"r1": 1, "r2": 1, "r3": 1, "r4": 0, "r5": 1, "r6": 1}
+        assert consensus(store)["r2"] == 0  # the annotators' own consensus is kept
     listed = ok(cockpit(home, "adjudicate", "list"))
     assert "adjudicated    success   both missed the banner (by cy)" in listed
     still_open = ok(cockpit(home, "adjudicate", "list", "--open"))

@@ -8,6 +8,10 @@ import sys
 import pytest
 
 from cockpit.core.review import agreement as ag
+from cockpit.core.review.consensus import consensus, human_matrix
+from cockpit.core.review.kappa import (cohen_components, cohen_kappa, confusion_matrix, fleiss_components,
+                                       fleiss_from_labels, fleiss_kappa, percent_agreement)
+from cockpit.core.review.outcomes import failure_categories, run_outcomes, steps_histogram, success_rates
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
@@ -34,10 +38,10 @@ def test_cohen_wikipedia_grant_proposals():
     # p_e = 0.5 * 0.6 + 0.5 * 0.4 = 0.30 + 0.20 = 0.5
     # kappa = (0.7 - 0.5) / (1 - 0.5) = 0.4
     a, b = pairs({("Yes", "Yes"): 20, ("Yes", "No"): 5, ("No", "Yes"): 10, ("No", "No"): 15})
-    po, pe = ag.cohen_components(a, b)
+    po, pe = cohen_components(a, b)
     assert round(po, 3) == 0.7 and round(pe, 3) == 0.5
-    assert ag.percent_agreement(a, b) == pytest.approx(0.7)
-    assert round(ag.cohen_kappa(a, b), 3) == 0.4
+    assert percent_agreement(a, b) == pytest.approx(0.7)
+    assert round(cohen_kappa(a, b), 3) == 0.4
 
 
 @pytest.mark.parametrize("table, expected", [
@@ -49,22 +53,22 @@ def test_cohen_wikipedia_grant_proposals():
 ])
 def test_cohen_same_agreement_different_marginals(table, expected):
     a, b = pairs(table)
-    assert ag.percent_agreement(a, b) == pytest.approx(0.6)
-    assert round(ag.cohen_kappa(a, b), 3) == expected
+    assert percent_agreement(a, b) == pytest.approx(0.6)
+    assert round(cohen_kappa(a, b), 3) == expected
 
 
 def test_cohen_perfect_chance_and_degenerate():
-    assert ag.cohen_kappa(["a", "b", "c", "a"], ["a", "b", "c", "a"]) == 1.0
+    assert cohen_kappa(["a", "b", "c", "a"], ["a", "b", "c", "a"]) == 1.0
     # chance level: p_o = 2/4, each rater half yes -> p_e = .5*.5 + .5*.5 = .5 -> kappa 0
-    assert ag.cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
+    assert cohen_kappa([1, 1, 0, 0], [1, 0, 1, 0]) == 0.0
     # complete disagreement with balanced marginals: p_o = 0, p_e = .5 -> -1
-    assert ag.cohen_kappa([1, 0], [0, 1]) == -1.0
+    assert cohen_kappa([1, 0], [0, 1]) == -1.0
     # p_e = 1 (one category only) is 0/0: documented as 1.0 when they agree
-    assert ag.cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0
+    assert cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0
     with pytest.raises(ValueError):
-        ag.cohen_kappa([1, 0], [1])
+        cohen_kappa([1, 0], [1])
     with pytest.raises(ValueError):
-        ag.cohen_kappa([], [])
+        cohen_kappa([], [])
 
 
 # ---------------------------------------------------------------------------
@@ -96,45 +100,45 @@ def test_fleiss_wikipedia_example():
     # P-bar = (182+46+56+80+60+84+44+32+52+52) / (10*182) = 688/1820 = 0.37802
     # column totals 20, 28, 39, 21, 32 (= 140): P-bar_e = (400+784+1521+441+1024)/140^2 = 4170/19600 = 0.21276
     # kappa = (0.37802 - 0.21276) / (1 - 0.21276) = 0.16527 / 0.78724 = 0.20993
-    p_bar, pe_bar = ag.fleiss_components(WIKI_FLEISS)
+    p_bar, pe_bar = fleiss_components(WIKI_FLEISS)
     assert round(p_bar, 3) == 0.378
     assert round(pe_bar, 3) == 0.213
-    assert round(ag.fleiss_kappa(WIKI_FLEISS), 3) == 0.210
+    assert round(fleiss_kappa(WIKI_FLEISS), 3) == 0.210
 
 
 def test_fleiss_perfect_chance_and_degenerate():
     # every subject unanimous, categories varied: P-bar = 1, P-bar_e = (6^2+3^2)/9^2 < 1 -> 1
-    assert ag.fleiss_kappa([[3, 0], [0, 3], [3, 0]]) == 1.0
+    assert fleiss_kappa([[3, 0], [0, 3], [3, 0]]) == 1.0
     # chance level, two raters: P_i = 1, 1, 0, 0 -> P-bar = .5; totals 4, 4 -> P-bar_e = .5 -> 0
-    assert ag.fleiss_kappa([[2, 0], [0, 2], [1, 1], [1, 1]]) == 0.0
+    assert fleiss_kappa([[2, 0], [0, 2], [1, 1], [1, 1]]) == 0.0
     # all ratings in one category: 0/0, documented as 1.0
-    assert ag.fleiss_kappa([[4, 0], [4, 0]]) == 1.0
+    assert fleiss_kappa([[4, 0], [4, 0]]) == 1.0
     with pytest.raises(ValueError, match="same number"):
-        ag.fleiss_kappa([[3, 0], [1, 1]])
+        fleiss_kappa([[3, 0], [1, 1]])
     with pytest.raises(ValueError, match="two ratings"):
-        ag.fleiss_kappa([[1, 0], [0, 1]])
+        fleiss_kappa([[1, 0], [0, 1]])
     with pytest.raises(ValueError):
-        ag.fleiss_kappa([])
+        fleiss_kappa([])
 
 
 def test_fleiss_from_labels_keeps_items_with_the_usual_number_of_raters():
     labels = {"a": ["y", "y", "n"], "b": ["n", "n", "n"], "c": ["y", "n"], "d": ["y", "y", "y"]}
-    table, cats, items = ag.fleiss_from_labels(labels)
+    table, cats, items = fleiss_from_labels(labels)
     assert cats == ["n", "y"] and items == ["a", "b", "d"]
     assert table == [[1, 2], [3, 0], [0, 3]]
-    table, cats, items = ag.fleiss_from_labels(labels, n_raters=2, categories=["y", "n"])
+    table, cats, items = fleiss_from_labels(labels, n_raters=2, categories=["y", "n"])
     assert (table, items) == ([[1, 1]], ["c"])
     # the Wikipedia table rebuilt from per-subject label lists gives the same kappa
     by_subject = {i: [j for j, c in enumerate(row) for _ in range(c)] for i, row in enumerate(WIKI_FLEISS)}
-    table, cats, _ = ag.fleiss_from_labels(by_subject)
+    table, cats, _ = fleiss_from_labels(by_subject)
     assert table == WIKI_FLEISS and cats == [0, 1, 2, 3, 4]
 
 
 def test_confusion_matrix():
-    m = ag.confusion_matrix([1, 1, 0, 0, 1], [1, 0, 0, 1, 1], classes=(1, 0))
+    m = confusion_matrix([1, 1, 0, 0, 1], [1, 0, 0, 1, 1], classes=(1, 0))
     assert m == {1: {1: 2, 0: 1}, 0: {1: 1, 0: 1}}
     assert list(m) == [1, 0]
-    assert ag.confusion_matrix(["a"], ["b"]) == {"a": {"a": 0, "b": 1}, "b": {"a": 0, "b": 0}}
+    assert confusion_matrix(["a"], ["b"]) == {"a": {"a": 0, "b": 1}, "b": {"a": 0, "b": 0}}
 
 
 # ---------------------------------------------------------------------------
@@ -202,10 +206,10 @@ def store(tmp_path):
 
 
 def test_human_matrix_and_consensus(store):
-    m = ag.human_matrix(store)
+    m = human_matrix(store)
     assert m["r7"] == {"ada": 1}  # unsure left out
-    assert ag.human_matrix(store, binary=False)["r7"] == {"ada": "success", "bob": "unsure"}
-    assert ag.consensus(store) == {"r1": 1, "r2": 1, "r3": 0, "r4": 0, "r5": 1, "r6": 0, "r7": 1}  # r8 ties
+    assert human_matrix(store, binary=False)["r7"] == {"ada": "success", "bob": "unsure"}
+    assert consensus(store) == {"r1": 1, "r2": 1, "r3": 0, "r4": 0, "r5": 1, "r6": 0, "r7": 1}  # r8 ties
 
 
 def test_pairwise_cohen(store):
@@ -279,7 +283,7 @@ def test_disagreements(store):
 
 
 def test_success_rates_prefer_humans_then_judges(store):
-    by_site = {r[0]: r for r in ag.success_rates(store, by="site")}
+    by_site = {r[0]: r for r in success_rates(store, by="site")}
     assert list(by_site) == ["allrecipes", "amazon", "github"]
     assert by_site["allrecipes"][:3] == ("allrecipes", 3, 2)
     assert round(by_site["allrecipes"][3], 3) == 0.667
@@ -290,10 +294,10 @@ def test_success_rates_prefer_humans_then_judges(store):
     # r9 judged success, r10 never answered (0), r11 answered but unjudged (left out), r12 running
     assert by_site["amazon"][:4] == ("amazon", 2, 1, 0.5)
     assert by_site["amazon"][4] == {"human": 0, "judge": 1, "no_answer": 1, "unjudged": 1, "refused": 0}
-    by_model = {r[0]: r[:4] for r in ag.success_rates(store, by="model")}
+    by_model = {r[0]: r[:4] for r in success_rates(store, by="model")}
     assert by_model == {"claude": ("claude", 5, 3, 0.6), "gpt-4o": ("gpt-4o", 5, 3, 0.6)}
     with pytest.raises(ValueError):
-        ag.success_rates(store, by="colour")
+        success_rates(store, by="colour")
 
 
 def test_a_run_refused_at_the_gate_counts_neither_way_unless_someone_judged_it(tmp_path):
@@ -304,9 +308,9 @@ def test_a_run_refused_at_the_gate_counts_neither_way_unless_someone_judged_it(t
             store.finish_run(rid, status, answer="done" if status == "answered" else None)
         lb.set_label(store, "g2", "ada", "fail")
         lb.set_verdict(store, "g4", "gpt-4o", 1, "v1", 1)
-        assert ag.run_outcomes(store) == {"g1": (None, "refused"), "g2": (0, "human"), "g3": (0, "no_answer"),
+        assert run_outcomes(store) == {"g1": (None, "refused"), "g2": (0, "human"), "g3": (0, "no_answer"),
                                           "g4": (1, "judge")}
-        [(site, n, ok, rate, sources)] = ag.success_rates(store)
+        [(site, n, ok, rate, sources)] = success_rates(store)
         assert (site, n, ok) == ("shop", 3, 1)
         assert sources == {"human": 1, "judge": 1, "no_answer": 1, "unjudged": 0, "refused": 1}
 
@@ -315,18 +319,18 @@ def test_failure_categories(store):
     # failed by consensus: r3 (Navigation stuck 2 vs 1), r4 (Hallucination; bob gave none),
     # r6 (Visual grounding vs Hallucination tie -> the one listed first). r2's and r8's 'Loop' do not
     # count: r2 succeeded and r8 has no consensus.
-    assert ag.failure_categories(store) == {"Navigation stuck": 1, "Visual grounding issue": 1, "Hallucination": 1}
+    assert failure_categories(store) == {"Navigation stuck": 1, "Visual grounding issue": 1, "Hallucination": 1}
     lb.set_label(store, "r7", "bob", "fail")  # r7 now ties: still no fail consensus
     lb.set_label(store, "r7", "cy", "fail")  # now 2 fail vs 1 success, no category given
-    cats = ag.failure_categories(store)
+    cats = failure_categories(store)
     assert cats[""] == 1 and sum(cats.values()) == 4
 
 
 def test_steps_histogram(store):
     # finished runs r1..r11 have 1..11 steps; 5 bins of width ceil(11/5) = 3 from 1, the empty fifth dropped
-    assert ag.steps_histogram(store, 5) == [(1, 4, 3), (4, 7, 3), (7, 10, 3), (10, 13, 2)]
-    assert ag.steps_histogram(store, [0, 5, 10, 11]) == [(0, 5, 4), (5, 10, 5), (10, 11, 2)]  # last bin closed
-    assert sum(c for _, _, c in ag.steps_histogram(store)) == 11
+    assert steps_histogram(store, 5) == [(1, 4, 3), (4, 7, 3), (7, 10, 3), (10, 13, 2)]
+    assert steps_histogram(store, [0, 5, 10, 11]) == [(0, 5, 4), (5, 10, 5), (10, 11, 2)]  # last bin closed
+    assert sum(c for _, _, c in steps_histogram(store)) == 11
 
 
 def test_report_is_json_ready(store):

@@ -7,6 +7,7 @@ import statistics
 import pytest
 
 from cockpit.core.review import agreement as ag
+from cockpit.core.review.consensus import consensus
 from cockpit.core.review.bootstrap import Bootstrap
 from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreement
 from cockpit.core.store import Store
@@ -81,7 +82,7 @@ def test_judge_intervals_match_a_textbook_bootstrap(tmp_path):
 
 def _items_in_report_order(root):
     with Store(root) as store:
-        cons = ag.consensus(store)
+        cons = consensus(store)
         return [(cons[v["run_id"]], v["verdict"]) for v in lb.verdicts(store) if v["run_id"] in cons]
 
 

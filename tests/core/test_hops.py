@@ -7,15 +7,9 @@ import pytest
 from cockpit.cli import hops as hops_cli
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.tasks.hops import (
-    HopCondition,
-    HopTracker,
-    conditions_for,
-    hop_report,
-    run_hops,
-    step_hops,
-    tracker_for,
-)
+from cockpit.core.tasks.hop_conditions import HopCondition
+from cockpit.core.tasks.hop_report import hop_report, run_hops, step_hops
+from cockpit.core.tasks.hops import HopTracker, conditions_for, tracker_for
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store

@@ -9,9 +9,9 @@ from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.review import agreement as ag
+from cockpit.core.review.outcomes import assisted_success
 from cockpit.core.review import interventions as IV
-from cockpit.core.review import reports
+from cockpit.core.review import exports
 from cockpit.core.store import labels as lb
 from tests.clitools import cockpit
 from tests.core.test_agent import agent_for, by_page, last_user_text, mark_for, store  # noqa: F401 (fixtures)
@@ -80,7 +80,7 @@ def test_a_run_with_an_approval_a_rejection_and_a_take_over_is_assisted(site, ag
     assert set(ivs) == {helped.run_id}
     assert ivs[helped.run_id].describe() == "1 approval, 1 rejection, 1 take-over step, 1 note"
 
-    a = ag.assisted_success(store)
+    a = assisted_success(store)
     assert (a["n"], a["success"], a["autonomous"], a["assisted_runs"], a["assisted_successes"]) == (3, 3, 2, 1, 1)
     assert (a["assisted_rate"], round(a["autonomous_rate"], 3)) == (1.0, 0.667)
     assert [r["run_id"] for r in a["runs"]] == [helped.run_id]
@@ -99,8 +99,8 @@ def test_a_run_with_an_approval_a_rejection_and_a_take_over_is_assisted(site, ag
     assert (rows[alone.run_id]["assisted"], rows[alone.run_id]["interventions"]) == ("False", "none")
     assert rows[policy.run_id]["assisted"] == "False"
 
-    assert "assisted: 1 approval, 1 rejection, 1 take-over step, 1 note" in reports.html_report(store, helped.run_id)
-    assert "none (autonomous)" in reports.html_report(store, alone.run_id)
+    assert "assisted: 1 approval, 1 rejection, 1 take-over step, 1 note" in exports.html_report(store, helped.run_id)
+    assert "none (autonomous)" in exports.html_report(store, alone.run_id)
 
     from PySide6.QtWidgets import QApplication  # the Reports tab says the same (offscreen Qt)
     from cockpit.ui.reports.panel import ReportsPanel
@@ -121,6 +121,6 @@ def test_edits_and_breakpoints_count_and_a_running_run_is_not_listed(store):
                                   "edited_action": "Click [2]"})
     iv = IV.of_run(store, rid)
     assert iv.describe() == "1 approval, 1 edited action, 1 breakpoint resumed" and iv.assisted
-    assert ag.assisted_success(store)["runs"] == []  # still running: no outcome yet
+    assert assisted_success(store)["runs"] == []  # still running: no outcome yet
     store.finish_run(rid, "answered", answer="x")
-    assert [r["run_id"] for r in ag.assisted_success(store)["runs"]] == [rid]
+    assert [r["run_id"] for r in assisted_success(store)["runs"]] == [rid]

@@ -109,9 +109,9 @@ def test_a_label_file_with_a_bad_answer_is_refused_whole(home, tmp_path):
 
 
 def test_the_html_report_shows_each_annotators_three_answers(home):
-    from cockpit.core.review import reports
+    from cockpit.core.review import exports
     with Store(home) as store:
-        page = reports.html_report(store, "r2")
+        page = exports.html_report(store, "r2")
     assert "<th>Side effects</th><th>Repetition</th>" in page.replace("\n", "")
     assert "<td>yes</td><td>yes</td>" in page.replace("\n", "")
 

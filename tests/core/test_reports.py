@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
-from cockpit.core.review import reports
+from cockpit.core.review import coco_marks, exports, label_tables
 from cockpit.core.page.marks import Mark
 from cockpit.core.store import Store
 from cockpit.core.store import labels
@@ -89,7 +89,7 @@ class Tags(HTMLParser):
 
 def test_html_report_renders_hostile_text_inert(home):
     with Store(home) as store:
-        page = reports.html_report(store, "run-a")
+        page = exports.html_report(store, "run-a")
     low = page.lower()
     assert "<script" not in low and "<img src=x" not in low and "<iframe" not in low and "<svg" not in low
     assert "onerror=" not in low.replace("onerror=alert(1)&gt;", "")  # only as escaped text
@@ -97,10 +97,10 @@ def test_html_report_renders_hostile_text_inert(home):
            'style-src &#x27;unsafe-inline&#x27;">' in page
     for text in (THOUGHT, TITLE, ANSWER, COMMENT, ANNOTATOR, "<iframe src=x>", "Search <field>", "<s>no</s>",
                  "judge<x>", 'https://shop.example/1?x="\'<>'):
-        assert reports._e(text) in page, text
+        assert exports._e(text) in page, text
     p = Tags()
     p.feed(page)
-    assert set(p.tags) <= reports.HTML_TAGS, set(p.tags) - reports.HTML_TAGS
+    assert set(p.tags) <= exports.HTML_TAGS, set(p.tags) - exports.HTML_TAGS
     imgs = [dict(a) for t, a in p.attrs if t == "img"]
     assert len(imgs) == 2 and all(i["src"].startswith("data:image/jpeg;base64,") for i in imgs)
     for _tag, attrs in p.attrs:
@@ -114,7 +114,7 @@ def test_html_report_image_is_a_small_jpeg(tmp_path):
         r = store.new_run(NewRun("big", "u"))
         files = store.write_step_files(r, 1, marked=png("red", (2000, 1000)))
         store.commit_step(r, dict(step=1, **files))
-        page = reports.html_report(store, r)
+        page = exports.html_report(store, r)
     import base64
     data = base64.b64decode(page.split("data:image/jpeg;base64,")[1].split('"')[0])
     with Image.open(io.BytesIO(data)) as im:
@@ -123,11 +123,11 @@ def test_html_report_image_is_a_small_jpeg(tmp_path):
 
 def test_gif_has_one_frame_per_readable_screenshot(home, tmp_path):
     with Store(home) as store:
-        path = reports.run_gif(store, "run-a", tmp_path / "a.gif", seconds_per_step=0.5, width=200)
+        path = exports.run_gif(store, "run-a", tmp_path / "a.gif", seconds_per_step=0.5, width=200)
         with pytest.raises(Exception, match="no screenshots"):
             r = store.new_run(NewRun("empty", "u"))
             store.commit_step(r, dict(step=1, action="Wait"))
-            reports.run_gif(store, r, tmp_path / "e.gif")
+            exports.run_gif(store, r, tmp_path / "e.gif")
     with Image.open(path) as im:
         assert im.n_frames == 2 and im.size[0] == 200 and im.size[1] > 150
         assert im.info["duration"] == 500
@@ -135,8 +135,8 @@ def test_gif_has_one_frame_per_readable_screenshot(home, tmp_path):
 
 def test_coco_marks_with_human_corrections(home):
     with Store(home) as store:
-        coco = reports.coco_marks(store)
-        only_a = reports.coco_marks(store, ["run-a"], include_spurious=False)
+        coco = coco_marks.coco_marks(store)
+        only_a = coco_marks.coco_marks(store, ["run-a"], include_spurious=False)
     assert [(i["run_id"], i["step"]) for i in coco["images"]] == [("run-a", 1), ("run-a", 2), ("run-b", 1)]
     assert coco["images"][0]["file_name"] == "runs/run-a/step-001/screenshot.png"
     assert (coco["images"][0]["width"], coco["images"][0]["height"]) == (320, 240)
@@ -160,8 +160,8 @@ def test_coco_marks_with_human_corrections(home):
 
 def test_labels_rows_round_trip_through_csv_and_jsonl(home, tmp_path):
     with Store(home) as store:
-        rows = reports.labels_rows(store)
-        vrows = reports.verdict_rows(store)
+        rows = label_tables.labels_rows(store)
+        vrows = label_tables.verdict_rows(store)
     assert [(r["run_id"], r["annotator"]) for r in rows] == [("run-a", "ada"), ("run-a", ANNOTATOR), ("run-b", None)]
     assert rows[0]["comment"] == COMMENT and rows[0]["seconds"] == 12.3 and rows[0]["blind"] is False
     assert rows[1]["category"] == "Hallucination" and rows[1]["blind"] is True
@@ -170,15 +170,15 @@ def test_labels_rows_round_trip_through_csv_and_jsonl(home, tmp_path):
     assert vrows == [{"run_id": "run-a", "task_id": "Shop--1", "judge": "judge<x>", "k": 3, "prompt_version": "v1",
                       "verdict": "success", "judged_at": vrows[0]["judged_at"]}]
 
-    j = reports.write_labels_jsonl(rows, tmp_path / "l.jsonl")
+    j = label_tables.write_labels_jsonl(rows, tmp_path / "l.jsonl")
     assert [json.loads(line) for line in j.read_text(encoding="utf-8").splitlines()] == rows
 
-    c = reports.write_labels_csv(rows, tmp_path / "l.csv")
+    c = label_tables.write_labels_csv(rows, tmp_path / "l.csv")
     raw = c.read_bytes()
     assert not raw.startswith(b"\xef\xbb\xbf")
     with open(c, encoding="utf-8", newline="") as f:
         back = list(csv.DictReader(f))
-    assert list(back[0]) == list(reports.LABEL_FIELDS)
+    assert list(back[0]) == list(label_tables.LABEL_FIELDS)
     assert back == [{k: "" if v is None else str(v) for k, v in r.items()} for r in rows]
 
 

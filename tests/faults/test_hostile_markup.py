@@ -194,7 +194,7 @@ def test_markup_from_pages_and_models_is_inert_in_the_html_export(hostile_run, s
     r = cockpit(store.root, "export", run_id, "--format", "html", "--out", str(out))
     assert r.returncode == 0, r.stderr
     page = (out / f"{run_id}.html").read_text(encoding="utf-8")
-    from cockpit.core.review.reports import HTML_TAGS
+    from cockpit.core.review.exports import HTML_TAGS
 
     class Tags(HTMLParser):
         def __init__(self):

@@ -4,7 +4,7 @@ the model dialog's notes shown whole. Real window, real Reports panel and dialog
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig, ModelError
 from cockpit.core.settings import Settings
 from testkit.fakeruns import make_run
@@ -15,7 +15,7 @@ LONG = 90_000
 
 
 def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site, no_keyring, monkeypatch):
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     w = window_factory()
     w.settings.model = ModelConfig(base_url="https://api.openai.com/v1", model="gpt-4o", max_retries=0)
     w.live.task_bar.set_task("Find a mug", site.url("agent_start.html"))
@@ -27,17 +27,19 @@ def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site,
     assert "the Base URL field of Model… (Ctrl+,)" in text
 
 
-def test_judge_no_key_error_names_the_judge_server_field(qtbot, tmp_path, no_keyring, monkeypatch, loop):
+def test_judge_no_key_error_names_the_judge_server_field(qtbot, tmp_path, no_keyring, monkeypatch):
     from cockpit.core.store import Store
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     with Store(tmp_path / "home") as store:
         make_run(store, steps=2)
         panel = ReportsPanel(store)
         qtbot.addWidget(panel)
         panel.j_url.setText("")  # OpenAI, with no key anywhere
         panel.j_model.setText("gpt-4o")
+        task = panel.start_judging()
+        qtbot.waitUntil(lambda: not panel.judging, timeout=30000)
         with pytest.raises(ModelError):  # the judge could not start: said in the panel
-            loop.run_until_complete(panel.start_judging())
+            task.future.result()
         QApplication.processEvents()
         text = panel.j_status.text()
         assert "no API key" in text and "--base-url" not in text
@@ -54,17 +56,17 @@ def dialog(qtbot, base_url):
 
 
 def test_no_key_warning_for_a_local_server(qtbot, no_keyring, monkeypatch):
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     dlg = dialog(qtbot, "http://localhost:8000/v1")
     note = dlg.key.keyring_label.text() + dlg.key.key_edit.placeholderText()
-    assert secrets.ENV_VAR not in note and "No system keyring" not in note and "No keyring" not in note
+    assert apikeys.ENV_VAR not in note and "No system keyring" not in note and "No keyring" not in note
     assert "needs no API key" in dlg.key.keyring_label.text()
     openai = dialog(qtbot, None)  # OpenAI needs one: the warning stays
     assert "No system keyring" in openai.key.keyring_label.text()
 
 
 def test_model_dialog_notes_show_all_their_lines(qtbot, no_keyring, monkeypatch):
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     dlg = dialog(qtbot, None)  # the long "No system keyring …" note
     dlg.check.status_label.setText("Error: Connection refused: could not reach "
                                    "http://localhost:8000/v1/chat/completions (is the server running?)")

@@ -6,7 +6,7 @@ import json
 import pytest
 from PySide6.QtCore import Qt
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings, load_settings, settings_path
@@ -148,7 +148,7 @@ def test_a_preview_shows_at_the_approval_panel_and_its_call_is_counted_apart(qtb
 def memory_keyring(memory_keyring, tmp_path, monkeypatch):
     """The in-memory keyring (tests/conftest.py), a fresh COCKPIT_HOME and no key in the environment."""
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
     return memory_keyring
 
 
@@ -175,7 +175,7 @@ def test_look_ahead_settings_persist_and_the_preview_key_goes_to_the_keyring(qtb
     text = settings_path().read_text()
     record_property("key_hits", text.count(key))
     assert key not in text
-    assert memory_keyring.store[(secrets.SERVICE, "api-key:127.0.0.1:9")] == key
+    assert memory_keyring.store[(apikeys.SERVICE, "api-key:127.0.0.1:9")] == key
     s, problems = load_settings()
     assert problems == []
     assert (s.preview_model, s.preview_base_url, s.planning, s.plan_k, s.plan_horizon, s.plan_samples,

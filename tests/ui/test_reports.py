@@ -1,4 +1,4 @@
-"""Reports mode: the judge on the qasync loop, agreement tables, charts, disagreements."""
+"""Reports mode: the judge in the background, agreement tables, charts, disagreements."""
 import time
 
 import pytest
@@ -18,7 +18,12 @@ def store(tmp_path):
         yield s
 
 
-def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):
+def judged(qtbot, panel, seconds: float = 30) -> None:
+    """Wait (the Qt event loop turning) until the judge's outcome is shown."""
+    qtbot.waitUntil(lambda: not panel.judging, timeout=int(seconds * 1000))
+
+
+def test_judge_runs_in_the_background_without_blocking_the_gui_thread(qtbot, store):
     ids = [make_run(store, steps=3, task=f"task {i}") for i in range(4)]
     panel = ReportsPanel(store)
     qtbot.addWidget(panel)
@@ -38,13 +43,13 @@ def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):
         timer.timeout.connect(lambda: ticks.append(time.monotonic()))
         timer.start()
         t0 = time.monotonic()
-        task = panel.start_judging()
-        loop.run_until_complete(task)
+        assert panel.start_judging() is not None
+        judged(qtbot, panel)
         took = time.monotonic() - t0
         timer.stop()
     # 4 runs at once: each was asked before any answer (0.4 s each) could have come back
     assert len(arrived) == 4 and max(arrived) - min(arrived) < 0.4, arrived
-    # the event loop kept turning while the model calls were out (a blocking call would hold it for the whole
+    # the GUI thread's event loop kept turning while the model calls were out (a blocking call would hold it for the whole
     # 0.4 s: no tick at all in that window); ticks counted, not timed, so a busy machine still passes
     start, end = min(arrived), max(arrived) + 0.4
     assert sum(start < t < end for t in ticks) >= 3, (arrived, ticks)
@@ -54,7 +59,7 @@ def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):
     assert all(v["k"] == 2 for v in L.verdicts(store))
 
 
-def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store, loop):
+def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store):
     from cockpit.core.review import webjudge_prompt as W
     from cockpit.core.store import judge_stages
     ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
@@ -74,7 +79,8 @@ def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store, loop
     with ModelServer(respond) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_model.setText("judge-model")
-        loop.run_until_complete(panel.start_judging())
+        assert panel.start_judging() is not None
+        judged(qtbot, panel)
     assert "Done." in panel.j_status.text()
     got = {(v["run_id"], v["k"], v["prompt_version"]): v["verdict"] for v in L.verdicts(store)}
     assert got == {(i, 0, W.PROMPT_VERSION): 1 for i in ids}
@@ -103,7 +109,7 @@ def test_success_is_split_into_autonomous_and_assisted(qtbot, store):
     assert opened == [ids[0]]
 
 
-def test_cancel_stops_the_judge(qtbot, store, loop):
+def test_cancel_stops_the_judge(qtbot, store):
     for i in range(6):
         make_run(store, steps=1, task=f"task {i}")
     panel = ReportsPanel(store)
@@ -111,10 +117,11 @@ def test_cancel_stops_the_judge(qtbot, store, loop):
     with ModelServer(lambda b: Reply(text="SUCCESS", delay=5)) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_conc.setValue(2)
-        task = panel.start_judging()
-        loop.call_later(0.5, panel.cancel_judging)
+        assert panel.start_judging() is not None
+        from PySide6.QtCore import QTimer
+        QTimer.singleShot(500, panel.cancel_judging)
         t0 = time.monotonic()
-        loop.run_until_complete(task)
+        judged(qtbot, panel)
         assert time.monotonic() - t0 < 3
     assert "Cancelled" in panel.j_status.text()
     assert L.verdicts(store) == []
@@ -177,7 +184,7 @@ def test_a_blind_batch_s_unlabelled_runs_are_left_out_of_the_disagreements_for_t
     assert any(ids[0] in t for t in shown()) and "left out" not in " ".join(shown())
 
 
-def test_judge_needs_a_model_name(qtbot, store, loop):
+def test_judge_needs_a_model_name(qtbot, store):
     make_run(store, steps=1)
     panel = ReportsPanel(store)
     qtbot.addWidget(panel)

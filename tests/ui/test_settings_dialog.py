@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog
 
 from tests.keyrings import MemoryKeyring
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.settings import load_settings, settings_path
 
@@ -21,7 +21,7 @@ ENV_SECRET = "sk-test-ENV-SECRET-9876543210"
 def isolated(tmp_path, monkeypatch):
     """A fresh COCKPIT_HOME and no OPENAI_API_KEY for every test."""
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
 
 
 def _use_keyring(kr):
@@ -172,7 +172,7 @@ def test_key_goes_to_keyring_not_settings_file(memory_keyring, make_dialog, qtbo
     dlg.model.temperature_spin.setValue(0.3)
     qtbot.keyClick(dlg.key.key_edit, Qt.Key.Key_Return)     # Enter = OK
     assert dlg.result() == QDialog.DialogCode.Accepted
-    assert memory_keyring.store == {("cockpit", secrets.key_name(url)): SECRET}
+    assert memory_keyring.store == {("cockpit", apikeys.key_name(url)): SECRET}
     text = settings_path().read_text()
     assert SECRET not in text and "DIALOG-SECRET" not in text
     saved = json.loads(text)
@@ -191,7 +191,7 @@ def test_key_goes_to_keyring_not_settings_file(memory_keyring, make_dialog, qtbo
 
 
 def test_env_key_source_is_shown_not_the_key(memory_keyring, make_dialog, monkeypatch):
-    monkeypatch.setenv(secrets.ENV_VAR, ENV_SECRET)
+    monkeypatch.setenv(apikeys.ENV_VAR, ENV_SECRET)
     dlg = make_dialog()
     assert "OPENAI_API_KEY from the environment" in dlg.key.key_edit.placeholderText()
     assert ENV_SECRET not in dlg.key.key_edit.placeholderText() + dlg.key.key_edit.toolTip()

@@ -6,7 +6,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.ui.settings.dialog import DEMO_MAYBE, DEMO_ON
 
@@ -17,7 +17,7 @@ LONG_MODEL = "org-name/" + "Qwen2.5-VL-72B-Instruct-AWQ-finetuned-" * 5         
 @pytest.fixture(autouse=True)
 def isolated(tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
 
 
 # ---------------------------------------------------------------- presets

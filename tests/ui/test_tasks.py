@@ -1,11 +1,11 @@
-"""cockpit.ui.tasks: work off the GUI thread, its outcome back on it, cancelled work never delivered."""
+"""cockpit.ui.background: work off the GUI thread, its outcome back on it, cancelled work never delivered."""
 import threading
 
 import pytest
 import shiboken6
 from PySide6.QtCore import QObject
 
-from cockpit.ui.tasks import run_in_background
+from cockpit.ui.background import run_in_background
 
 
 class Boom(Exception):

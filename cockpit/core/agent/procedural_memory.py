@@ -14,9 +14,9 @@ column is searched (not the answers).
 Which past runs count as successful, in order of preference:
 
 1. *confirmed*: the human consensus says success
-   (:func:`cockpit.core.review.agreement.consensus`), or, for runs with no human
+   (:func:`cockpit.core.review.consensus.consensus`), or, for runs with no human
    consensus, the newest decided judge verdict is 1 (the same rule as
-   :func:`cockpit.core.review.agreement.run_outcomes`);
+   :func:`cockpit.core.review.outcomes.run_outcomes`);
 2. *answered*: runs that ended with an ANSWER (status ``answered``) and that no
    human and no judge has decided on. They fill the remaining places only when
    fewer than K confirmed runs match.
@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cockpit.core.review.agreement import BINARY, consensus
+from cockpit.core.review.consensus import BINARY, consensus
 
 HEADER = "Examples of how similar tasks were done before:"
 FOOTER = ("(Element numbers in these examples belong to the pages of those runs; "

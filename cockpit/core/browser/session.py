@@ -3,7 +3,7 @@
 Owns one Chrome (local through Debian's chromedriver, or any remote WebDriver
 endpoint), pins its viewport exactly, keeps it to one tab, waits for pages to
 settle, and turns a dead browser into :class:`BrowserDied` instead of a hang. It knows nothing about
-marks' meaning or the agent; see marks.py/actions.py.
+marks' meaning or the agent; see :mod:`cockpit.core.page.marks` and :mod:`cockpit.core.actions.grammar`.
 """
 from __future__ import annotations
 

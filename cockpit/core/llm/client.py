@@ -14,7 +14,8 @@ What it must not do: import Qt, log or raise anything containing the API key
 or let the ``openai`` client retry on its own (``max_retries=0``: backoff,
 ``Retry-After`` and cancellation stay under our control).
 
-Retry policy (``max_retries`` retries after the first attempt):
+Retry policy (``max_retries`` retries after the first attempt; the waits and when to give up are
+:class:`cockpit.core.llm.retry.RetryPolicy`, shared with the judge):
 
 * retried: 429 (waits ``retry-after-ms`` / ``Retry-After``, capped at
   ``RETRY_AFTER_CAP``; except ``insufficient_quota``, which is final), 408,
@@ -29,12 +30,15 @@ Retry policy (``max_retries`` retries after the first attempt):
   ChatResult (empty text, the usage) so the tokens it cost are still counted.
 * other waits: ``backoff`` doubling per retry, capped at ``backoff_cap``,
   with +-20 % jitter (never above the cap).
+
+For asyncio callers (the judge's batch) :meth:`ModelClient.open_async` gives an ``openai.AsyncOpenAI`` with
+the same server and key, :meth:`ModelClient.classify` the same error messages and :func:`check_json` and
+:func:`usage_of` the same reading of a reply.
 """
 from __future__ import annotations
 
 import json
 import logging
-import random
 import threading
 import time
 from dataclasses import dataclass, field
@@ -42,11 +46,12 @@ from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
 from cockpit.core.llm import modelerrors
 from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 from cockpit.core.llm.outimages import prepare_images
+from cockpit.core.llm.retry import RetryPolicy, with_retries
 
 __all__ = [
     "PRICES",
@@ -55,14 +60,15 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelError",
+    "check_json",
     "estimate_cost",
     "prepare_images",
     "price_for",
+    "usage_of",
 ]
 
 log = logging.getLogger(__name__)
 
-CANCEL_POLL = 0.05          # how often a waiting chat() looks at the cancel event
 IMAGE_TOKEN_GUESS = 85      # per image, for the usage estimate when the server gives none
 NO_KEY = "not-needed"       # what local servers get when no key is configured
 OPENAI_HOSTS = ("api.openai.com",)
@@ -100,17 +106,17 @@ class ChatResult:
 
 def _no_key_message() -> str:
     """Why there is no key for OpenAI, in one sentence, and what to do about it."""
-    usable, _ = secrets.keyring_usable()
-    where = (f"none is stored in the system keyring and {secrets.ENV_VAR} is not set" if usable else
-             f"{secrets.ENV_VAR} is not set and there is no system keyring to store one in")
-    fixes = f"set {secrets.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
+    usable, _ = apikeys.keyring_usable()
+    where = (f"none is stored in the system keyring and {apikeys.ENV_VAR} is not set" if usable else
+             f"{apikeys.ENV_VAR} is not set and there is no system keyring to store one in")
+    fixes = f"set {apikeys.ENV_VAR}" + (", store one with `cockpit key set`," if usable else "")
     return (f"no API key for OpenAI: {where}. To fix, {fixes} or give --base-url of a local "
             "OpenAI-compatible server (vLLM, Ollama, LM Studio), which needs no key.")
 
 
 def is_openai(base_url: str | None) -> bool:
     """True for the real OpenAI API (no base URL, or its host)."""
-    return base_url is None or secrets.host_of(base_url) in OPENAI_HOSTS
+    return base_url is None or apikeys.host_of(base_url) in OPENAI_HOSTS
 
 
 def _estimate_prompt_tokens(messages: Iterable[dict]) -> int:
@@ -127,29 +133,25 @@ def _estimate_prompt_tokens(messages: Iterable[dict]) -> int:
     return chars // 4 + images * IMAGE_TOKEN_GUESS
 
 
-def _run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
-    """Run ``fn`` in a daemon thread; return its result, or raise ModelCancelled at once on cancel.
+def check_json(raw, config: ModelConfig):
+    """The parsed reply of a raw chat-completions response; ModelError ("not-json") when the server answered
+    with something else (usually a wrong base URL)."""
+    parsed = raw.parse()
+    if isinstance(parsed, str):
+        ctype = raw.headers.get("content-type", "no content type")
+        raise ModelError(
+            f"the server at {config.display_url} answered with {ctype} instead of JSON; "
+            "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
+            status=raw.status_code, reason="not-json")
+    return parsed
 
-    An abandoned call finishes (or times out) in the background and is ignored.
-    """
-    box: dict[str, Any] = {}
-    done = threading.Event()
 
-    def work():
-        try:
-            box["value"] = fn()
-        except BaseException as e:  # handed to the caller below
-            box["error"] = e
-        finally:
-            done.set()
-
-    threading.Thread(target=work, name="model-request", daemon=True).start()
-    while not done.wait(CANCEL_POLL if cancel is not None else None):
-        if cancel.is_set():
-            raise ModelCancelled("model call cancelled")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+def usage_of(completion, payload: list[dict], text: str) -> tuple[int, int, bool]:
+    """(prompt tokens, completion tokens, estimated): the server's usage, or a rough guess when it sent none."""
+    usage = getattr(completion, "usage", None)
+    if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
+        return usage.prompt_tokens, usage.completion_tokens, False
+    return _estimate_prompt_tokens(payload), len(text) // 4, True
 
 
 # --------------------------------------------------------------------------- client
@@ -167,8 +169,20 @@ class ModelClient:
         self._client = openai.OpenAI(base_url=config.base_url, api_key=api_key,
                                      timeout=config.timeout, max_retries=0)
 
+    @property
+    def retry(self) -> RetryPolicy:
+        """The retry policy of this client's calls (its config's retries and backoff)."""
+        return RetryPolicy.of(self.config)
+
+    def open_async(self) -> openai.AsyncOpenAI:
+        """An asyncio client for the same server and key (the caller closes it); like ours, it never retries
+        on its own: run its calls under :func:`cockpit.core.llm.retry.with_retries_async` with ``self.retry``
+        and ``self.classify``."""
+        cfg = self.config
+        return openai.AsyncOpenAI(base_url=cfg.base_url, api_key=self._key, timeout=cfg.timeout, max_retries=0)
+
     def _find_key(self) -> str:
-        lookup = secrets.get_api_key(self.config.base_url)
+        lookup = apikeys.get_api_key(self.config.base_url)
         self.key_source = lookup.source
         if lookup.key:
             log.info("%s", lookup.note)
@@ -221,18 +235,8 @@ class ModelClient:
                           tokens_estimated=estimated, output=output, response_id=getattr(response, "id", "") or "")
 
     def _with_retries(self, call: Callable[[], Any], cancel, on_retry) -> tuple[Any, int]:
-        """`call()`'s result and the attempts it took, retrying what is worth retrying."""
-        attempt = 0
-        while True:
-            self._check(cancel)
-            attempt += 1
-            try:
-                return _run_cancellable(call, cancel), attempt
-            except ModelCancelled:
-                raise
-            except Exception as exc:  # classified into a ModelError
-                err = self._classify(exc)
-            self._give_up_or_wait(err, attempt, cancel, on_retry)
+        """`call()`'s result and the attempts it took, under this client's retry policy."""
+        return with_retries(call, self.retry, self.classify, cancel=cancel, on_retry=on_retry)
 
     def list_models(self) -> list[str]:
         """Model ids the server offers (one attempt; ModelError on failure)."""
@@ -240,7 +244,7 @@ class ModelClient:
             page = self._client.models.list()
             return sorted(m.id for m in page)
         except Exception as exc:
-            raise self._classify(exc, what="listing models") from None
+            raise self.classify(exc, what="listing models") from None
 
     def close(self) -> None:
         self._client.close()
@@ -260,14 +264,7 @@ class ModelClient:
         extra = {"tools": tools} if tools else {}
         raw = self._client.chat.completions.with_raw_response.create(
             model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens, **extra)
-        parsed = raw.parse()
-        if isinstance(parsed, str):
-            ctype = raw.headers.get("content-type", "no content type")
-            raise ModelError(
-                f"the server at {cfg.display_url} answered with {ctype} instead of JSON; "
-                "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
-                status=raw.status_code, reason="not-json")
-        return parsed
+        return check_json(raw, cfg)
 
     def _result(self, completion, payload: list[dict], start: float, attempts: int) -> ChatResult:
         choices = getattr(completion, "choices", None)
@@ -280,7 +277,7 @@ class ModelClient:
         text = choice.message.content or ""
         calls = [c.model_dump(exclude_none=True) if hasattr(c, "model_dump") else dict(c)
                  for c in (getattr(choice.message, "tool_calls", None) or [])]
-        prompt, completion_tokens, estimated = self._usage(completion, payload, text or json.dumps(calls))
+        prompt, completion_tokens, estimated = usage_of(completion, payload, text or json.dumps(calls))
         result = ChatResult(
             text=text, model=completion.model or self.config.model,
             prompt_tokens=prompt, completion_tokens=completion_tokens,
@@ -303,56 +300,13 @@ class ModelClient:
         return ModelError(f"the model returned an empty reply (finish_reason={choice.finish_reason}{hint})",
                           reason="empty-reply", attempts=attempts)
 
-    @staticmethod
-    def _usage(completion, payload: list[dict], text: str) -> tuple[int, int, bool]:
-        usage = getattr(completion, "usage", None)
-        if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
-            return usage.prompt_tokens, usage.completion_tokens, False
-        return _estimate_prompt_tokens(payload), len(text) // 4, True
-
-    # -- retries -----------------------------------------------------------------
-    @staticmethod
-    def _check(cancel: threading.Event | None) -> None:
-        if cancel is not None and cancel.is_set():
-            raise ModelCancelled("model call cancelled")
-
-    def _give_up_or_wait(self, err: ModelError, attempt: int, cancel, on_retry) -> None:
-        err.attempts = attempt
-        if not err.retryable:
-            log.info("model call failed (not retried): %s", err)  # raised: the caller tells the user
-            raise err
-        if attempt > self.config.max_retries:
-            final = ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
-                               retryable=True, reason=err.reason, attempts=attempt)
-            log.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
-            raise final
-        wait = self._wait_for(err, attempt)
-        log.info("model call attempt %d failed (%s); retrying in %.2f s", attempt, err.reason, wait)
-        if on_retry is not None:
-            try:
-                on_retry(attempt, wait, err.reason)
-            except Exception:
-                log.exception("on_retry callback failed")
-        if cancel is not None:
-            if cancel.wait(wait):
-                raise ModelCancelled("model call cancelled while waiting to retry")
-        else:
-            time.sleep(wait)
-
-    def _wait_for(self, err: ModelError, attempt: int) -> float:
-        if err.retry_after is not None:
-            return err.retry_after
-        cfg = self.config
-        base = min(cfg.backoff_cap, cfg.backoff * 2 ** (attempt - 1))
-        return max(0.0, min(cfg.backoff_cap, base * random.uniform(0.8, 1.2)))
-
     # -- error mapping -----------------------------------------------------------
     def _scrub(self, text: str) -> str:
         if self._key and self._key != NO_KEY and len(self._key) >= 4:
             text = text.replace(self._key, "***")
         return text
 
-    def _classify(self, exc: BaseException, what: str = "model call") -> ModelError:
+    def classify(self, exc: BaseException, what: str = "model call") -> ModelError:
         """`exc` as a ModelError for the human, the key never in it (see :mod:`.modelerrors`)."""
         err = modelerrors.classify(exc, self.config, what)
         return ModelError(self._scrub(str(err))[:1000], status=err.status, retryable=err.retryable,

@@ -11,7 +11,7 @@ import time
 import openai
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelconfig import ModelConfig
 
 RETRY_AFTER_CAP = 60.0      # never wait longer than this for a Retry-After header
@@ -119,7 +119,7 @@ def from_status(exc: openai.APIStatusError, config: ModelConfig, what: str) -> M
         retryable = hint == "true"
     messages = {
         401: f"the server rejected the API key (401) at {url}; store a valid key in Settings "
-             f"or set {secrets.ENV_VAR}",
+             f"or set {apikeys.ENV_VAR}",
         403: f"access denied (403): the API key may not be allowed to use model '{model}' at {url}",
         404: f"model '{model}' not found at {url} (404); check the model name and that the base URL "
              "ends in /v1" if what == "model call" else

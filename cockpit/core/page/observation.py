@@ -2,6 +2,11 @@
 
 This is what the model sees at a step. It holds data only; collecting it needs
 a live BrowserSession (:func:`observe`), saving it needs a directory.
+
+The only page module that talks to the browser: besides :func:`observe`, it
+describes the element at a point of the live page (:func:`element_at`, for a
+human's mark corrections; read-only, one small script, nothing on the page
+changes). The other page modules turn data into data.
 """
 from __future__ import annotations
 
@@ -299,3 +304,34 @@ def _render(obs: Observation, prepared: tuple, image_format: str | None, max_wid
     if image_format:
         obs.for_model(image_format, max_width)
     obs.timings["overlay_ms"] = (time.perf_counter() - t) * 1000
+
+
+# --------------------------------------------------------------------------- the element at a point
+
+ELEMENT_AT_SCRIPT = """
+const [x, y] = arguments;
+let el = document.elementFromPoint(x, y);
+if (!el) return null;
+function path(e) {
+  const parts = [];
+  for (; e && e.nodeType === 1 && parts.length < 12; e = e.parentElement) {
+    let i = 1;
+    for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) i++;
+    parts.unshift(e.tagName.toLowerCase() + '[' + i + ']');
+  }
+  return '/' + parts.join('/');
+}
+const r = el.getBoundingClientRect();
+const text = (el.innerText || el.value || '').trim().replace(/\\s+/g, ' ').slice(0, 200);
+return {tag: el.tagName.toLowerCase(), id: el.id || '', classes: String(el.className || '').slice(0, 200),
+        role: el.getAttribute('role') || '', aria_label: el.getAttribute('aria-label') || '',
+        href: el.getAttribute('href') || '', text: text, xpath: path(el),
+        bbox: [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)],
+        cursor: getComputedStyle(el).cursor};
+"""
+
+
+def element_at(session: BrowserSession, x: float, y: float) -> dict | None:
+    """The element at viewport point (x, y) of the live page, described (tag, id, classes, role, aria_label,
+    href, text, xpath, bbox, cursor); None when there is none. Read-only."""
+    return session.js(ELEMENT_AT_SCRIPT, float(x), float(y))

@@ -4,17 +4,16 @@ Two layers, both returning plain data (lists, dicts, tuples of numbers and
 strings) so the window can chart them and ``cockpit agreement`` can print or
 dump them as JSON:
 
-* Pure formulas: :func:`percent_agreement`, :func:`cohen_kappa`,
-  :func:`fleiss_kappa`, :func:`fleiss_from_labels`, :func:`confusion_matrix`,
-  in :mod:`cockpit.core.review.kappa` (no numpy/scipy; checked in the tests
-  against published worked examples) and re-exported here.
+* Pure formulas: ``percent_agreement``, ``cohen_kappa``, ``fleiss_kappa``,
+  ``fleiss_from_labels``, ``confusion_matrix``, in :mod:`cockpit.core.review.kappa`
+  (no numpy/scipy; checked in the tests against published worked examples).
 * Store reports, following WebVoyager's evaluation protocol (section 5.2,
   Table 2): pairwise Cohen's kappa between annotators, Fleiss' kappa over three
   or more, agreement of each judge (per model, k and prompt version) with the
   human consensus, and disagreements. The human consensus is built in
   :mod:`cockpit.core.review.consensus`; success rates, autonomous and assisted
   success, failure categories and the steps histogram in
-  :mod:`cockpit.core.review.outcomes`. Both are re-exported here.
+  :mod:`cockpit.core.review.outcomes`. Import those from where they are.
 
 Conventions used by the store reports (one place, so the window and the CLI
 agree):
@@ -37,34 +36,11 @@ import itertools
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
-from cockpit.core.review.kappa import (  # noqa: F401 - the formulas are part of this module's API
-    cohen_components,
-    cohen_kappa,
-    confusion_matrix,
-    fleiss_components,
-    fleiss_from_labels,
-    fleiss_kappa,
-    percent_agreement,
-)
 from cockpit.core.review import bootstrap as B
-from cockpit.core.review.consensus import (  # noqa: F401 - part of this module's API
-    AXES,
-    BINARY,
-    NAMES,
-    YES_NO,
-    adjudicated_consensus,
-    consensus,
-    human_matrix,
-)
-from cockpit.core.review.outcomes import (  # noqa: F401 - part of this module's API
-    _ratio,
-    _runs,
-    assisted_success,
-    failure_categories,
-    run_outcomes,
-    steps_histogram,
-    success_rates,
-)
+from cockpit.core.review.consensus import AXES, NAMES, adjudicated_consensus, consensus, human_matrix
+from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, fleiss_kappa, percent_agreement
+from cockpit.core.review.outcomes import (assisted_success, failure_categories, ratio, runs_by_id,
+                                          steps_histogram, success_rates)
 from cockpit.core.store.adjudications import adjudications as _adjudications
 from cockpit.core.store.labels import verdicts as _verdicts
 
@@ -194,9 +170,9 @@ def judge_agreement(store, reference: dict[str, int] | None = None, boot: B.Boot
             "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided,
             "tp": m["success"]["success"], "fn": m["success"]["fail"],
             "fp": m["fail"]["success"], "tn": m["fail"]["fail"], "confusion": m,
-            "precision": _ratio(m["success"]["success"], m["success"]["success"] + m["fail"]["success"]),
-            "recall": _ratio(m["success"]["success"], m["success"]["success"] + m["success"]["fail"]),
-            "human_rate": _ratio(sum(human), len(human)), "judge_rate": _ratio(sum(pred), len(pred)),
+            "precision": ratio(m["success"]["success"], m["success"]["success"] + m["fail"]["success"]),
+            "recall": ratio(m["success"]["success"], m["success"]["success"] + m["success"]["fail"]),
+            "human_rate": ratio(sum(human), len(human)), "judge_rate": ratio(sum(pred), len(pred)),
             "gap": B.rate_gap(Counter(zip(human, pred))) if human else None,
         })
         if boot is not None:
@@ -238,7 +214,7 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
         against[v["run_id"]].append({"judge": v["judge"], "k": v["k"] or 0, "k_label": k_label(v["k"]),
                                      "prompt_version": v["prompt_version"] or "", "verdict": int(v["verdict"])})
     out = []
-    for run_id, run in _runs(store).items():
+    for run_id, run in runs_by_id(store).items():
         split = annotators and len(set(matrix.get(run_id, {}).values())) > 1
         if not split and run_id not in against:
             continue
@@ -299,7 +275,7 @@ def _annotator_agreement(store, axis: str, boot: B.Bootstrap | None) -> dict:
     if axis != "success":
         majority = consensus(store, human_matrix(store, axis=axis))
         out.update(answered=len(majority), seen=sum(majority.values()),
-                   rate=_ratio(sum(majority.values()), len(majority)))
+                   rate=ratio(sum(majority.values()), len(majority)))
     return out
 
 

@@ -1,6 +1,6 @@
 """The Set-of-Mark boxes of recorded steps as a COCO object-detection data set, with the humans' corrections
-applied (:func:`coco_marks`): training data for better marking. Re-exported by
-:mod:`cockpit.core.review.reports`."""
+applied (:func:`coco_marks`): training data for better marking. ``cockpit export --format coco`` writes it
+with :func:`cockpit.core.review.exports.write_json`."""
 from __future__ import annotations
 
 import datetime as dt

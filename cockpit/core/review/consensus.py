@@ -1,6 +1,6 @@
 """Human labels turned into one verdict per run: each run's labels on an axis, the annotators' consensus
 (the strict majority; a tie is undecided) and the consensus after adjudication. The conventions are those of
-:mod:`cockpit.core.review.agreement`, which re-exports these."""
+:mod:`cockpit.core.review.agreement`, which reports over them."""
 from __future__ import annotations
 
 from collections import Counter

@@ -24,17 +24,21 @@ judge                            k    prompt_version            verdict
 ===============================  ===  ========================  ================================
 
 :func:`judge_runs` scores many runs concurrently with ``openai.AsyncOpenAI``
-(so it runs on the GUI's qasync loop as well as under ``asyncio.run``). It
-opens the Store in the calling thread and touches it only from there.
+under ``asyncio.run`` (``cockpit judge``); :func:`judge_runs_blocking` is the
+same for a worker thread (the window's background task), cancelled through a
+``threading.Event``. It opens the Store in the calling thread and touches it
+only from there.
 
 What it must not do: import Qt; log or store an API key; let the ``openai``
-client retry on its own (retries, backoff and cancellation are ours, with the
-same policy and error messages as :mod:`cockpit.core.llm.client`).
+client retry on its own (retries, backoff and cancellation are ours: the model
+client's policy, :func:`cockpit.core.llm.retry.with_retries_async`, and its
+error messages, :meth:`ModelClient.classify`).
 """
 from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +47,9 @@ from typing import Any, Callable
 import openai
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm.client import ModelClient, ModelConfig, ModelError, estimate_cost, prepare_images
+from cockpit.core.llm.client import (ModelClient, ModelConfig, ModelError, check_json, estimate_cost,
+                                     prepare_images, usage_of)
+from cockpit.core.llm.retry import with_retries_async
 from cockpit.core.tasks.references import (
     References,
     check_exact_match,
@@ -67,7 +73,7 @@ from cockpit.core.review.judge_prompt import (
     system_prompt,
 )
 from cockpit.core.review import webjudge
-from cockpit.core.review.judge_plan import PROTOCOLS, WEBJUDGE, WEBVOYAGER, JudgeReport, RunJudgement, _Item, \
+from cockpit.core.review.judge_plan import PROTOCOLS, WEBJUDGE, WEBVOYAGER, JudgeReport, PlannedRun, RunJudgement, \
     needs_model, plan
 from cockpit.core.store import Store
 from cockpit.core.store import labels
@@ -86,6 +92,7 @@ __all__ = [
     "fuzzy_judge_name",
     "fuzzy_request",
     "judge_runs",
+    "judge_runs_blocking",
     "normalize",
     "parse_verdict",
     "parse_yes_no",
@@ -109,7 +116,7 @@ class _Answer:
 # --------------------------------------------------------------------------- the batch
 
 
-class _Judge:
+class JudgeBatch:
     """One batch: the async client, its retry loop, the semaphore and the report."""
 
     def __init__(self, store: Store, config: ModelConfig, k: int, concurrency: int, report: JudgeReport,
@@ -120,10 +127,9 @@ class _Judge:
         self.client: openai.AsyncOpenAI | None = None
         if need_model:
             # The sync client resolves the key (a clear ModelError when OpenAI has none) and lends us its
-            # error classification and backoff, so both paths behave and read the same.
+            # asyncio twin, error messages and retry policy, so both paths behave and read the same.
             self.helper = ModelClient(config, api_key)
-            self.client = openai.AsyncOpenAI(base_url=config.base_url, api_key=self.helper._key,
-                                             timeout=config.timeout, max_retries=0)
+            self.client = self.helper.open_async()
 
     async def close(self) -> None:
         if self.client is not None:
@@ -143,33 +149,13 @@ class _Judge:
         cfg, helper = self.config, self.helper
         limit = max(cfg.max_tokens, max_tokens or 0)
         payload = prepare_images(messages, cfg)
-        attempt = 0
-        while True:
-            attempt += 1
-            try:
-                raw = await self.client.chat.completions.with_raw_response.create(
-                    model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=limit)
-                completion = raw.parse()
-                if isinstance(completion, str):
-                    raise ModelError(
-                        f"the server at {cfg.display_url} answered with "
-                        f"{raw.headers.get('content-type', 'no content type')} instead of JSON; "
-                        "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
-                        status=raw.status_code, reason="not-json")
-                break
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # classified as llm.py does
-                err = helper._classify(exc)
-            err.attempts = attempt
-            if not err.retryable:
-                raise err
-            if attempt > cfg.max_retries:
-                raise ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
-                                 retryable=True, reason=err.reason, attempts=attempt)
-            wait = helper._wait_for(err, attempt)
-            log.info("judge call attempt %d failed (%s); retrying in %.2f s", attempt, err.reason, wait)
-            await asyncio.sleep(wait)
+        client = self.client
+
+        async def call():
+            raw = await client.chat.completions.with_raw_response.create(
+                model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=limit)
+            return check_json(raw, cfg)
+        completion, attempt = await with_retries_async(call, helper.retry, helper.classify, what="judge call")
         choices = getattr(completion, "choices", None)
         if not choices:
             raise ModelError(f"the server at {cfg.display_url} returned no choices", reason="no-choices",
@@ -178,7 +164,7 @@ class _Judge:
         if not text or not text.strip():
             raise ModelError(f"the judge returned an empty reply (finish_reason={choices[0].finish_reason})",
                              reason="empty-reply", attempts=attempt)
-        p, c, _ = ModelClient._usage(completion, payload, text)
+        p, c, _ = usage_of(completion, payload, text)
         answer = _Answer(text, p, c, estimate_cost(cfg, p, c))
         rep = self.report
         rep.requests += 1
@@ -189,7 +175,7 @@ class _Judge:
         return answer
 
     # -- one run ---------------------------------------------------------------
-    async def judge_one(self, item: "_Item") -> None:
+    async def judge_one(self, item: "PlannedRun") -> None:
         res = item.result
         problems: list[str] = []
         if item.main:
@@ -206,7 +192,7 @@ class _Judge:
             res.error = "; ".join(problems)
             self.report.errors[res.run_id] = res.error
 
-    async def _main(self, item: "_Item") -> None:
+    async def _main(self, item: "PlannedRun") -> None:
         res, run = item.result, item.run
         if self.protocol == WEBJUDGE:  # it judges the trajectory whether or not the run answered
             await webjudge.judge_run(self, run, res)
@@ -226,7 +212,7 @@ class _Judge:
                            cost=ans.cost)
         res.verdict, res.judged = verdict, True
 
-    async def _references(self, item: "_Item") -> None:
+    async def _references(self, item: "PlannedRun") -> None:
         res, run, refs = item.result, item.run, item.refs
         answer = final_answer(run)
         store = self.store
@@ -315,13 +301,13 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
     t0 = time.monotonic()
     report = JudgeReport()
     store = Store(store_root)
-    judge: _Judge | None = None
+    judge: JudgeBatch | None = None
     try:
         items = plan(store, list(run_ids), config, k, redo, reference_only, report, protocol)
         report.total = len(report.runs)
         # Off the loop: the first client loads modules, TLS roots and the key store (0.3-0.8 s), and
         # the loop may be the window's.
-        judge = await asyncio.to_thread(_Judge, store, config, k, concurrency, report, api_key,
+        judge = await asyncio.to_thread(JudgeBatch, store, config, k, concurrency, report, api_key,
                                         needs_model(items, protocol), protocol)
         await _judge_all(judge, items, report, progress, cancel)
     finally:
@@ -332,7 +318,31 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
     return report
 
 
-async def _judge_all(judge: _Judge, items: list[_Item], report: JudgeReport, progress: Progress | None,
+CANCEL_POLL = 0.05  # s: how often judge_runs_blocking looks at its cancel flag
+
+
+def judge_runs_blocking(run_ids, *, cancel: threading.Event | None = None, **options) -> JudgeReport:
+    """:func:`judge_runs` (same options) on an event loop of its own, for a worker thread: returns when the
+    batch is done. Setting `cancel` does what setting judge_runs' ``cancel`` does (within CANCEL_POLL)."""
+
+    async def run() -> JudgeReport:
+        if cancel is None:
+            return await judge_runs(run_ids, **options)
+        stop = asyncio.Event()
+
+        async def watch() -> None:
+            while not cancel.is_set():
+                await asyncio.sleep(CANCEL_POLL)
+            stop.set()
+        watcher = asyncio.create_task(watch(), name="judge-cancel-flag")
+        try:
+            return await judge_runs(run_ids, cancel=stop, **options)
+        finally:
+            watcher.cancel()
+    return asyncio.run(run())
+
+
+async def _judge_all(judge: JudgeBatch, items: list[PlannedRun], report: JudgeReport, progress: Progress | None,
                      cancel: asyncio.Event | None) -> None:
     """Judge the planned items concurrently until all are done or `cancel` is set (see judge_runs)."""
 
@@ -348,7 +358,7 @@ async def _judge_all(judge: _Judge, items: list[_Item], report: JudgeReport, pro
         if res.done:
             finished(res)
 
-    async def one(item: _Item) -> None:
+    async def one(item: PlannedRun) -> None:
         if cancel is not None and cancel.is_set():
             return
         res = item.result

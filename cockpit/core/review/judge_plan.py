@@ -70,7 +70,7 @@ class JudgeReport:
 
 
 @dataclass
-class _Item:
+class PlannedRun:
     result: RunJudgement
     run: dict
     main: bool  # ask (or score) the judge verdict
@@ -83,7 +83,7 @@ def _stored(store: Store, judge: str) -> dict[tuple[str, int, str], int | None]:
 
 
 def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bool,
-          reference_only: bool, report: JudgeReport, protocol: str = WEBVOYAGER) -> list[_Item]:
+          reference_only: bool, report: JudgeReport, protocol: str = WEBVOYAGER) -> list[PlannedRun]:
     main_done = {} if reference_only else _stored(store, config.model)
     ref_done = {name: _stored(store, name) for name in (EXACT, INCLUDE, fuzzy_judge_name(config.model))}
     versions = {"exact_match": (EXACT, REF_VERSION), "must_include": (INCLUDE, REF_VERSION),
@@ -113,11 +113,11 @@ def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bo
                 checks.append(check)
             else:
                 res.references[check] = ref_done[judge][(run_id, 0, version)]
-        items.append(_Item(res, run, main, refs, checks))
+        items.append(PlannedRun(res, run, main, refs, checks))
     return items
 
 
-def needs_model(items: list[_Item], protocol: str = WEBVOYAGER) -> bool:
+def needs_model(items: list[PlannedRun], protocol: str = WEBVOYAGER) -> bool:
     if protocol == WEBJUDGE and any(it.main for it in items):
         return True  # it asks about every run, answered or not
     for it in items:

@@ -3,7 +3,7 @@
 Pure functions over plain sequences and tables, written out here (no
 numpy/scipy) and checked in the tests against published worked examples.
 :mod:`cockpit.core.review.agreement` applies them to the labels and verdicts
-in the run store (and re-exports them).
+in the run store.
 """
 from __future__ import annotations
 

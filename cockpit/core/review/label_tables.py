@@ -1,10 +1,15 @@
 """The labels tables: human labels and judge verdicts as rows, written as JSONL or CSV.
 
 One row per run and per annotator (:func:`labels_rows`), for a spreadsheet or a
-statistics script; a run nobody has labelled still gets one row with empty
-label columns. Judge verdicts are a separate table (:func:`verdict_rows`).
-See :mod:`cockpit.core.review.reports` (which re-exports these) for what the
-exports are for and what they must not do. Never changes the store.
+statistics script. A run nobody has labelled still gets one row, with an empty
+annotator, verdict, category, comment, seconds, blind and labelled_at (empty
+cells in CSV, ``null`` in JSONL), so the table lists every run exported. Judge
+verdicts are a separate table (:func:`verdict_rows`). Cell values are written as
+they are stored: a comment or a model's answer starting with ``=`` is not
+defused against spreadsheet formulas (that would break the round trip); open the
+CSV as data, not by double-click, if the answers may come from hostile pages.
+The other exports are :mod:`cockpit.core.review.exports` (HTML, GIF) and
+:mod:`cockpit.core.review.coco_marks`. Never changes the store.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What became of the runs: each run's success and where it came from (:func:`run_outcomes`), success rates
 by site or model, autonomous against assisted success, failure categories and the steps histogram. Plain data
-for ``cockpit agreement`` and the Reports tab; :mod:`cockpit.core.review.agreement` re-exports these."""
+for ``cockpit agreement`` and the Reports tab (whose agreement figures are :mod:`cockpit.core.review.agreement`)."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
@@ -11,11 +11,13 @@ from cockpit.core.review.consensus import adjudicated_consensus
 from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
 
 
-def _ratio(a: int, b: int) -> float | None:
+def ratio(a: int, b: int) -> float | None:
+    """a / b, or None when b is 0 (nothing to take a rate over)."""
     return a / b if b else None
 
 
-def _runs(store) -> dict[str, dict]:
+def runs_by_id(store) -> dict[str, dict]:
+    """The store's run summaries by run id."""
     return {r["id"]: r for r in store.run_summaries()}
 
 
@@ -40,7 +42,7 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
         if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
             newest[v["run_id"]] = (t, int(v["verdict"]))
     out = {}
-    for run_id, run in _runs(store).items():
+    for run_id, run in runs_by_id(store).items():
         if run["status"] == "running":
             continue
         if run_id in cons:
@@ -70,7 +72,7 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     """
     if by not in ("site", "model"):
         raise ValueError(f"success rates are by 'site' or 'model', not {by!r}")
-    runs = _runs(store)
+    runs = runs_by_id(store)
     groups: dict[str, dict] = {}
     for run_id, (ok, source) in run_outcomes(store).items():
         g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
@@ -98,7 +100,7 @@ def assisted_success(store) -> dict:
     outcome (1/0/None), source, interventions: {approved, rejected, ..., assisted}, described}``,
     sorted by run id. Also per model: ``by_model`` rows ``{model, n, success, autonomous, rates}``.
     """
-    outcomes, runs = run_outcomes(store), _runs(store)
+    outcomes, runs = run_outcomes(store), runs_by_id(store)
     ivs = IV.of_runs(store)
     total = {"n": 0, "success": 0, "autonomous": 0, "assisted_runs": 0, "assisted_successes": 0}
     models: dict[str, dict] = {}
@@ -115,7 +117,7 @@ def assisted_success(store) -> dict:
         total["assisted_successes"] += ok and helped
 
     def rates(g):
-        return {"assisted_rate": _ratio(g["success"], g["n"]), "autonomous_rate": _ratio(g["autonomous"], g["n"])}
+        return {"assisted_rate": ratio(g["success"], g["n"]), "autonomous_rate": ratio(g["autonomous"], g["n"])}
     listed = []
     for run_id in sorted(ivs):
         if run_id not in outcomes:

@@ -1,7 +1,7 @@
 """WebJudge over one run: key points, each screenshot scored, the outcome (see :mod:`webjudge_prompt`).
 
 Every request goes through the judge batch's retry loop and concurrency limit
-(:class:`cockpit.core.review.judge._Judge`), so a batch of runs keeps at most
+(:class:`cockpit.core.review.judge.JudgeBatch`), so a batch of runs keeps at most
 ``concurrency`` requests in flight whichever stage they belong to. A screenshot
 is read, and its request built, only once its request may go (inside the
 limit, the file read off the event loop), so a batch of many runs holds at most

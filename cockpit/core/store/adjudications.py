@@ -1,6 +1,6 @@
 """Adjudicated verdicts: one per run, settling a disagreement, with its rationale and who decided.
 
-Adjudicating a run again replaces its verdict. The reports (cockpit.core.review.adjudication) let an
+Adjudicating a run again replaces its verdict. The reports (cockpit.core.review.to_adjudicate) let an
 adjudicated verdict stand in for the annotators' consensus.
 """
 from __future__ import annotations

@@ -27,7 +27,7 @@ import sqlite_utils
 from cockpit.core import paths
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.store.queries import StoreQueries, _fts_query
+from cockpit.core.store.queries import StoreQueries, fts_query
 from cockpit.core.store.schema import MIGRATIONS, SCHEMA_VERSION
 
 log = logging.getLogger(__name__)
@@ -338,7 +338,7 @@ class Store(StoreQueries):
         where, params = where_equal(status=status, batch=batch)
         if search:
             where += (" AND " if where else " WHERE ") + "rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)"
-            params.append(_fts_query(search))
+            params.append(fts_query(search))
         return self._rows(f"SELECT * FROM runs{where} ORDER BY started DESC LIMIT ?", params + [limit])
 
     def done_tasks(self) -> set[tuple[str, str, str]]:

@@ -59,7 +59,7 @@ class RunFilter:
             params.append(self.since)
         if self.search.strip():
             where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
-            params.append(_fts_query(self.search))
+            params.append(fts_query(self.search))
         # With an annotator picked, the human verdict is that annotator's (fail = runs *they* called a
         # failure; unlabelled = runs *they* have not labelled), not anyone's.
         who, who_params = ("AND labels.annotator = ?", [self.annotator]) if self.annotator else ("", [])
@@ -255,7 +255,7 @@ class StoreQueries:
                           [run_id])
 
 
-def _fts_query(text: str) -> str:
+def fts_query(text: str) -> str:
     """Plain words to an FTS5 query that cannot be a syntax error."""
     words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
     return " ".join(f'"{w}"' for w in words) or '""'

@@ -11,8 +11,8 @@ by task length (rows: tasks of N hops; columns: hop 1..N).
 
 A hop's condition is a :class:`~cockpit.core.tasks.hop_conditions.HopCondition`
 (what it checks: see :mod:`cockpit.core.tasks.hop_conditions`); the report
-over stored runs is :mod:`cockpit.core.tasks.hop_report`. Both are re-exported
-here. One update of the tracker may pass several hops in a row (a page that
+over stored runs is :mod:`cockpit.core.tasks.hop_report`. Import them from
+there. One update of the tracker may pass several hops in a row (a page that
 satisfies hop k and hop k+1 passes both).
 
 Where conditions come from (:func:`conditions_for` / :func:`tracker_for`)
@@ -73,7 +73,6 @@ from dataclasses import replace
 from typing import Callable, Iterable, Mapping
 
 from cockpit.core.tasks.hop_conditions import AND_SEP, OR_SEP, HopCondition, as_strs, split_ref
-from cockpit.core.tasks.hop_report import hop_report, run_hops, step_hops  # noqa: F401 - part of this API
 
 END = "end"
 

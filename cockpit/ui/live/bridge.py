@@ -1,6 +1,6 @@
 """The one place the core meets Qt: runs the agent in a worker thread.
 
-The worker (a :mod:`cockpit.ui.tasks` task, as are the browser warm-up and the
+The worker (a :mod:`cockpit.ui.background` task, as are the browser warm-up and the
 live view) owns the browser session, the model client and its own store
 connection. Core events come back as Qt signals (queued to the GUI thread);
 the run's end comes back as the task's outcome; controls go the other way
@@ -30,7 +30,7 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store
-from cockpit.ui.tasks import CancelFlag, Lock, Task, run_in_background
+from cockpit.ui.background import CancelFlag, Lock, Task, run_in_background
 
 log = logging.getLogger(__name__)
 

@@ -1,12 +1,14 @@
 """Reports mode: run the LLM judge, and see agreement, success rates and failure charts.
 
-The judge runs as an asyncio task on the window's qasync loop (AsyncOpenAI
-underneath), with a progress bar and Cancel; the window never waits on it.
-Everything shown comes from cockpit.core.review.agreement.report().
+The judge runs as a background task (:mod:`cockpit.ui.background`): its
+requests, screenshot reads, image downscaling and SQLite writes happen on a
+worker thread, its progress comes back to the bar on the GUI thread, and Cancel
+stops it (the report of what was judged is still shown). The window never waits
+on it. Everything shown comes from cockpit.core.review.agreement.report().
 """
 from __future__ import annotations
 
-import asyncio
+import concurrent.futures
 import html
 from typing import Callable
 
@@ -16,10 +18,11 @@ from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, Q
                                QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from cockpit.core.review import agreement
-from cockpit.core.review.judge import judge_runs
+from cockpit.core.review.judge import judge_runs_blocking
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
+from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_background
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.words import bin_label, runs, unjudged_failures_note
@@ -38,8 +41,8 @@ class ReportsPanel(QWidget):
         # who is looking (Review's annotator field): runs of their blind batch they have not labelled are left
         # out of the per-run disagreements, which name the judges' and the other annotators' verdicts (#22)
         self.annotator: Callable[[], str] = lambda: ""
-        self.judge_task: asyncio.Task | None = None
-        self._cancel: asyncio.Event | None = None
+        self.judge_task: Task | None = None  # until its outcome is shown
+        self._cancel: CancelFlag | None = None
         self._build(judge_config or ModelConfig(temperature=0))
 
     # ---------- building ----------
@@ -218,8 +221,14 @@ class ReportsPanel(QWidget):
     def _k(self) -> int:
         return 0 if self.j_k.currentText() == "all" else int(self.j_k.currentText())
 
-    def start_judging(self) -> asyncio.Task | None:
-        if self.judge_task is not None and not self.judge_task.done():
+    @property
+    def judging(self) -> bool:
+        """True from Judge until the outcome is shown."""
+        return self.judge_task is not None
+
+    def start_judging(self) -> Task | None:
+        """Start the judge on the finished runs, in the background; the task, or None when it cannot start."""
+        if self.judge_task is not None:
             return self.judge_task
         if not self.j_model.text().strip():  # verdicts are stored under the judge model's name
             self.j_status.setText("Name the judge model first.")
@@ -228,22 +237,18 @@ class ReportsPanel(QWidget):
         if not ids:
             self.j_status.setText("No finished runs to judge.")
             return None
-        try:
-            loop = asyncio.get_event_loop()
-        except RuntimeError:
-            self.j_status.setText("No event loop to run the judge on (start Cockpit with `cockpit`).")
-            return None
-        self._cancel = asyncio.Event()
+        # Not the task's own cancel flag: a cancelled task delivers nothing, and Cancel shows what was judged.
+        cancel = self._cancel = CancelFlag()
         self.j_progress.setRange(0, len(ids))
         self.j_progress.setValue(0)
         self.j_start.setEnabled(False)
         self.j_cancel.setEnabled(True)
         self.j_status.setText(f"Judging {len(ids)} runs with {html.escape(self.j_model.text())}…")
-        coro = judge_runs(ids, store_root=self.store.root, config=self.judge_config(), k=self._k(),
-                          concurrency=self.j_conc.value(), progress=self._on_progress, cancel=self._cancel,
-                          redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())
-        self.judge_task = loop.create_task(coro)
-        self.judge_task.add_done_callback(self._on_done)
+        options = dict(store_root=self.store.root, config=self.judge_config(), k=self._k(),
+                       concurrency=self.j_conc.value(), progress=on_gui_thread(self._on_progress),
+                       redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())
+        self.judge_task = run_in_background(lambda: judge_runs_blocking(ids, cancel=cancel, **options),
+                                            self._on_done, name="cockpit-judge")
         return self.judge_task
 
     def cancel_judging(self) -> None:
@@ -251,20 +256,20 @@ class ReportsPanel(QWidget):
             self._cancel.set()
 
     def _on_progress(self, done: int, total: int, run_id: str, verdict) -> None:
+        if self.judge_task is None:
+            return  # a report queued before the outcome was shown
         self.j_progress.setMaximum(total)
         self.j_progress.setValue(done)
 
-    def _on_done(self, task: asyncio.Task) -> None:
+    def _on_done(self, future: concurrent.futures.Future) -> None:
+        self.judge_task = self._cancel = None
         self.j_start.setEnabled(True)
         self.j_cancel.setEnabled(False)
-        if task.cancelled():
-            self.j_status.setText("Cancelled.")
-            return
-        exc = task.exception()
+        exc = future.exception()
         if exc is not None:
             self.j_status.setText(in_window_terms(f"The judge could not run: {exc}", JUDGE_SERVER_FIELD))
             return
-        rep = task.result()
+        rep = future.result()
         counts = rep.counts() if hasattr(rep, "counts") else {}
         errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
         self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(

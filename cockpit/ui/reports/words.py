@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from cockpit.core.review.agreement import run_outcomes
+from cockpit.core.review.outcomes import run_outcomes
 
 #: how a run without an answer ended, in words: (one run, several runs)
 ENDINGS = {

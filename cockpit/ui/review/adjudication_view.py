@@ -1,7 +1,7 @@
 """Review's adjudication mode: the runs to settle, every verdict and reason side by side, the adjudicated verdict.
 
 "To adjudicate" (above the runs list) narrows the runs list to the runs
-cockpit.core.review.adjudication.to_adjudicate returns: the annotators gave both success and fail, or their
+cockpit.core.review.to_adjudicate.to_adjudicate returns: the annotators gave both success and fail, or their
 consensus and a judge differ ("open only": those not adjudicated yet). In place of the label bar, the
 AdjudicationView lists each annotator's and judge's verdict with its reason (category and comment; the judge's
 reply), and records an adjudicated verdict with its rationale under the annotator's name
@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QHBoxLayout, QHeade
                                QPushButton, QRadioButton, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.review.adjudication import to_adjudicate
+from cockpit.core.review.to_adjudicate import to_adjudicate
 from cockpit.core.store.adjudications import set_adjudication
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip

@@ -9,7 +9,7 @@ from PIL import Image
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QImage
 
-from cockpit.ui.tasks import Task, run_in_background
+from cockpit.ui.background import Task, run_in_background
 
 SOURCE = "cockpit-source"  # QImage text key: the file an image was decoded from
 
@@ -42,11 +42,11 @@ def _load(kind: str, paths: tuple[str, ...]) -> QImage | None:
     return img.scaledToWidth(144, Qt.SmoothTransformation) if img is not None and kind == "thumb" else img
 
 
-class _Loader(QObject):
+class RunLoader(QObject):
     """Decodes step screenshots and thumbnails in the background, one at a time.
 
     The job list belongs to the GUI thread: each decode is a task
-    (:func:`cockpit.ui.tasks.run_in_background`) whose outcome, delivered here,
+    (:func:`cockpit.ui.background.run_in_background`) whose outcome, delivered here,
     is emitted and starts the next job.
     """
     image = Signal(str, int, object)  # run id, step, QImage (None: the file is missing or unreadable)

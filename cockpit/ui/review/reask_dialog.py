@@ -14,7 +14,7 @@ from cockpit.core.llm import prompt
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.store import Store
-from cockpit.ui.tasks import Task, run_in_background
+from cockpit.ui.background import Task, run_in_background
 from cockpit.ui.room import resize_within_screen
 
 

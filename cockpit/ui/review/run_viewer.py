@@ -20,13 +20,13 @@ from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, Q
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
-from cockpit.core.review.reports import BLIND_NOTE, blind_step
+from cockpit.core.review.exports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.live.step_log import StepDetails, who_decided
 from cockpit.ui.plaintext import tip
 from cockpit.ui.elide import ElidedLabel, wrap_within
-from cockpit.ui.review.loader import SOURCE, _Loader
+from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools
 from cockpit.ui.review.words import words
 from cockpit.ui.screenshot.view import ScreenshotView
@@ -61,7 +61,7 @@ class RunViewer(QWidget):
         self._images: OrderedDict[tuple[str, int], QImage] = OrderedDict()
         self._marks: dict[tuple[str, int], list] = {}
         # No Qt parent: the loader thread holds it, so it cannot be destroyed under a pending emit.
-        self.loader = _Loader(store.root)
+        self.loader = RunLoader(store.root)
         self.loader.image.connect(self._on_loader_image)
         self.loader.thumb.connect(self._on_loader_thumb)
         self._build()

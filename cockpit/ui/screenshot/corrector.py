@@ -8,7 +8,7 @@ for training and for better marking, and drawn on the view: spurious boxes dashe
 
 It is told, by callables given to it, which step the view shows (run id and step, or None), who decides (the
 name stored with the correction) and, optionally, the live browser session: with one, the element under the
-drawn box's centre is looked up off the GUI thread (cockpit.core.page.element_at) and kept with the mark.
+drawn box's centre is looked up off the GUI thread (cockpit.core.page.observation.element_at) and kept with the mark.
 It says what happened (message) or what went wrong or is missing (error), as text for a person.
 """
 from __future__ import annotations
@@ -21,7 +21,7 @@ from PySide6.QtWidgets import QInputDialog, QMenu
 from cockpit.core.errors import short_message
 from cockpit.core.page.marks import Mark
 from cockpit.core.store import corrections
-from cockpit.ui.tasks import run_in_background
+from cockpit.ui.background import run_in_background
 
 NO_STEP = "Open a step first (pick a run, then a step): marks are corrected on the step's screenshot."
 ADDING = "Draw a box around the element the marking missed (Esc cancels)."
@@ -96,7 +96,7 @@ class MarkCorrector(QObject):
         x, y, w, h = rect
 
         def lookup():
-            from cockpit.core.page.element_at import element_at
+            from cockpit.core.page.observation import element_at
             with live.lock:
                 element = element_at(live, x + w / 2, y + h / 2)
             return run_id, step, rect, label, element if isinstance(element, dict) else None

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QGraphicsRectItem, QToolTip
 
 from cockpit.core.page.marks import Mark
 
-from cockpit.ui.screenshot.marks import _EXTRA_COLOR, _Z_RUBBER, _pen, mark_tooltip
+from cockpit.ui.screenshot.marks import EXTRA_COLOR, Z_RUBBER, make_pen, mark_tooltip
 
 __all__ = ["ViewGestures"]
 
@@ -158,9 +158,9 @@ class ViewGestures(QObject):
         start = self._image_point(pos)
         self._rubber_start = start
         r = QGraphicsRectItem(QRectF(start, start))
-        r.setPen(_pen(_EXTRA_COLOR, 2, dashed=True))
+        r.setPen(make_pen(EXTRA_COLOR, 2, dashed=True))
         r.setBrush(QColor(46, 125, 50, 40))
-        r.setZValue(_Z_RUBBER)
+        r.setZValue(Z_RUBBER)
         self._view.scene().addItem(r)
         self._rubber = r
 

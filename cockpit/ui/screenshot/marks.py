@@ -18,17 +18,17 @@ __all__ = ["mark_tooltip"]
 
 _CELL = 32  # grid cell (screen px) for label placement
 
-_BOX_COLOR = QColor("black")
+BOX_COLOR = QColor("black")
 _LABEL_FG = QColor("white")
-_FLAG_COLOR = QColor(150, 150, 150)
-_EXTRA_COLOR = QColor("#2e7d32")
-_HOVER_FILL = QColor(33, 150, 243, 45)
+FLAG_COLOR = QColor(150, 150, 150)
+EXTRA_COLOR = QColor("#2e7d32")
+HOVER_FILL = QColor(33, 150, 243, 45)
 
 # Label pixmaps by (text, background rgba, device pixel ratio), shared by all views.
 _PIXMAPS: dict[tuple[str, int, float], QPixmap] = {}
 
-_Z_PIXMAP, _Z_MARKS, _Z_HIGHLIGHT, _Z_RUBBER = 0, 1, 10, 20
-_Z_BOX, _Z_LABEL = 0, 1  # inside the marks layer
+Z_PIXMAP, Z_MARKS, Z_HIGHLIGHT, Z_RUBBER = 0, 1, 10, 20
+Z_BOX, Z_LABEL = 0, 1  # inside the marks layer
 
 
 def _shorten(s: str, n: int = 60) -> str:
@@ -67,7 +67,7 @@ def mark_tooltip(mark: Mark) -> str:
     return "\n".join(lines)
 
 
-def _pen(color: QColor, width: float, dashed: bool = False) -> QPen:
+def make_pen(color: QColor, width: float, dashed: bool = False) -> QPen:
     pen = QPen(color, width)
     pen.setCosmetic(True)  # same width on screen at every zoom
     pen.setJoinStyle(Qt.MiterJoin)
@@ -76,7 +76,7 @@ def _pen(color: QColor, width: float, dashed: bool = False) -> QPen:
     return pen
 
 
-class _Label:
+class MarkLabel:
     """A number label: a pre-rendered pixmap item that ignores the view transform.
 
     The pixmaps come from a cache keyed by (text, colour): ids 1..N recur on every step,
@@ -95,7 +95,7 @@ class _Label:
 
 
 
-def _render_label(text: str, bg: QColor, font: QFont, fm: QFontMetrics, dpr: float) -> QPixmap:
+def render_label(text: str, bg: QColor, font: QFont, fm: QFontMetrics, dpr: float) -> QPixmap:
     """The label pixmap for `text` on `bg` at `dpr`, from the shared cache."""
     key = (text, bg.rgba(), dpr)
     pm = _PIXMAPS.get(key)
@@ -115,7 +115,7 @@ def _render_label(text: str, bg: QColor, font: QFont, fm: QFontMetrics, dpr: flo
     return pm
 
 
-def _place_labels(entries, z: float, size: tuple[int, int]) -> None:
+def place_labels(entries, z: float, size: tuple[int, int]) -> None:
     """Place each ``(label, (x, y, w, h))`` (box in image pixels) at the first free spot
     around its box, in screen pixels at zoom `z` over an image of `size`.
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsLineItem, QGraphicsPathIte
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError
-from cockpit.ui.screenshot.marks import _Z_HIGHLIGHT, _pen
+from cockpit.ui.screenshot.marks import Z_HIGHLIGHT, make_pen
 
 CROSS = 12  # crosshair arm, screen px
 RING = 6  # crosshair ring radius, screen px
@@ -71,7 +71,7 @@ def pointer_geometry(action, pointer: dict | None, image_size: tuple[int, int]):
 def pointer_items(point, end, box, color: str) -> list[QGraphicsItem]:
     """The items to add to the scene: crosshair (always first), drag line and arrowhead, box."""
     qc = QColor(color)
-    pen = _pen(qc, 2)
+    pen = make_pen(qc, 2)
     cross = QPainterPath()
     cross.moveTo(-CROSS, 0)
     cross.lineTo(CROSS, 0)
@@ -101,7 +101,7 @@ def pointer_items(point, end, box, color: str) -> list[QGraphicsItem]:
         items += [line, arrow]
     if box is not None:
         r = QGraphicsRectItem(QRectF(*box))
-        r.setPen(_pen(qc, 3))
+        r.setPen(make_pen(qc, 3))
         r.setData(0, "resolved")
         items.append(r)
     return items
@@ -127,7 +127,7 @@ class PointerMarker:
         if geo is None:
             return
         for item in pointer_items(*geo, color):
-            item.setZValue(_Z_HIGHLIGHT + 1)
+            item.setZValue(Z_HIGHLIGHT + 1)
             self._scene.addItem(item)
             self._items.append(item)
 

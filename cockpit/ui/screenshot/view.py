@@ -45,8 +45,8 @@ from cockpit.core.page.marks import Mark
 from cockpit.ui.screenshot.gestures import ViewGestures
 from cockpit.ui.screenshot.zoom import ViewZoom
 from cockpit.ui.screenshot.pointer import PointerMarker
-from cockpit.ui.screenshot.marks import (_BOX_COLOR, _EXTRA_COLOR, _FLAG_COLOR, _HOVER_FILL, _Z_BOX, _Z_HIGHLIGHT,
-                                         _Z_LABEL, _Z_MARKS, _Z_PIXMAP, _Label, _pen, _place_labels, _render_label,
+from cockpit.ui.screenshot.marks import (BOX_COLOR, EXTRA_COLOR, FLAG_COLOR, HOVER_FILL, Z_BOX, Z_HIGHLIGHT,
+                                         Z_LABEL, Z_MARKS, Z_PIXMAP, MarkLabel, make_pen, place_labels, render_label,
                                          mark_tooltip)
 
 __all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
@@ -114,11 +114,11 @@ class ScreenshotView(QGraphicsView):
         self._message.setAttribute(Qt.WA_TransparentForMouseEvents, True)
         self._message.setStyleSheet("color: #dddddd; font-size: 14px;")
 
-        self._pen_box = _pen(_BOX_COLOR, 2)
-        self._pen_flag = _pen(_FLAG_COLOR, 1.5, dashed=True)
-        self._pen_extra = _pen(_EXTRA_COLOR, 2, dashed=True)
+        self._pen_box = make_pen(BOX_COLOR, 2)
+        self._pen_flag = make_pen(FLAG_COLOR, 1.5, dashed=True)
+        self._pen_extra = make_pen(EXTRA_COLOR, 2, dashed=True)
         self._no_brush = QBrush(Qt.NoBrush)
-        self._hover_brush = QBrush(_HOVER_FILL)
+        self._hover_brush = QBrush(HOVER_FILL)
         self._pointer = PointerMarker(self._scene)  # a pixel action's crosshair, drag arrow, resolved box
 
         self._reset_state()
@@ -133,15 +133,15 @@ class ScreenshotView(QGraphicsView):
         self._marks: list[Mark] = []
         self._by_id: dict[int, int] = {}  # mark id -> index in _marks
         self._boxes: list[QGraphicsRectItem] = []
-        self._labels: list[_Label] = []
+        self._labels: list[MarkLabel] = []
         self._hits: list[tuple[float, float, float, float, int]] = []  # x0,y0,x1,y1,index
         self._extra_items: list[QGraphicsRectItem] = []
-        self._extra_labels: list[tuple[_Label, tuple[int, int, int, int]]] = []
+        self._extra_labels: list[tuple[MarkLabel, tuple[int, int, int, int]]] = []
         self._flagged: set[int] = set()
         self._hl_id: int | None = None
         self._hl_color = "#e53935"
         self._hl_box: QGraphicsRectItem | None = None
-        self._hl_label: _Label | None = None
+        self._hl_label: MarkLabel | None = None
         self._pointer.forget()  # the scene is cleared with its items
         self._size = (0, 0)
         self.zoom.reset()
@@ -181,7 +181,7 @@ class ScreenshotView(QGraphicsView):
 
         self._size = (pix.width(), pix.height())
         self._pixmap_item = self._scene.addPixmap(pix)
-        self._pixmap_item.setZValue(_Z_PIXMAP)
+        self._pixmap_item.setZValue(Z_PIXMAP)
         self._pixmap_item.setTransformationMode(Qt.SmoothTransformation)
         self._scene.setSceneRect(QRectF(0, 0, pix.width(), pix.height()))
 
@@ -200,12 +200,12 @@ class ScreenshotView(QGraphicsView):
         """The marks layer of a new screenshot: a box and a numbered label per mark (set_screenshot)."""
         layer = QGraphicsRectItem()
         layer.setFlag(QGraphicsItem.ItemHasNoContents, True)
-        layer.setZValue(_Z_MARKS)
+        layer.setZValue(Z_MARKS)
         self._scene.addItem(layer)
         self._layer = layer
 
         self._marks = list(marks or [])
-        pen, pixmap, bg = self._pen_box, self._label_pixmap, _BOX_COLOR
+        pen, pixmap, bg = self._pen_box, self._label_pixmap, BOX_COLOR
         by_id, boxes, labels, hits = self._by_id, self._boxes, self._labels, self._hits
         # Boxes first, then labels: siblings of equal Z stack in insertion order, so every
         # label is above every box without a Z value per item.
@@ -219,7 +219,7 @@ class ScreenshotView(QGraphicsView):
                 hits.append((x, y, x + w, y + h, i))
         for m in self._marks:
             t = str(m.id)
-            labels.append(_Label(t, pixmap(t, bg), layer))
+            labels.append(MarkLabel(t, pixmap(t, bg), layer))
         layer.setVisible(self._marks_visible)
 
     def clear(self, message: str = "") -> None:
@@ -287,11 +287,11 @@ class ScreenshotView(QGraphicsView):
         x, y, w, h = m.bbox
         qc = QColor(color)
         box = QGraphicsRectItem(x, y, w, h)
-        box.setPen(_pen(qc, 4))
-        box.setZValue(_Z_HIGHLIGHT)
+        box.setPen(make_pen(qc, 4))
+        box.setZValue(Z_HIGHLIGHT)
         self._scene.addItem(box)
         self._hl_box = box
-        lab = _Label(str(m.id), self._label_pixmap(str(m.id), qc), box)
+        lab = MarkLabel(str(m.id), self._label_pixmap(str(m.id), qc), box)
         lab.item.setZValue(1)
         self._hl_label = lab
         lab.item.setPos(self._labels[self._by_id[mark_id]].item.pos())
@@ -327,11 +327,11 @@ class ScreenshotView(QGraphicsView):
             if mid in new:
                 self._boxes[i].setPen(self._pen_flag)
                 lab = self._labels[i]
-                lab.item.setPixmap(self._label_pixmap(lab.text, _FLAG_COLOR))
+                lab.item.setPixmap(self._label_pixmap(lab.text, FLAG_COLOR))
             else:
                 self._boxes[i].setPen(self._pen_box)
                 lab = self._labels[i]
-                lab.item.setPixmap(self._label_pixmap(lab.text, _BOX_COLOR))
+                lab.item.setPixmap(self._label_pixmap(lab.text, BOX_COLOR))
         self._flagged = {mid for mid in new if mid in self._by_id}
 
     def flagged(self) -> set[int]:
@@ -350,10 +350,10 @@ class ScreenshotView(QGraphicsView):
             x, y, w, h = (int(v) for v in bbox)
             box = QGraphicsRectItem(x, y, w, h, self._layer)
             box.setPen(self._pen_extra)
-            box.setZValue(_Z_BOX)
+            box.setZValue(Z_BOX)
             self._extra_items.append(box)
-            lab = _Label(str(text), self._label_pixmap(str(text), _EXTRA_COLOR), self._layer)
-            lab.item.setZValue(_Z_LABEL)
+            lab = MarkLabel(str(text), self._label_pixmap(str(text), EXTRA_COLOR), self._layer)
+            lab.item.setZValue(Z_LABEL)
             self._extra_labels.append((lab, (x, y, w, h)))
         self._layout_labels()
 
@@ -432,16 +432,16 @@ class ScreenshotView(QGraphicsView):
             self._hl_box.setBrush(self._hover_brush if on else self._no_brush)
 
     def _label_pixmap(self, text: str, bg: QColor) -> QPixmap:
-        return _render_label(text, bg, self._font, self._fm, self.devicePixelRatioF() or 1.0)
+        return render_label(text, bg, self._font, self._fm, self.devicePixelRatioF() or 1.0)
 
     def _layout_labels(self) -> None:
         """Place every label at the first free spot around its box, in screen pixels
-        (see :func:`.marks._place_labels`)."""
+        (see :func:`.marks.place_labels`)."""
         if self._pixmap_item is None:
             return
         z = self.zoom.zoom_factor() or 1.0
         entries = [(lab, m.bbox) for lab, m in zip(self._labels, self._marks)]
         entries += self._extra_labels
-        _place_labels(entries, z, self._size)
+        place_labels(entries, z, self._size)
         if self._hl_label is not None and self._hl_id in self._by_id:
             self._hl_label.item.setPos(self._labels[self._by_id[self._hl_id]].item.pos())

@@ -1,7 +1,7 @@
 """The model settings' calls to the server: "Test connection" (one tiny chat request) and the model listing,
 in the background, and the status line that shows how they went.
 
-Neither blocks the GUI thread (:func:`cockpit.ui.tasks.run_in_background`); the result comes back on it. While
+Neither blocks the GUI thread (:func:`cockpit.ui.background.run_in_background`); the result comes back on it. While
 one runs its button shows a busy text and is disabled, without moving the focus into another field.
 ``cancel()`` (the dialog closing) cancels them, and a result that arrives after that is ignored. A typed key
 never shows in a message: it is replaced by ``***``.
@@ -17,7 +17,7 @@ from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from cockpit.core.llm.client import ModelCancelled, ModelClient, ModelConfig, ModelError
 from cockpit.ui.settings.parts import BusyButton, MessageLabel
-from cockpit.ui.tasks import CancelFlag, Task, run_in_background
+from cockpit.ui.background import CancelFlag, Task, run_in_background
 
 log = logging.getLogger(__name__)
 
@@ -99,7 +99,7 @@ class ConnectionCheck(QWidget):
         self._pending[kind] = run_in_background(run, self._on_done, name=f"settings-{kind}", pass_cancel=True)
 
     def _on_done(self, done) -> None:
-        # a task of a closed dialog was cancelled and is never delivered (cockpit.ui.tasks)
+        # a task of a closed dialog was cancelled and is never delivered (cockpit.ui.background)
         kind = next((k for k, task in self._pending.items() if task.future is done), None)
         if kind is None:
             return

@@ -25,7 +25,7 @@ from pathlib import Path
 from PySide6.QtCore import Slot
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QVBoxLayout, QWidget
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.settings import Settings, SettingsError, save_settings
 from cockpit.ui.room import TallScrollArea, fit_to_screen
 from cockpit.ui.settings.browser_section import BrowserSection
@@ -159,7 +159,7 @@ class ModelSettingsDialog(QDialog):
         try:
             self.key.store(new.model.base_url)
             self.lookahead.store_key()
-        except secrets.SecretStoreError as e:
+        except apikeys.SecretStoreError as e:
             return self._show_error(str(e))
         try:
             save_settings(new, self._path)

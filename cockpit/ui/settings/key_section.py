@@ -10,7 +10,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLineEdit, QVBoxLayout, QWidget
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.ui.settings.parts import MessageLabel, form, label
 
 
@@ -19,7 +19,7 @@ class KeySection(QWidget):
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
-        self._keyring_ok, self._keyring_why = secrets.keyring_usable()
+        self._keyring_ok, self._keyring_why = apikeys.keyring_usable()
         self.key_edit = QLineEdit()
         self.key_edit.setEchoMode(QLineEdit.EchoMode.Password)
         self.key_edit.setAutoFillBackground(False)
@@ -41,11 +41,11 @@ class KeySection(QWidget):
 
     def refresh(self, base_url: str | None) -> None:
         """Keyring note and key placeholder for the server at `base_url` (never shows the key)."""
-        lookup = secrets.get_api_key(base_url)
+        lookup = apikeys.get_api_key(base_url)
         has_key, note = lookup.key is not None, _sentence(lookup.note)
         del lookup  # only whether there is a key, and the note, are kept
         self.key_edit.setToolTip(note)
-        if not has_key and not self._keyring_ok and secrets.is_local(base_url):  # no key needed: no warning
+        if not has_key and not self._keyring_ok and apikeys.is_local(base_url):  # no key needed: no warning
             self.key_edit.setEnabled(False)
             self.key_edit.setPlaceholderText("Not needed for a server on this computer or network")
             self.keyring_label.setText("A local server needs no API key; leave the field empty.")
@@ -58,18 +58,18 @@ class KeySection(QWidget):
         else:
             self.key_edit.clear()
             self.key_edit.setEnabled(False)
-            self.key_edit.setPlaceholderText(note if has_key else f"No keyring here: set {secrets.ENV_VAR}")
+            self.key_edit.setPlaceholderText(note if has_key else f"No keyring here: set {apikeys.ENV_VAR}")
             self.keyring_label.setText(
                 f"No system keyring is available here ({self._keyring_why}). Cockpit cannot store an API "
-                f"key, and never writes one to a file. Set the {secrets.ENV_VAR} environment variable "
+                f"key, and never writes one to a file. Set the {apikeys.ENV_VAR} environment variable "
                 f"before starting Cockpit instead; it is used whenever the keyring has no key.")
 
     def store(self, base_url: str | None) -> None:
         """A typed key goes to the keyring for `base_url`, and the field is emptied (raises
-        secrets.SecretStoreError, the typed key kept)."""
+        apikeys.SecretStoreError, the typed key kept)."""
         key = self.typed_key()
         if key:
-            secrets.set_api_key(base_url, key)
+            apikeys.set_api_key(base_url, key)
             self.key_edit.clear()
             self.refresh(base_url)
 

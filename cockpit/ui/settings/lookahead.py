@@ -11,7 +11,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QFormLayout, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
-from cockpit.core.llm import apikeys as secrets
+from cockpit.core.llm import apikeys
 from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 from cockpit.core.settings import Settings, field_help
 
@@ -21,7 +21,7 @@ class LookaheadSettingsBox(QGroupBox):
         """`agent_url_edit`: the dialog's base URL field (the agent's server; empty = OpenAI)."""
         super().__init__("Look-ahead: world-model preview and planning (extra model calls)", parent)
         self._agent_url_edit = agent_url_edit  # the field, not the dialog: no reference cycle to it
-        self._keyring_ok = secrets.keyring_usable()[0]
+        self._keyring_ok = apikeys.keyring_usable()[0]
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.ExpandingFieldsGrow)
         self.preview_model_edit = QLineEdit(settings.preview_model)
@@ -78,7 +78,7 @@ class LookaheadSettingsBox(QGroupBox):
     def _own_server(self) -> bool:
         """The preview model has a server (and so a keyring entry) of its own."""
         agent = self._agent_url_edit.text().strip() or None
-        return bool(self.preview_url()) and secrets.host_of(self.preview_url()) != secrets.host_of(agent)
+        return bool(self.preview_url()) and apikeys.host_of(self.preview_url()) != apikeys.host_of(agent)
 
     def refresh_key_state(self) -> None:
         """The key field is for a preview server other than the agent's; it never shows a stored key."""
@@ -87,7 +87,7 @@ class LookaheadSettingsBox(QGroupBox):
             self.preview_key_edit.setEnabled(False)
             self.preview_key_edit.setPlaceholderText("the agent's server: its key is used")
             return
-        lookup = secrets.get_api_key(self.preview_url())
+        lookup = apikeys.get_api_key(self.preview_url())
         has_key, note = lookup.key is not None, lookup.note
         del lookup
         self.preview_key_edit.setEnabled(self._keyring_ok)
@@ -115,9 +115,9 @@ class LookaheadSettingsBox(QGroupBox):
         s.plan_refine = self.refine_box.isChecked()
 
     def store_key(self) -> None:
-        """A key typed for the preview server goes to the keyring (raises secrets.SecretStoreError)."""
+        """A key typed for the preview server goes to the keyring (raises apikeys.SecretStoreError)."""
         key = self.preview_key_edit.text().strip()
         if key and self._own_server():
-            secrets.set_api_key(self.preview_url(), key)
+            apikeys.set_api_key(self.preview_url(), key)
             self.preview_key_edit.clear()
             self.refresh_key_state()

@@ -3,11 +3,12 @@
 A run needs adjudicating when its annotators disagree (both success and fail were given; ``unsure``
 does not count), or when the annotators' consensus and a judge's decided verdict differ. The
 adjudicated verdict itself is stored by :mod:`cockpit.core.store.adjudications`; the agreement
-report then reads it in place of the consensus (:func:`cockpit.core.review.agreement.adjudicated_consensus`).
+report then reads it in place of the consensus (:func:`cockpit.core.review.consensus.adjudicated_consensus`).
 """
 from __future__ import annotations
 
-from cockpit.core.review.agreement import NAMES, consensus, human_matrix, k_label
+from cockpit.core.review.agreement import k_label
+from cockpit.core.review.consensus import NAMES, consensus, human_matrix
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assignments, get_batch
 from cockpit.core.store.labels import labels, verdicts

@@ -13,9 +13,14 @@ never delivered, and a long loop given the flag (``pass_cancel=True``) polls or
 waits on it to stop early. ``on_done`` bound to a Qt object that is deleted by
 the time the outcome arrives is not called.
 
+A task that reports as it goes (the judge's progress bar) calls a function made
+by :func:`on_gui_thread`: each call is queued to the GUI thread the same way,
+and dropped when its Qt object is gone.
+
 Threads are one per task and daemon, as before this module: a call stuck on the
 network never keeps the application from quitting. Everything in the UI that
-needs a thread, a lock or a cancel flag takes it from here.
+needs a thread, a lock or a cancel flag takes it from here; nothing in the UI
+starts asyncio tasks on the window's event loop (``tests/test_architecture.py``).
 """
 from __future__ import annotations
 
@@ -27,7 +32,7 @@ from typing import Any, Callable
 import shiboken6
 from PySide6.QtCore import QCoreApplication, QObject, Qt, Signal, Slot
 
-__all__ = ["CancelFlag", "Lock", "Task", "run_in_background"]
+__all__ = ["CancelFlag", "Lock", "Task", "on_gui_thread", "run_in_background"]
 
 log = logging.getLogger(__name__)
 
@@ -73,23 +78,34 @@ class Task:
             if exc is not None:
                 log.error("background task %r failed", self.name, exc_info=exc)
             return
-        owner = getattr(on_done, "__self__", None)
-        if isinstance(owner, QObject) and not shiboken6.isValid(owner):
+        if _owner_gone(on_done):
             return  # its window or dialog is gone
         on_done(self.future)
+
+
+def _owner_gone(fn: Callable) -> bool:
+    owner = getattr(fn, "__self__", None)
+    return isinstance(owner, QObject) and not shiboken6.isValid(owner)
 
 
 class _Relay(QObject):
     """Lives in the GUI thread; a finished task, emitted from its worker, is delivered here."""
     finished = Signal(object)  # Task
+    called = Signal(object, object)  # fn, args
 
     def __init__(self):
         super().__init__()
         self.finished.connect(self._deliver, Qt.ConnectionType.QueuedConnection)
+        self.called.connect(self._call, Qt.ConnectionType.QueuedConnection)
 
     @Slot(object)
     def _deliver(self, task: Task) -> None:
         task._deliver()
+
+    @Slot(object, object)
+    def _call(self, fn: Callable, args: tuple) -> None:
+        if not _owner_gone(fn):
+            fn(*args)
 
 
 _relay: _Relay | None = None
@@ -106,6 +122,16 @@ def _gui_relay() -> _Relay:
             _relay = _Relay()
             _relay.moveToThread(app.thread())
         return _relay
+
+
+def on_gui_thread(fn: Callable[..., Any]) -> Callable[..., None]:
+    """A function that may be called from any thread: each call runs `fn` with its arguments on the GUI thread,
+    in order, later (queued), unless `fn`'s Qt object is gone by then. For a task's progress reports."""
+    relay = _gui_relay()
+
+    def call(*args) -> None:
+        relay.called.emit(fn, args)
+    return call
 
 
 def run_in_background(fn: Callable[..., Any], on_done: Callable[[concurrent.futures.Future], None] | None = None,

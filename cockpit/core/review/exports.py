@@ -1,23 +1,19 @@
-"""Reports and data sets made from the run store: labels tables, an HTML page
-of a run, an animated GIF of a run, and the marks as COCO JSON.
+"""Exports of the run store for people and data sets: an HTML page of a run, an animated GIF of a
+run, and the JSON writer the other exports share. (The Reports tab's agreement figures are
+:mod:`cockpit.core.review.agreement`; this module is what ``cockpit export`` writes.)
 
 What each export is for:
 
-* :func:`labels_rows` / :func:`write_labels_jsonl` / :func:`write_labels_csv`:
-  the human labels, one row per run and per annotator, for a spreadsheet or a
-  statistics script. A run nobody has labelled still gets one row, with an
-  empty annotator, verdict, category, comment, seconds, blind and labelled_at
-  (empty cells in CSV, ``null`` in JSONL), so the table lists every run
-  exported. Judge verdicts are a separate table (:func:`verdict_rows`).
-  Cell values are written as they are stored: a comment or a model's answer
-  starting with ``=`` is not defused against spreadsheet formulas (that would
-  break the round trip); open the CSV as data, not by double-click, if the
-  answers may come from hostile pages.
 * :func:`html_report`: one self-contained page per run, to read or to attach
   to a bug report. Screenshots are embedded as JPEG ``data:`` URIs.
 * :func:`run_gif`: the marked screenshots as an animation with a caption.
-* :func:`coco_marks` (in :mod:`cockpit.core.review.coco_marks`): the Set-of-Mark boxes with their human
-  corrections, as a COCO object-detection data set (see the function for the decisions).
+* :func:`write_json`: a JSON data set (COCO marks, clicks) to a file.
+
+The sibling export modules: the labels tables (:func:`~cockpit.core.review.label_tables.labels_rows`,
+:func:`~cockpit.core.review.label_tables.write_labels_jsonl`, ``write_labels_csv``; judge verdicts in
+:func:`~cockpit.core.review.label_tables.verdict_rows`) are :mod:`cockpit.core.review.label_tables`; the
+Set-of-Mark boxes with their human corrections as a COCO object-detection data set are
+:func:`cockpit.core.review.coco_marks.coco_marks`.
 
 What this module must never do: write text that came from a page, a model or
 a user (titles, URLs, thoughts, actions, answers, element text, comments,
@@ -42,18 +38,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store.records import status_text
 from cockpit.core.review import interventions
-from cockpit.core.review.coco_marks import COCO_CATEGORIES, coco_marks  # noqa: F401 - part of this API
-from cockpit.core.review.label_tables import (  # noqa: F401 - the labels tables are part of this API
-    LABEL_FIELDS,
-    VERDICT_FIELDS,
-    iso_time,
-    labels_rows,
-    run_ids_or_all,
-    verdict_rows,
-    verdict_text,
-    write_labels_csv,
-    write_labels_jsonl,
-)
+from cockpit.core.review.label_tables import iso_time, verdict_text
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.assignments import blind_for
 from cockpit.core.store.db import Store

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject, Signal
 from cockpit.core.errors import short_message
 from cockpit.ui.live.bridge import AgentBridge
 from cockpit.ui.live.takeover_panel import TakeOverPanel
-from cockpit.ui.tasks import run_in_background
+from cockpit.ui.background import run_in_background
 
 
 class HumanActs(QObject):
