@@ -1,4 +1,4 @@
-"""The layering of ARCHITECTURE.md holds: `lint-imports` checks pyproject.toml's contracts
+"""The layering of docs/architecture.md holds: `lint-imports` checks pyproject.toml's contracts
 (the core never imports Qt, the window or the command line; core subpackages import only the
 layers below them). A violation fails the suite, so CI fails on it."""
 import shutil
@@ -22,7 +22,7 @@ def _sources():
 
 
 def test_modules_stay_small():
-    """No module over 450 lines (ARCHITECTURE.md: 'modules stay under 450 lines')."""
+    """No module over 450 lines (docs/architecture.md: 'modules stay under 450 lines')."""
     big = [(p.relative_to(ROOT).as_posix(), n) for p in _sources()
            if (n := p.read_text().count("\n")) > 450]
     assert big == [], big
@@ -68,7 +68,7 @@ def _ui_classes():
 
 
 def test_window_parts_stay_small_and_are_composed_not_mixed_in():
-    """ARCHITECTURE.md, "The window": no class of cockpit/ui keeps more than 40 attributes of its own, and
+    """docs/architecture.md, "The window": no class of cockpit/ui keeps more than 40 attributes of its own, and
     none is built from mixins (a plain class of cockpit/ui used as another's base, reading its state)."""
     import ast
     classes = list(_ui_classes())
@@ -88,7 +88,7 @@ def test_window_parts_stay_small_and_are_composed_not_mixed_in():
 
 
 def test_the_windows_parts_named_in_architecture_md_exist():
-    """Every cockpit/ui file the window's diagram in ARCHITECTURE.md names is there."""
+    """Every cockpit/ui file the window's diagram in docs/architecture.md names is there."""
     import re
     text = (ROOT / "docs" / "architecture.md").read_text()
     section = text[text.index("## The window"):text.index("## Where to put new code")]
@@ -119,7 +119,7 @@ def _imported_modules(tree) -> set[str]:
 
 
 def test_only_the_observation_talks_to_the_browser_among_the_page_modules():
-    """ARCHITECTURE.md: "page.observation is the only page module that talks to the browser". No other module
+    """docs/architecture.md: "page.observation is the only page module that talks to the browser". No other module
     of cockpit/core/page imports the browser layer or Selenium, or runs a script or a driver call in a page."""
     import ast
     talking = []
@@ -134,7 +134,7 @@ def test_only_the_observation_talks_to_the_browser_among_the_page_modules():
 
 
 def test_the_window_s_work_off_the_gui_thread_goes_through_the_background_helper():
-    """ARCHITECTURE.md: "all work off the GUI thread goes through one helper, cockpit/ui/background.py". Nothing
+    """docs/architecture.md: "all work off the GUI thread goes through one helper, cockpit/ui/background.py". Nothing
     else in cockpit/ui starts a thread, a thread pool or an asyncio task (on the window's event loop, a task's
     file reads and SQLite writes would run on the GUI thread)."""
     import ast
@@ -191,10 +191,10 @@ def test_no_module_reaches_into_another_module_s_private_names():
 
 
 def test_the_files_architecture_md_names_exist():
-    """Every module path ARCHITECTURE.md names (`core/agent/loop.py`, `cockpit/ui/background.py`,
+    """Every module path docs/architecture.md names (`core/agent/loop.py`, `cockpit/ui/background.py`,
     `page/observation.py`, `live/bridge.py`, ...) is a file of the package: the map is of the code as it is."""
     import re
-    text = (ROOT / "ARCHITECTURE.md").read_text()
+    text = (ROOT / "docs" / "architecture.md").read_text()
     named = set(re.findall(r"(?<![\w/.])((?:cockpit/)?(?:core/|ui/|cli/)?(?:\w+/)+\w+\.(?:py|js))", text))
     missing = []
     for name in sorted(named):

@@ -1,6 +1,6 @@
 """The cockpit window: three tabs (Live, Review, Reports), the Run toolbar, the menus and the status bar.
 
-It composes parts that each own their state (ARCHITECTURE.md, "The window"): the run controller (the agent
+It composes parts that each own their state (docs/architecture.md, "The window"): the run controller (the agent
 bridge and the run's numbers), the Live pane, the Review and Reports panels, the toolbar and the status bar's
 items. The window wires their signals, turns the toolbar's options into a run's spec, and closes everything in
 order. Never calls the browser from the GUI thread except through the bridge's worker.

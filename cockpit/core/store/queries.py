@@ -182,7 +182,7 @@ class StoreQueries:
         return self._rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
                           params)
 
-    # ---------- procedural memory (cockpit.core.review.memory) ----------
+    # ---------- procedural memory (cockpit.core.agent.procedural_memory) ----------
     def similar_runs(self, fts: str, limit: int) -> list[dict]:
         """Runs (not running) whose task matches the FTS5 query `fts`, best match first:
         id, task, answer, status and score (bm25 on the task; lower is better)."""

@@ -84,7 +84,7 @@ def _v4(db: sqlite_utils.Database) -> None:
 
 
 def _v5(db: sqlite_utils.Database) -> None:
-    """Multihop tasks and procedural memory (cockpit.core.tasks.hops, cockpit.core.review.memory)."""
+    """Multihop tasks and procedural memory (cockpit.core.tasks.hops, cockpit.core.agent.procedural_memory)."""
     db["steps"].add_column("hops", str)  # JSON: hop progress after the step {"passed", "total", "new"}
     db["runs"].add_column("hops", str)  # JSON: the run's hop result, HopTracker.to_dict()
     db["runs"].add_column("memories", str)  # JSON list: run ids given to the agent as memories
