@@ -120,8 +120,8 @@ class Table:
 
     def row(self, *values, extra: str = "", record: dict | None = None) -> str:
         """The row's line; the values (and `record`, more fields for the JSON) are kept in `rows`."""
-        self.rows.append({**{c[0]: _plain(v) for c, v in zip(self.columns, values)}, **(record or {})})
-        return self.sep.join(f"{v:{spec}}{unit}" for (_k, _h, spec, unit), v in zip(self.columns, values)) + extra
+        self.rows.append({**{c[0]: _plain(v) for c, v in zip(self.columns, values, strict=True)}, **(record or {})})
+        return self.sep.join(f"{v:{spec}}{unit}" for (_k, _h, spec, unit), v in zip(self.columns, values, strict=True)) + extra
 
 
 def _plain(value):

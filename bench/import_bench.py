@@ -71,6 +71,7 @@ def write_folders(root: Path, runs: int, steps: int) -> int:
 
 def review_list_seconds(store: Store, runs: int) -> tuple[float, float]:
     from PySide6.QtWidgets import QApplication
+
     from cockpit.ui.review.panel import ReviewPanel
     app = QApplication.instance() or QApplication(sys.argv[:1])
     t0 = time.perf_counter()

@@ -112,7 +112,8 @@ def main():
                 print(table.row(rnd, shape, n, m["marks"], raw, m["webdriver"], m["direct"], m["observe"],
                                 ratios[shape, n][-1],
                                 extra="   " + "  ".join(f"{k[:-3]} {v:.1f}" for k, v in m["phases"].items())
-                                + f"  (kept png {m['kept']:.1f})", record={"phases": m["phases"], "kept_ms": m["kept"]}),
+                                + f"  (kept png {m['kept']:.1f})",
+                                record={"phases": m["phases"], "kept_ms": m["kept"]}),
                       flush=True)
     print("\nsummary (targets, issues #2 and #16: <= 1.5 at 1,000 elements, <= 3 at 20,000, flat too)")
     summary = []

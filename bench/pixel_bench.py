@@ -137,7 +137,7 @@ def run_task(session, store, task: Task, url: str, dialect: str, space: str, tal
         tally.failed.append(f"{task.name}: {result.status} " + "; ".join(
             f"{s['step']} {s['action']} {s['status']} {s.get('error') or ''}"[:160] for s in steps
             if s["status"] not in ("ok", "answered")))
-    for s, target, frame in zip(steps, model.targets, model.frames):
+    for s, target in zip(steps, model.targets, strict=False):
         t = s.get("timings") or {}
         tally.outside.append((s["finished"] - s["started"]) - (t.get("model_ms") or 0) / 1000)
         if target is None or dialect == "marks" or not s.get("action"):

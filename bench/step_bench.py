@@ -103,7 +103,7 @@ def main():
             t = r["timings"]
             phases["observe_ms"].append(t["observe_ms"])
             phases["act_ms"].append(t["act_ms"])
-        for r, oh in zip(rows, overhead):
+        for r, oh in zip(rows, overhead, strict=False):
             phases["commit_ms"].append(oh - r["timings"]["observe_ms"] - r["timings"]["act_ms"])
         client.close()
     statuses = {}

@@ -32,7 +32,9 @@ class App(shared.App):
 
 def _apps() -> dict[str, App]:
     py = str(PY)
-    django = lambda port: (py, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks")  # noqa: E731
+    def django(port: int) -> tuple[str, ...]:
+        return (py, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks")
+
     apps = [
         App("djadmin", 8101, "Django 5.1 admin (library models) + django-postman messaging",
             django(8101), SRC / "djsite", "/admin/login/", ["djsite.sqlite3"], []),

@@ -136,7 +136,7 @@ def target_mark(b: BrowserSession, sel: str):
     el = find(b, sel)
     b.js("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", el)
     b.settle()
-    for attempt in range(3):  # a transition still moving the element: look again a little later
+    for _ in range(3):  # a transition still moving the element: look again a little later
         obs = observe(b, render=False)
         r = b.js("var r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height]", el)
         box = tuple(round(v) for v in r)

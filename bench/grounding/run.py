@@ -134,7 +134,7 @@ def pair(marks: list, refs: list) -> tuple[dict, dict]:
                 pairs.append((s, i, j))
     pairs.sort(reverse=True)
     m2r, used = {}, set()
-    for s, i, j in pairs:
+    for _s, i, j in pairs:
         if i in m2r or j in used:
             continue
         m2r[i] = j
@@ -238,7 +238,7 @@ def run_state(s: BrowserSession, ex: Executor, app: apps_mod.App, st: State, sho
     for step in st.steps:
         target = next(step[k] for k in ("click", "type", "select", "hover") if k in step)
         n = None
-        for attempt in range(4):  # as an agent would: look again (after a Wait) when the target is not there
+        for attempt in range(4):  # noqa: B007 - as an agent would: look again (after a Wait) when the target is not there
             obs = observe(s, render=False)
             n = _find_mark(s, obs, target)
             if n is not None:
