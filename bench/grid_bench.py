@@ -6,8 +6,8 @@ that answers at once (open the details page, then answer), so what is measured i
 browser. Prints, for each place and concurrency: wall time, tasks per minute, and per step the
 median observation time (settle + marks + screenshot) and action time, from the runs' own timings.
 
-    .venv/bin/python bench/grid_bench.py [--tasks 8] [--concurrency 1,2,4] [--where local,grid]
-                                         [--isolation fresh,shared] [--model-ms 1000]
+    .venv/bin/python -m bench.grid_bench [--tasks 8] [--concurrency 1,2,4] [--where local,grid]
+                                         [--isolation fresh,shared] [--model-ms 1000] [--quick] [--json FILE]
 
 Each place and concurrency runs twice (issue #32): "fresh", a clean browser per task as `cockpit run --tasks`
 gives (a new browser context in the worker's Chrome, else a new browser), and "shared", each worker's tasks in
@@ -20,27 +20,24 @@ rows of one run with each other, not with another day's.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import re
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from cockpit.core.agent.approval import PolicyApprover  # noqa: E402
-from cockpit.core.agent.batch import Batch  # noqa: E402
-from cockpit.core.agent.loop import AgentConfig  # noqa: E402
-from cockpit.core.browser.session import BrowserConfig  # noqa: E402
-from cockpit.core.llm.client import ModelConfig  # noqa: E402
-from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
-from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.store import Store  # noqa: E402
-from cockpit.core.tasks.taskfile import Task  # noqa: E402
-from testkit import grid as gridmod  # noqa: E402
+from bench import harness
+from cockpit.core.agent.approval import PolicyApprover
+from cockpit.core.agent.batch import Batch
+from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.browser.session import BrowserConfig
+from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
+from cockpit.core.store import Store
+from cockpit.core.tasks.taskfile import Task
+from testkit import grid as gridmod
 
 START = """<!doctype html><title>Start</title><body style="font:16px sans-serif;margin:40px">
 <h1>Catalogue</h1><p><a href="details.html">Open the details page</a></p>
@@ -92,13 +89,12 @@ def run_batch(where: str, url: str | None, site: LocalSite, model_url: str, n: i
                         obs.append(t["observe_ms"])
                     if "act_ms" in t:
                         act.append(t["act_ms"])
-    med = lambda xs: statistics.median(xs) if xs else float("nan")  # noqa: E731
     return {"wall": wall, "ok": ok, "first": first, "browsers": len(started), "steps": len(obs),
-            "observe": med(obs), "act": med(act)}
+            "observe": harness.median(obs), "act": harness.median(act)}
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = harness.Arguments(__doc__, quick={"tasks": 2, "concurrency": "1", "where": "local"})
     ap.add_argument("--tasks", type=int, default=8)
     ap.add_argument("--concurrency", default="1,2,4")
     ap.add_argument("--isolation", default="fresh,shared",
@@ -123,8 +119,12 @@ def main(argv=None) -> int:
           + (f"in {args.model_ms} ms" if args.model_ms else "at once")
           + (f"; Grid 4 {gridmod.JAR_VERSION}: a hub and 2 nodes of {max(levels) // 2 or 1} slots on 127.0.0.1"
              if "grid" in wheres else ""))
-    print(f"{'where':<6} {'conc':>4} {'isolation':<9} {'answered':>8} {'1st visit':>9} {'browsers':>8} {'wall s':>7} "
-          f"{'tasks/min':>9} {'observe ms':>10} {'act ms':>7}   (medians per step)")
+    table = harness.Table(("where", "where", "<6"), ("concurrency", "conc", ">4"), ("isolation", "isolation", "<9"),
+                          ("answered", "answered", ">8"), ("first_visit", "1st visit", ">9"),
+                          ("browsers", "browsers", ">8"), ("wall_s", "wall s", ">7.1f"),
+                          ("tasks_per_min", "tasks/min", ">9.1f"), ("observe_ms", "observe ms", ">10.0f"),
+                          ("act_ms", "act ms", ">7.0f"))
+    print(table.header("   (medians per step)"))
     with LocalSite(tmp / "site") as site, ModelServer(respond) as srv, \
             (gridmod.LocalGrid(nodes=2, slots=max(1, max(levels) // 2)) if "grid" in wheres
              else contextlib.nullcontext()) as grid:
@@ -136,11 +136,12 @@ def main(argv=None) -> int:
                     r = run_batch(where, url, site, srv.base_url, args.tasks, conc,
                                   tmp / f"home-{where}-{conc}-{mode}", keep=mode == "shared")
                     rate[mode] = args.tasks / r["wall"] * 60
-                    print(f"{where:<6} {conc:>4} {mode:<9} {r['ok']:>5}/{args.tasks:<2} {r['first']:>6}/{args.tasks:<2} "
-                          f"{r['browsers']:>8} {r['wall']:>7.1f} {rate[mode]:>9.1f} {r['observe']:>10.0f} "
-                          f"{r['act']:>7.0f}", flush=True)
+                    print(table.row(where, conc, mode, f"{r['ok']:>5}/{args.tasks:<2}",
+                                    f"{r['first']:>6}/{args.tasks:<2}", r["browsers"], r["wall"], rate[mode],
+                                    r["observe"], r["act"]), flush=True)
                 if len(rate) == 2:
                     print(f"{'':<11} fresh / shared throughput: {rate['fresh'] / rate['shared']:.0%}", flush=True)
+    harness.write_json(args.json, {"tasks": args.tasks, "model_ms": args.model_ms, "rows": table.rows})
     return 0
 
 

@@ -6,11 +6,10 @@ action strings and thoughts; trajectory/<k>_full_screenshot.png), each screensho
 the real Review panel (offscreen) on it, timing until its runs list holds them all and the first run's
 first screenshot is on screen.
 
-    .venv/bin/python bench/import_bench.py [--runs 300] [--steps 15]
+    .venv/bin/python -m bench.import_bench [--runs 300] [--steps 15] [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -20,13 +19,13 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+from PIL import Image, ImageDraw
 
-from PIL import Image, ImageDraw  # noqa: E402
+from bench import harness
+from cockpit.core.store import Store
+from cockpit.core.store.m2w_import import import_mind2web
 
-from cockpit.core.store import Store  # noqa: E402
-from cockpit.core.store.m2w_import import import_mind2web  # noqa: E402
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the Review panel, below
 
 WORDS = "baggage allowance economy class flight search results price total order account help menu".split()
 ACTIONS = ["Navigate to https://www.example.com/", "Click at ({x}, {y})", 'Type "query {i}"', "Press ENTER",
@@ -72,6 +71,7 @@ def write_folders(root: Path, runs: int, steps: int) -> int:
 
 def review_list_seconds(store: Store, runs: int) -> tuple[float, float]:
     from PySide6.QtWidgets import QApplication
+
     from cockpit.ui.review.panel import ReviewPanel
     app = QApplication.instance() or QApplication(sys.argv[:1])
     t0 = time.perf_counter()
@@ -95,27 +95,33 @@ def review_list_seconds(store: Store, runs: int) -> tuple[float, float]:
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap = harness.Arguments(__doc__, quick={"runs": 20, "steps": 5})
     ap.add_argument("--runs", type=int, default=300)
     ap.add_argument("--steps", type=int, default=15)
     args = ap.parse_args()
+    out = {"runs": args.runs, "steps": args.steps}
     with tempfile.TemporaryDirectory() as tmp:
         src, home = Path(tmp) / "results", Path(tmp) / "home"
         t0 = time.perf_counter()
         size = write_folders(src, args.runs, args.steps)
+        out.update(screenshot_bytes=size, write_s=time.perf_counter() - t0)
         print(f"wrote {args.runs} folders of {args.steps} steps, {size / 1e6:.0f} MB of screenshots "
               f"({size / (args.runs * args.steps) / 1e3:.0f} KB each) in {time.perf_counter() - t0:.1f} s")
         with Store(home) as store:
             t0 = time.perf_counter()
             report = import_mind2web(store, src, agent="bench")
             took = time.perf_counter() - t0
+            out.update(imported=len(report.imported), failed=len(report.failed), import_s=took)
             print(f"import: {len(report.imported)} runs, {len(report.failed)} failed, in {took:.1f} s "
                   f"({took / max(1, len(report.imported)) * 1000:.0f} ms per run)")
             t0 = time.perf_counter()
             again = import_mind2web(store, src, agent="bench")
-            print(f"import again: {len(again.skipped)} skipped in {time.perf_counter() - t0:.2f} s")
+            out.update(skipped_again=len(again.skipped), import_again_s=time.perf_counter() - t0)
+            print(f"import again: {len(again.skipped)} skipped in {out['import_again_s']:.2f} s")
             listed, shown = review_list_seconds(store, len(report.imported))
+            out.update(review_listed_s=listed, review_shown_s=shown)
             print(f"Review: runs listed in {listed:.2f} s, a run's first screenshot on screen at {shown:.2f} s")
+    harness.write_json(args.json, out)
     return 0
 
 

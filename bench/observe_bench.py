@@ -13,28 +13,24 @@ at 1,000 elements, <= 3x at 20,000.
 The model is sent a JPEG by default (--image-format png: as WebVoyager, PNG).
 The lossless PNG kept for review is encoded afterwards, off the observation's
 path (the agent does it while the model is thinking); its time is shown apart
-as "kept png" and is not in the ratio. bench/step_bench.py measures the whole
+as "kept png" and is not in the ratio. bench.step_bench measures the whole
 step, that included.
 
-    .venv/bin/python bench/observe_bench.py [--repeats 15] [--rounds 3] [--sizes 100,1000,5000,20000]
+    .venv/bin/python -m bench.observe_bench [--repeats 15] [--rounds 3] [--sizes 100,1000,5000,20000]
                                             [--shapes flat:20000,table:35000] [--image-format jpeg]
+                                            [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import base64
-import statistics
-import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from cockpit.core.browser.session import BrowserSession  # noqa: E402
-from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.page.observation import observe  # noqa: E402
-from testkit import pagegen  # noqa: E402
+from bench import harness
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.localserver import LocalSite
+from cockpit.core.page.observation import observe
+from testkit import pagegen
 
 
 def raw_screenshot(b: BrowserSession) -> bytes:
@@ -62,26 +58,24 @@ def measure(b: BrowserSession, repeats: int, image_format: str) -> dict:
     jobs = [("webdriver", raw_screenshot), ("direct", raw_direct), ("observe", None)]
     for i in range(repeats):
         for name, fn in jobs[i % 3:] + jobs[:i % 3]:
-            t = time.perf_counter()
             if fn is not None:
-                fn(b)
-                times[name].append((time.perf_counter() - t) * 1000)
+                with harness.timed(times[name]):
+                    fn(b)
                 continue
-            obs = full_observation(b, image_format)
-            times["observe"].append((time.perf_counter() - t) * 1000)
+            with harness.timed(times["observe"]):
+                obs = full_observation(b, image_format)
             parts.append(obs.timings)
-            t = time.perf_counter()
-            obs.render()  # the PNG kept for review, off the observation's path
-            times["kept"].append((time.perf_counter() - t) * 1000)
-    out = {k: statistics.median(v) for k, v in times.items()}
-    out["phases"] = {k: statistics.median(p[k] for p in parts) for k in parts[0]}
+            with harness.timed(times["kept"]):
+                obs.render()  # the PNG kept for review, off the observation's path
+    out = {k: harness.median(v) for k, v in times.items()}
+    out["phases"] = {k: harness.median(p[k] for p in parts) for k in parts[0]}
     out["marks"] = len(obs.marks)
     return out
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=15, help="timings per size and round (default 15)")
+    ap = harness.Arguments(__doc__, repeats=15, repeats_help="timings per size and round (default 15)",
+                           quick={"repeats": 3, "rounds": 1, "sizes": "100,1000", "shapes": ""})
     ap.add_argument("--rounds", type=int, default=3,
                     help="passes over all sizes; the summary gives the median ratio and its range (default 3)")
     ap.add_argument("--sizes", default="100,1000,5000,20000")
@@ -98,8 +92,11 @@ def main():
         (root / f"{shape}{n}.html").write_text(pagegen.generate(n, shape))
     print(f"observe = marks + screenshot + overlay as {args.image_format} + element text; raw = the faster of "
           f"a WebDriver and a direct CDP capture; medians of {args.repeats}")
-    print(f"{'round':>5} {'shape':>6} {'elements':>9} {'marks':>6} {'raw ms':>7} {'(wd':>6} {'direct)':>7} "
-          f"{'observe ms':>11} {'ratio':>6}   phases")
+    table = harness.Table(("round", "round", ">5"), ("shape", "shape", ">6"), ("elements", "elements", ">9"),
+                          ("marks", "marks", ">6"), ("raw_ms", "raw ms", ">7.1f"), ("webdriver_ms", "(wd", ">6.1f"),
+                          ("direct_ms", "direct)", ">7.1f"), ("observe_ms", "observe ms", ">11.1f"),
+                          ("ratio", "ratio", ">6.2f"))
+    print(table.header("   phases"))
     ratios: dict[tuple, list[float]] = {p: [] for p in pages}
     with LocalSite(root) as site, BrowserSession() as b:
         for rnd in range(1, args.rounds + 1):
@@ -112,14 +109,20 @@ def main():
                 m = measure(b, args.repeats, args.image_format)
                 raw = min(m["webdriver"], m["direct"])
                 ratios[shape, n].append(m["observe"] / raw)
-                print(f"{rnd:>5} {shape:>6} {n:>9} {m['marks']:>6} {raw:>7.1f} {m['webdriver']:>6.1f} "
-                      f"{m['direct']:>7.1f} {m['observe']:>11.1f} {ratios[shape, n][-1]:>6.2f}   "
-                      + "  ".join(f"{k[:-3]} {v:.1f}" for k, v in m["phases"].items())
-                      + f"  (kept png {m['kept']:.1f})", flush=True)
+                print(table.row(rnd, shape, n, m["marks"], raw, m["webdriver"], m["direct"], m["observe"],
+                                ratios[shape, n][-1],
+                                extra="   " + "  ".join(f"{k[:-3]} {v:.1f}" for k, v in m["phases"].items())
+                                + f"  (kept png {m['kept']:.1f})",
+                                record={"phases": m["phases"], "kept_ms": m["kept"]}),
+                      flush=True)
     print("\nsummary (targets, issues #2 and #16: <= 1.5 at 1,000 elements, <= 3 at 20,000, flat too)")
+    summary = []
     for (shape, n), r in ratios.items():
-        print(f"{shape:>6} {n:>9} elements: ratio {statistics.median(r):.2f} (median of {len(r)} rounds; "
+        summary.append({"shape": shape, "elements": n, "ratio_median": harness.median(r), "min": min(r), "max": max(r)})
+        print(f"{shape:>6} {n:>9} elements: ratio {harness.median(r):.2f} (median of {len(r)} rounds; "
               f"{min(r):.2f} to {max(r):.2f})")
+    harness.write_json(args.json, {"image_format": args.image_format, "repeats": args.repeats, "rows": table.rows,
+                                   "summary": summary})
 
 
 if __name__ == "__main__":

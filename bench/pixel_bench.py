@@ -11,15 +11,16 @@ page true), the distance between the executed point and the target's true centre
 grid rounds it to), the conversion error (executed point against the model's point converted exactly: 0
 means Cockpit added nothing), and seconds per step outside the model (observe + gate + act + record).
 
-    .venv/bin/python bench/pixel_bench.py                       # fixture tasks, device scale 1 and 2
-    .venv/bin/python bench/pixel_bench.py --apps                # and the real apps of bench/grounding
-    .venv/bin/python bench/pixel_bench.py --dialects plain,qwen --scales 1 -v
+    .venv/bin/python -m bench.pixel_bench                       # fixture tasks, device scale 1 and 2
+    .venv/bin/python -m bench.pixel_bench --apps                # and the real apps of bench/grounding
+    .venv/bin/python -m bench.pixel_bench --dialects plain,qwen --scales 1 -v
+    .venv/bin/python -m bench.pixel_bench --quick               # marks and plain, scale 1
 
-The real apps need `bash bench/grounding/setup_apps.sh` once.
+The real apps need `.venv/bin/python -m bench.apps install` once.
 """
 from __future__ import annotations
 
-import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -27,22 +28,21 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from bench import harness
+from bench.apps import NOT_INSTALLED
+from cockpit.core.actions import coords
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.agent.approval import PolicyApprover
+from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
+from cockpit.core.store import Store
+from testkit.pixelmodel import Move, PixelModel
 
-from cockpit.core.actions import coords  # noqa: E402
-from cockpit.core.actions.grammar import parse_action  # noqa: E402
-from cockpit.core.agent.approval import PolicyApprover  # noqa: E402
-from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
-from cockpit.core.agent.start import Fresh  # noqa: E402
-from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
-from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
-from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
-from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.store import Store  # noqa: E402
-from testkit.pixelmodel import Move, PixelModel  # noqa: E402
-
-PAGES = ROOT / "tests" / "core" / "pages"
+PAGES = harness.TEST_PAGES
 MODES = [("marks", "pixels"), ("plain", "pixels"), ("uitars", "qwen"), ("uitars", "norm1000"), ("qwen", "qwen"),
          ("claude", "pixels"), ("openai_tools", "norm1"), ("openai_computer", "pixels")]
 
@@ -137,7 +137,7 @@ def run_task(session, store, task: Task, url: str, dialect: str, space: str, tal
         tally.failed.append(f"{task.name}: {result.status} " + "; ".join(
             f"{s['step']} {s['action']} {s['status']} {s.get('error') or ''}"[:160] for s in steps
             if s["status"] not in ("ok", "answered")))
-    for s, target, frame in zip(steps, model.targets, model.frames):
+    for s, target in zip(steps, model.targets, strict=False):
         t = s.get("timings") or {}
         tally.outside.append((s["finished"] - s["started"]) - (t.get("model_ms") or 0) / 1000)
         if target is None or dialect == "marks" or not s.get("action"):
@@ -158,7 +158,7 @@ def fmt(xs, f="{:.2f}"):
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = harness.Arguments(__doc__, quick={"dialects": "marks,plain", "scales": "1"})
     ap.add_argument("--dialects", help="comma-separated dialects to run (default: all, marks first)")
     ap.add_argument("--scales", default="1,2", help="device scale factors (default 1,2)")
     ap.add_argument("--apps", nargs="?", const="all", help="also the real apps of bench/grounding (or a,b,...)")
@@ -169,15 +169,17 @@ def main(argv=None) -> int:
     if args.apps:
         from bench.grounding import apps as grounding
         if not grounding.installed():
-            print("the apps are not installed: bash bench/grounding/setup_apps.sh", file=sys.stderr)
+            print(NOT_INSTALLED, file=sys.stderr)
             return 2
         tasks = app_tasks(None if args.apps == "all" else args.apps.split(","))
         for name in dict.fromkeys(t.base for t in tasks):
             groups.append((name, [t for t in tasks if t.base == name]))
     print(f"tasks: {', '.join(f'{g} {len(ts)}' for g, ts in groups)}; dialects: {len(modes)}; "
           f"scales: {args.scales}")
-    print(f"{'scale':>5} {'dialect':15} {'space':8} {'done':>7} {'dist mean':>9} {'dist max':>8} "
-          f"{'conv max':>8} {'s/step':>7}")
+    table = harness.Table(("scale", "scale", ">5g"), ("dialect", "dialect", "15"), ("space", "space", "8"),
+                          ("done", "done", ">7"), ("dist_mean", "dist mean", ">9"), ("dist_max", "dist max", ">8"),
+                          ("conv_max", "conv max", ">8"), ("s_per_step", "s/step", ">7"))
+    print(table.header())
     for scale in [float(v) for v in args.scales.split(",")]:
         tallies = {m: Tally() for m in modes}
         with tempfile.TemporaryDirectory() as home, Store(Path(home)) as store, LocalSite(PAGES) as site, \
@@ -190,20 +192,20 @@ def main(argv=None) -> int:
                         for m in modes:
                             run_task(session, store, task, url, *m, tallies[m], args.verbose)
         for (dialect, space), t in tallies.items():
-            print(f"{scale:5g} {dialect:15} {space:8} {t.done:>3}/{t.tasks:<3} {fmt(t.dist):>9} "
-                  f"{(f'{max(t.dist):.2f}' if t.dist else '-'):>8} {(f'{max(t.conv):.2f}' if t.conv else '-'):>8} "
-                  f"{fmt(t.outside, '{:.3f}'):>7}", flush=True)
+            print(table.row(scale, dialect, space, f"{t.done:>3}/{t.tasks:<3}", fmt(t.dist),
+                            f"{max(t.dist):.2f}" if t.dist else "-", f"{max(t.conv):.2f}" if t.conv else "-",
+                            fmt(t.outside, "{:.3f}"), record={"failed": t.failed}), flush=True)
             for f in t.failed:
                 print(f"        failed {f}")
+    harness.write_json(args.json, {"groups": {g: len(ts) for g, ts in groups}, "rows": table.rows})
     return 0
 
 
 def _app(group: str):
-    import contextlib
     if group == "fixtures":
         return contextlib.nullcontext()
-    from bench.grounding.apps import Running
-    return Running(group)
+    from bench.grounding.apps import serve
+    return serve(group)
 
 
 if __name__ == "__main__":

@@ -7,28 +7,25 @@ an annotator reading. For each step it measures the time from the key press
 until that step's screenshot, boxes and text are shown. Target (issue #5): under
 50 ms per step.
 
-    .venv/bin/python bench/review_bench.py [--steps 100] [--pause 150]
+    .venv/bin/python -m bench.review_bench [--steps 100] [--pause 150] [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from PySide6.QtCore import Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from bench import harness  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
-from testkit.fakeruns import make_run  # noqa: E402
 from cockpit.ui.review.panel import ReviewPanel  # noqa: E402
+from testkit.fakeruns import make_run  # noqa: E402
 
 
 def wait(app, seconds: float) -> None:
@@ -41,7 +38,7 @@ def wait(app, seconds: float) -> None:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.Arguments(__doc__, quick={"steps": 15})
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--pause", type=int, default=150, help="ms between key presses")
     args = ap.parse_args()
@@ -61,19 +58,19 @@ def main():
         times, misses = [], 0
         for i in range(1, args.steps):
             wait(app, args.pause / 1000)
-            t0 = time.perf_counter()
-            QTest.keyClick(panel.viewer.view, Qt.Key_Right)
-            if not panel.viewer.view.has_screenshot():
-                misses += 1
-            while not panel.viewer.view.has_screenshot() or panel.viewer.steps[panel.viewer.index]["step"] != i + 1:
-                app.processEvents()
-            times.append((time.perf_counter() - t0) * 1000)
+            with harness.timed(times):
+                QTest.keyClick(panel.viewer.view, Qt.Key_Right)
+                if not panel.viewer.view.has_screenshot():
+                    misses += 1
+                while (not panel.viewer.view.has_screenshot()
+                       or panel.viewer.steps[panel.viewer.index]["step"] != i + 1):
+                    app.processEvents()
         panel.close()
-    times.sort()
-    p95 = times[int(0.95 * (len(times) - 1))]
+    s = harness.summary(times)
     print(f"{len(times)} steps of a {args.steps}-step run, a key press every {args.pause} ms")
-    print(f"time to show the next step: median {statistics.median(times):.1f} ms, p95 {p95:.1f} ms, "
-          f"max {times[-1]:.1f} ms; {misses} steps were not preloaded in time")
+    print(f"time to show the next step: median {s['median']:.1f} ms, p95 {s['p95']:.1f} ms, "
+          f"max {s['max']:.1f} ms; {misses} steps were not preloaded in time")
+    harness.write_json(args.json, {"steps": args.steps, "pause_ms": args.pause, "show_ms": s, "not_preloaded": misses})
 
 
 if __name__ == "__main__":

@@ -15,29 +15,24 @@ how often it settled, how often the page was complete, and what was pending when
 Targets: a static page settles in <= 150 ms (median); the no-op click on the ticking page in
 <= 200 ms; the debounced click waits for its results ("complete" every time).
 
-    .venv/bin/python bench/settle_bench.py [--repeats 7]
+    .venv/bin/python -m bench.settle_bench [--repeats 7] [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import shutil
-import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from selenium.webdriver.common.by import By
 
-from selenium.webdriver.common.by import By  # noqa: E402
+from bench import harness
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.localserver import LocalSite
+from testkit import pagegen
 
-from cockpit.core.browser.session import BrowserSession  # noqa: E402
-from cockpit.core.localserver import LocalSite  # noqa: E402
-from testkit import pagegen  # noqa: E402
-
-PAGES = ROOT / "tests" / "core" / "pages"
+PAGES = harness.TEST_PAGES
 
 
 def _type(b: BrowserSession) -> None:
@@ -87,20 +82,21 @@ def run_case(b: BrowserSession, url: str, action, complete_js: str) -> tuple[flo
         action(b)
     t = time.perf_counter()
     result = b.settle()
-    ms = (time.perf_counter() - t) * 1000
+    ms = harness.since_ms(t)
     return ms, result, bool(b.js(complete_js))
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeats", type=int, default=7, help="settles per page (default 7)")
+    ap = harness.Arguments(__doc__, repeats=7, repeats_help="settles per page (default 7)", quick={"repeats": 2})
     args = ap.parse_args()
     root = Path(tempfile.mkdtemp(prefix="cockpit-settle-bench-"))
     shutil.copytree(PAGES, root, dirs_exist_ok=True)
     (root / "big.html").write_text(pagegen.generate(20000))
     print(f"settle() after a page load (or the action named); medians of {args.repeats}")
-    print(f"{'page':<22} {'median ms':>9} {'(min':>7} {'max)':>7} {'in page':>8} {'settled':>8} {'complete':>9}"
-          f"   pending at the cap")
+    table = harness.Table(("page", "page", "<22"), ("median_ms", "median ms", ">9.0f"), ("min_ms", "(min", ">7.0f"),
+                          ("max_ms", "max)", ">7.0f"), ("in_page_ms", "in page", ">8.0f"), ("settled", "settled", ">8"),
+                          ("complete", "complete", ">9"))
+    print(table.header("   pending at the cap"))
     with LocalSite(root) as site, BrowserSession() as b:
         for name, page, action, complete_js in CASES:
             run_case(b, site.url(page), action, complete_js)  # warm up
@@ -112,11 +108,12 @@ def main():
                 settled += bool(result.get("settled"))
                 complete += done
                 pending.update(result.get("pending") or [])
-            print(f"{name:<22} {statistics.median(times):>9.0f} {min(times):>7.0f} {max(times):>7.0f} "
-                  f"{statistics.median(waited):>8.0f} "
-                  f"{settled:>4}/{args.repeats:<3} {complete:>5}/{args.repeats:<3}   "
-                  + ", ".join(f"{p} (x{n})" for p, n in pending.most_common(4)), flush=True)
+            print(table.row(name, harness.median(times), min(times), max(times), harness.median(waited),
+                            f"{settled:>4}/{args.repeats:<3}", f"{complete:>5}/{args.repeats:<3}",
+                            extra="   " + ", ".join(f"{p} (x{n})" for p, n in pending.most_common(4)),
+                            record={"pending": dict(pending)}), flush=True)
     shutil.rmtree(root, ignore_errors=True)
+    harness.write_json(args.json, {"repeats": args.repeats, "pages": table.rows})
 
 
 if __name__ == "__main__":

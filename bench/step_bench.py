@@ -11,30 +11,26 @@ median and p95 per phase. Target (issue #3): well under 1 s per step.
 countdown (setInterval) and a 100 ms poll re-armed from its own callback on every page, which the
 action did not cause and settling must not wait for. Target: <= 0.35 s per step outside the model.
 
-    .venv/bin/python bench/step_bench.py [--steps 60] [--tickers]
+    .venv/bin/python -m bench.step_bench [--steps 60] [--tickers] [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import re
 import shutil
-import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from cockpit.core import resources  # noqa: E402
-from cockpit.core.agent import events as ev  # noqa: E402
-from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
-from cockpit.core.browser.session import BrowserSession  # noqa: E402
-from cockpit.core.llm.client import ModelClient, ModelConfig  # noqa: E402
-from cockpit.core.localserver import LocalSite  # noqa: E402
-from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
-from cockpit.core.store import Store  # noqa: E402
+from bench import harness
+from cockpit.core import resources
+from cockpit.core.agent import events as ev
+from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
+from cockpit.core.browser.session import BrowserSession
+from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
+from cockpit.core.store import Store
 
 CYCLE = ["Scroll [WINDOW]; down", "Scroll [WINDOW]; up", "product", "GoBack", "search", "product", "GoBack"]
 
@@ -71,13 +67,8 @@ def with_tickers(src: Path, dest: Path) -> Path:
     return dest
 
 
-def pct(values, p):
-    values = sorted(values)
-    return values[min(len(values) - 1, int(round(p / 100 * (len(values) - 1))))]
-
-
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.Arguments(__doc__, quick={"steps": 8})
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--tickers", action="store_true",
                     help="every page runs a 1 s countdown and a 100 ms self-re-arming poll")
@@ -112,23 +103,26 @@ def main():
             t = r["timings"]
             phases["observe_ms"].append(t["observe_ms"])
             phases["act_ms"].append(t["act_ms"])
-        for r, oh in zip(rows, overhead):
+        for r, oh in zip(rows, overhead, strict=False):
             phases["commit_ms"].append(oh - r["timings"]["observe_ms"] - r["timings"]["act_ms"])
         client.close()
     statuses = {}
     for r in rows:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
-    print(f"{len(rows)} steps on the demo shop{' with tickers' if args.tickers else ''} in {wall:.1f} s ({result.status}); statuses {statuses}; "
-          f"marks per page median {statistics.median(marks.values()):.0f}")
-    print(f"{'per step, outside the model call':<36} {'median':>8} {'p95':>8} {'mean':>8}")
-    print(f"{'total overhead':<36} {statistics.median(overhead):>6.0f}ms {pct(overhead, 95):>6.0f}ms "
-          f"{statistics.mean(overhead):>6.0f}ms")
-    for name, vals in phases.items():
-        label = {"observe_ms": "  observe + write files",
-                 "act_ms": "  execute + settle (after the model)",
-                 "commit_ms": "  prompt building + commit + events"}[name]
-        print(f"{label:<36} {statistics.median(vals):>6.0f}ms {pct(vals, 95):>6.0f}ms {statistics.mean(vals):>6.0f}ms")
-    print(f"model call median (loopback, instant): {statistics.median(model_s.values()) * 1000:.0f}ms")
+    print(f"{len(rows)} steps on the demo shop{' with tickers' if args.tickers else ''} in {wall:.1f} s "
+          f"({result.status}); statuses {statuses}; marks per page median {harness.median(marks.values()):.0f}")
+    table = harness.Table(("phase", "per step, outside the model call", "<36"), ("median_ms", "median", ">6.0f", "ms"),
+                          ("p95_ms", "p95", ">6.0f", "ms"), ("mean_ms", "mean", ">6.0f", "ms"))
+    print(table.header())
+    labels = {"overhead_ms": "total overhead", "observe_ms": "  observe + write files",
+              "act_ms": "  execute + settle (after the model)", "commit_ms": "  prompt building + commit + events"}
+    for name, vals in {"overhead_ms": overhead, **phases}.items():
+        s = harness.summary(vals)
+        print(table.row(labels[name], s["median"], s["p95"], s["mean"], record={"key": name}))
+    model_ms = harness.median(model_s.values()) * 1000
+    print(f"model call median (loopback, instant): {model_ms:.0f}ms")
+    harness.write_json(args.json, {"steps": len(rows), "wall_s": wall, "status": result.status, "statuses": statuses,
+                                   "tickers": args.tickers, "phases": table.rows, "model_ms_median": model_ms})
 
 
 if __name__ == "__main__":

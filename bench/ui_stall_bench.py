@@ -6,32 +6,29 @@ interval is a stall of the GUI thread. Approves the order at the gate, waits
 for the run to end, then prints the max and p99 gap and what ran. Target
 (issue #4): the longest stall under 50 ms.
 
-    .venv/bin/python bench/ui_stall_bench.py [--runs 2] [--select-steps]
+    .venv/bin/python -m bench.ui_stall_bench [--runs 2] [--select-steps] [--quick] [--json FILE]
 """
 from __future__ import annotations
 
-import argparse
 import os
-import statistics
 import sys
 import tempfile
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("COCKPIT_HOME", tempfile.mkdtemp(prefix="cockpit-bench-"))
 
 from PySide6.QtCore import QElapsedTimer, QTimer  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
+from bench import harness  # noqa: E402
 from cockpit.core.agent.approval import Decision  # noqa: E402
 from cockpit.core.settings import Settings  # noqa: E402
 from cockpit.ui.main_window import MainWindow  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.Arguments(__doc__, quick={"runs": 1})
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--select-steps", action="store_true",
                     help="also click through every recorded step while the run goes (the reviewer's path)")
@@ -58,8 +55,8 @@ def main():
     w.bridge.stateChanged.connect(lambda st: marks.append((clock.nsecsElapsed() / 1e6, f"state {st}")))
     heart = QTimer(interval=5)
     heart.timeout.connect(beat)
-    w.bridge.approvalRequested.connect(lambda req: QTimer.singleShot(
-        50, lambda: w.bridge.answer_approval(Decision(True, "human:bench"))))
+    w.bridge.approvalRequested.connect(lambda req: QTimer.singleShot(  # an answer names its request (issue #17)
+        50, lambda: w.bridge.answer_approval(Decision(True, "human:bench", key=req.key))))
     if args.select_steps:
         w.bridge.event.connect(lambda e: type(e).__name__ == "StepFinished" and QTimer.singleShot(
             0, lambda s=e.step: w.live.log_panel.select_step(s)))
@@ -85,14 +82,16 @@ def main():
     steps = w.live.log_panel.topLevelItemCount()
     w.close()
     gaps = sorted(gaps)
-    p99 = gaps[int(0.99 * (len(gaps) - 1))]
+    s = harness.summary(gaps)
     print(f"{args.runs} demo runs ({steps} steps in the last), {wall:.1f} s, {len(gaps)} heartbeats of 5 ms"
           + (", selecting each step as it finished" if args.select_steps else ""))
-    print(f"event-loop gap: median {statistics.median(gaps):.1f} ms, p99 {p99:.1f} ms, max {gaps[-1]:.1f} ms")
+    print(f"event-loop gap: median {s['median']:.1f} ms, p99 {s['p99']:.1f} ms, max {s['max']:.1f} ms")
     print("longest gaps:", ", ".join(f"{g:.0f}" for g in gaps[-8:]), "ms")
     for start, gap in long_gaps:
         during = [m for t, m in marks if start - 5 <= t <= start + gap + 1] or ["(no event)"]
         print(f"  {gap:.0f} ms gap at {start / 1000:.2f} s while handling: {', '.join(during[:6])}")
+    harness.write_json(args.json, {"runs": args.runs, "steps_last_run": steps, "wall_s": wall, "gap_ms": s,
+                                   "long_gaps": [{"at_s": t / 1000, "ms": g} for t, g in long_gaps]})
 
 
 if __name__ == "__main__":

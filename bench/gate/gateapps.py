@@ -1,67 +1,52 @@
-"""The bench's web apps: where each one's code and data live, how it is started and reset (issue #17).
+"""The gate bench's web apps: where each one's code and data live, how it is started and reset (issue #17).
 
-Shared by setup_apps.py (install, generate, seed) and run.py (start, reset, stop).
-Everything installed or generated lives under bench/gate/.apps/ (git-ignored):
-  .apps/venv/                 a private venv with the apps from PyPI
-  .apps/cms/                  the project `wagtail start` generated
-  .apps/data/NAME             each app's SQLite database and upload folder, and NAME.pristine its seeded copy
+Installed with the grounding bench's by ``.venv/bin/python -m bench.apps install``, which calls setup() here
+(generate, migrate, seed). run.py starts, resets and stops them. What is generated lives under
+bench/.apps/gate/ (git-ignored):
+  bench/.apps/gate/cms/       the project `wagtail start` generated
+  bench/.apps/gate/data/NAME  each app's SQLite database and upload folder, and NAME.pristine its seeded copy
 """
 from __future__ import annotations
 
 import os
 import shutil
 import subprocess
-import sys
-import time
-import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
-GATE = Path(__file__).resolve().parent
-APPS_DIR = GATE / ".apps"
-VENV = APPS_DIR / "venv"
-PY = VENV / "bin" / "python"
-DATA = APPS_DIR / "data"
-SRC = GATE / "apps"
+from bench import apps as shared
 
-# Versions the corpus was labelled against (pages change between releases).
-REQUIREMENTS = [
-    "Django==5.1.15", "django-postman==4.6", "django-oscar==4.2.1", "sorl-thumbnail",
-    "wagtail==7.3.4", "datasette==0.65.5", "Flask-Admin==2.2.1", "Flask-SQLAlchemy==3.1.1",
-]
+GATE = Path(__file__).resolve().parent
+HOME = shared.APPS_DIR / "gate"
+DATA = HOME / "data"
+SRC = GATE / "apps"
+PY = shared.PY
+SEEDED = DATA / ".seeded"
 
 
 @dataclass
-class App:
-    name: str
-    port: int
-    what: str
-    cwd: Path
-    cmd: list[str]
+class App(shared.App):
     dbs: list[str] = field(default_factory=list)  # files under DATA restored before every case
     media: list[str] = field(default_factory=list)  # folders under DATA restored before every case (uploads)
-    ready_path: str = "/"
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
 
 
 def _apps() -> dict[str, App]:
     py = str(PY)
-    django = lambda port: [py, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks"]
+    def django(port: int) -> tuple[str, ...]:
+        return (py, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload", "--skip-checks")
+
     apps = [
         App("djadmin", 8101, "Django 5.1 admin (library models) + django-postman messaging",
-            SRC / "djsite", django(8101), ["djsite.sqlite3"], [], "/admin/login/"),
+            django(8101), SRC / "djsite", "/admin/login/", ["djsite.sqlite3"], []),
         App("shop", 8102, "django-oscar 4.2 shop (catalogue, basket, checkout, account, dashboard)",
-            SRC / "shop", django(8102), ["shop.sqlite3"], ["shop-media"], "/catalogue/"),
+            django(8102), SRC / "shop", "/catalogue/", ["shop.sqlite3"], ["shop-media"]),
         App("cms", 8103, "Wagtail 7.3 CMS admin (project from `wagtail start`)",
-            APPS_DIR / "cms", django(8103), ["cms.sqlite3"], ["cms-media"], "/admin/login/"),
+            django(8103), HOME / "cms", "/admin/login/", ["cms.sqlite3"], ["cms-media"]),
         App("datasette", 8104, "Datasette 0.65 over a sample SQLite catalogue",
-            DATA, [str(VENV / "bin" / "datasette"), "serve", "catalog.db", "-h", "127.0.0.1", "-p", "8104"],
-            [], [], "/catalog"),
+            (str(shared.BIN / "datasette"), "serve", "catalog.db", "-h", "127.0.0.1", "-p", "8104"),
+            DATA, "/catalog", [], []),
         App("flaskadmin", 8105, "Flask-Admin 2.2 (SQLAlchemy ModelViews)",
-            SRC / "flaskadmin", [py, "app.py", "8105"], ["flaskadmin.sqlite3"], [], "/admin/"),
+            (py, "app.py", "8105"), SRC / "flaskadmin", "/admin/", ["flaskadmin.sqlite3"], []),
     ]
     return {a.name: a for a in apps}
 
@@ -70,10 +55,12 @@ APPS = _apps()
 
 
 def env() -> dict:
-    e = dict(os.environ, GATE_DATA=str(DATA), PYTHONDONTWRITEBYTECODE="1")
-    if "DJANGO_SETTINGS_MODULE" in e:
-        del e["DJANGO_SETTINGS_MODULE"]
-    return e
+    return {"GATE_DATA": str(DATA), "PYTHONDONTWRITEBYTECODE": "1"}
+
+
+def start(app: App, log_dir: Path) -> shared.Running:
+    """The app's server, answering (stop it with close())."""
+    return shared.Running(app, log_dir, env=env(), nice=10, timeout=60).start()
 
 
 def save_pristine(app: App) -> None:
@@ -100,41 +87,45 @@ def reset(app: App) -> None:
         shutil.copytree(DATA / (folder + ".pristine"), DATA / folder)
 
 
-class Running:
-    """One app's server, started at construction and stopped by close() (its own process group)."""
-
-    def __init__(self, app: App, log_dir: Path):
-        self.app = app
-        log_dir.mkdir(parents=True, exist_ok=True)
-        self.log = open(log_dir / f"{app.name}.log", "w")
-        self.proc = subprocess.Popen(["nice", "-n", "10", *app.cmd], cwd=app.cwd, env=env(),
-                                     stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
-        deadline = time.time() + 60
-        while True:
-            try:
-                urllib.request.urlopen(app.base + app.ready_path, timeout=5).read()
-                return
-            except Exception:
-                if self.proc.poll() is not None or time.time() > deadline:
-                    self.close()
-                    raise RuntimeError(f"{app.name} did not start; see {self.log.name}")
-                time.sleep(0.5)
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-
-
 def run_py(args: list[str], cwd: Path, stdin: Path | None = None) -> None:
+    e = {k: v for k, v in os.environ.items() if k != "DJANGO_SETTINGS_MODULE"} | env()
     with open(stdin) if stdin else open(os.devnull) as f:
-        subprocess.run(["nice", "-n", "10", str(PY), *args], cwd=cwd, env=env(), stdin=f, check=True)
+        subprocess.run(["nice", "-n", "10", str(PY), *args], cwd=cwd, env=e, stdin=f, check=True)
 
 
-if __name__ == "__main__":
-    sys.exit("import this module; see setup_apps.py and run.py")
+def installed() -> bool:
+    return shared.installed() and SEEDED.exists()
+
+
+def setup() -> None:
+    """Generate the Wagtail project, migrate every Django site, seed sample users and data, and save a
+    pristine copy of each database, which run.py restores before every case (once: skipped when seeded)."""
+    if SEEDED.exists():
+        print(f"the gate's apps are already seeded in {DATA}")
+        return
+    if DATA.exists():
+        shutil.rmtree(DATA)
+    DATA.mkdir(parents=True)
+    # Django admin + postman
+    site = SRC / "djsite"
+    run_py(["manage.py", "migrate", "-v0"], site)
+    run_py(["manage.py", "shell"], site, site / "seed.py")
+    # django-oscar
+    shop = SRC / "shop"
+    run_py(["manage.py", "migrate", "-v0"], shop)
+    run_py(["manage.py", "shell"], shop, shop / "seed.py")
+    # Wagtail: the generated project plus the bench's local settings
+    cms = HOME / "cms"
+    if not (cms / "manage.py").exists():
+        cms.mkdir(parents=True, exist_ok=True)
+        subprocess.run([str(shared.BIN / "wagtail"), "start", "cms", str(cms)], check=True)
+    shutil.copyfile(SRC / "cms" / "local.py", cms / "cms" / "settings" / "local.py")
+    run_py(["manage.py", "migrate", "-v0"], cms)
+    run_py(["manage.py", "shell"], cms, SRC / "cms" / "seed.py")
+    # Flask-Admin, Datasette
+    run_py(["app.py", "seed"], SRC / "flaskadmin")
+    run_py([str(SRC / "datasette" / "seed.py"), str(DATA / "catalog.db")], DATA)
+    for app in APPS.values():
+        save_pristine(app)
+    SEEDED.touch()
+    print("gate apps ready:", ", ".join(f"{a.name} {a.base}" for a in APPS.values()))

@@ -11,16 +11,14 @@ state-changing cases the gate would ask about, i.e. classified irreversible)
 and the 3x3 confusion matrix. Cases whose target is not found are listed, not
 dropped silently.
 
-    python3 bench/gate/setup_apps.py            # once: install and seed the apps
-    .venv/bin/python bench/gate/run.py [-v] [--json out.json] [--app NAME] [--case ID]
-    .venv/bin/python bench/gate/run.py --probe djadmin /admin/library/book/1/change/
+    .venv/bin/python -m bench.apps install              # once: install and seed the apps
+    .venv/bin/python -m bench.gate.run [-v] [--json out.json] [--app NAME] [--case ID] [--per-app N] [--quick]
+    .venv/bin/python -m bench.gate.run --probe djadmin /admin/library/book/1/change/
 
 --probe prints the marks of one page (logged in as the app's user), to write cases with.
 """
 from __future__ import annotations
 
-import argparse
-import json
 import sqlite3
 import sys
 import time
@@ -29,18 +27,18 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+from bench import harness
+from bench.apps import NOT_INSTALLED, Running
+from bench.gate import gateapps as g
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.page.observation import observe
+from cockpit.core.safety.risk import LEVELS, classify
+
 GATE = Path(__file__).resolve().parent
-sys.path.insert(0, str(GATE.parent.parent))
-sys.path.insert(0, str(GATE))
-
-import gateapps as g  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.support.ui import Select  # noqa: E402
-
-from cockpit.core.actions.grammar import parse_action  # noqa: E402
-from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
-from cockpit.core.page.observation import observe  # noqa: E402
-from cockpit.core.safety.risk import LEVELS, classify  # noqa: E402
 
 MIN_IOU = 0.3  # a mark matches the case's element when their boxes overlap at least this much (intersection/union)
 SHORT = {"read-only": "read-only", "state-changing": "state-chg", "irreversible": "irrevers."}
@@ -138,7 +136,7 @@ def target_mark(b: BrowserSession, sel: str):
     el = find(b, sel)
     b.js("arguments[0].scrollIntoView({block: 'center', inline: 'nearest'})", el)
     b.settle()
-    for attempt in range(3):  # a transition still moving the element: look again a little later
+    for _ in range(3):  # a transition still moving the element: look again a little later
         obs = observe(b, render=False)
         r = b.js("var r = arguments[0].getBoundingClientRect(); return [r.x, r.y, r.width, r.height]", el)
         box = tuple(round(v) for v in r)
@@ -235,7 +233,7 @@ class Driver:
 
     def __init__(self, b: BrowserSession, apps_cfg: dict, log_dir: Path):
         self.b, self.apps_cfg, self.log_dir = b, apps_cfg, log_dir
-        self.running: g.Running | None = None
+        self.running: Running | None = None
         self.logged_in = False
 
     def use(self, name: str) -> g.App:
@@ -243,7 +241,7 @@ class Driver:
         if self.running is None or self.running.app.name != name:
             self.stop()
             g.reset(app)
-            self.running = g.Running(app, self.log_dir)
+            self.running = g.start(app, self.log_dir)
             self.b.driver.delete_all_cookies()
             self.logged_in = False
         return app
@@ -381,20 +379,21 @@ def probe(d: Driver, app_name: str, path: str, steps: list[str]) -> None:
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = harness.Arguments(__doc__, quick={"per_app": 2},
+                           json_help="write every case's result and the summary as JSON")
     ap.add_argument("-v", "--verbose", action="store_true", help="list every case whose level differs from its label")
-    ap.add_argument("--json", metavar="FILE", help="write every case's result and the summary as JSON")
     ap.add_argument("--cases", default=str(GATE / "cases.toml"))
     ap.add_argument("--app", action="append", help="only this app's cases (repeatable)")
     ap.add_argument("--case", action="append", help="only this case id (repeatable)")
+    ap.add_argument("--per-app", type=int, help="only the first N cases of each app")
     ap.add_argument("--check-effects", action="store_true",
                     help="after classifying, perform each action and compare the app's data and session cookies "
                          "before and after, to check the hand labels (read-only changes nothing)")
     ap.add_argument("--probe", nargs="+", metavar=("APP PATH", "STEP"),
                     help="print the marks of APP's page PATH (after the steps) and exit")
     args = ap.parse_args()
-    if not g.PY.exists():
-        sys.exit("the apps are not installed: run python3 bench/gate/setup_apps.py first")
+    if not g.installed():
+        sys.exit(NOT_INSTALLED)
     spec = tomllib.loads(Path(args.cases).read_text())
     cases = spec["case"]
     ids = Counter(c["id"] for c in cases)
@@ -407,6 +406,9 @@ def main():
         cases = [c for c in cases if c["app"] in args.app]
     if args.case:
         cases = [c for c in cases if c["id"] in args.case]
+    if args.per_app:
+        seen = Counter()
+        cases = [c for c in cases if seen.update([c["app"]]) or seen[c["app"]] <= args.per_app]
     order = list(g.APPS)
     cases.sort(key=lambda c: order.index(c["app"]))  # one app at a time; stable within an app
     log_dir = GATE / "out" / "logs"
@@ -431,7 +433,7 @@ def main():
     s["seconds"] = round(time.monotonic() - t0, 1)
     print_report(results, s, args.verbose)
     if args.json:
-        Path(args.json).write_text(json.dumps({"summary": s, "cases": results}, indent=1))
+        harness.write_json(args.json, {"summary": s, "cases": results})
         print(f"\nwrote {args.json}")
 
 

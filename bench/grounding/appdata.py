@@ -10,11 +10,9 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-APPS_DIR = HERE / ".apps"
-VENV = APPS_DIR / "venv"
-BIN = VENV / "bin"
-DATA = APPS_DIR / "data"
+from bench.apps import APPS_DIR, BIN
+
+DATA = APPS_DIR / "grounding" / "data"
 
 # ---------------------------------------------------------------- generated content
 WORDS = ("aurora borealis comet nebula pulsar quasar meteor galaxy orbit eclipse zenith solstice "

@@ -1,7 +1,8 @@
-"""The real web apps of the grounding bench: what each serves, and starting/stopping it.
+"""The real web apps of the grounding bench: what each serves, and starting it.
 
-All of them are open-source apps installed from PyPI by ``setup_apps.sh`` into
-``bench/grounding/.apps/venv`` (a venv of their own, apart from Cockpit's). What
+All of them are open-source apps from PyPI, installed by ``.venv/bin/python -m bench.apps install``
+into ``bench/.apps/venv`` (a venv of their own, apart from Cockpit's; bench/apps/ also holds
+the App and Running this module uses, shared with the gate bench). What
 they serve is generated here: a small SQLite database for Datasette and
 Flask-Admin, a few reStructuredText pages built by Sphinx, a few Markdown pages
 built by MkDocs with the Material theme, a short Streamlit script that lays
@@ -11,42 +12,19 @@ apps' own: nothing here writes HTML or JavaScript.
 
 Each app is started on 127.0.0.1 on a fixed port, waited for until it answers,
 and stopped (its whole process group) afterwards. One app runs at a time.
+
+    .venv/bin/python -m bench.grounding.apps NAME    # serve one app until Ctrl+C, to look at it
 """
 from __future__ import annotations
 
-import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import time
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
-try:  # run as a script from bench/grounding/, or imported as bench.grounding.apps
-    from spa_apps import DASH_APP, NICEGUI_APP
-except ImportError:
-    from bench.grounding.spa_apps import DASH_APP, NICEGUI_APP
-try:
-    from appdata import APPS_DIR, BIN, DATA, FLASK_ADMIN_APP, HERE, STREAMLIT_APP, VENV, make_db, make_mkdocs, make_sphinx  # noqa: F401,E501
-except ImportError:
-    from bench.grounding.appdata import (APPS_DIR, BIN, DATA, FLASK_ADMIN_APP, HERE, STREAMLIT_APP, VENV,  # noqa: F401
-                                         make_db, make_mkdocs, make_sphinx)
-
-
-
-@dataclass
-class App:
-    name: str
-    port: int
-    what: str
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
+from bench.apps import BIN, NOT_INSTALLED, App, Running, installed
+from bench.grounding.appdata import DATA, FLASK_ADMIN_APP, STREAMLIT_APP, make_db, make_mkdocs, make_sphinx
+from bench.grounding.spa_apps import DASH_APP, NICEGUI_APP
 
 APPS = {
     "datasette": App("datasette", 8761, "Datasette 0.65: tables, facets, filters, column menus, SQL editor"),
@@ -58,10 +36,6 @@ APPS = {
                                     "a dialog on load"),
     "dash": App("dash", 8767, "a Dash app (React): drop-downs with clear and chips, date picker, data table"),
 }
-
-
-def installed() -> bool:
-    return (BIN / "python").exists() and (VENV / ".grounding-installed").exists()
 
 
 def prepare(name: str) -> list[str]:
@@ -100,68 +74,19 @@ def prepare(name: str) -> list[str]:
     raise KeyError(name)
 
 
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-            return True
-        except OSError:
-            return False
+def serve(name: str, log_dir: Path | None = None, timeout: float = 90.0) -> Running:
+    """App `name`'s server, to use as a context manager (``with serve("sphinx") as app:``): what the app
+    serves is generated, the app started and waited for on entry; stopped on exit."""
+    if not installed():
+        raise SystemExit(NOT_INSTALLED)
+    cmd = prepare(name)
+    (DATA / "home").mkdir(parents=True, exist_ok=True)
+    return Running(APPS[name], log_dir or DATA, cmd=cmd, cwd=DATA, nice=5, timeout=timeout,
+                   env={"HOME": str(DATA / "home"), "PYTHONUNBUFFERED": "1"})
 
 
-class Running:
-    """One app's server process (a context manager): started, answering, stopped after."""
-
-    def __init__(self, name: str, log_dir: Path | None = None, timeout: float = 90.0):
-        self.app = APPS[name]
-        self.timeout = timeout
-        self.log_dir = log_dir or DATA
-        self.proc: subprocess.Popen | None = None
-
-    def __enter__(self) -> App:
-        if not installed():
-            raise SystemExit("the apps are not installed: run bash bench/grounding/setup_apps.sh")
-        cmd = prepare(self.app.name)
-        if not _port_free(self.app.port):
-            raise SystemExit(f"port {self.app.port} for {self.app.name} is taken")
-        env = dict(os.environ, HOME=str(DATA / "home"), PYTHONUNBUFFERED="1")
-        (DATA / "home").mkdir(parents=True, exist_ok=True)
-        log = open(self.log_dir / f"{self.app.name}.log", "wb")
-        self.proc = subprocess.Popen(["nice", "-n", "5"] + cmd, stdout=log, stderr=subprocess.STDOUT,
-                                     env=env, cwd=str(DATA), start_new_session=True)
-        log.close()
-        end = time.monotonic() + self.timeout
-        while time.monotonic() < end:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"{self.app.name} exited ({self.proc.returncode}); "
-                                   f"see {self.log_dir / (self.app.name + '.log')}")
-            try:
-                with urllib.request.urlopen(self.app.base + "/", timeout=2) as r:
-                    if r.status < 500:
-                        return self.app
-            except Exception:
-                time.sleep(0.3)
-        self.__exit__(None, None, None)
-        raise RuntimeError(f"{self.app.name} did not answer on {self.app.base} in {self.timeout:.0f}s")
-
-    def __exit__(self, *exc):
-        p, self.proc = self.proc, None
-        if p is None or p.poll() is not None:
-            return
-        try:
-            os.killpg(p.pid, signal.SIGTERM)
-            p.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            p.wait(timeout=5)
-
-
-if __name__ == "__main__":  # python bench/grounding/apps.py NAME: serve one app until Ctrl+C (to look at it)
-    with Running(sys.argv[1]) as a:
+if __name__ == "__main__":
+    with serve(sys.argv[1]) as a:
         print(a.base, flush=True)
         try:
             while True:

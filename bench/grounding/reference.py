@@ -277,7 +277,7 @@ def reference(session: BrowserSession) -> list[dict]:
             raise RuntimeError(f"reference script failed: {res['exceptionDetails']}")
         val = res["result"]["value"]
         targets, objs = [], []
-        for a, g, o in zip(ax, val["ax"], ax_objs):
+        for a, g, o in zip(ax, val["ax"], ax_objs, strict=False):
             if g is None or (a["role"] == "listbox" and g["tag"] != "select"):
                 continue
             targets.append({"box": g["box"], "role": a["role"], "name": a["name"], "tag": g["tag"],
@@ -290,7 +290,7 @@ def reference(session: BrowserSession) -> list[dict]:
             by_index = {p["name"]: p["value"].get("objectId") for p in props["result"] if p["name"].isdigit()}
             extra_objs = [by_index.get(str(i)) for i in range(len(val["extra"]))]
             session.js("delete window.__groundingExtra")
-        for e, o in zip(val["extra"], extra_objs):
+        for e, o in zip(val["extra"], extra_objs, strict=False):
             targets.append({"box": e["box"], "role": "", "name": "", "tag": e["tag"], "text": e["text"],
                             "via": e["via"]})
             objs.append(o)

@@ -1,8 +1,8 @@
 """Grounding bench (issue #16): Cockpit's marks against what a person could click, on real apps.
 
-    bash bench/grounding/setup_apps.sh            # once: the apps, into bench/grounding/.apps/
-    .venv/bin/python bench/grounding/run.py [--apps a,b] [--states N] [--only ID,ID] [-v]
-                                            [--repeat N] [--json FILE] [--shots DIR]
+    .venv/bin/python -m bench.apps install         # once: the apps, into bench/.apps/
+    .venv/bin/python -m bench.grounding.run [--apps a,b] [--states N] [--only ID,ID] [-v]
+                                            [--repeat N] [--json FILE] [--shots DIR] [--quick]
 
 For each app (apps.py: Datasette, Sphinx, MkDocs Material, Flask-Admin,
 Streamlit), one at a time: start it on 127.0.0.1, open one browser with the
@@ -44,30 +44,24 @@ Targets of issue #16: recall >= 0.99, precision >= 0.98, <= 2 duplicates, 0 late
 """
 from __future__ import annotations
 
-import argparse
 import io
-import json
-import statistics
 import sys
 import time
 import traceback
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
-sys.path.insert(0, str(HERE))
+from PIL import Image
 
-from cockpit.core.actions.grammar import parse_action  # noqa: E402
-from cockpit.core.agent.execute import Executor  # noqa: E402
-from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
-from cockpit.core.page import images, overlay  # noqa: E402
-from cockpit.core.page.marks import Mark  # noqa: E402
-from cockpit.core.page.observation import observe  # noqa: E402
-from PIL import Image  # noqa: E402
-
-import apps as apps_mod  # noqa: E402
-from reference import reference  # noqa: E402
-from states import STATES, State  # noqa: E402
+from bench import harness
+from bench.grounding import apps as apps_mod
+from bench.grounding.reference import reference
+from bench.grounding.states import STATES, State
+from cockpit.core.actions.grammar import parse_action
+from cockpit.core.agent.execute import Executor
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.page import images, overlay
+from cockpit.core.page.marks import Mark
+from cockpit.core.page.observation import observe
 
 MATCH_RULE = ("a mark and a reference element match when IoU >= 0.5, or the mark's centre is inside the "
               "reference box and the reference's centre inside the mark (2 px slack) and the areas are within 4x; "
@@ -140,7 +134,7 @@ def pair(marks: list, refs: list) -> tuple[dict, dict]:
                 pairs.append((s, i, j))
     pairs.sort(reverse=True)
     m2r, used = {}, set()
-    for s, i, j in pairs:
+    for _s, i, j in pairs:
         if i in m2r or j in used:
             continue
         m2r[i] = j
@@ -244,7 +238,7 @@ def run_state(s: BrowserSession, ex: Executor, app: apps_mod.App, st: State, sho
     for step in st.steps:
         target = next(step[k] for k in ("click", "type", "select", "hover") if k in step)
         n = None
-        for attempt in range(4):  # as an agent would: look again (after a Wait) when the target is not there
+        for attempt in range(4):  # noqa: B007 - as an agent would: look again (after a Wait) when the target is not there
             obs = observe(s, render=False)
             n = _find_mark(s, obs, target)
             if n is not None:
@@ -286,7 +280,7 @@ def _sum(rows: list[dict]) -> dict:
             "duplicates": sum(r["duplicates"] for r in ok),
             "late_render_misses": sum(r["late_render_misses"] for r in ok),
             "late_states": sum(1 for r in ok if r["late_render_misses"]),
-            "settle_ms_median": statistics.median(r["settle_ms"] for r in ok) if ok else float("nan")}
+            "settle_ms_median": harness.median(r["settle_ms"] for r in ok)}
 
 
 HEAD = (f"{'':<12} {'states':>6} {'fail':>4} {'refs':>5} {'marks':>5} {'recall':>6} {'prec':>6} "
@@ -328,12 +322,11 @@ def print_state(r: dict, verbose: bool) -> None:
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap = harness.Arguments(__doc__, quick={"states": 1}, json_help="write everything to this file")
     ap.add_argument("--apps", help="comma-separated: " + ",".join(apps_mod.APPS))
     ap.add_argument("--states", type=int, help="at most N states per app")
     ap.add_argument("--only", help="comma-separated state ids")
     ap.add_argument("-v", "--verbose", action="store_true", help="list missed, spurious, duplicate, late marks")
-    ap.add_argument("--json", type=Path, help="write everything to this file")
     ap.add_argument("--repeat", type=int, default=1, help="do every state N times (late renders vary)")
     ap.add_argument("--shots", type=Path, help="save each state's screenshots here: Cockpit's marks at settle time "
                     "and eventually, and the reference's boxes drawn the same way")
@@ -354,7 +347,7 @@ def main(argv=None) -> int:
         if not todo:
             continue
         print(f"{name}: {apps_mod.APPS[name].what}", flush=True)
-        with apps_mod.Running(name) as app:
+        with apps_mod.serve(name) as app:
             with BrowserSession(BrowserConfig(headless=True, viewport=(1024, 768))) as s:
                 s.goto("about:blank")  # a fresh Chromium may show chrome://new-tab-page, which the nav guard refuses
                 _timed_settle(s)
@@ -382,9 +375,7 @@ def main(argv=None) -> int:
     total = _sum(rows)
     print(_line("TOTAL", total))
     print("targets (issue #16): recall >= 0.99, precision >= 0.98, duplicates <= 2, late-render misses 0")
-    if a.json:
-        a.json.write_text(json.dumps({"match_rule": MATCH_RULE, "per_app": per_app, "total": total,
-                                      "states": rows}, indent=1))
+    harness.write_json(a.json, {"match_rule": MATCH_RULE, "per_app": per_app, "total": total, "states": rows})
     return 0
 
 

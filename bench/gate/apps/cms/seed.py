@@ -3,12 +3,11 @@ import io
 
 from django.contrib.auth.models import User
 from django.core.files.images import ImageFile
+from home.models import HomePage
 from PIL import Image as PILImage
 from wagtail.contrib.redirects.models import Redirect
 from wagtail.images.models import Image
 from wagtail.models import Page, Site
-
-from home.models import HomePage
 
 User.objects.create_superuser("editor", "editor@example.org", "bench-pass-1", first_name="Eda", last_name="Tor")
 User.objects.create_user("writer", "writer@example.org", "bench-pass-1")

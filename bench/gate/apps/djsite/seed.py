@@ -2,10 +2,9 @@
 import datetime
 
 from django.contrib.auth.models import User
-
-from library.models import Author, Book, Loan
-from postman.models import Message, STATUS_ACCEPTED
 from django.utils import timezone
+from library.models import Author, Book, Loan
+from postman.models import STATUS_ACCEPTED, Message
 
 admin = User.objects.create_superuser("admin", "admin@example.org", "bench-pass-1")
 alice = User.objects.create_user("alice", "alice@example.org", "bench-pass-1", is_staff=True)

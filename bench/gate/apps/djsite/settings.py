@@ -1,13 +1,13 @@
 """Settings of the bench's Django admin + django-postman site (bench/gate; issue #17).
 
 Only configuration: every page comes from Django's admin or django-postman.
-The database lives where GATE_DATA says (bench/gate/.apps/data).
+The database lives where GATE_DATA says (bench/.apps/gate/data).
 """
 import os
 from pathlib import Path
 
 BASE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("GATE_DATA", BASE.parent.parent / ".apps" / "data"))
+DATA = Path(os.environ.get("GATE_DATA", BASE.parents[2] / ".apps" / "gate" / "data"))
 SECRET_KEY = "bench-gate-local-only"
 DEBUG = True  # runserver serves the apps' static files
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]

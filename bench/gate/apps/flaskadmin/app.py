@@ -14,7 +14,7 @@ from flask_admin.contrib.sqla import ModelView
 from flask_sqlalchemy import SQLAlchemy
 from sqlalchemy.pool import NullPool
 
-DATA = Path(os.environ.get("GATE_DATA", Path(__file__).resolve().parent.parent.parent / ".apps" / "data"))
+DATA = Path(os.environ.get("GATE_DATA", Path(__file__).resolve().parents[3] / ".apps" / "gate" / "data"))
 app = Flask(__name__)
 app.config["SQLALCHEMY_DATABASE_URI"] = f"sqlite:///{DATA / 'flaskadmin.sqlite3'}"
 # No pooled connections: the bench restores the database file between cases.

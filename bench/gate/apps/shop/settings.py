@@ -8,7 +8,7 @@ from pathlib import Path
 from oscar.defaults import *  # noqa: F401,F403
 
 BASE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("GATE_DATA", BASE.parent.parent / ".apps" / "data"))
+DATA = Path(os.environ.get("GATE_DATA", BASE.parents[2] / ".apps" / "gate" / "data"))
 SECRET_KEY = "bench-gate-local-only"
 DEBUG = True
 ALLOWED_HOSTS = ["127.0.0.1", "localhost"]
