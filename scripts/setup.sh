@@ -13,7 +13,7 @@ missing=""
 for p in $APT_PACKAGES; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-# Java runs the Selenium Grid of the Grid tests and bench/grid_bench.py (any Java 11+ will do).
+# Java runs the Selenium Grid of the Grid tests and `python -m bench.grid_bench` (any Java 11+ will do).
 command -v java >/dev/null 2>&1 || missing="$missing default-jre-headless"
 if [ -n "$missing" ]; then
   echo "setup: installing Debian packages:$missing" >&2
