@@ -1,9 +1,9 @@
 // SomHits: hit testing for the marking script -- is an element what the page shows at a point, is
 // it under a dialog, and is it hidden only by a see-through layer (a hostile page's invisible cover).
-// Interface: SomHits(viewport, stats, paint) with the viewport's [width, height], som.js's stats
-// (counts it adds to) and the Paint module -> {within, clickPoint, underDialog,
-// seeThroughCover, intercepted, interceptPass}; one per marking run. `intercepted` collects the
-// records (som_walk.js) of elements hidden only by a see-through cover; interceptPass(kept) settles them.
+// Interface: SomHits(viewport, stats, paint) with the viewport's [width, height], som.js's stats (counts
+// it adds to) and the Paint module -> {within, clickPoint, underDialog, seeThroughCover, intercepted,
+// interceptPass}; one per marking run. `intercepted` collects the records (som_walk.js) of elements
+// hidden only by a see-through cover; interceptPass(kept) settles them against the kept marks.
 /* exported SomHits */
 function SomHits(viewport, stats, paint) {
   "use strict";
