@@ -59,7 +59,8 @@ def script(name: str) -> str:
         parts.append(f"const {ns} = (() => {{\n{read_text(f'js/{module}')}\nreturn {ns};\n}})();")
     if not parts:
         return host
-    return '(() => {\n"use strict";\n' + "\n".join(parts) + "\nreturn (\n" + host.rstrip().removesuffix(";") + "\n);\n})()"
+    body = "\n".join(parts)
+    return f'(() => {{\n"use strict";\n{body}\nreturn (\n{host.rstrip().removesuffix(";")}\n);\n}})()'
 
 
 def read_bytes(name: str) -> bytes:

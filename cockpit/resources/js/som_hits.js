@@ -7,7 +7,7 @@
 /* exported SomHits */
 function SomHits(viewport, stats, paint) {
   "use strict";
-  const [VW, VH] = viewport;
+  const VW = viewport[0], VH = viewport[1];
   // ---------- hit testing ----------
   // True when `hit` is `el` or lies inside it, climbing out of shadow trees.
   function within(el, hit) {

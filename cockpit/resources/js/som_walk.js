@@ -12,7 +12,7 @@
 function SomWalk(run) {
   "use strict";
   const { opts, stats, t0, prune } = run;
-  const [VW, VH] = run.viewport;
+  const VW = run.viewport[0], VH = run.viewport[1];
   const TIME_BUDGET = opts.timeBudgetMs || 15000;
   const { inter, area, rectOf, layoutParent, containingBlock, contentClip } = run.geo;
   const { ATOMIC_ROLES, SKIP_TAGS, TEXT_INPUTS, implicitRole, strongReason, weakReason } = run.classify;

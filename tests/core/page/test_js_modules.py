@@ -80,7 +80,8 @@ def test_a_host_declares_for_eslint_the_modules_it_has_loaded(host):
     text = (JS / host).read_text(encoding="utf-8")
     declared = re.search(r"^/\* global ([\w, ]+) \*/$", text, re.M)
     assert declared, f"{host} has no /* global ... */ line naming its modules"
-    assert [n.strip() for n in declared.group(1).split(",")] == [resources.namespace(m) for m in resources.modules(host)]
+    names = [n.strip() for n in declared.group(1).split(",")]
+    assert names == [resources.namespace(m) for m in resources.modules(host)]
 
 
 @pytest.mark.parametrize("module", MODULES)
@@ -116,8 +117,9 @@ def test_modules_answer_as_the_host_relies_on(browser):
     got = browser.js(f"""
       const names = {_SOM}, forms = SomForms(document, names.clean, Identity);
       const button = document.querySelector("button"), input = document.querySelector("input");
-      return [Paint.alpha("rgba(1, 2, 3, 0.5)"), Identity.domPath(button), SomGeometry().inter([0, 0, 10, 10], [5, 5, 20, 20]),
-        SomClassify.implicitRole(button, "button", ""), names.clean("  two   words "), names.textOf(input, "input", "text", false),
+      return [Paint.alpha("rgba(1, 2, 3, 0.5)"), Identity.domPath(button),
+        SomGeometry().inter([0, 0, 10, 10], [5, 5, 20, 20]), SomClassify.implicitRole(button, "button", ""),
+        names.clean("  two   words "), names.textOf(input, "input", "text", false),
         forms.formMethod(button, "button"), forms.isSubmit(button, "button"), forms.pageConfirm()];
     """)
     assert got == [0.5, "html:1>body:1>form:1>button:1", [5, 5, 10, 10], "button", "two words", "Name", "post", True,
