@@ -19,16 +19,48 @@ def read_text(name: str) -> str:
     return _traversable(name).read_text(encoding="utf-8")
 
 
-_INCLUDE = re.compile(r"^([ \t]*)/\*@include ([\w.-]+)\*/[ \t]*$", re.M)
+_MODULES = re.compile(r"^/\*@modules ([\w.\s-]+?)\*/[ \t]*$", re.M)
+
+
+def namespace(module: str) -> str:
+    """The one name in-page module `module` defines: som_items.js -> SomItems."""
+    return "".join(part.capitalize() for part in module.removesuffix(".js").split("_"))
+
+
+def modules(name: str) -> list[str]:
+    """The modules in-page script `js/<name>` declares on its ``/*@modules a.js b.js*/`` line, in order."""
+    m = _MODULES.search(read_text(f"js/{name}"))
+    return m.group(1).split() if m else []
 
 
 @functools.cache
 def script(name: str) -> str:
-    """The in-page script `js/<name>`, with each ``/*@include other.js*/`` line replaced by
-    js/other.js (indented as the marker), so several scripts share one copy of a helper."""
-    def paste(m: re.Match) -> str:
-        return "\n".join(m.group(1) + line if line else line for line in script(m.group(2)).splitlines())
-    return _INCLUDE.sub(paste, read_text(f"js/{name}"))
+    """The in-page script `js/<name>`, ready to send, with the modules it declares.
+
+    A host script (som.js, act.js) is one function expression; a ``/*@modules a.js b.js*/`` line in
+    it names the modules it uses. Each module file defines one name (som_items.js: ``SomItems``, a
+    factory function or a namespace object) from nothing but its own parameters and browser globals.
+    The result is again one expression whose value is the host's function, with each module wrapped so
+    that only its name is visible, and only to the modules after it and the host::
+
+        (() => { "use strict";
+          const Paint = (() => { <paint.js> return Paint; })();
+          ...
+          return (<host>);
+        })()
+
+    so callers use it as before: ``return (SCRIPT)(arguments[0])`` from execute_script, or as the value of
+    a property. A script that declares no modules (settle.js, instrument.js) is sent as it is.
+    """
+    host = read_text(f"js/{name}")
+    parts = []
+    for module in modules(name):
+        ns = namespace(module)
+        parts.append(f"const {ns} = (() => {{\n{read_text(f'js/{module}')}\nreturn {ns};\n}})();")
+    if not parts:
+        return host
+    body = "\n".join(parts)
+    return f'(() => {{\n"use strict";\n{body}\nreturn (\n{host.rstrip().removesuffix(";")}\n);\n}})()'
 
 
 def read_bytes(name: str) -> bytes:

@@ -50,7 +50,7 @@
     try {
       var c = JSON.parse(localStorage.getItem(CART_KEY) || "[]");
       return Array.isArray(c) ? c.filter(function (l) { return find(l.id) && l.qty > 0; }) : [];
-    } catch (e) { return []; }
+    } catch { return []; }
   }
   function saveCart(c) { localStorage.setItem(CART_KEY, JSON.stringify(c)); updateCount(); }
   function addToCart(id, qty) {
@@ -196,7 +196,7 @@
 
   function placed() {
     var order = null;
-    try { order = JSON.parse(sessionStorage.getItem(ORDER_KEY) || "null"); } catch (e) { order = null; }
+    try { order = JSON.parse(sessionStorage.getItem(ORDER_KEY) || "null"); } catch { /* unreadable: order stays null */ }
     if (!order) order = { number: "DS-" + String(Math.floor(100000 + Math.random() * 900000)), lines: cartLines() };
     order.total = sum(order.lines || []);
     $("order-number").textContent = order.number;

@@ -1,6 +1,10 @@
-// In-page helpers for actions on marked elements. Called as
-// `return (SOURCE)(op, id, arg)` after som.js has filled window.__cockpitMarks.
-// Returns plain data; never throws for an expected failure.
+// In-page helpers for actions on marked elements. cockpit.core.agent.execute (and its pointer
+// actions, cockpit.core.agent.pointer) call it as `return (SOURCE)(op, id, arg)` after som.js has
+// filled window.__cockpitMarks. Returns plain data; never throws for an expected failure.
+// It uses the modules named below (put ahead of it by cockpit.core.resources.script), which som.js
+// uses too, so that both judge see-through elements and identify elements the same way.
+/*@modules paint.js identity.js*/
+/* global Paint, Identity */
 (function (op, id, arg) {
   "use strict";
   const els = window.__cockpitMarks || [];
@@ -10,7 +14,7 @@
   // Deepest element at a top-viewport point, through same-origin iframes and
   // open shadow roots.
   function deepHit(x, y) {
-    let doc = document, ox = 0, oy = 0, hit = doc.elementFromPoint(x, y);
+    let ox = 0, oy = 0, hit = document.elementFromPoint(x, y);
     for (let guard = 0; hit && guard < 32; guard++) {
       if (hit.shadowRoot) {
         const inner = hit.shadowRoot.elementFromPoint(x - ox, y - oy);
@@ -18,13 +22,12 @@
       }
       if (hit.tagName === "IFRAME" || hit.tagName === "FRAME") {
         let d = null;
-        try { d = hit.contentDocument; } catch (e) { d = null; }
+        try { d = hit.contentDocument; } catch { /* cross-origin: d stays null */ }
         if (!d) return hit;
         const r = hit.getBoundingClientRect();
         const st = getComputedStyle(hit);  // same offset as som.js: border + padding
         ox += r.left + hit.clientLeft + parseFloat(st.paddingLeft || 0);
         oy += r.top + hit.clientTop + parseFloat(st.paddingTop || 0);
-        doc = d;
         const inner = d.elementFromPoint(x - ox, y - oy);
         if (!inner) return hit;
         hit = inner; continue;
@@ -49,13 +52,11 @@
   }
 
   // ---------- hostile pages: see-through elements, changed targets, stolen clicks ----------
-  /*@include paint.js*/
-  /*@include identity.js*/
   function seeThrough(h) {
     if (!h || h.nodeType !== 1) return false;
     let op = 1;
     for (let n = h; n && n.nodeType === 1; n = n.parentElement) op *= parseFloat(getComputedStyle(n).opacity);
-    return op < 0.05 || paintsNothing(h, 0);
+    return op < 0.05 || Paint.paintsNothing(h, 0);
   }
   function clean(s) {
     s = String(s || "").replace(/\s+/g, " ").trim();
@@ -93,8 +94,8 @@
     }
     f.form_method = m;
     f.submit = submit;
-    f.form_action = formActionOf(el, form, submit);
-    f.dom_path = domPath(el);
+    f.form_action = Identity.formActionOf(el, form, submit);
+    f.dom_path = Identity.domPath(el);
     const r = el.getBoundingClientRect();
     f.box = [Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)];
     return f;
@@ -105,7 +106,7 @@
     for (let w = el.ownerDocument.defaultView; w; ) {
       out.push(w);
       let fe = null;
-      try { fe = w.frameElement; } catch (e) { fe = null; }
+      try { fe = w.frameElement; } catch { /* cross-origin: fe stays null */ }
       w = fe ? fe.ownerDocument.defaultView : null;
     }
     if (!out.includes(window)) out.push(window);
@@ -117,7 +118,7 @@
     const g = window.__cockpitGuard;
     if (!g) return "";
     for (const w of g.wins) for (const t of GUARDED) {
-      try { w.removeEventListener(t, g.handler, true); } catch (e) { /* the frame went away */ }
+      try { w.removeEventListener(t, g.handler, true); } catch { /* the frame went away */ }
     }
     window.__cockpitGuard = null;
     return g.blocked;
@@ -212,7 +213,7 @@
         if (f.shadowRoot && f.shadowRoot.activeElement) { f = f.shadowRoot.activeElement; continue; }
         if (f.tagName === "IFRAME" || f.tagName === "FRAME") {
           let d = null;
-          try { d = f.contentDocument; } catch (e) { d = null; }
+          try { d = f.contentDocument; } catch { /* cross-origin: d stays null */ }
           if (d && d.activeElement && d.activeElement !== d.body) { f = d.activeElement; continue; }
         }
         break;
@@ -225,7 +226,7 @@
       for (let g = 0; f && f !== el && g < 16; g++) {
         let inner = f.shadowRoot ? f.shadowRoot.activeElement : null;
         if (!inner && (f.tagName === "IFRAME" || f.tagName === "FRAME")) {
-          try { inner = f.contentDocument ? f.contentDocument.activeElement : null; } catch (e) { inner = null; }
+          try { inner = f.contentDocument ? f.contentDocument.activeElement : null; } catch { inner = null; }
         }
         if (!inner || inner === f) break;
         f = inner;

@@ -99,7 +99,7 @@
     try {
       const src = Function.prototype.toString.call(fn);
       return src.endsWith("[native code] }") ? "" : d + "|" + src;
-    } catch (e) { return ""; }
+    } catch { return ""; }
   };
   const ranBefore = (fn, d, key) => {
     if (d < TICK_MIN) return false;
@@ -213,7 +213,7 @@
         for (const n of r.addedNodes) if (n.nodeName === "SCRIPT") watchScript(n);
       }
     }).observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  } catch (e) { /* very old document types: no observer, no quiet check */ }
+  } catch { /* very old document types: no observer, no quiet check */ }
 
   // A form submit or link click that the page did not cancel starts a navigation a moment
   // later; settle.js waits for it instead of reporting the old page as settled.
@@ -227,7 +227,7 @@
     if (!a || e.defaultPrevented || e.button !== 0) return;
     const href = a.getAttribute("href") || "";
     if (href.startsWith("#") || href.toLowerCase().startsWith("javascript:") || a.hasAttribute("download")) return;
-    try { if (new URL(a.href).href.split("#")[0] === location.href.split("#")[0]) return; } catch (err) { return; }
+    try { if (new URL(a.href).href.split("#")[0] === location.href.split("#")[0]) return; } catch { return; }
     navSoon(e);
   });
 
@@ -239,7 +239,7 @@
     // let it open, ensure_single_tab() folds it back later.
     if (!url || url === "about:blank") return origOpen.apply(window, arguments);
     {
-      try { (top ? window : window.top).location.href = new URL(url, location.href).href; } catch (e) { location.href = url; }
+      try { (top ? window : window.top).location.href = new URL(url, location.href).href; } catch { location.href = url; }
     }
     return top ? window : window.top;
   };
@@ -249,7 +249,7 @@
       if (n && n.tagName && (n.tagName === "A" || n.tagName === "AREA" || n.tagName === "FORM")) {
         const t = (n.getAttribute("target") || "").toLowerCase();
         // Only new-window targets: a named iframe ("upload_frame") keeps working.
-        const frameExists = t && t[0] !== "_" && (() => { try { return !!window.top.frames[t]; } catch (e) { return false; } })();
+        const frameExists = t && t[0] !== "_" && (() => { try { return !!window.top.frames[t]; } catch { return false; } })();
         if (t && t !== "_self" && t !== "_parent" && t !== "_top" && !frameExists) n.setAttribute("target", "_top");
         break;
       }
