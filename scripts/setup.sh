@@ -39,4 +39,12 @@ fi
 if ! .venv/bin/python -m testkit.grid fetch >/dev/null; then
   echo "setup: note: no Selenium Grid jar; the Grid tests will be skipped" >&2
 fi
+# ESLint for the in-page JavaScript (package.json; scripts/lint.sh runs it), when Node >= 20.19 and npm are here.
+if command -v npm >/dev/null 2>&1 && node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)' 2>/dev/null; then
+  if [ ! -f node_modules/.package-lock.json ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+    npm ci --no-audit --no-fund --silent >/dev/null 2>&1 || echo "setup: note: npm ci failed; ESLint will not run" >&2
+  fi
+else
+  echo "setup: note: no Node.js 20.19+ with npm; ESLint (scripts/lint.sh) will not run" >&2
+fi
 echo "setup: ready (.venv/bin/cockpit)" >&2
