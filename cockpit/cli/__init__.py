@@ -4,7 +4,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cockpit.core.logsetup import setup_logging
 from cockpit.cli import (
     adjudicate,
     agreement,
@@ -21,11 +20,13 @@ from cockpit.cli import (
     run,
     runs,
 )
+from cockpit.core.logsetup import setup_logging
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
             "hops": hops, "observe": observe, "annotate": annotate, "adjudicate": adjudicate}
 from cockpit.cli import resume  # noqa: E402
+
 COMMANDS.update({"resume": resume, "close": resume.Close})
 
 
@@ -36,7 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "With no command, opens the cockpit window.")
     p.add_argument("-v", "--verbose", action="store_true", help="log details to stderr")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
-    for name, mod in COMMANDS.items():
+    for mod in COMMANDS.values():
         mod.add_parser(sub)
     return p
 

@@ -37,11 +37,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from cockpit.core.errors import CockpitError
     from cockpit.core.review import agreement
     from cockpit.core.review.bootstrap import Bootstrap
-    from cockpit.core.errors import CockpitError
-    from cockpit.core.store import Store
-    from cockpit.core.store import liveness
+    from cockpit.core.store import Store, liveness
     if args.bins < 1:
         return common.fail("--bins must be at least 1", 2)
     if args.resamples < 0:

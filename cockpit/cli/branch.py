@@ -81,8 +81,8 @@ def run(args) -> int:
 
 
 def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
-    from cockpit.core.replay.replay import check_step
     from cockpit.core.errors import CockpitError
+    from cockpit.core.replay.replay import check_step
     try:
         check_step(store, run_id, step, **kw)
     except CockpitError as e:
@@ -98,8 +98,8 @@ def _session(args):
 def _replay_only(args, store, run_id: str) -> int:
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.start import RunContext
-    from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
     from cockpit.core.errors import CockpitError
+    from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
     upto = args.step or None
     if args.step < 0 or (why := _check_step(store, run_id, upto)):
         return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
@@ -164,9 +164,9 @@ def _branch(args, store, run_id: str) -> int:
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.control import RunControl
     from cockpit.core.agent.start import RunContext
-    from cockpit.core.replay.branch import branch
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
+    from cockpit.core.replay.branch import branch
     if why := _check_step(store, run_id, args.step):
         return common.fail(why, 2)
     parent = store.run(run_id)

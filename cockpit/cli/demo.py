@@ -41,11 +41,11 @@ def _window(args) -> int:
 
 
 def _headless(args) -> int:
-    from cockpit.core.demo import policy as demo
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.agent.start import Fresh
     from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.demo import policy as demo
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store

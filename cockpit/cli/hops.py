@@ -22,9 +22,8 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store, liveness
     from cockpit.core.tasks.hop_report import hop_report
-    from cockpit.core.store import Store
-    from cockpit.core.store import liveness
     try:
         with Store() as store:
             liveness.mark_interrupted(store)

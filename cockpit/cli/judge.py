@@ -75,8 +75,7 @@ def _select(store, args) -> list[str]:
 
 def run(args) -> int:
     from cockpit.core.errors import CockpitError
-    from cockpit.core.store import Store
-    from cockpit.core.store import liveness
+    from cockpit.core.store import Store, liveness
     if args.concurrency < 1:
         return common.fail("--concurrency must be at least 1", 2)
     config = common.model_config(args)

@@ -19,8 +19,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cockpit.core.llm import apikeys
     from cockpit.core.errors import CockpitError
+    from cockpit.core.llm import apikeys
     from cockpit.core.llm.client import is_openai
     try:
         if args.action == "status":

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from selenium.common.exceptions import WebDriverException
 
+from cockpit.cli.common import BadTarget, add_browser_options, browser_config, fail, serve_if_file
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, CockpitError, short_message
 from cockpit.core.page.observation import observe
-from cockpit.cli.common import BadTarget, add_browser_options, browser_config, fail, serve_if_file
 
 
 def add_parser(sub):
@@ -68,7 +68,7 @@ def run(args) -> int:
         if obs.stats.get("covered") or obs.stats.get("cross_origin_frames"):
             print(f"(not marked: {obs.stats.get('covered', 0)} covered by other elements, "
                   f"{obs.stats.get('cross_origin_frames', 0)} cross-origin frames not entered)")
-    for name, path in files.items():
+    for path in files.values():
         print(f"wrote {path}", file=sys.stderr)
     return 0
 

@@ -63,6 +63,7 @@ def run(args) -> int:
 
 
 def _resume(args, store, run_id: str, p) -> int:
+    from cockpit.cli.branch import gate_as_parent, model_config
     from cockpit.core.agent.approval import approver_for
     from cockpit.core.agent.control import RunControl
     from cockpit.core.agent.start import RunContext
@@ -70,7 +71,6 @@ def _resume(args, store, run_id: str, p) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
     from cockpit.core.replay.resume import resume, usable_lookahead
-    from cockpit.cli.branch import gate_as_parent, model_config
     run = p.run
     if run.get("demo") and args.base_url is None:
         return common.fail(f"run {run_id} was driven by the offline demo policy, which only runs inside "

@@ -33,8 +33,8 @@ def run(args) -> int:
     import sys
 
     from cockpit.core.errors import CockpitError
-    from cockpit.core.store.db import open_for_reading
     from cockpit.core.store import liveness
+    from cockpit.core.store.db import open_for_reading
     if args.status is not None and args.status not in STATUSES:
         return common.fail(f"unknown status {args.status!r}; the statuses are {', '.join(STATUSES)}", 2)
     try:

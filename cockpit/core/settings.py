@@ -34,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 from cockpit.core import paths
+from cockpit.core import settings_checks as checks
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
-from cockpit.core import settings_checks as checks
 from cockpit.core.settings_checks import APPROVAL_POLICIES, IMAGE_DETAILS, IMAGE_FORMATS, MAX_RECENT, setting_ok  # noqa: F401
 
 __all__ = [
@@ -227,7 +227,7 @@ class Settings:
             return cls(), problems
         out = cls()
         hints = typing.get_type_hints(cls)
-        for name, value in data.items():
+        for name in data:
             if name in _FIELD_NAMES:
                 continue
             if checks.KEY_LIKE.search(str(name)):

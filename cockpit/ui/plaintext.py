@@ -21,7 +21,6 @@ import html
 
 from PySide6.QtGui import Qt
 
-
 TIP_CHARS = 2000  # at most this many characters of the text in a tooltip
 TIP_LINES = 40  # and at most this many lines
 WRAP_CHARS = 100  # a tooltip with a longer line wraps

@@ -15,7 +15,6 @@ from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from cockpit.core import paths
 
-
 DEFAULT = QSize(1280, 800)
 
 

@@ -33,18 +33,17 @@ from typing import Callable
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Approver
-from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh
-from cockpit.core.tasks.hops import tracker_for
 from cockpit.core.browser.remote import GridUnavailable
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
-from cockpit.core.store import Store, StoreError
+from cockpit.core.store import Store, StoreError, liveness
+from cockpit.core.tasks.hops import tracker_for
 from cockpit.core.tasks.taskfile import Task
-from cockpit.core.store import liveness
 
 log = logging.getLogger(__name__)
 

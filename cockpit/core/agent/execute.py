@@ -39,15 +39,15 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 
-from cockpit.core.safety import navguard
 from cockpit.core import resources
+from cockpit.core.actions.grammar import Action
+from cockpit.core.agent import downloads, keys
+from cockpit.core.agent.pointer import PointerActs, TargetChanged
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
-from cockpit.core.actions.grammar import Action
+from cockpit.core.safety import navguard
 from cockpit.core.safety.binding import Binding
-from cockpit.core.agent import downloads, keys
-from cockpit.core.agent.pointer import PointerActs, TargetChanged
 from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 

@@ -25,6 +25,7 @@ from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import ActionError
 from cockpit.core.page.marks import Mark
 
+
 class TargetChanged(ActionError):
     """The approved action's target is not what the human approved: nothing was done."""
 

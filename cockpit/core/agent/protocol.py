@@ -18,12 +18,12 @@ from __future__ import annotations
 import json
 
 from cockpit.core.actions import coords, dialects
-from cockpit.core.safety import redaction
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelClient
 from cockpit.core.llm.pixelprompt import PixelConversation, ResponsesConversation, materialize_any, raw_reply
 from cockpit.core.page import images
 from cockpit.core.page.observation import Observation
+from cockpit.core.safety import redaction
 
 
 class MarksProtocol:

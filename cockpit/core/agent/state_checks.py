@@ -11,10 +11,18 @@ import logging
 from selenium.common.exceptions import JavascriptException, WebDriverException
 
 from cockpit.core.errors import short_message
-from cockpit.core.store import Store
-from cockpit.core.store import labels
-from cockpit.core.tasks.webarena_eval import (NAMES, VERSION, Check, Target, content_ok, eval_of, state_checks,
-                                              targets, url_match)
+from cockpit.core.store import Store, labels
+from cockpit.core.tasks.webarena_eval import (
+    NAMES,
+    VERSION,
+    Check,
+    Target,
+    content_ok,
+    eval_of,
+    state_checks,
+    targets,
+    url_match,
+)
 
 log = logging.getLogger(__name__)
 

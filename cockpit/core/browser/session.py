@@ -25,10 +25,9 @@ from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnecti
 from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
-from cockpit.core.browser import profiles, remote
+from cockpit.core.browser import launch, profiles, remote, settling
 from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
 from cockpit.core.browser.contexts import Contexts
-from cockpit.core.browser import launch, settling
 from cockpit.core.browser.downloads import DownloadFolder
 from cockpit.core.browser.processes import kill_orphans
 from cockpit.core.browser.scriptloads import ScriptLoads

@@ -4,10 +4,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cockpit.core.llm import prompt
 from cockpit.core.actions.grammar import Action
 from cockpit.core.demo.page import ShopPage, parse_page
 from cockpit.core.demo.task import DemoTask, parse_task
+from cockpit.core.llm import prompt
 
 #: The policy stops after demo.MAX_ERRORS failed actions among this many.
 ERROR_WINDOW = 6

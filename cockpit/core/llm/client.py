@@ -46,9 +46,8 @@ from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core.llm import apikeys
+from cockpit.core.llm import apikeys, modelerrors
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
-from cockpit.core.llm import modelerrors
 from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 from cockpit.core.llm.outimages import prepare_images
 from cockpit.core.llm.retry import RetryPolicy, with_retries

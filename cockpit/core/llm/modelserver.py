@@ -50,8 +50,17 @@ import threading
 import time
 from typing import Iterable, Mapping
 
-from cockpit.core.llm.replies import (IMAGE_TOKENS, Reply, Responder, ScriptExhausted, chat_payload,
-                                     estimate_prompt_tokens, estimate_tokens, response_payload, scripted)
+from cockpit.core.llm.replies import (
+    IMAGE_TOKENS,
+    Reply,
+    Responder,
+    ScriptExhausted,
+    chat_payload,
+    estimate_prompt_tokens,
+    estimate_tokens,
+    response_payload,
+    scripted,
+)
 
 __all__ = [
     "ModelServer",

@@ -4,8 +4,8 @@ from __future__ import annotations
 import copy
 import logging
 
-from cockpit.core.page import images
 from cockpit.core.llm.modelconfig import ModelConfig
+from cockpit.core.page import images
 
 log = logging.getLogger(__name__)
 

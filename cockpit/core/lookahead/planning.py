@@ -21,10 +21,10 @@ import threading
 from dataclasses import dataclass, field
 from typing import Callable
 
-from cockpit.core.llm import prompt
 from cockpit.core import resources
 from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import CockpitError
+from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.lookahead.worldmodel import Page, WorldModel, WorldModelConfig
 from cockpit.core.safety.redaction import scrub

@@ -15,11 +15,11 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 
-from cockpit.core.llm import prompt
 from cockpit.core import resources
 from cockpit.core.actions.grammar import Action
-from cockpit.core.page.images import data_url
+from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelClient, ModelConfig
+from cockpit.core.page.images import data_url
 from cockpit.core.page.marks import Mark, describe
 from cockpit.core.safety import redaction
 

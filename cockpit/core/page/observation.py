@@ -20,11 +20,11 @@ from pathlib import Path
 
 from PIL import Image
 
-from cockpit.core.page import effects, images, masking, overlay
 from cockpit.core import resources
-from cockpit.core.browser.session import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
 from cockpit.core.browser.cdp import DirectCDPDialog, DirectCDPError, DirectCDPNavigated, DirectCDPScriptError
+from cockpit.core.browser.session import AFTER_FRAME_GLOBAL, SOM_GLOBAL, BrowserSession
 from cockpit.core.errors import BrowserDied
+from cockpit.core.page import effects, images, masking, overlay
 from cockpit.core.page.marks import Mark, element_text, marks_from_json
 
 log = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ one, checked against a coarse grid of labels already placed.
 """
 from __future__ import annotations
 
-import functools
 import dataclasses
+import functools
 import io
 
 from PIL import Image, ImageDraw, ImageFont

@@ -32,8 +32,8 @@ from cockpit.core.llm import prompt
 from cockpit.core.replay.localfiles import with_run_files
 from cockpit.core.replay.replay import (
     MIN_SIMILARITY,
-    Divergence,
     Diverged,
+    Divergence,
     ReplayOptions,
     StepReplay,
     check_step,

@@ -27,13 +27,12 @@ import threading
 import time
 from dataclasses import asdict
 
-from cockpit.core.llm import prompt
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.demo.policy import serve_demo_model
 from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ModelClient, ModelConfig
-from cockpit.core.replay import reask_pixel
-from cockpit.core.replay import reask_records
+from cockpit.core.replay import reask_pixel, reask_records
 from cockpit.core.replay.reask_records import ReaskEdit, ReaskResult, past_reasks
 from cockpit.core.store import Store
 

@@ -41,18 +41,18 @@ from cockpit.core.agent.approval import ended_at_gate
 from cockpit.core.agent.config import AgentConfig, RunResult
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Resume, RunContext
-from cockpit.core.replay.branch import history_before
-from cockpit.core.replay.replay import MIN_SIMILARITY, Diverged, ReplayOptions, replay as replay_run
 from cockpit.core.errors import ActionParseError, CockpitError
-from cockpit.core.tasks.hops import HopTracker
-from cockpit.core.llm.client import ModelConfig, is_openai
-from cockpit.core.replay.localfiles import with_run_files
-from cockpit.core.lookahead.planning import PlanningConfig
-from cockpit.core.safety.runlimits import kept_domains, recorded_policy
 from cockpit.core.llm.apikeys import get_api_key
-from cockpit.core.store import Store
+from cockpit.core.llm.client import ModelConfig, is_openai
+from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
-from cockpit.core.store import liveness
+from cockpit.core.replay.branch import history_before
+from cockpit.core.replay.localfiles import with_run_files
+from cockpit.core.replay.replay import MIN_SIMILARITY, Diverged, ReplayOptions
+from cockpit.core.replay.replay import replay as replay_run
+from cockpit.core.safety.runlimits import kept_domains, recorded_policy
+from cockpit.core.store import Store, liveness
+from cockpit.core.tasks.hops import HopTracker
 
 log = logging.getLogger(__name__)
 

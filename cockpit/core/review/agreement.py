@@ -39,8 +39,14 @@ from collections.abc import Sequence
 from cockpit.core.review import bootstrap as B
 from cockpit.core.review.consensus import AXES, NAMES, adjudicated_consensus, consensus, human_matrix
 from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, fleiss_kappa, percent_agreement
-from cockpit.core.review.outcomes import (assisted_success, failure_categories, ratio, runs_by_id,
-                                          steps_histogram, success_rates)
+from cockpit.core.review.outcomes import (
+    assisted_success,
+    failure_categories,
+    ratio,
+    runs_by_id,
+    steps_histogram,
+    success_rates,
+)
 from cockpit.core.store.adjudications import adjudications as _adjudications
 from cockpit.core.store.labels import verdicts as _verdicts
 

@@ -27,11 +27,9 @@ from PIL import Image
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError
-from cockpit.core.store import Store
 from cockpit.core.review.label_tables import run_ids_or_all
-from cockpit.core.store import labels
+from cockpit.core.store import Store, corrections, labels
 from cockpit.core.store.stepmarks import step_marks
-from cockpit.core.store import corrections
 
 CATEGORY = {"id": 1, "name": "click", "supercategory": "action", "keypoints": ["predicted", "corrected"],
             "skeleton": [[1, 2]]}

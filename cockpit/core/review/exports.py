@@ -36,13 +36,13 @@ from PIL import Image, ImageDraw, ImageFont
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.overlay import draw_marks
-from cockpit.core.store.records import status_text
 from cockpit.core.review import interventions
 from cockpit.core.review.label_tables import iso_time, verdict_text
+from cockpit.core.store import corrections
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.assignments import blind_for
 from cockpit.core.store.db import Store
-from cockpit.core.store import corrections
+from cockpit.core.store.records import status_text
 from cockpit.core.store.stepmarks import step_marks
 
 log = logging.getLogger(__name__)

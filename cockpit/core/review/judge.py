@@ -47,15 +47,26 @@ from typing import Any, Callable
 import openai
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm.client import (ModelClient, ModelConfig, ModelError, check_json, estimate_cost,
-                                     prepare_images, usage_of)
+from cockpit.core.llm.client import (
+    ModelClient,
+    ModelConfig,
+    ModelError,
+    check_json,
+    estimate_cost,
+    prepare_images,
+    usage_of,
+)
 from cockpit.core.llm.retry import with_retries_async
-from cockpit.core.tasks.references import (
-    References,
-    check_exact_match,
-    check_must_include,
-    normalize,
-    references_of,
+from cockpit.core.review import webjudge
+from cockpit.core.review.judge_plan import (
+    PROTOCOLS,
+    WEBJUDGE,
+    WEBVOYAGER,
+    JudgeReport,
+    PlannedRun,
+    RunJudgement,
+    needs_model,
+    plan,
 )
 from cockpit.core.review.judge_prompt import (
     EXACT,
@@ -72,11 +83,14 @@ from cockpit.core.review.judge_prompt import (
     parse_yes_no,
     system_prompt,
 )
-from cockpit.core.review import webjudge
-from cockpit.core.review.judge_plan import PROTOCOLS, WEBJUDGE, WEBVOYAGER, JudgeReport, PlannedRun, RunJudgement, \
-    needs_model, plan
-from cockpit.core.store import Store
-from cockpit.core.store import labels
+from cockpit.core.store import Store, labels
+from cockpit.core.tasks.references import (
+    References,
+    check_exact_match,
+    check_must_include,
+    normalize,
+    references_of,
+)
 
 __all__ = [
     "FUZZY_VERSION",

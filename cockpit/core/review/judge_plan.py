@@ -7,11 +7,17 @@ from dataclasses import dataclass, field
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.modelconfig import ModelConfig
-from cockpit.core.review.judge_prompt import (EXACT, FUZZY_VERSION, INCLUDE, PROMPT_VERSION, REF_VERSION, final_answer,
-                                             fuzzy_judge_name)
 from cockpit.core.review import webjudge_prompt
-from cockpit.core.store import Store
-from cockpit.core.store import labels
+from cockpit.core.review.judge_prompt import (
+    EXACT,
+    FUZZY_VERSION,
+    INCLUDE,
+    PROMPT_VERSION,
+    REF_VERSION,
+    final_answer,
+    fuzzy_judge_name,
+)
+from cockpit.core.store import Store, labels
 from cockpit.core.tasks.references import References, references_of
 
 WEBVOYAGER, WEBJUDGE = "webvoyager", "webjudge"

@@ -8,8 +8,8 @@ in the run store.
 from __future__ import annotations
 
 from collections import Counter
-from fractions import Fraction
 from collections.abc import Hashable, Iterable, Sequence
+from fractions import Fraction
 
 
 def _pairs(a: Sequence, b: Sequence) -> None:

@@ -8,7 +8,9 @@ from collections.abc import Sequence
 
 from cockpit.core.review import interventions as IV
 from cockpit.core.review.consensus import adjudicated_consensus
-from cockpit.core.store.labels import CATEGORIES, labels as _labels, verdicts as _verdicts
+from cockpit.core.store.labels import CATEGORIES
+from cockpit.core.store.labels import labels as _labels
+from cockpit.core.store.labels import verdicts as _verdicts
 
 
 def ratio(a: int, b: int) -> float | None:

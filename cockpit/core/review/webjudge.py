@@ -22,10 +22,22 @@ import asyncio
 from pathlib import Path
 
 from cockpit.core.llm.modelerrors import ModelError
-from cockpit.core.review.webjudge_prompt import (MAX_IMAGES, PROMPT_VERSION, SCORE_THRESHOLD, STAGE_MAX_TOKENS,
-                                                 Shot, action_history, for_the_record, image_request,
-                                                 keypoints_request, outcome_request, parse_image_score,
-                                                 parse_key_points, parse_status, screenshot_files)
+from cockpit.core.review.webjudge_prompt import (
+    MAX_IMAGES,
+    PROMPT_VERSION,
+    SCORE_THRESHOLD,
+    STAGE_MAX_TOKENS,
+    Shot,
+    action_history,
+    for_the_record,
+    image_request,
+    keypoints_request,
+    outcome_request,
+    parse_image_score,
+    parse_key_points,
+    parse_status,
+    screenshot_files,
+)
 from cockpit.core.store import judge_stages
 
 

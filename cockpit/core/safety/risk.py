@@ -77,6 +77,7 @@ from dataclasses import dataclass
 # marks) and risk_rules (site rules); the public names are kept importable from here.
 from cockpit.core.actions.grammar import Action
 from cockpit.core.page.marks import Mark
+from cockpit.core.safety import navguard
 from cockpit.core.safety.risk_marks import (
     _field_kind,
     _is_text_field,
@@ -86,26 +87,25 @@ from cockpit.core.safety.risk_marks import (
     _q,
     _word_evidence,
 )
-from cockpit.core.safety import navguard
 from cockpit.core.safety.rules import SiteRule, default_rules_path, load_rules, save_rules
 from cockpit.core.safety.words import (
+    _ACCOUNT,
+    _AFFIRMATIVE,
+    _IRREVERSIBLE,
+    _NEGATIVE,
+    _PATH_IRREVERSIBLE,
+    _PATH_STATE_CHANGING,
+    _PUBLISH,
+    _UNDOABLE,
     IRREVERSIBLE,
     IRREVERSIBLE_WORDS,
     LEVELS,
     READ_ONLY,
     STATE_CHANGING,
     STATE_CHANGING_WORDS,
-    _AFFIRMATIVE,
-    _IRREVERSIBLE,
-    _NEGATIVE,
-    _PATH_IRREVERSIBLE,
-    _PUBLISH,
-    _ACCOUNT,
-    _UNDOABLE,
     _match,
-    _matches,
-    _PATH_STATE_CHANGING,
     _match_path,
+    _matches,
     _path,
 )
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from cockpit.core.page.marks import Mark
 from cockpit.core.safety import navguard
 from cockpit.core.safety.disguise import readings
-from cockpit.core.page.marks import Mark
 from cockpit.core.safety.words import (
     _IRREVERSIBLE,
     _PATH_IRREVERSIBLE,

@@ -18,14 +18,14 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cockpit.core.llm import prompt
-from cockpit.core.store import webvoyager
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.llm import prompt
+from cockpit.core.store import webvoyager
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.staging import staging_dir, sweep
+from cockpit.core.tasks.taskfile import Task
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:

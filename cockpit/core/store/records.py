@@ -14,7 +14,6 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-
 #: What a run status means, where it needs saying: "refused" is an answered run whose irreversible action was
 #: refused at the approval gate (cockpit.core.agent.approval.ended_at_gate).
 STATUS_MEANING = {"refused": "stopped at the gate"}

@@ -30,10 +30,17 @@ from urllib.parse import urlsplit
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.safety.navguard import parse_domains
-from cockpit.core.tasks.starturl import guess_scheme, local_kind, looks_like_file
 from cockpit.core.tasks import webarena_sites
 from cockpit.core.tasks.filetext import (
-    decode_whole, first_char, first_text, line_at, looks_like_one_document, read_lines, skip_space)
+    decode_whole,
+    first_char,
+    first_text,
+    line_at,
+    looks_like_one_document,
+    read_lines,
+    skip_space,
+)
+from cockpit.core.tasks.starturl import guess_scheme, local_kind, looks_like_file
 
 FORMATS = ("webvoyager", "plain", "webarena")
 MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable

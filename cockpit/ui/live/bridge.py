@@ -10,8 +10,8 @@ is touched from the worker, ever.
 from __future__ import annotations
 
 import concurrent.futures
-import dataclasses
 import contextlib
+import dataclasses
 import logging
 import time
 from dataclasses import dataclass
@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from PySide6.QtCore import QObject, QRect, Signal
 from PySide6.QtGui import QColor, QImage, QPainter
 
-from cockpit.core.page import masking
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
-from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.config import AgentConfig, RunResult
+from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.page import masking
 from cockpit.core.store import Store
 from cockpit.ui.background import CancelFlag, Lock, Task, run_in_background
 

@@ -23,8 +23,8 @@ from cockpit.core.store.records import status_text
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
-from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
+from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel

@@ -7,18 +7,25 @@ page title like ``<img onerror=...>`` stays inert.
 from __future__ import annotations
 
 import base64
-from collections import OrderedDict
 import html
 import io
+from collections import OrderedDict
 
 from PIL import Image
 from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QHeaderView, QPlainTextEdit, QStyledItemDelegate, QTabWidget, QTextBrowser,
-                               QTreeWidget, QTreeWidgetItem)
+from PySide6.QtWidgets import (
+    QHeaderView,
+    QPlainTextEdit,
+    QStyledItemDelegate,
+    QTabWidget,
+    QTextBrowser,
+    QTreeWidget,
+    QTreeWidgetItem,
+)
 
-from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
+from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import Step
 from cockpit.ui.plaintext import tip

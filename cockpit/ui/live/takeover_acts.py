@@ -8,9 +8,9 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, Signal
 
 from cockpit.core.errors import short_message
+from cockpit.ui.background import run_in_background
 from cockpit.ui.live.bridge import AgentBridge
 from cockpit.ui.live.takeover_panel import TakeOverPanel
-from cockpit.ui.background import run_in_background
 
 
 class HumanActs(QObject):

@@ -5,8 +5,7 @@ import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QCompleter, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton,
-                               QWidget)
+from PySide6.QtWidgets import QComboBox, QCompleter, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.tasks.taskfile import Task, load_tasks

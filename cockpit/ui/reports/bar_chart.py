@@ -105,7 +105,7 @@ class BarChart(QWidget):
             p.drawLine(x, TOP, x, bottom)
             p.setPen(QColor("#444"))
             p.drawText(QRectF(x - 30, bottom + 2, 60, AXIS - 4), Qt.AlignHCenter | Qt.AlignTop, self.tick_label(t))
-        for i, (label, value, text) in enumerate(self.bars):
+        for i, (label, _value, text) in enumerate(self.bars):
             y = TOP + i * ROW
             p.setPen(QColor("#222"))
             p.drawText(QRectF(4, y, LABEL_W - 12, ROW - 2), Qt.AlignVCenter | Qt.AlignRight,

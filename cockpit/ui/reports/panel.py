@@ -13,21 +13,36 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QComboBox, QFormLayout, QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLineEdit,
-                               QListWidget, QListWidgetItem, QProgressBar, QPushButton, QScrollArea,
-                               QSpinBox, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QProgressBar,
+    QPushButton,
+    QScrollArea,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
+from cockpit.core.llm.client import ModelConfig
 from cockpit.core.review import agreement
 from cockpit.core.review.judge import judge_runs_blocking
-from cockpit.core.llm.client import ModelConfig
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
 from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_background
+from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.words import bin_label, runs, unjudged_failures_note
-from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
-
 
 MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
 

@@ -6,15 +6,14 @@ import json
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import (QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem,
-                               QVBoxLayout, QWidget)
+from PySide6.QtWidgets import QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
-from cockpit.core.review.compare import align, same
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
+from cockpit.core.review.compare import align, same
 from cockpit.core.store import Store
-from cockpit.ui.screenshot.view import ScreenshotView
 from cockpit.ui.room import resize_within_screen
+from cockpit.ui.screenshot.view import ScreenshotView
 
 
 class CompareDialog(QDialog):

@@ -12,7 +12,6 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QWidget
 
-
 COMPACT_BELOW = 820  # Review's own height, in pixels
 FULL_KEY = "Z"
 SIDE = 460  # the runs list's width: Started, Run, Status and some of the Task

@@ -7,11 +7,23 @@ can be closed while it waits.
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import (QDialog, QDoubleSpinBox, QFormLayout, QHBoxLayout, QLabel, QLineEdit,
-                               QPlainTextEdit, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtWidgets import (
+    QDialog,
+    QDoubleSpinBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
-from cockpit.core.llm import prompt
 from cockpit.core.errors import CockpitError
+from cockpit.core.llm import prompt
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.store import Store
 from cockpit.ui.background import Task, run_in_background

@@ -14,8 +14,7 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
-from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QSplitter, \
-    QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
@@ -23,9 +22,9 @@ from cockpit.core.page.marks import marks_from_json
 from cockpit.core.review.exports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
+from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.live.step_log import StepDetails, who_decided
 from cockpit.ui.plaintext import tip
-from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools
 from cockpit.ui.review.words import words
@@ -121,7 +120,7 @@ class RunViewer(QWidget):
         self.filmstrip.clear()
         placeholder = QPixmap(144, 108)
         placeholder.fill(Qt.lightGray)
-        for s in steps:
+        for _ in steps:
             self.filmstrip.addItem(QListWidgetItem(QIcon(placeholder), ""))
         self._label_filmstrip()
         self.filmstrip.blockSignals(False)

@@ -16,6 +16,7 @@ from cockpit.core.store.records import status_text
 from cockpit.ui.plaintext import tip
 
 PAGE = 200
+_ROOT = QModelIndex()  # the default parent: the table has no tree
 COLUMNS = [  # (header, row key; also the sort key, see cockpit.core.store.queries.SORT_KEYS)
     ("Started", "started"),  # to the second: two runs of one task told apart at a glance
     ("Status", "status"),
@@ -76,10 +77,10 @@ class RunsTableModel(QAbstractTableModel):
     def _page(self, offset: int) -> list[dict]:
         return self.store.table_rows(self.ids[offset:offset + PAGE])
 
-    def canFetchMore(self, parent=QModelIndex()) -> bool:
+    def canFetchMore(self, parent=_ROOT) -> bool:
         return not parent.isValid() and len(self.rows) < self.total
 
-    def fetchMore(self, parent=QModelIndex()) -> None:
+    def fetchMore(self, parent=_ROOT) -> None:
         more = self._page(len(self.rows))
         if not more:
             self.total = len(self.rows)
@@ -130,10 +131,10 @@ class RunsTableModel(QAbstractTableModel):
         self.reload()
 
     # ---------- Qt model ----------
-    def rowCount(self, parent=QModelIndex()) -> int:
+    def rowCount(self, parent=_ROOT) -> int:
         return 0 if parent.isValid() else len(self.rows)
 
-    def columnCount(self, parent=QModelIndex()) -> int:
+    def columnCount(self, parent=_ROOT) -> int:
         return len(COLUMNS)
 
     def headerData(self, section, orientation, role=Qt.DisplayRole):

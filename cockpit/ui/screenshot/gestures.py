@@ -32,7 +32,6 @@ from PySide6.QtGui import QColor, QCursor
 from PySide6.QtWidgets import QGraphicsRectItem, QToolTip
 
 from cockpit.core.page.marks import Mark
-
 from cockpit.ui.screenshot.marks import EXTRA_COLOR, Z_RUBBER, make_pen, mark_tooltip
 
 __all__ = ["ViewGestures"]

@@ -36,18 +36,38 @@ Decisions:
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, Signal
-from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QPainter, QImage, QPixmap, QTransform
-from PySide6.QtWidgets import (QFrame, QGraphicsItem, QGraphicsPixmapItem, QGraphicsRectItem,
-                               QGraphicsScene, QGraphicsView, QLabel, QToolTip)
+from PySide6.QtGui import QBrush, QColor, QFont, QFontMetrics, QImage, QPainter, QPixmap, QTransform
+from PySide6.QtWidgets import (
+    QFrame,
+    QGraphicsItem,
+    QGraphicsPixmapItem,
+    QGraphicsRectItem,
+    QGraphicsScene,
+    QGraphicsView,
+    QLabel,
+    QToolTip,
+)
 
 from cockpit.core.page.marks import Mark
-
 from cockpit.ui.screenshot.gestures import ViewGestures
-from cockpit.ui.screenshot.zoom import ViewZoom
+from cockpit.ui.screenshot.marks import (
+    BOX_COLOR,
+    EXTRA_COLOR,
+    FLAG_COLOR,
+    HOVER_FILL,
+    Z_BOX,
+    Z_HIGHLIGHT,
+    Z_LABEL,
+    Z_MARKS,
+    Z_PIXMAP,
+    MarkLabel,
+    make_pen,
+    mark_tooltip,
+    place_labels,
+    render_label,
+)
 from cockpit.ui.screenshot.pointer import PointerMarker
-from cockpit.ui.screenshot.marks import (BOX_COLOR, EXTRA_COLOR, FLAG_COLOR, HOVER_FILL, Z_BOX, Z_HIGHLIGHT,
-                                         Z_LABEL, Z_MARKS, Z_PIXMAP, MarkLabel, make_pen, place_labels, render_label,
-                                         mark_tooltip)
+from cockpit.ui.screenshot.zoom import ViewZoom
 
 __all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
 

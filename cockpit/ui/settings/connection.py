@@ -16,8 +16,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from cockpit.core.llm.client import ModelCancelled, ModelClient, ModelConfig, ModelError
-from cockpit.ui.settings.parts import BusyButton, MessageLabel
 from cockpit.ui.background import CancelFlag, Task, run_in_background
+from cockpit.ui.settings.parts import BusyButton, MessageLabel
 
 log = logging.getLogger(__name__)
 

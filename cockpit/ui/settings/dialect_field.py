@@ -5,7 +5,9 @@ from __future__ import annotations
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QWidget
 
 from cockpit.core.actions.coords import SPACES
-from cockpit.core.llm.modelconfig import DIALECT_NAMES as DIALECTS, PRESETS
+from cockpit.core.llm.modelconfig import DIALECT_NAMES as DIALECTS
+from cockpit.core.llm.modelconfig import PRESETS
+
 _CUSTOM = "custom"
 
 

@@ -10,6 +10,7 @@ from cockpit.ui.elide import breakable
 from cockpit.ui.plaintext import tip
 from cockpit.ui.room import WrappedLabel
 
+
 class MessageLabel(WrappedLabel):
     """A plain-text message from data (a server's error, a URL, model names): all its lines, wrapped to the width
     the layout gives; a long URL or name wraps too. It never makes the dialog wider. ``fullText()`` is the message

@@ -26,9 +26,20 @@ without a tool call that ends with an ``ANSWER: ...`` line is read as the answer
 from __future__ import annotations
 
 from cockpit.core.actions.dialects import keys
-from cockpit.core.actions.dialects.common import (computer_action, DialectParse, Malformed, Reply, first_tool_call,
-                                                  format_error, json_object, number, point_of,
-                                                  raw_call_text, strip_label, text_parse)
+from cockpit.core.actions.dialects.common import (
+    DialectParse,
+    Malformed,
+    Reply,
+    computer_action,
+    first_tool_call,
+    format_error,
+    json_object,
+    number,
+    point_of,
+    raw_call_text,
+    strip_label,
+    text_parse,
+)
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
 
 NAME = "claude"

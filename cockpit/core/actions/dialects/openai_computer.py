@@ -29,8 +29,15 @@ from __future__ import annotations
 import json
 
 from cockpit.core.actions.dialects import keys
-from cockpit.core.actions.dialects.common import (DialectParse, Malformed, Reply, answer_in_text,
-                                                  format_error, number, point_of)
+from cockpit.core.actions.dialects.common import (
+    DialectParse,
+    Malformed,
+    Reply,
+    answer_in_text,
+    format_error,
+    number,
+    point_of,
+)
 from cockpit.core.actions.grammar import Action
 
 NAME = "openai_computer"

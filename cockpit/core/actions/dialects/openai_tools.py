@@ -20,9 +20,19 @@ Only the first tool call is taken.
 from __future__ import annotations
 
 from cockpit.core.actions.dialects import keys
-from cockpit.core.actions.dialects.common import (DialectParse, Malformed, Reply, first_tool_call,
-                                                  format_error, json_object, number, point_of,
-                                                  raw_call_text, strip_label, text_parse)
+from cockpit.core.actions.dialects.common import (
+    DialectParse,
+    Malformed,
+    Reply,
+    first_tool_call,
+    format_error,
+    json_object,
+    number,
+    point_of,
+    raw_call_text,
+    strip_label,
+    text_parse,
+)
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
 
 NAME = "openai_tools"
