@@ -36,7 +36,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.localserver import LocalSite
 from cockpit.core.store import Store
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.tasks.task import Task
 from testkit import grid as gridmod
 
 START = """<!doctype html><title>Start</title><body style="font:16px sans-serif;margin:40px">

@@ -52,7 +52,8 @@ def add_parser(sub) -> None:
 
 
 def _tasks(args):
-    from cockpit.core.tasks.taskfile import Task, load_tasks, select
+    from cockpit.core.tasks.task import Task
+    from cockpit.core.tasks.taskfile import load_tasks, select
     if args.tasks:
         if args.task or args.url:
             raise SystemExit(common.fail("give either --tasks FILE or --task with --url, not both", 2))

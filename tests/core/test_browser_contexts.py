@@ -11,7 +11,7 @@ from cockpit.core.browser import contexts as contexts_mod
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.tasks.task import Task
 from tests.core.test_run_cli import answer_with_title
 
 FIRST = "cookie 0 storage 0 session 0 idb 0"

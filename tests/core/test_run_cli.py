@@ -218,7 +218,7 @@ def test_a_batch_stopped_while_its_browser_starts_runs_nothing(site, tmp_path, m
     from cockpit.core.agent.loop import AgentConfig
     from cockpit.core.browser.session import BrowserConfig
     from cockpit.core.llm.client import ModelConfig
-    from cockpit.core.tasks.taskfile import Task
+    from cockpit.core.tasks.task import Task
     real_start = batch_mod.BrowserSession.start
 
     def start(self):
@@ -273,7 +273,7 @@ def test_a_store_error_in_one_task_does_not_fail_the_rest_of_the_batch(site, tmp
     from cockpit.core.browser.session import BrowserConfig
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.store.db import StoreError
-    from cockpit.core.tasks.taskfile import Task
+    from cockpit.core.tasks.task import Task
     real_new_run, calls = Store.new_run, []
 
     def new_run(self, *a, **kw):

@@ -5,7 +5,8 @@ import time
 import pytest
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.tasks.taskfile import Task, load_reference_answers, load_tasks, select
+from cockpit.core.tasks.task import Task
+from cockpit.core.tasks.taskfile import load_reference_answers, load_tasks, select
 
 
 def wv(i, site="Allrecipes", **kw):

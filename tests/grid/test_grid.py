@@ -16,7 +16,7 @@ from cockpit.core.browser.session import BrowserConfig
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.tasks.task import Task
 from testkit import grid as gridmod
 from tests.clitools import cockpit
 

@@ -43,7 +43,7 @@ from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store, StoreError, liveness
 from cockpit.core.tasks.hops import tracker_for
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.tasks.task import Task
 
 log = logging.getLogger(__name__)
 

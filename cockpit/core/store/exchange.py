@@ -25,7 +25,7 @@ from cockpit.core.store import webvoyager
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.staging import staging_dir, sweep
-from cockpit.core.tasks.taskfile import Task
+from cockpit.core.tasks.task import Task
 
 
 def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:

@@ -8,7 +8,8 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QCompleter, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.tasks.taskfile import Task, load_tasks
+from cockpit.core.tasks.task import Task
+from cockpit.core.tasks.taskfile import load_tasks
 
 DOMAINS_TIP = ("The only sites this run may visit, comma or space separated, e.g. \"shop.example, "
                "payments.example\". Subdomains are included (example.com allows www.example.com). The start "
