@@ -10,7 +10,8 @@ from PySide6.QtGui import QHelpEvent
 from PySide6.QtWidgets import QApplication, QToolTip
 
 from cockpit.core.page.marks import Mark
-from cockpit.ui.screenshot.view import INVALID_MESSAGE, ScreenshotView, mark_tooltip
+from cockpit.ui.screenshot.marks import mark_tooltip
+from cockpit.ui.screenshot.view import INVALID_MESSAGE, ScreenshotView
 
 from tests.ui.screenshot_support import H, MARKS, W, centre, drag, make_png, vp
 

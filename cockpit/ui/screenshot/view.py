@@ -49,15 +49,12 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.page.marks import Mark
+from cockpit.ui.screenshot.correction_overlay import CorrectionOverlay
 from cockpit.ui.screenshot.gestures import ViewGestures
 from cockpit.ui.screenshot.marks import (
     BOX_COLOR,
-    EXTRA_COLOR,
-    FLAG_COLOR,
     HOVER_FILL,
-    Z_BOX,
     Z_HIGHLIGHT,
-    Z_LABEL,
     Z_MARKS,
     Z_PIXMAP,
     MarkLabel,
@@ -69,7 +66,7 @@ from cockpit.ui.screenshot.marks import (
 from cockpit.ui.screenshot.pointer import PointerMarker
 from cockpit.ui.screenshot.zoom import ViewZoom
 
-__all__ = ["ScreenshotView", "mark_tooltip", "INVALID_MESSAGE"]
+__all__ = ["ScreenshotView", "INVALID_MESSAGE"]
 
 INVALID_MESSAGE = "screenshot could not be shown"
 
@@ -83,9 +80,10 @@ class ScreenshotView(QGraphicsView):
 
     Built from parts it owns, each keeping its own state: :class:`.zoom.ViewZoom` (fit and
     zoom, the keys and Ctrl+wheel), :class:`.gestures.ViewGestures` (hover, click, pan,
-    add-mark drawing, Esc) and :class:`.pointer.PointerMarker`. The first two filter the
-    view's events, ask it through its public methods and report through signals, which the
-    view passes on as its own.
+    add-mark drawing, Esc), :class:`.pointer.PointerMarker` and
+    :class:`.correction_overlay.CorrectionOverlay` (spurious flags, added boxes). The
+    first two filter the view's events, ask it through its public methods and report
+    through signals, which the view passes on as its own.
     """
 
     markClicked = Signal(int)
@@ -135,11 +133,10 @@ class ScreenshotView(QGraphicsView):
         self._message.setStyleSheet("color: #dddddd; font-size: 14px;")
 
         self._pen_box = make_pen(BOX_COLOR, 2)
-        self._pen_flag = make_pen(FLAG_COLOR, 1.5, dashed=True)
-        self._pen_extra = make_pen(EXTRA_COLOR, 2, dashed=True)
         self._no_brush = QBrush(Qt.NoBrush)
         self._hover_brush = QBrush(HOVER_FILL)
         self._pointer = PointerMarker(self._scene)  # a pixel action's crosshair, drag arrow, resolved box
+        self._corrections = CorrectionOverlay(self._scene, self._label_pixmap)  # spurious flags, added boxes
 
         self._reset_state()
         self._marks_visible = True
@@ -155,14 +152,12 @@ class ScreenshotView(QGraphicsView):
         self._boxes: list[QGraphicsRectItem] = []
         self._labels: list[MarkLabel] = []
         self._hits: list[tuple[float, float, float, float, int]] = []  # x0,y0,x1,y1,index
-        self._extra_items: list[QGraphicsRectItem] = []
-        self._extra_labels: list[tuple[MarkLabel, tuple[int, int, int, int]]] = []
-        self._flagged: set[int] = set()
         self._hl_id: int | None = None
         self._hl_color = "#e53935"
         self._hl_box: QGraphicsRectItem | None = None
         self._hl_label: MarkLabel | None = None
         self._pointer.forget()  # the scene is cleared with its items
+        self._corrections.forget()
         self._size = (0, 0)
         self.zoom.reset()
 
@@ -339,46 +334,19 @@ class ScreenshotView(QGraphicsView):
 
     def set_flagged(self, spurious: set[int]) -> None:
         """Draw the boxes in `spurious` (mark ids) dashed and grey; the others normally."""
-        new = set(spurious or ())
-        for mid in self._flagged ^ new:
-            i = self._by_id.get(mid)
-            if i is None:
-                continue
-            if mid in new:
-                self._boxes[i].setPen(self._pen_flag)
-                lab = self._labels[i]
-                lab.item.setPixmap(self._label_pixmap(lab.text, FLAG_COLOR))
-            else:
-                self._boxes[i].setPen(self._pen_box)
-                lab = self._labels[i]
-                lab.item.setPixmap(self._label_pixmap(lab.text, BOX_COLOR))
-        self._flagged = {mid for mid in new if mid in self._by_id}
+        self._corrections.set_flagged(spurious, self._by_id, self._boxes, self._labels)
 
     def flagged(self) -> set[int]:
-        return set(self._flagged)
+        return self._corrections.flagged()
 
     def set_extra_boxes(self, boxes: list[tuple[tuple[int, int, int, int], str]]) -> None:
         """Draw human-added marks: ``[((x, y, w, h), label), ...]``, green and dashed."""
-        for item in self._extra_items:
-            self._scene.removeItem(item)
-        for lab, _ in self._extra_labels:
-            self._scene.removeItem(lab.item)
-        self._extra_items, self._extra_labels = [], []
-        if self._layer is None:
-            return
-        for bbox, text in boxes or ():
-            x, y, w, h = (int(v) for v in bbox)
-            box = QGraphicsRectItem(x, y, w, h, self._layer)
-            box.setPen(self._pen_extra)
-            box.setZValue(Z_BOX)
-            self._extra_items.append(box)
-            lab = MarkLabel(str(text), self._label_pixmap(str(text), EXTRA_COLOR), self._layer)
-            lab.item.setZValue(Z_LABEL)
-            self._extra_labels.append((lab, (x, y, w, h)))
-        self._layout_labels()
+        self._corrections.set_extra_boxes(boxes, self._layer)
+        if self._layer is not None:
+            self._layout_labels()
 
     def extra_box_count(self) -> int:
-        return len(self._extra_items)
+        return self._corrections.extra_box_count()
 
     def set_add_mode(self, on: bool) -> None:
         """Add-mark mode: a left-drag draws a rectangle (emits rectDrawn); Esc cancels."""
@@ -461,7 +429,7 @@ class ScreenshotView(QGraphicsView):
             return
         z = self.zoom.zoom_factor() or 1.0
         entries = [(lab, m.bbox) for lab, m in zip(self._labels, self._marks)]
-        entries += self._extra_labels
+        entries += self._corrections.extra_labels()
         place_labels(entries, z, self._size)
         if self._hl_label is not None and self._hl_id in self._by_id:
             self._hl_label.item.setPos(self._labels[self._by_id[self._hl_id]].item.pos())
