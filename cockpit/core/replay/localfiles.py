@@ -53,7 +53,7 @@ class ServedFolders:
         self.host = host
 
     def served(self, task):
-        """`task` (a :class:`cockpit.core.tasks.taskfile.Task`) with a ``file://`` URL replaced by its served one."""
+        """`task` (a :class:`cockpit.core.tasks.task.Task`) with a ``file://`` URL replaced by its served one."""
         if not task.url.startswith("file://"):
             return task
         path = Path(unquote(urlparse(task.url).path))
