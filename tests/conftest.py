@@ -14,10 +14,10 @@ from keyring.backends import fail  # noqa: E402
 from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from testkit import pagegen  # noqa: E402
+from tests import PAGES  # noqa: E402
 from tests.keyrings import MemoryKeyring  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
 
-PAGES = Path(__file__).parent / "core" / "pages"
 PDF_PHRASE = "Quarterly revenue grew by 42 percent"
 
 

@@ -5,11 +5,10 @@ import functools
 import http.server
 import re
 import threading
-from pathlib import Path
 
 import pytest
 
-PAGES = Path(__file__).resolve().parent.parent / "core" / "pages"
+from tests import PAGES
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -46,7 +45,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class HitSite:
-    """tests/core/pages on 127.0.0.1; every request to /api/... is recorded in `hits`."""
+    """tests/pages on 127.0.0.1; every request to /api/... is recorded in `hits`."""
 
     def __init__(self):
         self.httpd = http.server.ThreadingHTTPServer(
@@ -119,7 +118,7 @@ class _Recording(http.server.SimpleHTTPRequestHandler):
 
 @pytest.fixture
 def recording_pages():
-    """tests/core/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
+    """tests/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
     host): `.seen` lists (host, path)."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
     httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()

@@ -25,7 +25,7 @@ from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from testkit import pagegen
 from cockpit.core.agent.start import Fresh
-from tests.core.test_webvoyager import webvoyager_messages
+from tests.core.store.test_webvoyager import webvoyager_messages
 from tests.clitools import cockpit as _cockpit
 
 

@@ -1,6 +1,6 @@
 """Hostile pages: what a page can do to the agent, and what it must never achieve.
 
-Every page here (tests/core/pages/hostile_*.html) is served by a small server that
+Every page here (tests/pages/hostile_*.html) is served by a small server that
 counts each request to /api/..., the page's "real" side effects (a form POST, a
 fetch). A test measures from that side, not from Cockpit's own record:
 

@@ -216,7 +216,7 @@ def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, home):
     a, b = home.runs
     with Store(home) as store:
         gone = store.file(store.step(b, 2)["screenshot_clean"])
-        gone.unlink()  # the marked one stands in for it (tests/ui/test_review_fallback.py); with both gone:
+        gone.unlink()  # the marked one stands in for it (tests/ui/review/test_review_fallback.py); with both gone:
         store.file(store.step(b, 2)["screenshot"]).unlink()
         panel = ReviewPanel(store, annotator="ada")
         try:

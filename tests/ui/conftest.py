@@ -70,9 +70,9 @@ def make_dialog(qtbot):
 
 @pytest.fixture
 def view(qtbot):
-    """A shown ScreenshotView (800x600) on tests.ui.screenshot_support's screenshot and MARKS."""
+    """A shown ScreenshotView (800x600) on tests.ui.screenshot.screenshot_support's screenshot and MARKS."""
     from cockpit.ui.screenshot.view import ScreenshotView
-    from tests.ui.screenshot_support import MARKS, make_png
+    from tests.ui.screenshot.screenshot_support import MARKS, make_png
     v = ScreenshotView()
     qtbot.addWidget(v)
     v.resize(800, 600)

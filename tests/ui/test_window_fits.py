@@ -23,7 +23,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
-from tests.core.lookahead_helpers import mark_in, observation
+from tests.core.lookahead.lookahead_helpers import mark_in, observation
 from tests.ui.fits import SCREEN, fit_violations
 
 LONG = 120_000
