@@ -3,27 +3,15 @@ ports, file:// URLs, missing files and folders, task files read from another fol
 problems, and `runs --json` / `--status` (real processes, real Chromium, pages served on 127.0.0.1)."""
 import json
 import re
-import socket
 
 import pytest
 
 from cockpit.core.localserver import LocalSite
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.tasks.taskfile import load_tasks
-from tests.clitools import cockpit
+from tests.clitools import cockpit, free_port, no_traceback
 
 PAGE = "<!doctype html><title>Pay page</title><button>Pay now</button>"
-
-
-def free_port() -> int:
-    """A port on 127.0.0.1 nothing listens on (bound, then let go)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def no_traceback(r):
-    assert "Traceback" not in r.stderr and "Traceback" not in r.stdout, r.stderr
 
 
 @pytest.fixture

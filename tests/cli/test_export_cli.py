@@ -4,7 +4,7 @@ import json
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit
-from tests.cli.test_run_cli import answer_with_title
+from tests.models import answer_with_title
 
 
 def run_twice(site, tmp_path):

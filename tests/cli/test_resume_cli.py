@@ -4,7 +4,7 @@ import re
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from tests.clitools import cockpit
-from tests.core.lookahead.lookahead_helpers import calls, kind
+from tests.lookahead_helpers import calls, kind
 
 SCROLL = "Thought: read on.\nAction: Scroll [WINDOW]; down"
 

@@ -12,16 +12,9 @@ import pytest
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
-from tests.core.store.test_webvoyager import webvoyager_root  # noqa: F401  (fixture)
 from tests.clitools import cockpit, processes_mentioning as _processes_mentioning
+from tests.models import answer_with_title
 from cockpit.core.store import liveness
-
-
-def answer_with_title(body):
-    """Answers at once with the page title it was shown."""
-    text = body["messages"][-1]["content"][0]["text"]
-    title = re.search(r"The page is '([^']*)'", text).group(1)
-    return f"Thought: the title says it.\nAction: ANSWER; {title}"
 
 
 def open_details_then_answer(answer, thought="go"):
@@ -161,7 +154,7 @@ def test_export_then_import_round_trip(site, tmp_path):
             assert store.file(x["screenshot"]).read_bytes() == store.file(y["screenshot"]).read_bytes()
 
 
-def test_import_a_folder_webvoyager_made(webvoyager_root, tmp_path):  # noqa: F811
+def test_import_a_folder_webvoyager_made(webvoyager_root, tmp_path):
     home = tmp_path / "home"
     bad = webvoyager_root / "20240120_15_30_05" / "taskAllrecipes--3" / "screenshot2.png"
     bad.write_bytes(b"not a png")

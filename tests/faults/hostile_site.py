@@ -1,14 +1,14 @@
 """Helpers for the hostile-page tests: a site that counts side effects, an obedient model."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import re
 import threading
 
-import pytest
-
 from tests import PAGES
+from tests.models import last_user_text
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -74,21 +74,13 @@ class HitSite:
         self.httpd.server_close()
 
 
-def prompt_text(body) -> str:
-    for m in reversed(body["messages"]):
-        if m["role"] == "user":
-            c = m["content"]
-            return c if isinstance(c, str) else c[0]["text"]
-    return ""
-
-
 def mark_number(body, text: str) -> int:
     """The number of the element whose line in the prompt contains `text` (as a model reads it)."""
-    for line in prompt_text(body).splitlines():
+    for line in last_user_text(body).splitlines():
         m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
         if m and text.lower() in m.group(2).lower():
             return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt:\n{prompt_text(body)}")
+    raise AssertionError(f"no element {text!r} in the prompt:\n{last_user_text(body)}")
 
 
 def obedient_model(steps: list[str], answer: str = "done"):
@@ -116,21 +108,15 @@ class _Recording(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def recording_pages():
+@contextlib.contextmanager
+def recording_server():
     """tests/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
     host): `.seen` lists (host, path)."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
     httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def hsite():
-    """The hostile pages' server, one per test module."""
-    s = HitSite()
-    yield s
-    s.close()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

@@ -5,7 +5,9 @@ import gc
 import pytest
 import qasync
 import shiboken6
+from PySide6.QtCore import QSize
 
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
@@ -17,6 +19,13 @@ def collect_on_the_gui_thread():
     to run in some later test's browser or model thread (a Qt object destroyed there can crash)."""
     yield
     gc.collect()
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """A fresh COCKPIT_HOME and no OPENAI_API_KEY in the environment."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
 
 
 @pytest.fixture
@@ -40,6 +49,28 @@ def window_factory(qtbot, tmp_path):
 @pytest.fixture
 def window(window_factory):
     return window_factory()
+
+
+@pytest.fixture
+def demo_window(window_factory):
+    """A window whose runs use the offline demo policy and the bundled Demo Shop."""
+    return window_factory(demo=True)
+
+
+@pytest.fixture
+def small_window(window_factory):
+    """The demo window at 1024x700 (a small screen)."""
+    w = window_factory(demo=True)
+    w.resize(QSize(1024, 700))
+    return w
+
+
+@pytest.fixture
+def wide_window(window_factory):
+    """The demo window at 1280x800."""
+    w = window_factory(demo=True)
+    w.resize(QSize(1280, 800))
+    return w
 
 
 @pytest.fixture

@@ -10,9 +10,7 @@ from cockpit.core.settings import Settings
 from testkit.fakeruns import make_run
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.settings.dialog import ModelSettingsDialog
-
-LONG = 90_000
-
+from tests.ui.windowtools import LONG
 
 def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site, no_keyring, monkeypatch):
     monkeypatch.delenv(secrets.ENV_VAR, raising=False)

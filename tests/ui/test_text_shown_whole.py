@@ -2,20 +2,10 @@
 
 Each test asserts what a user reads: a column's text not cut, the full text a tooltip or an expanded row away.
 """
-import pytest
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
-
-LONG = 90_000
-
-
-@pytest.fixture
-def window(window_factory):
-    w = window_factory(demo=True)
-    w.resize(QSize(1280, 800))
-    return w
-
+from tests.ui.windowtools import LONG
 
 def shown(tooltip: str) -> str:
     """A tooltip's text as the user reads it."""
@@ -37,8 +27,8 @@ def at_gate(qtbot, w):
     QApplication.processEvents()
 
 
-def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and_expanded_row(qtbot, window):
-    w = window
+def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and_expanded_row(qtbot, wide_window):
+    w = wide_window
     at_gate(qtbot, w)
     log = w.live.log_panel
     h = log.header()
@@ -64,9 +54,9 @@ def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and
 PRICE_TASK = "What is the price of the Glass French Press in the Demo Shop?"
 
 
-def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
+def test_review_runs_list_rows_tell_runs_apart(qtbot, wide_window):
     import re
-    w = window
+    w = wide_window
     runs = []
     for _ in range(2):
         w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
@@ -94,8 +84,8 @@ def test_review_runs_list_rows_tell_runs_apart(qtbot, window):
     assert w.review.browser.f_site.findText("Demo Shop") > 0  # and the site filter offers it
 
 
-def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, window):
-    w = window
+def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, wide_window):
+    w = wide_window
     w.step_clicked()  # the agent's step 1, then paused
     qtbot.waitUntil(lambda: bool(1 in w.live.log_panel.items and w.live.log_panel.items[1].text(4))
                     and w.bridge.state == "paused", timeout=LONG)
@@ -112,9 +102,9 @@ def test_one_step_numbering_in_the_status_bar_and_the_approval_panel(qtbot, wind
     finish(qtbot, w)
 
 
-def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
+def test_an_actions_effect_is_said_in_plain_words(qtbot, wide_window):
     import re
-    w = window
+    w = wide_window
     w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
     assert w.start_run()
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
@@ -131,8 +121,8 @@ def test_an_actions_effect_is_said_in_plain_words(qtbot, window):
     assert said.search(shown(info.text())), info.text()  # Review says it alike
 
 
-def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, window):
-    w = window
+def test_review_footer_follows_the_step_and_plus_minus_zoom(qtbot, wide_window):
+    w = wide_window
     w.live.task_bar.set_task(PRICE_TASK, "demo:index.html")
     assert w.start_run()
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)

@@ -1,5 +1,4 @@
 """The agent loop end to end: real Chromium, real store, real openai client, scripted model."""
-import re
 import threading
 import time
 
@@ -10,65 +9,13 @@ from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover, TerminalApprover
 from cockpit.core.agent.control import RunControl
-from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.actions.grammar import parse_action
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent.start import Fresh
-
-
-def last_user_text(body) -> str:
-    for m in reversed(body["messages"]):
-        if m["role"] == "user":
-            c = m["content"]
-            return c if isinstance(c, str) else c[0]["text"]
-    return ""
-
-
-def mark_for(body, text: str) -> int:
-    """The number the page gave the element showing `text`, read from the prompt like a model would."""
-    for line in last_user_text(body).splitlines():
-        m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
-        if m and text.lower() in m.group(2).lower():
-            return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt")
-
-
-def by_page(rules: dict):
-    """A responder choosing its reply by the page title in the last observation."""
-    def respond(body):
-        text = last_user_text(body)
-        for title, reply in rules.items():
-            if f"The page is '{title}'" in text:
-                return reply(body) if callable(reply) else reply
-        return "Thought: lost\nAction: ANSWER; lost"
-    return respond
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
-@pytest.fixture
-def agent_for(browser, store):
-    made = []
-
-    def make(server, **kw):
-        client = ModelClient(ModelConfig(base_url=server.base_url, model="test-model", max_retries=0,
-                                         timeout=kw.pop("timeout", 20)), api_key="test-key")
-        made.append(client)
-        events = []
-        kw.setdefault("listener", events.append)
-        agent = Agent(browser, client, store, config=kw.pop("config", AgentConfig(wait_seconds=0.2)), **kw)
-        agent.events = events
-        return agent
-    yield make
-    for c in made:
-        c.close()
+from tests.models import by_page, last_user_text, mark_for
 
 
 def test_full_run_records_every_step_and_the_answer(site, agent_for, store):

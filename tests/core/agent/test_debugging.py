@@ -11,7 +11,7 @@ from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from testkit.fakeruns import screenshot
 from cockpit.core.agent.start import Fresh
-from tests.core.agent.test_agent import agent_for, by_page, mark_for, store  # noqa: F401  (fixtures)
+from tests.models import by_page, mark_for
 
 
 def run_in_thread(agent, task, url):
@@ -28,7 +28,7 @@ def wait_for(pred, timeout=20):
     return pred()
 
 
-def test_a_click_breakpoint_pauses_before_the_click_runs(site, agent_for, store, browser):  # noqa: F811
+def test_a_click_breakpoint_pauses_before_the_click_runs(site, agent_for, store, browser):
     control = RunControl()
     responder = by_page({"Agent start": lambda b: f"Thought: go\nAction: Click [{mark_for(b, 'details page')}]",
                          "Details": "Thought: done\nAction: ANSWER; 4217"})
@@ -49,7 +49,7 @@ def test_a_click_breakpoint_pauses_before_the_click_runs(site, agent_for, store,
     assert "breakpoint: action click" in store.steps(out["r"].run_id)[0]["flags"][0]
 
 
-def test_no_op_and_loop_on_a_dead_button(site, agent_for, store):  # noqa: F811
+def test_no_op_and_loop_on_a_dead_button(site, agent_for, store):
     control = RunControl()
     dead = lambda b: f"Thought: press it\nAction: Click [{mark_for(b, 'Does nothing')}]"  # noqa: E731
     with ModelServer(dead) as srv:
@@ -75,7 +75,7 @@ def test_no_op_and_loop_on_a_dead_button(site, agent_for, store):  # noqa: F811
     assert "  effect:   no visible effect" in step2 and "  flags:    " in step2 and "repeated x2" in step2
 
 
-def test_a_real_click_has_an_effect(site, agent_for, store):  # noqa: F811
+def test_a_real_click_has_an_effect(site, agent_for, store):
     responder = by_page({"Agent start": lambda b: f"Thought: go\nAction: Click [{mark_for(b, 'details page')}]",
                          "Details": "Thought: done\nAction: ANSWER; 4217"})
     with ModelServer(responder) as srv:
@@ -84,7 +84,7 @@ def test_a_real_click_has_an_effect(site, agent_for, store):  # noqa: F811
     assert eff["url_changed"] and not eff["noop"] and eff["pixels_changed"] > 0.002  # text-only pages change little
 
 
-def test_model_error_breakpoint_retries_after_resume(site, agent_for, store):  # noqa: F811
+def test_model_error_breakpoint_retries_after_resume(site, agent_for, store):
     control = RunControl()
     with ModelServer(scripted([Reply.error(500, "down"), "Thought: ok\nAction: ANSWER; back"])) as srv:
         agent = agent_for(srv, control=control, config=AgentConfig(breakpoints=[Breakpoint("model_error")]))
@@ -96,7 +96,7 @@ def test_model_error_breakpoint_retries_after_resume(site, agent_for, store):  #
     assert out["r"].answer == "back"
 
 
-def test_unparsable_and_step_breakpoints_pause(site, agent_for, store):  # noqa: F811
+def test_unparsable_and_step_breakpoints_pause(site, agent_for, store):
     control = RunControl()
     with ModelServer(scripted(["no idea", "Thought: a\nAction: Scroll [WINDOW]; down",
                                "Thought: b\nAction: ANSWER; x"])) as srv:
@@ -136,7 +136,7 @@ def test_typing_into_a_field_is_not_a_no_op():
     assert not e.noop and (e.marks_added, e.marks_removed) == (1, 1)
 
 
-def test_a_click_that_only_shows_a_word_is_not_a_no_op(site, agent_for, store):  # noqa: F811
+def test_a_click_that_only_shows_a_word_is_not_a_no_op(site, agent_for, store):
     """A status line ("in stock", "Added to cart") is the whole effect of many clicks: it must not be
     flagged as doing nothing (and three of them as a loop), while a dead button still is."""
     clicks = iter(["Check stock", "Does nothing"])

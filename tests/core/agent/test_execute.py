@@ -8,13 +8,7 @@ from cockpit.core.agent.execute import Executor, normalize_url
 from cockpit.core.errors import ActionError
 from cockpit.core.page.observation import observe
 from tests.conftest import PDF_PHRASE
-
-
-def mark_id(obs, text):
-    for m in obs.marks:
-        if text in (m.text, m.aria_label, m.placeholder):
-            return m.id
-    raise AssertionError(f"no mark {text!r} in {[m.text for m in obs.marks]}")
+from tests.core.marktools import mark_id
 
 
 def act(browser, obs, action_text, **kw):

@@ -20,18 +20,11 @@ from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.observation import observe
 from cockpit.core.safety.risk import classify
 from cockpit.core.store import Store
-from tests.core.agent.test_agent import by_page, last_user_text, mark_for
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
+from tests.models import by_page, last_user_text, mark_for, model_client
 
 
 @pytest.fixture
@@ -42,9 +35,8 @@ def clients():
         c.close()
 
 
-def make_agent(session, store, server, clients, approver, **kw):
-    client = ModelClient(ModelConfig(base_url=server.base_url, model="test-model", max_retries=0, timeout=20),
-                         api_key="test-key")
+def gated_agent(session, store, server, clients, approver, **kw):
+    client = model_client(server, model="test-model", api_key="test-key", timeout=20)
     clients.append(client)
     return Agent(session, client, store, config=kw.pop("config", AgentConfig(wait_seconds=0.2, max_steps=6)),
                  approver=approver, **kw)
@@ -73,7 +65,7 @@ def test_an_approved_save_swapped_for_delete_is_not_clicked_and_is_asked_again(s
     })
     approver = SwapDuringApproval(browser)
     with ModelServer(responder) as srv:
-        result = make_agent(browser, store, srv, clients, approver).run(
+        result = gated_agent(browser, store, srv, clients, approver).run(
             Fresh("Save my card", site.url("gate_card.html")))
     # What the user sees: the card was saved, never deleted.
     assert result.answer == "saved" and browser.title == "Card saved"
@@ -132,7 +124,7 @@ def test_a_get_delete_link_is_not_asked_and_its_confirmation_post_is(site, brows
     })
     approver = ScriptedApprover([Decision(False, "human:ada", "keep it")])
     with ModelServer(responder) as srv:
-        result = make_agent(browser, store, srv, clients, approver).run(
+        result = gated_agent(browser, store, srv, clients, approver).run(
             Fresh("Delete the article", site.url("gate_admin_change.html")))
     assert result.answer == "not deleted"
     link, confirm = store.steps(result.run_id)[:2]
@@ -154,7 +146,7 @@ def test_a_get_search_forms_submit_is_not_asked(site, browser, store, clients):
     })
     approver = ScriptedApprover([])  # any question would be refused
     with ModelServer(responder) as srv:
-        result = make_agent(browser, store, srv, clients, approver).run(
+        result = gated_agent(browser, store, srv, clients, approver).run(
             Fresh("Find lentil recipes", site.url("gate_search.html")))
     assert approver.requests == [] and result.answer == "3" and browser.title == "Recipes found"
     step = store.steps(result.run_id)[0]
@@ -199,8 +191,8 @@ def test_two_live_runs_each_answer_reaches_its_own_run(site, browser, store, tmp
     results = {}
     with BrowserSession(BrowserConfig(settle_cap_ms=4000)) as other, Store(tmp_path / "home2") as store2, \
             ModelServer(_order_model) as srv:
-        agents = {"a": make_agent(browser, store, srv, clients, desk, control=RunControl()),
-                  "b": make_agent(other, store2, srv, clients, desk, control=RunControl())}
+        agents = {"a": gated_agent(browser, store, srv, clients, desk, control=RunControl()),
+                  "b": gated_agent(other, store2, srv, clients, desk, control=RunControl())}
         threads = [threading.Thread(target=lambda k=k: results.update(
             {k: agents[k].run(Fresh("Order a copy", site.url("agent_order.html")))})) for k in agents]
         for t in threads:
@@ -255,7 +247,7 @@ def test_a_refusal_on_the_last_allowed_step_ends_the_run_as_refused(site, browse
     })
     approver = ScriptedApprover([Decision(False, "human:ada", "keep it")])
     with ModelServer(responder) as srv:
-        result = make_agent(browser, store, srv, clients, approver,
+        result = gated_agent(browser, store, srv, clients, approver,
                             config=AgentConfig(wait_seconds=0.2, max_steps=2)).run(
             Fresh("Delete the article", site.url("gate_admin_change.html")))
     assert len(approver.requests) == 1 and store.steps(result.run_id)[-1]["status"] == "refused"

@@ -12,14 +12,7 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.store import Store
 from testkit.pixelmodel import Move, PixelModel
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
 
 
 def run_pixel(session, store, site, moves, *, dialect="plain", space="pixels", approver=None, page="pixel_shop.html",

@@ -12,7 +12,7 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.tasks.taskfile import Task
-from tests.cli.test_run_cli import answer_with_title
+from tests.models import answer_with_title
 
 FIRST = "cookie 0 storage 0 session 0 idb 0"
 

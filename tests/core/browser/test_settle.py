@@ -10,21 +10,11 @@ from cockpit.core.actions import parse_action
 from cockpit.core.agent.execute import Executor
 from cockpit.core.page.observation import MAX_RETRIES, observe
 from tests.clitools import cockpit
-
-
-def texts(obs) -> list[str]:
-    return [m.text for m in obs.marks]
-
-
-def mark_id(obs, text):
-    for m in obs.marks:
-        if text in (m.text, m.aria_label, m.placeholder):
-            return m.id
-    raise AssertionError(f"no mark {text!r} in {texts(obs)}")
+from tests.core.marktools import mark_id, texts
 
 
 @contextmanager
-def config(browser, **values):
+def browser_config(browser, **values):
     before = {k: getattr(browser.config, k) for k in values}
     for k, v in values.items():
         setattr(browser.config, k, v)
@@ -69,7 +59,7 @@ def test_infinite_decorative_animation_does_not_hold_the_page(page, browser):
 
 
 def test_infinite_spinner_stops_at_the_cap_and_says_what_was_pending(page, browser):
-    with config(browser, settle_signal_cap_ms=600, settle_cap_ms=1500):
+    with browser_config(browser, settle_signal_cap_ms=600, settle_cap_ms=1500):
         page("settle_spinner.html")
         result = browser.settle()
     assert not result["settled"], result
@@ -81,7 +71,7 @@ def test_cap_reports_pending_work(page, browser):
     """A request slower than the cap: the result names it."""
     page("settle.html")
     browser.js("fetch('/__delay/3000')")
-    with config(browser, settle_cap_ms=500):
+    with browser_config(browser, settle_cap_ms=500):
         result = browser.settle()
     assert not result["settled"] and "fetch 1" in result["pending"], result
 
@@ -105,10 +95,9 @@ def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
     its settle result (what was pending when it did not settle) and the observation's retries."""
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.agent.start import Fresh
-    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.llm.modelserver import ModelServer
     from cockpit.core.store import Store
-    from tests.core.agent.test_agent import by_page, mark_for
+    from tests.models import by_page, mark_for, model_client
 
     def autocomplete(body):
         try:
@@ -121,10 +110,9 @@ def test_the_step_record_says_how_the_page_settled(site, browser, tmp_path):
 
     responder = by_page({"autocomplete": lambda b: picked(b) if "Thought: pick it" in str(b["messages"])
                          else autocomplete(b)})
-    with config(browser, settle_signal_cap_ms=500), Store(tmp_path / "home") as store, \
+    with browser_config(browser, settle_signal_cap_ms=500), Store(tmp_path / "home") as store, \
             ModelServer(responder) as srv:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
-                             api_key="test-key")
+        client = model_client(srv, model="test-model", api_key="test-key", timeout=20)
         try:
             agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, max_steps=4))
             result = agent.run(Fresh("Pick the city Aurora", site.url("settle_autocomplete.html")))
@@ -252,7 +240,7 @@ def test_a_view_imported_on_demand_over_a_slow_network_is_waited_for(page, brows
 
 
 def test_a_script_load_still_in_flight_at_the_cap_is_named(page, browser):
-    with config(browser, settle_cap_ms=500):  # settle.js itself needs ~200 ms; the import 700 ms
+    with browser_config(browser, settle_cap_ms=500):  # settle.js itself needs ~200 ms; the import 700 ms
         obs = observe(page("settle_import.html"))
         out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Show report tools')}]"), obs.marks)
     assert not out.settle["settled"], out.settle

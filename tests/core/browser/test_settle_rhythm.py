@@ -7,10 +7,10 @@ those tickers; a click that starts a 300 ms debounced fetch is waited for until 
 """
 from selenium.webdriver.common.by import By
 
-from tests.core.browser.test_settle import config
+from tests.core.browser.test_settle import browser_config
 
 
-def click(browser, element_id):
+def click_id(browser, element_id):
     browser._call(lambda: browser.driver.find_element(By.ID, element_id).click())
 
 
@@ -19,9 +19,9 @@ def test_a_click_that_changes_nothing_is_not_held_by_the_pages_tickers(page, bro
     browser.settle()
     # Before #32, the re-armed poll counted as the click's work for a whole second:
     # with a 600 ms cap the page never settled and "timer 100ms" was pending.
-    with config(browser, settle_cap_ms=600):
+    with browser_config(browser, settle_cap_ms=600):
         for _ in range(3):
-            click(browser, "nothing")
+            click_id(browser, "nothing")
             result = browser.settle()
             assert result["settled"] and result["pending"] == [], result
     # the tickers still run for the page
@@ -32,7 +32,7 @@ def test_a_click_that_changes_nothing_is_not_held_by_the_pages_tickers(page, bro
 def test_a_click_that_starts_a_debounced_fetch_is_waited_for(page, browser):
     page("settle_rhythm.html")
     browser.settle()
-    click(browser, "search")
+    click_id(browser, "search")
     result = browser.settle()
     links = browser.js("return [...document.querySelectorAll('#results a')].map(a => a.textContent)")
     assert result["settled"] and links == ["Red shoes", "Blue shoes"], (result, links)
@@ -41,8 +41,8 @@ def test_a_click_that_starts_a_debounced_fetch_is_waited_for(page, browser):
 def test_the_debounced_fetch_is_reported_pending_when_the_cap_cuts_it_short(page, browser):
     page("settle_rhythm.html")
     browser.settle()
-    with config(browser, settle_cap_ms=150):
-        click(browser, "search")
+    with browser_config(browser, settle_cap_ms=150):
+        click_id(browser, "search")
         result = browser.settle()
     assert not result["settled"] and result["pending"] == ["timer 300ms"], result
 

@@ -32,7 +32,7 @@ from cockpit.core.localserver import LocalSite
 
 
 @pytest.fixture(scope="module")
-def shop():
+def demo_shop():
     with resources.path("demo_site") as root, LocalSite(root) as site:
         yield site
 
@@ -111,10 +111,10 @@ def _field_values(obs: Observation) -> dict:
 
 
 @pytest.fixture(scope="module")
-def checkout_run(browser, shop, model):
+def checkout_run(browser, demo_shop, model):
     """The demo task, driven up to the proposed "Place order" click."""
     _, client = model
-    run = drive(browser, client, DEMO_TASK, shop.url("index.html"))
+    run = drive(browser, client, DEMO_TASK, demo_shop.url("index.html"))
     # What the browser holds now, before any later test moves it.
     run.card_value = browser.js("return document.getElementById('card').value")
     run.url_now = browser.url
@@ -155,9 +155,9 @@ def test_refused_place_order_ends_with_a_plain_answer(checkout_run, model):
     assert "Not today." in parsed.action.text
 
 
-def test_approved_order_ends_with_the_confirmation(browser, shop, model):
+def test_approved_order_ends_with_the_confirmation(browser, demo_shop, model):
     _, client = model
-    run = drive(browser, client, DEMO_TASK, shop.url("index.html"), stop_before_place_order=False)
+    run = drive(browser, client, DEMO_TASK, demo_shop.url("index.html"), stop_before_place_order=False)
     assert run.urls[-1].endswith("/order-placed.html")
     assert len(run.steps) == 11
     assert "Kids Headphones" in run.answer and "$24.99" in run.answer
@@ -165,18 +165,18 @@ def test_approved_order_ends_with_the_confirmation(browser, shop, model):
     assert "Cart (0)" in _marks_by_label(run.obs)  # the shop emptied the cart
 
 
-def test_price_question_answers_with_the_shown_price(browser, shop, model):
+def test_price_question_answers_with_the_shown_price(browser, demo_shop, model):
     _, client = model
-    run = drive(browser, client, DEMO_QUESTION, shop.url("index.html"))
+    run = drive(browser, client, DEMO_QUESTION, demo_shop.url("index.html"))
     assert run.urls[-1].endswith("product.html?id=french-press")
     assert len(run.steps) == 3
     assert "$22.50" in run.answer
 
 
-def test_unknown_task_is_answered_at_once(browser, shop, model):
+def test_unknown_task_is_answered_at_once(browser, demo_shop, model):
     srv, client = model
     before = len(srv.requests)
-    run = drive(browser, client, "Book me a table for two in a Paris restaurant tonight.", shop.url("index.html"))
+    run = drive(browser, client, "Book me a table for two in a Paris restaurant tonight.", demo_shop.url("index.html"))
     assert len(run.steps) == 1 and run.answer == UNKNOWN_ANSWER
     assert "demo" in run.answer.lower()
     assert len(srv.requests) == before + 1

@@ -25,11 +25,11 @@ from cockpit.core.demo.policy import (
     serve_demo_site,
 )
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
+from tests.models import model_client
 
 
 def port_free(port: int) -> bool:
@@ -59,8 +59,7 @@ def demo_run(browser, tmp_path_factory):
     home = tmp_path_factory.mktemp("demo-home")
     with serve_demo_site() as site, serve_demo_model() as model, Store(home) as store:
         assert site.port == DEMO_SITE_PORT
-        client = ModelClient(ModelConfig(base_url=model.base_url, model=DEMO_MODEL, temperature=0, max_retries=0),
-                             api_key="demo")
+        client = model_client(model, model=DEMO_MODEL, api_key="demo", temperature=0)
         with client:
             result = Agent(browser, client, store, config=AgentConfig(demo=True, wait_seconds=0.5),
                            approver=PolicyApprover(False)).run(Fresh(DEMO_QUESTION, site.url("index.html")))

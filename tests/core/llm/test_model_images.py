@@ -11,12 +11,11 @@ from PIL import Image, ImageChops, ImageStat
 from cockpit.core.page import images
 from cockpit.core.replay import reask as R
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.observation import observe
 from cockpit.core.settings import Settings
-from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
 SCROLL_THEN_ANSWER = ["Thought: look further\nAction: Scroll [WINDOW]; down",
                       "Thought: done\nAction: ANSWER; bottom"]
@@ -32,22 +31,15 @@ def sent_urls(body) -> list[str]:
             if isinstance(m["content"], list) for p in m["content"] if p.get("type") == "image_url"]
 
 
-def run_agent(browser, store, site, srv, **model):
-    with ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20, **model),
-                     api_key="k") as client:
+def run_scroll_task(browser, store, site, srv, **model):
+    with model_client(srv, timeout=20, **model) as client:
         return Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
             "Scroll to the bottom", site.url("agent_start.html")))
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
 def test_the_model_gets_a_jpeg_of_the_stored_marked_png_and_reask_sends_the_same_bytes(browser, site, store):
     with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv:
-        result = run_agent(browser, store, site, srv)
+        result = run_scroll_task(browser, store, site, srv)
         assert result.status == "answered" and result.steps == 2
         at_step2 = sent_images(srv.requests[1])
         assert [images.sniff(b) for b in at_step2] == ["jpeg", "jpeg"]
@@ -70,7 +62,7 @@ def test_the_model_gets_a_jpeg_of_the_stored_marked_png_and_reask_sends_the_same
 
 def test_png_on_request_sends_the_stored_file_itself(browser, site, store):
     with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv:
-        result = run_agent(browser, store, site, srv, image_format="png")
+        result = run_scroll_task(browser, store, site, srv, image_format="png")
         assert result.status == "answered"
         stored = [store.file(s["screenshot"]).read_bytes() for s in store.steps(result.run_id)]
         assert sent_urls(srv.requests[1]) == [images.data_url(b) for b in stored]
@@ -82,7 +74,7 @@ def test_png_on_request_sends_the_stored_file_itself(browser, site, store):
 
 def test_runs_recorded_before_jpeg_are_reasked_with_png(browser, site, store):
     with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv:
-        result = run_agent(browser, store, site, srv)
+        result = run_scroll_task(browser, store, site, srv)
         run = store.run(result.run_id)
         old = dict(run, config=dict(run["config"], model={k: v for k, v in run["config"]["model"].items()
                                                           if k != "image_format"}))
@@ -111,8 +103,7 @@ def test_a_marked_screenshot_that_cannot_be_written_fails_the_run_with_the_reaso
             (store.step_dir(e.run_id, 1) / "marked.png.tmp").mkdir(parents=True)
 
     with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20),
-                        api_key="k") as client:
+            model_client(srv, timeout=20) as client:
         result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2),
                        listener=block_step_1).run(Fresh("Scroll to the bottom", site.url("agent_start.html")))
     assert result.status == "failed" and "cannot write step files" in result.error
@@ -135,7 +126,7 @@ def test_a_narrower_model_image_is_scaled_and_encoded_once(browser, site, store)
     """With image_max_width the model gets the marked screenshot scaled down, then JPEG-encoded once (not a
     JPEG of a JPEG), and the same bytes are rebuilt from the stored lossless PNG."""
     with ModelServer(scripted(SCROLL_THEN_ANSWER)) as srv:
-        result = run_agent(browser, store, site, srv, image_max_width=512)
+        result = run_scroll_task(browser, store, site, srv, image_max_width=512)
         at_step2 = sent_images(srv.requests[1])
     stored = [store.file(s["screenshot"]).read_bytes() for s in store.steps(result.run_id)]
     assert [Image.open(io.BytesIO(b)).size for b in at_step2] == [(512, 384), (512, 384)]

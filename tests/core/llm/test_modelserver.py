@@ -15,7 +15,7 @@ PNG_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAA
            "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
 
 
-def client_for(server, **kw):
+def openai_for(server, **kw):
     kw.setdefault("max_retries", 0)
     return OpenAI(base_url=server.base_url, api_key="test-key", **kw)
 
@@ -26,7 +26,7 @@ def ask(client, messages=USER, **kw):
 
 def test_scripted_text_reply_with_usage():
     replies = ["Thought: open it\nAction: Click [3]", Reply(text="ANSWER; done", prompt_tokens=7, completion_tokens=2)]
-    with ModelServer(scripted(replies)) as srv, client_for(srv) as client:
+    with ModelServer(scripted(replies)) as srv, openai_for(srv) as client:
         first = ask(client, temperature=0.2)
         second = ask(client)
     assert first.object == "chat.completion"
@@ -51,7 +51,7 @@ def test_requests_record_messages_with_an_image():
             {"type": "image_url", "image_url": {"url": PNG_URL}},
         ]},
     ]
-    with ModelServer(lambda body: "Action: Scroll [WINDOW]; down") as srv, client_for(srv) as client:
+    with ModelServer(lambda body: "Action: Scroll [WINDOW]; down") as srv, openai_for(srv) as client:
         reply = ask(client, messages, temperature=0, max_tokens=50)
         sent = srv.requests
     assert reply.choices[0].message.content == "Action: Scroll [WINDOW]; down"
@@ -64,7 +64,7 @@ def test_requests_record_messages_with_an_image():
 
 
 def test_429_raises_rate_limit_error_with_retry_after():
-    with ModelServer([Reply.error(429, "slow down", headers={"Retry-After": "1"})]) as srv, client_for(srv) as client:
+    with ModelServer([Reply.error(429, "slow down", headers={"Retry-After": "1"})]) as srv, openai_for(srv) as client:
         with pytest.raises(openai.RateLimitError) as err:
             ask(client)
     assert err.value.status_code == 429
@@ -75,14 +75,14 @@ def test_429_raises_rate_limit_error_with_retry_after():
 
 
 def test_500_raises_internal_server_error():
-    with ModelServer([Reply(status=500)]) as srv, client_for(srv) as client:
+    with ModelServer([Reply(status=500)]) as srv, openai_for(srv) as client:
         with pytest.raises(openai.InternalServerError) as err:
             ask(client)
     assert err.value.status_code == 500 and err.value.type == "server_error"
 
 
 def test_client_timeout_on_a_slow_reply():
-    with ModelServer([Reply(text="late", delay=5)]) as srv, client_for(srv, timeout=0.3) as client:
+    with ModelServer([Reply(text="late", delay=5)]) as srv, openai_for(srv, timeout=0.3) as client:
         t0 = time.monotonic()
         with pytest.raises(openai.APITimeoutError):
             ask(client)
@@ -97,7 +97,7 @@ def test_stop_while_a_slow_reply_is_pending_returns_promptly():
     outcome = {}
 
     def call():
-        with client_for(srv, timeout=20) as client:
+        with openai_for(srv, timeout=20) as client:
             try:
                 outcome["reply"] = ask(client)
             except Exception as e:  # noqa: BLE001 - recorded for the assertion
@@ -135,7 +135,7 @@ def test_a_slow_reply_does_not_block_other_requests():
         while not srv.requests and time.monotonic() < deadline:
             time.sleep(0.01)
         t0 = time.monotonic()
-        with client_for(srv) as client:
+        with openai_for(srv) as client:
             assert ask(client).choices[0].message.content == "fast done"
         assert time.monotonic() - t0 < 1.0  # answered while the slow one still waits
         caller.join(timeout=2)
@@ -144,7 +144,7 @@ def test_a_slow_reply_does_not_block_other_requests():
 def test_truncated_json_body_raises_a_json_decode_error_not_an_openai_error():
     # Surprise: openai only wraps schema mismatches; a 200 with an
     # application/json body that is not JSON escapes as json.JSONDecodeError.
-    with ModelServer([Reply(body='{"id": "chatcmpl-1", "object": "chat.comp')]) as srv, client_for(srv) as client:
+    with ModelServer([Reply(body='{"id": "chatcmpl-1", "object": "chat.comp')]) as srv, openai_for(srv) as client:
         with pytest.raises(json.JSONDecodeError) as err:
             ask(client)
     assert not isinstance(err.value, openai.OpenAIError)
@@ -152,13 +152,13 @@ def test_truncated_json_body_raises_a_json_decode_error_not_an_openai_error():
 
 def test_invalid_schema_raises_validation_error_in_strict_mode():
     with ModelServer([Reply(body='{"unexpected": true}')], model_name="m") as srv:
-        with client_for(srv, _strict_response_validation=True) as client:
+        with openai_for(srv, _strict_response_validation=True) as client:
             with pytest.raises(openai.APIResponseValidationError):
                 ask(client)
 
 
 def test_models_list_and_unknown_url():
-    with ModelServer(lambda body: "x", model_name="cockpit-demo") as srv, client_for(srv) as client:
+    with ModelServer(lambda body: "x", model_name="cockpit-demo") as srv, openai_for(srv) as client:
         assert [m.id for m in client.models.list()] == ["cockpit-demo"]
         assert client.models.retrieve("cockpit-demo").id == "cockpit-demo"
         with pytest.raises(openai.NotFoundError) as err:
@@ -169,7 +169,7 @@ def test_models_list_and_unknown_url():
 
 
 def test_streaming_is_refused_with_400():
-    with ModelServer(lambda body: "x") as srv, client_for(srv) as client:
+    with ModelServer(lambda body: "x") as srv, openai_for(srv) as client:
         with pytest.raises(openai.BadRequestError) as err:
             ask(client, stream=True)
     assert err.value.param == "stream"
@@ -187,7 +187,7 @@ def test_exhausted_script_is_a_non_retried_500():
 
 
 def test_scripted_repeat_last():
-    with ModelServer(scripted(["a", "b"], repeat_last=True)) as srv, client_for(srv) as client:
+    with ModelServer(scripted(["a", "b"], repeat_last=True)) as srv, openai_for(srv) as client:
         assert [ask(client).choices[0].message.content for _ in range(4)] == ["a", "b", "b", "b"]
 
 

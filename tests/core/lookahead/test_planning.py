@@ -15,8 +15,7 @@ from cockpit.core.lookahead.planning import PlanningConfig, parse_candidates, pa
 from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import Page
 from cockpit.core.agent.start import Fresh
-from tests.core.lookahead.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
-                                          page_title, shop, store, user_text, world)
+from tests.lookahead_helpers import calls, candidates, kind, mark_in, observation, page_title, user_text, world
 
 OPENS = "The details page opens and shows the secret number."
 NOTHING = "Nothing changes: the button does nothing."

@@ -6,8 +6,7 @@ from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.agent.start import Fresh
-from tests.core.lookahead.lookahead_helpers import (calls, make_agent, mark_in, observation, page_title,  # noqa: F401
-                                          shop, store, user_text, world)
+from tests.lookahead_helpers import calls, mark_in, observation, page_title, user_text, world
 
 TO_ORDER = "The browser opens the order page, which has a form to order a copy."
 TO_PLACED = "The form is sent: the <b>order</b> is placed and a confirmation page opens."

@@ -5,10 +5,7 @@ import json
 from PIL import Image
 
 from cockpit.core.page.observation import observe
-
-
-def texts(obs):
-    return [m.text for m in obs.marks]
+from tests.core.marktools import texts
 
 
 def find(obs, text):

@@ -15,7 +15,6 @@ from cockpit.core import resources
 from cockpit.core.actions import parse_action
 from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.llm.modelserver import ModelServer
@@ -23,6 +22,7 @@ from cockpit.core.page.observation import observe
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
 CARD = "4111 1111 1111 1111"
 CSC = "737"
@@ -172,7 +172,7 @@ def test_an_agent_typing_a_card_number_stores_and_sends_only_masked_screenshots(
             Store(tmp_path / "home") as store:
         browser.goto(shop.url("index.html"))
         browser.js("localStorage.setItem('demo-shop-cart', JSON.stringify([{id: 'wireless-headphones', qty: 1}]))")
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
+        client = model_client(srv, timeout=20)
         try:
             result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
                 "Pay for the headphones", shop.url("checkout.html")))

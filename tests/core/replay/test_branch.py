@@ -1,10 +1,6 @@
 """Replay and branch: real Chromium on fixture pages, real store, scripted model over loopback HTTP."""
-import os
 import re
 import shutil
-import subprocess
-import sys
-import threading
 import time
 
 import pytest
@@ -18,34 +14,16 @@ from cockpit.core.page.match import match_mark, same_url, similarity
 from cockpit.core.replay.branch import branch, history_before
 from cockpit.core.replay.replay import Diverged, ReplayOptions, check_step, replay
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.localserver import LocalSite
 from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
 from tests import PAGES
-from tests.core.agent.test_agent import last_user_text, mark_for
+from tests.clitools import cockpit
+from tests.models import by_page, last_user_text, mark_for, model_client
 
 TASK = "Find the code on page C"
-
-
-def by_page(rules: dict):
-    """A responder choosing its reply by the page title; a list of replies is used in turn."""
-    lock, seen = threading.Lock(), {}
-
-    def respond(body):
-        text = last_user_text(body)
-        for title, replies in rules.items():
-            if f"The page is '{title}'" in text:
-                with lock:
-                    i = seen.get(title, 0)
-                    seen[title] = i + 1
-                replies = replies if isinstance(replies, list) else [replies]
-                reply = replies[min(i, len(replies) - 1)]
-                return reply(body) if callable(reply) else reply
-        return "Thought: lost\nAction: ANSWER; lost"
-    return respond
 
 
 def parent_script():
@@ -68,21 +46,11 @@ def bsite(tmp_path):
         yield s
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
-def client_for(srv) -> ModelClient:
-    return ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
-
-
 def record_parent(browser, store, site, srv):
     """Parent run: 1 Click [999] (error), 2 click the link on A, 3 click the button on B, 4 answer on C."""
     browser.goto(site.url("branch_a.html"))
     browser.js("localStorage.clear()")  # B shows an extra link to returning visitors only
-    with client_for(srv) as client:
+    with model_client(srv, timeout=20) as client:
         result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
             TASK, site.url("branch_a.html"), task_id="Branch--1"))
     assert (result.status, result.answer, result.steps) == ("answered", "7391", 4)
@@ -98,7 +66,7 @@ def test_branch_replays_the_steps_before_k_and_continues_with_the_history(browse
         lambda b: f"Thought: there may be more.\nAction: Click [{mark_for(b, 'Reveal more')}]",
         "Thought: found the second code.\nAction: ANSWER; 8102"]})
     seen = []
-    with ModelServer(branch_script) as srv2, client_for(srv2) as client:
+    with ModelServer(branch_script) as srv2, model_client(srv2, timeout=20) as client:
         result = branch(RunContext(browser, store, client, on_replay=lambda n, info: seen.append((n, info))),
                         parent, 4, AgentConfig(wait_seconds=0.2))
         first = srv2.requests[0]["messages"]
@@ -165,7 +133,7 @@ def test_a_changed_site_diverges_at_the_right_step_and_the_branch_run_says_so(br
     # the link on A now leads to a sign-in page: the page of step 3 is another one
     (root / "branch_a.html").write_text((PAGES / "branch_a.html").read_text().replace(
         'href="branch_b.html"', 'href="branch_login.html"'))
-    with ModelServer(by_page({})) as srv2, client_for(srv2) as client:
+    with ModelServer(by_page({})) as srv2, model_client(srv2, timeout=20) as client:
         result = branch(RunContext(browser, store, client), parent, 4, AgentConfig(wait_seconds=0.2))
         assert srv2.requests == []  # no model call after a divergence
     d = result.divergence
@@ -271,7 +239,7 @@ def test_irreversible_steps_need_a_yes_and_stop_ends_a_branch_in_its_replay(brow
 
     control = RunControl()
     control.stop()
-    with ModelServer(by_page({})) as srv2, client_for(srv2) as client:
+    with ModelServer(by_page({})) as srv2, model_client(srv2, timeout=20) as client:
         result = branch(RunContext(browser, store, client, control=control), parent, 4,
                         AgentConfig(wait_seconds=0.2))
         assert srv2.requests == []
@@ -292,12 +260,6 @@ def test_similarity_and_matching_marks():
     shifted = [mk(1, "a", "New!"), mk(2, "button", "Buy", x=500), mk(3, "button", "Buy", x=5)]
     assert match_mark(mk(2, "button", "Buy", x=0), shifted).id == 3  # the nearest of the same kind
     assert match_mark(mk(9, "a", "Gone", href="http://h/x"), shifted) is None
-
-
-def cockpit(home, *args, timeout=120):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
 def test_cli_replays_branches_and_reports_divergence(browser, bsite, tmp_path):

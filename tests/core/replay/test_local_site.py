@@ -2,7 +2,6 @@
 
 Real HTTP servers on 127.0.0.1, fetched with urllib as a page's requests would be.
 """
-import socket
 import threading
 import urllib.error
 import urllib.request
@@ -13,6 +12,7 @@ from cockpit.core.replay import localfiles
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay.localfiles import served_again
 from cockpit.core.localserver import LocalSite
+from tests.clitools import free_port
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))
 
@@ -23,12 +23,6 @@ def get(url: str) -> tuple[int, str]:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def local_run(run_id: str, folder, port: int) -> dict:

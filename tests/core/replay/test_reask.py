@@ -1,12 +1,7 @@
 """Re-ask at step k, against the loopback model server and a run recorded the way the agent records one."""
-import io
 import json
-import os
-import subprocess
-import sys
 
 import pytest
-from PIL import Image
 
 from cockpit.core.page import images
 from cockpit.core.llm import prompt
@@ -16,18 +11,12 @@ from cockpit.core.llm.client import ModelConfig, ModelError, prepare_images
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
+from tests.clitools import cockpit
+from tests.images import numbered_png
 
 TASK = "Find the cheapest headphones"
 URL = "http://shop.test/"
 ALT = "Thought: The search box is quicker.\nAction: Type [2]; headphones"
-
-
-def png(n: int) -> bytes:
-    """A small PNG that differs per n, so a test can tell which step's file was attached."""
-    img = Image.new("RGB", (20 + n, 10), ((n * 53) % 256, (n * 97) % 256, 40))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
 
 
 def record_run(store: Store, base_url: str, *, keep_images: int = 2, human_step: bool = True) -> str:
@@ -42,7 +31,7 @@ def record_run(store: Store, base_url: str, *, keep_images: int = 2, human_step:
                "Thought: The category page lists headphones.\nAction: Click [5]",
                "Thought: The cheapest is the Basic pair.\nAction: ANSWER; Basic headphones"]
     for k, reply in enumerate(replies, 1):
-        files = store.write_step_files(rid, k, screenshot=png(100 + k), marked=png(k), marks=[])
+        files = store.write_step_files(rid, k, screenshot=numbered_png(100 + k), marked=numbered_png(k), marks=[])
         conv.add_observation(k, prompt.observation_text(f"[{k}]: <button> \"Item {k}\"", url=f"{URL}p{k}",
                                                         title=f"Page {k}"), lead=lead)
         request = conv.request()
@@ -56,14 +45,14 @@ def record_run(store: Store, base_url: str, *, keep_images: int = 2, human_step:
                                     completion_tokens=10, cost=0.001, n_marks=0, **files))
         lead = prompt.feedback_text(outcome=f"clicked item {k}")
     if human_step:
-        files = store.write_step_files(rid, 4, screenshot=png(104), marked=png(4), marks=[])
+        files = store.write_step_files(rid, 4, screenshot=numbered_png(104), marked=numbered_png(4), marks=[])
         store.commit_step(rid, dict(step=4, actor="human", request=[], action="Scroll [WINDOW]; down",
                                     action_text="Scroll [WINDOW]; down", status="ok", **files))
     store.finish_run(rid, "answered", answer="Basic headphones")
     return rid
 
 
-def snapshot(store: Store) -> tuple[dict, dict]:
+def store_snapshot(store: Store) -> tuple[dict, dict]:
     tables = {t: [dict(r) for r in store.db.query(f"SELECT * FROM {t} ORDER BY rowid")]
               for t in ("runs", "steps", "decisions", "corrections")}
     files = {str(p.relative_to(store.root)): p.read_bytes()
@@ -148,7 +137,7 @@ def test_reask_sends_exactly_the_recorded_request_and_returns_the_alternative(re
     body = srv.requests[0]
     files = {j: store.file(store.step(rid, j)["screenshot"]).read_bytes() for j in (1, 2)}
     assert body["messages"] == prepare_images(prompt.materialize(stored, files.__getitem__), ModelConfig())
-    assert image_urls(body["messages"]) == [data_url(png(1)), data_url(png(2))]
+    assert image_urls(body["messages"]) == [data_url(numbered_png(1)), data_url(numbered_png(2))]
     assert body["model"] == "m1" and body["temperature"] == 1.0
 
 
@@ -161,7 +150,7 @@ def test_edits_reach_the_server(rec, srv):
     body = srv.requests[-1]
     msgs = body["messages"]
     assert msgs[0] == {"role": "system", "content": "You are terse."}
-    assert image_urls(msgs) == [data_url(png(2))]
+    assert image_urls(msgs) == [data_url(numbered_png(2))]
     stored = store.step(rid, 2)["request"]
     assert msgs[1]["content"] == f"{prompt.task_text(TASK, URL)}\nObservation: {prompt.OMITTED}"
     assert msgs[-1]["content"][0]["text"] == stored[-1]["content"][0]["text"] + "\nTry search."
@@ -188,7 +177,7 @@ def test_more_screenshots_than_were_sent_restores_the_older_ones(rec, srv):
     assert prompt.image_steps(stored3) == [2, 3]
     R.reask(store, rid, 3, R.ReaskEdit(keep_images=3), api_key="k")
     msgs = srv.requests[-1]["messages"]
-    assert image_urls(msgs) == [data_url(png(1)), data_url(png(2)), data_url(png(3))]
+    assert image_urls(msgs) == [data_url(numbered_png(1)), data_url(numbered_png(2)), data_url(numbered_png(3))]
     step1_obs = store.step(rid, 1)["request"][-1]
     assert msgs[1]["content"][0] == step1_obs["content"][0]  # the full observation text, as sent at step 1
     assert [m["role"] for m in msgs] == [m["role"] for m in stored3]
@@ -210,11 +199,11 @@ def test_a_reply_without_an_action_is_reported(rec, srv):
 def test_the_run_is_left_untouched_and_reasks_are_listed(rec, srv):
     store, rid = rec
     srv.responder = lambda body: ALT
-    tables, files = snapshot(store)
+    tables, files = store_snapshot(store)
     first = R.reask(store, rid, 2, api_key="k")
     second = R.reask(store, rid, 2, R.ReaskEdit(temperature=0.5), api_key="k")
     R.reask(store, rid, 3, api_key="k", save=False)
-    tables2, files2 = snapshot(store)
+    tables2, files2 = store_snapshot(store)
     assert tables2 == tables
     assert {k: v for k, v in files2.items() if k in files} == files
     step_dir = f"runs/{rid}/step-002"
@@ -260,19 +249,13 @@ def test_request_text_shows_screenshots_as_step_labels(rec):
 # --------------------------------------------------------------------------- the command line
 
 
-def cockpit(home, *args):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", "reask", *args], capture_output=True, text=True,
-                          timeout=60, env=env)
-
-
 def test_cockpit_reask_command(rec, srv, tmp_path):
     store, rid = rec
     home = store.root
     srv.responder = lambda body: Reply(text=ALT, prompt_tokens=1000, completion_tokens=50)
-    before = snapshot(store)[0]
+    before = store_snapshot(store)[0]
 
-    r = cockpit(home, rid, "2")
+    r = cockpit(home, "reask", rid, "2")
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert out.index("ORIGINAL (m1)") < out.index("Click [5]") < out.index("NEW (m1)") < out.index(
@@ -283,35 +266,35 @@ def test_cockpit_reask_command(rec, srv, tmp_path):
 
     prompt_file = tmp_path / "system.txt"
     prompt_file.write_text("Only ever scroll.\n")
-    r = cockpit(home, rid[:12], "3", "--model", "m2", "--temperature", "0", "--prompt-file", str(prompt_file),
+    r = cockpit(home, "reask", rid[:12], "3", "--model", "m2", "--temperature", "0", "--prompt-file", str(prompt_file),
                 "--keep-images", "1", "--note", "Hurry.", "--show-request")
     assert r.returncode == 0, r.stderr
     body = srv.requests[-1]
     assert body["messages"][0]["content"] == "Only ever scroll."
     assert (body["model"], body["temperature"]) == ("m2", 0.0)
-    assert image_urls(body["messages"]) == [data_url(png(3))]
+    assert image_urls(body["messages"]) == [data_url(numbered_png(3))]
     assert "[screenshot of step 3]" in r.stdout and "Only ever scroll." in r.stdout and "Hurry." in r.stdout
     assert "NEW (m2)" in r.stdout and "system prompt replaced" in r.stdout
 
-    r = cockpit(home, rid, "2", "--json", "--no-save")
+    r = cockpit(home, "reask", rid, "2", "--json", "--no-save")
     assert r.returncode == 0, r.stderr
     data = json.loads(r.stdout)
     assert data["new_action"] == "Type [2]; headphones" and data["saved"] == ""
 
-    assert cockpit(home, "nope", "1").returncode == 2
-    r = cockpit(home, rid, "4")
+    assert cockpit(home, "reask", "nope", "1").returncode == 2
+    r = cockpit(home, "reask", rid, "4")
     assert r.returncode == 2 and "human supervisor" in r.stderr
-    r = cockpit(home, rid, "9")
+    r = cockpit(home, "reask", rid, "9")
     assert r.returncode == 2 and "no step 9" in r.stderr
-    assert cockpit(home, rid, "2", "--prompt-file", str(tmp_path / "absent.txt")).returncode == 2
+    assert cockpit(home, "reask", rid, "2", "--prompt-file", str(tmp_path / "absent.txt")).returncode == 2
 
     srv.responder = lambda body: Reply.error(404, "no such model")
     n = len(srv.requests)
-    r = cockpit(home, rid, "2", "--model", "ghost")
+    r = cockpit(home, "reask", rid, "2", "--model", "ghost")
     assert r.returncode == 3 and "ghost" in r.stderr
     assert len(srv.requests) == n + 1
 
-    assert snapshot(store)[0] == before
+    assert store_snapshot(store)[0] == before
     assert [p.n for p in R.past_reasks(store, rid, 2)] == [1]
     assert [p.n for p in R.past_reasks(store, rid, 3)] == [1]
 

@@ -13,21 +13,17 @@ from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import RunContext
 from cockpit.core.replay.branch import branch
 from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.replay.resume import resume
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.faults.test_secrets import mark_of
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("secrets")
 CARD = "4111 1111 1111 1111"
 FIELDS = "return [document.querySelector('[name=user]').value, document.querySelector('[name=card]').value]"
-
-
-def client_for(srv) -> ModelClient:
-    return ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
 
 
 def parent_model():
@@ -43,7 +39,7 @@ def parent_model():
 def recorded(browser, site, tmp_path):
     """(store, run id, card mark): a failed run whose step 2 typed the card number."""
     with Store(tmp_path / "home") as store:
-        with ModelServer(parent_model()) as srv, client_for(srv) as client:
+        with ModelServer(parent_model()) as srv, model_client(srv, timeout=20) as client:
             result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2)).run(Fresh(
                 "Sign in as bob and enter the card", site.url("secret_login.html")))
             card = mark_of(srv.requests[1], "Card number")
@@ -84,7 +80,7 @@ def test_the_placeholder_alone_stops_the_replay_when_the_marks_are_gone(browser,
 
 def test_branch_after_the_secret_step_stops_and_calls_no_model(browser, recorded):
     store, run_id, card = recorded
-    with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, client_for(srv) as client:
+    with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, model_client(srv, timeout=20) as client:
         result = branch(RunContext(browser, store, client), run_id, 3, AgentConfig(wait_seconds=0.2))
         assert srv.requests == []
     assert result.status == "failed" and result.divergence is not None and result.divergence.reason == "secret"
@@ -95,7 +91,7 @@ def test_branch_after_the_secret_step_stops_and_calls_no_model(browser, recorded
 
 def test_resume_by_replay_stops_with_the_reason(browser, recorded):
     store, run_id, card = recorded
-    with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, client_for(srv) as client:
+    with ModelServer(lambda b: "Thought: done\nAction: ANSWER; x") as srv, model_client(srv, timeout=20) as client:
         result = resume(RunContext(browser, store, client), run_id, replay=True)
         assert srv.requests == []
     assert result.status == "failed"

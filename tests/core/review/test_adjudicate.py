@@ -9,7 +9,7 @@ from cockpit.core.review import agreement as ag
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
-from tests.clitools import cockpit
+from tests.clitools import cockpit, ok
 
 # run: (ada, bob, judge); consensus r1 S, r2 F, r3 tie, r4 F, r5 S, r6 S
 RUNS = {"r1": ("success", "success", 1), "r2": ("fail", "fail", 1), "r3": ("success", "fail", 1),
@@ -17,7 +17,7 @@ RUNS = {"r1": ("success", "success", 1), "r2": ("fail", "fail", 1), "r3": ("succ
 
 
 @pytest.fixture
-def home(tmp_path):
+def judged_home(tmp_path):
     with Store(tmp_path) as store:
         for i, (rid, (ada, bob, judge)) in enumerate(RUNS.items()):
             store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site="shop", started=1000.0 + i))
@@ -27,11 +27,6 @@ def home(tmp_path):
             lb.set_verdict(store, rid, "gpt-j", 3, "v1", judge,
                            reply=f"The page shows it. {'SUCCESS' if judge else 'NOT SUCCESS'} ({rid})")
     return tmp_path
-
-
-def ok(r):
-    assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
 
 
 def judge_rows(out):
@@ -44,8 +39,8 @@ def judge_rows(out):
     return rows
 
 
-def test_the_list_shows_each_disagreement_with_its_verdicts_and_reasons(home):
-    out = ok(cockpit(home, "adjudicate", "list"))
+def test_the_list_shows_each_disagreement_with_its_verdicts_and_reasons(judged_home):
+    out = ok(cockpit(judged_home, "adjudicate", "list"))
     listed = [line.split()[0] for line in out.splitlines() if line.startswith("r")]
     assert listed == ["r2", "r3", "r5"], out  # judge vs consensus, annotators split, judge vs consensus
     r3 = out.split("r3", 1)[1].split("r5", 1)[0]
@@ -55,22 +50,24 @@ def test_the_list_shows_each_disagreement_with_its_verdicts_and_reasons(home):
     assert "a judge disagrees with the consensus; consensus fail" in r2
 
 
-def test_adjudication_replaces_the_consensus_and_agreement_reports_before_and_after(home):
-    before = ok(cockpit(home, "agreement"))
+def test_adjudication_replaces_the_consensus_and_agreement_reports_before_and_after(judged_home):
+    before = ok(cockpit(judged_home, "agreement"))
     assert "0 runs adjudicated" in before
-    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "the cart shows it", "--by", "cy"))
-    out = ok(cockpit(home, "adjudicate", "set", "r2", "--verdict", "success", "--reason", "both missed the banner",
+    ok(cockpit(judged_home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "the cart shows it",
+               "--by", "cy"))
+    out = ok(cockpit(judged_home, "adjudicate", "set", "r2", "--verdict", "success", "--reason",
+                     "both missed the banner",
                      "--by", "cy"))
     assert "r2: adjudicated success by cy (the annotators' consensus fail)" in out
-    with Store(home) as store:
+    with Store(judged_home) as store:
         assert ag.adjudicated_consensus(store) == {"r1": 1, "r2": 1, "r3": 1, "r4": 0, "r5": 1, "r6": 1}
         assert ag.consensus(store)["r2"] == 0  # the annotators' own consensus is kept
-    listed = ok(cockpit(home, "adjudicate", "list"))
+    listed = ok(cockpit(judged_home, "adjudicate", "list"))
     assert "adjudicated    success   both missed the banner (by cy)" in listed
-    still_open = ok(cockpit(home, "adjudicate", "list", "--open"))
+    still_open = ok(cockpit(judged_home, "adjudicate", "list", "--open"))
     assert [l.split()[0] for l in still_open.splitlines() if l.startswith("r")] == ["r5"]
 
-    out = ok(cockpit(home, "agreement"))
+    out = ok(cockpit(judged_home, "agreement"))
     assert "2 runs adjudicated, 2 of them changing the consensus (r2, r3)" in out
     # Before, over r1 r2 r4 r5 r6 (r3 ties): humans S F F S S, judge S S F F S.
     #   tp 2 (r1 r6), fp 1 (r2), fn 1 (r5), tn 1 (r4): agree 3/5; precision 2/3, recall 2/3;
@@ -86,35 +83,36 @@ def test_adjudication_replaces_the_consensus_and_agreement_reports_before_and_af
     # failed runs: r2 (Hallucination, adjudicated a success now) and r4 before; r4 alone after
     assert any(l.split() == ["Hallucination", "2", "100.0%"] for l in before.splitlines()), before
     assert any(l.split() == ["Hallucination", "1", "100.0%"] for l in out.splitlines()), out
-    rep = json.loads(ok(cockpit(home, "agreement", "--json")))
+    rep = json.loads(ok(cockpit(judged_home, "agreement", "--json")))
     after = rep["adjudication"]["judges"][0]
     assert (after["tp"], after["fp"], after["fn"], after["tn"]) == (4, 0, 1, 1)
     assert rep["judges"][0]["precision"] == pytest.approx(2 / 3)
 
 
-def test_adjudicating_again_replaces_it_and_bad_input_is_refused(home):
-    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "x", "--by", "cy"))
-    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "fail", "--reason", "looked again", "--by", "dan"))
-    assert "adjudicated    fail      looked again (by dan)" in ok(cockpit(home, "adjudicate", "list"))
-    r = cockpit(home, "adjudicate", "set", "r3", "--verdict", "fail", "--reason", " ", "--by", "cy")
+def test_adjudicating_again_replaces_it_and_bad_input_is_refused(judged_home):
+    ok(cockpit(judged_home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "x", "--by", "cy"))
+    ok(cockpit(judged_home, "adjudicate", "set", "r3", "--verdict", "fail", "--reason", "looked again", "--by", "dan"))
+    assert "adjudicated    fail      looked again (by dan)" in ok(cockpit(judged_home, "adjudicate", "list"))
+    r = cockpit(judged_home, "adjudicate", "set", "r3", "--verdict", "fail", "--reason", " ", "--by", "cy")
     assert r.returncode == 2 and "needs its reason" in r.stderr
-    r = cockpit(home, "adjudicate", "set", "nope", "--verdict", "fail", "--reason", "x", "--by", "cy")
+    r = cockpit(judged_home, "adjudicate", "set", "nope", "--verdict", "fail", "--reason", "x", "--by", "cy")
     assert r.returncode == 2 and "no run 'nope'" in r.stderr
 
 
-def test_the_list_of_one_batch(home):
-    ok(cockpit(home, "annotate", "assign", "--batch", "b", "--runs", "r3", "r4", "--annotators", "ada,bob",
+def test_the_list_of_one_batch(judged_home):
+    ok(cockpit(judged_home, "annotate", "assign", "--batch", "b", "--runs", "r3", "r4", "--annotators", "ada,bob",
                "--per-run", "2"))
-    out = ok(cockpit(home, "adjudicate", "list", "--batch", "b"))
+    out = ok(cockpit(judged_home, "adjudicate", "list", "--batch", "b"))
     assert [l.split()[0] for l in out.splitlines() if l.startswith("r")] == ["r3"]
-    r = cockpit(home, "adjudicate", "list", "--batch", "nope")
+    r = cockpit(judged_home, "adjudicate", "list", "--batch", "nope")
     assert r.returncode == 2 and "no batch 'nope'" in r.stderr
 
 
-def test_adjudicated_verdicts_travel_in_bundles(home, tmp_path_factory):
-    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "the cart shows it", "--by", "cy"))
-    zip_ = home / "a.zip"
-    ok(cockpit(home, "export", "all", "--format", "bundle", "--out", str(zip_)))
+def test_adjudicated_verdicts_travel_in_bundles(judged_home, tmp_path_factory):
+    ok(cockpit(judged_home, "adjudicate", "set", "r3", "--verdict", "success", "--reason", "the cart shows it",
+               "--by", "cy"))
+    zip_ = judged_home / "a.zip"
+    ok(cockpit(judged_home, "export", "all", "--format", "bundle", "--out", str(zip_)))
     other = tmp_path_factory.mktemp("other")
     out = ok(cockpit(other, "import", "bundle", str(zip_)))
     assert "adjudicated verdicts: 1 added, 0 already here, 0 conflicting" in out, out

@@ -1,9 +1,6 @@
 """Agreement statistics: the formulas against published worked examples, the store
 reports on a small labelled set, and `cockpit agreement` as a user runs it."""
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
@@ -11,6 +8,7 @@ from cockpit.core.review import agreement as ag
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
+from tests.clitools import cockpit
 
 
 def pairs(table):
@@ -180,36 +178,36 @@ VERDICTS = {  # (judge, k, prompt version): {run: verdict}
 }
 
 
-def fill(store):
+def fill(labelled_store):
     for i, (rid, site, model, status, labels) in enumerate(RUNS):
-        store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site=site, model=model,
+        labelled_store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site=site, model=model,
                              task_id=f"{site}--{i}", started=1000.0 + i))
         if status != "running":
-            store.finish_run(rid, status, answer="an answer" if status == "answered" else None)
-        store.set_run(rid, steps=i + 1)  # r1 has 1 step ... r12 has 12
+            labelled_store.finish_run(rid, status, answer="an answer" if status == "answered" else None)
+        labelled_store.set_run(rid, steps=i + 1)  # r1 has 1 step ... r12 has 12
         for who, (verdict, category) in labels.items():
-            lb.set_label(store, rid, who, verdict, category=category)
+            lb.set_label(labelled_store, rid, who, verdict, category=category)
     for (judge, k, pv), by_run in VERDICTS.items():
         for rid, v in by_run.items():
-            lb.set_verdict(store, rid, judge, k, pv, v)
+            lb.set_verdict(labelled_store, rid, judge, k, pv, v)
 
 
 @pytest.fixture
-def store(tmp_path):
+def labelled_store(tmp_path):
     with Store(tmp_path) as s:
         fill(s)
         yield s
 
 
-def test_human_matrix_and_consensus(store):
-    m = ag.human_matrix(store)
+def test_human_matrix_and_consensus(labelled_store):
+    m = ag.human_matrix(labelled_store)
     assert m["r7"] == {"ada": 1}  # unsure left out
-    assert ag.human_matrix(store, binary=False)["r7"] == {"ada": "success", "bob": "unsure"}
-    assert ag.consensus(store) == {"r1": 1, "r2": 1, "r3": 0, "r4": 0, "r5": 1, "r6": 0, "r7": 1}  # r8 ties
+    assert ag.human_matrix(labelled_store, binary=False)["r7"] == {"ada": "success", "bob": "unsure"}
+    assert ag.consensus(labelled_store) == {"r1": 1, "r2": 1, "r3": 0, "r4": 0, "r5": 1, "r6": 0, "r7": 1}  # r8 ties
 
 
-def test_pairwise_cohen(store):
-    rows = {(a, b): (n, agree, kappa) for a, b, n, agree, kappa in ag.pairwise_cohen(store)}
+def test_pairwise_cohen(labelled_store):
+    rows = {(a, b): (n, agree, kappa) for a, b, n, agree, kappa in ag.pairwise_cohen(labelled_store)}
     assert set(rows) == {("ada", "bob"), ("ada", "cy"), ("bob", "cy")}
     # ada vs bob over r1-r6 and r8 (r7: bob unsure): agree on 6 of 7; ada 4 S 3 F, bob 3 S 4 F
     # kappa = (7*6 - (4*3 + 3*4)) / (49 - 24) = 18/25 = 0.72
@@ -220,12 +218,12 @@ def test_pairwise_cohen(store):
     assert (n, round(agree, 3), round(kappa, 3)) == (6, 0.667, 0.333)
 
 
-def test_fleiss_over_three_annotators(store):
+def test_fleiss_over_three_annotators(labelled_store):
     # r1-r6 by ada, bob, cy; counts [success, fail]: [3,0] [2,1] [0,3] [1,2] [3,0] [0,3]
     # P-bar = (9+5+9+5+9+9 - 6*3) / (6*3*2) = 28/36; totals 9, 9 -> P-bar_e = .5
     # kappa = (0.7778 - 0.5) / 0.5 = 5/9 = 0.556
-    assert ag.fleiss_group(store) == (["ada", "bob", "cy"], ["r1", "r2", "r3", "r4", "r5", "r6"])
-    n_runs, n_raters, kappa = ag.fleiss(store)
+    assert ag.fleiss_group(labelled_store) == (["ada", "bob", "cy"], ["r1", "r2", "r3", "r4", "r5", "r6"])
+    n_runs, n_raters, kappa = ag.fleiss(labelled_store)
     assert (n_runs, n_raters, round(kappa, 3)) == (6, 3, 0.556)
 
 
@@ -239,8 +237,8 @@ def test_fleiss_needs_three_annotators(tmp_path):
         assert ag.pairwise_cohen(s) == [("ada", "bob", 1, 1.0, 1.0)]
 
 
-def test_judge_agreement_table_per_k(store):
-    rows = ag.judge_agreement(store)
+def test_judge_agreement_table_per_k(labelled_store):
+    rows = ag.judge_agreement(labelled_store)
     assert [(r["judge"], r["k_label"], r["prompt_version"]) for r in rows] == [
         ("claude", "1", "v2"), ("gpt-4o", "1", "v1"), ("gpt-4o", "3", "v1"), ("gpt-4o", "all", "v1")]
     by = {(r["judge"], r["k"]): r for r in rows}
@@ -261,8 +259,8 @@ def test_judge_agreement_table_per_k(store):
     assert (by[("claude", 1)]["n"], by[("claude", 1)]["kappa"]) == (1, 1.0)
 
 
-def test_disagreements(store):
-    rows = ag.disagreements(store)
+def test_disagreements(labelled_store):
+    rows = ag.disagreements(labelled_store)
     assert [r["run_id"] for r in rows] == ["r2", "r4", "r5", "r8"]
     r8 = rows[-1]
     assert r8["human"] is None and r8["annotators_disagree"] and r8["judges"] == []
@@ -272,14 +270,14 @@ def test_disagreements(store):
     assert not r5["annotators_disagree"] and r5["human"] == 1
     assert [(j["judge"], j["k"], j["verdict"]) for j in r5["judges"]] == [("gpt-4o", 1, 0)]
     assert "gpt-4o (k=1) says fail, humans say success" in r5["reasons"]
-    only = ag.disagreements(store, judge="gpt-4o", k=3, annotators=False)
+    only = ag.disagreements(labelled_store, judge="gpt-4o", k=3, annotators=False)
     assert [r["run_id"] for r in only] == ["r4"]
-    assert [r["run_id"] for r in ag.disagreements(store, k=1, annotators=False)] == ["r2", "r4", "r5"]
-    assert ag.disagreements(store, k=0, annotators=False) == []
+    assert [r["run_id"] for r in ag.disagreements(labelled_store, k=1, annotators=False)] == ["r2", "r4", "r5"]
+    assert ag.disagreements(labelled_store, k=0, annotators=False) == []
 
 
-def test_success_rates_prefer_humans_then_judges(store):
-    by_site = {r[0]: r for r in ag.success_rates(store, by="site")}
+def test_success_rates_prefer_humans_then_judges(labelled_store):
+    by_site = {r[0]: r for r in ag.success_rates(labelled_store, by="site")}
     assert list(by_site) == ["allrecipes", "amazon", "github"]
     assert by_site["allrecipes"][:3] == ("allrecipes", 3, 2)
     assert round(by_site["allrecipes"][3], 3) == 0.667
@@ -290,47 +288,48 @@ def test_success_rates_prefer_humans_then_judges(store):
     # r9 judged success, r10 never answered (0), r11 answered but unjudged (left out), r12 running
     assert by_site["amazon"][:4] == ("amazon", 2, 1, 0.5)
     assert by_site["amazon"][4] == {"human": 0, "judge": 1, "no_answer": 1, "unjudged": 1, "refused": 0}
-    by_model = {r[0]: r[:4] for r in ag.success_rates(store, by="model")}
+    by_model = {r[0]: r[:4] for r in ag.success_rates(labelled_store, by="model")}
     assert by_model == {"claude": ("claude", 5, 3, 0.6), "gpt-4o": ("gpt-4o", 5, 3, 0.6)}
     with pytest.raises(ValueError):
-        ag.success_rates(store, by="colour")
+        ag.success_rates(labelled_store, by="colour")
 
 
 def test_a_run_refused_at_the_gate_counts_neither_way_unless_someone_judged_it(tmp_path):
     """Issue #20: a run a person stopped at the approval gate was counted as a failure 'no_answer'."""
-    with Store(tmp_path) as store:
+    with Store(tmp_path) as labelled_store:
         for rid, status in (("g1", "refused"), ("g2", "refused"), ("g3", "max_steps"), ("g4", "answered")):
-            store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site="shop", model="m"))
-            store.finish_run(rid, status, answer="done" if status == "answered" else None)
-        lb.set_label(store, "g2", "ada", "fail")
-        lb.set_verdict(store, "g4", "gpt-4o", 1, "v1", 1)
-        assert ag.run_outcomes(store) == {"g1": (None, "refused"), "g2": (0, "human"), "g3": (0, "no_answer"),
+            labelled_store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site="shop", model="m"))
+            labelled_store.finish_run(rid, status, answer="done" if status == "answered" else None)
+        lb.set_label(labelled_store, "g2", "ada", "fail")
+        lb.set_verdict(labelled_store, "g4", "gpt-4o", 1, "v1", 1)
+        assert ag.run_outcomes(labelled_store) == {"g1": (None, "refused"), "g2": (0, "human"), "g3": (0, "no_answer"),
                                           "g4": (1, "judge")}
-        [(site, n, ok, rate, sources)] = ag.success_rates(store)
+        [(site, n, ok, rate, sources)] = ag.success_rates(labelled_store)
         assert (site, n, ok) == ("shop", 3, 1)
         assert sources == {"human": 1, "judge": 1, "no_answer": 1, "unjudged": 0, "refused": 1}
 
 
-def test_failure_categories(store):
+def test_failure_categories(labelled_store):
     # failed by consensus: r3 (Navigation stuck 2 vs 1), r4 (Hallucination; bob gave none),
     # r6 (Visual grounding vs Hallucination tie -> the one listed first). r2's and r8's 'Loop' do not
     # count: r2 succeeded and r8 has no consensus.
-    assert ag.failure_categories(store) == {"Navigation stuck": 1, "Visual grounding issue": 1, "Hallucination": 1}
-    lb.set_label(store, "r7", "bob", "fail")  # r7 now ties: still no fail consensus
-    lb.set_label(store, "r7", "cy", "fail")  # now 2 fail vs 1 success, no category given
-    cats = ag.failure_categories(store)
+    assert ag.failure_categories(labelled_store) == {"Navigation stuck": 1, "Visual grounding issue": 1,
+                                                     "Hallucination": 1}
+    lb.set_label(labelled_store, "r7", "bob", "fail")  # r7 now ties: still no fail consensus
+    lb.set_label(labelled_store, "r7", "cy", "fail")  # now 2 fail vs 1 success, no category given
+    cats = ag.failure_categories(labelled_store)
     assert cats[""] == 1 and sum(cats.values()) == 4
 
 
-def test_steps_histogram(store):
+def test_steps_histogram(labelled_store):
     # finished runs r1..r11 have 1..11 steps; 5 bins of width ceil(11/5) = 3 from 1, the empty fifth dropped
-    assert ag.steps_histogram(store, 5) == [(1, 4, 3), (4, 7, 3), (7, 10, 3), (10, 13, 2)]
-    assert ag.steps_histogram(store, [0, 5, 10, 11]) == [(0, 5, 4), (5, 10, 5), (10, 11, 2)]  # last bin closed
-    assert sum(c for _, _, c in ag.steps_histogram(store)) == 11
+    assert ag.steps_histogram(labelled_store, 5) == [(1, 4, 3), (4, 7, 3), (7, 10, 3), (10, 13, 2)]
+    assert ag.steps_histogram(labelled_store, [0, 5, 10, 11]) == [(0, 5, 4), (5, 10, 5), (10, 11, 2)]  # last bin closed
+    assert sum(c for _, _, c in ag.steps_histogram(labelled_store)) == 11
 
 
-def test_report_is_json_ready(store):
-    rep = json.loads(json.dumps(ag.report(store)))
+def test_report_is_json_ready(labelled_store):
+    rep = json.loads(json.dumps(ag.report(labelled_store)))
     assert rep["fleiss"] == {"n_runs": 6, "n_raters": 3, "kappa": pytest.approx(5 / 9),
                              "annotators": ["ada", "bob", "cy"]}
     assert len(rep["disagreements"]) == 4
@@ -340,16 +339,10 @@ def test_report_is_json_ready(store):
 # The command
 # ---------------------------------------------------------------------------
 
-def cockpit(home, *args):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", "agreement", *args], capture_output=True,
-                          text=True, timeout=120, env=env)
-
-
 def test_cli_prints_the_tables(tmp_path):
     with Store(tmp_path) as s:
         fill(s)
-    r = cockpit(tmp_path)
+    r = cockpit(tmp_path, "agreement")
     assert r.returncode == 0, r.stderr
     out = r.stdout
     lines = out.splitlines()
@@ -361,7 +354,7 @@ def test_cli_prints_the_tables(tmp_path):
     assert any(l.split()[:5] == ["github", "5", "3", "60.0%", "4"] for l in lines), out
     assert "Navigation stuck" in out
     assert "Disagreements" not in out
-    r = cockpit(tmp_path, "--disagreements", "--judge", "gpt-4o", "--k", "3")
+    r = cockpit(tmp_path, "agreement", "--disagreements", "--judge", "gpt-4o", "--k", "3")
     assert r.returncode == 0, r.stderr
     tail = r.stdout.split("Disagreements", 1)[1]
     assert "r4" in tail and "gpt-4o (k=3) says success, humans say fail" in tail
@@ -371,7 +364,7 @@ def test_cli_prints_the_tables(tmp_path):
 def test_cli_json(tmp_path):
     with Store(tmp_path) as s:
         fill(s)
-    r = cockpit(tmp_path, "--json")
+    r = cockpit(tmp_path, "agreement", "--json")
     assert r.returncode == 0, r.stderr
     rep = json.loads(r.stdout)
     pair = rep["pairwise_cohen"][0]
@@ -383,7 +376,7 @@ def test_cli_json(tmp_path):
 
 
 def test_cli_on_an_empty_store(tmp_path):
-    r = cockpit(tmp_path)
+    r = cockpit(tmp_path, "agreement")
     assert r.returncode == 0, r.stderr
     assert "no run labelled by two annotators" in r.stdout
     assert "no judge verdicts yet" in r.stdout

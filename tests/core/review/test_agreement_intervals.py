@@ -12,7 +12,8 @@ from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreeme
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
-from tests.core.review.test_agreement import cockpit, fill
+from tests.clitools import cockpit
+from tests.core.review.test_agreement import fill
 
 
 def textbook(items, figure, resamples=2000, seed=0):
@@ -145,7 +146,7 @@ def test_an_undefined_precision_has_no_interval(tmp_path):
 def test_cli_prints_every_figure_with_its_interval_and_how(tmp_path):
     with Store(tmp_path) as s:
         fill(s)
-    out = cockpit(tmp_path).stdout
+    out = cockpit(tmp_path, "agreement").stdout
     section = out.split("With 95% intervals: percentile bootstrap over runs, 2000 resamples, seed 0\n", 1)[1]
     lines = section.split("\n\n", 1)[0].splitlines()
     assert lines[0].split() == ["comparison", "n", "agreement", "kappa", "precision", "recall", "gap", "(judge",
@@ -154,8 +155,8 @@ def test_cli_prints_every_figure_with_its_interval_and_how(tmp_path):
     assert "85.7% [" in k3 and "0.696 [" in k3 and "+14.3 pts [" in k3
     assert any(l.strip().startswith("Fleiss: ada, bob, cy") and "0.556 [" in l for l in lines)
     assert any(l.strip().startswith("ada vs bob") and "0.720 [" in l for l in lines)
-    rep = json.loads(cockpit(tmp_path, "--json", "--resamples", "500", "--seed", "3").stdout)
+    rep = json.loads(cockpit(tmp_path, "agreement", "--json", "--resamples", "500", "--seed", "3").stdout)
     assert rep["intervals"].endswith("500 resamples, seed 3") and len(rep["judges"][0]["kappa_ci"]) == 2
-    bare = cockpit(tmp_path, "--resamples", "0").stdout
+    bare = cockpit(tmp_path, "agreement", "--resamples", "0").stdout
     assert "intervals" not in bare and "Judges vs human consensus" in bare
-    assert cockpit(tmp_path, "--resamples", "-1").returncode == 2
+    assert cockpit(tmp_path, "agreement", "--resamples", "-1").returncode == 2

@@ -14,7 +14,7 @@ from cockpit.core.review import interventions as IV
 from cockpit.core.review import reports
 from cockpit.core.store import labels as lb
 from tests.clitools import cockpit
-from tests.core.agent.test_agent import agent_for, by_page, last_user_text, mark_for, store  # noqa: F401 (fixtures)
+from tests.models import by_page, last_user_text, mark_for
 
 
 def order_run(site, agent_for, approver):

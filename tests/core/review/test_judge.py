@@ -2,10 +2,7 @@
 import asyncio
 import base64
 import io
-import os
 import re
-import subprocess
-import sys
 import threading
 import time
 
@@ -19,16 +16,10 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store.labels import verdicts
 from cockpit.core.store.newrun import NewRun
+from tests.clitools import cockpit
+from tests.images import numbered_png
 
 JUDGE = "judge-m"
-
-
-def png(n: int) -> bytes:
-    """A small PNG that differs per n (size and colour), so a test can tell which step was sent."""
-    img = Image.new("RGB", (16 + n, 8), ((n * 37) % 256, (n * 91) % 256, 120))
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    return buf.getvalue()
 
 
 def make_run(store: Store, task: str = "What is the answer?", *, steps: int = 4, answer: str | None = "42",
@@ -36,7 +27,7 @@ def make_run(store: Store, task: str = "What is the answer?", *, steps: int = 4,
     """A finished run with `steps` steps; the last one is ANSWER unless answer is None."""
     rid = store.new_run(NewRun(task, "http://shop.test/", model="agent-model", config=config or {}, batch=batch))
     for s in range(1, steps + 1):
-        files = store.write_step_files(rid, s, screenshot=png(100 + s), marked=png(s), marks=[])
+        files = store.write_step_files(rid, s, screenshot=numbered_png(100 + s), marked=numbered_png(s), marks=[])
         last = s == steps and answer is not None
         store.commit_step(rid, dict(step=s, action=f"ANSWER; {answer}" if last else "Click [1]",
                                     status="answered" if last else "ok", url="http://shop.test/", **files))
@@ -182,7 +173,7 @@ def test_exactly_the_last_k_marked_screenshots_are_sent(tmp_path, k, expect_step
     with ModelServer(["SUCCESS"]) as srv:
         judge(tmp_path, [rid], srv, k=k)
         body = srv.requests[0]
-    assert images_of(body) == [images.for_model(png(s), "jpeg") for s in expect_steps]  # as JPEG by default
+    assert images_of(body) == [images.for_model(numbered_png(s), "jpeg") for s in expect_steps]  # as JPEG by default
     labels = [p["text"] for p in body["messages"][1]["content"] if p["type"] == "text" and p["text"].startswith("Screenshot")]
     assert labels == [f"Screenshot of step {s}:" for s in expect_steps]
     details = {p["image_url"]["detail"] for p in body["messages"][1]["content"] if p["type"] == "image_url"}
@@ -196,7 +187,7 @@ def test_missing_screenshot_files_are_skipped_and_named(tmp_path):
         messages = J.build_request(store, rid, 2)
     text = messages[1]["content"][0]["text"]
     assert "screenshot of step 4 is missing" in text
-    assert images_of({"messages": messages}) == [png(3)]
+    assert images_of({"messages": messages}) == [numbered_png(3)]
 
 
 def test_image_options_are_applied(tmp_path):
@@ -396,14 +387,6 @@ def test_reference_only_asks_only_the_fuzzy_question(tmp_path):
 # --------------------------------------------------------------------------- the command line
 
 
-def cockpit(home, *args, env_extra=None, drop=()):
-    env = dict(os.environ, COCKPIT_HOME=str(home), **(env_extra or {}))
-    for name in drop:
-        env.pop(name, None)
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=60, env=env)
-
-
 def test_cockpit_judge_end_to_end(tmp_path):
     wa = {"eval": {"reference_answers": {"must_include": ["42"]}}}
     with Store(tmp_path) as store:
@@ -438,6 +421,6 @@ def test_cockpit_judge_end_to_end(tmp_path):
     vague = cockpit(tmp_path, "judge", "--model", JUDGE)
     assert vague.returncode == 2 and "say which runs" in vague.stderr
     nokey = cockpit(tmp_path, "judge", "--all", "--model", "gpt-4o",
-                    env_extra={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}, drop=("OPENAI_API_KEY",))
+                    env={"PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring"}, drop=("OPENAI_API_KEY",))
     assert nokey.returncode == 2 and "no API key" in nokey.stderr, nokey.stderr
     assert "Traceback" not in nokey.stderr

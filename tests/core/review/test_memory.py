@@ -5,19 +5,12 @@ from cockpit.core.review import memory
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.review.memory import Memory, memory_text, retrieve, used_memories
 from cockpit.core.llm.modelserver import ModelServer, scripted
-from cockpit.core.store import Store
 from cockpit.core.store.labels import set_label, set_verdict
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent.start import Fresh
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
+from tests.models import model_client
 
 
 def past_run(store, task, steps, *, status="answered", answer=None):
@@ -101,8 +94,7 @@ def test_agent_run_with_memory_sends_it_in_the_first_request(browser, site, stor
     events = []
     with ModelServer(scripted(["Thought: look\nAction: Scroll [WINDOW]; down",
                                "Thought: done\nAction: ANSWER; 10-18"])) as srv:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
-                             api_key="test-key")
+        client = model_client(srv, model="test-model", api_key="test-key", timeout=20)
         try:
             agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, memory_k=1),
                           listener=events.append)
@@ -129,8 +121,7 @@ def test_memory_off_by_default_and_empty_when_nothing_matches(browser, site, sto
     def run(config, task):
         events = []
         with ModelServer(scripted(["Thought: done\nAction: ANSWER; ok"])) as srv:
-            client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0,
-                                             timeout=20), api_key="test-key")
+            client = model_client(srv, model="test-model", api_key="test-key", timeout=20)
             try:
                 result = Agent(browser, client, store, config=config, listener=events.append).run(Fresh(
                     task, site.url("hop_2.html")))

@@ -2,9 +2,6 @@
 import csv
 import io
 import json
-import os
-import subprocess
-import sys
 from html.parser import HTMLParser
 
 import pytest
@@ -16,6 +13,8 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import corrections
+from tests.clitools import cockpit
+from tests.images import png
 
 THOUGHT = "<script>alert(1)</script>"
 TITLE = "<img src=x onerror=alert(1)>"
@@ -24,25 +23,21 @@ COMMENT = 'looks fine,\nbut "quoted" <script>x</script>'
 ANNOTATOR = "eve<i>"
 
 
-def png(color, size=(320, 240)) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", size, color).save(buf, format="PNG")
-    return buf.getvalue()
-
-
 MARKS = [Mark(1, (10, 10, 100, 30), "a", text="Home <b>"), Mark(2, (10, 50, 80, 20), "button", text="Go"),
          Mark(3, (300, 200, 50, 80), "input", role="textbox")]  # the last one sticks out of the image
 
+SHOT = (320, 240)  # the screenshots' size
+
 
 @pytest.fixture
-def home(tmp_path):
+def report_home(tmp_path):
     root = tmp_path / "home"
     with Store(root) as store:
         a = store.new_run(NewRun("Find the price " + TITLE, "https://shop.example/?q=<script>", task_id="Shop--1",
                                  site="Shop", model="m1", run_id="run-a", started=1000.0))
         colors = ["red", "green", "blue"]
         for k in (1, 2, 3):
-            files = store.write_step_files(a, k, screenshot=png(colors[k - 1]), marked=png(colors[k - 1]),
+            files = store.write_step_files(a, k, screenshot=png(colors[k - 1], SHOT), marked=png(colors[k - 1], SHOT),
                                            marks=[m.to_dict() for m in MARKS])
             row = dict(step=k, title=TITLE, url=f"https://shop.example/{k}?x=\"'<>", thought=THOUGHT,
                        action=f"Click [{k}]", action_text=f'click [{k}] "><b>', target=k, status="ok",
@@ -69,7 +64,7 @@ def home(tmp_path):
         labels.set_step_label(store, a, 1, "ada", "wrong_target", corrected_target=1, comment="<s>no</s>")
 
         b = store.new_run(NewRun("Unlabelled task", "https://b.example", run_id="run-b", started=2000.0))
-        files = store.write_step_files(b, 1, screenshot=png("white"), marked=png("gray"), marks=[])
+        files = store.write_step_files(b, 1, screenshot=png("white", SHOT), marked=png("gray", SHOT), marks=[])
         store.commit_step(b, dict(step=1, thought="t", action="ANSWER; ok", status="answered", **files))
         store.finish_run(b, "answered", answer="ok")
     return root
@@ -87,8 +82,8 @@ class Tags(HTMLParser):
     handle_startendtag = handle_starttag
 
 
-def test_html_report_renders_hostile_text_inert(home):
-    with Store(home) as store:
+def test_html_report_renders_hostile_text_inert(report_home):
+    with Store(report_home) as store:
         page = reports.html_report(store, "run-a")
     low = page.lower()
     assert "<script" not in low and "<img src=x" not in low and "<iframe" not in low and "<svg" not in low
@@ -121,8 +116,8 @@ def test_html_report_image_is_a_small_jpeg(tmp_path):
         assert im.format == "JPEG" and im.size == (1024, 512)
 
 
-def test_gif_has_one_frame_per_readable_screenshot(home, tmp_path):
-    with Store(home) as store:
+def test_gif_has_one_frame_per_readable_screenshot(report_home, tmp_path):
+    with Store(report_home) as store:
         path = reports.run_gif(store, "run-a", tmp_path / "a.gif", seconds_per_step=0.5, width=200)
         with pytest.raises(Exception, match="no screenshots"):
             r = store.new_run(NewRun("empty", "u"))
@@ -133,8 +128,8 @@ def test_gif_has_one_frame_per_readable_screenshot(home, tmp_path):
         assert im.info["duration"] == 500
 
 
-def test_coco_marks_with_human_corrections(home):
-    with Store(home) as store:
+def test_coco_marks_with_human_corrections(report_home):
+    with Store(report_home) as store:
         coco = reports.coco_marks(store)
         only_a = reports.coco_marks(store, ["run-a"], include_spurious=False)
     assert [(i["run_id"], i["step"]) for i in coco["images"]] == [("run-a", 1), ("run-a", 2), ("run-b", 1)]
@@ -158,8 +153,8 @@ def test_coco_marks_with_human_corrections(home):
     json.dumps(coco)  # serialisable as is
 
 
-def test_labels_rows_round_trip_through_csv_and_jsonl(home, tmp_path):
-    with Store(home) as store:
+def test_labels_rows_round_trip_through_csv_and_jsonl(report_home, tmp_path):
+    with Store(report_home) as store:
         rows = reports.labels_rows(store)
         vrows = reports.verdict_rows(store)
     assert [(r["run_id"], r["annotator"]) for r in rows] == [("run-a", "ada"), ("run-a", ANNOTATOR), ("run-b", None)]
@@ -182,44 +177,38 @@ def test_labels_rows_round_trip_through_csv_and_jsonl(home, tmp_path):
     assert back == [{k: "" if v is None else str(v) for k, v in r.items()} for r in rows]
 
 
-def cockpit(home, *args):
-    env = dict(os.environ, COCKPIT_HOME=str(home))
-    return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=120, env=env)
-
-
-def test_cli_writes_each_format(home, tmp_path):
+def test_cli_writes_each_format(report_home, tmp_path):
     out = tmp_path / "out"
-    r = cockpit(home, "export", "all", "--format", "labels-csv", "--out", str(out / "labels.csv"))
+    r = cockpit(report_home, "export", "all", "--format", "labels-csv", "--out", str(out / "labels.csv"))
     assert r.returncode == 0, r.stderr
     with open(out / "labels.csv", encoding="utf-8", newline="") as f:
         assert [(x["run_id"], x["annotator"]) for x in csv.DictReader(f)] == [
             ("run-a", "ada"), ("run-a", ANNOTATOR), ("run-b", "")]
 
-    r = cockpit(home, "export", "run-b", "--format", "labels-jsonl", "--out", str(out / "labels.jsonl"))
+    r = cockpit(report_home, "export", "run-b", "--format", "labels-jsonl", "--out", str(out / "labels.jsonl"))
     assert r.returncode == 0, r.stderr
     assert [json.loads(x)["run_id"] for x in (out / "labels.jsonl").read_text().splitlines()] == ["run-b"]
 
-    r = cockpit(home, "export", "all", "--format", "coco", "--drop-spurious", "--out", str(out / "marks.json"))
+    r = cockpit(report_home, "export", "all", "--format", "coco", "--drop-spurious", "--out", str(out / "marks.json"))
     assert r.returncode == 0, r.stderr
     coco = json.loads((out / "marks.json").read_text())
     assert len(coco["images"]) == 3 and len(coco["annotations"]) == 6
-    assert (home / coco["images"][0]["file_name"]).is_file()
+    assert (report_home / coco["images"][0]["file_name"]).is_file()
 
-    r = cockpit(home, "export", "run-a", "run-b", "--format", "html", "--out", str(out / "html"))
+    r = cockpit(report_home, "export", "run-a", "run-b", "--format", "html", "--out", str(out / "html"))
     assert r.returncode == 0, r.stderr
     assert sorted(p.name for p in (out / "html").iterdir()) == ["run-a.html", "run-b.html"]
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in (out / "html" / "run-a.html").read_text(encoding="utf-8")
 
-    r = cockpit(home, "export", "run-a", "--format", "gif", "--width", "160", "--out", str(out / "gif"))
+    r = cockpit(report_home, "export", "run-a", "--format", "gif", "--width", "160", "--out", str(out / "gif"))
     assert r.returncode == 0, r.stderr
     with Image.open(out / "gif" / "run-a.gif") as im:
         assert im.n_frames == 2 and im.size[0] == 160
 
-    r = cockpit(home, "export", "nope", "--format", "coco", "--out", str(out / "x.json"))
+    r = cockpit(report_home, "export", "nope", "--format", "coco", "--out", str(out / "x.json"))
     assert r.returncode == 1 and "no run 'nope'" in r.stderr and not (out / "x.json").exists()
-    r = cockpit(home, "export", "all", "--format", "labels-csv", "--out", str(out))
+    r = cockpit(report_home, "export", "all", "--format", "labels-csv", "--out", str(out))
     assert r.returncode == 2 and "is a folder" in r.stderr
-    r = cockpit(home, "export", "run-a", "--format", "webvoyager", "--out", str(out / "wv"))
+    r = cockpit(report_home, "export", "run-a", "--format", "webvoyager", "--out", str(out / "wv"))
     assert r.returncode == 0, r.stderr
     assert (out / "wv" / "taskShop--1" / "interact_messages.json").is_file()

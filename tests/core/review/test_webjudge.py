@@ -77,7 +77,7 @@ def images_in(body: dict) -> list[int]:
     return [step_of_image(p["image_url"]["url"]) for p in body["messages"][1]["content"] if p["type"] == "image_url"]
 
 
-def user_text(body: dict) -> str:
+def first_user_text(body: dict) -> str:
     return body["messages"][1]["content"][0]["text"]
 
 
@@ -99,13 +99,13 @@ def score_reply(k: int, score: int) -> str:
     return f"**Reasoning**: Screenshot {k} shows the results page.\nIt lists recipes.\n\n**Score**: {score}"
 
 
-def config_for(srv, **kw) -> ModelConfig:
+def webjudge_config(srv, **kw) -> ModelConfig:
     return ModelConfig(**{**dict(base_url=srv.base_url, model=JUDGE, temperature=0.0, timeout=10, backoff=0.01,
                                  max_retries=1), **kw})
 
 
 def webjudge(home, run_ids, srv, **kw):
-    return asyncio.run(J.judge_runs(run_ids, store_root=home, config=config_for(srv), k=3, api_key="k",
+    return asyncio.run(J.judge_runs(run_ids, store_root=home, config=webjudge_config(srv), k=3, api_key="k",
                                     protocol="webjudge", **kw))
 
 
@@ -171,15 +171,15 @@ def test_the_three_stages_send_what_the_protocol_says_on_an_imported_webvoyager_
         by_stage.setdefault(stage_of(b), []).append(b)
     # 1. key points from the task alone: no image, no answer, no actions
     (kp,) = by_stage["key_points"]
-    assert user_text(kp) == f"Task: {TASK}" and images_in(kp) == []
+    assert first_user_text(kp) == f"Task: {TASK}" and images_in(kp) == []
     # 2. every screenshot scored, one request each, with the task and the key points
     assert sorted(k for b in by_stage["image"] for k in images_in(b)) == [1, 2, 3, 4, 5, 6]
     for b in by_stage["image"]:
-        assert TASK in user_text(b) and "2. Sort by lowest price" in user_text(b)
+        assert TASK in first_user_text(b) and "2. Sort by lowest price" in first_user_text(b)
     # 3. the outcome: only the screenshots scored 3 or more, in trajectory order, with their reasons
     (final,) = by_stage["outcome"]
     assert images_in(final) == [2, 4, 5]
-    text = user_text(final)
+    text = first_user_text(final)
     assert text.startswith(f"User Task: {TASK}\n\nKey Points: 1. Vegetarian lasagna recipe\n")
     assert "Action History:\n1. Click [1]\n2. Click [2]\n" in text and "6. ANSWER; Vegetarian Four Cheese Lasagna" in text
     assert ("their reasons:\n1. Screenshot 2 shows the results page. It lists recipes.\n"
@@ -216,8 +216,8 @@ def test_no_screenshot_kept_sends_the_outcome_without_the_snapshot_section(tmp_p
         report = webjudge(home, [run_id], srv)
         (final,) = [b for b in srv.requests if stage_of(b) == "outcome"]
     assert report.runs[run_id].verdict == 0
-    assert images_in(final) == [] and "snapshots" not in user_text(final)
-    assert user_text(final).endswith("3. ANSWER; Vegetarian Four Cheese Lasagna")
+    assert images_in(final) == [] and "snapshots" not in first_user_text(final)
+    assert first_user_text(final).endswith("3. ANSWER; Vegetarian Four Cheese Lasagna")
 
 
 def test_malformed_replies_at_each_stage_are_read_as_stated_and_noted(tmp_path):
@@ -230,7 +230,7 @@ def test_malformed_replies_at_each_stage_are_read_as_stated_and_noted(tmp_path):
     assert not report.errors
     res = report.runs[run_id]
     assert res.judged and res.verdict is None  # undecided, not a failure of the agent
-    assert "Key Points: 1. Lasagna\n2. Cheapest" in user_text(final) and images_in(final) == [2]
+    assert "Key Points: 1. Lasagna\n2. Cheapest" in first_user_text(final) and images_in(final) == [2]
     with Store(home) as store:
         (v,) = verdicts(store, run_id, judge=JUDGE)
         notes = {(s["stage"], s["step"]): s["note"] for s in judge_stages.of(store, run_id)}
@@ -289,7 +289,7 @@ def test_a_cockpit_run_gives_its_actions_with_the_elements_they_hit_and_unmarked
         report = webjudge(home, [rid], srv)
         (final,) = [b for b in srv.requests if stage_of(b) == "outcome"]
     assert report.runs[rid].verdict == 1
-    assert 'Action History:\n1. Click [7] -> <button> "Sort by price"\n2. ANSWER; Lasagna' in user_text(final)
+    assert 'Action History:\n1. Click [7] -> <button> "Sort by price"\n2. ANSWER; Lasagna' in first_user_text(final)
     assert images_in(final) == [1, 2]  # the unmarked screenshots (the marked ones would read as step 9)
 
 
@@ -302,7 +302,7 @@ def test_both_protocols_keep_their_own_verdicts_and_a_judged_run_is_skipped(tmp_
         return rules({1: score_reply(1, 4), 2: score_reply(2, 4)})(body)
     with ModelServer(responder) as srv:
         webjudge(home, [run_id], srv)
-        asyncio.run(J.judge_runs([run_id], store_root=home, config=config_for(srv), k=3, api_key="k"))
+        asyncio.run(J.judge_runs([run_id], store_root=home, config=webjudge_config(srv), k=3, api_key="k"))
         n = len(srv.requests)
         again = webjudge(home, [run_id], srv)
         assert len(srv.requests) == n and again.skipped == [run_id] and again.runs[run_id].verdict == 1

@@ -17,7 +17,7 @@ from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk_point import classify_point
 from testkit.pixelmodel import Move
-from tests.core.agent.test_pixel_agent import run_pixel, store  # noqa: F401 (the fixture)
+from tests.core.agent.test_pixel_agent import run_pixel
 
 
 def test_a_newline_typed_into_an_order_form_is_enter_and_the_gate_asks(browser, store, site):

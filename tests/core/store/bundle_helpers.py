@@ -1,24 +1,17 @@
 """Stores with real runs (rows and files) for the bundle and label-exchange tests."""
 import hashlib
-import io
 import json
 
-from PIL import Image
 
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
-from tests.clitools import cockpit
+from tests.clitools import cockpit, ok
+from tests.images import png
 
 #: (run id, steps, demo): six finished runs, one of them a demo run.
 RUNS = [(f"r{i}", 1 + i % 3, i == 6) for i in range(1, 7)]
 ALICE = {"r1": "success", "r2": "fail", "r3": "success", "r4": "fail", "r5": "success", "r6": "fail"}
 BOB = {"r1": "success", "r2": "fail", "r3": "fail", "r4": "fail", "r5": "success", "r6": "success"}
-
-
-def png(color, size=(24, 16)) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", size, color).save(buf, "PNG")
-    return buf.getvalue()
 
 
 def make_runs(store: Store, runs=RUNS) -> None:
@@ -50,11 +43,6 @@ def snapshot(home) -> tuple:
     files = sorted((str(p.relative_to(home)), hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir")
                    for p in home.rglob("*") if not p.name.startswith("cockpit.db"))
     return tables, files
-
-
-def ok(r):
-    assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
 
 
 def bundle(home, out, *runs):

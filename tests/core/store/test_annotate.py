@@ -5,23 +5,18 @@ import pytest
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.store.newrun import NewRun
-from tests.clitools import cockpit
+from tests.clitools import cockpit, ok
 
 RUNS = ["r1", "r2", "r3", "r4", "r5"]
 ANSWER = "There are 42 apples in the basket"
 
 
-def make_runs(home, ids=RUNS, running=()):
+def make_finished_runs(home, ids=RUNS, running=()):
     with Store(home) as store:
         for i, rid in enumerate(ids):
             store.new_run(NewRun(f"task of {rid}", f"http://example.test/{rid}", run_id=rid, started=1000.0 + i))
             if rid not in running:
                 store.finish_run(rid, "answered", answer=ANSWER)
-
-
-def ok(r):
-    assert r.returncode == 0, r.stdout + r.stderr
-    return r.stdout
 
 
 def status_rows(out):
@@ -35,7 +30,7 @@ def status_rows(out):
 
 
 def test_assignment_is_balanced_and_each_annotator_gets_their_next_unlabelled_run(tmp_path):
-    make_runs(tmp_path)
+    make_finished_runs(tmp_path)
     guide = tmp_path / "guide.txt"
     guide.write_text("Success means the task's goal is reached on the site.", encoding="utf-8")
     out = ok(cockpit(tmp_path, "annotate", "assign", "--batch", "pilot", "--runs", "all",
@@ -66,7 +61,7 @@ def test_assignment_is_balanced_and_each_annotator_gets_their_next_unlabelled_ru
 def test_the_same_assignment_every_time_and_running_runs_left_out_of_all(tmp_path):
     outs = []
     for home in (tmp_path / "a", tmp_path / "b"):
-        make_runs(home, running=("r5",))
+        make_finished_runs(home, running=("r5",))
         ok(cockpit(home, "annotate", "assign", "--batch", "b1", "--runs", "all", "--annotators", "cy,ada",
                    "--per-run", "1"))
         with Store(home) as store:
@@ -80,7 +75,7 @@ def test_the_same_assignment_every_time_and_running_runs_left_out_of_all(tmp_pat
     (["--runs", "nope"], "no run 'nope'"),
 ])
 def test_a_bad_assignment_is_refused(tmp_path, bad, message):
-    make_runs(tmp_path)
+    make_finished_runs(tmp_path)
     args = {"--batch": "x", "--runs": "all", "--annotators": "ada,bob", "--per-run": "1"}
     args.update(dict(zip(bad[::2], bad[1::2])))
     r = cockpit(tmp_path, "annotate", "assign", *[x for kv in args.items() for x in kv])
@@ -89,7 +84,7 @@ def test_a_bad_assignment_is_refused(tmp_path, bad, message):
 
 
 def test_a_blind_batch_hides_the_judge_and_the_agents_claim_in_the_report_until_labelled(tmp_path):
-    make_runs(tmp_path, ids=["r1"])
+    make_finished_runs(tmp_path, ids=["r1"])
     with Store(tmp_path) as store:
         store.commit_step("r1", {"step": 1, "thought": "I counted 42 apples", "action": "ANSWER; " + ANSWER,
                                  "status": "answered", "outcome": "answered"})

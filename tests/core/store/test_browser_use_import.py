@@ -2,21 +2,14 @@
 as its save_to_file writes them (0.1.40: current_state, base64 screenshots, click_element; 0.13: flat fields,
 screenshot files, click/input/navigate with coordinates in the result)."""
 import base64
-import io
 import json
 
-from PIL import Image
 
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.m2w_import import import_browser_use
 from tests.clitools import cockpit
-
-
-def png(seed: int) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (80, 60), (seed * 50 % 256, 90, 200)).save(buf, "PNG")
-    return buf.getvalue()
+from tests.images import numbered_png
 
 
 def old_history() -> dict:
@@ -30,7 +23,7 @@ def old_history() -> dict:
          "result": [{"is_done": False, "extracted_content": "🖱️  Clicked button with index 12: Search",
                      "include_in_memory": True}],
          "state": {"tabs": [{"page_id": 0, "url": "https://www.qatarairways.com/", "title": "Qatar Airways"}],
-                   "screenshot": base64.b64encode(png(1)).decode(), "interacted_element": [el],
+                   "screenshot": base64.b64encode(numbered_png(1)).decode(), "interacted_element": [el],
                    "url": "https://www.qatarairways.com/", "title": "Qatar Airways"},
          "metadata": {"step_start_time": 1740000000.1, "step_end_time": 1740000004.2, "input_tokens": 5123,
                       "step_number": 1}},
@@ -42,7 +35,7 @@ def old_history() -> dict:
         {"model_output": {"current_state": {"evaluation_previous_goal": "found it", "memory": "", "next_goal": "done"},
                           "action": [{"done": {"text": "The allowance is 30 kg", "success": True}}]},
          "result": [{"is_done": True, "success": True, "extracted_content": "The allowance is 30 kg"}],
-         "state": {"screenshot": base64.b64encode(png(3)).decode(), "interacted_element": [None],
+         "state": {"screenshot": base64.b64encode(numbered_png(3)).decode(), "interacted_element": [None],
                    "url": "https://www.qatarairways.com/baggage", "title": "Baggage"}, "metadata": {"step_number": 3}}]}
 
 
@@ -72,8 +65,9 @@ def new_history(shots) -> dict:
 def test_both_history_shapes_become_runs(tmp_path):
     root = tmp_path / "histories"
     (root / "new" / "screenshots").mkdir(parents=True)
-    (root / "new" / "screenshots" / "step_1.png").write_bytes(png(7))
-    (root / "new" / "screenshots" / "step_2.png").write_bytes(png(8))  # found beside the file, not at its old path
+    (root / "new" / "screenshots" / "step_1.png").write_bytes(numbered_png(7))
+    # step 2's is found beside the file, not at its old path
+    (root / "new" / "screenshots" / "step_2.png").write_bytes(numbered_png(8))
     (root / "old").mkdir()
     (root / "old" / "AgentHistory.json").write_text(json.dumps(old_history()))
     (root / "new" / "AgentHistory.json").write_text(json.dumps(new_history(root / "new" / "screenshots")))
@@ -92,11 +86,11 @@ def test_both_history_shapes_become_runs(tmp_path):
         assert steps[1]["action_text"] == "input_text(index=15, text='baggage'); send_keys(keys='Enter')"
         assert steps[1]["status"] == "error" and "does not exist" in steps[1]["error"]
         assert "Evaluation: Success - page loaded" in steps[0]["thought"] and "Next goal: Click search" in steps[0]["thought"]
-        assert store.read_file(steps[0]["screenshot_clean"]) == png(1) and steps[1]["screenshot_clean"] is None
+        assert store.read_file(steps[0]["screenshot_clean"]) == numbered_png(1) and steps[1]["screenshot_clean"] is None
         new_steps = store.steps(new["id"])
         assert [s["action"] for s in new_steps] == ["Click (963, 72)", "Scroll [WINDOW]; down", "ANSWER; 30 kg"]
         assert new_steps[0]["thought"].startswith("Thinking: I should search.")
-        assert store.read_file(new_steps[1]["screenshot_clean"]) == png(8)
+        assert store.read_file(new_steps[1]["screenshot_clean"]) == numbered_png(8)
         verdicts = {(v["run_id"], v["judge"]): v["verdict"] for v in L.verdicts(store)}
         assert verdicts == {(old["id"], "browser-use:self_report"): 1, (new["id"], "browser-use:self_report"): 0}
         assert report.missing_screenshots == 1  # old step 2 (none saved); the answer needs none

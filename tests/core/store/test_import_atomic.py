@@ -1,5 +1,4 @@
 """`cockpit import webvoyager` is all or nothing per folder, and leaves no staging files behind (#22)."""
-import json
 import os
 
 from cockpit.cli import main
@@ -7,25 +6,15 @@ from cockpit.core.store import Store
 from cockpit.core.store import exchange
 from tests.clitools import cockpit
 from tests.core.store.bundle_helpers import make_runs, snapshot
-from tests.core.store.test_webvoyager import png, webvoyager_messages
-
-
-def wv_folder(root, name, shots=(1, 2, 4)):
-    folder = root / "20240120_15_30_05" / f"task{name}"
-    folder.mkdir(parents=True)
-    for k in shots:
-        (folder / f"screenshot{k}.png").write_bytes(png())
-        (folder / f"screenshot{k}_no_box.png").write_bytes(png("gray"))
-    (folder / "interact_messages.json").write_text(json.dumps(webvoyager_messages()))
-    (folder / "agent.log").write_text("2024-01-20 15:30:06 - INFO - Iter: 1\n")
-    return folder
+from tests.images import png
+from tests.webvoyager_runs import wv_folder
 
 
 def test_a_disk_error_mid_copy_leaves_the_store_as_it_was(tmp_path, monkeypatch, capsys):
     home = tmp_path / "home"
     with Store(home) as store:
         make_runs(store, [("mine", 2, False)])
-    folder = wv_folder(tmp_path / "results", "Allrecipes--3")
+    folder = wv_folder(tmp_path / "results", "Allrecipes--3", no_box=True)
     before = snapshot(home)
     real, copied = exchange.shutil.copyfile, []
 
@@ -60,7 +49,7 @@ def test_files_a_killed_import_left_are_removed_by_the_next_one(tmp_path):
     for d in (dead, older, live):
         d.mkdir(parents=True)
         (d / "marked.png").write_bytes(png())
-    wv_folder(tmp_path / "results", "Other--1")
+    wv_folder(tmp_path / "results", "Other--1", no_box=True)
     r = cockpit(home, "import", "webvoyager", str(tmp_path / "results"))
     assert r.returncode == 0, r.stderr
     assert not dead.parent.exists() and not older.parent.exists()

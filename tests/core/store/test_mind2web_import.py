@@ -2,23 +2,16 @@
 ABP's (v1, 1-based <k>_full_screenshot.png with gaps, pixel action strings, result_status), SeeAct's
 (element descriptions, 0-based <k>_screenshot.png, fewer thoughts than actions, an LFS pointer),
 browser-use's published results (a judge score, no trajectory), the v2 schema, and damaged folders."""
-import io
 import json
 from pathlib import Path
 
 import pytest
-from PIL import Image
 
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.m2w_import import import_mind2web, load_task_file, parse_harness_action
 from tests.clitools import cockpit
-
-
-def png(seed: int) -> bytes:
-    buf = io.BytesIO()
-    Image.new("RGB", (64, 48), (seed * 37 % 256, seed * 91 % 256, 120)).save(buf, "PNG")
-    return buf.getvalue()
+from tests.images import numbered_png
 
 
 def folder(root: Path, task_id: str, result: dict, shots: dict[str, bytes]) -> Path:
@@ -47,10 +40,10 @@ TASKS = [{"task_id": "005be9dd91c95669d6ddde9ae667125c", "confirmed_task": ABP["
 @pytest.fixture
 def results(tmp_path):
     root = tmp_path / "results"
-    folder(root, ABP["task_id"], ABP, {f"{k}_full_screenshot.png": png(k) for k in (1, 2, 5, 6)})
+    folder(root, ABP["task_id"], ABP, {f"{k}_full_screenshot.png": numbered_png(k) for k in (1, 2, 5, 6)})
     lfs = b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 1234\n"
-    folder(root, "seeact1", SEEACT, {"0_screenshot.png": png(10), "1_screenshot.png": lfs, "2_screenshot.png": png(12),
-                                     "3_screenshot.png": png(13)})
+    folder(root, "seeact1", SEEACT, {"0_screenshot.png": numbered_png(10), "1_screenshot.png": lfs,
+                                     "2_screenshot.png": numbered_png(12), "3_screenshot.png": numbered_png(13)})
     folder(root, "bu1", {"task_id": "bu1", "task": "Find a red shoe", "final_result_response": "Here it is",
                          "judge": {"score": 100, "reasoning": "The agent found it."}}, {})
     (root / "broken").mkdir()
@@ -78,8 +71,8 @@ def test_each_variant_becomes_a_run_step_by_step(tmp_path, results):
         # ABP shoots the page after each action (from 1): action i acted on the page of shot i, and the answer
         # was given on the page after the last action (shot 5); the first action has none, nor do 3 and 4
         assert [bool(s["screenshot_clean"]) for s in steps] == [False, True, True, False, False, True]
-        assert store.read_file(steps[1]["screenshot_clean"]) == png(1)
-        assert store.read_file(steps[5]["screenshot_clean"]) == png(5)
+        assert store.read_file(steps[1]["screenshot_clean"]) == numbered_png(1)
+        assert store.read_file(steps[5]["screenshot_clean"]) == numbered_png(5)
         assert any("6_full_screenshot.png" in p and "paired with no step" in p for p in report.problems)
         assert steps[1]["thought"] == "The homepage has loaded."
         seeact = store.steps(runs["seeact1"]["id"])
@@ -104,7 +97,7 @@ def test_v2_steps_name_their_screenshots_and_the_answer(tmp_path):
                "action": "CLICK coords(500, 300) -> click the search tab | SUCCESS", "thought": "search"},
               {"step": 2, "screenshot": "0002.png", "url": "https://z.com/i/12", "action": "TASK_COMPLETE -> ANSWER: Flat 12",
                "thought": None}]}
-    folder(root, "96b5", v2, {f"000{k}.png": png(k) for k in range(3)})
+    folder(root, "96b5", v2, {f"000{k}.png": numbered_png(k) for k in range(3)})
     with Store(tmp_path / "home") as store:
         rid = import_mind2web(store, root).imported[0]
         steps = store.steps(rid)
@@ -124,9 +117,10 @@ def test_the_command_imports_and_the_mind2web_export_gives_the_folder_back(tmp_p
     for key in ("task_id", "task", "final_result_response", "action_history", "thoughts", "result_status"):
         assert back[key] == ABP[key], key
     for k in (1, 2, 5):  # the same files, byte for byte (6 was paired with no step: said at import)
-        assert (out / ABP["task_id"] / "trajectory" / f"{k}_full_screenshot.png").read_bytes() == png(k)
+        assert (out / ABP["task_id"] / "trajectory" / f"{k}_full_screenshot.png").read_bytes() == numbered_png(k)
     assert cockpit(home, "export", rid, "--format", "mind2web", "--out", str(results)).returncode == 0
-    assert (results / ABP["task_id"] / "trajectory" / "6_full_screenshot.png").read_bytes() == png(6)  # untouched
+    untouched = results / ABP["task_id"] / "trajectory" / "6_full_screenshot.png"
+    assert untouched.read_bytes() == numbered_png(6)
     assert (results / f"{ABP['task_id']}-{rid}" / "result.json").is_file()  # written beside it instead
 
 
@@ -143,7 +137,8 @@ def test_harness_action_strings(text, canonical):
 
 def test_a_folder_failing_half_way_leaves_nothing_behind(tmp_path):
     root = tmp_path / "r"
-    folder(root, "good", ABP, {"1_screenshot.png": png(1), "2_screenshot.jpg": b"\xff\xd8\xff\xe0 not really a jpeg"})
+    folder(root, "good", ABP, {"1_screenshot.png": numbered_png(1),
+                               "2_screenshot.jpg": b"\xff\xd8\xff\xe0 not really a jpeg"})
     with Store(tmp_path / "home") as store:
         report = import_mind2web(store, root)
         assert report.imported == [] and len(report.failed) == 1 and "nothing of it was kept" in report.failed[0]
@@ -159,8 +154,9 @@ def test_odd_input_is_reported_per_folder_and_pairing_never_shifts(tmp_path):
     root = tmp_path / "r"
     lfs = b"version https://git-lfs.github.com/spec/v1\noid sha256:abc\nsize 1\n"
     folder(root, "a", {"task": "t", "action_history": ["Click at (1, 2)", "Click at (3, 4)", "Navigate forward"],
-                       "final_result_response": "x"}, {"0_screenshot.png": lfs, "1_screenshot.png": png(1),
-                                                      "2_screenshot.png": png(2), "3_screenshot.png": png(3)})
+                       "final_result_response": "x"},
+           {"0_screenshot.png": lfs, "1_screenshot.png": numbered_png(1), "2_screenshot.png": numbered_png(2),
+            "3_screenshot.png": numbered_png(3)})
     shutil.copytree(root / "a", root / "a-copy")  # the same run twice: imported once
     folder(root, "odd", {"task": "t", "action_history": {"not": "a list"}}, {})
     (root / "bom").mkdir()
@@ -172,6 +168,6 @@ def test_odd_input_is_reported_per_folder_and_pairing_never_shifts(tmp_path):
         a = next(store.run(r) for r in report.imported if store.run(r)["task"] == "t")
         steps = store.steps(a["id"])
         assert steps[0]["screenshot_clean"] is None  # its shot was an LFS pointer: no shift of the others
-        assert store.read_file(steps[1]["screenshot_clean"]) == png(1)
+        assert store.read_file(steps[1]["screenshot_clean"]) == numbered_png(1)
         assert steps[2]["action"] is None and steps[2]["action_text"] == "Navigate forward"
-        assert store.read_file(steps[3]["screenshot_clean"]) == png(3)  # the answer's page
+        assert store.read_file(steps[3]["screenshot_clean"]) == numbered_png(3)  # the answer's page

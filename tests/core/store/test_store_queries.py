@@ -4,15 +4,8 @@ import json
 import pytest
 
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.queries import RunFilter
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path) as s:
-        yield s
 
 
 def _run(store, task, *, started, status="answered", site="", model="m1", task_id="", **fields):

@@ -16,11 +16,11 @@ from cockpit.core.tasks.hops import (
     step_hops,
     tracker_for,
 )
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
 # MMInA's task 17 as its repository documents it (intent shortened).
 MMINA_17 = {
@@ -156,15 +156,8 @@ def test_tasks_without_hop_information_get_no_tracker():
 
 # ---------------------------------------------------------------- the loop hook, real browser
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
 def _agent(browser, store, srv, config):
-    client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
-                         api_key="test-key")
+    client = model_client(srv, model="test-model", api_key="test-key", timeout=20)
     events = []
     agent = Agent(browser, client, store, config=config, listener=events.append)
     return agent, events, client
@@ -192,7 +185,7 @@ def _in_turn(replies):
     return respond
 
 
-def _run(browser, store, site, replies, extra=TWO_HOPS):
+def _run_hops(browser, store, site, replies, extra=TWO_HOPS):
     with ModelServer(_in_turn(replies)) as srv:
         agent, events, client = _agent(browser, store, srv,
                                        AgentConfig(wait_seconds=0.2, hops=tracker_for(extra)))
@@ -207,7 +200,7 @@ def _run(browser, store, site, replies, extra=TWO_HOPS):
 def test_two_hop_task_advances_the_tracker_on_fixture_pages(browser, store, site):
     def click_museum(body):
         return f"Thought: the museum site has the history.\nAction: Click [{_museum_link(body)}]"
-    agent, events, result = _run(browser, store, site, [
+    agent, events, result = _run_hops(browser, store, site, [
         click_museum,
         "Thought: the history is further down.\nAction: Scroll [WINDOW]; down",
         "Thought: it says 1291.\nAction: ANSWER; The castle was built in 1291.",
@@ -229,7 +222,7 @@ def test_two_hop_task_advances_the_tracker_on_fixture_pages(browser, store, site
     assert agent.hops.done and agent.config.hops.progress == (0, 2)  # the template is never advanced
 
     # a second run on the same agent config starts from hop 1 again; a wrong answer passes only hop 1
-    _, events2, result2 = _run(browser, store, site, [click_museum, "Thought: guess\nAction: ANSWER; 1300"])
+    _, events2, result2 = _run_hops(browser, store, site, [click_museum, "Thought: guess\nAction: ANSWER; 1300"])
     assert [(e.step, e.hop) for e in events2 if isinstance(e, ev.HopPassed)] == [(2, 1)]
     assert run_hops(store, result2.run_id)["passed"] == 1
 
@@ -324,14 +317,13 @@ def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, sto
 
     def click_museum(body):
         return f"Thought: the museum site has the history.\nAction: Click [{_museum_link(body)}]"
-    _, _, failed = _run(browser, store, site, [
+    _, _, failed = _run_hops(browser, store, site, [
         click_museum, "Thought: read on.\nAction: Scroll [WINDOW]; down",
         Reply(status=500, error_message="the model server fell over")])
     assert failed.status == "failed" and run_hops(store, failed.run_id)["passed"] == 1
     events = []
     with ModelServer(scripted(["Thought: it says 1291.\nAction: ANSWER; The castle was built in 1291."])) as srv:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="test-model", max_retries=0, timeout=20),
-                             api_key="test-key")
+        client = model_client(srv, model="test-model", api_key="test-key", timeout=20)
         try:  # no hop queue given: the run's own is restored
             result = resume(RunContext(browser, store, client, listener=events.append), failed.run_id,
                             AgentConfig(wait_seconds=0.2))

@@ -11,7 +11,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as lb
 from cockpit.core.tasks import webarena_eval as WA
 from tests.clitools import cockpit
-from tests.core.agent.test_agent import agent_for, last_user_text, mark_for, store  # noqa: F401 (fixtures)
+from tests.models import last_user_text, mark_for
 
 
 # --------------------------------------------------------------------------- url_match

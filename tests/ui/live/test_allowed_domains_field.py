@@ -13,21 +13,16 @@ from cockpit.core.agent import events as ev
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from tests.core.agent.test_agent import mark_for
-from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
+from tests.models import assistant_turns, mark_for
+from tests.ui.windowtools import LONG
 
-LONG = 90_000
 REFUSED = "localhost is not one of the domains this run may visit"
-
-
-def replies(body) -> int:
-    return sum(m["role"] == "assistant" for m in body["messages"])
 
 
 def roaming_model(away: str):
     """Goto `away` (on localhost), then click the page's link to localhost, then answer."""
     def respond(body):
-        n = replies(body)
+        n = assistant_turns(body)
         if n == 0:
             return f"Thought: the other site has it.\nAction: Goto [{away}]"
         if n == 1:
@@ -50,14 +45,14 @@ def run_from_window(qtbot, w, srv) -> tuple[dict, list[dict], str]:
         return s.run(w.runs.run_id), s.steps(w.runs.run_id), at_start[0]
 
 
-def localhost_requests(pages):  # noqa: F811
-    return [p for h, p in pages.seen if h.split(":")[0] == "localhost"]
+def localhost_requests(recording_pages):
+    return [p for h, p in recording_pages.seen if h.split(":")[0] == "localhost"]
 
 
 @pytest.mark.fault("hostile")
-def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, pages):  # noqa: F811
+def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, recording_pages):
     w = window
-    port = pages.server_address[1]
+    port = recording_pages.server_address[1]
     start = f"http://127.0.0.1:{port}/hostile_links.html"
     w.live.task_bar.set_task("Find the page about the other site", start)
     qtbot.keyClicks(w.live.task_bar.domains_edit, "127.0.0.1, shop.example")
@@ -68,7 +63,7 @@ def test_a_run_started_with_allowed_domains_stays_on_them(qtbot, window, pages):
     assert [s["status"] for s in steps] == ["error", "error", "answered"]
     assert REFUSED + " (127.0.0.1, shop.example)" in steps[0]["error"]
     assert REFUSED in steps[1]["error"]
-    assert localhost_requests(pages) == [], "the run opened a page on a host outside its allowed domains"
+    assert localhost_requests(recording_pages) == [], "the run opened a page on a host outside its allowed domains"
     assert all(s["url"].startswith(f"http://127.0.0.1:{port}/") for s in steps)
     # What the user sees: the refusal in the step log, and the fence named when the run started.
     shown = w.live.log_panel.items[1].text(3)
@@ -143,11 +138,11 @@ def test_picking_a_task_fills_the_field_from_its_allowed_domains(qtbot, window, 
 
 
 @pytest.mark.fault("hostile")
-def test_the_field_not_the_task_file_decides_where_the_run_may_go(qtbot, window, pages, tmp_path):  # noqa: F811
+def test_the_field_not_the_task_file_decides_where_the_run_may_go(qtbot, window, recording_pages, tmp_path):
     """A task whose list allows localhost, the field edited to leave it out: the run is kept off localhost
     (the task's list is not added back), and the record says what applied."""
     w = window
-    port = pages.server_address[1]
+    port = recording_pages.server_address[1]
     tasks = tmp_path / "tasks.jsonl"
     tasks.write_text(json.dumps({"id": "roam", "task": "Find the page about the other site",
                                  "url": f"http://127.0.0.1:{port}/hostile_links.html",
@@ -161,7 +156,7 @@ def test_the_field_not_the_task_file_decides_where_the_run_may_go(qtbot, window,
     assert "may only visit shop.example, 127.0.0.1" in at_start
     assert [s["status"] for s in steps] == ["error", "error", "answered"], [s["error"] for s in steps]
     assert REFUSED + " (shop.example, 127.0.0.1)" in steps[0]["error"]
-    assert localhost_requests(pages) == []
+    assert localhost_requests(recording_pages) == []
     assert run["task_id"] == "roam"
     assert run["config"]["navigation"]["allowed_domains"] == ["shop.example"]
     assert run["config"]["agent"]["allowed_domains"] == ["shop.example"]

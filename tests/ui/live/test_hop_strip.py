@@ -9,8 +9,8 @@ from cockpit.core.store import Store
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.core.store.newrun import NewRun
 from tests.core.tasks.test_hops import TWO_HOPS, _museum_link
+from tests.ui.windowtools import LONG
 
-LONG = 90_000
 TASK = "Which year was the Old Castle built? Check its museum site."
 
 

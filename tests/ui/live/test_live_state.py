@@ -5,7 +5,7 @@ Real demo runs (offscreen Qt, real headless Chromium, real store), asserting wha
 from PySide6.QtCore import Qt
 
 from cockpit.core.store import Store
-from tests.ui.test_main_window import LONG, click_mark, wait_paused_after, window  # noqa: F401  (fixture)
+from tests.ui.windowtools import LONG, click_mark, wait_paused_after
 
 
 def steps_of(w):
@@ -18,8 +18,8 @@ def stop(qtbot, w):
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
 
 
-def test_take_over_target_and_text_are_cleared_when_the_page_changes(qtbot, window):
-    w = window
+def test_take_over_target_and_text_are_cleared_when_the_page_changes(qtbot, demo_window):
+    w = demo_window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)  # the demo searched: a page of results
     w.toolbar.act_take.trigger()
@@ -50,8 +50,8 @@ def details_title(w):
     return w.live.details.summary.toPlainText().splitlines()[0]
 
 
-def test_the_highlighted_row_and_the_details_follow_the_run_to_its_end(qtbot, window):
-    w = window
+def test_the_highlighted_row_and_the_details_follow_the_run_to_its_end(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     assert highlighted_step(w) == 10
@@ -65,8 +65,8 @@ def test_the_highlighted_row_and_the_details_follow_the_run_to_its_end(qtbot, wi
     assert "placing it was refused" in w.live.details.summary.toPlainText()  # the answer, once the run has it
 
 
-def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, window):
-    w = window
+def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.log_panel.select_step(4)
@@ -80,8 +80,8 @@ def test_a_row_picked_during_the_run_stays_picked_and_shown(qtbot, window):
     assert details_title(w) == f"Step {max(w.live.log_panel.items)}"
 
 
-def test_while_paused_the_pane_shows_the_live_page(qtbot, window):
-    w = window
+def test_while_paused_the_pane_shows_the_live_page(qtbot, demo_window):
+    w = demo_window
     w.step_clicked()  # one step (the demo types its search and presses Enter), then paused
     wait_paused_after(qtbot, w, 1)
     first = steps_of(w)[0]
@@ -95,10 +95,10 @@ def test_while_paused_the_pane_shows_the_live_page(qtbot, window):
     stop(qtbot, w)
 
 
-def test_a_failed_start_resets_status_counters_and_pane(qtbot, window, site, no_keyring, monkeypatch):
+def test_a_failed_start_resets_status_counters_and_pane(qtbot, demo_window, site, no_keyring, monkeypatch):
     from cockpit.core.llm.client import ModelConfig
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    w = window
+    w = demo_window
     w.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
     w.start_run()
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
@@ -130,8 +130,8 @@ def first_page_cart(qtbot, w, before):
     return cart
 
 
-def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window):
-    w = window
+def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, demo_window):
+    w = demo_window
     w.start_run()  # the demo puts the headphones in the cart, then is refused at "Place order"
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.approval.reject_btn.click()
@@ -147,9 +147,9 @@ def test_each_run_starts_with_a_fresh_browser_profile_unless_kept(qtbot, window)
     assert first_page_cart(qtbot, w, second) == "Cart (1)"
 
 
-def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, window):
+def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, demo_window):
     from cockpit.ui.review.runs_model import COLUMNS
-    w = window
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.approval.reject_btn.click()  # "Place order" refused: the demo agent answers that it stopped
@@ -187,9 +187,9 @@ def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory,
     assert processes_mentioning(str(home)) == []
 
 
-def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, window):
+def test_closing_the_window_at_the_approval_gate_is_clean(qtbot, demo_window):
     """Events of the stopped run that arrive after the window closed its store must not reach it."""
-    w = window
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.close()

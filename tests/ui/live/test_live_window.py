@@ -5,7 +5,7 @@ Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the i
 """
 import pytest
 
-from tests.ui.test_main_window import LONG, records, wait_idle, wait_paused_after
+from tests.ui.windowtools import LONG, records, wait_idle, wait_paused_after
 
 
 @pytest.fixture

@@ -7,9 +7,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from testkit.pixelmodel import Move, PixelModel
-
-LONG = 90_000
-
+from tests.ui.windowtools import LONG
 
 @pytest.fixture
 def pixel_window(window_factory, browser, site):

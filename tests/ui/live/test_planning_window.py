@@ -10,12 +10,12 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings, load_settings, settings_path
-from cockpit.core.store import Store
 from cockpit.ui.live.lookahead_controller import tokens_text
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
 from cockpit.ui.settings.dialog import ModelSettingsDialog
-from tests.core.lookahead.lookahead_helpers import candidates, kind, mark_in, observation, page_title, user_text
+from tests.lookahead_helpers import candidates, kind, mark_in, observation, page_title, user_text
+from tests.ui.windowtools import records
 
 LONG = 120_000
 OPENS = "The details page opens and shows the secret number."
@@ -43,7 +43,7 @@ def agent_policy(plan: bool):
     return respond
 
 
-def world_model(body):
+def window_world_model(body):
     k, text = kind(body), user_text(body)
     if k == "forecast":
         about = text.split("action about to run:" if "action about to run:" in text else "The next action:")[1]
@@ -56,11 +56,6 @@ def world_model(body):
         return Reply(f"Verdict: {next(v for f, v in VERDICTS.items() if f in future)}",
                      prompt_tokens=20, completion_tokens=2)
     raise AssertionError(f"unexpected {k} call to the world model")
-
-
-def records(w):
-    with Store(w.store_root) as s:
-        return s.run(w.runs.run_id), s.steps(w.runs.run_id), s.decisions(w.runs.run_id)
 
 
 def set_up(w, site, agent, wm, *, plan: bool):
@@ -78,7 +73,7 @@ def column(plan_table, col):
 
 def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instead(qtbot, window, site):
     w = window
-    with ModelServer(agent_policy(plan=True)) as agent, ModelServer(world_model) as wm:
+    with ModelServer(agent_policy(plan=True)) as agent, ModelServer(window_world_model) as wm:
         set_up(w, site, agent, wm, plan=True)
         assert w.start_run()
         qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
@@ -127,7 +122,7 @@ def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instea
 
 def test_a_preview_shows_at_the_approval_panel_and_its_call_is_counted_apart(qtbot, window, site):
     w = window
-    with ModelServer(agent_policy(plan=False)) as agent, ModelServer(world_model) as wm:
+    with ModelServer(agent_policy(plan=False)) as agent, ModelServer(window_world_model) as wm:
         set_up(w, site, agent, wm, plan=False)
         assert w.start_run()
         qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
@@ -144,15 +139,8 @@ def test_a_preview_shows_at_the_approval_panel_and_its_call_is_counted_apart(qtb
     assert w.lookahead.status.text().startswith("plan: 1 call, ")
 
 
-@pytest.fixture
-def memory_keyring(memory_keyring, tmp_path, monkeypatch):
-    """The in-memory keyring (tests/conftest.py), a fresh COCKPIT_HOME and no key in the environment."""
-    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
-    return memory_keyring
-
-
 @pytest.mark.fault("secrets")
+@pytest.mark.usefixtures("isolated")
 def test_look_ahead_settings_persist_and_the_preview_key_goes_to_the_keyring(qtbot, memory_keyring, tmp_path,
                                                                              record_property):
     key = "sk-test-PREVIEW-KEY-0123456789"

@@ -15,7 +15,7 @@ from cockpit.ui.live import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import kill_leftovers, kill_when, text_of
-from tests.core.lookahead.lookahead_helpers import mark_in
+from tests.lookahead_helpers import mark_in
 from cockpit.core.store import liveness
 
 LONG = 120_000
@@ -45,7 +45,7 @@ class OrderModel:
         return Reply(text="Thought: hmm\nAction: Wait", delay=60)
 
 
-def run_and_kill(home, url: str, srv, model: OrderModel) -> None:
+def run_until_step_2_and_kill(home, url: str, srv, model: OrderModel) -> None:
     """`cockpit run --ask-before irreversible` until step 1 is committed and step 2 waits on the model;
     then SIGKILL it."""
     kill_when(home, ["run", "--task", "Order a copy of the book", "--url", url, "--base-url", srv.base_url,
@@ -57,7 +57,7 @@ def test_window_resume_asks_as_the_run_did_though_its_settings_never_ask(qtbot, 
     model = OrderModel()
     with ModelServer(model) as srv:
         try:
-            run_and_kill(home, site.url("agent_start.html"), srv, model)
+            run_until_step_2_and_kill(home, site.url("agent_start.html"), srv, model)
         finally:
             kill_leftovers(home)
         w = MainWindow(settings=Settings(annotator="ada", approval_policy="never"), store_root=home)

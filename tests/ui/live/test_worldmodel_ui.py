@@ -8,7 +8,7 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
-from tests.core.lookahead.lookahead_helpers import calls, make_agent, shop, store, world  # noqa: F401
+from tests.lookahead_helpers import calls, world
 from tests.core.lookahead.test_worldmodel import TO_ORDER, TO_PLACED, agent_replies, forecasts
 
 

@@ -1,21 +1,13 @@
 """Reports mode: the judge on the qasync loop, agreement tables, charts, disagreements."""
 import time
 
-import pytest
 from PySide6.QtWidgets import QApplication
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
-from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from testkit.fakeruns import make_run
 from cockpit.ui.plaintext import shown_text
 from cockpit.ui.reports.panel import ReportsPanel
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
 
 
 def test_judge_runs_on_the_qt_loop_without_blocking_it(qtbot, store, loop):

@@ -5,37 +5,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from testkit.fakeruns import make_run
-from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.review.runs_model import column
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import corrections
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
-@pytest.fixture
-def panel(qtbot, store):
-    made = []
-
-    def make(annotator="ada"):
-        p = ReviewPanel(store, annotator=annotator)
-        made.append(p)
-        p.resize(1280, 800)
-        p.show()
-        qtbot.waitExposed(p)
-        return p
-    yield make
-    for p in made:  # before the store closes
-        p.close()
-        p.deleteLater()
-    qtbot.wait(50)
 
 
 def focus(qtbot, p):

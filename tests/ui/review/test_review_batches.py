@@ -7,7 +7,6 @@ from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assign
 from testkit.fakeruns import make_run
 from cockpit.ui.review.runs_model import column
-from tests.ui.review.test_review import panel, store  # noqa: F401  (fixtures)
 
 
 def press(qtbot, p, key):

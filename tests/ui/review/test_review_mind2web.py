@@ -3,12 +3,13 @@ thoughts and verbatim actions, a click string drawn as a point, a step without a
 from cockpit.core.store import Store
 from cockpit.core.store.m2w_import import import_mind2web
 from cockpit.ui.review.panel import ReviewPanel
-from tests.core.store.test_mind2web_import import ABP, folder, png
+from tests.core.store.test_mind2web_import import ABP, folder
+from tests.images import numbered_png
 
 
 def test_an_imported_run_is_reviewed_like_a_native_one(qtbot, tmp_path):
     root = tmp_path / "results"
-    folder(root, ABP["task_id"], ABP, {f"{k}_full_screenshot.png": png(k) for k in (1, 2, 5, 6)})
+    folder(root, ABP["task_id"], ABP, {f"{k}_full_screenshot.png": numbered_png(k) for k in (1, 2, 5, 6)})
     with Store(tmp_path / "home") as store:
         rid = import_mind2web(store, root, agent="abp").imported[0]
         p = ReviewPanel(store, annotator="ada")

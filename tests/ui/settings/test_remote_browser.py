@@ -4,9 +4,7 @@ from PySide6.QtCore import Qt
 from cockpit.core.settings import Settings, load_settings
 from cockpit.core.store import Store
 from cockpit.ui.settings.dialog import ModelSettingsDialog
-
-LONG = 90_000
-
+from tests.ui.windowtools import LONG
 
 def test_the_settings_dialog_keeps_a_webdriver_url_and_refuses_a_bad_one(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))

@@ -13,15 +13,10 @@ from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.settings import load_settings, settings_path
 
+pytestmark = pytest.mark.usefixtures("isolated")  # a fresh COCKPIT_HOME, no OPENAI_API_KEY
+
 SECRET = "sk-test-DIALOG-SECRET-0123456789"
 ENV_SECRET = "sk-test-ENV-SECRET-9876543210"
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    """A fresh COCKPIT_HOME and no OPENAI_API_KEY for every test."""
-    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
 
 
 def _use_keyring(kr):

@@ -6,18 +6,13 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QScreen
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit, QWidget
 
-from cockpit.core.llm import apikeys as secrets
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.ui.settings.dialog import DEMO_MAYBE, DEMO_ON
 
+pytestmark = pytest.mark.usefixtures("isolated")  # a fresh COCKPIT_HOME, no OPENAI_API_KEY
+
 LONG_URL = "http://models.example.internal:8000/" + "very-long-path-segment/" * 7 + "v1"   # about 200 characters
 LONG_MODEL = "org-name/" + "Qwen2.5-VL-72B-Instruct-AWQ-finetuned-" * 5                  # about 200 characters
-
-
-@pytest.fixture(autouse=True)
-def isolated(tmp_path, monkeypatch):
-    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
-    monkeypatch.delenv(secrets.ENV_VAR, raising=False)
 
 
 # ---------------------------------------------------------------- presets

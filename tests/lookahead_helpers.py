@@ -5,14 +5,10 @@ from __future__ import annotations
 import functools
 import re
 
-import pytest
 
-from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelConfig
 from cockpit.core.localserver import LocalSite, _Handler
-from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
-from tests import PAGES
 
 AGENT = "You are a web agent."
 REFINE = "You review the candidate next actions"
@@ -86,34 +82,6 @@ class RecordingSite(LocalSite):
         self.httpd.RequestHandlerClass = functools.partial(Handler, directory=str(root))
 
 
-@pytest.fixture
-def shop():
-    with RecordingSite(PAGES) as s:
-        yield s
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
 def world(server, model="wm-model", **kw) -> WorldModelConfig:
     return WorldModelConfig(ModelConfig(base_url=server.base_url, model=model, max_retries=0, timeout=20), **kw)
 
-
-@pytest.fixture
-def make_agent(browser, store):
-    made = []
-
-    def make(server, config: AgentConfig, **kw):
-        client = ModelClient(ModelConfig(base_url=server.base_url, model="agent-model", max_retries=0, timeout=20),
-                             api_key="test-key")
-        made.append(client)
-        events = []
-        agent = Agent(browser, client, store, config=config, listener=events.append, **kw)
-        agent.events = events
-        return agent
-    yield make
-    for c in made:
-        c.close()
