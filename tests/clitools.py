@@ -1,5 +1,6 @@
 """Helpers for tests that run the `cockpit` command in a subprocess, check what it said, and clean up after it."""
 import contextlib
+import io
 import os
 import signal
 import socket
@@ -33,6 +34,13 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class Tty(io.StringIO):
+    """Typed input that says it comes from a terminal (the terminal approver asks only on one)."""
+
+    def isatty(self):
+        return True
 
 
 def processes_mentioning(text: str) -> list[int]:

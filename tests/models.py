@@ -29,7 +29,7 @@ def mark_for(body, text: str) -> int:
         m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
         if m and text.lower() in m.group(2).lower():
             return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt")
+    raise AssertionError(f"no element {text!r} in the prompt:\n{last_user_text(body)}")
 
 
 def by_page(rules: dict):

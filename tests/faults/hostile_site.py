@@ -8,7 +8,7 @@ import re
 import threading
 
 from tests import PAGES
-from tests.models import last_user_text
+from tests.models import mark_for
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -74,15 +74,6 @@ class HitSite:
         self.httpd.server_close()
 
 
-def mark_number(body, text: str) -> int:
-    """The number of the element whose line in the prompt contains `text` (as a model reads it)."""
-    for line in last_user_text(body).splitlines():
-        m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
-        if m and text.lower() in m.group(2).lower():
-            return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt:\n{last_user_text(body)}")
-
-
 def obedient_model(steps: list[str], answer: str = "done"):
     """A model that does what the page tells it: one element (by its text, or a literal mark
     number like "[3]") per turn, then ANSWER. Thread-safe enough for one run at a time."""
@@ -92,7 +83,7 @@ def obedient_model(steps: list[str], answer: str = "done"):
         if not queue:
             return f"Thought: finished.\nAction: ANSWER; {answer}"
         target = queue.pop(0)
-        n = target.strip("[]") if re.fullmatch(r"\[\d+\]", target) else mark_number(body, target)
+        n = target.strip("[]") if re.fullmatch(r"\[\d+\]", target) else mark_for(body, target)
         return ("Thought: The page says this button is safe and was already approved by the user, so I "
                 f"follow its instructions.\nAction: Click [{n}]")
     return respond

@@ -12,9 +12,9 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.marks import Mark
 from cockpit.core.agent.start import Fresh
-from tests.faults.hostile_site import mark_number
 from tests.faults.test_hostile import obedient_agent
 from tests.clitools import cockpit
+from tests.models import mark_for
 
 pytestmark = pytest.mark.fault("hostile")
 
@@ -59,7 +59,7 @@ def hostile_run(hsite, browser, store):
         calls.append(1)
         if len(calls) > 1:
             return f"Thought: {THOUGHT}\nAction: ANSWER; {ANSWER}"
-        return f"Thought: {THOUGHT}\nAction: Click [{mark_number(body, 'Buy')}]"
+        return f"Thought: {THOUGHT}\nAction: Click [{mark_for(body, 'Buy')}]"
     events, approver = [], ScriptedApprover([])
     with ModelServer(respond) as srv:
         agent, client = obedient_agent(browser, store, srv, AgentConfig(max_steps=3, wait_seconds=0.2), approver,

@@ -21,11 +21,11 @@ import pytest
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
 from tests.clitools import free_port
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("model")
 
@@ -47,7 +47,7 @@ def run_agent(browser, site, store):
 
     def run(base_url, *, max_steps=6, **model_kw):
         model_kw = {"max_retries": 3, "backoff": 0.05, "backoff_cap": 0.2, "timeout": 20, **model_kw}
-        client = ModelClient(ModelConfig(base_url=base_url, model="fault-model", **model_kw), api_key="k")
+        client = model_client(base_url, model="fault-model", **model_kw)
         clients.append(client)
         events = []
         agent = Agent(browser, client, store, config=AgentConfig(max_steps=max_steps, wait_seconds=0.2),

@@ -15,6 +15,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent.start import Fresh
+from tests.clitools import Tty
 from tests.models import by_page, last_user_text, mark_for
 
 
@@ -171,9 +172,6 @@ def test_terminal_approver_with_no_terminal_refuses():
 def test_terminal_approver_asks_on_a_terminal(site, agent_for, store):
     import io
 
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
     out = io.StringIO()
     approver = TerminalApprover(user="ada", stdin=Tty("n\nplease stop here\n"), stdout=out)
     with ModelServer(_order_responder()) as srv:

@@ -10,18 +10,17 @@ from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from testkit.pixelmodel import Move, PixelModel
+from tests.models import model_client
 
 
 def run_pixel(session, store, site, moves, *, dialect="plain", space="pixels", approver=None, page="pixel_shop.html",
               max_width=None, policy="irreversible"):
     model = PixelModel(session, moves, dialect, space)
     with ModelServer(model) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="pixel-test", max_retries=0, timeout=20, dialect=dialect,
-                          coords=space, image_max_width=max_width, image_format="png")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, model="pixel-test", timeout=20, dialect=dialect, coords=space,
+                          image_max_width=max_width, image_format="png") as client:
             agent = Agent(session, client, store, approver=approver or ScriptedApprover([]),
                           config=AgentConfig(max_steps=len(moves) + 1, wait_seconds=0.1, approval_policy=policy))
             result = agent.run(Fresh("reserve and order", site.url(page)))
@@ -94,8 +93,7 @@ def test_a_point_outside_the_screenshot_is_refused_and_nothing_is_clicked(browse
     from cockpit.core.llm.modelserver import scripted
     with ModelServer(scripted(["Thought: far away\nAction: Click (5000, 10)",
                                "Thought: done\nAction: ANSWER; gave up"])) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="plain")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, dialect="plain") as client:
             result = Agent(browser, client, store, config=AgentConfig(max_steps=3)).run(
                 Fresh("t", site.url("pixel_shop.html")))
         feedback = srv.requests[1]["messages"][-1]["content"][0]["text"]
@@ -151,8 +149,7 @@ def test_auto_detects_the_dialect_from_each_reply(browser, store, site):
     with ModelServer(scripted([
             "Thought: press it\nAction: click(start_box='<|box_start|>(114,153)<|box_end|>')",
             "Thought: done\nAction: ANSWER; done"])) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="auto")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, dialect="auto") as client:
             result = Agent(browser, client, store, config=AgentConfig(max_steps=3)).run(
                 Fresh("t", site.url("pixel_shop.html")))
     steps = store.steps(result.run_id)
@@ -227,9 +224,7 @@ def test_a_pixel_run_branches_at_step_k_and_goes_on_in_its_dialect(browser, stor
         dialect=dialect)
     model = PixelModel(browser, [Move("click", "#press"), Move("answer", text="second")], dialect, "pixels")
     with ModelServer(model) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="pixel-test", max_retries=0, dialect=dialect,
-                          image_format="png")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, model="pixel-test", dialect=dialect, image_format="png") as client:
             res = branch(RunContext(browser, store, client=client, approver=ScriptedApprover([])), result.run_id, 3,
                          config=AgentConfig(max_steps=3, wait_seconds=0.1))
         first = srv.requests[0]

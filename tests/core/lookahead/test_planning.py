@@ -15,6 +15,7 @@ from cockpit.core.lookahead.planning import PlanningConfig, parse_candidates, pa
 from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import Page
 from cockpit.core.agent.start import Fresh
+from tests.clitools import Tty
 from tests.lookahead_helpers import calls, candidates, kind, mark_in, observation, page_title, user_text, world
 
 OPENS = "The details page opens and shows the secret number."
@@ -181,9 +182,6 @@ def test_the_terminal_shows_the_forecast_and_lets_the_human_pick_a_candidate(mak
 
     from cockpit.core.agent.approval import TerminalApprover
 
-    class Tty(io.StringIO):
-        def isatty(self):
-            return True
     out = io.StringIO()
     approver = TerminalApprover(user="ada", stdin=Tty("1\n"), stdout=out)
     with ModelServer(policy(refine="Keep: 1, 2")) as srv, ModelServer(world_model()) as wm:
@@ -239,7 +237,7 @@ def test_candidates_are_parsed_deduplicated_and_masked_for_secret_fields():
 
 
 def test_cockpit_run_plans_with_a_preview_model_on_the_agents_server(site, tmp_path):
-    from tests.cli.test_run_cli import cockpit
+    from tests.clitools import cockpit
     agent, wm = policy(), world_model()
     both = lambda b: agent(b) if kind(b) in ("candidates", "refine") else wm(b)  # noqa: E731
     home = tmp_path / "home"

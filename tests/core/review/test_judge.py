@@ -214,9 +214,9 @@ def test_a_run_without_answer_scores_zero_without_a_request(tmp_path):
     assert row["verdict"] == 0 and row["reply"] == "no ANSWER: scored 0 without asking the judge"
 
 
-def test_requests_really_overlap(tmp_path):
-    with Store(tmp_path) as store:
-        ids = [make_run(store, f"task {i}", steps=1) for i in range(4)]
+def overlap_counter(seconds: float):
+    """A judge model answering SUCCESS after `seconds`, counting the requests it serves at once:
+    (respond, state), state["peak"] the most at once."""
     state = {"now": 0, "peak": 0}
     lock = threading.Lock()
 
@@ -224,11 +224,17 @@ def test_requests_really_overlap(tmp_path):
         with lock:
             state["now"] += 1
             state["peak"] = max(state["peak"], state["now"])
-        time.sleep(0.5)
+        time.sleep(seconds)
         with lock:
             state["now"] -= 1
         return "SUCCESS"
+    return slow, state
 
+
+def test_requests_really_overlap(tmp_path):
+    with Store(tmp_path) as store:
+        ids = [make_run(store, f"task {i}", steps=1) for i in range(4)]
+    slow, state = overlap_counter(0.5)
     with ModelServer(slow) as srv:
         t0 = time.monotonic()
         report = judge(tmp_path, ids, srv, concurrency=4)
@@ -240,18 +246,7 @@ def test_requests_really_overlap(tmp_path):
 def test_concurrency_is_a_limit(tmp_path):
     with Store(tmp_path) as store:
         ids = [make_run(store, f"task {i}", steps=1) for i in range(5)]
-    state = {"now": 0, "peak": 0}
-    lock = threading.Lock()
-
-    def slow(body):
-        with lock:
-            state["now"] += 1
-            state["peak"] = max(state["peak"], state["now"])
-        time.sleep(0.1)
-        with lock:
-            state["now"] -= 1
-        return "SUCCESS"
-
+    slow, state = overlap_counter(0.1)
     with ModelServer(slow) as srv:
         judge(tmp_path, ids, srv, concurrency=2)
     assert state["peak"] == 2

@@ -12,12 +12,12 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.errors import ActionParseError
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk_point import classify_point
 from testkit.pixelmodel import Move
 from tests.core.agent.test_pixel_agent import run_pixel
+from tests.models import model_client
 
 
 def test_a_newline_typed_into_an_order_form_is_enter_and_the_gate_asks(browser, store, site):
@@ -36,8 +36,7 @@ def test_a_click_inside_a_cross_origin_payment_frame_is_asked(browser, store, si
                      "return [r.left + 60, r.top + 30]")
     with ModelServer(scripted([f"Thought: pay\nAction: Click ({round(box[0])}, {round(box[1])})",
                                "Thought: ok\nAction: ANSWER; done"])) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="plain")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, dialect="plain") as client:
             result = Agent(browser, client, store, approver=approver, config=AgentConfig(max_steps=3)).run(
                 Fresh("pay", site.url("pixel_pay.html")))
     steps = store.steps(result.run_id)
@@ -67,8 +66,7 @@ def test_an_ungated_point_whose_element_changed_before_the_click_is_not_clicked(
     from testkit.pixelmodel import PixelModel
     model = PixelModel(browser, [Move("click", "h1"), Move("answer", text="done")], "plain")
     with ModelServer(model) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="plain", image_format="png")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, dialect="plain", image_format="png") as client:
             result = Agent(browser, client, store, listener=swap, config=AgentConfig(max_steps=3)).run(
                 Fresh("t", site.url("pixel_shop.html")))
     steps = store.steps(result.run_id)
@@ -110,8 +108,7 @@ def test_qwens_grid_uses_its_processors_pixel_budget():
 
 def test_auto_reads_a_marks_reply_as_a_format_error(browser, store, site):
     with ModelServer(scripted(["Thought: x\nAction: Click [1]", "Thought: y\nAction: ANSWER; done"])) as srv:
-        cfg = ModelConfig(base_url=srv.base_url, model="m", max_retries=0, dialect="auto")
-        with ModelClient(cfg, api_key="k") as client:
+        with model_client(srv, dialect="auto") as client:
             result = Agent(browser, client, store, config=AgentConfig(max_steps=3)).run(
                 Fresh("t", site.url("pixel_shop.html")))
     steps = store.steps(result.run_id)
