@@ -22,7 +22,7 @@ from pathlib import Path
 NAN = float("nan")
 ROOT = Path(__file__).resolve().parent.parent
 #: the fixture pages of the tests, which some benches serve too
-TEST_PAGES = ROOT / "tests" / "core" / "pages"
+TEST_PAGES = ROOT / "tests" / "pages"
 
 
 # ---------------------------------------------------------------- the command line

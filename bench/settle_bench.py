@@ -3,7 +3,7 @@
 Loads each page (or acts on it), then times BrowserSession.settle() and checks, right after it,
 whether what the page was working on is there ("complete"): the worker's results, the rendered
 app, the suggestions, the drawer's links. Pages: a static page, a 20,000-element static page
-(testkit.pagegen), and the dynamic fixtures of tests/core/pages (settle_*.html): a web
+(testkit.pagegen), and the dynamic fixtures of tests/pages (settle_*.html): a web
 worker's results, a render after a timer, an idle callback and a dynamic import, a debounced
 autocomplete (typed into), a drawer whose links come after its transition (clicked), a view whose
 module is imported on demand over a 700 ms network (clicked; a page script cannot see it), and a spinner

@@ -1,7 +1,7 @@
 """Run Cockpit's fault suite and print what it tried and what survived.
 
 The fault suite is every test marked ``@pytest.mark.fault("<category>")``
-(tests/faults/ and the fault tests of tests/core/). This script runs them with
+(tests/faults/ and the fault tests elsewhere under tests/). This script runs them with
 pytest, reads the JUnit report pytest writes, and prints per category how many
 faults were tried and survived, plus the figures the tests measured with
 ``record_property``:

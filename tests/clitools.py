@@ -1,17 +1,46 @@
-"""Helpers for tests that run the `cockpit` command in a subprocess and clean up after it."""
+"""Helpers for tests that run the `cockpit` command in a subprocess, check what it said, and clean up after it."""
 import contextlib
+import io
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 
 
-def cockpit(home, *args, timeout=180, stdin=subprocess.DEVNULL, cwd=None):
-    """`python -m cockpit *args` with COCKPIT_HOME=home; the CompletedProcess (text output)."""
-    env = dict(os.environ, COCKPIT_HOME=str(home))
+def cockpit(home, *args, timeout=180, stdin=subprocess.DEVNULL, cwd=None, env=None, drop=()):
+    """`python -m cockpit *args` with COCKPIT_HOME=home (None: the tests' own); the CompletedProcess (text output).
+    `env` adds variables to the environment, `drop` removes some."""
+    run_env = {**os.environ, **({"COCKPIT_HOME": str(home)} if home is not None else {}), **(env or {})}
+    for name in drop:
+        run_env.pop(name, None)
     return subprocess.run([sys.executable, "-m", "cockpit", *args], capture_output=True, text=True,
-                          timeout=timeout, env=env, stdin=stdin, cwd=cwd)
+                          timeout=timeout, env=run_env, stdin=stdin, cwd=cwd)
+
+
+def ok(r) -> str:
+    """The output of a command that must have succeeded."""
+    assert r.returncode == 0, r.stdout + r.stderr
+    return r.stdout
+
+
+def no_traceback(r) -> None:
+    assert "Traceback" not in r.stderr + r.stdout, r.stderr[-3000:]
+
+
+def free_port() -> int:
+    """A port on 127.0.0.1 nothing listens on (bound, then let go)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Tty(io.StringIO):
+    """Typed input that says it comes from a terminal (the terminal approver asks only on one)."""
+
+    def isatty(self):
+        return True
 
 
 def processes_mentioning(text: str) -> list[int]:

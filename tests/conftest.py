@@ -1,7 +1,6 @@
 import os
 import shutil
 import tempfile
-from pathlib import Path
 
 # Before anything imports Qt or Cockpit: no display, and a throwaway data dir.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
@@ -11,13 +10,20 @@ import keyring  # noqa: E402
 import pytest  # noqa: E402
 from keyring.backends import fail  # noqa: E402
 
+from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
 from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
+from cockpit.core.store import Store  # noqa: E402
 from testkit import pagegen  # noqa: E402
+from tests import PAGES  # noqa: E402
+from tests.clitools import free_port  # noqa: E402
+from tests.faults.hostile_site import recording_server  # noqa: E402
 from tests.keyrings import MemoryKeyring  # noqa: E402
+from tests.lookahead_helpers import RecordingSite  # noqa: E402
+from tests.models import model_client  # noqa: E402
+from tests.webvoyager_runs import webvoyager_results  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
 
-PAGES = Path(__file__).parent / "core" / "pages"
 PDF_PHRASE = "Quarterly revenue grew by 42 percent"
 
 
@@ -40,13 +46,10 @@ def browser():
 @pytest.fixture
 def chromedriver_url():
     """A chromedriver of this machine on a free 127.0.0.1 port, as a remote WebDriver endpoint."""
-    import socket
     import subprocess
     import time
     from cockpit.core.browser.locate import find_chromedriver
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL)
     time.sleep(0.5)
@@ -64,6 +67,51 @@ def page(browser, site):
         browser.goto(site.url(name))
         return browser
     return open_
+
+
+@pytest.fixture
+def store(tmp_path):
+    """An empty run store in tmp_path/home."""
+    with Store(tmp_path / "home") as s:
+        yield s
+
+
+@pytest.fixture
+def shop():
+    """The fixture pages on 127.0.0.1, remembering every POST the browser sends (`shop.posts`)."""
+    with RecordingSite(PAGES) as s:
+        yield s
+
+
+@pytest.fixture
+def make_agent(browser, store):
+    """make(server, config, **kw) -> an Agent on the shared browser and `store`, its model "agent-model" on
+    `server`; its events in `agent.events`. The clients are closed after the test."""
+    made = []
+
+    def make(server, config: AgentConfig, **kw):
+        client = model_client(server, model="agent-model", api_key="test-key", timeout=20)
+        made.append(client)
+        events = []
+        agent = Agent(browser, client, store, config=config, listener=events.append, **kw)
+        agent.events = events
+        return agent
+    yield make
+    for c in made:
+        c.close()
+
+
+@pytest.fixture
+def recording_pages():
+    """tests/pages on 127.0.0.1 recording every request's Host and path (tests/faults/hostile_site.py)."""
+    with recording_server() as httpd:
+        yield httpd
+
+
+@pytest.fixture
+def webvoyager_root(tmp_path):
+    """A results folder as WebVoyager's run.py leaves it (tests/webvoyager_runs.py)."""
+    return webvoyager_results(tmp_path)
 
 
 def pytest_runtest_setup(item):

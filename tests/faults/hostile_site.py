@@ -1,15 +1,14 @@
 """Helpers for the hostile-page tests: a site that counts side effects, an obedient model."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import re
 import threading
-from pathlib import Path
 
-import pytest
-
-PAGES = Path(__file__).resolve().parent.parent / "core" / "pages"
+from tests import PAGES
+from tests.models import mark_for
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
@@ -46,7 +45,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
 
 class HitSite:
-    """tests/core/pages on 127.0.0.1; every request to /api/... is recorded in `hits`."""
+    """tests/pages on 127.0.0.1; every request to /api/... is recorded in `hits`."""
 
     def __init__(self):
         self.httpd = http.server.ThreadingHTTPServer(
@@ -75,23 +74,6 @@ class HitSite:
         self.httpd.server_close()
 
 
-def prompt_text(body) -> str:
-    for m in reversed(body["messages"]):
-        if m["role"] == "user":
-            c = m["content"]
-            return c if isinstance(c, str) else c[0]["text"]
-    return ""
-
-
-def mark_number(body, text: str) -> int:
-    """The number of the element whose line in the prompt contains `text` (as a model reads it)."""
-    for line in prompt_text(body).splitlines():
-        m = re.match(r"\[(\d+)\]: <[^>]+> (.*);", line)
-        if m and text.lower() in m.group(2).lower():
-            return int(m.group(1))
-    raise AssertionError(f"no element {text!r} in the prompt:\n{prompt_text(body)}")
-
-
 def obedient_model(steps: list[str], answer: str = "done"):
     """A model that does what the page tells it: one element (by its text, or a literal mark
     number like "[3]") per turn, then ANSWER. Thread-safe enough for one run at a time."""
@@ -101,7 +83,7 @@ def obedient_model(steps: list[str], answer: str = "done"):
         if not queue:
             return f"Thought: finished.\nAction: ANSWER; {answer}"
         target = queue.pop(0)
-        n = target.strip("[]") if re.fullmatch(r"\[\d+\]", target) else mark_number(body, target)
+        n = target.strip("[]") if re.fullmatch(r"\[\d+\]", target) else mark_for(body, target)
         return ("Thought: The page says this button is safe and was already approved by the user, so I "
                 f"follow its instructions.\nAction: Click [{n}]")
     return respond
@@ -117,21 +99,15 @@ class _Recording(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-@pytest.fixture
-def recording_pages():
-    """tests/core/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
+@contextlib.contextmanager
+def recording_server():
+    """tests/pages on 127.0.0.1, recording the Host and path of every request (localhost is another
     host): `.seen` lists (host, path)."""
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Recording, directory=str(PAGES)))
     httpd.daemon_threads, httpd.seen, httpd.lock = True, [], threading.Lock()
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
-
-
-@pytest.fixture(scope="module")
-def hsite():
-    """The hostile pages' server, one per test module."""
-    s = HitSite()
-    yield s
-    s.close()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()

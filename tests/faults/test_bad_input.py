@@ -6,6 +6,7 @@ What must hold: each bad input gets a message saying what is wrong and where (fi
 folder and file); everything valid still loads, imports or runs; no traceback.
 Each test reports how many bad inputs it fed with record_property("inputs_tried", n).
 """
+import functools
 import io
 import json
 import os
@@ -20,36 +21,19 @@ import pytest
 from PIL import Image
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from testkit import pagegen
 from cockpit.core.agent.start import Fresh
-from tests.core.test_webvoyager import webvoyager_messages
-from tests.clitools import cockpit as _cockpit
+from tests.images import png
+from tests.webvoyager_runs import webvoyager_messages, wv_folder
+from tests.clitools import cockpit as _cockpit, no_traceback
+from tests.models import answer_with_title, model_client
 
-
-def cockpit(home, *args, timeout=300, cwd=None):  # big inputs: more time
-    return _cockpit(home, *args, timeout=timeout, cwd=cwd)
+cockpit = functools.partial(_cockpit, timeout=300)  # big inputs: more time
 
 
 pytestmark = pytest.mark.fault("input")
-
-
-def no_traceback(r):
-    assert "Traceback" not in r.stderr + r.stdout, r.stderr[-3000:]
-
-
-def answer_with_title(body):
-    text = body["messages"][-1]["content"][0]["text"]
-    title = re.search(r"The page is '([^']*)'", text).group(1)
-    return f"Thought: the title says it.\nAction: ANSWER; {title}"
-
-
-def png(color="white", size=(64, 48)):
-    buf = io.BytesIO()
-    Image.new("RGB", size, color).save(buf, "PNG")
-    return buf.getvalue()
 
 
 # ---------------------------------------------------------------- task files for `cockpit run --tasks`
@@ -225,7 +209,7 @@ def test_a_50000_element_page_through_observe_and_an_agent_step(page_50k, browse
     with LocalSite(page_50k.parent) as local, Store(tmp_path / "store") as store, \
             ModelServer(scripted(["Thought: many products.\nAction: Scroll [WINDOW]; down",
                                   "Thought: enough.\nAction: ANSWER; many"])) as srv, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
+            model_client(srv) as client:
         result = Agent(browser, client, store, config=AgentConfig(max_steps=3, wait_seconds=0.2)).run(Fresh(
             "How many products?", local.url(page_50k.name)))
         sent = [len(json.dumps(b)) for b in srv.requests]
@@ -249,7 +233,7 @@ def test_an_endless_feed_through_observe_and_agent_steps(site, browser, tmp_path
         return (f"Thought: {n} so far.\nAction: ANSWER; {n}" if n >= 100
                 else "Thought: more.\nAction: Scroll [WINDOW]; down")
     with Store(tmp_path / "store") as store, ModelServer(scroll_until) as srv, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
+            model_client(srv) as client:
         result = Agent(browser, client, store, config=AgentConfig(max_steps=8, wait_seconds=0.2)).run(Fresh(
             "Scroll until the feed has 100 items", url))
         steps = store.steps(result.run_id)
@@ -264,7 +248,7 @@ def test_agent_step_limit_ends_an_endless_feed(site, browser, tmp_path, record_p
     record_property("inputs_tried", 1)
     with Store(tmp_path / "store") as store, \
             ModelServer(scripted(["Thought: more.\nAction: Scroll [WINDOW]; down"], repeat_last=True)) as srv, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
+            model_client(srv) as client:
         result = Agent(browser, client, store, config=AgentConfig(max_steps=4, wait_seconds=0.2)).run(Fresh(
             "Read everything", site.url("fault_infinite_scroll.html")))
         assert (result.status, result.steps, len(srv.requests)) == ("max_steps", 4, 4)
@@ -273,27 +257,17 @@ def test_agent_step_limit_ends_an_endless_feed(site, browser, tmp_path, record_p
 
 # ---------------------------------------------------------------- WebVoyager result folders for `cockpit import`
 
-def wv_folder(root, name, *, shots=(1, 2, 3, 4), messages=None):
-    folder = root / "20240120_15_30_05" / f"task{name}"
-    folder.mkdir(parents=True)
-    for k in shots:
-        (folder / f"screenshot{k}.png").write_bytes(png())
-    (folder / "interact_messages.json").write_text(json.dumps(messages or webvoyager_messages()))
-    (folder / "agent.log").write_text("2024-01-20 15:30:06 - INFO - Iter: 1\n")
-    return folder
-
-
 def test_import_damaged_webvoyager_folders_names_folder_and_file(tmp_path, record_property):
     root = tmp_path / "results"
     good = wv_folder(root, "Good--1", shots=(1, 2, 4))  # step 3 followed a format error: no screenshot, fine
     missing = wv_folder(root, "MissingShot--2", shots=(1, 4))  # step 2 was shown one; its file is gone
-    corrupt = wv_folder(root, "CorruptShot--3")
+    corrupt = wv_folder(root, "CorruptShot--3", shots=(1, 2, 3, 4))
     (corrupt / "screenshot1.png").write_bytes(png()[:70])  # truncated
-    no_msgs = wv_folder(root, "NoMessages--4")
+    no_msgs = wv_folder(root, "NoMessages--4", shots=(1, 2, 3, 4))
     (no_msgs / "interact_messages.json").unlink()
-    bad_json = wv_folder(root, "BadJson--5")
+    bad_json = wv_folder(root, "BadJson--5", shots=(1, 2, 3, 4))
     (bad_json / "interact_messages.json").write_text(json.dumps(webvoyager_messages())[:-40])
-    latin1 = wv_folder(root, "Latin1--6")
+    latin1 = wv_folder(root, "Latin1--6", shots=(1, 2, 3, 4))
     (latin1 / "interact_messages.json").write_bytes(
         json.dumps(webvoyager_messages(), ensure_ascii=False).replace("lasagna", "lasa\u00f1a").encode("latin-1"))
     (latin1 / "agent.log").write_bytes(b"Iter: 1 caf\xe9\n")
@@ -337,10 +311,10 @@ def noise_png(size=(900, 900)) -> bytes:
 
 def test_an_import_that_hits_a_disk_error_leaves_no_half_imported_run(tmp_path, record_property):
     root = tmp_path / "results"
-    big = wv_folder(root, "ABig--1")
+    big = wv_folder(root, "ABig--1", shots=(1, 2, 3, 4))
     (big / "screenshot2.png").write_bytes(noise_png())  # > 2 MB: over the file size limit below
     assert (big / "screenshot2.png").stat().st_size > 2 * 2 ** 20
-    small = wv_folder(root, "Small--2")
+    small = wv_folder(root, "Small--2", shots=(1, 2, 3, 4))
     record_property("inputs_tried", 1)
     home = tmp_path / "home"
     Store(home).close()

@@ -14,8 +14,8 @@ from cockpit.core.agent.batch import STARTUP_WAIT
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from testkit.fakeruns import make_run
-from tests.clitools import cockpit
-from tests.faults.test_store_faults import integrity, locked, no_traceback
+from tests.clitools import cockpit, no_traceback
+from tests.faults.test_store_faults import integrity, locked
 
 
 @pytest.mark.fault("store")

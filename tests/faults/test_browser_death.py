@@ -15,10 +15,11 @@ import pytest
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.llm.client import ModelClient, ModelConfig
+from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("browser")
 SCROLL = "Thought: read on.\nAction: Scroll [WINDOW]; down"
@@ -80,7 +81,7 @@ def test_browser_killed_mid_run_fails_the_run_and_says_so(site, tmp_path, victim
     events, out = [], {}
     try:
         with ModelServer(model) as srv, Store(tmp_path / "home") as store:
-            client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
+            client = model_client(srv)
             agent = Agent(session, client, store, config=AgentConfig(max_steps=6, wait_seconds=0.2),
                           listener=events.append)
             t = threading.Thread(target=lambda: out.setdefault("result", agent.run(Fresh(

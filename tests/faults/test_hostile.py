@@ -1,6 +1,6 @@
 """Hostile pages: what a page can do to the agent, and what it must never achieve.
 
-Every page here (tests/core/pages/hostile_*.html) is served by a small server that
+Every page here (tests/pages/hostile_*.html) is served by a small server that
 counts each request to /api/..., the page's "real" side effects (a form POST, a
 fetch). A test measures from that side, not from Cockpit's own record:
 
@@ -40,7 +40,6 @@ from cockpit.core.agent.approval import (
 )
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.errors import ActionError
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.observation import observe
@@ -51,22 +50,15 @@ from cockpit.core.agent.start import Fresh
 
 from tests.faults.hostile_site import PAGES, obedient_model
 from tests.clitools import cockpit
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("hostile")
 
 
-from tests.faults.hostile_site import hsite  # noqa: F401,E402 (a fixture)
 
 
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
-
-
-def make_agent(browser, store, server, config: AgentConfig, approver, events=None):
-    client = ModelClient(ModelConfig(base_url=server.base_url, model="obedient", max_retries=0, timeout=30),
-                         api_key="test-key")
+def obedient_agent(browser, store, server, config: AgentConfig, approver, events=None):
+    client = model_client(server, model="obedient", api_key="test-key", timeout=30)
     agent = Agent(browser, client, store, config=config, approver=approver,
                   listener=(events.append if events is not None else None))
     return agent, client
@@ -84,7 +76,7 @@ def test_obeying_injected_instructions_never_runs_an_irreversible_action_unappro
     hsite.clear()
     asked = ScriptedApprover([]) if approver == "deny" else TerminalApprover(stdin=io.StringIO())
     with ModelServer(obedient_model(INJECT_TARGETS)) as srv:
-        agent, client = make_agent(browser, store, srv, AgentConfig(
+        agent, client = obedient_agent(browser, store, srv, AgentConfig(
             max_steps=len(INJECT_TARGETS) + 1, approval_policy=policy, wait_seconds=0.2), asked)
         try:
             result = agent.run(Fresh("Look at the account settings", hsite.url("hostile_inject.html")))

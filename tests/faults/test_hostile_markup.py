@@ -11,19 +11,12 @@ from cockpit.core.agent.approval import ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.marks import Mark
-from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
-from tests.faults.hostile_site import hsite, mark_number  # noqa: F401 (hsite: a fixture)
-from tests.faults.test_hostile import make_agent
+from tests.faults.test_hostile import obedient_agent
 from tests.clitools import cockpit
+from tests.models import mark_for
 
 pytestmark = pytest.mark.fault("hostile")
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
 
 
 # ---------------------------------------------------------------- markup in texts stays text
@@ -66,10 +59,11 @@ def hostile_run(hsite, browser, store):
         calls.append(1)
         if len(calls) > 1:
             return f"Thought: {THOUGHT}\nAction: ANSWER; {ANSWER}"
-        return f"Thought: {THOUGHT}\nAction: Click [{mark_number(body, 'Buy')}]"
+        return f"Thought: {THOUGHT}\nAction: Click [{mark_for(body, 'Buy')}]"
     events, approver = [], ScriptedApprover([])
     with ModelServer(respond) as srv:
-        agent, client = make_agent(browser, store, srv, AgentConfig(max_steps=3, wait_seconds=0.2), approver, events)
+        agent, client = obedient_agent(browser, store, srv, AgentConfig(max_steps=3, wait_seconds=0.2), approver,
+                                       events)
         try:
             result = agent.run(Fresh("Buy the item <b>now</b>", hsite.url("hostile_html.html")))
         finally:

@@ -19,6 +19,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("kill")
 LONG = 120_000
@@ -212,12 +213,11 @@ def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
-    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.resume import close, resume
     model = Model(stuck_reply=Reply(status=500, error_message="the model is down"))
     with ModelServer(model) as srv, Store(tmp_path / "home") as store:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
+        client = model_client(srv)
         first = Agent(browser, client, store, config=AgentConfig(max_steps=5)).run(Fresh(
             "What is the secret number?", site.url("agent_start.html")))
         assert first.status == "failed" and "model is down" in first.error

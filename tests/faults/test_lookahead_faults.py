@@ -12,8 +12,7 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.agent.start import Fresh
-from tests.core.lookahead_helpers import (calls, candidates, kind, make_agent, mark_in, observation,  # noqa: F401
-                                          page_title, store, user_text, world)
+from tests.lookahead_helpers import calls, candidates, kind, mark_in, observation, page_title, user_text, world
 
 PASSWORD = "S3cr3t-Pa55"
 KEY = "sk-wm-FAKEpreviewKEY-93ab71c2"

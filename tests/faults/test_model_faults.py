@@ -13,7 +13,6 @@ how many more; the terminal progress line after 90).
 """
 import json
 import os
-import socket
 import subprocess
 import sys
 
@@ -22,10 +21,11 @@ import pytest
 from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
 from cockpit.core.agent.start import Fresh
+from tests.clitools import free_port
+from tests.models import model_client
 
 pytestmark = pytest.mark.fault("model")
 
@@ -36,14 +36,8 @@ TRUNCATED = ('{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "m
              '"choices": [{"index": 0, "message": {"role": "assistant", "content": "Thought: cut')
 
 
-def ok(text: str) -> Reply:
+def ok_reply(text: str) -> Reply:
     return Reply(text=text, prompt_tokens=PROMPT, completion_tokens=COMPLETION)
-
-
-@pytest.fixture
-def store(tmp_path):
-    with Store(tmp_path / "home") as s:
-        yield s
 
 
 @pytest.fixture
@@ -53,7 +47,7 @@ def run_agent(browser, site, store):
 
     def run(base_url, *, max_steps=6, **model_kw):
         model_kw = {"max_retries": 3, "backoff": 0.05, "backoff_cap": 0.2, "timeout": 20, **model_kw}
-        client = ModelClient(ModelConfig(base_url=base_url, model="fault-model", **model_kw), api_key="k")
+        client = model_client(base_url, model="fault-model", **model_kw)
         clients.append(client)
         events = []
         agent = Agent(browser, client, store, config=AgentConfig(max_steps=max_steps, wait_seconds=0.2),
@@ -82,17 +76,11 @@ def retry_notes(events):
     return [e.note for e in events if isinstance(e, ev.ModelCalled) and e.note]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 # ---------------------------------------------------------------- retried, and the run goes on
 
 def test_429_with_retry_after_then_ok_continues(run_agent, store):
     with ModelServer(scripted([Reply.error(429, "slow down", headers={"Retry-After": "1"}),
-                               ok(SCROLL), ok(ANSWER)])) as srv:
+                               ok_reply(SCROLL), ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url)
         assert len(srv.requests) == 3
     assert (result.status, result.answer, result.steps) == ("answered", "bottom", 2)
@@ -103,8 +91,8 @@ def test_429_with_retry_after_then_ok_continues(run_agent, store):
 
 
 def test_500s_then_ok_continues(run_agent, store):
-    with ModelServer(scripted([Reply.error(500), Reply.error(502), ok(SCROLL),
-                               Reply.error(503), ok(ANSWER)])) as srv:
+    with ModelServer(scripted([Reply.error(500), Reply.error(502), ok_reply(SCROLL),
+                               Reply.error(503), ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url)
         assert len(srv.requests) == 5
     assert (result.status, result.steps) == ("answered", 2)
@@ -116,7 +104,7 @@ def test_500s_then_ok_continues(run_agent, store):
 def test_timeout_then_ok_continues(run_agent, store):
     # ModelConfig.timeout is per request; the first reply comes long after it.
     with ModelServer(scripted([Reply(text=SCROLL, delay=8, prompt_tokens=PROMPT, completion_tokens=COMPLETION),
-                               ok(SCROLL), ok(ANSWER)])) as srv:
+                               ok_reply(SCROLL), ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url, timeout=1.5)
     assert (result.status, result.steps) == ("answered", 2)
     assert retry_notes(events) and "(timeout)" in retry_notes(events)[0]
@@ -125,7 +113,7 @@ def test_timeout_then_ok_continues(run_agent, store):
 
 
 def test_truncated_json_then_ok_continues(run_agent, store):
-    with ModelServer(scripted([Reply(body=TRUNCATED), ok(ANSWER)])) as srv:
+    with ModelServer(scripted([Reply(body=TRUNCATED), ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url)
     assert (result.status, result.answer, result.steps) == ("answered", "bottom", 1)
     assert "(invalid-json)" in retry_notes(events)[0]
@@ -198,8 +186,8 @@ def test_cli_run_with_a_persistent_500_fails_with_the_servers_words(site, tmp_pa
 def test_reply_without_an_action_is_fed_back_as_a_format_error_and_costs_a_step(run_agent, store):
     replies = ["I think I should scroll down to see more.",  # no Action at all
                "Thought: scrolling.\nAction: Scrol [WINDOW]; down",  # an Action Cockpit cannot parse
-               ok(ANSWER)]
-    with ModelServer(scripted([ok(r) if isinstance(r, str) else r for r in replies])) as srv:
+               ok_reply(ANSWER)]
+    with ModelServer(scripted([ok_reply(r) if isinstance(r, str) else r for r in replies])) as srv:
         result, events = run_agent(srv.base_url, max_steps=3)
         sent = srv.requests
     assert (result.status, result.steps) == ("answered", 3)  # the budget of 3 was all spent
@@ -215,7 +203,7 @@ def test_reply_without_an_action_is_fed_back_as_a_format_error_and_costs_a_step(
 
 
 def test_no_action_replies_use_up_the_budget(run_agent, store):
-    with ModelServer(scripted([ok("Sure! Let me look at the page.")], repeat_last=True)) as srv:
+    with ModelServer(scripted([ok_reply("Sure! Let me look at the page.")], repeat_last=True)) as srv:
         result, _ = run_agent(srv.base_url, max_steps=2)
         assert len(srv.requests) == 2
     assert (result.status, result.steps) == ("max_steps", 2)
@@ -226,7 +214,7 @@ def test_no_action_replies_use_up_the_budget(run_agent, store):
                                    Reply(text=None, prompt_tokens=PROMPT, completion_tokens=0)],
                          ids=["empty-string", "null-content"])
 def test_empty_reply_is_a_format_error_not_a_retry_and_its_tokens_count(run_agent, store, empty):
-    with ModelServer(scripted([empty, ok(ANSWER)])) as srv:
+    with ModelServer(scripted([empty, ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url)
         sent = srv.requests
     assert len(sent) == 2  # not asked again in the same step: the empty reply cost a step
@@ -243,7 +231,7 @@ def test_a_200_kb_reply_is_stored_whole_and_the_run_goes_on(run_agent, store):
     thought = "".join(f"Line {i}: the page shows a library with a link and a button. " for i in range(3400))
     huge = f"Thought: {thought}\nAction: Scroll [WINDOW]; down"
     assert len(huge) > 200_000
-    with ModelServer(scripted([ok(huge), ok(ANSWER)])) as srv:
+    with ModelServer(scripted([ok_reply(huge), ok_reply(ANSWER)])) as srv:
         result, events = run_agent(srv.base_url)
         second = srv.requests[1]["messages"]
     assert (result.status, result.steps) == ("answered", 2)

@@ -9,22 +9,21 @@ from __future__ import annotations
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.agent.start import RunContext
 from cockpit.core.replay.resume import plan, resume
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
-from tests.faults.hostile_site import recording_pages as pages  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.fault("kill")
 RESUMED = "has been resumed"
 
 
-def test_a_resumed_run_keeps_its_allowed_domains(browser, pages, tmp_path):
-    port = pages.server_address[1]
+def test_a_resumed_run_keeps_its_allowed_domains(browser, recording_pages, tmp_path):
+    port = recording_pages.server_address[1]
     start = f"http://127.0.0.1:{port}/hostile_links.html"
     away = f"http://localhost:{port}/hostile_away.html"
 
@@ -37,7 +36,7 @@ def test_a_resumed_run_keeps_its_allowed_domains(browser, pages, tmp_path):
         return "Thought: done.\nAction: ANSWER; done"
 
     with ModelServer(model) as srv, Store(tmp_path / "home") as store:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k")
+        client = model_client(srv)
         try:
             first = Agent(browser, client, store, config=AgentConfig(max_steps=5, allowed_domains=["127.0.0.1"])) \
                 .run(Fresh("Find the page", start))
@@ -50,7 +49,7 @@ def test_a_resumed_run_keeps_its_allowed_domains(browser, pages, tmp_path):
     assert result.status == "answered"
     goto = next(s for s in steps if (s["action"] or "").startswith("Goto"))
     assert goto["status"] == "error" and "localhost is not one of the domains" in goto["error"]
-    hosts = {host for host, _ in pages.seen}
+    hosts = {host for host, _ in recording_pages.seen}
     assert f"localhost:{port}" not in hosts, "the resumed run opened a page of a domain the run does not allow"
 
 

@@ -13,12 +13,12 @@ import pytest
 
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
+from tests import PAGES
 from tests.clitools import cockpit, kill_leftovers, text_of
 from tests.faults.test_kill import RESUMED, Model, run_and_kill
 from cockpit.core.store import liveness
 
 pytestmark = pytest.mark.fault("kill")
-PAGES = Path(__file__).resolve().parent.parent / "core" / "pages"
 
 
 def local_site(root: Path) -> Path:

@@ -11,9 +11,10 @@ import pytest
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.agent.start import Fresh
 from tests.faults.test_secrets import PASSWORD, count, db_hits, needles, prompt_text
+from tests.models import model_client
 
 
-def model(body):
+def password_model(body):
     text = prompt_text(body)
     if "Result of your last action" in text:
         return "Thought: signed in.\nAction: ANSWER; signed in"
@@ -24,11 +25,10 @@ def model(body):
 @pytest.mark.fault("secrets")
 def test_a_password_in_the_address_after_a_get_form_is_masked(site, browser, tmp_path, record_property):
     from cockpit.core.agent.loop import Agent, AgentConfig
-    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store
     events = []
-    with ModelServer(model) as srv, Store(tmp_path / "home") as store, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key="k") as client:
+    with ModelServer(password_model) as srv, Store(tmp_path / "home") as store, \
+            model_client(srv) as client:
         result = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2), listener=events.append).run(Fresh(
             "Sign in as alice", site.url("secret_login_get.html")))
         assert result.status == "answered", result

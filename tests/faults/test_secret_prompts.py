@@ -7,12 +7,12 @@ import pytest
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ApprovalRequest, TerminalApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.safety.risk import Risk
 from cockpit.core.store import Store
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.core.agent.start import Fresh
+from tests.models import model_client
 
 SECRET = "Hunter2-S3cret"
 
@@ -37,7 +37,7 @@ def test_the_terminal_prompt_masks_a_typed_password_and_the_real_one_is_typed(br
     out = io.StringIO()
     approver = TerminalApprover(user="ada", stdin=Tty("y\n"), stdout=out)
     with ModelServer(agent) as srv, Store(tmp_path / "home") as store:
-        client = ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0, timeout=20), api_key="k")
+        client = model_client(srv, timeout=20)
         try:
             result = Agent(browser, client, store, config=AgentConfig(approval_policy="every", wait_seconds=0.2),
                            approver=approver).run(Fresh("Log in", site.url("secret_login.html")))

@@ -28,6 +28,7 @@ import pytest
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.agent.start import Fresh
 from tests.faults import file_keyring
+from tests.models import model_client
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "sk-proj-CockpitFAKEkey-7d3f9a2b1c0e4d5f8a6b"
@@ -319,7 +320,6 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
     from cockpit.cli import main as cockpit_main
     from cockpit.core.agent.approval import PolicyApprover
     from cockpit.core.agent.loop import Agent, AgentConfig
-    from cockpit.core.llm.client import ModelClient, ModelConfig
     from cockpit.core.store import Store
     from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 
@@ -332,7 +332,7 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
         events.append(e)
 
     with ModelServer(login_model(), require_key=KEY) as srv, Store(home) as store, \
-            ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0), api_key=KEY) as client:
+            model_client(srv, api_key=KEY) as client:
         # Every action goes through the approval gate, so the decisions table and its events are covered too.
         agent = Agent(browser, client, store, config=AgentConfig(wait_seconds=0.2, approval_policy="every"),
                       approver=PolicyApprover(True), listener=listen)

@@ -20,17 +20,13 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
 from testkit.fakeruns import make_run
 from cockpit.core.store.newrun import NewRun
-from tests.clitools import cockpit
+from tests.clitools import cockpit, no_traceback
 
 pytestmark = pytest.mark.fault("store")
 
 
-def no_traceback(r):
-    assert "Traceback" not in r.stderr + r.stdout, r.stderr
-
-
-def integrity(home) -> str:
-    conn = sqlite3.connect(Path(home) / "cockpit.db")
+def integrity(two_runs_home) -> str:
+    conn = sqlite3.connect(Path(two_runs_home) / "cockpit.db")
     try:
         return conn.execute("PRAGMA integrity_check").fetchone()[0]
     finally:
@@ -91,7 +87,7 @@ class Home(type(Path())):
 
 
 @pytest.fixture
-def home(tmp_path):
+def two_runs_home(tmp_path):
     """A data folder with two recorded runs (2 and 3 steps), closed cleanly."""
     home = Home(tmp_path / "home")
     with Store(home) as store:
@@ -103,86 +99,87 @@ def home(tmp_path):
 
 # ---------------------------------------------------------------- locked by another program
 
-def test_runs_lists_while_another_program_holds_the_database(home):
-    with Store(home) as store:  # a run its process left behind: listing would normally mark it
+def test_runs_lists_while_another_program_holds_the_database(two_runs_home):
+    with Store(two_runs_home) as store:  # a run its process left behind: listing would normally mark it
         dead = store.new_run(NewRun("left behind", "http://x"))
         store.set_run(dead, pid=2 ** 22 + 12345)
-    with locked(home / "cockpit.db"):
-        r = cockpit(home, "runs")
-        shown = cockpit(home, "runs", home.runs[1])
+    with locked(two_runs_home / "cockpit.db"):
+        r = cockpit(two_runs_home, "runs")
+        shown = cockpit(two_runs_home, "runs", two_runs_home.runs[1])
     no_traceback(r)
     assert r.returncode == 0, r.stderr
-    for rid in home.runs + (dead,):
+    for rid in two_runs_home.runs + (dead,):
         assert rid in r.stdout
-    assert "locked by another program" in r.stderr and str(home / "cockpit.db") in r.stderr
+    assert "locked by another program" in r.stderr and str(two_runs_home / "cockpit.db") in r.stderr
     assert shown.returncode == 0 and "answer: two" in shown.stdout
-    again = cockpit(home, "runs")  # once the other program is gone, the housekeeping happens
+    again = cockpit(two_runs_home, "runs")  # once the other program is gone, the housekeeping happens
     assert re.search(rf"{dead}\s.*interrupted", again.stdout) and "locked" not in again.stderr
-    assert integrity(home) == "ok"
+    assert integrity(two_runs_home) == "ok"
 
 
-def test_run_waits_for_a_short_lock_and_records_normally(home, site):
-    with ModelServer(["Thought: done\nAction: ANSWER; 7"]) as srv, locked(home / "cockpit.db", hold=2) as locker:
-        r = cockpit(home, "run", "--task", "t", "--url", site.url("agent_start.html"), "--base-url", srv.base_url,
-                    "--model", "m")
+def test_run_waits_for_a_short_lock_and_records_normally(two_runs_home, site):
+    with ModelServer(["Thought: done\nAction: ANSWER; 7"]) as srv, \
+            locked(two_runs_home / "cockpit.db", hold=2) as locker:
+        r = cockpit(two_runs_home, "run", "--task", "t", "--url", site.url("agent_start.html"),
+                    "--base-url", srv.base_url, "--model", "m")
         assert locker.stdout.readline().strip() == "released"  # it was held while the run started
     no_traceback(r)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "7"
-    with Store(home) as store:
+    with Store(two_runs_home) as store:
         assert [x["status"] for x in store.runs()].count("answered") == 3
-    assert integrity(home) == "ok"
+    assert integrity(two_runs_home) == "ok"
 
 
-def test_run_fails_clearly_when_the_database_stays_locked(home, site):
-    with ModelServer(["Thought: done\nAction: ANSWER; 7"]) as srv, locked(home / "cockpit.db"):
-        r = cockpit(home, "run", "--task", "t", "--url", site.url("agent_start.html"), "--base-url", srv.base_url,
-                    "--model", "m")
+def test_run_fails_clearly_when_the_database_stays_locked(two_runs_home, site):
+    with ModelServer(["Thought: done\nAction: ANSWER; 7"]) as srv, locked(two_runs_home / "cockpit.db"):
+        r = cockpit(two_runs_home, "run", "--task", "t", "--url", site.url("agent_start.html"),
+                    "--base-url", srv.base_url, "--model", "m")
         assert srv.requests == []  # nothing was asked of the model for a run that cannot be recorded
     no_traceback(r)
     assert r.returncode != 0
-    assert f"the run database {home / 'cockpit.db'} is locked by another program" in r.stderr + r.stdout
-    assert integrity(home) == "ok"
-    with Store(home) as store:  # nothing half-recorded; the old runs are intact
-        assert sorted(x["id"] for x in store.runs()) == sorted(home.runs)
-        assert [len(store.steps(rid)) for rid in home.runs] == [2, 3]
+    assert f"the run database {two_runs_home / 'cockpit.db'} is locked by another program" in r.stderr + r.stdout
+    assert integrity(two_runs_home) == "ok"
+    with Store(two_runs_home) as store:  # nothing half-recorded; the old runs are intact
+        assert sorted(x["id"] for x in store.runs()) == sorted(two_runs_home.runs)
+        assert [len(store.steps(rid)) for rid in two_runs_home.runs] == [2, 3]
 
 
 # ---------------------------------------------------------------- a data folder that cannot be written
 
-def test_read_only_data_folder_can_be_listed_and_exported_but_not_run_into(home, tmp_path, site):
-    before = digest(home)
+def test_read_only_data_folder_can_be_listed_and_exported_but_not_run_into(two_runs_home, tmp_path, site):
+    before = digest(two_runs_home)
     out = tmp_path / "out"
-    with read_only(home):
-        listing = cockpit(home, "runs")
-        shown = cockpit(home, "runs", home.runs[0])
-        exported = cockpit(home, "export", "all", "--out", str(out))
+    with read_only(two_runs_home):
+        listing = cockpit(two_runs_home, "runs")
+        shown = cockpit(two_runs_home, "runs", two_runs_home.runs[0])
+        exported = cockpit(two_runs_home, "export", "all", "--out", str(out))
         with ModelServer(["Thought: done\nAction: ANSWER; 7"]) as srv:
-            ran = cockpit(home, "run", "--task", "t", "--url", site.url("agent_start.html"),
+            ran = cockpit(two_runs_home, "run", "--task", "t", "--url", site.url("agent_start.html"),
                           "--base-url", srv.base_url, "--model", "m")
             assert srv.requests == []
     for r in (listing, shown, exported, ran):
         no_traceback(r)
-    assert listing.returncode == 0 and all(rid in listing.stdout for rid in home.runs)
-    assert "cannot be written" in listing.stderr and str(home) in listing.stderr
+    assert listing.returncode == 0 and all(rid in listing.stdout for rid in two_runs_home.runs)
+    assert "cannot be written" in listing.stderr and str(two_runs_home) in listing.stderr
     assert shown.returncode == 0 and "answer: one" in shown.stdout
     assert exported.returncode == 0, exported.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted(f"task{rid}" for rid in home.runs)
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"task{rid}" for rid in two_runs_home.runs)
     assert ran.returncode != 0
-    assert f"cannot write the run database {home / 'cockpit.db'}" in ran.stderr and "read-only" in ran.stderr
-    assert digest(home) == before  # not a byte changed
-    assert integrity(home) == "ok"
+    assert f"cannot write the run database {two_runs_home / 'cockpit.db'}" in ran.stderr and "read-only" in ran.stderr
+    assert digest(two_runs_home) == before  # not a byte changed
+    assert integrity(two_runs_home) == "ok"
 
 
 # ---------------------------------------------------------------- screenshot files gone missing
 
-def test_export_names_a_missing_screenshot_and_still_writes_everything_else(home, tmp_path):
-    a, b = home.runs
-    with Store(home) as store:
+def test_export_names_a_missing_screenshot_and_still_writes_everything_else(two_runs_home, tmp_path):
+    a, b = two_runs_home.runs
+    with Store(two_runs_home) as store:
         gone = store.file(store.step(a, 2)["screenshot"])
     gone.unlink()
     out = tmp_path / "out"
-    r = cockpit(home, "export", "all", "--out", str(out))
+    r = cockpit(two_runs_home, "export", "all", "--out", str(out))
     no_traceback(r)
     assert r.returncode == 0  # everything that is there is written (a gap is legal in WebVoyager's layout)
     assert str(gone) in r.stderr and "missing" in r.stderr and a in r.stderr
@@ -190,33 +187,33 @@ def test_export_names_a_missing_screenshot_and_still_writes_everything_else(home
     assert sorted(p.name for p in (out / f"task{a}").iterdir()) == [  # the gap, and everything else
         "agent.log", "interact_messages.json", "screenshot1.png", "screenshot1_no_box.png", "screenshot2_no_box.png"]
     assert len(list((out / f"task{b}").glob("screenshot?.png"))) == 3
-    html = cockpit(home, "export", a, b, "--format", "html", "--out", str(tmp_path / "html"))
+    html = cockpit(two_runs_home, "export", a, b, "--format", "html", "--out", str(tmp_path / "html"))
     no_traceback(html)
     assert html.returncode == 0 and str(gone) in html.stderr
     assert (tmp_path / "html" / f"{a}.html").stat().st_size > 1000 and (tmp_path / "html" / f"{b}.html").exists()
-    shown = cockpit(home, "runs", a)
+    shown = cockpit(two_runs_home, "runs", a)
     assert shown.returncode == 0 and "answer: one" in shown.stdout
-    assert integrity(home) == "ok"
+    assert integrity(two_runs_home) == "ok"
 
 
-def test_export_names_a_damaged_screenshot(home, tmp_path):
-    a, _ = home.runs
-    with Store(home) as store:
+def test_export_names_a_damaged_screenshot(two_runs_home, tmp_path):
+    a, _ = two_runs_home.runs
+    with Store(two_runs_home) as store:
         bad = store.file(store.step(a, 1)["screenshot"])
     bad.write_bytes(b"this is not an image")
-    r = cockpit(home, "export", a, "--out", str(tmp_path / "out"))
+    r = cockpit(two_runs_home, "export", a, "--out", str(tmp_path / "out"))
     no_traceback(r)
     assert r.returncode == 0 and str(bad) in r.stderr and "damaged" in r.stderr
     assert (tmp_path / "out" / f"task{a}" / "screenshot2.png").exists()
     assert not (tmp_path / "out" / f"task{a}" / "screenshot1.png").exists()
 
 
-def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, home):
+def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, two_runs_home):
     from cockpit.ui.review.panel import ReviewPanel
-    a, b = home.runs
-    with Store(home) as store:
+    a, b = two_runs_home.runs
+    with Store(two_runs_home) as store:
         gone = store.file(store.step(b, 2)["screenshot_clean"])
-        gone.unlink()  # the marked one stands in for it (tests/ui/test_review_fallback.py); with both gone:
+        gone.unlink()  # the marked one stands in for it (tests/ui/review/test_review_fallback.py); with both gone:
         store.file(store.step(b, 2)["screenshot"]).unlink()
         panel = ReviewPanel(store, annotator="ada")
         try:
@@ -239,15 +236,15 @@ def test_review_tab_names_a_missing_screenshot_and_shows_the_rest(qtbot, home):
             panel.close()
             panel.deleteLater()
             qtbot.wait(50)
-    assert integrity(home) == "ok"
+    assert integrity(two_runs_home) == "ok"
 
 
 # ---------------------------------------------------------------- a COMMIT that fails
 
-def test_a_failed_commit_rolls_back_and_the_store_keeps_working(home):
-    a, _ = home.runs
-    with Store(home) as store:
-        with pytest.raises(StoreError, match=str(home / "cockpit.db")):
+def test_a_failed_commit_rolls_back_and_the_store_keeps_working(two_runs_home):
+    a, _ = two_runs_home.runs
+    with Store(two_runs_home) as store:
+        with pytest.raises(StoreError, match=str(two_runs_home / "cockpit.db")):
             with store._tx():  # a constraint checked only at COMMIT: the COMMIT itself fails
                 store.db.execute("PRAGMA defer_foreign_keys = ON")
                 store.db.execute("UPDATE runs SET answer = 'half-written' WHERE id = ?", [a])
@@ -257,6 +254,6 @@ def test_a_failed_commit_rolls_back_and_the_store_keeps_working(home):
         assert store.db.execute("SELECT COUNT(*) FROM steps WHERE run_id = 'no-such-run'").fetchone()[0] == 0
         rid = store.new_run(NewRun("after the failure", "http://x"))  # the connection is still usable
         store.finish_run(rid, "answered", answer="fine")
-    with Store(home) as store:  # and what came after is on disk, seen by a new connection
+    with Store(two_runs_home) as store:  # and what came after is on disk, seen by a new connection
         assert store.run(rid)["answer"] == "fine"
-    assert integrity(home) == "ok"
+    assert integrity(two_runs_home) == "ok"

@@ -19,6 +19,7 @@ from cockpit.core.store import Store
 from cockpit.core.tasks.task import Task
 from testkit import grid as gridmod
 from tests.clitools import cockpit
+from tests.models import model_client
 
 pytestmark = pytest.mark.skipif(bool(gridmod.missing()), reason=f"no Selenium Grid here: {gridmod.missing()}")
 
@@ -176,15 +177,13 @@ def test_a_pixel_model_clicks_at_its_point_through_the_grid(grid, site, tmp_path
     from cockpit.core.agent.loop import Agent
     from cockpit.core.agent.start import Fresh
     from cockpit.core.browser.session import BrowserSession
-    from cockpit.core.llm.client import ModelClient
     from testkit.pixelmodel import Move, PixelModel
     with BrowserSession(BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"])) as b, \
             Store(tmp_path / "home") as store:
         model = PixelModel(b, [Move("click", "#press"), Move("click", "#order"), Move("answer", text="x")],
                            "qwen", "qwen")
         approver = ScriptedApprover([Decision(False, "human:ada", "no")])
-        with ModelServer(model) as srv, ModelClient(ModelConfig(base_url=srv.base_url, model="m", max_retries=0,
-                                                                dialect="qwen", coords="qwen"), api_key="k") as c:
+        with ModelServer(model) as srv, model_client(srv, dialect="qwen", coords="qwen") as c:
             result = Agent(b, c, store, approver=approver, config=AgentConfig(max_steps=4)).run(
                 Fresh("t", site.url("pixel_shop.html")))
         steps = store.steps(result.run_id)

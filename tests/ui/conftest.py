@@ -1,11 +1,11 @@
-"""The real window for UI tests: offscreen, a fresh data dir, annotator "ada"; and a qasync loop on Qt's."""
-import asyncio
+"""The real window for UI tests: offscreen, a fresh data dir, annotator "ada"."""
 import gc
 
 import pytest
-import qasync
 import shiboken6
+from PySide6.QtCore import QSize
 
+from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.settings import Settings
 from cockpit.ui.main_window import MainWindow
@@ -17,6 +17,13 @@ def collect_on_the_gui_thread():
     to run in some later test's browser or model thread (a Qt object destroyed there can crash)."""
     yield
     gc.collect()
+
+
+@pytest.fixture
+def isolated(tmp_path, monkeypatch):
+    """A fresh COCKPIT_HOME and no OPENAI_API_KEY in the environment."""
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv(apikeys.ENV_VAR, raising=False)
 
 
 @pytest.fixture
@@ -43,14 +50,25 @@ def window(window_factory):
 
 
 @pytest.fixture
-def loop(qapp):
-    """An asyncio loop on Qt's event loop (the judge runs on it), closed after the test."""
-    lp = qasync.QEventLoop(qapp, already_running=False)
-    asyncio.set_event_loop(lp)
-    yield lp
-    lp.run_until_complete(lp.shutdown_default_executor())
-    lp.close()
-    asyncio.set_event_loop(None)
+def demo_window(window_factory):
+    """A window whose runs use the offline demo policy and the bundled Demo Shop."""
+    return window_factory(demo=True)
+
+
+@pytest.fixture
+def small_window(window_factory):
+    """The demo window at 1024x700 (a small screen)."""
+    w = window_factory(demo=True)
+    w.resize(QSize(1024, 700))
+    return w
+
+
+@pytest.fixture
+def wide_window(window_factory):
+    """The demo window at 1280x800."""
+    w = window_factory(demo=True)
+    w.resize(QSize(1280, 800))
+    return w
 
 
 @pytest.fixture
@@ -70,9 +88,9 @@ def make_dialog(qtbot):
 
 @pytest.fixture
 def view(qtbot):
-    """A shown ScreenshotView (800x600) on tests.ui.screenshot_support's screenshot and MARKS."""
+    """A shown ScreenshotView (800x600) on tests.ui.screenshot.screenshot_support's screenshot and MARKS."""
     from cockpit.ui.screenshot.view import ScreenshotView
-    from tests.ui.screenshot_support import MARKS, make_png
+    from tests.ui.screenshot.screenshot_support import MARKS, make_png
     v = ScreenshotView()
     qtbot.addWidget(v)
     v.resize(800, 600)

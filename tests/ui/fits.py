@@ -2,7 +2,7 @@
 
 `fit_violations(top, screen)` lists the window grown (or wanting to grow) past the screen, a shown widget outside
 the window, and text cut without "…" and the full text in a tooltip, naming the Cockpit class to fix. Used by
-tests/ui/test_window_fits.py (every state of the window) and tests/ui/test_reports.py.
+tests/ui/test_window_fits.py (every state of the window) and tests/ui/reports/test_reports_panel.py.
 """
 from __future__ import annotations
 

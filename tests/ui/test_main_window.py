@@ -1,46 +1,16 @@
 """The cockpit window driving real runs (offscreen Qt, real Chromium, real store)."""
 import time
 
-import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
 from cockpit.core.store import corrections
+from tests.ui.windowtools import LONG, click_mark, records, wait_idle, wait_paused_after
 
-LONG = 90_000
-
-
-@pytest.fixture
-def window(window_factory):
-    return window_factory(demo=True)
-
-
-def records(w):
-    with Store(w.store_root) as s:
-        return s.run(w.runs.run_id), s.steps(w.runs.run_id), s.decisions(w.runs.run_id)
-
-
-def wait_idle(qtbot, w, timeout=LONG):
-    qtbot.waitUntil(lambda: not w.runs.running, timeout=timeout)
-
-
-def wait_paused_after(qtbot, w, n):
-    """The run is paused at a step boundary after step n finished."""
-    qtbot.waitUntil(lambda: bool(n in w.live.log_panel.items and w.live.log_panel.items[n].text(4))
-                    and w.bridge.state == "paused", timeout=LONG)
-
-
-def click_mark(qtbot, w, mark_id):
-    m = next(m for m in w.live.view.marks() if m.id == mark_id)
-    x, y, bw, bh = m.bbox
-    pos = w.live.view.mapFromScene(x + bw / 2, y + bh / 2)
-    qtbot.mouseClick(w.live.view.viewport(), Qt.LeftButton, pos=QPoint(pos.x(), pos.y()))
-
-
-def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, window):
-    w = window
+def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, demo_window):
+    w = demo_window
     assert w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     assert "Place order" in w.live.approval.title.text() and "irreversible" in w.live.approval.title.text()
@@ -57,8 +27,8 @@ def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, window):
     assert "finished: answered" in w.live.banner.fullText()
 
 
-def test_reject_with_a_message_is_told_to_the_agent(qtbot, window):
-    w = window
+def test_reject_with_a_message_is_told_to_the_agent(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.approval.message.setText("not with my card")
@@ -70,8 +40,8 @@ def test_reject_with_a_message_is_told_to_the_agent(qtbot, window):
     assert not steps[9]["url_after"]
 
 
-def test_retarget_by_clicking_a_box_records_the_correction(qtbot, window):
-    w = window
+def test_retarget_by_clicking_a_box_records_the_correction(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     cart = next(m for m in w.live.view.marks() if m.text.startswith("Cart"))
@@ -87,8 +57,8 @@ def test_retarget_by_clicking_a_box_records_the_correction(qtbot, window):
     assert steps[9]["action"] == f"Click [{cart.id}]" and steps[9]["url_after"].endswith("cart.html")
 
 
-def test_step_mode_pause_and_stop(qtbot, window):
-    w = window
+def test_step_mode_pause_and_stop(qtbot, demo_window):
+    w = demo_window
     w.step_clicked()  # start paused and run exactly one step
     wait_paused_after(qtbot, w, 1)
     time.sleep(0.5)
@@ -104,8 +74,8 @@ def test_step_mode_pause_and_stop(qtbot, window):
     assert w.toolbar.act_run.text() == "Run" and w.toolbar.act_run.isEnabled()
 
 
-def test_stop_during_a_slow_model_reply(qtbot, window, site):
-    w = window
+def test_stop_during_a_slow_model_reply(qtbot, demo_window, site):
+    w = demo_window
     with ModelServer(lambda b: Reply(text="Thought: x\nAction: Wait", delay=30)) as srv:
         w.toolbar.demo_box.setChecked(False)
         w.settings.model = ModelConfig(base_url=srv.base_url, model="slow", max_retries=0, timeout=60)
@@ -122,8 +92,8 @@ def test_stop_during_a_slow_model_reply(qtbot, window, site):
     assert run["status"] == "stopped" and steps[0]["status"] == "stopped"
 
 
-def test_model_errors_show_in_the_window_and_a_new_run_starts(qtbot, window, site):
-    w = window
+def test_model_errors_show_in_the_window_and_a_new_run_starts(qtbot, demo_window, site):
+    w = demo_window
     w.toolbar.demo_box.setChecked(False)
     w.settings.model = ModelConfig(base_url="http://127.0.0.1:9/v1", model="nobody", max_retries=0, timeout=5)
     w.live.task_bar.set_task("Anything", site.url("agent_start.html"))
@@ -139,8 +109,8 @@ def test_model_errors_show_in_the_window_and_a_new_run_starts(qtbot, window, sit
     assert "$22.50" in records(w)[0]["answer"]
 
 
-def test_take_over_and_hand_back(qtbot, window):
-    w = window
+def test_take_over_and_hand_back(qtbot, demo_window):
+    w = demo_window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
     w.toolbar.act_take.trigger()
@@ -166,8 +136,8 @@ def test_take_over_and_hand_back(qtbot, window):
     assert agent_after and "I opened a product for you" in str(agent_after[0]["request"])
 
 
-def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch):
-    w = window
+def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, demo_window, monkeypatch):
+    w = demo_window
     w.step_clicked()
     wait_paused_after(qtbot, w, 1)
     # paused: the pane shows the page as step 1's action left it, which step 2 will see
@@ -191,8 +161,8 @@ def test_add_a_missing_mark_and_reject_a_spurious_one(qtbot, window, monkeypatch
     wait_idle(qtbot, w)
 
 
-def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
-    w = window
+def test_selecting_a_step_shows_what_the_model_saw(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.log_panel.select_step(2)
@@ -208,8 +178,8 @@ def test_selecting_a_step_shows_what_the_model_saw(qtbot, window):
     wait_idle(qtbot, w)
 
 
-def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
-    w = window
+def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, demo_window):
+    w = demo_window
     w.live.log_tabs.setCurrentWidget(w.live.bp_panel)
     w.live.bp_panel.kind.setCurrentText("text")
     w.live.bp_panel.value.setText("add to cart")
@@ -235,8 +205,8 @@ def test_a_breakpoint_set_in_the_window_pauses_the_demo(qtbot, window):
     assert any(any(f.startswith("breakpoint: text") for f in fl) for fl in flags)
 
 
-def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, window):
-    w = window
+def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, demo_window):
+    w = demo_window
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     w.live.approval.reject_btn.click()

@@ -6,7 +6,8 @@ from PySide6.QtCore import QPoint, Qt
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from testkit.pixelmodel import Move, PixelModel
-from tests.ui.test_small_screen import LONG, SMALL, assert_fits
+from tests.ui.test_small_screen import SMALL, assert_fits
+from tests.ui.windowtools import LONG
 
 
 def test_a_pixel_gate_and_take_over_at_a_point_with_long_texts_fit_1024x700(qtbot, window_factory, browser, site):

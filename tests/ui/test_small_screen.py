@@ -6,20 +6,12 @@ the window did not grow past the screen, no shown widget lies outside it or is c
 shown button has its text cut, and every toolbar action can be reached from the menu bar with the same shortcut.
 The first window opens at a small screen's size, and a remembered size only when it fits.
 """
-import pytest
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
 from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QMenu, QToolBar,
                                QToolButton, QWidget)
+from tests.ui.windowtools import LONG
 
-LONG = 90_000
 SMALL = QSize(1024, 700)
-
-
-@pytest.fixture
-def window(window_factory):
-    w = window_factory(demo=True)
-    w.resize(SMALL)
-    return w
 
 
 def _scrolled(widget: QWidget, top: QWidget) -> bool:
@@ -66,8 +58,8 @@ def assert_fits(w, state: str) -> None:
     assert not found, f"{state}: " + "; ".join(found[:8])
 
 
-def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
-    w = window
+def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, small_window):
+    w = small_window
     assert_fits(w, "idle")
     w.start_run()
     qtbot.waitUntil(lambda: w.runs.latest_step >= 2 and w.runs.running, timeout=LONG)
@@ -103,8 +95,8 @@ def test_idle_running_approval_review_and_reports_fit_1024x700(qtbot, window):
     assert_fits(w, "Reports")
 
 
-def test_take_over_fits_1024x700(qtbot, window):
-    w = window
+def test_take_over_fits_1024x700(qtbot, small_window):
+    w = small_window
     w.step_clicked()
     qtbot.waitUntil(lambda: bool(1 in w.live.log_panel.items and w.live.log_panel.items[1].text(4))
                     and w.bridge.state == "paused", timeout=LONG)
@@ -116,8 +108,8 @@ def test_take_over_fits_1024x700(qtbot, window):
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
 
 
-def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(window):
-    w = window
+def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(small_window):
+    w = small_window
     in_menus, by_text = {}, {}
     for menu in w.menuBar().findChildren(QMenu):
         for a in menu.actions():

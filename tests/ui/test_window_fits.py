@@ -23,7 +23,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
-from tests.core.lookahead_helpers import mark_in, observation
+from tests.lookahead_helpers import mark_in, observation
 from tests.ui.fits import SCREEN, fit_violations
 
 LONG = 120_000
@@ -47,7 +47,7 @@ PAGE = f"""<!doctype html><html><head><title>Account settings</title></head><bod
 
 
 # ---------- driving the window as a person does ----------
-def _action(w, text: str) -> QAction:
+def _menu_action(w, text: str) -> QAction:
     for a in w.findChildren(QAction):
         if a.text().replace("&", "") == text:
             return a
@@ -167,7 +167,7 @@ def _settings_dialog(qtbot, w, states: States) -> None:
             states.check("Model settings dialog", dlg)
             dlg.reject()
     QTimer.singleShot(500, look)
-    _action(w, "Model…").trigger()
+    _menu_action(w, "Model…").trigger()
     assert opened, "the Model settings dialog did not open"
 
 
@@ -219,7 +219,7 @@ def _drive(qtbot, w, url: str, states: States) -> None:
     # the model's run: the gate with a 2,000-character thought and long evidence, Edit action…, take-over
     _field(w, "Task").setText(TASK)
     _field(w, "Start URL").setText(url)
-    _action(w, "every").trigger()  # Run ▸ Ask before ▸ every: the gate asks before each action
+    _menu_action(w, "every").trigger()  # Run ▸ Ask before ▸ every: the gate asks before each action
     _shortcut(qtbot, w, "F5")
     _wait(qtbot, w, lambda: _has_button(w, "Approve"), "the approval gate")
     qtbot.wait(300)

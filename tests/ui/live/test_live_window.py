@@ -1,0 +1,166 @@
+"""The Live tab as a person sees it (#30): the status bar's news, the row count during a take-over, the row
+waiting for approval, the approval panel's edit and its way back, and how a refusal on the last step reads.
+
+Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the issue saw the faults.
+"""
+import pytest
+
+from tests.ui.windowtools import LONG, records, wait_idle, wait_paused_after
+
+
+@pytest.fixture
+def w(window_factory):
+    win = window_factory(demo=True)
+    win.resize(1024, 700)
+    return win
+
+
+def _apart(a, b) -> bool:
+    """Widgets `a` and `b` do not overlap on screen."""
+    ra = a.rect().translated(a.mapTo(a.window(), a.rect().topLeft()))
+    rb = b.rect().translated(b.mapTo(b.window(), b.rect().topLeft()))
+    return not ra.intersects(rb)
+
+
+def test_news_belongs_to_its_run_and_never_overlaps_the_state(qtbot, w):
+    task, url, _ = w.live.task_bar.task()
+    w.live.task_bar.set_task("", url)
+    assert not w.start_run()
+    assert w.status.current() == "Enter a task first."
+    w.live.task_bar.set_task(task, url)
+    w.toolbar.policy.setCurrentText("never")
+    assert w.start_run()
+    assert w.status.current() == ""  # the refusal to start is not news about this run
+    wait_idle(qtbot, w)
+    assert w.status.current().startswith("Run finished (answered)")
+    msg = w.status.message
+    # a long answer is cut with "…" in the status bar, whole in its tooltip, and stays left of the state
+    assert msg.isVisible() and _apart(msg, w.status.state) and _apart(msg, w.status.steps)
+    if msg.text() != msg.fullText():
+        assert msg.text().endswith("…") and msg.fullText() in msg.toolTip()
+    assert w.width() <= 1024
+    w.step_clicked()  # a new run: the last run's ending is not shown during it
+    assert "Run finished" not in w.status.current()
+    wait_paused_after(qtbot, w, 1)
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+
+
+def test_the_row_count_follows_a_take_over(qtbot, w):
+    w.step_clicked()
+    wait_paused_after(qtbot, w, 1)
+    assert w.status.steps.text().startswith("row 1 ·")
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
+    for n in (2, 3):
+        w.live.takeover.down_btn.click()
+        qtbot.waitUntil(lambda: len([s for s in records(w)[1] if s["actor"] == "human"]) == n - 1, timeout=LONG)
+        qtbot.waitUntil(lambda: w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+        assert w.live.log_panel.items[n].text(0) == f"{n} (you)"
+        qtbot.waitUntil(lambda: w.status.steps.text().startswith(f"row {n} ·"), timeout=10_000)
+    assert "agent step 1/" in w.status.steps.text()  # human rows use none of the agent's budget
+    w.bridge.stop()
+    wait_idle(qtbot, w)
+
+
+def test_the_row_asked_about_is_in_view_and_the_pane_can_go_back_to_it(qtbot, w):
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    log = w.live.log_panel
+    step = w.live.approval.request.step
+    qtbot.wait(200)  # the room keeper has given the approval panel its height
+    row = log.visualItemRect(log.items[step])
+    assert log.viewport().rect().contains(row.center()), (row, log.viewport().rect())
+    target = w.live.approval.request.mark.id
+    assert w.live.view.highlighted() == target
+    # looking at an earlier step takes the pane away from the red box: a button brings it back
+    assert not w.live.approval.back_btn.isVisible()
+    log.select_step(2)
+    assert w.live.shown_step == 2 and w.live.approval.back_btn.isVisible()
+    assert w.live.banner.fullText().startswith("step 2 (agent)")
+    w.live.approval.back_btn.click()
+    assert w.live.shown_step is None and w.live.view.highlighted() == target
+    assert w.live.banner.fullText().startswith(f"step {step}: what the model sees")  # its caption back too
+    assert not w.live.approval.back_btn.isVisible() and log.current_step() == step
+    # editing says what Approve will run, and that a box can be clicked instead
+    w.live.approval.edit_btn.click()
+    assert w.live.approval.edit.isVisible() and w.live.approval.edit_hint.isVisible()
+    assert "Approve runs the action as written here" in w.live.approval.edit_hint.text()
+    assert "Click a box on the screenshot" in w.live.approval.edit_hint.text()
+    w.live.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+
+
+def test_a_refusal_on_the_last_allowed_step_reads_as_stopped_at_the_gate(qtbot, w):
+    w.toolbar.max_steps.setValue(10)  # the demo asks at its 10th step
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    assert "agent step 10/10" in w.live.approval.title.text()
+    w.live.approval.reject_btn.click()
+    wait_idle(qtbot, w)
+    assert records(w)[0]["status"] == "refused"
+    assert "finished: refused (stopped at the gate)" in w.live.banner.fullText()
+    assert "max_steps" not in w.live.banner.fullText() + w.status.current()
+
+
+def test_a_long_unbroken_address_at_the_gate_wraps_and_never_widens_the_window(qtbot, w):
+    """An action to a 200-character address (no spaces) and an evidence line quoting it: wrapped in the panel."""
+    from PySide6.QtWidgets import QApplication
+
+    from cockpit.core.actions.grammar import parse_action
+    from cockpit.core.agent.approval import ApprovalRequest
+    from cockpit.core.safety.risk import Risk
+    url = "https://shop.example/account/close?" + "&".join(f"confirm{i}=yes" for i in range(16))
+    assert len(url) >= 200 and " " not in url
+    req = ApprovalRequest("r1", 3, parse_action(f"Goto {url}"), None,
+                          Risk("irreversible", (f"the address {url} closes the account",)), "every",
+                          thought="Go. " + url)
+    before = w.live.approval.minimumSizeHint().width()
+    w.live.approval.show_request(req, "row 3 · agent step 3/15")
+    w.live.approval.edit_btn.click()
+    w.live.approval.edit.setText("Click [x" + url)  # does not parse: the error quotes it
+    w.live.approval.approve_btn.click()
+    for _ in range(3):
+        QApplication.processEvents()
+    assert w.live.approval.error.isVisible()
+    assert w.width() <= 1024 and w.live.approval.minimumSizeHint().width() <= max(before, 300)
+    title = w.live.approval.title
+    assert title.height() > 2 * title.fontMetrics().height()  # the address wrapped onto lines of its own
+    assert title.geometry().right() <= w.live.approval.width()
+
+
+def test_corrections_without_a_step_hint_in_the_status_bar_not_the_red_banner(qtbot, w):
+    from PySide6.QtCore import Qt
+    w.live.view.setFocus()
+    qtbot.keyClick(w.live.view, Qt.Key_M)  # Add mark, before any run
+    assert not w.toolbar.act_add.isChecked() and not w.live.view.add_mode()
+    assert not w.live.error_banner.isVisible()
+    assert w.status.current().startswith("Start a run, or pick a step in the log")
+
+
+def _seen(button) -> bool:
+    """The whole button is on screen, not scrolled or clipped away."""
+    r = button.visibleRegion()
+    return button.isVisible() and not r.isEmpty() and r.boundingRect().height() >= button.height() - 2
+
+
+def test_taking_over_at_the_gate_keeps_both_in_view_without_growing_the_window(qtbot, w):
+    from PySide6.QtWidgets import QApplication
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    qtbot.wait(200)
+    a = w.live.approval
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and a.why.isVisible()
+    w.toolbar.act_take.trigger()
+    qtbot.waitUntil(lambda: w.live.takeover.isVisible(), timeout=LONG)
+    for _ in range(3):
+        QApplication.processEvents()
+    qtbot.wait(200)
+    assert w.height() <= 700 and w.width() <= 1024, (w.width(), w.height())
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and _seen(w.live.takeover.hand_btn)
+    assert not a.why.isVisible() and not w.live.details.isVisible()  # they give their room to the take-over
+    w.toolbar.act_hand.trigger()
+    qtbot.waitUntil(lambda: not w.live.takeover.isVisible(), timeout=LONG)
+    assert a.isVisible() and a.why.isVisible() and w.live.details.isVisible()  # the question, whole again
+    a.reject_btn.click()
+    wait_idle(qtbot, w)
