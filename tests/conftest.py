@@ -21,8 +21,8 @@ from tests.faults.hostile_site import recording_server  # noqa: E402
 from tests.keyrings import MemoryKeyring  # noqa: E402
 from tests.lookahead_helpers import RecordingSite  # noqa: E402
 from tests.models import model_client  # noqa: E402
-from tests.webvoyager_runs import webvoyager_results  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
+from tests.webvoyager_runs import webvoyager_results  # noqa: E402
 
 PDF_PHRASE = "Quarterly revenue grew by 42 percent"
 
@@ -48,6 +48,7 @@ def chromedriver_url():
     """A chromedriver of this machine on a free 127.0.0.1 port, as a remote WebDriver endpoint."""
     import subprocess
     import time
+
     from cockpit.core.browser.locate import find_chromedriver
     port = free_port()
     proc = subprocess.Popen([find_chromedriver(), f"--port={port}"], stdout=subprocess.DEVNULL,

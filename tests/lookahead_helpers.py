@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import re
 
-
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.localserver import LocalSite, _Handler
 from cockpit.core.lookahead.worldmodel import WorldModelConfig

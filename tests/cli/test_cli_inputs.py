@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from cockpit.core.localserver import LocalSite
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
 from cockpit.core.tasks.taskfile import load_tasks
 from tests.clitools import cockpit, free_port, no_traceback
 

@@ -1,8 +1,8 @@
 """The `cockpit observe` command as a user runs it."""
 import json
+
 from tests import PAGES
 from tests.clitools import cockpit
-
 
 
 def test_observe_json_and_files(site, tmp_path):

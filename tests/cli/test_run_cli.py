@@ -11,10 +11,10 @@ import time
 import pytest
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
-from cockpit.core.store import Store
-from tests.clitools import cockpit, processes_mentioning as _processes_mentioning
+from cockpit.core.store import Store, liveness
+from tests.clitools import cockpit
+from tests.clitools import processes_mentioning as _processes_mentioning
 from tests.models import answer_with_title
-from cockpit.core.store import liveness
 
 
 def open_details_then_answer(answer, thought="go"):
@@ -261,8 +261,8 @@ def test_an_answer_written_loosely_is_exported_so_webvoyager_s_judge_finds_it(si
 
 def test_a_store_error_in_one_task_does_not_fail_the_rest_of_the_batch(site, tmp_path, monkeypatch):
     from cockpit.core.agent.approval import PolicyApprover
-    from cockpit.core.agent.loop import AgentConfig
     from cockpit.core.agent.batch import Batch
+    from cockpit.core.agent.loop import AgentConfig
     from cockpit.core.browser.session import BrowserConfig
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.store.db import StoreError

@@ -21,14 +21,15 @@ import pytest
 from PIL import Image
 
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from testkit import pagegen
-from cockpit.core.agent.start import Fresh
+from tests.clitools import cockpit as _cockpit
+from tests.clitools import no_traceback
 from tests.images import png
-from tests.webvoyager_runs import webvoyager_messages, wv_folder
-from tests.clitools import cockpit as _cockpit, no_traceback
 from tests.models import answer_with_title, model_client
+from tests.webvoyager_runs import webvoyager_messages, wv_folder
 
 cockpit = functools.partial(_cockpit, timeout=300)  # big inputs: more time
 
@@ -155,7 +156,7 @@ def test_100_mb_json_array_is_refused_with_its_size(tmp_path, record_property):
     record = json.dumps({"task_id": 0, "intent": "x" * 900, "start_url": "https://example.com/"})
     with open(big, "w") as f:
         f.write("[\n")
-        for i in range(110_000):
+        for _ in range(110_000):
             f.write(record + ",\n")
         f.write(record + "\n]\n")
     record_property("inputs_tried", 1)

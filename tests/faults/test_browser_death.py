@@ -14,11 +14,11 @@ import pytest
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.models import model_client
 
 pytestmark = pytest.mark.fault("browser")

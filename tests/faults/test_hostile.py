@@ -27,9 +27,7 @@ import threading
 
 import pytest
 
-from cockpit.core.safety import navguard
 from cockpit.core.actions import parse_action
-from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.approval import (
     POLICIES,
     ApprovalRequest,
@@ -38,18 +36,19 @@ from cockpit.core.agent.approval import (
     approver_for,
     needs_approval,
 )
+from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.errors import ActionError
-from cockpit.core.page.marks import Mark
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.page.marks import Mark
 from cockpit.core.page.observation import observe
+from cockpit.core.safety import navguard
 from cockpit.core.safety.risk import classify
 from cockpit.core.store import Store
 from cockpit.core.tasks.taskfile import load_tasks
-from cockpit.core.agent.start import Fresh
-
-from tests.faults.hostile_site import PAGES, obedient_model
 from tests.clitools import cockpit
+from tests.faults.hostile_site import PAGES, obedient_model
 from tests.models import model_client
 
 pytestmark = pytest.mark.fault("hostile")

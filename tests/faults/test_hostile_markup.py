@@ -9,11 +9,11 @@ import pytest
 
 from cockpit.core.agent.approval import ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.page.marks import Mark
-from cockpit.core.agent.start import Fresh
-from tests.faults.test_hostile import obedient_agent
 from tests.clitools import cockpit
+from tests.faults.test_hostile import obedient_agent
 from tests.models import mark_for
 
 pytestmark = pytest.mark.fault("hostile")
@@ -97,8 +97,9 @@ def _texts(widget):
 
 def _assert_inert(pairs, must_show=()):
     """Nothing rendered as markup came from the data; the data's markup is shown as characters."""
-    from cockpit.ui.plaintext import shown_text
     from PySide6.QtGui import Qt  # QtGui's Qt namespace has mightBeRichText
+
+    from cockpit.ui.plaintext import shown_text
     seen = []
     for text, fmt in pairs:
         if not text:
@@ -116,11 +117,12 @@ def _assert_inert(pairs, must_show=()):
 def test_markup_from_pages_and_models_is_shown_as_text_in_the_window(qtbot, hostile_run, store, hsite):
     from PySide6.QtCore import QPoint, Qt
     from PySide6.QtWidgets import QToolTip
+
     from cockpit.ui.live.approval_panel import ApprovalPanel
-    from cockpit.ui.review.panel import ReviewPanel
-    from cockpit.ui.screenshot.view import ScreenshotView
     from cockpit.ui.live.step_log import StepDetails, StepLogPanel
     from cockpit.ui.live.takeover_panel import TakeOverPanel
+    from cockpit.ui.review.panel import ReviewPanel
+    from cockpit.ui.screenshot.view import ScreenshotView
     run_id, events, requests = hostile_run
     assert hsite.hits("/api/xss") == []
     steps = store.steps(run_id)

@@ -15,9 +15,9 @@ import threading
 
 import pytest
 
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
 from tests.models import model_client
 
@@ -211,9 +211,9 @@ def test_a_failed_run_resumed_by_replaying_its_steps(browser, site, tmp_path):
     """The model server failing at step 3 fails the run; resuming it with replay=True in a new browser
     replays steps 1-2 (the page is where it was), and retries step 3's question as step 4."""
     from cockpit.core.agent.loop import Agent, AgentConfig
+    from cockpit.core.agent.start import RunContext
     from cockpit.core.browser.session import BrowserSession
     from cockpit.core.errors import CockpitError
-    from cockpit.core.agent.start import RunContext
     from cockpit.core.replay.resume import close, resume
     model = Model(stuck_reply=Reply(status=500, error_message="the model is down"))
     with ModelServer(model) as srv, Store(tmp_path / "home") as store:

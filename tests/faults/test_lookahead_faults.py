@@ -9,9 +9,9 @@ import pytest
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.lookahead.planning import PlanningConfig
-from cockpit.core.agent.start import Fresh
 from tests.lookahead_helpers import calls, candidates, kind, mark_in, observation, page_title, user_text, world
 
 PASSWORD = "S3cr3t-Pa55"

@@ -18,12 +18,12 @@ import sys
 
 import pytest
 
-from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
+from cockpit.core.llm import prompt
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.clitools import free_port
 from tests.models import model_client
 

@@ -5,18 +5,15 @@ the limits come from the run's record; a resume must not let the agent go where 
 """
 from __future__ import annotations
 
-
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.llm.modelserver import ModelServer, Reply
-from cockpit.core.agent.start import RunContext
 from cockpit.core.replay.resume import plan, resume
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.agent.start import Fresh
 from tests.models import model_client
-
 
 pytestmark = pytest.mark.fault("kill")
 RESUMED = "has been resumed"

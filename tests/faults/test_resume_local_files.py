@@ -12,11 +12,10 @@ from pathlib import Path
 import pytest
 
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.store import Store
+from cockpit.core.store import Store, liveness
 from tests import PAGES
 from tests.clitools import cockpit, kill_leftovers, text_of
 from tests.faults.test_kill import RESUMED, Model, run_and_kill
-from cockpit.core.store import liveness
 
 pytestmark = pytest.mark.fault("kill")
 

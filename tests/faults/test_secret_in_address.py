@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer
 from tests.faults.test_secrets import PASSWORD, count, db_hits, needles, prompt_text
 from tests.models import model_client
 

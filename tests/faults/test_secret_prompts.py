@@ -7,11 +7,11 @@ import pytest
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ApprovalRequest, TerminalApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.safety.risk import Risk
 from cockpit.core.store import Store
 from cockpit.ui.live.approval_panel import ApprovalPanel
-from cockpit.core.agent.start import Fresh
 from tests.models import model_client
 
 SECRET = "Hunter2-S3cret"
@@ -72,8 +72,8 @@ def test_the_approval_panel_shows_the_masked_action_and_an_unchanged_edit_runs_t
 
 @pytest.mark.fault("secrets")
 def test_card_fields_named_only_by_their_label_are_secret(page, record_property):
-    from cockpit.core.safety import redaction
     from cockpit.core.page.observation import observe
+    from cockpit.core.safety import redaction
     b = page("secret_card.html")
     b.js("document.getElementById('cn').value = '4111111111111111';"
          "document.querySelector('[name=cvv]').value = '737';"

@@ -25,8 +25,8 @@ from urllib.parse import quote, quote_plus
 
 import pytest
 
-from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from tests.faults import file_keyring
 from tests.models import model_client
 

@@ -18,8 +18,8 @@ import pytest
 
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store, StoreError
-from testkit.fakeruns import make_run
 from cockpit.core.store.newrun import NewRun
+from testkit.fakeruns import make_run
 from tests.clitools import cockpit, no_traceback
 
 pytestmark = pytest.mark.fault("store")

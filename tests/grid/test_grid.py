@@ -3,8 +3,8 @@
 Skipped only when this machine cannot run a Grid (no Java, or no Grid jar: scripts/setup.sh installs both).
 """
 import re
-from pathlib import Path
 import time
+from pathlib import Path
 
 import pytest
 

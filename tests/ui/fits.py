@@ -9,10 +9,26 @@ from __future__ import annotations
 from PySide6 import QtGui
 from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QTextDocument
-from PySide6.QtWidgets import (QAbstractButton, QAbstractItemView, QAbstractScrollArea, QApplication, QCheckBox,
-                               QComboBox, QLabel, QListView, QPushButton, QRadioButton,
-                               QSizePolicy, QStyle, QStyleOptionComboBox, QTabBar, QTableView, QToolButton, QTreeView,
-                               QWidget)
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QAbstractItemView,
+    QAbstractScrollArea,
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QLabel,
+    QListView,
+    QPushButton,
+    QRadioButton,
+    QSizePolicy,
+    QStyle,
+    QStyleOptionComboBox,
+    QTabBar,
+    QTableView,
+    QToolButton,
+    QTreeView,
+    QWidget,
+)
 
 from cockpit.ui.plaintext import shown_text
 

@@ -7,10 +7,11 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig, ModelError
 from cockpit.core.settings import Settings
-from testkit.fakeruns import make_run
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.settings.dialog import ModelSettingsDialog
+from testkit.fakeruns import make_run
 from tests.ui.windowtools import LONG
+
 
 def test_live_no_key_error_names_the_base_url_field(qtbot, window_factory, site, no_keyring, monkeypatch):
     monkeypatch.delenv(apikeys.ENV_VAR, raising=False)

@@ -5,9 +5,9 @@ from PySide6.QtCore import Qt
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
-from cockpit.core.store import Store
-from cockpit.core.store import corrections
+from cockpit.core.store import Store, corrections
 from tests.ui.windowtools import LONG, click_mark, records, wait_idle, wait_paused_after
+
 
 def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, demo_window):
     w = demo_window

@@ -3,8 +3,8 @@ import pytest
 from PySide6.QtCore import Qt
 
 from cockpit.core.agent import events as ev
-from cockpit.ui.plaintext import shown_text
 from cockpit.ui.live.step_log import StepLogPanel
+from cockpit.ui.plaintext import shown_text
 
 
 def _log(qtbot, thought):
@@ -60,6 +60,7 @@ def test_a_long_line_wraps_in_its_tooltip_and_keeps_its_characters(qtbot):
     than the screen."""
     from PySide6.QtCore import QPoint
     from PySide6.QtWidgets import QApplication, QLabel, QToolTip
+
     from cockpit.ui.plaintext import tip
     thought = "<b>Plan</b> " + ("The cart shows 2 items & the total is $30;  I will press [12]. " * 18).strip()
     assert shown_text(tip(thought)) == thought  # markup, '&' and the double space shown as typed

@@ -7,8 +7,8 @@ shown button has its text cut, and every toolbar action can be reached from the 
 The first window opens at a small screen's size, and a remembered size only when it fits.
 """
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import (QAbstractButton, QAbstractScrollArea, QApplication, QMenu, QToolBar,
-                               QToolButton, QWidget)
+from PySide6.QtWidgets import QAbstractButton, QAbstractScrollArea, QApplication, QMenu, QToolBar, QToolButton, QWidget
+
 from tests.ui.windowtools import LONG
 
 SMALL = QSize(1024, 700)

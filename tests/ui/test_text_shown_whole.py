@@ -5,7 +5,9 @@ Each test asserts what a user reads: a column's text not cut, the full text a to
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
+
 from tests.ui.windowtools import LONG
+
 
 def shown(tooltip: str) -> str:
     """A tooltip's text as the user reads it."""

@@ -12,8 +12,19 @@ from __future__ import annotations
 
 from PySide6.QtCore import QSize, Qt, QTimer
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import (QApplication, QCheckBox, QComboBox, QDialog, QLabel, QLineEdit, QPushButton, QSizePolicy,
-                               QTableView, QTabBar, QWidget)
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSizePolicy,
+    QTabBar,
+    QTableView,
+    QWidget,
+)
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
@@ -282,6 +293,7 @@ def test_the_checker_names_what_does_not_fit(qtbot):
     """fit_violations on a small panel: a cut label, a squeezed button and a too-wide row are named; an elided
     label with its full text in the tooltip is not."""
     from PySide6.QtWidgets import QHBoxLayout, QVBoxLayout
+
     from cockpit.ui.elide import ElidedLabel
     top = QWidget()
     lay = QVBoxLayout(top)

@@ -5,11 +5,9 @@ import json
 
 import pytest
 
-from cockpit.core.actions.dialects import DIALECTS, Reply, detect, parse, system_prompt, tools
-from cockpit.core.actions.dialects import keys
+from cockpit.core.actions.dialects import DIALECTS, Reply, detect, keys, parse, system_prompt, tools
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action, parse_action
 from tests.core.actions.dialect_helpers import DRAG, _call, _format_error, _qwen_text, _responses, _scroll
-
 
 # ---------- UI-TARS ----------
 # bytedance/UI-TARS: README_coordinates / coordinate_processing_script example output

@@ -9,7 +9,6 @@ from cockpit.core.actions.dialects import Reply, parse
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
 from tests.core.actions.dialect_helpers import DRAG_1234, _call, _format_error, _qwen_text, _responses, _scroll
 
-
 # ---------- Qwen ----------
 # QwenLM/Qwen2.5-VL cookbooks/computer_use.ipynb and qwen-agent's ComputerUse tool: the model answers
 #   <tool_call>\n{"name": "computer_use", "arguments": {"action": "left_click", "coordinate": [1240, 783]}}\n</tool_call>

@@ -2,15 +2,15 @@
 import threading
 import time
 
-from cockpit.core.page import effects
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.breakpoints import Breakpoint
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.page.marks import Mark
-from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
-from testkit.fakeruns import screenshot
 from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
+from cockpit.core.page import effects
+from cockpit.core.page.marks import Mark
+from testkit.fakeruns import screenshot
 from tests.models import by_page, mark_for
 
 

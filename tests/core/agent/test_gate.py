@@ -12,7 +12,6 @@ import pytest
 
 # (The new names of issue #17 are imported inside the tests that use them, so that this file
 # also runs against the code before the change, where the behavioural tests fail on behaviour.)
-
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.control import RunControl

@@ -1,15 +1,15 @@
 """Procedural memory: retrieving similar past successful runs and putting them in the first prompt."""
 import pytest
 
-from cockpit.core.agent import procedural_memory as memory
-from cockpit.core.llm import prompt
 from cockpit.core.agent import events as ev
+from cockpit.core.agent import procedural_memory as memory
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.procedural_memory import Memory, memory_text, retrieve, used_memories
+from cockpit.core.agent.start import Fresh
+from cockpit.core.llm import prompt
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store.labels import set_label, set_verdict
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.agent.start import Fresh
 from tests.models import model_client
 
 

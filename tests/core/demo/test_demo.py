@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import pytest
 from openai import OpenAI
 
-from cockpit.core.llm import prompt
 from cockpit.core import resources
 from cockpit.core.agent.execute import Executor
 from cockpit.core.demo.policy import (
@@ -27,8 +26,9 @@ from cockpit.core.demo.policy import (
     serve_demo_model,
 )
 from cockpit.core.errors import ActionError
-from cockpit.core.page.observation import Observation, observe
+from cockpit.core.llm import prompt
 from cockpit.core.localserver import LocalSite
+from cockpit.core.page.observation import Observation, observe
 
 
 @pytest.fixture(scope="module")

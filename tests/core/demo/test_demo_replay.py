@@ -15,8 +15,7 @@ import pytest
 
 from cockpit.core.agent.approval import PolicyApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.agent.start import RunContext
-from cockpit.core.replay.replay import replay
+from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.demo.policy import (
     DEMO_MODEL,
     DEMO_QUESTION,
@@ -26,8 +25,8 @@ from cockpit.core.demo.policy import (
 )
 from cockpit.core.errors import CockpitError
 from cockpit.core.localserver import LocalSite
+from cockpit.core.replay.replay import replay
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.models import model_client
 

@@ -8,13 +8,13 @@ import io
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
-from cockpit.core.page import images
-from cockpit.core.replay import reask as R
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.llm.modelserver import ModelServer, scripted
-from cockpit.core.page.observation import observe
-from cockpit.core.settings import Settings
 from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer, scripted
+from cockpit.core.page import images
+from cockpit.core.page.observation import observe
+from cockpit.core.replay import reask as R
+from cockpit.core.settings import Settings
 from tests.models import model_client
 
 SCROLL_THEN_ANSWER = ["Thought: look further\nAction: Scroll [WINDOW]; down",

@@ -9,12 +9,12 @@ import pytest
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
+from cockpit.core.agent.start import Fresh
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.lookahead.planning import PlanningConfig, parse_candidates, parse_keep, parse_verdict
-from cockpit.core.store import Store
 from cockpit.core.lookahead.worldmodel import Page
-from cockpit.core.agent.start import Fresh
+from cockpit.core.store import Store
 from tests.clitools import Tty
 from tests.lookahead_helpers import calls, candidates, kind, mark_in, observation, page_title, user_text, world
 

@@ -4,8 +4,8 @@ Chromium, real store, the real openai client against two rule-based model server
 world model's)."""
 from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import AgentConfig
-from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.agent.start import Fresh
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from tests.lookahead_helpers import calls, mark_in, observation, page_title, user_text, world
 
 TO_ORDER = "The browser opens the order page, which has a form to order a copy."
@@ -72,8 +72,8 @@ def test_recorded_planning_settings_come_back_as_they_were_started():
     from cockpit.core.agent.loop import AgentConfig as Config
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.lookahead.planning import PlanningConfig
-    from cockpit.core.replay.resume import recorded_lookahead
     from cockpit.core.lookahead.worldmodel import WorldModelConfig
+    from cockpit.core.replay.resume import recorded_lookahead
     judge = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="sim"), images=False)
     started = Config(planning=PlanningConfig(k=4, horizon=2, samples=3, refine=False, world=judge))
     preview, planning = recorded_lookahead({"id": "r", "config": {"agent": started.to_dict()}})
@@ -88,8 +88,8 @@ def test_a_recorded_openai_world_model_without_a_key_now_is_left_out_not_fatal(m
     from cockpit.core.agent.loop import AgentConfig as Config
     from cockpit.core.llm.client import ModelConfig
     from cockpit.core.lookahead.planning import PlanningConfig
-    from cockpit.core.replay.resume import usable_lookahead
     from cockpit.core.lookahead.worldmodel import WorldModelConfig
+    from cockpit.core.replay.resume import usable_lookahead
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
     openai_wm = WorldModelConfig(ModelConfig(base_url=None, model="gpt-4o"))
     local_wm = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="local-wm"))

@@ -10,18 +10,18 @@ import re
 import pytest
 from PIL import Image
 
-from cockpit.core.page import images, masking
 from cockpit.core import resources
 from cockpit.core.actions import parse_action
 from cockpit.core.agent.execute import Executor
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.localserver import LocalSite
-from cockpit.core.page.marks import Mark, marks_from_json
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
+from cockpit.core.page import images, masking
+from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.page.observation import observe
 from cockpit.core.page.overlay import draw_marks
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.models import model_client
 
 CARD = "4111 1111 1111 1111"

@@ -5,20 +5,19 @@ import time
 
 import pytest
 
-from cockpit.core.llm import prompt
 from cockpit.core.agent.approval import Decision, PolicyApprover, ScriptedApprover
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.agent.start import RunContext
+from cockpit.core.agent.start import Fresh, RunContext
+from cockpit.core.errors import CockpitError
+from cockpit.core.llm import prompt
+from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.localserver import LocalSite
+from cockpit.core.page.marks import Mark
 from cockpit.core.page.match import match_mark, same_url, similarity
 from cockpit.core.replay.branch import branch, history_before
 from cockpit.core.replay.replay import Diverged, ReplayOptions, check_step, replay
-from cockpit.core.errors import CockpitError
-from cockpit.core.localserver import LocalSite
-from cockpit.core.page.marks import Mark
-from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests import PAGES
 from tests.clitools import cockpit
 from tests.models import by_page, last_user_text, mark_for, model_client

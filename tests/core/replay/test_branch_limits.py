@@ -6,15 +6,13 @@ where the parent run could not. Real Chromium, the scripted model server, a real
 """
 from __future__ import annotations
 
-
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.agent.start import RunContext
-from cockpit.core.replay.branch import branch
+from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.replay.branch import branch
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.models import assistant_turns, last_user_text, mark_for, model_client
 

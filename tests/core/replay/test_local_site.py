@@ -8,10 +8,10 @@ import urllib.request
 
 import pytest
 
-from cockpit.core.replay import localfiles
 from cockpit.core.errors import CockpitError
-from cockpit.core.replay.localfiles import served_again
 from cockpit.core.localserver import LocalSite
+from cockpit.core.replay import localfiles
+from cockpit.core.replay.localfiles import served_again
 from tests.clitools import free_port
 
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

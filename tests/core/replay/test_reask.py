@@ -3,12 +3,12 @@ import json
 
 import pytest
 
-from cockpit.core.page import images
-from cockpit.core.llm import prompt
-from cockpit.core.replay import reask as R
 from cockpit.core.errors import CockpitError
+from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ModelConfig, ModelError, prepare_images
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.page import images
+from cockpit.core.replay import reask as R
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import cockpit
@@ -315,6 +315,7 @@ def test_a_demo_run_is_reasked_against_the_demo_policy_served_again(tmp_path):
 
 def test_a_cancelled_reask_sends_nothing(rec, srv):
     import threading
+
     from cockpit.core.llm.client import ModelCancelled
     store, rid = rec
     stop = threading.Event()

@@ -10,13 +10,12 @@ from pathlib import Path
 import pytest
 
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.agent.start import RunContext
+from cockpit.core.agent.start import Fresh, RunContext
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.replay.branch import branch
 from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
-from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.replay.resume import resume
 from cockpit.core.store import Store
-from cockpit.core.agent.start import Fresh
 from tests.clitools import cockpit
 from tests.faults.test_secrets import mark_of
 from tests.models import model_client

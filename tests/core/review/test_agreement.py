@@ -6,8 +6,15 @@ import pytest
 
 from cockpit.core.review import agreement as ag
 from cockpit.core.review.consensus import consensus, human_matrix
-from cockpit.core.review.kappa import (cohen_components, cohen_kappa, confusion_matrix, fleiss_components,
-                                       fleiss_from_labels, fleiss_kappa, percent_agreement)
+from cockpit.core.review.kappa import (
+    cohen_components,
+    cohen_kappa,
+    confusion_matrix,
+    fleiss_components,
+    fleiss_from_labels,
+    fleiss_kappa,
+    percent_agreement,
+)
 from cockpit.core.review.outcomes import failure_categories, run_outcomes, steps_histogram, success_rates
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb

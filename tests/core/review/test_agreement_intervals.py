@@ -7,8 +7,8 @@ import statistics
 import pytest
 
 from cockpit.core.review import agreement as ag
-from cockpit.core.review.consensus import consensus
 from cockpit.core.review.bootstrap import Bootstrap
+from cockpit.core.review.consensus import consensus
 from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreement
 from cockpit.core.store import Store
 from cockpit.core.store import labels as lb

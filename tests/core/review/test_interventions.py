@@ -9,9 +9,9 @@ from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.review.outcomes import assisted_success
-from cockpit.core.review import interventions as IV
 from cockpit.core.review import exports
+from cockpit.core.review import interventions as IV
+from cockpit.core.review.outcomes import assisted_success
 from cockpit.core.store import labels as lb
 from tests.clitools import cockpit
 from tests.models import by_page, last_user_text, mark_for
@@ -103,6 +103,7 @@ def test_a_run_with_an_approval_a_rejection_and_a_take_over_is_assisted(site, ag
     assert "none (autonomous)" in exports.html_report(store, alone.run_id)
 
     from PySide6.QtWidgets import QApplication  # the Reports tab says the same (offscreen Qt)
+
     from cockpit.ui.reports.panel import ReportsPanel
     app = QApplication.instance() or QApplication([])
     panel = ReportsPanel(store)

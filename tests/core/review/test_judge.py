@@ -9,10 +9,10 @@ import time
 import pytest
 from PIL import Image
 
-from cockpit.core.page import images
-from cockpit.core.review import judge as J
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.page import images
+from cockpit.core.review import judge as J
 from cockpit.core.store import Store
 from cockpit.core.store.labels import verdicts
 from cockpit.core.store.newrun import NewRun

@@ -2,14 +2,12 @@
 import json
 
 from cockpit.core.actions.grammar import parse_action
-
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
-from cockpit.core.store import Store
+from cockpit.core.store import Store, corrections
 from cockpit.core.store.labels import set_step_label
 from testkit.pixelmodel import Move
-from tests.core.agent.test_pixel_agent import run_pixel
 from tests.clitools import cockpit
-from cockpit.core.store import corrections
+from tests.core.agent.test_pixel_agent import run_pixel
 
 
 def test_a_point_correction_and_a_wrong_target_label_export_as_training_rows(tmp_path, site):

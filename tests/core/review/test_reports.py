@@ -7,12 +7,10 @@ from html.parser import HTMLParser
 import pytest
 from PIL import Image
 
-from cockpit.core.review import coco_marks, exports, label_tables
 from cockpit.core.page.marks import Mark
-from cockpit.core.store import Store
-from cockpit.core.store import labels
+from cockpit.core.review import coco_marks, exports, label_tables
+from cockpit.core.store import Store, corrections, labels
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.store import corrections
 from tests.clitools import cockpit
 from tests.images import png
 

@@ -7,8 +7,8 @@ import pytest
 
 from cockpit.core.actions import coords
 from cockpit.core.actions.grammar import Action, parse_action
-from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import Decision, ScriptedApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.errors import ActionParseError

@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from cockpit.core.safety import risk
 from cockpit.core.errors import CockpitError
+from cockpit.core.safety import risk
 from cockpit.core.safety.risk import SiteRule, load_rules, save_rules
 from tests.core.safety.risk_helpers import URL, cls, has, mk
 

@@ -2,7 +2,6 @@
 import hashlib
 import json
 
-
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
 from tests.clitools import cockpit, ok

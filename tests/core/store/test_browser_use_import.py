@@ -4,7 +4,6 @@ screenshot files, click/input/navigate with coordinates in the result)."""
 import base64
 import json
 
-
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.m2w_import import import_browser_use

@@ -5,8 +5,7 @@ import zipfile
 
 import pytest
 
-from cockpit.core.store import Store
-from cockpit.core.store import bundle_import
+from cockpit.core.store import Store, bundle_import
 from cockpit.core.store import labels as lb
 from cockpit.core.store.bundle import BundleError
 from tests.clitools import cockpit

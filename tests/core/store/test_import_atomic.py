@@ -2,8 +2,7 @@
 import os
 
 from cockpit.cli import main
-from cockpit.core.store import Store
-from cockpit.core.store import exchange
+from cockpit.core.store import Store, exchange
 from tests.clitools import cockpit
 from tests.core.store.bundle_helpers import make_runs, snapshot
 from tests.images import png

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 import sqlite_utils
 
-from cockpit.core.store import SCHEMA_VERSION, Store, StoreError
-from cockpit.core.store.schema import MIGRATIONS
+from cockpit.core.store import SCHEMA_VERSION, Store, StoreError, corrections
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.store import corrections
+from cockpit.core.store.schema import MIGRATIONS
 
 
 def test_a_version_1_database_is_migrated_and_keeps_its_runs(tmp_path):

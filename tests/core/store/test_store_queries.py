@@ -3,8 +3,8 @@ import json
 
 import pytest
 
-from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import labels as L
+from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.queries import RunFilter
 
 

@@ -19,6 +19,7 @@ from cockpit.core.store.webvoyager import (
 from tests.images import png
 from tests.webvoyager_runs import SYSTEM, TASK, URL, webvoyager_messages
 
+
 def test_read_folder_as_webvoyager_wrote_it(webvoyager_root):
     folder = webvoyager_root / "20240120_15_30_05" / "taskAllrecipes--3"
     run = read_run_folder(folder)

@@ -7,13 +7,13 @@ import pytest
 from cockpit.cli import hops as hops_cli
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.loop import Agent, AgentConfig
-from cockpit.core.tasks.hop_conditions import HopCondition
-from cockpit.core.tasks.hop_report import hop_report, run_hops, step_hops
-from cockpit.core.tasks.hops import HopTracker, conditions_for, tracker_for
+from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, scripted
 from cockpit.core.store import Store
 from cockpit.core.store.newrun import NewRun
-from cockpit.core.agent.start import Fresh
+from cockpit.core.tasks.hop_conditions import HopCondition
+from cockpit.core.tasks.hop_report import hop_report, run_hops, step_hops
+from cockpit.core.tasks.hops import HopTracker, conditions_for, tracker_for
 from tests.models import model_client
 
 # MMInA's task 17 as its repository documents it (intent shortened).
@@ -305,8 +305,8 @@ def test_cli_prints_the_report(tmp_path, monkeypatch, capsys):
 def test_a_resumed_multihop_run_goes_on_from_the_hops_it_had_passed(browser, store, site):
     """MMInA-style runs killed or failed midway: the resume counts on from the hops already passed
     (not from none, and not without tracking), so the hop success rate of the run is right."""
-    from cockpit.core.llm.modelserver import Reply
     from cockpit.core.agent.start import RunContext
+    from cockpit.core.llm.modelserver import Reply
     from cockpit.core.replay.resume import resume
 
     def click_museum(body):

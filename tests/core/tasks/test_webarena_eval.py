@@ -13,7 +13,6 @@ from cockpit.core.tasks import webarena_eval as WA
 from tests.clitools import cockpit
 from tests.models import last_user_text, mark_for
 
-
 # --------------------------------------------------------------------------- url_match
 
 
@@ -132,6 +131,7 @@ def test_cockpit_run_scores_webarena_state_checks_on_the_page_the_run_left(site,
 
 def test_a_browser_error_while_evaluating_leaves_the_run_answered(site, agent_for, store, browser, monkeypatch):
     from selenium.common.exceptions import WebDriverException
+
     from cockpit.core.agent.start import Fresh
     down = "http://127.0.0.1:9/orders"
     real_goto = browser.goto

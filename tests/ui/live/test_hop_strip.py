@@ -6,8 +6,8 @@ from PySide6.QtWidgets import QWidget
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
-from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.core.store.newrun import NewRun
+from cockpit.ui.live.hop_strip import HopStrip
 from tests.core.tasks.test_hops import TWO_HOPS, _museum_link
 from tests.ui.windowtools import LONG
 

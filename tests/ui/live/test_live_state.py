@@ -168,8 +168,9 @@ def test_a_run_refused_at_the_gate_ends_refused_not_answered(qtbot, demo_window)
 def test_a_window_closed_at_once_leaves_no_browser_behind(qtbot, window_factory, monkeypatch, tmp_path):
     """The browser warms up in the background as the window opens; closing first must not leave it running."""
     import time
-    from tests.clitools import processes_mentioning
+
     from cockpit.ui.live import bridge as bridge_mod
+    from tests.clitools import processes_mentioning
     home = tmp_path / "quick-home"
     monkeypatch.setenv("COCKPIT_HOME", str(home))
     real = bridge_mod.run_in_background
@@ -202,6 +203,7 @@ def test_a_run_still_going_when_the_window_closes_keeps_its_bridge_until_it_ends
     """A run that does not stop within shutdown's wait emits on its bridge afterwards: the bridge must not
     be deleted with the window until then (a QObject freed under its worker's emit crashes the process)."""
     import shiboken6
+
     from cockpit.core.settings import Settings
     from cockpit.ui.live import bridge as bridge_mod
     from cockpit.ui.main_window import MainWindow

@@ -54,10 +54,10 @@ def test_the_row_count_follows_a_take_over(qtbot, w):
     qtbot.waitUntil(lambda: w.live.takeover.isVisible() and "during take-over" in w.live.banner.fullText(), timeout=LONG)
     for n in (2, 3):
         w.live.takeover.down_btn.click()
-        qtbot.waitUntil(lambda: len([s for s in records(w)[1] if s["actor"] == "human"]) == n - 1, timeout=LONG)
+        qtbot.waitUntil(lambda n=n: len([s for s in records(w)[1] if s["actor"] == "human"]) == n - 1, timeout=LONG)
         qtbot.waitUntil(lambda: w.live.takeover.down_btn.isEnabled(), timeout=LONG)
         assert w.live.log_panel.items[n].text(0) == f"{n} (you)"
-        qtbot.waitUntil(lambda: w.status.steps.text().startswith(f"row {n} ·"), timeout=10_000)
+        qtbot.waitUntil(lambda n=n: w.status.steps.text().startswith(f"row {n} ·"), timeout=10_000)
     assert "agent step 1/" in w.status.steps.text()  # human rows use none of the agent's budget
     w.bridge.stop()
     wait_idle(qtbot, w)

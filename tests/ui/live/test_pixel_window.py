@@ -9,6 +9,7 @@ from cockpit.core.store import Store
 from testkit.pixelmodel import Move, PixelModel
 from tests.ui.windowtools import LONG
 
+
 @pytest.fixture
 def pixel_window(window_factory, browser, site):
     """The window set up for a pixel model; the model locates targets in the shared test browser, on the same

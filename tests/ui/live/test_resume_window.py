@@ -10,13 +10,12 @@ import pytest
 from cockpit.core.llm.client import ModelClient
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.settings import Settings
-from cockpit.core.store import Store
+from cockpit.core.store import Store, liveness
+from cockpit.core.store.newrun import NewRun
 from cockpit.ui.live import bridge as bridge_module
 from cockpit.ui.main_window import MainWindow
-from cockpit.core.store.newrun import NewRun
 from tests.clitools import kill_leftovers, kill_when, text_of
 from tests.lookahead_helpers import mark_in
-from cockpit.core.store import liveness
 
 LONG = 120_000
 RESUMED = "has been resumed"

@@ -8,8 +8,8 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
-from tests.lookahead_helpers import calls, world
 from tests.core.lookahead.test_worldmodel import TO_ORDER, TO_PLACED, agent_replies, forecasts
+from tests.lookahead_helpers import calls, world
 
 
 def test_preview_is_stored_shown_at_the_gate_and_checked_against_what_happened(shop, make_agent, store, qtbot):

@@ -5,9 +5,9 @@ from PySide6.QtWidgets import QApplication
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import labels as L
-from testkit.fakeruns import make_run
 from cockpit.ui.plaintext import shown_text
 from cockpit.ui.reports.panel import ReportsPanel
+from testkit.fakeruns import make_run
 
 
 def judged(qtbot, panel, seconds: float = 30) -> None:
@@ -34,10 +34,8 @@ def test_judge_runs_in_the_background_without_blocking_the_gui_thread(qtbot, sto
         timer = QTimer(interval=20)
         timer.timeout.connect(lambda: ticks.append(time.monotonic()))
         timer.start()
-        t0 = time.monotonic()
         assert panel.start_judging() is not None
         judged(qtbot, panel)
-        took = time.monotonic() - t0
         timer.stop()
     # 4 runs at once: each was asked before any answer (0.4 s each) could have come back
     assert len(arrived) == 4 and max(arrived) - min(arrived) < 0.4, arrived
@@ -299,6 +297,7 @@ def test_reports_with_long_names_fit_1024x700(qtbot, store):
     """Long tasks, sites, models, annotators and categories: nothing cut without "…" and a tooltip, nothing
     outside the tab, no sideways scrolling for the lists, and the tab asks for no more than a small screen."""
     from PySide6.QtCore import QSize
+
     from tests.ui.fits import fit_violations
     from tests.ui.test_window_fits import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK
     site = "A very long site name for a shop that sells everything under the sun " * 2

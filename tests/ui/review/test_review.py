@@ -5,11 +5,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from cockpit.core.store import labels as L
-from testkit.fakeruns import make_run
-from cockpit.ui.review.runs_model import column
-from cockpit.core.store.newrun import NewRun
 from cockpit.core.store import corrections
+from cockpit.core.store import labels as L
+from cockpit.core.store.newrun import NewRun
+from cockpit.ui.review.runs_model import column
+from testkit.fakeruns import make_run
 
 
 def focus(qtbot, p):
@@ -359,7 +359,8 @@ def test_a_pixel_steps_corrected_point_is_kept_after_w_and_a_click(qtbot, panel,
 
 
 def test_side_effects_and_repetition_from_the_keyboard(qtbot, panel, store):
-    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    for i in range(2):
+        make_run(store, steps=2, task=f"task {i}")
     p = panel("ada")
     p.next_unlabelled()
     first = p.viewer.run["id"]

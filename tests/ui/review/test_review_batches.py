@@ -5,8 +5,8 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assign
-from testkit.fakeruns import make_run
 from cockpit.ui.review.runs_model import column
+from testkit.fakeruns import make_run
 
 
 def press(qtbot, p, key):

@@ -11,8 +11,8 @@ from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QMenu, QSty
 
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
-from testkit.fakeruns import make_run
 from cockpit.ui.review.runs_model import column
+from testkit.fakeruns import make_run
 
 LONG_NAME = "Ada Lovelace-Byron, Countess of Lovelace (annotation team B, second pass)"
 LONG_CATEGORY = "Unsafe action attempted while the page asked for confirmation of a payment"

@@ -8,8 +8,8 @@ from PySide6.QtCore import QPointF, QRectF
 from PySide6.QtGui import QColor
 
 from cockpit.core.agent import events as ev
-from cockpit.ui.screenshot.view import ScreenshotView
 from cockpit.ui.live.step_log import StepLogPanel
+from cockpit.ui.screenshot.view import ScreenshotView
 
 RED = "#e53935"
 

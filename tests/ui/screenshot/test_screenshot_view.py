@@ -12,8 +12,7 @@ from PySide6.QtWidgets import QApplication, QToolTip
 from cockpit.core.page.marks import Mark
 from cockpit.ui.screenshot.marks import mark_tooltip
 from cockpit.ui.screenshot.view import INVALID_MESSAGE, ScreenshotView
-
-from tests.ui.screenshot.screenshot_support import H, MARKS, W, centre, drag, make_png, vp
+from tests.ui.screenshot.screenshot_support import MARKS, H, W, centre, drag, make_png, vp
 
 
 def test_boxes_present_and_toggle(view):

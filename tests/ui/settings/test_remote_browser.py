@@ -6,6 +6,7 @@ from cockpit.core.store import Store
 from cockpit.ui.settings.dialog import ModelSettingsDialog
 from tests.ui.windowtools import LONG
 
+
 def test_the_settings_dialog_keeps_a_webdriver_url_and_refuses_a_bad_one(qtbot, tmp_path, monkeypatch):
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
     dlg = ModelSettingsDialog(Settings())

@@ -8,10 +8,10 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QDialog
 
-from tests.keyrings import MemoryKeyring
 from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelserver import ModelServer, Reply, scripted
 from cockpit.core.settings import load_settings, settings_path
+from tests.keyrings import MemoryKeyring
 
 pytestmark = pytest.mark.usefixtures("isolated")  # a fresh COCKPIT_HOME, no OPENAI_API_KEY
 
