@@ -235,7 +235,7 @@ class ModelClient:
 
     def _with_retries(self, call: Callable[[], Any], cancel, on_retry) -> tuple[Any, int]:
         """`call()`'s result and the attempts it took, under this client's retry policy."""
-        return with_retries(call, self.retry, self.classify, cancel=cancel, on_retry=on_retry)
+        return with_retries(call, self.retry, self.classify, cancel=cancel, on_retry=on_retry, logger=log)
 
     def list_models(self) -> list[str]:
         """Model ids the server offers (one attempt; ModelError on failure)."""

@@ -59,20 +59,23 @@ class RetryPolicy:
         base = min(self.backoff_cap, self.backoff * 2 ** (attempt - 1))
         return max(0.0, min(self.backoff_cap, base * random.uniform(0.8, 1.2)))
 
-    def after_failure(self, err: ModelError, attempt: int, what: str = "model call") -> float:
+    def after_failure(self, err: ModelError, attempt: int, what: str = "model call",
+                      logger: logging.Logger | None = None) -> float:
         """The wait before the next attempt; raises `err` when it is not retried, or the final error when
-        the retries are used up (both with their ``attempts``)."""
+        the retries are used up (both with their ``attempts``). Each is logged on `logger`: the caller's
+        own (the client's, the judge's), so `-v` shows whose call it was."""
+        log_ = logger or log
         err.attempts = attempt
         if not err.retryable:
-            log.info("%s failed (not retried): %s", what, err)  # raised: the caller tells the user
+            log_.info("%s failed (not retried): %s", what, err)  # raised: the caller tells the user
             raise err
         if attempt > self.max_retries:
             final = ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
                                retryable=True, reason=err.reason, attempts=attempt)
-            log.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
+            log_.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
             raise final
         wait = self.wait_for(err, attempt)
-        log.info("%s attempt %d failed (%s); retrying in %.2f s", what, attempt, err.reason, wait)
+        log_.info("%s attempt %d failed (%s); retrying in %.2f s", what, attempt, err.reason, wait)
         return wait
 
 
@@ -102,7 +105,8 @@ def run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> An
 
 
 def with_retries(call: Callable[[], Any], policy: RetryPolicy, classify: Classify, *,
-                 cancel: threading.Event | None = None, on_retry: OnRetry | None = None) -> tuple[Any, int]:
+                 cancel: threading.Event | None = None, on_retry: OnRetry | None = None,
+                 logger: logging.Logger | None = None) -> tuple[Any, int]:
     """`call()`'s result and the attempts it took, retrying what is worth retrying (blocking).
 
     Raises ModelCancelled as soon as `cancel` is set (during a request or a wait), else the ModelError of
@@ -118,7 +122,7 @@ def with_retries(call: Callable[[], Any], policy: RetryPolicy, classify: Classif
             raise
         except Exception as exc:  # classified into a ModelError
             err = classify(exc)
-        wait = policy.after_failure(err, attempt)
+        wait = policy.after_failure(err, attempt, logger=logger)
         if on_retry is not None:
             try:
                 on_retry(attempt, wait, err.reason)
@@ -132,7 +136,7 @@ def with_retries(call: Callable[[], Any], policy: RetryPolicy, classify: Classif
 
 
 async def with_retries_async(call: Callable[[], Awaitable[Any]], policy: RetryPolicy, classify: Classify, *,
-                             what: str = "model call") -> tuple[Any, int]:
+                             what: str = "model call", logger: logging.Logger | None = None) -> tuple[Any, int]:
     """`await call()`'s result and the attempts it took, retrying what is worth retrying; cancelling the
     task that awaits it cancels the request or the wait."""
     attempt = 0
@@ -144,4 +148,4 @@ async def with_retries_async(call: Callable[[], Awaitable[Any]], policy: RetryPo
             raise
         except Exception as exc:  # classified into a ModelError
             err = classify(exc)
-        await asyncio.sleep(policy.after_failure(err, attempt, what))
+        await asyncio.sleep(policy.after_failure(err, attempt, what, logger))

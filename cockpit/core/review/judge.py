@@ -169,7 +169,8 @@ class JudgeBatch:
             raw = await client.chat.completions.with_raw_response.create(
                 model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=limit)
             return check_json(raw, cfg)
-        completion, attempt = await with_retries_async(call, helper.retry, helper.classify, what="judge call")
+        completion, attempt = await with_retries_async(call, helper.retry, helper.classify, what="judge call",
+                                                       logger=log)
         choices = getattr(completion, "choices", None)
         if not choices:
             raise ModelError(f"the server at {cfg.display_url} returned no choices", reason="no-choices",
