@@ -219,10 +219,11 @@ class Agent(TakeOver):
             return
         if self.loops.effect(eff) and eff.noop:
             self._flag(n, "noop")
-        self.store.update_step(self.run_id, n, effect=eff.to_dict(), flags=self._flags.get(n, []))
+        effect = eff.to_dict()  # read, never changed, by the store, the hooks and the event
+        self.store.update_step(self.run_id, n, effect=effect, flags=self._flags.get(n, []))
         for h in self.hooks:  # e.g. what really changed, beside the prediction
-            h.measured(n, before, obs, eff.to_dict())
-        self._emit(ev.EffectMeasured(self.run_id, n, eff.to_dict(), tuple(self._flags.get(n, []))))
+            h.measured(n, before, obs, effect)
+        self._emit(ev.EffectMeasured(self.run_id, n, effect, tuple(self._flags.get(n, []))))
 
     def _call_model(self, n: int, request: list) -> ChatResult:
         def retrying(attempt: int, wait: float, why: str) -> None:

@@ -56,7 +56,7 @@ from cockpit.core.llm.client import (
     prepare_images,
     usage_of,
 )
-from cockpit.core.llm.retry import with_retries_async
+from cockpit.core.llm.retry import CANCEL_POLL, with_retries_async
 from cockpit.core.review import webjudge
 from cockpit.core.review.judge_plan import (
     PROTOCOLS,
@@ -331,9 +331,6 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
         store.close()
         report.seconds = time.monotonic() - t0
     return report
-
-
-CANCEL_POLL = 0.05  # s: how often judge_runs_blocking looks at its cancel flag
 
 
 def judge_runs_blocking(run_ids, *, cancel: threading.Event | None = None, **options) -> JudgeReport:
