@@ -35,7 +35,8 @@ def ended_at_gate(status: str, decisions: list[dict], last_step: int | None = No
     last irreversible action asked about was refused is ``refused`` ("stopped at the gate"), not answered;
     one approved after an earlier refusal went through, and stays answered. A run out of steps whose last
     step (`last_step`) was that refusal was stopped at the gate too, not by its budget."""
-    irreversible = [d for d in decisions if d.get("risk") == "irreversible"]
+    # an action dropped because a person took the browser over was not refused at the gate (gate.TOOK_OVER)
+    irreversible = [d for d in decisions if d.get("risk") == "irreversible" and d.get("policy") != "take-over"]
     refused = bool(irreversible) and not irreversible[-1]["approved"]
     if status == "max_steps" and refused and last_step is not None and irreversible[-1].get("step") == last_step:
         return "refused"

@@ -1,8 +1,10 @@
-"""RunControl: pause, step once, stop, from any thread.
+"""RunControl: pause, step once, stop, take over, from any thread.
 
-The loop calls :meth:`RunControl.checkpoint` between phases and passes
+The loop calls :meth:`RunControl.wait_turn` between steps and passes
 :attr:`RunControl.stop_event` to the model client, so Stop also cuts an
-in-flight model call short. Built on threading primitives only.
+in-flight model call short. A question at the approval gate waits on
+:attr:`RunControl.interrupted`, so Stop and Take over both end the wait at once.
+Built on threading primitives only.
 """
 from __future__ import annotations
 
@@ -18,6 +20,9 @@ class Stopped(Exception):
 class RunControl:
     def __init__(self, paused: bool = False):
         self.stop_event = threading.Event()
+        #: set while no one should wait for an answer at the gate: the run was stopped, or a person took over
+        self.interrupted = threading.Event()
+        self._taken_by = ""  # who has the browser ("human:ada"), from take_over until resume or step
         self._go = threading.Event()
         self._cond = threading.Condition()
         self._steps_allowed = 0
@@ -33,22 +38,41 @@ class RunControl:
             self._go.clear()
 
     def resume(self) -> None:
+        """Go on; a take-over ends here (the person hands back)."""
         with self._cond:
             self._paused = False
+            self._end_take_over()
             self._go.set()
             self._cond.notify_all()
 
     def step(self) -> None:
-        """Run one more step, then pause again."""
+        """Run one more step, then pause again (a take-over ends: the agent acts again)."""
         with self._cond:
             self._paused = True
+            self._end_take_over()
             self._steps_allowed += 1
             self._cond.notify_all()
 
     def stop(self) -> None:
         with self._cond:
             self.stop_event.set()
+            self.interrupted.set()
             self._cond.notify_all()
+
+    def take_over(self, by: str = "human") -> None:
+        """A person (`by`, e.g. "human:ada") takes the browser: pause, and end a wait at the gate at once.
+        Until :meth:`resume` or :meth:`step`, nothing the agent proposes runs (:mod:`cockpit.core.agent.gate`)."""
+        with self._cond:
+            self._paused = True
+            self._go.clear()
+            self._taken_by = by or "human"
+            self.interrupted.set()
+            self._cond.notify_all()
+
+    def _end_take_over(self) -> None:
+        self._taken_by = ""
+        if not self.stop_event.is_set():
+            self.interrupted.clear()
 
     def submit(self, fn) -> concurrent.futures.Future:
         """Run `fn` on the loop's thread at the next step boundary (at once when paused there)."""
@@ -87,6 +111,11 @@ class RunControl:
     @property
     def paused(self) -> bool:
         return self._paused
+
+    @property
+    def taken_over(self) -> str:
+        """Who has the browser ("human:ada"), or "" when the agent has it."""
+        return self._taken_by
 
     @property
     def stopped(self) -> bool:

@@ -7,6 +7,11 @@ announces it and lets the step hooks look (preview, breakpoints), :func:`ask`
 puts it to the :class:`~cockpit.core.agent.approval.Approver` when the policy
 says so, and :func:`approve` binds what a human approved (perhaps edited) to
 its target (issue #17), so the executor refuses it if the page changed.
+
+A person who takes the browser over (:meth:`RunControl.take_over`) ends a wait
+at the gate at once: the pending action is dropped, recorded as rejected by
+them with :data:`TOOK_OVER` (policy ``take-over``), and nothing the agent
+proposes runs until they hand back (issue #38).
 """
 from __future__ import annotations
 
@@ -27,6 +32,11 @@ from cockpit.core.safety.risk import Risk, classify
 
 if TYPE_CHECKING:
     from cockpit.core.agent.loop import Agent
+
+#: The message of a decision made by a take-over: the pending action was dropped, not judged.
+TOOK_OVER = "the supervisor took over"
+#: The decision's ``policy`` then: no approval policy asked (a refusal at the gate it is not; see ended_at_gate).
+TAKE_OVER_POLICY = "take-over"
 
 
 def rate(agent: Agent, st: Step, action: Action, mark: Mark | None) -> Risk:
@@ -62,23 +72,30 @@ def propose(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Ris
 
 
 def must_ask(agent: Agent, st: Step, action: Action, risk: Risk) -> bool:
-    """The approval policy asks, or the model attached safety checks (a person must see them)."""
-    return needs_approval(agent.config.approval_policy, risk, action) or pixelstep.must_ask(st)
+    """The approval policy asks, or the model attached safety checks (a person must see them), or a person
+    has the browser (then :func:`ask` drops the action without asking anyone)."""
+    return (needs_approval(agent.config.approval_policy, risk, action) or pixelstep.must_ask(st)
+            or bool(agent.scope.control.taken_over))
 
 
 def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -> Decision:
-    """Put the action to the approver; the decision goes on the step's row and into its record."""
-    run, obs, policy = agent.scope, st.obs, agent.config.approval_policy
+    """Put the action to the approver; the decision goes on the step's row and into its record. A take-over
+    before or while it waits drops the action (:data:`TOOK_OVER`), whatever the approver answered."""
+    run, obs, policy, control = agent.scope, st.obs, agent.config.approval_policy, agent.scope.control
     requested = time.time()
     shown = pixelstep.shown(agent, st, action)
-    run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
-    req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url, st.row.get("thought", ""),
-                          str(run.store.file(StepImages.files(st)["screenshot"])), shown=shown)
-    for h in agent.hooks:  # e.g. the prediction and the plan's candidates
-        h.gating(st, req)
-    decision = pixelstep.vet(st, agent.approver.decide(req, run.control.stop_event))
-    for h in agent.hooks:  # e.g. the human picked another of the plan's candidates
-        decision = h.decided(st, decision)
+    if not control.taken_over:
+        run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
+        req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url, st.row.get("thought", ""),
+                              str(run.store.file(StepImages.files(st)["screenshot"])), shown=shown)
+        for h in agent.hooks:  # e.g. the prediction and the plan's candidates
+            h.gating(st, req)
+        decision = pixelstep.vet(st, agent.approver.decide(req, control.interrupted))
+        for h in agent.hooks:  # e.g. the human picked another of the plan's candidates
+            decision = h.decided(st, decision)
+    took_over = control.taken_over
+    if took_over:  # the person has the browser: the agent's action does not run under their hands
+        decision, policy = Decision(False, took_over, TOOK_OVER), TAKE_OVER_POLICY
     edited = (redaction.shown(decision.action, obs.marks, run.executor.secrets)
               if decision.action is not None else None)
     st.decision = {"action": shown, "target": action.target,
@@ -87,7 +104,7 @@ def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -
                    "approved": int(decision.approved), "by": decision.by, "message": decision.message,
                    "edited_action": edited, "requested_at": requested, "decided_at": decision.decided_at}
     st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
-                          "edited_action": edited}
+                          "edited_action": edited, **({"took_over": True} if took_over else {})}
     run.emit(ev.ApprovalDecided(run.run_id, st.n, decision.approved, decision.by, decision.message,
                                 edited or shown))
     return decision

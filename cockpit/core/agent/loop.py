@@ -252,6 +252,9 @@ class Agent(TakeOver):
         if gate.must_ask(self, st, action, risk):
             decision = gate.ask(self, st, action, mark, risk)
             self.control.check_stop()
+            if st.row["decision"].get("took_over"):  # a person took the browser over: not run, not judged
+                st.row.update(status="refused", outcome=f"rejected: {gate.TOOK_OVER}")
+                return None, prompt.feedback_text(taken_over=True), ""
             if not decision.approved:
                 st.row.update(status="refused", outcome="refused: " + (decision.message or "no message"))
                 return None, prompt.feedback_text(refused=decision.message or " "), ""

@@ -23,9 +23,12 @@ class TakeOver:
     """The Agent's take-over methods; they use the agent's session, store, control, executor and steps."""
 
     # ---------- take-over: called from other threads, run on the loop's thread ----------
-    def take_over(self) -> Future:
-        """Pause at the next step boundary and look at the page afresh; resolves to the Observation."""
-        self.control.pause()
+    def take_over(self, by: str = "human") -> Future:
+        """`by` (e.g. "human:ada") takes the browser: the agent pauses; a question waiting at the gate ends at
+        once, its action dropped (cockpit.core.agent.gate.TOOK_OVER), and nothing the agent proposes runs until
+        :meth:`hand_back`. Resolves to a fresh look at the page, taken as soon as the loop is off the gate and
+        the model (then the human's actions run at once)."""
+        self.control.take_over(by)
         return self.control.submit(self._refresh)
 
     def look_now(self) -> Future:

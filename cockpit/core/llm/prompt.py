@@ -47,8 +47,11 @@ def observation_text(element_text: str, *, url: str = "", title: str = "", pdf_t
     return f"{body}\n{element_text}" if element_text else f"{body}\n(no element is marked on this page)"
 
 
-def feedback_text(outcome: str = "", error: str = "", refused: str = "") -> str:
+def feedback_text(outcome: str = "", error: str = "", refused: str = "", taken_over: bool = False) -> str:
     """What happened to the last action; kept even after its screenshot is dropped."""
+    if taken_over:
+        return ("Your last action was not executed: the human supervisor took over the browser before it ran. "
+                "The page may have changed since; look at it again before you choose your next action.")
     if refused:
         return (f"Your last action was refused by the human supervisor and was not executed."
                 f"{' Their message: ' + refused if refused.strip() else ''} Choose another action.")

@@ -101,6 +101,8 @@ def _feedback(row: dict) -> str:
         return prompt.feedback_text(error=row.get("error") or "")
     if status == "refused":
         decision = row.get("decision") or {}
+        if decision.get("took_over"):  # a person took the browser over at that step (cockpit.core.agent.gate)
+            return prompt.feedback_text(taken_over=True)
         return prompt.feedback_text(refused=decision.get("message") or " ")
     if status == "format_error":
         return row.get("error") or prompt.FORMAT_ERROR

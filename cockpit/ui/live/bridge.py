@@ -173,12 +173,13 @@ class AgentBridge(QObject):
     def answer_approval(self, decision: Decision) -> bool:
         return self.approver.answer(decision)
 
-    def take_over(self) -> concurrent.futures.Future | None:
+    def take_over(self, by: str = "human") -> concurrent.futures.Future | None:
+        """`by` ("human:ada") takes the browser; a question waiting at the gate is dropped at once (core.gate)."""
         if not (self.agent and self.busy):
             return None
-        fut = self.agent.take_over()
+        fut = self.agent.take_over(by)
         self.taken_over = True
-        if self.state in (PAUSED, RUNNING):
+        if self.state in (PAUSED, RUNNING, WAITING_YOU):
             self._set_state(TAKEN_OVER)
         return fut
 

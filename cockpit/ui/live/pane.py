@@ -15,6 +15,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings
@@ -238,17 +239,19 @@ class LivePane(QWidget):
         return next((m for m in self.view.marks() if m.id == mark_id), None)
 
     def _on_mark_clicked(self, mark_id: int) -> None:
-        if self.approval.isVisible():
-            self.approval.retarget(mark_id)
-            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
-        elif self.takeover.isVisible():
+        """A box clicked: during a take-over, the person's target (never the gate's action, which a take-over
+        drops); else, at the gate, the action's new target."""
+        if self.takeover.isVisible():
             m = self._mark(mark_id)
             self.takeover.set_target(mark_id, m.label if m else "")
+            self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
+        elif self.approval.isVisible():
+            self.approval.retarget(mark_id)
             self.view.set_highlight(mark_id, HIGHLIGHT_HUMAN)
 
     def _on_point(self, point: tuple) -> None:
         """A click on the screenshot where there is no box: during a take-over, a point to act at."""
-        if not self.takeover.isVisible() or self.approval.isVisible():
+        if not self.takeover.isVisible():
             return
         x, y = point
         under = self.view.mark_at(x, y)  # the smallest box holding the point, as the pane hit-tests boxes
@@ -269,6 +272,9 @@ class LivePane(QWidget):
                 self.view.set_pointer(e.action, e.pointer, HIGHLIGHT_AGENT)
             else:
                 self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
+        elif isinstance(e, ev.ApprovalDecided) and e.message == TOOK_OVER:
+            self.message.emit(f"You have the browser. The agent's action at step {e.step} ({e.action}) was not "
+                              "run: it is recorded as rejected, and the agent will be told.", 30000)
         elif isinstance(e, ev.StepFinished) and e.actor == "human":
             self.takeover.set_busy(False)
         elif isinstance(e, ev.RunFinished):
@@ -359,7 +365,9 @@ class LivePane(QWidget):
         self.sync_details(self.log_panel.current_step())  # stored now, with the run's answer
 
     def take_over(self) -> bool:
-        if self.bridge.take_over() is None:
+        """The person takes the browser; a question at the gate is dropped (its panel closes when the agent
+        says so) and box clicks go to the take-over from now on."""
+        if self.bridge.take_over(self._settings().decided_by()) is None:
             return False
         self.takeover.set_target(None)
         self.takeover.setVisible(True)

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import Step
@@ -170,6 +171,8 @@ class StepLogPanel(QTreeWidget):
                 self._child(it, "human chose", e.action)
             if e.message:
                 self._child(it, "message", e.message)
+            if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
+                it.setText(3, f"rejected: {TOOK_OVER}")
         elif isinstance(e, ev.ActionExecuted):
             self._executed(self.item(e.step), e)
         elif isinstance(e, ev.StepFinished):

@@ -5,7 +5,7 @@ Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the i
 """
 import pytest
 
-from tests.ui.windowtools import LONG, records, wait_idle, wait_paused_after
+from tests.ui.windowtools import LONG, click_mark, records, wait_idle, wait_paused_after
 
 
 @pytest.fixture
@@ -144,23 +144,38 @@ def _seen(button) -> bool:
     return button.isVisible() and not r.isEmpty() and r.boundingRect().height() >= button.height() - 2
 
 
-def test_taking_over_at_the_gate_keeps_both_in_view_without_growing_the_window(qtbot, w):
-    from PySide6.QtWidgets import QApplication
+def test_taking_over_at_the_gate_drops_the_question_and_acts_at_once_on_the_page_shown(qtbot, w):
+    """#38: F8 while the gate waits before "Place order": the question goes, the pending click is recorded as
+    rejected by the person and never runs, and the person's own actions run at once on the checkout page."""
+    from cockpit.core.agent.gate import TOOK_OVER
     w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
-    qtbot.wait(200)
-    a = w.live.approval
-    assert _seen(a.approve_btn) and _seen(a.reject_btn) and a.why.isVisible()
+    asked = w.live.approval.request
     w.toolbar.act_take.trigger()
-    qtbot.waitUntil(lambda: w.live.takeover.isVisible(), timeout=LONG)
-    for _ in range(3):
-        QApplication.processEvents()
-    qtbot.wait(200)
+    # no answer at the gate needed: the take-over panel is ready on the live checkout page (before the fix the
+    # panel's buttons stayed grey until someone answered the gate)
+    qtbot.waitUntil(lambda: not w.live.approval.isVisible() and w.live.takeover.isVisible()
+                    and w.live.takeover.down_btn.isEnabled() and "during take-over" in w.live.banner.fullText(),
+                    timeout=30_000)
+    assert "Checkout" in w.live.banner.fullText() and w.status.state.text() == "taken over"
+    row = w.live.log_panel.items[asked.step]
+    assert row.text(2) == "rejected by ada" and row.text(3) == f"rejected: {TOOK_OVER}"
+    assert f"The agent's action at step {asked.step} ({asked.display}) was not run" in w.status.current()
     assert w.height() <= 700 and w.width() <= 1024, (w.width(), w.height())
-    assert _seen(a.approve_btn) and _seen(a.reject_btn) and _seen(w.live.takeover.hand_btn)
-    assert not a.why.isVisible() and not w.live.details.isVisible()  # they give their room to the take-over
-    w.toolbar.act_hand.trigger()
-    qtbot.waitUntil(lambda: not w.live.takeover.isVisible(), timeout=LONG)
-    assert a.isVisible() and a.why.isVisible() and w.live.details.isVisible()  # the question, whole again
-    a.reject_btn.click()
+    assert _seen(w.live.takeover.hand_btn) and w.live.details.isVisible()  # nothing steps aside any more
+    home = next(m for m in w.live.view.marks() if m.tag == "a" and m.text.startswith("Demo"))
+    click_mark(qtbot, w, home.id)  # a box clicked during the take-over picks the person's target
+    assert w.live.takeover.target == home.id and f"Target: [{home.id}]" in w.live.takeover.info.text()
+    assert w.live.approval.edit.text() != f"Click [{home.id}]"  # never the dropped question's edit field
+    w.live.takeover.click_btn.click()
+    qtbot.waitUntil(lambda: any(s["actor"] == "human" for s in records(w)[1]), timeout=30_000)
+    w.bridge.stop()
     wait_idle(qtbot, w)
+    _, steps, decisions = records(w)
+    human = next(s for s in steps if s["actor"] == "human")
+    assert human["step"] == asked.step + 1 and human["url"].endswith("checkout.html")  # the page the person saw
+    assert human["url_after"].endswith("index.html")
+    dropped = next(s for s in steps if s["step"] == asked.step)
+    assert (dropped["status"], dropped["outcome"]) == ("refused", f"rejected: {TOOK_OVER}")
+    assert [(d["approved"], d["by"], d["message"]) for d in decisions] == [(0, "human:ada", TOOK_OVER)]
+    assert not any("order-placed" in (s["url_after"] or "") for s in steps)  # "Place order" never ran
