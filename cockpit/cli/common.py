@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from cockpit.core.browser.session import BrowserConfig
-from cockpit.core.errors import CockpitError
+from cockpit.core.tasks.starturl import StartAddress, StartAddressError, start_address
 
 
 def viewport(text: str) -> tuple[int, int]:
@@ -44,73 +44,29 @@ def browser_config(args) -> BrowserConfig:
                          session_start_timeout=args.session_start_timeout)
 
 
-class BadTarget(CockpitError):
-    """A page argument that names no page: a missing file, a folder, an odd scheme (bad input, exit 2)."""
+#: A page argument that names no page: a missing file, a folder, an odd scheme (bad input, exit 2).
+BadTarget = StartAddressError
+
+
+def start_url(target: str) -> StartAddress:
+    """`target` read as the window's URL field reads it (core.tasks.starturl.start_address); a guess is said."""
+    addr = start_address(target)
+    if addr.note:
+        print(f"cockpit: note: {addr.note}", file=sys.stderr)
+    return addr
 
 
 @contextlib.contextmanager
 def serve_if_file(target: str):
     """Yield a URL for `target`: a web address as is, a local HTML file (a path or a file:// URL) served on
     127.0.0.1. Raises BadTarget, before anything starts, when it names no page."""
-    path = local_path(target)
-    if path is not None:
+    addr = start_url(target)
+    if addr.path is not None:
         from cockpit.core.localserver import LocalSite
-        with LocalSite(path.parent) as site:
-            yield site.url(path.name)
+        with LocalSite(addr.path.parent) as site:
+            yield site.url(addr.path.name)
     else:
-        from cockpit.core.agent.execute import normalize_url
-        from cockpit.core.errors import ActionError
-        try:
-            url = normalize_url(_with_scheme(target))
-        except ActionError as e:  # "Goto only opens http and https ...": the agent's words, not for here
-            raise BadTarget(f"cannot open {target}: give an http://, https:// or file:// address, or an HTML file"
-                            if "Goto only" in str(e) else str(e)) from None
-        yield url
-
-
-def local_path(target: str) -> Path | None:
-    """The local file `target` names (a path, ~ allowed, or a file:// URL), resolved; None for a web address.
-    Raises BadTarget for a file:// URL or a path-like target that is missing or a folder."""
-    import re
-    from urllib.parse import unquote, urlsplit
-
-    from cockpit.core.tasks.starturl import local_kind, looks_like_file
-    text = target.strip()
-    if text.lower().startswith("file:"):
-        parts = urlsplit(text)
-        if parts.netloc not in ("", "localhost"):
-            raise BadTarget(f"{target} names a file on another computer ({parts.netloc}); give a local file")
-        path = Path(unquote(parts.path))
-    else:
-        path = Path(text).expanduser()
-        kind = local_kind(path)
-        if not kind or (kind == "folder" and not looks_like_file(text) and re.match(r"^[^/]*\.", text)):
-            return None  # not here (a web address, or a missing file: _with_scheme says which), or a host name
-    if local_kind(path) == "folder":
-        pages = sorted(p.name for p in path.iterdir() if p.suffix.lower() in (".html", ".htm"))
-        held = (f"; it holds {', '.join(pages[:3])}{', ...' if len(pages) > 3 else ''}" if pages
-                else "; it holds no .html file")
-        raise BadTarget(f"{target} is a folder: name an HTML file in it{held}")
-    if local_kind(path) != "file":
-        raise BadTarget(f"no such file: {path if text.lower().startswith('file:') else target}")
-    return path.resolve()
-
-
-def _with_scheme(target: str) -> str:
-    """`target` with a scheme; a missing one is guessed (and said), a missing local file is an error."""
-    import re
-
-    from cockpit.core.tasks.starturl import guess_scheme, looks_like_file
-    text = target.strip()
-    if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", text) and not re.match(r"^[^/]+:\d", text):
-        return text  # has a scheme (a host:port is not one)
-    if looks_like_file(text):
-        hint = "" if text.startswith(("./", "../", "/", "~")) else \
-            " (for a web address, give it with https:// or http://)"
-        raise BadTarget(f"no such file: {target}{hint}")
-    url = guess_scheme(text)
-    print(f"cockpit: note: '{target}' has no scheme; opening {url}", file=sys.stderr)
-    return url
+        yield addr.url
 
 
 def fail(msg: str, code: int = 1) -> int:

@@ -200,12 +200,6 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
 
 @contextlib.contextmanager
 def _single(url: str | None):
-    """--url as given: a local HTML file as a file:// URL (ServedFolders serves it), else as common.serve_if_file."""
-    if url and (path := common.local_path(url)):  # a path or a file:// URL
-        from cockpit.core.replay.localfiles import file_url
-        yield file_url(path)
-    elif url:
-        with common.serve_if_file(url) as served:
-            yield served
-    else:
-        yield None
+    """--url as given: a web address, or a local HTML file as a file:// URL (ServedFolders serves it), read as
+    the window reads its URL field (core.tasks.starturl.start_address)."""
+    yield common.start_url(url).url if url else None

@@ -17,7 +17,8 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.errors import CockpitError
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store, liveness
-from cockpit.ui.live.bridge import PAUSED, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
+from cockpit.core.tasks.starturl import start_address
+from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
 from cockpit.ui.live.run_controller import RunController
@@ -81,7 +82,8 @@ class MainWindow(QMainWindow):
         slots = ((b.observed, live.on_observed), (b.event, self._on_event),
                  (b.approvalRequested, self._on_approval), (b.stateChanged, self._on_state),
                  (b.liveFrame, live.on_live_frame), (b.failed, self._on_failed),
-                 (b.replayed, live.on_replayed), (b.runEnded, self._on_ended))
+                 (b.replayed, live.on_replayed), (b.replayStep, live.on_replay_step),
+                 (b.runEnded, self._on_ended))
         self._bridge_slots = tuple((signal, self._while_open(slot)) for signal, slot in slots)
         for signal, slot in self._bridge_slots:
             signal.connect(slot)
@@ -169,6 +171,8 @@ class MainWindow(QMainWindow):
     def _on_state(self, state: str) -> None:
         self.status.state.setText(state + (" (you have the browser)" if self.bridge.taken_over
                                            and state != TAKEN_OVER else ""))
+        if state not in (IDLE, STARTING):  # the worker has its browser: a replay too, which starts no run
+            self.status.browser.setText("browser: running")
         self.live.on_state(state)
         self._update_controls()
 
@@ -213,6 +217,18 @@ class MainWindow(QMainWindow):
         if not url and not demo:
             self.live.show_error("Enter a start URL (or tick Demo policy to use the bundled demo shop).")
             return False
+        note = ""
+        if not (demo and (not url or url.lower().startswith("demo:"))):  # the demo shop: the bridge serves it
+            if url.lower().startswith("demo:"):
+                self.live.show_error(f"The start URL: {url} is the demo shop's address, for the demo policy: tick "
+                                     "Demo policy, or enter your own start URL.")
+                return False
+            try:  # what `cockpit run --url` takes: a web address, a local HTML file (served), a file:// URL
+                address = start_address(url)
+            except CockpitError as e:
+                self.live.show_error(f"The start URL: {e}")
+                return False
+            url, note = address.url, address.note
         tb = self.toolbar
         self.settings.max_steps, self.settings.memory_k = tb.max_steps.value(), tb.memory.value()
         self.settings.approval_policy = tb.policy.currentText()
@@ -228,7 +244,10 @@ class MainWindow(QMainWindow):
             agent.hops = tracker_for(extra)
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
                        task_extra=extra or None)
-        return self._launch(spec, "Starting the browser…", paused=paused)
+        started = self._launch(spec, "Starting the browser…", paused=paused)
+        if note:  # "'example.com' has no scheme; opening https://example.com", as `cockpit run` says it
+            self.status.say(note, 15000)
+        return started
 
     def _agent_config(self, demo: bool, policy: str | None = None, domains=()) -> AgentConfig:
         """Today's settings. `domains`: the task bar's allowed domains (a branch or resume keeps its run's own,
@@ -301,13 +320,13 @@ class MainWindow(QMainWindow):
         self.status.tokens.setText(f"{runs.tokens:,} tokens{cost}" if runs.run_id else "")
 
     def _on_demo_toggled(self, on: bool) -> None:
+        """Ticked: the demo's task and address fill empty fields. Unticked: they go again (#38), said in the
+        status bar, so a real model never starts on ``demo:index.html``."""
         from cockpit.core.demo.policy import DEMO_TASK
-        bar = self.live.task_bar
-        task, url, _ = bar.task()
-        if on and not task:
-            bar.set_task(DEMO_TASK, DEMO_URL)
-        elif on and not url:
-            bar.url_edit.setText(DEMO_URL)
+        if on:
+            self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
+        elif said := self.live.task_bar.leave_demo():
+            self.status.say(said, 15000)
 
     def closeEvent(self, event) -> None:
         # The stopped run's last events are queued for this window; they must not reach its closed store.

@@ -83,6 +83,39 @@ def test_bad_arguments_are_explained(tmp_path):
     assert r.returncode == 2 and "risk rules file" in r.stderr and "nope.json" in r.stderr  # not silently ignored
 
 
+def test_a_task_whose_start_page_did_not_load_stops_before_any_model_call(tmp_path):
+    """#38: a blank start page (here from a task file) used to spend every step on an empty screenshot."""
+    tasks = tmp_path / "tasks.jsonl"
+    tasks.write_text(json.dumps({"id": "blank--1", "ques": "Find the price", "web": "about:blank"}) + "\n")
+    home = tmp_path / "home"
+    with ModelServer(answer_with_title) as srv:
+        r = cockpit(home, "run", "--tasks", str(tasks), "--base-url", srv.base_url, "--model", "m")
+        assert srv.requests == []
+    why = "the start page did not load: 'about:blank' is not the address of a web page"
+    assert r.returncode == 1 and f"(failed: {why}" in r.stdout and f"FAILED after 0 steps: {why}" in r.stderr
+    with Store(home) as store:
+        run = store.runs()[0]
+        assert run["status"] == "failed" and run["error"].startswith(why)
+
+
+def test_a_reply_the_dialect_cannot_read_is_said_in_the_terminal_as_review_shows_it(site, tmp_path):
+    """#38: with a pixel preset, an unreadable reply printed a plausible action line and nothing else."""
+    from cockpit.core.llm.modelserver import scripted
+    home = tmp_path / "home"
+    replies = ["Thought: open the details.\nAction: click(start_box='<|box_start|>(abc,def)<|box_end|>')",
+               "Thought: done\nAction: finished(content='x')"]
+    with ModelServer(scripted(replies)) as srv:
+        r = cockpit(home, "run", "--task", "Open the details", "--url", site.url("agent_start.html"),
+                    "--base-url", srv.base_url, "--model", "ui-tars", "--preset", "vllm-ui-tars-1.5")
+    assert r.returncode == 0, r.stderr
+    with Store(home) as store:
+        step = store.steps(store.runs()[0]["id"])[0]
+    assert step["status"] == "format_error" and step["error"].startswith("Format ERROR: start_box")
+    lines = r.stderr.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("step 1/"))
+    assert lines[at + 1] == f"  not run: {step['error']}"  # the whole of what Review shows, right under the step
+
+
 @pytest.mark.fault("kill")
 def test_kill_9_mid_run_keeps_committed_steps_and_shows_interrupted(site, tmp_path):
     home = tmp_path / "home"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import KW_ONLY, dataclass, field
 from typing import Callable
+from urllib.parse import urlsplit
 
 from selenium.common.exceptions import WebDriverException
 
@@ -121,14 +122,32 @@ def new_run_record(start: Start, config: dict, *, model: str, base_url: str, app
                   parent_step=start.parent_step if branched else None)
 
 
+#: How a run that found no start page ends (its error, in the store and the window): before any model call.
+NOT_LOADED = "the start page did not load"
+#: The schemes of a start page; a local HTML file comes as http (served) or file://.
+START_SCHEMES = ("http", "https", "file", "data")
+#: Where the tab is when no page loaded: an empty tab, the new-tab page, Chrome's error page.
+_NO_PAGE = ("about:", "chrome:", "chrome-error:", "chrome-search:", "chrome-untrusted:")
+
+
 def open_start(session: BrowserSession, url: str) -> None:
-    """Open a fresh run's start page, in one tab; BrowserError says why it could not."""
+    """Open a fresh run's start page, in one tab. BrowserError "the start page did not load: …" when there is
+    none: no address, one that is not a page's (``demo:…``, ``about:blank``), an error page, a blank tab."""
+    scheme = urlsplit(url.strip()).scheme.lower() if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", url.strip()) else ""
+    if not url.strip():
+        raise BrowserError(f"{NOT_LOADED}: no start URL was given")
+    if scheme not in START_SCHEMES:
+        raise BrowserError(f"{NOT_LOADED}: '{url}' is not the address of a web page; give an http:// or https:// "
+                           "address, or a local HTML file")
     try:
         session.goto(url)
     except WebDriverException as e:  # chromedriver raises on some network errors (refused, no such host)
         m = re.search(r"ERR_[A-Z_]+", str(e))
         why = m.group(0) if m else short_message(e)
-        raise BrowserError(f"could not open the start page {url}: {why}") from e
+        raise BrowserError(f"{NOT_LOADED}: could not open {url}: {why}") from e
     if err := session.load_error():
-        raise BrowserError(f"could not open the start page {url}: {err}")
+        raise BrowserError(f"{NOT_LOADED}: could not open {url}: {err}")
+    landed = session.url or ""
+    if not landed or landed.lower().startswith(_NO_PAGE):
+        raise BrowserError(f"{NOT_LOADED}: opening {url} left the browser on an empty page ({landed or 'none'})")
     session.ensure_single_tab()

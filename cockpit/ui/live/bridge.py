@@ -101,6 +101,7 @@ class AgentBridge(QObject):
     liveFrame = Signal(object)  # QImage: the page while the agent waits on the model
     failed = Signal(str)  # a run could not start (no browser, no key...)
     replayed = Signal(int, str)  # step replayed (0 = done), what happened
+    replayStep = Signal(object)  # a step of "Replay in browser" (core.replay.replay.StepReplay): its log row
 
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
                  live_interval: float = 1.0):
@@ -240,10 +241,7 @@ class AgentBridge(QObject):
                     elif spec.resume_run:
                         result = self._resume(store, session, client, spec, control)
                     else:
-                        self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
-                                           control=control, listener=self._on_event)
-                        result = self.agent.run(Fresh(spec.task, url, task_id=spec.task_id,
-                                                      task_extra=spec.task_extra))
+                        result = self._fresh(store, session, client, spec, url, control)
             finally:  # a run that could not start or failed (the run not resumable, the browser...) too
                 if client is not None:
                     client.close()
@@ -264,6 +262,17 @@ class AgentBridge(QObject):
             log.error("the run stopped", exc_info=done.exception())
         self.runEnded.emit(None if done.exception() else done.result())
         _outliving.discard(self)
+
+    def _fresh(self, store, session, client, spec: RunSpec, url: str, control: RunControl):
+        """A new run; a local HTML file (a file:// URL) is served on 127.0.0.1 while it goes, as `cockpit run`
+        serves it (its folder recorded with the run, for replays)."""
+        from cockpit.core.replay.localfiles import ServedFolders
+        from cockpit.core.tasks.task import Task
+        with ServedFolders() as local:
+            task = local.served(Task(spec.task_id, spec.task, url, extra=dict(spec.task_extra or {})))
+            self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
+                               control=control, listener=self._on_event)
+            return self.agent.run(Fresh(task.task, task.url, task_id=spec.task_id, task_extra=task.extra or None))
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.branch import branch
@@ -286,8 +295,10 @@ class AgentBridge(QObject):
     def _replay(self, store, session, spec: RunSpec, control: RunControl):
         from cockpit.core.replay.replay import ReplayOptions, replay
         self._set_state(REPLAYING)
-        steps = replay(RunContext(session, store, approver=self.approver, control=control,
-                                  on_replay=lambda i, info: self.replayed.emit(i, info.describe())),
+        def replayed(i, info):
+            self.replayStep.emit(info)
+            self.replayed.emit(i, info.describe())
+        steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
                        spec.replay_run, None, ReplayOptions(speed=spec.replay_speed))
         self.replayed.emit(0, f"replayed {len(steps)} steps of {spec.replay_run}; the page matched throughout")
         return None

@@ -285,6 +285,10 @@ class LivePane(QWidget):
                                                                              if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
+            if self.live_frame is None:  # it ended before any page was shown: no "Starting the browser…" left
+                self.view.clear("The run failed before its first step; the red banner above says why.")
+            if self.shown_step is None:
+                self.banner.setText(f"Run {e.run_id} failed")
         elif isinstance(e, ev.BreakpointHit):
             self.message.emit(f"Paused at step {e.step}: breakpoint {e.reason}", 30000)
             self.bp_panel.refresh()
@@ -352,6 +356,18 @@ class LivePane(QWidget):
     def on_replayed(self, step: int, what: str) -> None:
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.message.emit(what, 10000)
+
+    def on_replay_step(self, info) -> None:
+        """A step of "Replay in browser" (core.replay.replay.StepReplay): its row in the step log."""
+        action = info.recorded_action or "page check"
+        sim = "" if info.similarity is None else f" (similarity {info.similarity:.2f})"
+        outcome = f"replayed: {info.outcome or f'page checked at {info.url}'}{sim}"
+        it = self.log_panel.item(info.step)
+        it.setText(0, f"{info.step} (you)" if info.actor == "human" else str(info.step))
+        it.setText(1, action)
+        it.setText(3, outcome)
+        it.setToolTip(3, outcome)
+        self.log_panel.fit_outcome()
 
     def on_live_frame(self, image) -> None:
         self.live_frame = image

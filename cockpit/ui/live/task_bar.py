@@ -25,6 +25,8 @@ class TaskBar(QWidget):
         super().__init__(parent)
         self.tasks: list[Task] = []
         self.task_id = ""
+        self._before_demo = ("", "", "")  # task, URL and task id before Demo policy filled the fields in
+        self._demo_task = ""  # the task the demo put in the field
         lay = QHBoxLayout(self)
         lay.setContentsMargins(4, 2, 4, 2)
         self.task_edit = QLineEdit(placeholderText="Task, e.g. Find the cheapest headphones and add them to the cart")
@@ -71,6 +73,39 @@ class TaskBar(QWidget):
         self.task_id = task_id
         if domains is not None:
             self.domains_edit.setText(", ".join(domains))
+
+    def fill_demo(self, task: str, url: str) -> None:
+        """Demo policy ticked: the demo's task and address go where the fields are empty; what was there is
+        kept to come back to (:meth:`leave_demo`)."""
+        self._before_demo = (self.task_edit.text(), self.url_edit.text(), self.task_id)
+        self._demo_task = ""
+        if not self.task_edit.text().strip():
+            self.set_task(task, url)
+            self._demo_task = task
+        elif not self.url_edit.text().strip():
+            self.url_edit.setText(url)
+
+    def leave_demo(self) -> str:
+        """Demo policy unticked: no demo state stays behind. The demo's task (unchanged since) and any ``demo:``
+        address go; what was in the fields before the demo came back, or they are left empty. Returns what was
+        done, for the status bar ("" when nothing was the demo's)."""
+        mine_task, mine_url, mine_id = self._before_demo
+        gone, back = [], False
+        if self._demo_task and self.task_edit.text() == self._demo_task:
+            self.task_edit.setText(mine_task)
+            self.task_id = mine_id
+            gone.append("task")
+            back = back or bool(mine_task.strip())
+        if self.url_edit.text().strip().lower().startswith("demo:"):
+            url = "" if mine_url.strip().lower().startswith("demo:") else mine_url
+            self.url_edit.setText(url)
+            gone.append("start URL")
+            back = back or bool(url.strip())
+        self._demo_task = ""
+        if not gone:
+            return ""
+        return (f"Demo policy off: the demo's {' and '.join(gone)} {'are' if len(gone) > 1 else 'is'} gone; "
+                + ("what you had before is back." if back else f"enter your own {' and '.join(gone)}."))
 
     def domains(self) -> list[str]:
         """The allowed domains as typed (not checked yet: AgentConfig does that); [] = any site."""

@@ -229,8 +229,24 @@ def test_model_failure_fails_the_run_with_the_reason(site, agent_for, store):
 def test_unreachable_start_page_fails_clearly(agent_for, store):
     with ModelServer(scripted(["Thought: x\nAction: Wait"])) as srv:
         result = agent_for(srv).run(Fresh("x", "http://127.0.0.1:9/"))
-    assert result.status == "failed" and "could not open the start page" in result.error
+    assert result.status == "failed" and result.error.startswith("the start page did not load: ")
     assert srv.requests == []
+
+
+@pytest.mark.parametrize("url, why", [
+    ("demo:index.html", "'demo:index.html' is not the address of a web page"),  # demo state left behind (#38)
+    ("about:blank", "'about:blank' is not the address of a web page"),
+    ("", "no start URL was given"),
+    ("/no/such/page.html", "'/no/such/page.html' is not the address of a web page"),
+])
+def test_a_start_page_that_did_not_load_stops_the_run_before_any_model_call(agent_for, store, browser, url, why):
+    """#38: before, demo:index.html and about:blank started on an empty tab and spent the budget on a blank page."""
+    with ModelServer(scripted(["Thought: x\nAction: Click [2]"] * 3)) as srv:
+        result = agent_for(srv, config=AgentConfig(max_steps=3, wait_seconds=0.2)).run(Fresh("x", url))
+    assert (result.status, result.steps) == ("failed", 0) and srv.requests == []
+    assert result.error.startswith(f"the start page did not load: {why}")
+    run = store.run(result.run_id)
+    assert (run["status"], run["error"]) == ("failed", result.error)
 
 
 def test_typing_in_an_order_form_does_not_press_enter_or_ask(site, agent_for, store, browser):
@@ -342,7 +358,7 @@ def test_a_refused_start_page_fails_clearly_not_as_an_internal_error(agent_for, 
     with ModelServer(scripted(["Thought: x\nAction: Wait"])) as srv:
         result = agent_for(srv).run(Fresh("x", f"http://127.0.0.1:{port}/"))
     assert result.status == "failed" and srv.requests == []
-    assert result.error == f"could not open the start page http://127.0.0.1:{port}/: ERR_CONNECTION_REFUSED"
+    assert result.error == f"the start page did not load: could not open http://127.0.0.1:{port}/: ERR_CONNECTION_REFUSED"
 
 
 def test_concurrent_runs_ask_the_terminal_one_at_a_time():

@@ -1,0 +1,29 @@
+""""Replay in browser" in the Live tab (#38): the status bar says the browser runs, and the step log lists the
+steps replayed. Real windows (offscreen), real Chromium, a run of the demo policy replayed on the demo shop."""
+from cockpit.core.store import Store
+from tests.ui.windowtools import LONG, records, wait_idle
+
+
+def test_a_replay_shows_its_browser_and_its_steps(qtbot, window_factory):
+    first = window_factory(demo=True)
+    first.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    first.toolbar.policy.setCurrentText("never")
+    assert first.start_run()
+    wait_idle(qtbot, first)
+    run, steps, _ = records(first)
+    assert run["status"] == "answered"
+    first.close()
+
+    w = window_factory()  # a new window: the replay is the first thing its browser does
+    assert w.status.browser.text() == "browser: not started"
+    assert w.start_replay(run["id"], speed=1.0)
+    qtbot.waitUntil(lambda: w.bridge.state == "replaying", timeout=LONG)
+    assert w.status.browser.text() == "browser: running"  # before #38: "browser: not started", Chromium running
+    wait_idle(qtbot, w)
+    assert w.live.banner.fullText().startswith("replay: replayed ")
+    with Store(w.store_root) as s:
+        replayed = [r for r in s.steps(run["id"]) if r["status"] == "ok"]  # ANSWER is not acted in a replay
+    rows = w.live.log_panel.items
+    assert sorted(rows) == [r["step"] for r in replayed] and replayed  # before #38 the log stayed empty
+    for r in replayed:
+        assert rows[r["step"]].text(1) == r["action"] and rows[r["step"]].text(3).startswith("replayed: ")
