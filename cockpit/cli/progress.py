@@ -57,6 +57,9 @@ class StepPrinter:
         if isinstance(e, ev.ApprovalDecided):
             verdict = "approved" if e.approved else "refused"
             return f"{p}  {verdict} by {e.by}" + (f": {e.message}" if e.message else "")
+        if isinstance(e, ev.StepFinished) and e.status == "format_error":  # the reply could not be read: say
+            # so as Review does ("Format ERROR: …"), not leave the action line above looking like one that ran
+            return f"{p}  not run: {e.error or 'the reply could not be read'}"
         if isinstance(e, ev.ActionExecuted):
             return f"{p}  {'->' if e.ok else 'error:'} {e.message[:160]}"
         if isinstance(e, ev.RunFinished):

@@ -106,6 +106,7 @@ class StepFinished(Event):
     status: str  # ok, error, format_error, refused, answered, stopped
     seconds: float = 0.0
     actor: str = "agent"
+    error: str = ""  # the step's error as stored (a format error's "Format ERROR: …", what Review shows)
 
 
 @dataclass(frozen=True)

@@ -203,7 +203,8 @@ class Agent(TakeOver):
             h.committing(st, answer)
         self.record.commit(st)
         st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
-        self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started))
+        self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started,
+                                   error=st.row.get("error") or ""))
         return next_lead, pdf, answer
 
     def _measure(self, obs: Observation) -> None:
