@@ -29,6 +29,26 @@ def status_text(status: str | None) -> str:
     return f"{status} ({STATUS_MEANING[status]})" if status in STATUS_MEANING else status
 
 
+#: Why a run that has no answer ended, where its record holds no error that says it.
+NO_ANSWER_BECAUSE = {"stopped": "stopped by the user before the agent answered",
+                     "refused": "the action asked about at the approval gate was refused",
+                     "interrupted": "the process running it ended before it finished",
+                     "closed": "given up with cockpit close", "running": "still running"}
+
+
+def end_reason(run: Mapping) -> str:
+    """Why `run` (a runs row) ended without an answer, in words: its error, else what its status means
+    ("the agent did not answer within its 15 steps"); "" for a status that needs none."""
+    if run.get("error"):
+        return str(run["error"])
+    status = run.get("status") or ""
+    if status == "max_steps":
+        budget = (_dict(run.get("config")).get("agent") or {}).get("max_steps")
+        return f"the agent did not answer within its {budget} steps" if budget else \
+            "the agent did not answer within its step budget"
+    return NO_ANSWER_BECAUSE.get(status, "")
+
+
 def _json(value) -> Any:
     """A JSON column's value decoded (rows from Store.steps already are); None for empty or unreadable."""
     if isinstance(value, (str, bytes)):
