@@ -11,6 +11,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.replay.branch import history_before
 from tests.models import by_page, last_user_text, mark_for
 
 PATIENCE = 20  # seconds a future may take on a loaded machine; before the fix these never resolved at all
@@ -75,6 +76,10 @@ def test_taking_over_at_the_gate_drops_the_pending_action_and_acts_at_once(shop,
     assert "the human supervisor took over and did:" in told and f"- Click [{link}]: clicked" in told
     decided = [e for e in agent.events if isinstance(e, ev.ApprovalDecided)]
     assert [(e.approved, e.by, e.message) for e in decided] == [(False, "human:ada", TOOK_OVER)]
+    for step in (2, 5):  # a branch is told the same: from the prompt stored at 5, rebuilt from the rows at 2
+        _, lead = history_before(store, result.run_id, step)
+        assert lead.startswith("Your last action was not executed: the human supervisor took over"), (step, lead)
+    assert f"- Click [{link}]: clicked" in lead
 
 
 def test_taking_over_while_the_model_thinks_drops_its_reply_without_asking(shop, agent_for, store):
