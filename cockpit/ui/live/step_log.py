@@ -173,6 +173,7 @@ class StepLogPanel(QTreeWidget):
                 self._child(it, "message", e.message)
             if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
                 it.setText(3, f"rejected: {TOOK_OVER}")
+                it.setToolTip(3, f"rejected: {TOOK_OVER}")
         elif isinstance(e, ev.ActionExecuted):
             self._executed(self.item(e.step), e)
         elif isinstance(e, ev.StepFinished):

@@ -13,15 +13,15 @@ from tests.ui.windowtools import LONG, records, wait_idle
 
 
 @pytest.fixture
-def model():
+def scripted_model():
     with ModelServer(answer_with_title) as srv:
         yield srv
 
 
 @pytest.fixture
-def own(window, model):
+def own(window, scripted_model):
     """The window with a model of the person's own (the scripted server), Demo policy unticked."""
-    window.settings.model = ModelConfig(base_url=model.base_url, model="m", max_retries=0)
+    window.settings.model = ModelConfig(base_url=scripted_model.base_url, model="m", max_retries=0)
     return window
 
 
@@ -48,13 +48,13 @@ def test_unticking_demo_policy_takes_the_demo_task_and_address_away(qtbot, demo_
     assert not w.runs.run_id
 
 
-def test_a_start_page_that_did_not_load_ends_the_run_before_any_model_call(qtbot, own, model):
+def test_a_start_page_that_did_not_load_ends_the_run_before_any_model_call(qtbot, own, scripted_model):
     w = own
     url = f"http://127.0.0.1:{free_port()}/"
     w.live.task_bar.set_task("Find the price", url)
     assert w.start_run()
     wait_idle(qtbot, w)
-    assert model.requests == []
+    assert scripted_model.requests == []
     why = f"the start page did not load: could not open {url}: ERR_CONNECTION_REFUSED"
     assert w.live.error_banner.isVisible() and w.live.error_banner.text() == f"The run failed: {why}"
     assert w.live.view.message() != "Starting the browser…" and "failed before its first step" in w.live.view.message()
@@ -63,7 +63,7 @@ def test_a_start_page_that_did_not_load_ends_the_run_before_any_model_call(qtbot
     assert (run["status"], run["error"], steps) == ("failed", why, [])
 
 
-def test_the_url_field_takes_a_local_html_file_as_cockpit_run_does(qtbot, own, model, tmp_path):
+def test_the_url_field_takes_a_local_html_file_as_cockpit_run_does(qtbot, own, scripted_model, tmp_path):
     w = own
     page = tmp_path / "site" / "mine.html"
     page.parent.mkdir()
