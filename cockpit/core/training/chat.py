@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from cockpit.core.llm import prompt
+from cockpit.core.llm.outimages import prepare_images
 from cockpit.core.page import images as img
 from cockpit.core.training.prompts import image_as_sent
 from cockpit.core.training.supervision import RunFacts
@@ -70,7 +71,8 @@ class Images:
 
 
 def with_data_urls(messages: list[dict], facts: RunFacts, images: Images) -> tuple[list[dict], list[bytes]]:
-    """A copy of `messages` with every image reference made a data URL; and the images, in order."""
+    """A copy of `messages` with every image reference made a data URL, each image part as the model client
+    sends it (its detail too: :func:`cockpit.core.llm.outimages.prepare_images`); and the images, in order."""
     out, seen = [], []
     for m in messages:
         m = dict(m)
@@ -85,7 +87,7 @@ def with_data_urls(messages: list[dict], facts: RunFacts, images: Images) -> tup
                 parts.append(p)
             m["content"] = parts
         out.append(m)
-    return out, seen
+    return prepare_images(out, facts.config), seen
 
 
 def _tool_calls(calls) -> list[dict] | None:
