@@ -265,7 +265,8 @@ def _target(facts: RunFacts, s: StepFacts, keep: str):
         return None
     if s.actor == "human" or not s.ran or s.rejected or s.judged_wrong or s.executed is None:
         return None
-    if not (keep == "all" or successful(facts) or s.judged_good or keep == "approved" and s.approved):
+    if keep == "corrected" or not (keep == "all" or successful(facts) or s.judged_good
+                                   or keep == "approved" and s.approved):
         return None
     a = s.executed
     if a.target is not None and a.kind in ("click", "type", "select", "hover") and a.target in by_id:
