@@ -1,9 +1,11 @@
 """`cockpit export`: write runs as WebVoyager run folders, labels tables, HTML reports, GIFs or COCO marks."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from cockpit.cli import common, runfilter
+from cockpit.cli.trainingexport import write_training
 
 HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
         "machine), HTML reports, GIFs, marks as COCO JSON, training data (SFT, preference, process labels, grounding)")
@@ -69,19 +71,12 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    import sys
-
     from cockpit.core.errors import CockpitError
     from cockpit.core.store.db import open_for_reading
     errors = incomplete = 0
-    if args.format in SINGLE_FILE and args.out.is_dir():
-        return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
-    if args.annotator and args.format != "html":
-        return common.fail("--annotator is for --format html", 2)
-    if args.width < 16 or args.seconds_per_step <= 0:
-        return common.fail("--width must be at least 16 and --seconds-per-step above 0", 2)
-    if args.layout and args.format not in TRAINING:
-        return common.fail("--layout is for the training formats (sft, preference, process, grounding)", 2)
+    problem = _bad_options(args)
+    if problem:
+        return common.fail(problem, 2)
     try:
         flt = runfilter.run_filter(args)
     except ValueError as e:
@@ -93,18 +88,12 @@ def run(args) -> int:
     with store:
         every = args.runs == ["all"]
         if args.format in TRAINING:
-            from cockpit.cli.trainingexport import write_training
             return write_training(store, args, flt, None if every else args.runs)
         if runfilter.given(args):  # Review's filters: the runs it would list
-            allowed = set(store.filtered_run_ids(flt))
-            if every:
-                args.runs = [r for r in reversed(store.filtered_run_ids(flt))]
-                every = False
-            else:
-                try:
-                    args.runs = [r for r in (store.resolve(ref) for ref in args.runs) if r in allowed]
-                except CockpitError as e:
-                    return common.fail(str(e))
+            try:
+                args.runs, every = runfilter.passing(store, None if every else args.runs, flt), False
+            except CockpitError as e:
+                return common.fail(str(e))
             if not args.runs:
                 return common.fail("no run passes the filters given; nothing written")
         if args.format in SINGLE_FILE:
@@ -139,6 +128,19 @@ def run(args) -> int:
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
         print(f"cockpit: {incomplete} run(s) written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
+
+
+def _bad_options(args) -> str:
+    """What is wrong with the options together ("" when nothing is)."""
+    if args.format in SINGLE_FILE and args.out.is_dir():
+        return f"--out {args.out} is a folder; {args.format} writes one file: give its name"
+    if args.annotator and args.format != "html":
+        return "--annotator is for --format html"
+    if args.width < 16 or args.seconds_per_step <= 0:
+        return "--width must be at least 16 and --seconds-per-step above 0"
+    if args.layout and args.format not in TRAINING:
+        return "--layout is for the training formats (sft, preference, process, grounding)"
+    return ""
 
 
 def _write_single(store, args, ids) -> Path:

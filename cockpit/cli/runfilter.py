@@ -47,3 +47,12 @@ def run_filter(args) -> RunFilter:
     pick = {field: getattr(args, name, None) or "" for name, field in FLAGS.items() if name not in ("since", "until")}
     return RunFilter(**pick, since=_date(args.since, "since") if args.since else None,
                      until=_date(args.until, "until") if args.until else None)
+
+
+def passing(store, refs: list[str] | None, flt: RunFilter) -> list[str]:
+    """The runs `refs` names (None: every run), oldest first, that `flt` lets through (StoreError for a bad ref)."""
+    listed = list(reversed(store.filtered_run_ids(flt)))
+    if refs is None:
+        return listed
+    allowed = set(listed)
+    return [r for r in (store.resolve(ref) for ref in refs) if r in allowed]
