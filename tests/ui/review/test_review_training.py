@@ -59,3 +59,20 @@ def test_a_point_clicked_in_review_is_exported_in_the_models_space(qtbot, panel,
     entries = {e["step"]: e for e in json.loads((ground.out / "screenspot_web.json").read_text())}
     assert abs(entries[1]["point"][0] - clicked[0] * 2) <= 1 and entries[1]["bbox"] == [v * 2 for v in press["bbox"]]
     assert entries[1]["image_size"] == [2048, 1536] and entries[1]["instruction"] == "Hold to highlight"
+
+
+def test_t_judges_a_step_harmful_and_it_becomes_a_process_label(qtbot, panel, store, tmp_path):
+    from testkit.fakeruns import make_run
+    rid = make_run(store, steps=2)
+    p = panel("ada")
+    p.show_run(rid)
+    qtbot.waitUntil(lambda: p.viewer.view.has_screenshot(), timeout=5000)
+    focus(qtbot, p)
+    qtbot.keyClick(p.viewer.view, Qt.Key_T)
+    assert [(x["step"], x["judgement"]) for x in L.step_labels(store, rid)] == [(1, "harmful")]
+    assert "step 1: harmful" in p.label_bar.status.text()
+    L.set_label(store, rid, "ada", "success")
+    out = export(store, ExportOptions("process", "trl"), tmp_path / "prm")
+    import pyarrow.parquet as pq
+    (row,) = pq.read_table(out.out / out.files[0]).to_pylist()
+    assert row["judgements"] == ["harmful", None] and row["rewards"] == [-1.0, 1.0] and row["labels"] == [False, True]
