@@ -1,16 +1,20 @@
 """`cockpit export`: write runs as WebVoyager run folders, labels tables, HTML reports, GIFs or COCO marks."""
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
-from cockpit.cli import common
+from cockpit.cli import common, runfilter
+from cockpit.cli.trainingexport import write_training
 
 HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
-        "machine), HTML reports, GIFs, marks as COCO JSON")
+        "machine), HTML reports, GIFs, marks as COCO JSON, training data (SFT, preference, process labels, grounding)")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
 SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
-FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif")
+#: Training data (cockpit.core.training): OUT is a folder with the data files and a dataset card.
+TRAINING = ("sft", "preference", "process", "grounding")
+FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif") + TRAINING
 
 
 def add_parser(sub) -> None:
@@ -37,7 +41,15 @@ def add_parser(sub) -> None:
         "(image file names are relative to the data dir). "
         "clicks-jsonl / clicks-coco: pixel steps whose click a human corrected (a point correction, or a wrong-"
         "target label with the right mark), for training: screenshot, task, thought, predicted and corrected "
-        "point (CSS and image pixels) as JSONL, or as COCO keypoints (predicted, corrected); OUT is the file."))
+        "point (CSS and image pixels) as JSONL, or as COCO keypoints (predicted, corrected); OUT is the file. "
+        "sft / preference / process / grounding: training data from the runs and what people did to them (accepted, "
+        "edited, rejected and taken-over steps at the gate; targets, points and judgements from Review), written "
+        "into the folder OUT with a dataset card (README.md) and sources.jsonl: sft as --layout openai (chat JSONL, "
+        "images as data URLs, split to OpenAI's limits), hf (Parquet with Image features) or sharegpt (LLaMA-Factory); "
+        "preference as trl (Parquet: prompt, chosen, rejected, images) or sharegpt; process as trl (stepwise "
+        "supervision: prompt, completions, labels); grounding as screenspot (JSON, screenshots beside) or hf. "
+        "Corrected actions are written in the run's dialect, points in the model's coordinate space. Parquet "
+        "(hf, trl) needs pyarrow: pip install 'cockpit[parquet]'."))
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
     p.add_argument("--format", choices=FORMATS, default="webvoyager", help="what to write (default webvoyager)")
     p.add_argument("--out", type=Path, required=True, metavar="PATH",
@@ -48,26 +60,42 @@ def add_parser(sub) -> None:
                    help="html: the report is for this annotator (blind batches: see above)")
     p.add_argument("--seconds-per-step", type=float, default=1.5, metavar="S", help="gif: frame time (default 1.5)")
     p.add_argument("--width", type=int, default=800, metavar="PX", help="gif: frame width (default 800)")
+    p.add_argument("--layout", choices=("openai", "hf", "trl", "sharegpt", "screenspot"),
+                   help="training data: the files' layout (default: openai for sft, trl for preference and "
+                        "process, screenspot for grounding)")
+    p.add_argument("--steps", choices=("default", "approved", "corrected", "all"), default="default",
+                   help="sft and grounding: the steps kept. default: steps of runs people labelled success, and "
+                        "every corrected step; approved: also steps a person approved at the gate; corrected: only "
+                        "corrected steps; all: every step that ran")
+    runfilter.add_options(p)
 
 
 def run(args) -> int:
-    import sys
-
     from cockpit.core.errors import CockpitError
     from cockpit.core.store.db import open_for_reading
     errors = incomplete = 0
-    if args.format in SINGLE_FILE and args.out.is_dir():
-        return common.fail(f"--out {args.out} is a folder; {args.format} writes one file: give its name", 2)
-    if args.annotator and args.format != "html":
-        return common.fail("--annotator is for --format html", 2)
-    if args.width < 16 or args.seconds_per_step <= 0:
-        return common.fail("--width must be at least 16 and --seconds-per-step above 0", 2)
+    problem = _bad_options(args)
+    if problem:
+        return common.fail(problem, 2)
+    try:
+        flt = runfilter.run_filter(args)
+    except ValueError as e:
+        return common.fail(str(e), 2)
     try:
         store = open_for_reading()  # exporting from a read-only data folder works too
     except CockpitError as e:
         return common.fail(str(e), 2)
     with store:
         every = args.runs == ["all"]
+        if args.format in TRAINING:
+            return write_training(store, args, flt, None if every else args.runs)
+        if runfilter.given(args):  # Review's filters: the runs it would list
+            try:
+                args.runs, every = runfilter.passing(store, None if every else args.runs, flt), False
+            except CockpitError as e:
+                return common.fail(str(e))
+            if not args.runs:
+                return common.fail("no run passes the filters given; nothing written")
         if args.format in SINGLE_FILE:
             ids = None
             if not every:
@@ -100,6 +128,19 @@ def run(args) -> int:
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
         print(f"cockpit: {incomplete} run(s) written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
+
+
+def _bad_options(args) -> str:
+    """What is wrong with the options together ("" when nothing is)."""
+    if args.format in SINGLE_FILE and args.out.is_dir():
+        return f"--out {args.out} is a folder; {args.format} writes one file: give its name"
+    if args.annotator and args.format != "html":
+        return "--annotator is for --format html"
+    if args.width < 16 or args.seconds_per_step <= 0:
+        return "--width must be at least 16 and --seconds-per-step above 0"
+    if args.layout and args.format not in TRAINING:
+        return "--layout is for the training formats (sft, preference, process, grounding)"
+    return ""
 
 
 def _write_single(store, args, ids) -> Path:

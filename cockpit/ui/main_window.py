@@ -11,6 +11,7 @@ import contextlib
 import logging
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMainWindow, QTabWidget
 
 from cockpit.core.agent.loop import AgentConfig
@@ -18,6 +19,8 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store, liveness
 from cockpit.core.tasks.starturl import start_address
+from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
+from cockpit.ui.export_training import ExportTrainingDialog
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
@@ -75,6 +78,12 @@ class MainWindow(QMainWindow):
         self.human = HumanActs(self.bridge, self.live.takeover, self)
         self.live.approval.install_shortcuts(self)
         self.lookahead.install(self.live.log_tabs, self.toolbar, self.toolbar.act_boxes, self.live.approval)
+        self.act_export_training = QAction("Export training data…", self)
+        self.act_export_training.setShortcut(QKeySequence(TRAINING_SHORTCUT))
+        self.act_export_training.setToolTip("SFT, preference, process-label or grounding data from the runs "
+                                            f"Review's filter selects ({TRAINING_SHORTCUT})")
+        self.act_export_training.triggered.connect(self.export_training)
+        self.addAction(self.act_export_training)
         build_menus(self, self.toolbar, self.modes, (self.lookahead.box,))
 
     def _connect(self) -> None:
@@ -125,6 +134,11 @@ class MainWindow(QMainWindow):
             if not self.runs.closed:
                 slot(*args)
         return guarded
+
+    def export_training(self) -> None:
+        """File → Export training data…, starting from the filter Review's table shows."""
+        dlg = ExportTrainingDialog(self.store, self.review.browser.model.filter, self)
+        dlg.exec()
 
     def _on_add_mark(self, on: bool) -> None:
         """M / Add mark: drawing a missing mark on Live's screenshot, when there is a step to add it to."""

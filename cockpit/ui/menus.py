@@ -20,6 +20,7 @@ def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, .
     file_menu = bar.addMenu("&File")
     for a in (tb.act_open, tb.act_settings):
         file_menu.addAction(a)
+    file_menu.addAction(w.act_export_training)
     file_menu.addSeparator()
     file_menu.addAction(tb.act_quit)
     run = bar.addMenu("&Run")

@@ -36,6 +36,9 @@ KEY_FRAGMENT = KEY[8:30]  # a truncated copy ("sk-proj-Cockpit...") counts as a 
 PASSWORD = "S3cr3t-Pa55"
 CARD = "4111 1111 1111 1111"
 EXPORT_FORMATS = ("webvoyager", "labels-jsonl", "labels-csv", "html", "gif", "coco")
+#: Training data (issue #43), every kind and layout: (format, layout), each into its own folder.
+TRAINING_EXPORTS = (("sft", "openai"), ("sft", "hf"), ("sft", "sharegpt"), ("preference", "trl"),
+                    ("preference", "sharegpt"), ("process", "trl"), ("grounding", "hf"), ("grounding", "screenspot"))
 
 
 # ---------------------------------------------------------------- searching
@@ -51,15 +54,28 @@ def count(data: bytes | str, find: list[bytes]) -> int:
     return max(data.count(n) for n in find)
 
 
+def parquet_text(path: Path) -> bytes:
+    """A Parquet file's values as text (its pages are compressed: its raw bytes would hide a leak)."""
+    import pyarrow.parquet as pq
+
+    def plain(v):
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [plain(x) for x in v]
+        return v.decode("latin-1") if isinstance(v, bytes) else v
+    return json.dumps(plain(pq.read_table(path).to_pylist()), ensure_ascii=False).encode()
+
+
 def scan_files(roots, find: list[bytes], exclude=()) -> dict[str, int]:
-    """Occurrences per file, every file under `roots` read as bytes (db, WAL, PNG, GIF alike)."""
+    """Occurrences per file, every file under `roots` read as bytes (db, WAL, PNG, GIF alike; Parquet decoded)."""
     found = {}
     for root in roots:
         root = Path(root)
         for p in [root] if root.is_file() else sorted(root.rglob("*")):
             if p.is_file() and p not in exclude:
                 try:
-                    n = count(p.read_bytes(), find)
+                    n = count(parquet_text(p) if p.suffix == ".parquet" else p.read_bytes(), find)
                 except OSError:  # a file that vanished (a WAL checkpointed away) while we looked
                     continue
                 if n:
@@ -203,6 +219,9 @@ def test_the_api_key_is_nowhere_after_a_whole_session(key_from, site, tmp_path, 
         for fmt in EXPORT_FORMATS:
             dest = out / (f"{fmt}.out" if fmt in ("labels-jsonl", "labels-csv", "coco") else fmt)
             cockpit("-v", "export", "all", "--format", fmt, "--out", str(dest))
+        for fmt, layout in TRAINING_EXPORTS:  # every step that ran: nobody labelled these runs
+            cockpit("-v", "export", "all", "--format", fmt, "--layout", layout, "--steps", "all",
+                    "--out", str(out / f"train-{fmt}-{layout}"))
         judged = cockpit("-v", "judge", "--all", *model, "--retries", "0")
         assert "SUCCESS" in judged.stdout, judged.stdout
         cockpit("-v", "reask", ok_run, "2", "--show-request")
@@ -220,7 +239,8 @@ def test_the_api_key_is_nowhere_after_a_whole_session(key_from, site, tmp_path, 
     # the search itself works: the task text it is fed is found in the store, the exports and the output
     control = needles("task-ok: what is the title?")
     assert db_hits(home / "cockpit.db", control) and any(count(text, control) for _, text in cockpit.outputs)
-    assert {Path(p).suffix for p in scan_files([home, out], control)} >= {".db", ".html", ".json", ".log", ".out"}
+    assert {Path(p).suffix for p in scan_files([home, out], control)} >= {".db", ".html", ".json", ".log", ".out",
+                                                                         ".parquet", ".jsonl"}
     assert list(out.rglob("*.gif")) and list(home.rglob("*.png"))
 
     find = needles(KEY, KEY_FRAGMENT)
@@ -380,6 +400,14 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
         dest = out / (f"{fmt}.out" if fmt in ("labels-jsonl", "labels-csv", "coco") else fmt)
         assert cockpit_main(["export", run_id, "--format", fmt, "--out", str(dest)]) == 0
     assert list(out.rglob("*.gif")) and list(out.rglob("interact_messages.json"))
+    from cockpit.core.training.export import ExportOptions, export
+    with Store(home) as store:  # every kind and layout, every step that ran (the two typing steps left out)
+        for fmt, layout in TRAINING_EXPORTS:
+            done = export(store, ExportOptions(fmt, layout, keep="all"), out / f"train-{fmt}-{layout}")
+            assert done.run_ids == [run_id]
+        sft = export(store, ExportOptions("sft", "openai", keep="all"), out / "train-sft-openai")
+    assert sft.rows == 1 and sft.tally.skipped["text typed into a secret field is not stored"] == 2
+    assert count(parquet_text(out / "train-sft-hf" / "data" / "train-00000-of-00001.parquet"), needles("Sign in"))
 
     leaks = {}
     for name, secret in (("password", PASSWORD), ("card", CARD)):

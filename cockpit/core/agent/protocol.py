@@ -20,7 +20,13 @@ import json
 from cockpit.core.actions import coords, dialects
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelClient
-from cockpit.core.llm.pixelprompt import PixelConversation, ResponsesConversation, materialize_any, raw_reply
+from cockpit.core.llm.pixelprompt import (
+    PixelConversation,
+    ResponsesConversation,
+    materialize_any,
+    observation_text,
+    raw_reply,
+)
 from cockpit.core.page import images
 from cockpit.core.page.observation import Observation
 from cockpit.core.safety import redaction
@@ -88,14 +94,7 @@ class PixelProtocol(MarksProtocol):
         return PixelConversation(system, keep_images)
 
     def observation_text(self, obs: Observation, pdf_text: str, note: str) -> str:
-        where = f" The page is {obs.title!r} at {obs.url}." if obs.url else ""
-        w, h = self.frame.image if self.frame else (0, 0)
-        body = f"Observation:{where} The screenshot is {w}x{h} pixels. Give your next action."
-        if note:
-            body += f"\n{note}"
-        if pdf_text:
-            body += f"\nThe last action downloaded a PDF; its text follows.\n{pdf_text.strip()}"
-        return body
+        return observation_text(obs.url, obs.title, self.frame.image if self.frame else (0, 0), pdf_text, note)
 
     def image(self, obs: Observation) -> bytes:
         """The clean screenshot as sent; the frame it sets is what the model's points are read against."""

@@ -25,6 +25,18 @@ from cockpit.core.llm.prompt import IMAGE_REF, Conversation
 from cockpit.core.page.images import data_url
 
 
+def observation_text(url: str, title: str, image_size: tuple[int, int], pdf_text: str = "", note: str = "") -> str:
+    """A pixel model's observation: where the page is and the screenshot's size (no element list)."""
+    where = f" The page is {title!r} at {url}." if url else ""
+    w, h = image_size
+    body = f"Observation:{where} The screenshot is {w}x{h} pixels. Give your next action."
+    if note:
+        body += f"\n{note}"
+    if pdf_text:
+        body += f"\nThe last action downloaded a PDF; its text follows.\n{pdf_text.strip()}"
+    return body
+
+
 class PixelConversation(Conversation):
     """A chat conversation whose replies may carry tool calls."""
 

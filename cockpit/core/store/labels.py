@@ -13,7 +13,7 @@ VERDICTS = ("success", "fail", "unsure")
 #: WebVoyager's four failure issues first, then Cockpit's additions. Users may add their own.
 CATEGORIES = ("Navigation stuck", "Visual grounding issue", "Hallucination", "Prompt misalignment",
               "Blocked by login/CAPTCHA", "Site changed or unavailable", "Unsafe action attempted", "Loop")
-STEP_JUDGEMENTS = ("correct", "wrong_target", "wrong_action", "no_progress")
+STEP_JUDGEMENTS = ("correct", "wrong_target", "wrong_action", "no_progress", "harmful")
 #: AgentRewardBench's three questions per trajectory: the label's verdict answers the first; the other two are
 #: answered yes / no / unsure, or left unanswered (None).
 AXES = ("success", "side_effects", "repetition")

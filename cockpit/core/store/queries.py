@@ -33,6 +33,8 @@ SORT_KEYS = {"started": "runs.started", "id": "runs.id", "status": "runs.status"
              "answer": "runs.answer"}
 #: Runs columns whose distinct values the review filters offer.
 DISTINCT_COLUMNS = ("site", "model", "status")
+#: RunFilter.agreement: the annotators' success verdicts on a run labelled by two or more.
+AGREEMENT = ("agree", "disagree")
 
 
 @dataclass
@@ -46,6 +48,10 @@ class RunFilter:
     human: str = ""  # success | fail | unsure | unlabelled
     judge: str = ""  # success | fail | undecided | unjudged
     annotator: str = ""  # runs this annotator labelled
+    until: float | None = None  # epoch seconds: runs started before it
+    agreement: str = ""  # agree | disagree: two or more annotators, all of one verdict / not
+    side_effects: str = ""  # yes | no | unsure: someone (the annotator, when picked) answered so
+    repetition: str = ""  # yes | no | unsure
     extra: dict = field(default_factory=dict)
 
     def sql(self) -> tuple[str, list]:
@@ -57,6 +63,9 @@ class RunFilter:
         if self.since:
             where.append("runs.started >= ?")
             params.append(self.since)
+        if self.until:
+            where.append("runs.started < ?")
+            params.append(self.until)
         if self.search.strip():
             where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
             params.append(fts_query(self.search))
@@ -72,6 +81,16 @@ class RunFilter:
         elif self.annotator:
             where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who})")
             params += who_params
+        for axis in ("side_effects", "repetition"):
+            if getattr(self, axis):
+                where.append(f"EXISTS (SELECT 1 FROM labels WHERE labels.run_id = runs.id {who} AND labels.{axis} = ?)")
+                params += who_params + [getattr(self, axis)]
+        if self.agreement:
+            if self.agreement not in AGREEMENT:
+                raise ValueError(f"agreement is one of {', '.join(AGREEMENT)}, not {self.agreement!r}")
+            verdicts = "(SELECT COUNT(DISTINCT verdict) FROM labels WHERE labels.run_id = runs.id)"
+            where.append("(SELECT COUNT(*) FROM labels WHERE labels.run_id = runs.id) >= 2 AND "
+                         + (f"{verdicts} = 1" if self.agreement == "agree" else f"{verdicts} >= 2"))
         if self.judge == "unjudged":
             where.append(f"{_JUDGE} IS NULL")
         elif self.judge:

@@ -40,7 +40,7 @@ from cockpit.ui.screenshot.corrector import MarkCorrector
 
 __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
 
-STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress"}
+STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress", "T": "harmful"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
 
 

@@ -47,6 +47,26 @@ def test_filters_by_words_site_and_human_and_judge_verdicts(store):
     assert store.filtered_run_ids(RunFilter(), "human", False) == [c, a, b]
 
 
+def test_filters_by_date_range_annotator_agreement_and_the_two_other_axes(store):
+    a = _run(store, "one", started=100)
+    b = _run(store, "two", started=200)
+    c = _run(store, "three", started=300)
+    assert store.filtered_run_ids(RunFilter(since=150, until=300), "started", False) == [b]
+    L.set_label(store, a, "ada", "success", side_effects="yes")
+    L.set_label(store, a, "bob", "success", side_effects="no", repetition="yes")
+    L.set_label(store, b, "ada", "success")
+    L.set_label(store, b, "bob", "fail", repetition="yes")
+    L.set_label(store, c, "ada", "fail")  # one annotator: neither agreement nor disagreement
+    assert store.filtered_run_ids(RunFilter(agreement="agree"), "started", False) == [a]
+    assert store.filtered_run_ids(RunFilter(agreement="disagree"), "started", False) == [b]
+    assert store.filtered_run_ids(RunFilter(side_effects="yes"), "started", False) == [a]
+    assert store.filtered_run_ids(RunFilter(side_effects="yes", annotator="bob"), "started", False) == []
+    assert store.filtered_run_ids(RunFilter(repetition="yes"), "started", False) == [a, b]
+    assert store.filtered_run_ids(RunFilter(repetition="yes", human="fail"), "started", False) == [b]
+    with pytest.raises(ValueError, match="agree"):
+        store.filtered_run_ids(RunFilter(agreement="maybe"))
+
+
 def test_table_rows_keep_the_asked_order_and_show_labels_and_the_newest_judge_verdict(store):
     a = _run(store, "first", started=1)
     b = _run(store, "second", started=2)
