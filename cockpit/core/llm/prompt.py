@@ -61,6 +61,24 @@ def feedback_text(outcome: str = "", error: str = "", refused: str = "", taken_o
     return f"Result of your last action: {outcome}." if outcome else ""
 
 
+def feedback_after(row: dict) -> str:
+    """What the model read after a recorded step (its store row), as the loop told it: a branch's history and
+    the training exports rebuild prompts with it."""
+    status = row.get("status")
+    if status == "ok":
+        return feedback_text(outcome=row.get("outcome") or "")
+    if status in ("error", "changed"):  # changed: the approved target changed, nothing was done (#17)
+        return feedback_text(error=row.get("error") or "")
+    if status == "refused":
+        decision = row.get("decision") or {}
+        if decision.get("took_over"):  # a person took the browser over at that step (cockpit.core.agent.gate)
+            return feedback_text(taken_over=True)
+        return feedback_text(refused=decision.get("message") or " ")
+    if status == "format_error":
+        return row.get("error") or FORMAT_ERROR
+    return ""
+
+
 def secret_note(target: int, kind: str = "password") -> str:
     """Said after text was typed into a secret field: it happened, and why the history shows (secret)."""
     return (f"(You typed a secret into the {kind} field [{target}]; it is not shown here or in your "

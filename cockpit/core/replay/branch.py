@@ -74,7 +74,7 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
     if base is not None:
         seed = list(rows[base]["request"])
         seed.append({"role": "assistant", "content": rows[base].get("reply") or ""})
-        lead, start = _feedback(rows[base]), base + 1
+        lead, start = prompt.feedback_after(rows[base]), base + 1
     else:
         seed, lead, start = [], prompt.task_text(run["task"], run["url"]), 1
     acts: list[str] = []
@@ -89,24 +89,8 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
         lead, acts = _with_acts(lead, acts), []
         seed.append({"role": "user", "content": prompt.omitted_note(lead)})
         seed.append({"role": "assistant", "content": r.get("reply") or ""})
-        lead = _feedback(r)
+        lead = prompt.feedback_after(r)
     return seed, _with_acts(lead, acts)
-
-
-def _feedback(row: dict) -> str:
-    status = row.get("status")
-    if status == "ok":
-        return prompt.feedback_text(outcome=row.get("outcome") or "")
-    if status in ("error", "changed"):  # changed: the approved target changed, nothing was done (#17)
-        return prompt.feedback_text(error=row.get("error") or "")
-    if status == "refused":
-        decision = row.get("decision") or {}
-        if decision.get("took_over"):  # a person took the browser over at that step (cockpit.core.agent.gate)
-            return prompt.feedback_text(taken_over=True)
-        return prompt.feedback_text(refused=decision.get("message") or " ")
-    if status == "format_error":
-        return row.get("error") or prompt.FORMAT_ERROR
-    return ""
 
 
 def _with_acts(lead: str, acts: list[str]) -> str:

@@ -92,9 +92,7 @@ def prompt_of(facts: RunFacts, i: int) -> list[dict]:
         msgs += copy.deepcopy(turn[:cut])
     else:
         msgs.append(assistant_of(prev.row.get("reply")))
-    lead = prompt.feedback_text(outcome=prev.row.get("outcome") or "" if prev.row.get("status") == "ok" else "",
-                                error=prev.row.get("error") or "" if prev.row.get("status") == "error" else "",
-                                refused=(prev.decision or {}).get("message") or " " if prev.rejected else "")
+    lead = prompt.feedback_after(prev.row)
     page = s.row
     if facts.pixel:
         size = s.frame.image if s.frame else (0, 0)
