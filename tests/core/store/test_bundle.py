@@ -55,7 +55,7 @@ def test_a_conflicting_relabel_keeps_the_newer_and_says_so(tmp_path, alice):
     label(bob, "alice", {"r2": "success"})
     label(alice, "alice", {"r2": "unsure"})  # and back on her first machine, later still: this one is newer
     out = ok(cockpit(alice, "import", "bundle", bundle(bob, tmp_path / "b.zip").strip()))
-    assert "labels: 0 added, 4 already here, 2 conflicting relabel(s) (the newer kept)" in out
+    assert "labels: 0 added, 4 already here, 2 conflicting relabels (the newer kept)" in out
     assert "conflict: run r1, alice (differing in verdict, category): 'fail: Navigation stuck' in b.zip (" in out
     assert "replaces 'success' here (" in out
     assert "conflict: run r2, alice (differing in verdict): 'unsure' here (" in out
