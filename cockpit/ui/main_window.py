@@ -11,6 +11,7 @@ import contextlib
 import logging
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMainWindow, QTabWidget
 
 from cockpit.core.agent.loop import AgentConfig
@@ -26,6 +27,8 @@ from cockpit.ui.live.status import RunStatus
 from cockpit.ui.live.takeover_acts import HumanActs
 from cockpit.ui.menus import build_menus
 from cockpit.ui.reports.panel import ReportsPanel
+from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
+from cockpit.ui.review.import_dialog import ImportDialog
 from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.window_layout import LayoutMemory
 
@@ -74,7 +77,13 @@ class MainWindow(QMainWindow):
         self.human = HumanActs(self.bridge, self.live.takeover, self)
         self.live.approval.install_shortcuts(self)
         self.lookahead.install(self.live.log_tabs, self.toolbar, self.toolbar.act_boxes, self.live.approval)
-        build_menus(self, self.toolbar, self.modes, (self.lookahead.box,))
+        self.act_import = QAction("&Import runs…", self)
+        self.act_import.setShortcut(IMPORT_SHORTCUT)
+        self.act_import.setToolTip("Import WebVoyager, Online-Mind2Web or browser-use runs, a bundle or labels "
+                                   f"({IMPORT_SHORTCUT})")
+        self.act_import.triggered.connect(self.open_import)
+        self._import_dialog = None
+        build_menus(self, self.toolbar, self.modes, (self.lookahead.box,), (self.act_import,))
 
     def _connect(self) -> None:
         b, live, tb = self.bridge, self.live, self.toolbar
@@ -280,6 +289,16 @@ class MainWindow(QMainWindow):
         self.status.say(banner, 15000)
         return started
 
+    def open_import(self) -> ImportDialog:
+        """File → Import runs…: the dialog (one at a time); Review shows what it imported."""
+        if self._import_dialog is None:
+            self._import_dialog = ImportDialog(self.store.root, self)
+            self._import_dialog.imported.connect(lambda _ids: self.review.refresh())
+            self._import_dialog.showRequested.connect(self.open_in_review)
+        self._import_dialog.open()
+        self._import_dialog.raise_()
+        return self._import_dialog
+
     def open_settings(self) -> None:
         from cockpit.ui.settings.dialog import ModelSettingsDialog
         dlg = ModelSettingsDialog(self.settings, self, demo=self.toolbar.demo_box.isChecked())
@@ -322,6 +341,8 @@ class MainWindow(QMainWindow):
             log.warning("settings not saved: %s", e)
         self.bridge.shutdown()
         self.review.viewer.loader.stop()  # a tab gets no closeEvent of its own
+        if self._import_dialog is not None:
+            self._import_dialog.cancel()  # stops between two folders; those imported are kept
         self.reports.cancel_judging()
         self.store.close()
         super().closeEvent(event)

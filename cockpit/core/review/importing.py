@@ -48,6 +48,7 @@ class ImportResult:
     cancelled: bool = False
     done: int = 0  # folders (or files) gone through
     total: int = 0
+    tasks: dict[str, str] = field(default_factory=dict)  # run id -> its task, of the runs imported
 
     @property
     def exit_code(self) -> int:
@@ -66,7 +67,7 @@ class ImportResult:
                 out += [f"  {x}" for x in items]
         if self.imported:
             out.append("imported:")
-            out += [f"  {rid}" for rid in self.imported]
+            out += [f"  {rid}" + (f": {self.tasks[rid]}" if self.tasks.get(rid) else "") for rid in self.imported]
         return out
 
 
@@ -88,6 +89,7 @@ def run_import(store: Store, req: ImportRequest, *, progress=None, cancel=None, 
         _mind2web(store, req, result, counted, cancel)
     else:
         _bundle_or_labels(store, req, result)
+    result.tasks = {rid: store.run(rid)["task"] for rid in result.imported}
     return result
 
 

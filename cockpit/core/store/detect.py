@@ -44,19 +44,26 @@ def nothing_found(kind: str, path: Path) -> NothingToImport:
 
 def detect(path: Path | str) -> list[str]:
     """The kinds that would find something to import at `path`, the likeliest first ([] when none would)."""
+    return list(survey(path))
+
+
+def survey(path: Path | str) -> dict[str, int]:
+    """What an import of each kind would find at `path`: kind -> how many runs' folders or files (1 for a bundle
+    or a label file), the likeliest kind first; {} when none would find anything."""
     path = Path(path)
     if path.is_file():
-        return _file_kinds(path)
+        return dict.fromkeys(_file_kinds(path), 1)
     if not path.is_dir():
-        return []
-    found = []
+        return {}
+    found = {}
     try:
-        if m2w_read.find_result_folders(path):
-            found.append("mind2web")
-        if webvoyager.find_run_folders(path):
-            found.append("webvoyager")
-        if bu_read.find_histories(path) and "mind2web" not in found:  # result.json files are not histories
-            found.append("browser-use")
+        for kind, find in (("mind2web", m2w_read.find_result_folders), ("webvoyager", webvoyager.find_run_folders),
+                           ("browser-use", bu_read.find_histories)):
+            if kind == "browser-use" and "mind2web" in found:
+                continue  # result.json files are not histories
+            n = len(find(path))
+            if n:
+                found[kind] = n
     except (CockpitError, OSError):
         pass
     return found
