@@ -4,9 +4,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
 HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
-        "machine), HTML reports, GIFs, marks as COCO JSON")
+        "machine), HTML reports, GIFs, marks as COCO JSON, corrected clicks of pixel runs (JSONL, COCO keypoints)")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
 SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
@@ -98,7 +99,7 @@ def run(args) -> int:
                 print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
             incomplete += bool(problems)
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
-        print(f"cockpit: {incomplete} run(s) written with files missing (see the warnings above)", file=sys.stderr)
+        print(f"cockpit: {plural(incomplete, 'run')} written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
 
 

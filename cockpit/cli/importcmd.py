@@ -7,9 +7,9 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = ("import webvoyager | mind2web | browser-use | bundle | labels: WebVoyager run folders (made by WebVoyager "
-        "or by `cockpit export`), Online-Mind2Web result folders (any agent's), browser-use histories, a bundle, "
-        "or a label export")
+HELP = ("bring in WebVoyager run folders (webvoyager: made by WebVoyager or by `cockpit export`), Online-Mind2Web "
+        "result folders (mind2web: any agent's), browser-use histories (browser-use), a bundle (bundle) or a label "
+        "export (labels)")
 DESCRIPTION = HELP + """. webvoyager DIR: every task* folder below DIR is read; folders imported before
 are skipped; damaged files are reported and the rest kept; each folder is imported whole or not at all.
 mind2web DIR: every <task_id>/result.json folder below DIR (Online-Mind2Web's submission layout, v1 or v2,

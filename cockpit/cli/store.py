@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from cockpit.cli import common
 
-HELP = "store check | set-aside: check the run database, or move a damaged one aside (kept) and start anew"
+HELP = "check the run database, or set-aside one Cockpit cannot use (moved aside, kept) and start anew"
 DESCRIPTION = """check: read every page of the run database (cockpit.db in the data folder) and say whether
 Cockpit can use it (exit 0) or what is wrong with it: damaged, not a Cockpit database, or written by a newer
 Cockpit (exit 1). set-aside: move the database, its -wal and -shm files and its runs' files into a new folder

@@ -18,6 +18,7 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.errors import CockpitError
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store, liveness
+from cockpit.core.words import plural
 from cockpit.ui.live.bridge import PAUSED, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
@@ -317,7 +318,7 @@ class MainWindow(QMainWindow):
         runs = self.runs
         self.status.steps.setText(runs.step_label(runs.latest_step) if runs.run_id else "")
         cost = f", ${runs.cost:.4f}" if runs.cost else (" (demo)" if runs.demo else "")
-        self.status.tokens.setText(f"{runs.tokens:,} tokens{cost}" if runs.run_id else "")
+        self.status.tokens.setText(f"{plural(runs.tokens, 'token', grouped=True)}{cost}" if runs.run_id else "")
 
     def _on_demo_toggled(self, on: bool) -> None:
         from cockpit.core.demo.policy import DEMO_TASK

@@ -29,6 +29,15 @@ def status_text(status: str | None) -> str:
     return f"{status} ({STATUS_MEANING[status]})" if status in STATUS_MEANING else status
 
 
+def outcome_text(status: str | None, detail: str | None) -> str:
+    """A step's outcome in one line: its status, then what happened, the status said once ("answered", not
+    "answered: answered"; "ok: clicked [5]"; "error: the element is gone")."""
+    status, detail = status or "-", (detail or "").strip()
+    if not detail or detail.startswith(status):
+        return detail or status
+    return f"{status}: {detail}"
+
+
 def _json(value) -> Any:
     """A JSON column's value decoded (rows from Store.steps already are); None for empty or unreadable."""
     if isinstance(value, (str, bytes)):
