@@ -177,7 +177,7 @@ class RunViewer(QWidget):
                             f"{e(r['model'] or '')} · {e(status)} · {plural(r['steps'], 'step')} · run {e(r['id'])}"
                             f"</span>{others_html}")
         answer = r["answer"]
-        none = f"none ({status}: {r['error'] or ''})"
+        none = f"none ({status}" + (f": {r['error']}" if r["error"] else "") + ")"  # no empty reason after ':'
         self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else f"<i>{e(none)}</i>"))
         self.header_line.setText(f"{r['task']} — {status} · {plural(r['steps'], 'step')} · run {r['id']}")
         self.answer_line.setText("Final answer: " + (answer if answer is not None else none))
