@@ -125,7 +125,7 @@ def test_a_run_with_the_same_id_and_other_content_is_refused(tmp_path, alice):
     before = snapshot(bob)
     r = cockpit(bob, "import", "bundle", bundle(alice, tmp_path / "a.zip").strip())
     assert r.returncode == 2
-    assert "already holds run(s) r2 with different content" in r.stderr and "nothing was imported" in r.stderr
+    assert "already holds run r2 with different content" in r.stderr and "nothing was imported" in r.stderr
     assert snapshot(bob) == before
 
 
@@ -185,7 +185,7 @@ def test_labels_for_a_run_not_in_the_store_or_a_bad_file_change_nothing(tmp_path
         make_runs(store, [("r1", 1, False)])
     before = snapshot(carol)
     r = cockpit(carol, "import", "labels", str(exported))
-    assert r.returncode == 2 and "has labels for 5 run(s) this store does not hold (r2, r3, r4, r5, r6)" in r.stderr
+    assert r.returncode == 2 and "has labels for 5 runs this store does not hold (r2, r3, r4, r5, r6)" in r.stderr
     lines = exported.read_text().splitlines()
     exported.write_text("\n".join(lines[:1] + [lines[1].replace('"fail"', '"maybe"')]) + "\n")
     r = cockpit(carol, "import", "labels", str(exported))
