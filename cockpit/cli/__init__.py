@@ -19,12 +19,13 @@ from cockpit.cli import (
     reask,
     run,
     runs,
+    store,
 )
 from cockpit.core.logsetup import setup_logging
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
-            "hops": hops, "observe": observe, "annotate": annotate, "adjudicate": adjudicate}
+            "hops": hops, "observe": observe, "annotate": annotate, "adjudicate": adjudicate, "store": store}
 from cockpit.cli import resume  # noqa: E402
 
 COMMANDS.update({"resume": resume, "close": resume.Close})

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from cockpit.cli import common
 
-HELP = "list runs where annotators (or annotators and a judge) disagree, and record adjudicated verdicts"
+HELP = "list runs where annotators (or annotators and a judge) disagree, and set their adjudicated verdicts"
 DESCRIPTION = HELP + """. list: each run where the annotators gave both success and fail, or where their
 consensus (the majority; unsure left out) and a judge's verdict differ, with every annotator's and judge's
 verdict and reason side by side, and the adjudicated verdict when there is one. set: records a run's

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 from cockpit.cli import common
+from cockpit.core.words import noun, plural
 
 HELP = "agreement between annotators and LLM judges (Cohen, Fleiss, WebVoyager Table 2) and success rates"
 
@@ -95,7 +96,7 @@ def _print_annotators(rep: dict) -> None:
     f = rep["fleiss"]
     print("\nFleiss' kappa (same three or more annotators)")
     if f["n_runs"]:
-        print(f"  kappa {_kappa(f['kappa'])} over {f['n_runs']} runs, {f['n_raters']} annotators "
+        print(f"  kappa {_kappa(f['kappa'])} over {plural(f['n_runs'], 'run')}, {plural(f['n_raters'], 'annotator')} "
               f"({', '.join(f['annotators'])})")
     else:
         print("  no run labelled by three annotators")
@@ -109,14 +110,14 @@ def _print_axes(rep: dict) -> None:
         if not a["answered"]:
             print("  no run answered yet (Review: X side effects, L repetition; `cockpit annotate --side-effects`)")
             continue
-        print(f"  {a['answered']} runs with a majority answer, {a['seen']} of them yes ({_pct(a['rate'])})")
+        print(f"  {plural(a['answered'], 'run')} with a majority answer, {a['seen']} of them yes ({_pct(a['rate'])})")
         for r in a["pairwise_cohen"]:
             print(f"  {r['annotator1']} vs {r['annotator2']}: n {r['n']}, agree "
                   f"{_pct_ci(r['agreement'], r.get('agreement_ci'))}, kappa {_kappa_ci(r['kappa'], r.get('kappa_ci'))}")
         f = a["fleiss"]
         if f["n_runs"]:
-            print(f"  Fleiss' kappa {_kappa_ci(f['kappa'], f.get('kappa_ci'))} over {f['n_runs']} runs, "
-                  f"{f['n_raters']} annotators ({', '.join(f['annotators'])})")
+            print(f"  Fleiss' kappa {_kappa_ci(f['kappa'], f.get('kappa_ci'))} over {plural(f['n_runs'], 'run')}, "
+                  f"{plural(f['n_raters'], 'annotator')} ({', '.join(f['annotators'])})")
 
 
 def _print_judges(rep: dict) -> None:
@@ -221,9 +222,9 @@ def _print_assisted(rep: dict) -> None:
     if not a["n"]:
         print("  no runs with a known outcome")
         return
-    print(f"  {a['n']} runs: success {a['success']} ({_pct(a['assisted_rate'])}) counting the help people gave, "
+    print(f"  {plural(a['n'], 'run')}: success {a['success']} ({_pct(a['assisted_rate'])}) counting the help people gave, "
           f"{a['autonomous']} ({_pct(a['autonomous_rate'])}) without it; {a['assisted_runs']} "
-          f"run{'' if a['assisted_runs'] == 1 else 's'} had interventions, {a['assisted_successes']} of them "
+          f"{noun(a['assisted_runs'], 'run')} had interventions, {a['assisted_successes']} of them "
           "succeeded")
     if len(a["by_model"]) > 1:
         w = max(max(len(r["model"] or "(none)") for r in a["by_model"]), 5)

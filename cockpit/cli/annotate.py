@@ -5,8 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
-HELP = "annotation batches: assign runs to annotators, see their progress and their next run; label a run"
+HELP = ("annotation batches: assign runs to annotators, see their status (progress) and each one's next run; "
+        "label a run")
 DESCRIPTION = HELP + """. assign: makes a batch (a name, its runs, N annotators per run, a guideline
 text) and deals the runs in the order given (all: every finished run, oldest first), each run to the N
 annotators with the fewest runs so far, so everyone gets as many runs as the others, give or take one;
@@ -69,10 +71,10 @@ def _assign(store, args) -> int:
         runs = [store.resolve(r) for r in args.runs]
     guideline = args.guideline.read_text(encoding="utf-8") if args.guideline else ""
     dealt = assign(store, args.batch, runs, args.annotators.split(","), args.per_run, guideline, blind=args.blind)
-    print(f"batch {args.batch}: {len(runs)} runs, {args.per_run} annotator(s) per run"
+    print(f"batch {args.batch}: {plural(len(runs), 'run')}, {plural(args.per_run, 'annotator')} per run"
           + (", blind" if args.blind else "") + (f", guideline {args.guideline}" if args.guideline else ""))
     for name, runs_of in dealt.items():
-        print(f"  {name}: {len(runs_of)} runs")
+        print(f"  {name}: {plural(len(runs_of), 'run')}")
     return 0
 
 
@@ -86,7 +88,7 @@ def _status(store, args) -> int:
         return 0
     for b in batches(store):
         if not args.batch or b["name"] == args.batch:
-            print(f"batch {b['name']}: {b['runs']} runs, {b['per_run']} per run" + (", blind" if b["blind"] else ""))
+            print(f"batch {b['name']}: {plural(b['runs'], 'run')}, {b['per_run']} per run" + (", blind" if b["blind"] else ""))
     w = max(9, *(len(r.annotator) for r in rows))
     print(f"  {'annotator':<{w}} {'done':>5} {'assigned':>8} {'median s/run':>12}")
     for r in rows:

@@ -6,7 +6,8 @@ import re
 import sys
 
 from cockpit.cli import common
-from cockpit.cli.progress import StepPrinter, plural
+from cockpit.cli.progress import StepPrinter
+from cockpit.core.words import plural
 
 HELP = "replay a run's steps 1..STEP-1 in a new browser and continue from STEP (or only replay)"
 

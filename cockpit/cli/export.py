@@ -6,9 +6,10 @@ from pathlib import Path
 
 from cockpit.cli import common, runfilter
 from cockpit.cli.trainingexport import write_training
+from cockpit.core.words import plural
 
 HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
-        "machine), HTML reports, GIFs, marks as COCO JSON, training data (SFT, preference, process labels, grounding)")
+        "machine), HTML reports, GIFs, marks as COCO JSON, corrected clicks of pixel runs (JSONL, COCO keypoints), training data (SFT, preference, process labels, grounding)")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
 SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
@@ -126,7 +127,7 @@ def run(args) -> int:
                 print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
             incomplete += bool(problems)
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
-        print(f"cockpit: {incomplete} run(s) written with files missing (see the warnings above)", file=sys.stderr)
+        print(f"cockpit: {plural(incomplete, 'run')} written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
 
 

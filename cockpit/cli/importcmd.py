@@ -1,4 +1,5 @@
-"""`cockpit import webvoyager DIR | mind2web DIR | bundle FILE | labels FILE`: bring runs and labels into the store."""
+"""`cockpit import webvoyager DIR | mind2web DIR | browser-use PATH | bundle FILE | labels FILE`: bring runs and
+labels into the store (cockpit.core.review.importing, as the window's File → Import runs… does)."""
 from __future__ import annotations
 
 import sys
@@ -6,8 +7,9 @@ from pathlib import Path
 
 from cockpit.cli import common
 
-HELP = ("import WebVoyager run folders (made by WebVoyager or by `cockpit export`), Online-Mind2Web result "
-        "folders (any agent's), a bundle, or a label export")
+HELP = ("bring in WebVoyager run folders (webvoyager: made by WebVoyager or by `cockpit export`), Online-Mind2Web "
+        "result folders (mind2web: any agent's), browser-use histories (browser-use), a bundle (bundle) or a label "
+        "export (labels)")
 DESCRIPTION = HELP + """. webvoyager DIR: every task* folder below DIR is read; folders imported before
 are skipped; damaged files are reported and the rest kept; each folder is imported whole or not at all.
 mind2web DIR: every <task_id>/result.json folder below DIR (Online-Mind2Web's submission layout, v1 or v2,
@@ -24,7 +26,10 @@ here with the same id and content is skipped, one with the same id and other con
 labels merge per run and annotator, and where the same annotator labelled a run differently the newer
 label is kept and reported. labels FILE (.jsonl or .csv from `cockpit export --format labels-jsonl` or
 `labels-csv`): the labels merge the same way; their runs must be in the store. A bundle or label file that
-is damaged, altered or does not fit the store is refused with the reason, and nothing is changed."""
+is damaged, altered or does not fit the store is refused with the reason, and nothing is changed. A path that
+holds nothing of the kind asked for is refused (exit 2) with the layout that kind expects, and the kind the path
+holds where it holds another. Exit 1 when some folders could not be imported (listed; importing again retries
+them)."""
 
 
 def add_parser(sub) -> None:
@@ -44,82 +49,57 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    if args.format in ("mind2web", "browser-use"):
-        return _mind2web(args)
-    if args.task:
-        return common.fail("--task is for `cockpit import browser-use`", 2)
-    if args.agent:
-        return common.fail("--agent is for `cockpit import mind2web`", 2)
-    if args.format != "webvoyager":
-        if args.tasks or args.answers:
-            return common.fail("--tasks and --answers are for `cockpit import webvoyager`", 2)
-        from cockpit.cli.importlabels import run_bundle_or_labels
-        return run_bundle_or_labels(args)
+    problem = _misplaced_option(args)
+    if problem:
+        return common.fail(problem, 2)
     from cockpit.core.errors import CockpitError
+    from cockpit.core.review.importing import ImportRequest, run_import
     from cockpit.core.store import Store
-    from cockpit.core.store.exchange import import_folders
-    from cockpit.core.tasks.taskfile import load_reference_answers, load_tasks
+    req = ImportRequest(args.format, args.dir, tasks=args.tasks, answers=args.answers, agent=args.agent,
+                        task=args.task)
     try:
-        tf = load_tasks(args.tasks) if args.tasks else None
-        for pr in tf.problems[:20] if tf else []:
-            print(f"warning: {args.tasks}: {pr.message}", file=sys.stderr)
-        tasks = {t.id: t for t in tf.tasks} if tf else {}
-        answers = load_reference_answers(args.answers) if args.answers else {}
         with Store() as store:
-            report = import_folders(store, args.dir, tasks=tasks, answers=answers, progress=_progress)
+            result = run_import(store, req, progress=_progress,
+                                warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     except CockpitError as e:
         return common.fail(str(e), 2)
     except OSError as e:  # the folder itself cannot be read
-        return common.fail(f"cannot read {e.filename or args.dir}: {e.strerror or e}", 2)
-    if sys.stderr.isatty():
+        what = f"cannot read {e.filename or args.dir}: {e.strerror or e}"
+        return common.fail(what + ("; nothing was imported" if args.format in ("bundle", "labels") else ""), 2)
+    if sys.stderr.isatty() and result.total and args.format not in ("bundle", "labels"):
         print(file=sys.stderr)
-    for p in report.problems:
+    for p in result.problems[:200]:
         print(f"warning: {p}", file=sys.stderr)
-    for f in report.failed:
+    for f in result.failed:
         common.fail(f)
-    print(f"imported {len(report.imported)} runs, skipped {len(report.skipped)} already imported, "
-          f"{len(report.problems)} problems" + (f", {len(report.failed)} folders NOT imported (see above; "
-                                                "importing again retries them)" if report.failed else ""))
-    for rid in report.imported:
-        print(rid)
-    return 1 if report.failed else 0
+    print(result.headline)
+    for line in result.details:
+        print(line)
+    if args.format == "webvoyager":
+        for rid in result.imported:
+            print(rid)
+    return result.exit_code
+
+
+def _misplaced_option(args) -> str | None:
+    """Why an option does not go with this kind, or None."""
+    if args.format in ("mind2web", "browser-use"):
+        if args.answers:
+            return "--answers is for `cockpit import webvoyager`"
+        if args.format == "mind2web" and args.task:
+            return "--task is for `cockpit import browser-use` (mind2web folders hold their task)"
+        if args.format == "browser-use" and args.tasks:
+            return "--tasks is for `cockpit import mind2web` (give a browser-use history's task with --task)"
+        return None
+    if args.task:
+        return "--task is for `cockpit import browser-use`"
+    if args.agent:
+        return "--agent is for `cockpit import mind2web`"
+    if args.format != "webvoyager" and (args.tasks or args.answers):
+        return "--tasks and --answers are for `cockpit import webvoyager`"
+    return None
 
 
 def _progress(i: int, n: int, folder) -> None:
     if sys.stderr.isatty():
         print(f"\rimporting {i}/{n}", end="", file=sys.stderr, flush=True)
-
-
-def _mind2web(args) -> int:
-    from cockpit.core.errors import CockpitError
-    from cockpit.core.store import Store
-    from cockpit.core.store.m2w_import import import_browser_use, import_mind2web, load_task_file
-    if args.answers:
-        return common.fail("--answers is for `cockpit import webvoyager`", 2)
-    if args.format == "mind2web" and args.task:
-        return common.fail("--task is for `cockpit import browser-use` (mind2web folders hold their task)", 2)
-    if args.format == "browser-use" and args.tasks:
-        return common.fail("--tasks is for `cockpit import mind2web` (give a browser-use history's task with --task)", 2)
-    try:
-        tasks = load_task_file(args.tasks) if args.tasks else {}
-        with Store() as store:
-            if args.format == "browser-use":
-                report = import_browser_use(store, args.dir, task=args.task.strip(),
-                                            agent=args.agent.strip() or "browser-use", progress=_progress)
-            else:
-                report = import_mind2web(store, args.dir, tasks=tasks, agent=args.agent.strip(), progress=_progress)
-    except CockpitError as e:
-        return common.fail(str(e), 2)
-    except OSError as e:
-        return common.fail(f"cannot read {e.filename or args.dir}: {e.strerror or e}", 2)
-    if sys.stderr.isatty():
-        print(file=sys.stderr)
-    for p in report.problems[:200]:
-        print(f"warning: {p}", file=sys.stderr)
-    for f in report.failed:
-        common.fail(f)
-    print(f"imported {len(report.imported)} runs, skipped {len(report.skipped)} already imported, "
-          f"{report.missing_screenshots} steps without a screenshot, {report.unparsed_actions} actions kept verbatim "
-          "only" + (f", {len(report.failed)} folders NOT imported (see above; importing again retries them)"
-                    if report.failed else ""))
-    return 1 if report.failed else 0

@@ -9,6 +9,7 @@ import signal
 import sys
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
 HELP = "score runs with an LLM judge (WebVoyager's or Online-Mind2Web's WebJudge) and reference-answer checks"
 
@@ -152,15 +153,16 @@ def _summary(report, ids, tasks, config, args, stream=None) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1], file=stream)
     c = report.counts()
     cost = "" if report.cost is None else f", ${report.cost:.4f}"
-    usage = f"{report.requests} requests, {report.prompt_tokens + report.completion_tokens} tokens{cost}"
+    usage = (f"{plural(report.requests, 'request')}, "
+             f"{plural(report.prompt_tokens + report.completion_tokens, 'token')}{cost}")
     if args.reference_only:
-        print(f"{len(ids)} runs, reference checks only: {c['errors']} errors; {usage}", file=stream)
+        print(f"{plural(len(ids), 'run')}, reference checks only: {plural(c['errors'], 'error')}; {usage}", file=stream)
     else:
         judged = c["success"] + c["not"] + c["undecided"]
         rate = f" ({c['success'] / judged:.1%} success)" if judged else ""
         how = "WebJudge" if args.protocol == "webjudge" else f"k={args.k or 'all'}"
-        print(f"{len(ids)} runs, judge {config.model}, {how}: {c['success']} SUCCESS, "
-              f"{c['not']} NOT SUCCESS, {c['undecided']} undecided, {c['errors']} errors{rate}; {usage}",
+        print(f"{plural(len(ids), 'run')}, judge {config.model}, {how}: {c['success']} SUCCESS, "
+              f"{c['not']} NOT SUCCESS, {c['undecided']} undecided, {plural(c['errors'], 'error')}{rate}; {usage}",
               file=stream)
     tally: dict[str, list[int]] = {}  # check -> [passed, failed, undecided]
     for r in report.runs.values():

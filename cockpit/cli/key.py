@@ -6,7 +6,8 @@ import sys
 
 from cockpit.cli import common
 
-HELP = "store, remove or check the API key for a model server (OS keyring; OPENAI_API_KEY as fallback)"
+HELP = ("set, delete or see the status of the API key for a model server (OS keyring; OPENAI_API_KEY as "
+        "fallback)")
 
 
 def add_parser(sub) -> None:

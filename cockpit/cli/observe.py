@@ -17,6 +17,7 @@ from cockpit.cli.common import BadTarget, add_browser_options, browser_config, f
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, CockpitError, short_message
 from cockpit.core.page.observation import observe
+from cockpit.core.words import plural
 
 
 def add_parser(sub):
@@ -62,7 +63,7 @@ def run(args) -> int:
         json.dump([m.to_dict() for m in obs.marks], sys.stdout, indent=1)
         print()
     else:
-        print(f"{obs.url}\n{obs.title!r}: {len(obs.marks)} marks in a {obs.viewport[0]}x{obs.viewport[1]} "
+        print(f"{obs.url}\n{obs.title!r}: {plural(len(obs.marks), 'mark')} in a {obs.viewport[0]}x{obs.viewport[1]} "
               f"viewport, observed in {took:.0f} ms")
         print(obs.element_text)
         if obs.stats.get("covered") or obs.stats.get("cross_origin_frames"):

@@ -6,11 +6,7 @@ import threading
 import time
 
 from cockpit.core.agent import events as ev
-
-
-def plural(n: int, word: str) -> str:
-    """'1 step', '2 steps'."""
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+from cockpit.core.words import plural
 
 
 class StepPrinter:

@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
 HELP = "ask the model again what it would do at a recorded step (no browser is touched)"
 
@@ -87,11 +88,11 @@ def _print(r, edit, show_request: bool, stream=None) -> None:
         print(text, file=stream)
 
     if show_request:
-        say(f"REQUEST SENT ({len(r.messages_sent)} messages)")
+        say(f"REQUEST SENT ({plural(len(r.messages_sent), 'message')})")
         say(request_text(r.messages_sent))
         say()
     shots = ", ".join(str(j) for j in r.images) or "none"
-    say(f"run {r.run_id}, step {r.step}: re-asked with {len(r.messages_sent)} messages, screenshots of "
+    say(f"run {r.run_id}, step {r.step}: re-asked with {plural(len(r.messages_sent), 'message')}, screenshots of "
         f"steps: {shots}")
     say(f"edits: {', '.join(edit.describe()) or 'none (the request as sent)'}")
     say()
@@ -106,7 +107,7 @@ def _print(r, edit, show_request: bool, stream=None) -> None:
     cost = "cost unknown" if r.cost is None else f"${r.cost:.4f}"
     say(f"-> {verdict}")
     say(f"model {r.model} at {r.base_url}, temperature {r.temperature:g}; {r.prompt_tokens} + "
-        f"{r.completion_tokens} = {r.tokens} tokens, {cost}, {r.seconds:.1f} s")
+        f"{r.completion_tokens} = {plural(r.tokens, 'token')}, {cost}, {r.seconds:.1f} s")
     if r.saved:
         say(f"kept as {r.saved} (re-ask #{r.n})")
     elif r.save_error:

@@ -6,7 +6,8 @@ import sys
 
 from cockpit.cli import common
 from cockpit.cli.branch import say_run_defaults
-from cockpit.cli.progress import StepPrinter, plural
+from cockpit.cli.progress import StepPrinter
+from cockpit.core.words import plural
 
 HELP = "continue an interrupted (or failed) run in a new browser, as the same run"
 CLOSE_HELP = "mark an interrupted run closed (its steps are kept; it can no longer be resumed)"

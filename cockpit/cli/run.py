@@ -9,6 +9,7 @@ from pathlib import Path
 
 from cockpit.cli import common, lookahead
 from cockpit.cli.progress import BatchCounter, StepPrinter, summary_table
+from cockpit.core.words import plural
 
 HELP = "run the agent on a task or a task file (headless)"
 
@@ -67,7 +68,7 @@ def _tasks(args):
         _report_problems(args.tasks, tf)
         if not tf.tasks:
             why = ("the file is empty" if args.tasks.stat().st_size == 0 else
-                   f"{tf.problem_count} problems, see above" if tf.problems else "only blank lines")
+                   f"{plural(tf.problem_count, 'problem')}, see above" if tf.problems else "only blank lines")
             raise SystemExit(common.fail(f"no tasks in {args.tasks} ({why})", 2))
         args.problems, args.notes = tf.problem_count, tf.note_count
         ids = [i.strip() for i in args.ids.split(",")] if args.ids else None
@@ -89,10 +90,6 @@ def _tasks(args):
 SHOW_PROBLEMS = 20  # problems of a task file printed; the rest are counted
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _report_problems(path: Path, tf) -> None:
     """A task file's problems and notes (guessed schemes: the task is fine), the first SHOW_PROBLEMS of them."""
     listed = tf.problems[:-1] if tf.dropped else tf.problems  # the last one sums up those not listed
@@ -102,15 +99,15 @@ def _report_problems(path: Path, tf) -> None:
     problems = tf.problem_count - sum(not p.note for p in shown)
     notes = tf.note_count - sum(p.note for p in shown)
     if problems or notes:
-        more = " and ".join(([_plural(problems, "more problem")] if problems else [])
-                            + ([_plural(notes, "more note")] if notes else []))
+        more = " and ".join(([plural(problems, "more problem")] if problems else [])
+                            + ([plural(notes, "more note")] if notes else []))
         in_all = _counts(tf.problem_count, tf.note_count) if tf.note_count else tf.problem_count
         print(f"cockpit: {path}: ... {more} ({in_all} in all; "
               "--dry-run checks a file without running it)", file=sys.stderr)
 
 
 def _counts(problems: int, notes: int) -> str:
-    return _plural(problems, "problem") + (f", {_plural(notes, 'note')}" if notes else "")
+    return plural(problems, "problem") + (f", {plural(notes, 'note')}" if notes else "")
 
 
 def _dry_run(args, tasks) -> int:
@@ -127,14 +124,14 @@ def _dry_run(args, tasks) -> int:
     if args.tasks:
         size = args.tasks.stat().st_size
         shown = (f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB" if size >= 1024
-                 else _plural(size, "byte"))
-        print(f"{args.tasks} ({shown}): {_plural(len(tasks), 'task')} selected, "
+                 else plural(size, "byte"))
+        print(f"{args.tasks} ({shown}): {plural(len(tasks), 'task')} selected, "
               f"{_counts(getattr(args, 'problems', 0), getattr(args, 'notes', 0))}")
     for t in todo[:10]:
         print(f"  {t.id or '(task)'}  {t.url}  {t.task[:80]}")
     if len(todo) > 10:
         print(f"  ... and {len(todo) - 10} more")
-    print(f"would run {_plural(len(todo), 'task')}" + (f", skip {len(tasks) - len(todo)} that finished before"
+    print(f"would run {plural(len(todo), 'task')}" + (f", skip {len(tasks) - len(todo)} that finished before"
                                                         if len(todo) < len(tasks) else ""))
     return 1 if getattr(args, "problems", 0) else 0  # notes (a guessed scheme) are not problems
 

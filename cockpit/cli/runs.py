@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
 if TYPE_CHECKING:  # the store is imported when a command runs, not when the CLI starts
     from cockpit.core.store.records import Step
@@ -69,7 +70,7 @@ def run(args) -> int:
               f"{cost:>8}  {r['task'][:70]}{demo}")
     stuck = [r["id"] for r in rows if r["status"] == "interrupted"]
     if stuck:
-        print(f"\n{len(stuck)} interrupted run(s): continue one with `cockpit resume ID` or give it up with "
+        print(f"\n{plural(len(stuck), 'interrupted run')}: continue one with `cockpit resume ID` or give it up with "
               f"`cockpit close ID` (e.g. cockpit resume {stuck[0]} / cockpit close {stuck[0]})")
     return 0
 
@@ -165,7 +166,7 @@ def _show_judgements(store, run_id: str, as_json: bool) -> int:
 
 
 def _show(store, run_id: str, as_json: bool) -> int:
-    from cockpit.core.store.records import status_text
+    from cockpit.core.store.records import outcome_text, status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
@@ -195,8 +196,7 @@ def _show(store, run_id: str, as_json: bool) -> int:
                   + (f": {d['message']}" if d.get("message") else ""))
         detail = s.error or s.outcome or ""
         if detail or not imported:
-            status = s.status or "-"
-            print(f"  outcome:  {detail if detail.startswith(status) else status + (': ' + detail if detail else '')}")
+            print(f"  outcome:  {outcome_text(s.status, detail)}")
         for label, text in _debug_lines(s):
             print(f"  {label + ':':<10}{text}")
         print(f"  files:    {store.file(s.screenshot) if s.screenshot else '-'}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 
 from cockpit.cli import common
+from cockpit.core.words import plural
 
 
 def write_training(store, args, flt, refs: list[str] | None) -> int:
@@ -22,7 +23,7 @@ def write_training(store, args, flt, refs: list[str] | None) -> int:
 
     def progress(done: int, total: int) -> None:
         if tty:
-            print(f"\rcockpit: {done:,}/{total:,} runs read", end="" if done < total else "\n", file=sys.stderr,
+            print(f"\rcockpit: {done:,}/{plural(total, 'run', grouped=True)} read", end="" if done < total else "\n", file=sys.stderr,
                   flush=True)
     try:
         result = export(store, options, args.out, progress)
@@ -32,7 +33,8 @@ def write_training(store, args, flt, refs: list[str] | None) -> int:
         return common.fail(f"cannot write {args.out}: {e.strerror or e}")
     o, t = result.options, result.tally
     made = ", ".join(f"{n:,} {k}" for k, n in sorted(t.made.items())) or "nothing"
-    print(f"{o.kind} ({o.layout}): {result.rows:,} rows from {len(t.runs):,} of {len(result.run_ids):,} runs "
+    print(f"{o.kind} ({o.layout}): {plural(result.rows, 'row', grouped=True)} from {len(t.runs):,} of "
+          f"{plural(len(result.run_ids), 'run', grouped=True)} "
           f"({made}) in {result.out}, {result.bytes / 1e6:,.2f} MB, {result.seconds:.1f} s")
     for why, n in sorted({**t.skipped, **result.notes}.items()):
         print(f"  {why}: {n:,}")

@@ -40,6 +40,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.lookahead.planning import PlanningConfig
 from cockpit.core.lookahead.worldmodel import WorldModelConfig
 from cockpit.core.settings_checks import APPROVAL_POLICIES, IMAGE_DETAILS, IMAGE_FORMATS, MAX_RECENT, setting_ok  # noqa: F401
+from cockpit.core.words import json_error
 
 __all__ = [
     "APPROVAL_POLICIES",
@@ -292,8 +293,7 @@ def load_settings(path: str | os.PathLike | None = None) -> tuple[Settings, list
     try:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as e:
-        detail = f"line {e.lineno} column {e.colno}: {e.msg}" if isinstance(e, json.JSONDecodeError) \
-            else type(e).__name__
+        detail = json_error(e) if isinstance(e, json.JSONDecodeError) else type(e).__name__
         return Settings(), [f"{p.name} is not valid JSON ({detail}); using defaults{_keep_bad(p)}"]
     if not isinstance(data, dict):
         return Settings(), [f"{p.name} does not hold a JSON object; using defaults{_keep_bad(p)}"]

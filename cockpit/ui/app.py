@@ -50,10 +50,7 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
     problem = display_problem()
     if problem:
         raise CockpitError(problem)
-    import qasync
     from PySide6.QtWidgets import QApplication
-
-    from cockpit.ui.main_window import MainWindow
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("Cockpit")
     app.setDesktopFileName("cockpit")  # matches packaging/cockpit.desktop
@@ -63,9 +60,23 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
         print(f"cockpit: {problem}", file=sys.stderr)
         start_error_box(problem).exec()
         return 2
+    from cockpit.ui.store_check import settle_store
+    code, news = settle_store(None, start_error_box)  # before the window's modules load: said at once
+    if code is not None:
+        return code
+    import qasync
+
+    from cockpit.ui.main_window import MainWindow
     loop = qasync.QEventLoop(app)
     asyncio.set_event_loop(loop)
-    win = MainWindow(demo=demo)
+    try:
+        win = MainWindow(demo=demo)
+    except CockpitError as e:  # the store failed on a read the check could not foresee (another program, the disk)
+        print(f"cockpit: {e}", file=sys.stderr)
+        start_error_box(str(e)).exec()
+        return 2
+    if news:
+        win.status.say(news, 120000)
     _quit_on_signals(app, win)
     if task:
         win.live.task_bar.set_task(task, url or "")

@@ -31,6 +31,7 @@ from cockpit.core.training import parquet
 from cockpit.core.training.export import DEFAULT_LAYOUT, ExportOptions, export, preview
 from cockpit.core.training.layouts import LAYOUTS, PARQUET
 from cockpit.core.training.samples import KEEP
+from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, on_gui_thread, run_in_background
 from cockpit.ui.run_filter_form import RunFilterForm
 from cockpit.ui.settings.parts import MessageLabel
@@ -245,7 +246,7 @@ class ExportTrainingDialog(QDialog):
             return
         r = self.result
         state = "Stopped: written so far" if r.cancelled else "Written"
-        self.counts.setText(f"{state}: {r.rows:,} rows, {r.bytes / 1e6:,.1f} MB in {r.out} "
+        self.counts.setText(f"{state}: {plural(r.rows, 'row', grouped=True)}, {r.bytes / 1e6:,.1f} MB in {r.out} "
                             f"({', '.join(r.files)}).\n" + counts_text(r))
         self._check()
 

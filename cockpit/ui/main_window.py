@@ -19,6 +19,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.settings import Settings, load_settings, save_settings
 from cockpit.core.store import Store, liveness
 from cockpit.core.tasks.starturl import start_address
+from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
@@ -30,6 +31,8 @@ from cockpit.ui.live.status import RunStatus
 from cockpit.ui.live.takeover_acts import HumanActs
 from cockpit.ui.menus import build_menus
 from cockpit.ui.reports.panel import ReportsPanel
+from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
+from cockpit.ui.review.import_dialog import ImportDialog
 from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.window_layout import LayoutMemory
 
@@ -78,13 +81,20 @@ class MainWindow(QMainWindow):
         self.human = HumanActs(self.bridge, self.live.takeover, self)
         self.live.approval.install_shortcuts(self)
         self.lookahead.install(self.live.log_tabs, self.toolbar, self.toolbar.act_boxes, self.live.approval)
+        self.act_import = QAction("&Import runs…", self)
+        self.act_import.setShortcut(IMPORT_SHORTCUT)
+        self.act_import.setToolTip("Import WebVoyager, Online-Mind2Web or browser-use runs, a bundle or labels "
+                                   f"({IMPORT_SHORTCUT})")
+        self.act_import.triggered.connect(self.open_import)
+        self._import_dialog = None
         self.act_export_training = QAction("Export training data…", self)
         self.act_export_training.setShortcut(QKeySequence(TRAINING_SHORTCUT))
         self.act_export_training.setToolTip("SFT, preference, process-label or grounding data from the runs "
                                             f"Review's filter selects ({TRAINING_SHORTCUT})")
         self.act_export_training.triggered.connect(self.export_training)
         self.addAction(self.act_export_training)
-        build_menus(self, self.toolbar, self.modes, (self.lookahead.box,))
+        build_menus(self, self.toolbar, self.modes, (self.lookahead.box,),
+                    (self.act_import, self.act_export_training))
 
     def _connect(self) -> None:
         b, live, tb = self.bridge, self.live, self.toolbar
@@ -313,6 +323,16 @@ class MainWindow(QMainWindow):
         self.status.say(banner, 15000)
         return started
 
+    def open_import(self) -> ImportDialog:
+        """File → Import runs…: the dialog (one at a time); Review shows what it imported."""
+        if self._import_dialog is None:
+            self._import_dialog = ImportDialog(self.store.root, self)
+            self._import_dialog.imported.connect(lambda _ids: self.review.refresh())
+            self._import_dialog.showRequested.connect(self.open_in_review)
+        self._import_dialog.open()
+        self._import_dialog.raise_()
+        return self._import_dialog
+
     def open_settings(self) -> None:
         from cockpit.ui.settings.dialog import ModelSettingsDialog
         dlg = ModelSettingsDialog(self.settings, self, demo=self.toolbar.demo_box.isChecked())
@@ -331,7 +351,7 @@ class MainWindow(QMainWindow):
         runs = self.runs
         self.status.steps.setText(runs.step_label(runs.latest_step) if runs.run_id else "")
         cost = f", ${runs.cost:.4f}" if runs.cost else (" (demo)" if runs.demo else "")
-        self.status.tokens.setText(f"{runs.tokens:,} tokens{cost}" if runs.run_id else "")
+        self.status.tokens.setText(f"{plural(runs.tokens, 'token', grouped=True)}{cost}" if runs.run_id else "")
 
     def _on_demo_toggled(self, on: bool) -> None:
         """Ticked: the demo's task and address fill empty fields. Unticked: they go again (#38), said in the
@@ -355,6 +375,8 @@ class MainWindow(QMainWindow):
             log.warning("settings not saved: %s", e)
         self.bridge.shutdown()
         self.review.viewer.loader.stop()  # a tab gets no closeEvent of its own
+        if self._import_dialog is not None:
+            self._import_dialog.cancel()  # stops between two folders; those imported are kept
         self.reports.cancel_judging()
         self.store.close()
         super().closeEvent(event)

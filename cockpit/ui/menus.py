@@ -13,14 +13,14 @@ from PySide6.QtWidgets import QCheckBox, QComboBox, QMainWindow, QMenu, QTabWidg
 from cockpit.core.agent.approval import POLICIES
 
 
-def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, ...] = ()) -> None:
+def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, ...] = (),
+                file_actions: tuple[QAction, ...] = ()) -> None:
     """Fill `w`'s menu bar with the actions of `tb` (a RunToolbar), the check boxes `boxes` besides its own,
-    and one entry per tab of `modes`."""
+    the window's own File actions `file_actions` (Import runs…, Export training data…) and one entry per tab of `modes`."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
-    for a in (tb.act_open, tb.act_settings):
+    for a in (tb.act_open, *file_actions, tb.act_settings):
         file_menu.addAction(a)
-    file_menu.addAction(w.act_export_training)
     file_menu.addSeparator()
     file_menu.addAction(tb.act_quit)
     run = bar.addMenu("&Run")

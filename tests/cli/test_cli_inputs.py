@@ -44,7 +44,7 @@ def test_observe_file_url_serves_the_local_page(tmp_path, pages):
     r = cockpit(tmp_path / "home", "observe", (pages / "pay.html").as_uri())
     no_traceback(r)
     assert r.returncode == 0, r.stderr
-    assert re.match(r"http://127\.0\.0\.1:\d+/pay\.html\n'Pay page': 1 marks", r.stdout), r.stdout
+    assert re.match(r"http://127\.0\.0\.1:\d+/pay\.html\n'Pay page': 1 mark ", r.stdout), r.stdout
     assert '<button> "Pay now"' in r.stdout
 
 

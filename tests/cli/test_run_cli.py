@@ -175,7 +175,7 @@ def test_export_then_import_round_trip(site, tmp_path):
     assert "data:image/png;base64,{b64_img}" in raw and "cockpit:step" not in raw and "iVBOR" not in raw
     i = cockpit(home, "import", "webvoyager", str(out))
     assert i.returncode == 0, i.stderr
-    assert "imported 1 runs" in i.stdout
+    assert "imported 1 run," in i.stdout
     again = cockpit(home, "import", "webvoyager", str(out))
     assert "imported 0 runs, skipped 1" in again.stdout
     with Store(home) as store:
@@ -193,7 +193,7 @@ def test_import_a_folder_webvoyager_made(webvoyager_root, tmp_path):
     bad.write_bytes(b"not a png")
     r = cockpit(home, "import", "webvoyager", str(webvoyager_root))
     assert r.returncode == 0, r.stderr
-    assert "imported 1 runs" in r.stdout and "screenshot2.png is not a valid PNG" in r.stderr
+    assert "imported 1 run," in r.stdout and "screenshot2.png is not a valid PNG" in r.stderr
     with Store(home) as store:
         run = store.runs()[0]
         assert run["task_id"] == "Allrecipes--3" and run["source"] == "webvoyager"

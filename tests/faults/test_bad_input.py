@@ -327,7 +327,7 @@ def test_an_import_that_hits_a_disk_error_leaves_no_half_imported_run(tmp_path, 
     no_traceback(r)
     assert r.returncode == 1
     assert f"cockpit: error: {big}: not imported: File too large" in r.stderr and "nothing of it was kept" in r.stderr
-    assert "imported 1 runs" in r.stdout and "1 folders NOT imported" in r.stdout
+    assert "imported 1 run," in r.stdout and "1 folder NOT imported" in r.stdout
     with Store(home) as store:
         runs = [store.run(x["id"]) for x in store.runs()]
         assert [x["config"]["imported_from"] for x in runs] == [str(small)]  # no row of the failed one
@@ -335,7 +335,7 @@ def test_an_import_that_hits_a_disk_error_leaves_no_half_imported_run(tmp_path, 
         assert store.db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     assert sorted(p.name for p in (home / "runs").iterdir()) == [runs[0]["id"]]  # and no files of it
     again = cockpit(home, "import", "webvoyager", str(root))  # with room again, it imports; the other is kept
-    assert again.returncode == 0 and "imported 1 runs, skipped 1 already imported" in again.stdout
+    assert again.returncode == 0 and "imported 1 run, skipped 1 already imported" in again.stdout
     with Store(home) as store:
         assert len(store.runs()) == 2
     shutil.rmtree(root)

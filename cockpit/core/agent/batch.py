@@ -139,9 +139,10 @@ class Batch:
     def _open_store(self) -> set:
         """Check that the run store can be written, waiting at most STARTUP_WAIT for another program's
         lock, and tidy it up; the tasks finished before (with `resume`). StoreError (CockpitError) when
-        it cannot be used: better at once than after each task has waited the store's usual timeout."""
+        it cannot be used (locked, damaged, even deep in the file): better at once than after each task has
+        started its browser or waited the store's usual timeout."""
         try:
-            with Store(self.store_root, timeout=STARTUP_WAIT) as store:
+            with Store(self.store_root, timeout=STARTUP_WAIT, check=True) as store:  # every page: damage now
                 with store.atomic():  # an empty write transaction: takes and releases the write lock
                     pass
                 liveness.mark_interrupted(store)

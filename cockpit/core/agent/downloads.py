@@ -9,6 +9,7 @@ from urllib.parse import urlparse
 from cockpit.core import pdf
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.page.marks import Mark
+from cockpit.core.words import plural
 
 #: Link paths that usually download a file rather than open a page.
 REMOTE_FILE = re.compile(r"\.(pdf|zip|gz|tgz|csv|tsv|xlsx?|docx?|pptx?|json|xml|txt|epub|mp3|mp4|dmg|exe)$", re.I)
@@ -34,6 +35,6 @@ def collect(s: BrowserSession, outcome, mark: Mark | None) -> None:
         if p.suffix.lower() == ".pdf":
             text = pdf.extract_text(p)
             outcome.pdf_text += f"[PDF {p.name}]\n{text}\n"
-            outcome.message += f"; downloaded the PDF {p.name} ({len(text)} characters of text)"
+            outcome.message += f"; downloaded the PDF {p.name} ({plural(len(text), 'character')} of text)"
         else:
             outcome.message += f"; downloaded {p.name}"

@@ -27,6 +27,7 @@ from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnecti
 from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core.errors import BrowserError, short_message
+from cockpit.core.words import plural
 
 log = logging.getLogger(__name__)
 
@@ -72,13 +73,30 @@ class RemoteInfo:
         return {"webdriver_url": self.webdriver_url, "session_id": self.session_id, "node": self.node}
 
 
-def _connection(url: str, timeout: float) -> ChromiumRemoteConnection:
-    # One retry of a refused connection, none of a read: a dead hub is said in one line, not forty.
-    retries = urllib3.Retry(total=1, connect=1, read=False, redirect=3, status=0)
+#: HTTP connections to the driver kept for reuse. A session sends one command at a time (BrowserSession.lock),
+#: but closing does not wait long for a command that hangs: its quit goes out on a second connection while the
+#: first is still in use. With Selenium's default of one, the connection handed back second is dropped with
+#: urllib3's warning "Connection pool is full, discarding connection" (seen when the window quit mid-command).
+POOL_SIZE = 2
+
+
+def connection(url: str, timeout: float, retries: urllib3.Retry | None = None) -> ChromiumRemoteConnection:
+    """The HTTP side of a WebDriver session at `url` (a local chromedriver, a remote WebDriver or a Grid):
+    commands time out after `timeout` s, POOL_SIZE connections kept, `retries` as urllib3 counts them."""
+    pool: dict = {"maxsize": POOL_SIZE}
+    if retries is not None:
+        pool["retries"] = retries
+    # Selenium reads the pool manager's arguments from a key of the same name inside this dict
+    # (RemoteConnection._get_connection_manager); given flat, they were ignored.
     return ChromiumRemoteConnection(
         url, vendor_prefix="goog", browser_name="chrome",
         client_config=ClientConfig(remote_server_addr=url, timeout=timeout,
-                                   init_args_for_pool_manager={"retries": retries}))
+                                   init_args_for_pool_manager={"init_args_for_pool_manager": pool}))
+
+
+def _connection(url: str, timeout: float) -> ChromiumRemoteConnection:
+    # One retry of a refused connection, none of a read: a dead hub is said in one line, not forty.
+    return connection(url, timeout, urllib3.Retry(total=1, connect=1, read=False, redirect=3, status=0))
 
 
 def start(url: str, options, *, start_timeout: float, command_timeout: float,
@@ -104,7 +122,7 @@ def start(url: str, options, *, start_timeout: float, command_timeout: float,
         tries += 1
         if time.monotonic() + wait >= deadline or stop():
             raise GridUnavailable(
-                f"could not start a browser on {url} in {start_timeout:g} s ({tries} tries; last: "
+                f"could not start a browser on {url} in {start_timeout:g} s ({plural(tries, 'try', 'tries')}; last: "
                 f"{short_message(last)})") from last
         log.info("no browser from %s yet (%s); trying again in %g s", url, short_message(last), wait)
         time.sleep(wait)

@@ -21,8 +21,6 @@ import urllib3.exceptions
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.chrome.service import Service
-from selenium.webdriver.chromium.remote_connection import ChromiumRemoteConnection
-from selenium.webdriver.remote.client_config import ClientConfig
 
 from cockpit.core import paths, resources
 from cockpit.core.browser import launch, profiles, remote, settling
@@ -116,10 +114,7 @@ class BrowserSession:
                 self.remote = remote.RemoteInfo(cfg.webdriver_url, sid, remote.node_of(cfg.webdriver_url, sid))
             else:
                 self._service = launch.start_chromedriver(cfg, self.profile_dir)
-                url = self._service.service_url
-                conn = ChromiumRemoteConnection(
-                    url, vendor_prefix="goog", browser_name="chrome",
-                    client_config=ClientConfig(remote_server_addr=url, timeout=cfg.command_timeout))
+                conn = remote.connection(self._service.service_url, cfg.command_timeout)
                 self.driver = webdriver.Remote(command_executor=conn, options=opts)
         except BrowserError:
             raise

@@ -10,6 +10,8 @@ import uuid
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Union
 
+from cockpit.core.words import plural
+
 #: Rough token cost charged for each image part in the default usage estimate.
 IMAGE_TOKENS = 85
 
@@ -83,7 +85,7 @@ def scripted(replies: Iterable[Reply | str], *, repeat_last: bool = False) -> Ca
         if repeat_last:
             return items[-1]
         raise ScriptExhausted(
-            f"scripted responder exhausted: request #{i + 1} but only {len(items)} replies scripted")
+            f"scripted responder exhausted: request #{i + 1} but only {plural(len(items), 'reply', 'replies')} scripted")
 
     return responder
 

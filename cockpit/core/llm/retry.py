@@ -25,6 +25,7 @@ from typing import Any, Awaitable, Callable
 
 from cockpit.core.llm.modelconfig import ModelConfig
 from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
+from cockpit.core.words import plural
 
 __all__ = ["CANCEL_POLL", "Classify", "OnRetry", "RetryPolicy", "run_cancellable", "with_retries",
            "with_retries_async"]
@@ -70,7 +71,7 @@ class RetryPolicy:
             log_.info("%s failed (not retried): %s", what, err)  # raised: the caller tells the user
             raise err
         if attempt > self.max_retries:
-            final = ModelError(f"model call failed after {attempt} attempts: {err}", status=err.status,
+            final = ModelError(f"model call failed after {plural(attempt, 'attempt')}: {err}", status=err.status,
                                retryable=True, reason=err.reason, attempts=attempt)
             log_.info("%s", final)  # raised: the caller tells the user (with -v, this line too)
             raise final

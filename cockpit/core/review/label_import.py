@@ -14,6 +14,7 @@ from pathlib import Path
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.db import Store
+from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.labelmerge import LabelMerge, merge_labels
 from cockpit.core.store.labels import AXIS_ANSWERS, VERDICTS
 
@@ -41,6 +42,8 @@ def read_label_file(path: Path | str) -> list[dict]:
     except OSError as e:
         raise CockpitError(f"cannot read {path}: {e.strerror or e}") from e
     rows = _csv_rows(text, path) if kind == ".csv" else _jsonl_rows(text, path)
+    if not rows:
+        raise nothing_found("labels", path)
     return [_label(row, line, path) for line, row in rows if row.get("annotator")]
 
 

@@ -18,6 +18,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark
 from cockpit.core.safety.risk_marks import _own_names
 from cockpit.core.safety.words import LEVELS, _host
+from cockpit.core.words import json_error, noun
 
 _RULE_KEYS = ("domain", "level", "text", "url", "action", "note")
 
@@ -107,8 +108,7 @@ def load_rules(path) -> list[SiteRule]:
     try:
         data = json.loads(raw) if raw.strip() else []
     except json.JSONDecodeError as e:
-        raise CockpitError(f"the risk rules file {path} is not valid JSON: {e.msg} "
-                           f"at line {e.lineno}, column {e.colno}") from e
+        raise CockpitError(f"the risk rules file {path} is not valid JSON: {json_error(e)}") from e
     if not isinstance(data, list):
         raise CockpitError(f"the risk rules file {path} must hold a JSON list of rules, "
                            f"not a {type(data).__name__}")
@@ -122,7 +122,7 @@ def _rule_from(path: Path, i: int, entry) -> SiteRule:
                            '{"domain": "example.com", "level": "irreversible"}, not ' + json.dumps(entry)[:80])
     unknown = sorted(set(entry) - set(_RULE_KEYS))
     if unknown:
-        raise CockpitError(f"{where} has unknown field(s) {', '.join(unknown)}; "
+        raise CockpitError(f"{where} has unknown {noun(len(unknown), 'field')} {', '.join(unknown)}; "
                            f"allowed: {', '.join(_RULE_KEYS)}")
     missing = [k for k in ("domain", "level") if k not in entry]
     if missing:

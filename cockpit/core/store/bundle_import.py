@@ -17,6 +17,7 @@ from cockpit.core.store.bundle import BundleError, BundleRun, read_bundle, store
 from cockpit.core.store.db import Store
 from cockpit.core.store.labelmerge import LabelMerge, merge_adjudications, merge_labels
 from cockpit.core.store.staging import staging_dir, sweep
+from cockpit.core.words import noun
 
 
 @dataclass
@@ -76,7 +77,7 @@ def _plan(store: Store, runs: list[BundleRun], report: BundleReport, path: Path)
         _check_columns(store, run, path)
         new.append(run)
     if clash:
-        raise BundleError(f"{path}: this store already holds run(s) {', '.join(clash)} with different content "
+        raise BundleError(f"{path}: this store already holds {noun(len(clash), 'run')} {', '.join(clash)} with different content "
                           "(steps or files differ): the same id names two different runs; nothing was imported")
     return new
 

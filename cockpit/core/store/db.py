@@ -26,6 +26,7 @@ import sqlite_utils
 
 from cockpit.core import paths
 from cockpit.core.errors import CockpitError
+from cockpit.core.store.damage import CLI_FIX, NEWER, Damage, damage_of, diagnose, schema_damage
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.queries import StoreQueries, fts_query
 from cockpit.core.store.schema import MIGRATIONS, SCHEMA_VERSION
@@ -42,7 +43,17 @@ STEP_FILES = {"screenshot_clean": "screenshot.png", "screenshot": "marked.png", 
 
 
 class StoreError(CockpitError):
-    """The run store cannot be opened, read or written; the message says why and where."""
+    """The run store cannot be opened, read or written; the message says why and where. ``damage``: what is wrong
+    with a database that cannot be used at all (damaged, not Cockpit's, a newer Cockpit's), else None."""
+    damage: Damage | None = None
+
+
+def damaged(d: Damage, advice: str = "") -> StoreError:
+    """The StoreError for an unusable database: what is wrong, `advice` if any, and the command that moves it
+    aside."""
+    err = StoreError(f"{d.describe()}; {advice + ', or ' if advice else ''}{CLI_FIX}")
+    err.damage = d
+    return err
 
 
 def _explain(e: sqlite3.Error, path: Path) -> StoreError:
@@ -59,8 +70,9 @@ def _explain(e: sqlite3.Error, path: Path) -> StoreError:
         return err
     if "disk is full" in text or "disk i/o" in text:
         return StoreError(f"the run database {path} cannot be written: the disk is full or failing ({e})")
-    if "malformed" in text or "not a database" in text:
-        return StoreError(f"{path} is damaged or not a Cockpit database ({e})")
+    d = damage_of(e, path)
+    if d is not None:
+        return damaged(d)
     return StoreError(f"run database {path}: {e}")
 
 
@@ -69,7 +81,8 @@ class Store(StoreQueries):
 
     The named reads of other modules (review table, hops, memory, judge) are in StoreQueries."""
 
-    def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0, read_only: bool = False):
+    def __init__(self, root: Path | str | None = None, *, timeout: float = 10.0, read_only: bool = False,
+                 check: bool = False):
         self.root = Path(root) if root else paths.home()
         self.path = self.root / DB_NAME
         self.files = self.root / "runs"
@@ -80,17 +93,25 @@ class Store(StoreQueries):
         if read_only:
             self._open_read_only(timeout)
             return
+        d = diagnose(self.path, timeout=timeout) if check else None  # `check`: read every page first
+        if d is not None:
+            raise damaged(d, "upgrade Cockpit to open it" if d.kind == NEWER else "")
         try:
             self.root.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(self.path, timeout=timeout, check_same_thread=False,
                                    isolation_level=None)
             self.db = sqlite_utils.Database(conn)
             self.db.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
+            self._refuse_unusable()  # before anything is written to it, even the journal mode
             self.db.execute("PRAGMA journal_mode = WAL")
             self.db.execute("PRAGMA synchronous = NORMAL")
             self.db.execute("PRAGMA foreign_keys = ON")
             self._migrate()
+        except StoreError:
+            self.close()
+            raise
         except sqlite3.Error as e:
+            self.close()
             raise _explain(e, self.path) from e
         except OSError as e:
             raise StoreError(f"cannot use the data folder {self.root}: {e.strerror or e}") from e
@@ -117,15 +138,19 @@ class Store(StoreQueries):
         else:
             raise _explain(error, self.path) from error
         self.db = sqlite_utils.Database(conn)
+        try:
+            self._refuse_unusable()
+        except StoreError:
+            self.close()
+            raise
         v = self.version
         if v != SCHEMA_VERSION:
             self.close()
             raise StoreError(f"{self.path} has schema {v}, this Cockpit reads {SCHEMA_VERSION}; "
-                             + ("upgrade Cockpit" if v > SCHEMA_VERSION else
-                                "open it once where it can be written, to upgrade it"))
+                             "open it once where it can be written, to upgrade it")
 
     def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
+        with contextlib.suppress(sqlite3.Error, AttributeError):  # AttributeError: it never opened
             self.db.conn.close()
 
     def __enter__(self):
@@ -140,11 +165,15 @@ class Store(StoreQueries):
         with self._lock:
             return self.db.execute("PRAGMA user_version").fetchone()[0]
 
+    def _refuse_unusable(self) -> None:
+        """StoreError (with its damage) for a database of a newer Cockpit or of another program: never write
+        Cockpit's tables into one."""
+        d = schema_damage(self.db, self.path)
+        if d is not None:
+            raise damaged(d, "upgrade Cockpit to open it" if d.kind == NEWER else "")
+
     def _migrate(self) -> None:
         v = self.version
-        if v > SCHEMA_VERSION:
-            raise StoreError(f"{self.path} was written by a newer Cockpit (schema {v}, this one knows "
-                             f"{SCHEMA_VERSION}); upgrade Cockpit to open it")
         while v < SCHEMA_VERSION:
             with self._tx():
                 v = self.version  # again, under the write lock: another program may have just upgraded it

@@ -23,6 +23,7 @@ from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.llm import prompt
 from cockpit.core.store import webvoyager
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
+from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.staging import staging_dir, sweep
 from cockpit.core.tasks.task import Task
@@ -154,21 +155,28 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)  # folders already in the store
     problems: list[str] = field(default_factory=list)  # "<folder>: <problem>" (imported all the same)
     failed: list[str] = field(default_factory=list)  # "<folder>: <why>": not imported at all
+    cancelled: bool = False  # stopped before the last folder (those done are kept)
 
 
 def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = None,
-                   answers: dict[str, list] | None = None, progress=None) -> ImportReport:
+                   answers: dict[str, list] | None = None, progress=None, cancel=None) -> ImportReport:
     """Import every run folder under `root`; folders already imported are skipped.
 
     Each folder is imported whole or not at all: a disk error while copying its files (disk full,
     a file that cannot be read) leaves no trace of it in the store, is listed in ``failed``, and the
     next folders are still imported; importing again retries it. A store that cannot be written
-    (locked, read-only) stops the import with StoreError.
+    (locked, read-only) stops the import with StoreError. `cancel()` true stops it between two folders
+    (``cancelled``); NothingToImport when `root` holds no run folder.
     """
     report = ImportReport()
     folders = webvoyager.find_run_folders(root)
+    if not folders:
+        raise nothing_found("webvoyager", Path(root))
     sweep(store)  # files a killed import left behind
     for i, folder in enumerate(folders, 1):
+        if cancel is not None and cancel():
+            report.cancelled = True
+            break
         fr = webvoyager.read_run_folder(folder)
         fr.task_id = task_id_of(fr)
         report.problems += [f"{folder}: {p}" for p in fr.problems]

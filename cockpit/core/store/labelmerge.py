@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from cockpit.core.store.adjudications import VERDICTS
 from cockpit.core.store.db import Store, StoreError
 from cockpit.core.store.labels import AXIS_ANSWERS
+from cockpit.core.words import plural
 
 _RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind",
                                                   "side_effects", "repetition"))
@@ -41,7 +42,7 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
     runs = {r["run_id"] for r in [*labels, *step_labels]}
     missing = sorted(store.missing_runs(runs))
     if missing:
-        raise StoreError(f"{source} has labels for {len(missing)} run(s) this store does not hold "
+        raise StoreError(f"{source} has labels for {plural(len(missing), 'run')} this store does not hold "
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
                          "first (`cockpit import bundle`); nothing was imported")
     for row in labels:

@@ -28,6 +28,7 @@ from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.store import labels
 from cockpit.core.store.bu_read import find_histories, read_history
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
+from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.m2w_read import M2WRun, M2WStep, find_result_folders, read_result_folder
 from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.staging import staging_dir, sweep
@@ -44,6 +45,7 @@ class M2WReport:
     problems: list[str] = field(default_factory=list)  # "<folder>: <what>": imported all the same
     missing_screenshots: int = 0
     unparsed_actions: int = 0
+    cancelled: bool = False  # stopped before the last folder (those done are kept)
 
 
 def load_task_file(path: Path) -> dict[str, dict]:
@@ -94,18 +96,23 @@ def parse_harness_action(text: str) -> Action | None:
 
 
 def import_mind2web(store: Store, root: Path, *, tasks: dict[str, dict] | None = None, agent: str = "",
-                    progress=None) -> M2WReport:
+                    progress=None, cancel=None) -> M2WReport:
     """Import every result folder under `root` (see the module doc); StoreError stops it (locked, read-only)."""
-    return import_runs(store, find_result_folders(Path(root)), read_result_folder, "m2w", SOURCE,
-                       tasks=tasks, agent=agent, progress=progress)
+    folders = find_result_folders(Path(root))
+    if not folders:
+        raise nothing_found("mind2web", Path(root))
+    return import_runs(store, folders, read_result_folder, "m2w", SOURCE, tasks=tasks, agent=agent,
+                       progress=progress, cancel=cancel)
 
 
 def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str = "browser-use",
-                       progress=None) -> M2WReport:
+                       progress=None, cancel=None) -> M2WReport:
     """Import browser-use history files (one, or every one below a folder); see cockpit.core.store.bu_read."""
     paths = find_histories(Path(root))
+    if not paths:
+        raise nothing_found("browser-use", Path(root))
     report = import_runs(store, paths, lambda p: read_history(p, task), "bu", "browser-use", agent=agent,
-                         progress=progress)
+                         progress=progress, cancel=cancel)
     if task and len(paths) > 1:
         report.problems.append(f"--task was given for {len(paths)} histories: each without a result.json beside "
                                "it got that task")
@@ -113,11 +120,15 @@ def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str =
 
 
 def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str, *, tasks: dict | None = None,
-                agent: str = "", progress=None) -> M2WReport:
-    """Import each of `paths` with `read(path) -> M2WRun` as a run of `source` (``<prefix>-<hash>`` ids)."""
+                agent: str = "", progress=None, cancel=None) -> M2WReport:
+    """Import each of `paths` with `read(path) -> M2WRun` as a run of `source` (``<prefix>-<hash>`` ids);
+    `cancel()` true stops it between two of them (``cancelled``)."""
     report = M2WReport()
     sweep(store)
     for i, folder in enumerate(paths, 1):
+        if cancel is not None and cancel():
+            report.cancelled = True
+            break
         shown = _printable(str(folder))
         try:
             run_id = f"{prefix}-{_content_id(folder, agent)}"

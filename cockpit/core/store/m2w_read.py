@@ -33,6 +33,7 @@ from pathlib import Path
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import CockpitError
+from cockpit.core.words import plural
 
 RESULT = "result.json"
 V2 = "online-mind2web-v2"
@@ -146,12 +147,12 @@ def _read_v1(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
         steps.append(M2WStep(f"ANSWER; {answer}", "", shots.get(last) if last is not None else None, answer=True))
         used.add(last)
     if unpaired := sorted(shots[k].name for k in shots if k not in used):
-        problems.append(f"{len(unpaired)} screenshot(s) paired with no step (not imported): {', '.join(unpaired[:5])}")
+        problems.append(f"{plural(len(unpaired), 'screenshot')} paired with no step (not imported): {', '.join(unpaired[:5])}")
     run = M2WRun(folder, task_id, task, answer, steps, "v1", problems=problems)
     run.extra_lists = {"actions": len(actions), "thoughts": len(thoughts)}
     run.missing = _count_missing(run)
     if len(thoughts) != len(actions) and thoughts:
-        run.problems.append(f"{len(actions)} actions and {len(thoughts)} thoughts: paired in order")
+        run.problems.append(f"{plural(len(actions), 'action')} and {plural(len(thoughts), 'thought')}: paired in order")
     return run
 
 

@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
+from cockpit.core.words import plural
+
 #: What a run status means, where it needs saying: "refused" is an answered run whose irreversible action was
 #: refused at the approval gate (cockpit.core.agent.approval.ended_at_gate).
 STATUS_MEANING = {"refused": "stopped at the gate"}
@@ -44,9 +46,18 @@ def end_reason(run: Mapping) -> str:
     status = run.get("status") or ""
     if status == "max_steps":
         budget = (_dict(run.get("config")).get("agent") or {}).get("max_steps")
-        return f"the agent did not answer within its {budget} steps" if budget else \
+        return f"the agent did not answer within its {plural(budget, 'step')}" if budget else \
             "the agent did not answer within its step budget"
     return NO_ANSWER_BECAUSE.get(status, "")
+
+
+def outcome_text(status: str | None, detail: str | None) -> str:
+    """A step's outcome in one line: its status, then what happened, the status said once ("answered", not
+    "answered: answered"; "ok: clicked [5]"; "error: the element is gone")."""
+    status, detail = status or "-", (detail or "").strip()
+    if not detail or detail.startswith(status):
+        return detail or status
+    return f"{status}: {detail}"
 
 
 def _json(value) -> Any:

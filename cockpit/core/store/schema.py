@@ -6,6 +6,8 @@ add a new one.
 """
 from __future__ import annotations
 
+import functools
+
 import sqlite_utils
 
 
@@ -149,3 +151,25 @@ def _v10(db: sqlite_utils.Database) -> None:
 
 MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
 SCHEMA_VERSION = len(MIGRATIONS)
+
+
+@functools.cache
+def expected_columns(version: int = SCHEMA_VERSION) -> dict[str, frozenset[str]]:
+    """The tables of schema `version` and their columns (built once per version, in memory, by the migrations)."""
+    db = sqlite_utils.Database(memory=True)
+    for migrate in MIGRATIONS[:version]:
+        migrate(db)
+    return {t.name: frozenset(t.columns_dict) for t in db.tables if not t.name.startswith("runs_fts")}
+
+
+def missing_columns(db: sqlite_utils.Database, version: int = SCHEMA_VERSION) -> list[str]:
+    """What schema `version` has and `db` lacks: "table labels" or "runs.task", in schema order ([] when
+    nothing is missing). A database of another program marked with a Cockpit schema version lacks them."""
+    missing = []
+    for table, columns in expected_columns(version).items():
+        have = set(db[table].columns_dict) if db[table].exists() else None
+        if have is None:
+            missing.append(f"table {table}")
+        else:
+            missing += [f"{table}.{c}" for c in sorted(columns - have)]
+    return missing

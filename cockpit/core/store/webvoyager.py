@@ -29,6 +29,7 @@ from PIL import Image
 
 from cockpit.core.actions import parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
+from cockpit.core.words import json_error
 
 PLACEHOLDER = "data:image/png;base64,{b64_img}"  # WebVoyager's stand-in for every image
 MESSAGES_FILE = "interact_messages.json"
@@ -156,8 +157,7 @@ def _read_messages(path: Path, problems: list[str]) -> list:
     try:
         messages = json.loads(text)
     except json.JSONDecodeError as e:
-        problems.append(f"{path.name} is not valid JSON ({e.msg} at line {e.lineno}, "
-                        f"column {e.colno})")
+        problems.append(f"{path.name} is not valid JSON ({json_error(e)})")
         return []
     if not isinstance(messages, list):
         problems.append(f"{path.name} is not a list of messages")

@@ -39,6 +39,7 @@ from cockpit.core.tasks.filetext import (
     skip_space,
 )
 from cockpit.core.tasks.task import Task, detect, to_task
+from cockpit.core.words import json_error
 
 FORMATS = ("webvoyager", "plain", "webarena")
 MAX_PROBLEMS = 1000  # past this, one summary problem; a broken 100 MB file stays usable
@@ -174,7 +175,7 @@ class _Loader:
         try:
             record = json.loads(text)
         except json.JSONDecodeError as e:
-            self.problem(lineno, f"not valid JSON ({e.msg} at column {e.colno})")
+            self.problem(lineno, f"not valid JSON ({json_error(e, 'column')})")
             return
         self._add(lineno, record)
 
@@ -193,7 +194,7 @@ class _Loader:
         try:
             record, end = decoder.raw_decode(text, start)
         except json.JSONDecodeError as e:
-            self.problem(e.lineno, f"not valid JSON ({e.msg} at column {e.colno})")
+            self.problem(e.lineno, f"not valid JSON ({json_error(e, 'column')})")
             return "broken"
         if text[end:].strip():
             return "jsonl"  # a second value follows
@@ -211,7 +212,7 @@ class _Loader:
             try:
                 record, i = decoder.raw_decode(text, i)
             except json.JSONDecodeError as e:
-                self.problem(e.lineno, f"not valid JSON ({e.msg} at column {e.colno}); "
+                self.problem(e.lineno, f"not valid JSON ({json_error(e, 'column')}); "
                                        "the rest of the file was not read")
                 return "broken"
             self._add(line, record)
@@ -280,8 +281,7 @@ def load_reference_answers(path) -> dict[str, list[dict]]:
     try:
         data = json.loads(decode_whole(path.read_bytes()).lstrip("\ufeff"))
     except json.JSONDecodeError as e:
-        raise CockpitError(f"{path.name}: not valid JSON ({e.msg} at line {e.lineno}, "
-                           f"column {e.colno})") from e
+        raise CockpitError(f"{path.name}: not valid JSON ({json_error(e)})") from e
     if not isinstance(data, dict):
         raise CockpitError(f"{path.name}: expected an object keyed by site name")
     out: dict[str, list[dict]] = {}

@@ -25,6 +25,7 @@ from cockpit.core.training.chat import Images, hf_messages, sharegpt, with_data_
 from cockpit.core.training.parquet import ParquetRows, image_value
 from cockpit.core.training.samples import Sample
 from cockpit.core.training.supervision import RunFacts
+from cockpit.core.words import plural
 
 LAYOUTS = {"sft": ("openai", "hf", "sharegpt"), "preference": ("trl", "sharegpt"), "process": ("trl",),
            "grounding": ("screenspot", "hf")}
@@ -74,7 +75,7 @@ class OpenAISink(Sink):
         msgs = s.messages
         if len(prompt.image_steps(msgs)) > OPENAI_MAX_IMAGES:
             msgs = prompt.clip(msgs, OPENAI_MAX_IMAGES)
-            self.note(f"examples with more than {OPENAI_MAX_IMAGES} screenshots: the oldest became the omitted note")
+            self.note(f"examples with more than {plural(OPENAI_MAX_IMAGES, 'screenshot')}: the oldest became the omitted note")
         msgs, datas = with_data_urls(msgs, facts, self.images)
         for data in datas:
             if len(data) > OPENAI_MAX_IMAGE_BYTES:

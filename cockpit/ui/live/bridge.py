@@ -30,6 +30,7 @@ from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.page import masking
 from cockpit.core.store import Store
+from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Lock, Task, run_in_background
 
 log = logging.getLogger(__name__)
@@ -300,7 +301,7 @@ class AgentBridge(QObject):
             self.replayed.emit(i, info.describe())
         steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
                        spec.replay_run, None, ReplayOptions(speed=spec.replay_speed))
-        self.replayed.emit(0, f"replayed {len(steps)} steps of {spec.replay_run}; the page matched throughout")
+        self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}; the page matched throughout")
         return None
 
     def _drop_dead_session(self) -> None:

@@ -21,6 +21,7 @@ from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.core.store.records import status_text
+from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
@@ -113,7 +114,7 @@ class LivePane(QWidget):
 
     def _connect(self) -> None:
         self.task_bar.fileProblems.connect(lambda p, probs: self.show_error(
-            f"{p}: {len(probs)} problem(s): " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else "")))
+            f"{p}: {plural(len(probs), 'problem')}: " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else "")))
         self.log_panel.stepSelected.connect(self.show_step)
         self.view.markClicked.connect(self._on_mark_clicked)
         self.view.pointClicked.connect(self._on_point)  # take-over at a point

@@ -28,7 +28,8 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
-from cockpit.core.store.records import Step
+from cockpit.core.store.records import Step, outcome_text
+from cockpit.core.words import plural
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
@@ -244,7 +245,7 @@ class StepLogPanel(QTreeWidget):
             kept = [c for c in e.plan.get("candidates", []) if c.get("kept")]
             best = next((c for c in kept if c["index"] == e.plan.get("chosen")), None)
             score = f", score {best['mean']:.2f}" if best and best.get("mean") is not None else ""
-            self._child(it, "plan", f"{len(e.plan.get('candidates', []))} candidates, {len(kept)} kept; "
+            self._child(it, "plan", f"{plural(len(e.plan.get('candidates', [])), 'candidate')}, {len(kept)} kept; "
                         + (f"chose {best['action']}{score}" if best else "none usable"))
 
     def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
@@ -313,7 +314,7 @@ def _lookahead_rows(step: dict) -> list[tuple[str, str]]:
             cells.append(f"{mark}{c.index}. {c.action} [{c.risk or '?'}] {score}")
         rows.append(("Plan", "<br>".join(e(x) for x in cells)))
     if s.plan_calls:
-        rows.append(("Look-ahead", e(f"{s.plan_calls} calls, {s.plan_prompt_tokens} in, "
+        rows.append(("Look-ahead", e(f"{plural(s.plan_calls, 'call')}, {s.plan_prompt_tokens} in, "
                                      f"{s.plan_completion_tokens} out")))
     return rows
 
@@ -359,8 +360,7 @@ class StepDetails(QTabWidget):
                 ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {who_decided(d.get('by'))}"
                                + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
-                ("Outcome", e(": ".join(x for x in (step.get("status") or "-", step.get("error") or step.get("outcome"))
-                                        if x))),
+                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),
                 ("URL after", e(step.get("url_after") or "")),
                 *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
                 *_lookahead_rows(step),  # hook: world-model preview and planning

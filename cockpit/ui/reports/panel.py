@@ -38,11 +38,12 @@ from cockpit.core.review import agreement
 from cockpit.core.review.judge import judge_runs_blocking
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
+from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_background
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
-from cockpit.ui.reports.words import bin_label, runs, unjudged_failures_note
+from cockpit.ui.reports.words import bin_label, unjudged_failures_note
 
 MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
 
@@ -170,7 +171,7 @@ class ReportsPanel(QWidget):
     def _show_success(self, rep: dict) -> None:
         a = rep["assisted"]
         self.assisted.setText(
-            f"{runs(a['n'])} with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
+            f"{plural(a['n'], 'run')} with a known outcome: {_pct(a['assisted_rate'])} succeeded counting people's help, "
             f"{_pct(a['autonomous_rate'])} without it. {a['assisted_runs']} had interventions, "
             f"{a['assisted_successes']} of them succeeded." if a["n"] else "No run has a known outcome yet.")
         self.assisted_runs.clear()
@@ -187,7 +188,7 @@ class ReportsPanel(QWidget):
 
     def _show_agreement(self, rep: dict) -> None:
         f = rep["fleiss"]
-        self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {f['n_runs']} runs labelled by "
+        self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {plural(f['n_runs'], 'run')} labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
                             "Fleiss' κ needs runs labelled by three or more annotators.")
         _fill(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], f"{r['agreement']:.1%}", f"{r['kappa']:.3f}")
@@ -258,7 +259,7 @@ class ReportsPanel(QWidget):
         self.j_progress.setValue(0)
         self.j_start.setEnabled(False)
         self.j_cancel.setEnabled(True)
-        self.j_status.setText(f"Judging {len(ids)} runs with {html.escape(self.j_model.text())}…")
+        self.j_status.setText(f"Judging {plural(len(ids), 'run')} with {html.escape(self.j_model.text())}…")
         options = dict(store_root=self.store.root, config=self.judge_config(), k=self._k(),
                        concurrency=self.j_conc.value(), progress=on_gui_thread(self._on_progress),
                        redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from cockpit.core.review.outcomes import run_outcomes
+from cockpit.core.words import plural
 
 #: how a run without an answer ended, in words: (one run, several runs)
 ENDINGS = {
@@ -28,11 +29,6 @@ def bin_label(lo: int, hi: int) -> str:
     return str(lo) if last <= lo else f"{lo}–{last}"
 
 
-def runs(n: int) -> str:
-    """"1 run", "2 runs"."""
-    return f"{n} run{'s' if n != 1 else ''}"
-
-
 def unjudged_failures(store) -> dict[str, int]:
     """How many runs count as failures only because they ended without an answer and nobody labelled or judged
     them, by how they ended (run status), largest first."""
@@ -46,7 +42,7 @@ def unjudged_failures_note(store) -> str:
     counts = unjudged_failures(store)
     if not counts:
         return ""
-    parts = [f"{runs(n)} that {ENDINGS.get(s, (f'ended as {s}',) * 2)[n != 1]}" for s, n in counts.items()]
+    parts = [f"{plural(n, 'run')} that {ENDINGS.get(s, (f'ended as {s}',) * 2)[n != 1]}" for s, n in counts.items()]
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     one = sum(counts.values()) == 1
     return (f"{said} ended without an answer and {'has' if one else 'have'} no label or judge's verdict: "

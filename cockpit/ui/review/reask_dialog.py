@@ -26,6 +26,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.llm import prompt
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.store import Store
+from cockpit.core.words import plural
 from cockpit.ui.background import Task, run_in_background
 from cockpit.ui.room import resize_within_screen
 
@@ -118,7 +119,7 @@ class ReaskDialog(QDialog):
         what = "the same action" if same else (f"a different action: {res.new_action}" if res.new_action
                                                 else f"no usable action ({res.parse_error})")
         cost = f", ${res.cost:.4f}" if res.cost else ""
-        self.verdict.setText(f"{_esc(res.model)} chose {_esc(what)} — {res.tokens} tokens{cost}, "
+        self.verdict.setText(f"{_esc(res.model)} chose {_esc(what)} — {plural(res.tokens, 'token')}{cost}, "
                              f"{res.seconds:.1f} s")
 
     def done(self, r: int) -> None:

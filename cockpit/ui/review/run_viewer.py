@@ -22,6 +22,7 @@ from cockpit.core.page.marks import marks_from_json
 from cockpit.core.review.exports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import end_reason, status_text
+from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.live.step_log import StepDetails, who_decided
 from cockpit.ui.plaintext import tip
@@ -173,13 +174,13 @@ class RunViewer(QWidget):
         r, e = self.shown_run(), html.escape
         status = status_text(r["status"])
         self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "
-                            f"{e(r['model'] or '')} · {e(status)} · {r['steps']} steps · run {e(r['id'])}"
+                            f"{e(r['model'] or '')} · {e(status)} · {plural(r['steps'], 'step')} · run {e(r['id'])}"
                             f"</span>{others_html}")
         answer = r["answer"]
         reason = end_reason(r)  # "stopped by the user…", never an empty "(stopped: )"
         none = f"none ({status}: {reason})" if reason else f"none ({status})"
         self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else f"<i>{e(none)}</i>"))
-        self.header_line.setText(f"{r['task']} — {status} · {r['steps']} steps · run {r['id']}")
+        self.header_line.setText(f"{r['task']} — {status} · {plural(r['steps'], 'step')} · run {r['id']}")
         self.answer_line.setText("Final answer: " + (answer if answer is not None else none))
 
     # ---------- stepping ----------

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import STATUS_WORDS, status_text
+from cockpit.core.words import plural
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
@@ -30,11 +31,6 @@ from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
 #: The columns sized to their contents: rows told apart at a glance, shown whole.
 WHOLE = ("started", "id", "status", "steps", "site")
 TASK_WIDTH = 220
-
-
-def runs_text(n: int) -> str:
-    """'1 run', '2 runs', '1,234 runs'."""
-    return f"{n:,} run" + ("" if n == 1 else "s")
 
 
 class RunsBrowser(QWidget):
@@ -131,7 +127,7 @@ class RunsBrowser(QWidget):
         self.reselect()
 
     def update_count(self) -> None:
-        self.count.setText(runs_text(self.model.total))
+        self.count.setText(plural(self.model.total, 'run', grouped=True))
 
     def select(self, run_id: str) -> None:
         """Select the run's row when it is listed (loading pages as needed), and scroll to it."""

@@ -102,7 +102,7 @@ def test_the_command_names_a_damaged_history_and_imports_the_rest(tmp_path):
     (root / "bad.json").write_text('{"history": [1, 2')
     home = tmp_path / "home"
     r = cockpit(home, "import", "browser-use", str(root), "--task", "Find the baggage allowance")
-    assert r.returncode == 1 and "imported 1 runs" in r.stdout
+    assert r.returncode == 1 and "imported 1 run," in r.stdout
     assert "bad.json" in r.stderr and "not valid JSON" in r.stderr
     with Store(home) as store:
         (run,) = store.runs()

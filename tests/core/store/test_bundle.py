@@ -55,7 +55,7 @@ def test_a_conflicting_relabel_keeps_the_newer_and_says_so(tmp_path, alice):
     label(bob, "alice", {"r2": "success"})
     label(alice, "alice", {"r2": "unsure"})  # and back on her first machine, later still: this one is newer
     out = ok(cockpit(alice, "import", "bundle", bundle(bob, tmp_path / "b.zip").strip()))
-    assert "labels: 0 added, 4 already here, 2 conflicting relabel(s) (the newer kept)" in out
+    assert "labels: 0 added, 4 already here, 2 conflicting relabels (the newer kept)" in out
     assert "conflict: run r1, alice (differing in verdict, category): 'fail: Navigation stuck' in b.zip (" in out
     assert "replaces 'success' here (" in out
     assert "conflict: run r2, alice (differing in verdict): 'unsure' here (" in out
@@ -125,7 +125,7 @@ def test_a_run_with_the_same_id_and_other_content_is_refused(tmp_path, alice):
     before = snapshot(bob)
     r = cockpit(bob, "import", "bundle", bundle(alice, tmp_path / "a.zip").strip())
     assert r.returncode == 2
-    assert "already holds run(s) r2 with different content" in r.stderr and "nothing was imported" in r.stderr
+    assert "already holds run r2 with different content" in r.stderr and "nothing was imported" in r.stderr
     assert snapshot(bob) == before
 
 
@@ -185,7 +185,7 @@ def test_labels_for_a_run_not_in_the_store_or_a_bad_file_change_nothing(tmp_path
         make_runs(store, [("r1", 1, False)])
     before = snapshot(carol)
     r = cockpit(carol, "import", "labels", str(exported))
-    assert r.returncode == 2 and "has labels for 5 run(s) this store does not hold (r2, r3, r4, r5, r6)" in r.stderr
+    assert r.returncode == 2 and "has labels for 5 runs this store does not hold (r2, r3, r4, r5, r6)" in r.stderr
     lines = exported.read_text().splitlines()
     exported.write_text("\n".join(lines[:1] + [lines[1].replace('"fail"', '"maybe"')]) + "\n")
     r = cockpit(carol, "import", "labels", str(exported))

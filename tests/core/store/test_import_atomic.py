@@ -30,7 +30,7 @@ def test_a_disk_error_mid_copy_leaves_the_store_as_it_was(tmp_path, monkeypatch,
     assert len(copied) == 3 and snapshot(home) == before  # no rows, no run folder, no staging folder
     monkeypatch.undo()
     r = cockpit(home, "import", "webvoyager", str(tmp_path / "results"))  # with room again it goes in
-    assert r.returncode == 0 and "imported 1 runs" in r.stdout, r.stderr
+    assert r.returncode == 0 and "imported 1 run," in r.stdout, r.stderr
     with Store(home) as store:
         rid = r.stdout.split()[-1]
         assert store.run(rid)["steps"] == 4 and store.step(rid, 4)["screenshot"]

@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from cockpit.core.actions.grammar import Action
+from cockpit.core.words import json_error
 
 
 @dataclass
@@ -98,7 +99,7 @@ def json_object(raw, what: str = "arguments") -> dict:
     try:
         value = json.loads(raw)
     except json.JSONDecodeError as e:
-        raise Malformed(f"the {what} are not valid JSON ({e.msg} at character {e.pos})") from None
+        raise Malformed(f"the {what} are not valid JSON ({json_error(e, 'character')})") from None
     if not isinstance(value, dict):
         raise Malformed(f"the {what} are not a JSON object")
     return value

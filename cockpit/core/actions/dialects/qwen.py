@@ -46,6 +46,7 @@ from cockpit.core.actions.dialects.common import (
     text_parse,
 )
 from cockpit.core.actions.grammar import CENTRE, SCROLL_STEP, Action
+from cockpit.core.words import json_error
 
 NAME = "qwen"
 FUNCTION = "computer_use"
@@ -71,7 +72,7 @@ def _call_in_text(text: str) -> tuple[str, dict, str]:
     try:
         value, _ = json.JSONDecoder().raw_decode(raw[start:])
     except json.JSONDecodeError as e:
-        raise Malformed(f"the <tool_call> is not valid JSON ({e.msg} at character {e.pos})") from None
+        raise Malformed(f"the <tool_call> is not valid JSON ({json_error(e, 'character')})") from None
     if not isinstance(value, dict):
         raise Malformed("the <tool_call> is not a JSON object")
     return str(value.get("name") or ""), json_object(value.get("arguments"), "arguments"), raw
