@@ -2,7 +2,8 @@ import os
 import shutil
 import tempfile
 
-# Before anything imports Qt or Cockpit: no display, and a throwaway data dir.
+# Before anything imports Qt or Cockpit: no display, and a throwaway data dir. Each test process (each
+# pytest-xdist worker, tests/parallel.py) makes its own; pytest_unconfigure removes it.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ["COCKPIT_HOME"] = tempfile.mkdtemp(prefix="cockpit-test-home-")
 
@@ -23,6 +24,12 @@ from tests.lookahead_helpers import RecordingSite  # noqa: E402
 from tests.models import model_client  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
 from tests.webvoyager_runs import webvoyager_results  # noqa: E402
+
+# The demo shop's port of its own for each test process (workers, other sessions' suites on this machine),
+# inherited by the `cockpit` subprocesses: the demo shop and its replays (tests/core/demo/test_demo_replay.py).
+os.environ["COCKPIT_DEMO_PORT"] = str(free_port())
+
+pytest_plugins = ["tests.parallel"]  # workers, and the `serial` marker
 
 PDF_PHRASE = "Quarterly revenue grew by 42 percent"
 
@@ -122,6 +129,10 @@ def pytest_runtest_setup(item):
         if not mark.args or mark.args[0] not in FAULT_CATEGORIES:
             raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.fault needs one of {', '.join(FAULT_CATEGORIES)}")
         item.user_properties.append(("fault", mark.args[0]))
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(os.environ["COCKPIT_HOME"], ignore_errors=True)
 
 
 FAULT_CATEGORIES = ("kill", "browser", "model", "store", "input", "hostile", "secrets")

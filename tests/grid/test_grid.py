@@ -107,6 +107,7 @@ def test_a_node_killed_mid_batch_loses_no_task(grid, site, tmp_path):
     assert f"attempt 2: run {lost_run} lost its browser" in shown.stdout, shown.stdout
 
 
+@pytest.mark.serial  # its browsers must start on the Grid within 8 s: not beside the suite's other workers
 def test_a_killed_hub_stops_the_batch_clearly_and_leaks_no_session(site, tmp_path, tmp_path_factory):
     home = tmp_path / "home"
     with gridmod.LocalGrid(nodes=2, log_dir=tmp_path_factory.mktemp("grid2-logs")) as g:

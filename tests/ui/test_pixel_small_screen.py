@@ -27,8 +27,9 @@ def test_a_pixel_gate_and_take_over_at_a_point_with_long_texts_fit_1024x700(qtbo
         assert_fits(w, "pixel approval with a long label")
         qtbot.keyClick(w, Qt.Key_Backspace, Qt.ControlModifier)  # reject
         qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
-        w.step_clicked()
-        qtbot.waitUntil(lambda: 1 in w.live.log_panel.items and w.bridge.state == "paused", timeout=LONG)
+        # A second run, paused before its first step (whose move would answer and end it), taken over there.
+        assert w.start_run(paused=True)
+        qtbot.waitUntil(lambda: w.bridge.state == "paused" and w.toolbar.act_take.isEnabled(), timeout=LONG)
         w.toolbar.act_take.trigger()
         qtbot.waitUntil(lambda: w.live.takeover.isVisible() and bool(w.live.view.marks()), timeout=LONG)
         got = browser.js("var r = document.getElementById('note').getBoundingClientRect();"

@@ -30,6 +30,8 @@ pretends to be one: anything it says about itself says it is the demo policy.
 """
 from __future__ import annotations
 
+import logging
+import os
 import re
 
 # The parts live in demo.catalogue (products), demo.task (what a task asks),
@@ -44,7 +46,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.localserver import LocalSite
 
 __all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
-           "DemoTask", "catalogue", "demo_responder", "parse_task", "serve_demo_model"]
+           "DemoTask", "catalogue", "demo_responder", "demo_site_port", "parse_task", "serve_demo_model"]
 
 DEMO_MODEL = "cockpit-demo-policy"
 DEMO_TASK = ("Buy the cheapest pair of headphones in the Demo Shop and ship it to "
@@ -324,13 +326,27 @@ def serve_demo_model(port: int = 0) -> ModelServer:
 
 #: The demo shop's usual port, so demo runs can be replayed and branched after a restart.
 DEMO_SITE_PORT = 47115
+#: The environment variable naming another port for the demo shop (the tests give each process its own).
+DEMO_PORT_ENV = "COCKPIT_DEMO_PORT"
+
+log = logging.getLogger(__name__)
+
+
+def demo_site_port() -> int:
+    """The demo shop's port: COCKPIT_DEMO_PORT when it names a port, else DEMO_SITE_PORT."""
+    value = os.environ.get(DEMO_PORT_ENV, "").strip()
+    if value:
+        if value.isdigit() and 0 < int(value) < 65536:
+            return int(value)
+        log.warning("%s=%r is not a port number (1-65535); the demo shop uses %d", DEMO_PORT_ENV, value,
+                    DEMO_SITE_PORT)
+    return DEMO_SITE_PORT
 
 
 def serve_demo_site():
-    """The bundled demo shop on 127.0.0.1, on DEMO_SITE_PORT when it is free (else any port)."""
+    """The bundled demo shop on 127.0.0.1, on :func:`demo_site_port` when it is free (else any port)."""
     with resources.path("demo_site") as root:
         try:
-            return LocalSite(root, port=DEMO_SITE_PORT).start()
+            return LocalSite(root, port=demo_site_port()).start()
         except OSError:
             return LocalSite(root).start()
-

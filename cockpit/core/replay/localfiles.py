@@ -11,7 +11,7 @@ extra: folder and port). Its step URLs name that port, and the server is gone
 once the run's process ends; :func:`served_again` serves the folder at the
 same port while a run is resumed or branched, so the pages it reopens or
 replays are there again. A demo run's shop (``cockpit demo`` and the window
-serve it at DEMO_SITE_PORT when that port is free) is served there again the
+serve it at its port, `demo_site_port()`, when that port is free) is served there again the
 same way; a shop this process, or another Cockpit, already serves there is
 used as it is.
 """
@@ -28,7 +28,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from cockpit.core import resources
-from cockpit.core.demo.policy import DEMO_SITE_PORT
+from cockpit.core.demo.policy import demo_site_port
 from cockpit.core.errors import CockpitError
 from cockpit.core.localserver import LocalSite
 
@@ -82,7 +82,7 @@ def served_from(run: dict) -> dict | None:
 
 
 def demo_port(run: dict) -> int | None:
-    """DEMO_SITE_PORT for a demo run whose start page was the demo shop at that port, else None."""
+    """The demo shop's port for a demo run whose start page was the demo shop at that port, else None."""
     if not run.get("demo"):
         return None
     try:
@@ -90,7 +90,8 @@ def demo_port(run: dict) -> int | None:
         port = u.port
     except ValueError:
         return None
-    return DEMO_SITE_PORT if u.hostname == "127.0.0.1" and port == DEMO_SITE_PORT else None
+    shop = demo_site_port()
+    return shop if u.hostname == "127.0.0.1" and port == shop else None
 
 
 @dataclasses.dataclass
@@ -109,7 +110,7 @@ _serving_lock = threading.Lock()
 def served_again(run: dict):
     """While the block runs, the folder `run`'s pages were served from, at the same port (nothing for web runs).
 
-    A demo run (``demo`` set, its start page on DEMO_SITE_PORT) gets the demo shop there.
+    A demo run (``demo`` set, its start page on the demo shop's port) gets the demo shop there.
     Nests: a block inside another for the same folder shares its server; a site this process
     already serves there with the same folder (the window's demo shop) is used as it is.
     Raises CockpitError, saying what to do, when the folder is gone or the port is taken.

@@ -162,6 +162,7 @@ def test_missing_file_and_directory_are_clear_errors(tmp_path):
 
 
 @pytest.mark.fault("input")
+@pytest.mark.serial  # CPU-bound and timed: alone, so the suite's other workers do not take its CPU
 def test_100_mb_file_streams_quickly(tmp_path):
     question = "Find a vegetarian lasagna recipe with more than 100 reviews and a rating of " \
                "at least 4.5 stars, and tell me its prep time. " * 3

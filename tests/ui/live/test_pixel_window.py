@@ -7,7 +7,7 @@ from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from testkit.pixelmodel import Move, PixelModel
-from tests.ui.windowtools import LONG
+from tests.ui.windowtools import LONG, wait_paused_after
 
 
 @pytest.fixture
@@ -49,7 +49,7 @@ def test_the_gate_shows_the_crosshair_and_the_log_names_the_element(qtbot, pixel
 def test_take_over_clicks_at_a_point_as_a_human_step(qtbot, pixel_window, browser):
     w, model = pixel_window([Move("click", "h1"), Move("answer", text="done")])
     w.step_clicked()
-    qtbot.waitUntil(lambda: 1 in w.live.log_panel.items and w.bridge.state == "paused", timeout=LONG)
+    wait_paused_after(qtbot, w, 1)  # step 1 done (its row is made when it starts, the run paused before it)
     w.toolbar.act_take.trigger()
     qtbot.waitUntil(lambda: w.live.takeover.isVisible() and w.live.takeover.down_btn.isEnabled(), timeout=LONG)
     qtbot.waitUntil(lambda: bool(w.live.view.marks()), timeout=LONG)  # the live page is on screen
