@@ -98,6 +98,13 @@ MODEL_HELP: dict[str, str] = {
                "clean screenshot and act at points.",
     "coords": "A pixel dialect's coordinate space: pixels (of the screenshot as sent), norm1000, norm1, or qwen "
               "(Qwen2.5-VL's resized grid).",
+    "qwen_min_pixels": "The qwen space: the smallest image, in pixels, the server's Qwen processor resizes "
+                       "screenshots to (empty = the model card's 3,136). As the server was started with, e.g. "
+                       "vLLM's --mm-processor-kwargs '{\"min_pixels\": ...}'.",
+    "qwen_max_pixels": "The qwen space: the largest image, in pixels, the server's Qwen processor resizes "
+                       "screenshots to (empty = the model card's 12,845,056). A common vLLM setting is 1003520 "
+                       "(--mm-processor-kwargs '{\"max_pixels\": 1003520}'); it decides the grid the model "
+                       "points on.",
 }
 
 

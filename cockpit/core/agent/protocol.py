@@ -64,6 +64,7 @@ class PixelProtocol(MarksProtocol):
         super().__init__(client)
         self.dialect = client.config.dialect
         self.space = client.config.coords
+        self.budget = client.config.qwen_budget()  # the qwen space: the server's processor budget
         self.frame: coords.Frame | None = None
 
     # -- the request -------------------------------------------------------------
@@ -73,10 +74,14 @@ class PixelProtocol(MarksProtocol):
         limit = self.client.config.image_max_width
         if limit and w > limit:
             w, h = limit, max(1, round(h * limit / w))
-        return coords.Frame(tuple(viewport), (w, h))
+        return coords.Frame(tuple(viewport), (w, h), self.budget)
+
+    def frame_of(self, viewport: tuple[int, int], data: bytes) -> coords.Frame:
+        """The frame of a screenshot as sent (`data`, encoded) of a page of `viewport` CSS pixels."""
+        return coords.Frame(tuple(viewport), images.size(data), self.budget)
 
     def conversation(self, keep_images: int, frame: coords.Frame | None = None):
-        frame = frame or coords.Frame((1024, 768), (1024, 768))
+        frame = frame or coords.Frame((1024, 768), (1024, 768), self.budget)
         dialect = self.dialect if self.dialect != "auto" else "plain"
         mw, mh = frame.model_size(self.space)
         system = dialects.system_prompt(dialect, width=int(mw), height=int(mh),
@@ -88,9 +93,12 @@ class PixelProtocol(MarksProtocol):
         return PixelConversation(system, keep_images)
 
     def observation_text(self, obs: Observation, pdf_text: str, note: str) -> str:
+        """The observation line: the page, and the screenshot's size in the model's own coordinates (the size its
+        system prompt and tools state: Qwen's grid, 1000x1000 in 0..1000), never a second one."""
         where = f" The page is {obs.title!r} at {obs.url}." if obs.url else ""
-        w, h = self.frame.image if self.frame else (0, 0)
-        body = f"Observation:{where} The screenshot is {w}x{h} pixels. Give your next action."
+        size = coords.size_words(self.space, self.frame) if self.frame else "0x0"
+        unit = " pixels" if self.space in ("pixels", "qwen") else f" ({coords.describe(self.space, self.frame)})"
+        body = f"Observation:{where} The screenshot is {size}{unit if self.frame else ''}. Give your next action."
         if note:
             body += f"\n{note}"
         if pdf_text:
@@ -100,7 +108,7 @@ class PixelProtocol(MarksProtocol):
     def image(self, obs: Observation) -> bytes:
         """The clean screenshot as sent; the frame it sets is what the model's points are read against."""
         data = self.image_of(obs.screenshot)
-        self.frame = coords.Frame(tuple(obs.viewport), images.size(data))
+        self.frame = self.frame_of(obs.viewport, data)
         return data
 
     def call(self, request, load_image, **kw) -> ChatResult:

@@ -47,11 +47,19 @@ def observation_text(element_text: str, *, url: str = "", title: str = "", pdf_t
     return f"{body}\n{element_text}" if element_text else f"{body}\n(no element is marked on this page)"
 
 
-def feedback_text(outcome: str = "", error: str = "", refused: str = "") -> str:
-    """What happened to the last action; kept even after its screenshot is dropped."""
+def feedback_text(outcome: str = "", error: str = "", refused: str = "", by: str = "human:") -> str:
+    """What happened to the last action; kept even after its screenshot is dropped. A refusal says who refused
+    (`by`, a decision's ``by``): a person (``human:<name>``), a site rule (``rule:<domain>``), or the run's policy
+    (``policy:<why>``: nobody was asked)."""
     if refused:
-        return (f"Your last action was refused by the human supervisor and was not executed."
-                f"{' Their message: ' + refused if refused.strip() else ''} Choose another action.")
+        kind = str(by or "human:").split(":", 1)[0]
+        if kind == "human":
+            return (f"Your last action was refused by the human supervisor and was not executed."
+                    f"{' Their message: ' + refused if refused.strip() else ''} Choose another action.")
+        who = "a site rule" if kind == "rule" else "this run's policy"
+        why = f": {refused.strip().rstrip('.')}" if refused.strip() else ""
+        return (f"Your last action was refused by {who}, not by a person, and was not executed{why}. "
+                "Choose another action.")
     if error:
         return (f"Your last action could not be executed: {error}. "
                 "Check the element number, the action and its format, then give a revised Thought and Action.")

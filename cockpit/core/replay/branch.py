@@ -94,16 +94,17 @@ def history_before(store: Store, run_id: str, step: int) -> tuple[list[dict], st
 
 
 def _feedback(row: dict) -> str:
-    status = row.get("status")
+    """What the model read after step `row`; a pixel model's in its own coordinates (``pointer.told``)."""
+    status, told = row.get("status"), (row.get("pointer") or {}).get("told")
     if status == "ok":
-        return prompt.feedback_text(outcome=row.get("outcome") or "")
+        return prompt.feedback_text(outcome=told or row.get("outcome") or "")
     if status in ("error", "changed"):  # changed: the approved target changed, nothing was done (#17)
-        return prompt.feedback_text(error=row.get("error") or "")
+        return prompt.feedback_text(error=told or row.get("error") or "")
     if status == "refused":
         decision = row.get("decision") or {}
-        return prompt.feedback_text(refused=decision.get("message") or " ")
+        return prompt.feedback_text(refused=decision.get("message") or " ", by=decision.get("by") or "")
     if status == "format_error":
-        return row.get("error") or prompt.FORMAT_ERROR
+        return told or row.get("error") or prompt.FORMAT_ERROR
     return ""
 
 
