@@ -16,6 +16,8 @@ from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 from cockpit.core.page import images
 
 MAX_RECENT = 10
+MIN_VIEWPORT, MAX_VIEWPORT = 200, 8000  # CSS pixels a side, as `cockpit run --viewport` takes
+MIN_SCALE, MAX_SCALE = 0.5, 4.0  # device scale factors, as `--device-scale-factor` takes
 MAX_QWEN_PIXELS = 100_000_000  # a Qwen processor's pixel budget: far above any screen
 APPROVAL_POLICIES: tuple[str, ...] = tuple(POLICIES)
 IMAGE_DETAILS = ("auto", "low", "high")
@@ -101,6 +103,8 @@ CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "plan_k": check(lambda v: 1 <= v <= MAX_K),
     "plan_horizon": check(lambda v: 1 <= v <= MAX_HORIZON),
     "plan_samples": check(lambda v: 1 <= v <= MAX_SAMPLES),
+    "viewport": check(lambda v: len(v) == 2 and all(MIN_VIEWPORT <= n <= MAX_VIEWPORT for n in v)),
+    "device_scale_factor": check(lambda v: MIN_SCALE <= v <= MAX_SCALE),
 }
 
 MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {

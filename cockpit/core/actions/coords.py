@@ -66,6 +66,15 @@ def budget(min_pixels: int | None = None, max_pixels: int | None = None) -> tupl
     return lo, hi
 
 
+def sent_size(viewport: tuple[int, int], scale: float = 1.0, max_width: int | None = None) -> tuple[int, int]:
+    """The size of the screenshot a model is sent: the viewport at the device scale, then downscaled to
+    `max_width` (the image max width) when wider."""
+    w, h = int(viewport[0] * scale), int(viewport[1] * scale)
+    if max_width and w > max_width:
+        w, h = max_width, max(1, round(h * max_width / w))
+    return w, h
+
+
 @dataclass(frozen=True)
 class Frame:
     """What the model was shown, and the page it stands for."""

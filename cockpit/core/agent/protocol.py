@@ -70,11 +70,8 @@ class PixelProtocol(MarksProtocol):
     # -- the request -------------------------------------------------------------
     def expected_frame(self, viewport: tuple[int, int], scale: float = 1.0) -> coords.Frame:
         """The frame the first screenshot will have: the viewport at the device scale, then downscaled."""
-        w, h = int(viewport[0] * scale), int(viewport[1] * scale)
-        limit = self.client.config.image_max_width
-        if limit and w > limit:
-            w, h = limit, max(1, round(h * limit / w))
-        return coords.Frame(tuple(viewport), (w, h), self.budget)
+        size = coords.sent_size(viewport, scale, self.client.config.image_max_width)
+        return coords.Frame(tuple(viewport), size, self.budget)
 
     def frame_of(self, viewport: tuple[int, int], data: bytes) -> coords.Frame:
         """The frame of a screenshot as sent (`data`, encoded) of a page of `viewport` CSS pixels."""

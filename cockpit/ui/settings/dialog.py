@@ -112,8 +112,16 @@ class ModelSettingsDialog(QDialog):
         self.check.test_requested.connect(self.test_connection)
         self.check.listing.connect(self.model.set_listing)
         self.check.models_listed.connect(self.model.fill_models)
+        # the grid line under Answers as: the screenshot the model is sent follows the browser and the width
+        self.browser.screen_changed.connect(self._screen_changed)
+        self.model.width_spin.valueChanged.connect(self._screen_changed)
+        self._screen_changed()
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+
+    def _screen_changed(self, *_) -> None:
+        viewport, scale = self.browser.screen()
+        self.model.dialect_field.set_screen(viewport, scale, self.model.width_spin.value() or None)
 
     # ------------------------------------------------------------------ background calls
     @Slot()
