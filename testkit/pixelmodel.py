@@ -91,6 +91,7 @@ class PixelModel:
         self.qwen_pixels = tuple(qwen_pixels)  # the budget of the server this model plays (its processor's)
         self.targets: list[tuple[float, float] | None] = []  # each answered move's true point (CSS pixels)
         self.frames: list[coords.Frame] = []
+        self.said: list[tuple | None] = []  # each answered move's point as the model wrote it (its own space)
         self._lock = threading.Lock()
 
     def __call__(self, body: dict) -> Reply:
@@ -110,17 +111,23 @@ class PixelModel:
                 mark = _mark_by_text(body, move.selector[5:])
             return Reply(text=f"Thought: {move.thought or move.kind}\nAction: {_marks(move, mark)}")
         model_point = coords.to_model(point, self.space, frame) if point else None
+        self.said.append(model_point)
         return encode(self.dialect, move, model_point)
 
 
 class PointingModel(PixelModel):
     """A pixel model for the pointing check: it clicks the target each request names ("Target F"), at its
-    true centre, in its own space (and, for the qwen space, the grid of its own server's budget)."""
+    true centre, in its own space (and, for the qwen space, the grid of its own server's budget). Its session
+    may be another browser of the same viewport (the check's runs in another process): it opens the page the
+    request names there."""
 
     def __call__(self, body: dict) -> Reply:
         text = json.dumps(body.get("messages") or body.get("input") or [])
         found = re.findall(r'Target ([A-Z])', text)
+        url = re.search(r"Please interact with (\S+)", text)
         with self._lock:
+            if url and self.session.url != url.group(1):
+                self.session.goto(url.group(1))
             self.moves = [Move("click", f"#t-{found[-1]}")] if found else []
         return super().__call__(body)
 

@@ -81,8 +81,9 @@ class PointingReport:
             return {}
         return {k: v for k, v in e.best.fix.items() if self.settings.get(k, object()) != v}
 
-    def verdict(self) -> str:
-        """What the check found, in a few sentences, naming the setting that fixes it (as a command-line flag)."""
+    def verdict(self, words: Callable[[dict], str] | None = None) -> str:
+        """What the check found, in a few sentences, naming the setting that fixes it (`words` says a fix: as
+        command-line flags by default, :func:`fix_words`)."""
         e, n = self.explanation, len(self.clicks)
         pointed = sum(c.point is not None for c in self.clicks)
         if e is None or not pointed:
@@ -95,7 +96,7 @@ class PointingReport:
         if e.fits:
             return (f"{head}, {now}. No other coordinate space puts them nearer: the misses are the model's own "
                     "aim, not a setting.")
-        fix = fix_words(self.fix)
+        fix = (words or fix_words)(self.fix)
         return (f"{head}, {now}. The points fit {e.best.words} (median {e.best.median:.0f} px from the targets, "
                 f"against {e.current.median:.0f} px now): your model answers in that space, not as set. "
                 f"Set {fix}.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QDoubleSpinBox, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
+from cockpit.core.browser.session import BrowserConfig
 from cockpit.core.settings import Settings, field_help, setting_ok
 from cockpit.core.settings_checks import MAX_SCALE, MAX_VIEWPORT, MIN_SCALE, MIN_VIEWPORT
 from cockpit.ui.settings.parts import form, label, row
@@ -65,6 +66,12 @@ class BrowserSection(QGroupBox):
         if setting_ok("webdriver_url", wd):
             return ""
         return f"The WebDriver URL {wd!r} is not an http:// or https:// address (e.g. http://hub:4444)."
+
+    def browser_config(self) -> BrowserConfig:
+        """The window's browser as the form has it (for the pointing check)."""
+        viewport, scale = self.screen()
+        return BrowserConfig(viewport=viewport, device_scale_factor=scale, webdriver_url=self.webdriver_url() or None,
+                             extra_args=self.chrome_args_edit.text().split())
 
     def apply(self, s: Settings) -> None:
         s.webdriver_url, s.chrome_args = self.webdriver_url(), self.chrome_args_edit.text().split()
