@@ -127,22 +127,8 @@ class Executor(PointerActs):
                 action.kind == "scroll" and action.target is not None) else None
         if mark is not None and mark.secret and action.kind == "type" and action.text:
             self.secrets.add(action.text)  # before acting, so no error message can leak it
-        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
         self._marks, self._url = list(marks), before
-        try:
-            self._nav_before(action, mark, before)
-            words, answer = handler(action, mark)
-        except BrowserDied:
-            raise
-        except ActionError as e:
-            raise type(e)(self.redact(str(e)), for_model=self.redact(e.for_model)) from e
-        except TimeoutException as e:
-            raise self._redacted(lambda v: f"{v.action(action)} timed out: the page did not respond in time") from e
-        except WebDriverException as e:
-            if s.open_dialog() is None:
-                raise self._redacted(lambda v: f"{v.action(action)} could not be executed: "
-                                               f"{short_message(e, 200)}") from e
-            words, answer = (lambda v: f"{v.action(action)} opened a dialog"), None
+        words, answer = self._handled(action, mark, before)
         message, for_model = say(words, voice)
         outcome = ActionOutcome(action, before, before, message, answer=answer, for_model=for_model)
         if action.kind != "answer":
@@ -161,6 +147,25 @@ class Executor(PointerActs):
         return outcome
 
     # ---------- helpers ----------
+    def _handled(self, action: Action, mark: Mark | None, before: str):
+        """The action's handler run (after the navigation check): (what happened, in words of a voice; the
+        answer). Its errors come out as ActionError with every secret typed so far hidden."""
+        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
+        try:
+            self._nav_before(action, mark, before)
+            return handler(action, mark)
+        except BrowserDied:
+            raise
+        except ActionError as e:
+            raise type(e)(self.redact(str(e)), for_model=self.redact(e.for_model)) from e
+        except TimeoutException as e:
+            raise self._redacted(lambda v: f"{v.action(action)} timed out: the page did not respond in time") from e
+        except WebDriverException as e:
+            if self.session.open_dialog() is None:
+                raise self._redacted(lambda v: f"{v.action(action)} could not be executed: "
+                                               f"{short_message(e, 200)}") from e
+            return (lambda v: f"{v.action(action)} opened a dialog"), None
+
     def _redacted(self, words) -> ActionError:
         """An ActionError naming the action, with every secret typed so far hidden, in both voices."""
         e = self._error(ActionError, words)

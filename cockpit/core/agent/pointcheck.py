@@ -104,18 +104,18 @@ class PointingReport:
     def lines(self) -> list[str]:
         """The report as text lines: the setting, each target, the readings tried, the verdict."""
         f = self.frame
-        out = [f"model {self.model}, dialect {self.dialect}, coordinates {self.space}; screenshot "
-               f"{f.image[0]}x{f.image[1]} of a {f.viewport[0]}x{f.viewport[1]} viewport (device scale "
-               f"{self.scale:g}); the model's points read as {coords.describe(self.space, f)}",
+        out = [f"model {self.model}, dialect {self.dialect}, coordinates {self.space}",
+               f"screenshot {f.image[0]}x{f.image[1]} of a {f.viewport[0]}x{f.viewport[1]} viewport (device scale "
+               f"{self.scale:g}); points read as {coords.describe(self.space, f)}",
+               "",
                "target  centre (CSS px)  model wrote                       lands at (CSS px)  off"]
         for c in self.clicks:
             where = f"{c.landed[0]:.0f}, {c.landed[1]:.0f}" if c.landed else "-"
             off = f"{c.off:.0f} px{'' if c.hit else ' (miss)'}" if c.off is not None else "-"
             out.append(f"{c.label:6}  {c.centre[0]:5.0f}, {c.centre[1]:<5.0f}    {c.wrote[:32]:32}  {where:17}  {off}")
         if self.explanation is not None:
-            ranked = sorted(self.explanation.tried, key=lambda r: r.median)[:3]
-            out.append("readings nearest the targets (median px off): "
-                       + "; ".join(f"{r.words} {r.median:.0f}" for r in ranked))
+            out += ["", "the readings nearest the targets (median px off):"]
+            out += [f"  {r.median:5.0f}  {r.words}" for r in sorted(self.explanation.tried, key=lambda r: r.median)[:3]]
         out.append(self.verdict())
         return out
 
@@ -141,26 +141,27 @@ def check_pointing(session: BrowserSession, client: ModelClient, *, on_progress:
                            "(choose a pixel preset such as ui-tars-1.5 or qwen2.5-vl)")
     protocol = PixelProtocol(client)
     scale = float(getattr(session.config, "device_scale_factor", 1.0))
-    with resources.path("pointing") as root, LocalSite(root) as site:
+    with resources.path("pointing") as root, LocalSite(root) as site:  # served while the model is asked
         open_start(session, site.url("index.html"))
         obs = observe(session, image_format=config.image_format, max_width=config.image_max_width)
         image = protocol.image(obs)  # sets protocol.frame: the screenshot as sent
         frame = protocol.frame
         boxes = session.js("return Array.from(document.querySelectorAll('button')).map(b => { "
                            "const r = b.getBoundingClientRect(); return [b.id, r.left, r.top, r.width, r.height]; })")
-    report = PointingReport(config.model, config.dialect, config.coords, frame, scale, settings={
-        "coords": config.coords, "qwen_min_pixels": config.qwen_min_pixels, "qwen_max_pixels": config.qwen_max_pixels,
-        "device_scale_factor": scale, "image_max_width": config.image_max_width})
-    where = {b[0]: tuple(b[1:]) for b in boxes}
-    for i, label in enumerate(LABELS):
-        if cancel is not None and cancel.is_set():
-            raise CockpitError("the pointing check was cancelled")
-        if on_progress is not None:
-            on_progress(i, len(LABELS), label)
-        left, top, w, h = where[f"t-{label}"]
-        click = Click(label, (left + w / 2, top + h / 2), (left, top, w, h))
-        _ask(protocol, obs, image, label, click, cancel)
-        report.clicks.append(click)
+        report = PointingReport(config.model, config.dialect, config.coords, frame, scale, settings={
+            "coords": config.coords, "qwen_min_pixels": config.qwen_min_pixels,
+            "qwen_max_pixels": config.qwen_max_pixels, "device_scale_factor": scale,
+            "image_max_width": config.image_max_width})
+        where = {b[0]: tuple(b[1:]) for b in boxes}
+        for i, label in enumerate(LABELS):
+            if cancel is not None and cancel.is_set():
+                raise CockpitError("the pointing check was cancelled")
+            if on_progress is not None:
+                on_progress(i, len(LABELS), label)
+            left, top, w, h = where[f"t-{label}"]
+            click = Click(label, (left + w / 2, top + h / 2), (left, top, w, h))
+            _ask(protocol, obs, image, label, click, cancel)
+            report.clicks.append(click)
     points = [c.point for c in report.clicks]
     report.explanation = pointfit.explain(points, [c.centre for c in report.clicks], protocol.space, frame, scale)
     return report

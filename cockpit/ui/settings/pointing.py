@@ -140,7 +140,7 @@ class PointingReportDialog(QDialog):
         lay.addWidget(self.text, 1)
         lay.addWidget(self.verdict)
         lay.addWidget(self.buttons)
-        self.resize(900, 420)
+        self.resize(900, 520)
 
     def showEvent(self, event) -> None:
         fit_to_screen(self)

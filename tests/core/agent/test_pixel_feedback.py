@@ -34,7 +34,7 @@ def xy(p) -> str:
     return ", ".join(str(int(v)) if float(v) == int(v) else f"{v:g}" for v in p)
 
 
-def run(session, store, site, moves, dialect, space, *, budget=None, approver=None, page="pixel_shop.html",
+def feedback_run(session, store, site, moves, dialect, space, *, budget=None, approver=None, page="pixel_shop.html",
         control=None, during=None):
     model = PixelModel(session, moves, dialect, space, **({"qwen_pixels": budget} if budget else {}))
     extra = {"qwen_min_pixels": budget[0], "qwen_max_pixels": budget[1]} if budget else {}
@@ -64,7 +64,7 @@ SPACES = [  # (dialect, space, device scale, Qwen budget): every dialect, every 
 @pytest.mark.parametrize("dialect,space,scale,budget", SPACES)
 def test_the_feedback_names_the_point_the_model_wrote(store, site, dialect, space, scale, budget):
     with BrowserSession(BrowserConfig(device_scale_factor=scale)) as session:
-        result, steps, model, requests = run(session, store, site, [Move("click", "#press"),
+        result, steps, model, requests = feedback_run(session, store, site, [Move("click", "#press"),
                                                                     Move("answer", text="done")],
                                              dialect, space, budget=budget)
         assert session.js("return document.getElementById('status').textContent") == "highlighted"
@@ -85,7 +85,7 @@ def test_the_prompt_names_one_size_the_one_the_points_are_in(store, site, space,
     budget = (3136, 1003520) if (space, scale) == ("qwen", 2) else None
     dialect = "uitars" if space != "pixels" else "claude"
     with BrowserSession(BrowserConfig(device_scale_factor=scale)) as session:
-        _, _, _, requests = run(session, store, site, [Move("answer", text="done")], dialect, space, budget=budget)
+        _, _, _, requests = feedback_run(session, store, site, [Move("answer", text="done")], dialect, space, budget=budget)
     text = str(requests[0].get("messages")) + str(requests[0].get("tools") or "")
     sizes = {s for s in __import__("re").findall(r"\b(\d{1,4})x(\d{1,4})\b", text)}
     assert sizes == {tuple(size.split()[0].split("x"))}, sizes  # system prompt, tools and observation agree
@@ -104,7 +104,7 @@ def test_an_error_names_the_point_and_the_action_as_the_model_wrote_them(store, 
                             "height:${b.height}px;z-index:9`; document.body.appendChild(d);")
             return Decision(True, "human:ada")
     with BrowserSession(BrowserConfig(device_scale_factor=2)) as session:
-        _, steps, model, requests = run(session, store, site, [Move("click", "#order"), Move("answer", text="x")],
+        _, steps, model, requests = feedback_run(session, store, site, [Move("click", "#order"), Move("answer", text="x")],
                                         "plain", "pixels", approver=CoverWhileAsking(session))
     wrote = xy(model.said[0])
     feedback, css = told(requests[1]), steps[0]["action"][len("Click ("):-1]
@@ -128,7 +128,7 @@ def test_a_takeover_is_told_to_the_model_in_its_coordinates(store, site):
         agent.human_act(Action("click", point=tuple(centre))).result(20)
         agent.hand_back()
     with BrowserSession(BrowserConfig(device_scale_factor=2)) as session:
-        result, steps, _, requests = run(session, store, site, moves, "claude", "pixels", control=control,
+        result, steps, _, requests = feedback_run(session, store, site, moves, "claude", "pixels", control=control,
                                          during=during)
     x, y = first.centre
     human = next(s for s in steps if s["actor"] == "human")

@@ -21,7 +21,7 @@ SERVED = (3136, 1003520)
 MOVES = [Move("click", "#press"), Move("click", "#name"), Move("type", text="Ada"), Move("answer", text="done")]
 
 
-def run(session, store, site, dialect, told: bool):
+def budget_run(session, store, site, dialect, told: bool):
     model = PixelModel(session, list(MOVES), dialect, "qwen", qwen_pixels=SERVED)
     budget = {"qwen_min_pixels": SERVED[0], "qwen_max_pixels": SERVED[1]} if told else {}
     with ModelServer(model) as srv, model_client(srv, timeout=20, dialect=dialect, coords="qwen",
@@ -37,7 +37,7 @@ def run(session, store, site, dialect, told: bool):
 @pytest.mark.parametrize("dialect", ["qwen", "uitars"])
 def test_at_a_budget_of_1003520_and_device_scale_2_clicks_land_within_a_pixel(store, site, dialect):
     with BrowserSession(BrowserConfig(device_scale_factor=2)) as session:
-        result, steps, off = run(session, store, site, dialect, told=True)
+        result, steps, off = budget_run(session, store, site, dialect, told=True)
         state = session.js("return [document.getElementById('status').textContent, "
                            "document.getElementById('name').value]")
     assert steps[0]["pointer"]["frame"] == {"viewport": [1024, 768], "image": [2048, 1536],
@@ -48,6 +48,6 @@ def test_at_a_budget_of_1003520_and_device_scale_2_clicks_land_within_a_pixel(st
 
 def test_not_told_the_budget_the_clicks_land_far_off_and_miss(store, site):
     with BrowserSession(BrowserConfig(device_scale_factor=2)) as session:
-        _, steps, off = run(session, store, site, "qwen", told=False)
+        _, steps, off = budget_run(session, store, site, "qwen", told=False)
         status = session.js("return document.getElementById('status').textContent")
     assert min(off) > 50 and status == "not highlighted"  # the grid read as 2044x1540: about 0.56 of the way
