@@ -162,8 +162,8 @@ class Executor(PointerActs):
             raise self._redacted(lambda v: f"{v.action(action)} timed out: the page did not respond in time") from e
         except WebDriverException as e:
             if self.session.open_dialog() is None:
-                raise self._redacted(lambda v: f"{v.action(action)} could not be executed: "
-                                               f"{short_message(e, 200)}") from e
+                why = short_message(e, 200)
+                raise self._redacted(lambda v: f"{v.action(action)} could not be executed: {why}") from e
             return (lambda v: f"{v.action(action)} opened a dialog"), None
 
     def _redacted(self, words) -> ActionError:

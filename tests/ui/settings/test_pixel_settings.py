@@ -115,3 +115,32 @@ def test_settings_saved_under_an_old_preset_name_open_on_its_new_name(qtbot):
                                                          dialect="uitars", coords="qwen")))
     qtbot.addWidget(dlg)
     assert dlg.model.dialect_field.preset.currentText() == "ui-tars-1.5"
+
+
+def test_model_dialog_and_pointing_report_fit_1024x700_with_every_pixel_row_shown(make_dialog, qtbot, monkeypatch):
+    from cockpit.core.actions import coords
+    from cockpit.core.actions.pointfit import explain
+    from cockpit.core.agent.pointcheck import LABELS, Click, PointingReport
+    from tests.ui.fits import fit_violations
+    monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
+    dlg = make_dialog("http://127.0.0.1:9/v1", "org/Qwen2.5-VL-72B-Instruct-AWQ-" + "x" * 150)
+    field = dlg.model.dialect_field
+    field.load("uitars", "qwen", 2_000_000, 1_003_520)  # the suggestion, the budget, an error on the grid line
+    dlg.pointing.say("The pointing check could not finish: " + "a long server message " * 20)
+    QApplication.processEvents()
+    assert field.use_suggested.isVisible() and field.budget_row.isVisible()
+    assert fit_violations(dlg) == []
+    frame = coords.Frame((1024, 768), (2048, 1536))
+    report = PointingReport("org/" + "m" * 200, "qwen", "qwen", frame, 2.0)
+    centres = [(48 + 100 * i, 24 + 80 * i) for i in range(len(LABELS))]
+    for label, c in zip(LABELS, centres):
+        p = coords.to_model(c, "norm1000", frame)
+        report.clicks.append(Click(label, c, (c[0] - 44, c[1] - 20, 88, 40), f"Click ({p[0]}, {p[1]})", p,
+                                   (p[0] * 1024 / 2044, p[1] * 768 / 1540)))
+    report.explanation = explain([c.point for c in report.clicks], centres, "qwen", frame, 2.0)
+    shown = PointingReportDialog(report, lambda fix: None, dlg)
+    qtbot.addWidget(shown)
+    shown.show()
+    qtbot.waitExposed(shown)
+    assert shown.apply_button.text() == "&Apply: Coordinates (x, y) to norm1000"
+    assert fit_violations(shown) == []
