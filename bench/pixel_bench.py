@@ -9,7 +9,12 @@ gate, the store, the openai client over HTTP.
 Per dialect it prints: tasks completed (every step ok, the answer given, and the task's own check on the
 page true), the distance between the executed point and the target's true centre (px; what the model's
 grid rounds it to), the conversion error (executed point against the model's point converted exactly: 0
-means Cockpit added nothing), and seconds per step outside the model (observe + gate + act + record).
+means Cockpit added nothing), the pointed steps whose feedback to the model names the very point it wrote
+("clicked at 37, 169"; issue #39), and seconds per step outside the model (observe + gate + act + record).
+
+Two more rows play a Qwen2.5-VL server started with ``max_pixels=1003520`` (vLLM's ``--mm-processor-kwargs``,
+issue #39): ``qwen@1003520`` with Cockpit told that budget (``--qwen-max-pixels``), ``qwen@1003520?`` not told
+(it assumes the model card's budget, as Cockpit did before it could be told).
 
     .venv/bin/python -m bench.pixel_bench                       # fixture tasks, device scale 1 and 2
     .venv/bin/python -m bench.pixel_bench --apps                # and the real apps of bench/grounding
@@ -44,7 +49,17 @@ from testkit.pixelmodel import Move, PixelModel
 
 PAGES = harness.TEST_PAGES
 MODES = [("marks", "pixels"), ("plain", "pixels"), ("uitars", "qwen"), ("uitars", "norm1000"), ("qwen", "qwen"),
-         ("claude", "pixels"), ("openai_tools", "norm1"), ("openai_computer", "pixels")]
+         ("claude", "pixels"), ("openai_tools", "norm1"), ("openai_computer", "pixels"),
+         ("qwen", "qwen@1003520"), ("qwen", "qwen@1003520?")]
+SERVED = (coords.QWEN_MIN_PIXELS, 1003520)  # the budget of the server the qwen@1003520 rows play
+
+
+def served(space: str) -> tuple[str, tuple[int, int], dict]:
+    """(the coordinate space, the budget the model's server uses, what Cockpit is told) of a mode's space."""
+    if not space.startswith("qwen@"):
+        return space, coords.QWEN_BUDGET, {}
+    told = {} if space.endswith("?") else {"qwen_min_pixels": SERVED[0], "qwen_max_pixels": SERVED[1]}
+    return "qwen", SERVED, told
 
 
 @dataclass
@@ -115,14 +130,17 @@ class Tally:
     dist: list = field(default_factory=list)
     conv: list = field(default_factory=list)
     outside: list = field(default_factory=list)
+    told: list = field(default_factory=list)  # per pointed step: did the feedback name the model's own point
     failed: list = field(default_factory=list)
 
 
-def run_task(session, store, task: Task, url: str, dialect: str, space: str, tally: Tally, verbose: bool) -> None:
-    model = PixelModel(session, moves_for(task, dialect), dialect, space)
+def run_task(session, store, task: Task, url: str, dialect: str, mode_space: str, tally: Tally,
+             verbose: bool) -> None:
+    space, budget, told = served(mode_space)
+    model = PixelModel(session, moves_for(task, dialect), dialect, space, qwen_pixels=budget)
     with ModelServer(model) as srv:
         cfg = ModelConfig(base_url=srv.base_url, model="scripted", max_retries=0, timeout=30, dialect=dialect,
-                          coords=space, image_format="png")
+                          coords=space, image_format="png", **told)
         with ModelClient(cfg, api_key="k") as client:
             agent = Agent(session, client, store, approver=PolicyApprover(True),
                           config=AgentConfig(max_steps=len(model.moves) + 1, wait_seconds=0.2))
@@ -137,6 +155,9 @@ def run_task(session, store, task: Task, url: str, dialect: str, space: str, tal
         tally.failed.append(f"{task.name}: {result.status} " + "; ".join(
             f"{s['step']} {s['action']} {s['status']} {s.get('error') or ''}"[:160] for s in steps
             if s["status"] not in ("ok", "answered")))
+    for i, said in enumerate(model.said):  # what the model was told after each pointed step
+        if said is not None and i + 1 < len(srv.requests):
+            tally.told.append(f"at {', '.join(_num(v) for v in said)}" in words_of(srv.requests[i + 1]))
     for s, target in zip(steps, model.targets, strict=False):
         t = s.get("timings") or {}
         tally.outside.append((s["finished"] - s["started"]) - (t.get("model_ms") or 0) / 1000)
@@ -147,10 +168,26 @@ def run_task(session, store, task: Task, url: str, dialect: str, space: str, tal
             continue
         tally.dist.append(((a.point[0] - target[0]) ** 2 + (a.point[1] - target[1]) ** 2) ** 0.5)
         exact = coords.to_viewport(parse_action(s["pointer"]["model_action"]).point, space,
-                                   coords.Frame(*(tuple(v) for v in s["pointer"]["frame"].values())))
+                                   coords.Frame.from_dict(s["pointer"]["frame"]))
         tally.conv.append(((a.point[0] - exact[0]) ** 2 + (a.point[1] - exact[1]) ** 2) ** 0.5)
     if verbose:
-        print(f"    {dialect:15} {space:8} {task.name:18} {'ok' if ok else 'FAILED'}", flush=True)
+        print(f"    {dialect:15} {mode_space:13} {task.name:18} {'ok' if ok else 'FAILED'}", flush=True)
+
+
+def _num(v) -> str:
+    return str(int(v)) if float(v) == int(v) else f"{v:g}"
+
+
+def words_of(request: dict) -> str:
+    """The text a request tells the model: its messages' (or Responses input's) text parts."""
+    parts = []
+    for item in request.get("messages") or request.get("input") or []:
+        content = item.get("content") if isinstance(item, dict) else None
+        if isinstance(content, str):
+            parts.append(content)
+        elif isinstance(content, list):
+            parts += [p.get("text", "") for p in content if isinstance(p, dict)]
+    return " ".join(parts)
 
 
 def fmt(xs, f="{:.2f}"):
@@ -176,9 +213,9 @@ def main(argv=None) -> int:
             groups.append((name, [t for t in tasks if t.base == name]))
     print(f"tasks: {', '.join(f'{g} {len(ts)}' for g, ts in groups)}; dialects: {len(modes)}; "
           f"scales: {args.scales}")
-    table = harness.Table(("scale", "scale", ">5g"), ("dialect", "dialect", "15"), ("space", "space", "8"),
+    table = harness.Table(("scale", "scale", ">5g"), ("dialect", "dialect", "15"), ("space", "space", "13"),
                           ("done", "done", ">7"), ("dist_mean", "dist mean", ">9"), ("dist_max", "dist max", ">8"),
-                          ("conv_max", "conv max", ">8"), ("s_per_step", "s/step", ">7"))
+                          ("conv_max", "conv max", ">8"), ("told", "told own", ">8"), ("s_per_step", "s/step", ">7"))
     print(table.header())
     for scale in [float(v) for v in args.scales.split(",")]:
         tallies = {m: Tally() for m in modes}
@@ -194,6 +231,7 @@ def main(argv=None) -> int:
         for (dialect, space), t in tallies.items():
             print(table.row(scale, dialect, space, f"{t.done:>3}/{t.tasks:<3}", fmt(t.dist),
                             f"{max(t.dist):.2f}" if t.dist else "-", f"{max(t.conv):.2f}" if t.conv else "-",
+                            f"{sum(t.told)}/{len(t.told)}" if t.told else "-",
                             fmt(t.outside, "{:.3f}"), record={"failed": t.failed}), flush=True)
             for f in t.failed:
                 print(f"        failed {f}")

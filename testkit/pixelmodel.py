@@ -85,10 +85,13 @@ class Move:
 class PixelModel:
     """``responder(body) -> Reply`` for :class:`~cockpit.core.llm.modelserver.ModelServer`."""
 
-    def __init__(self, session, moves: list[Move], dialect: str, space: str = "pixels"):
+    def __init__(self, session, moves: list[Move], dialect: str, space: str = "pixels",
+                 qwen_pixels: tuple[int, int] = coords.QWEN_BUDGET):
         self.session, self.moves, self.dialect, self.space = session, list(moves), dialect, space
+        self.qwen_pixels = tuple(qwen_pixels)  # the budget of the server this model plays (its processor's)
         self.targets: list[tuple[float, float] | None] = []  # each answered move's true point (CSS pixels)
         self.frames: list[coords.Frame] = []
+        self.said: list[tuple | None] = []  # each answered move's point as the model wrote it (its own space)
         self._lock = threading.Lock()
 
     def __call__(self, body: dict) -> Reply:
@@ -100,7 +103,7 @@ class PixelModel:
             if got is None:
                 raise LookupError(f"nothing on the page matches {move.selector!r}")
             point, viewport, mark = (got[0], got[1]), (int(got[2]), int(got[3])), int(got[4])
-        frame = coords.Frame(viewport, _image_size(body) or viewport)
+        frame = coords.Frame(viewport, _image_size(body) or viewport, self.qwen_pixels)
         self.targets.append(point)
         self.frames.append(frame)
         if self.dialect == "marks":  # a Set-of-Mark model: the mark holding the target, else one by its text
@@ -108,7 +111,25 @@ class PixelModel:
                 mark = _mark_by_text(body, move.selector[5:])
             return Reply(text=f"Thought: {move.thought or move.kind}\nAction: {_marks(move, mark)}")
         model_point = coords.to_model(point, self.space, frame) if point else None
+        self.said.append(model_point)
         return encode(self.dialect, move, model_point)
+
+
+class PointingModel(PixelModel):
+    """A pixel model for the pointing check: it clicks the target each request names ("Target F"), at its
+    true centre, in its own space (and, for the qwen space, the grid of its own server's budget). Its session
+    may be another browser of the same viewport (the check's runs in another process): it opens the page the
+    request names there."""
+
+    def __call__(self, body: dict) -> Reply:
+        text = json.dumps(body.get("messages") or body.get("input") or [])
+        found = re.findall(r'Target ([A-Z])', text)
+        url = re.search(r"Please interact with (\S+)", text)
+        with self._lock:
+            if url and self.session.url != url.group(1):
+                self.session.goto(url.group(1))
+            self.moves = [Move("click", f"#t-{found[-1]}")] if found else []
+        return super().__call__(body)
 
 
 def _image_size(body: dict) -> tuple[int, int] | None:

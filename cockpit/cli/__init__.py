@@ -15,6 +15,7 @@ from cockpit.cli import (
     importcmd,
     judge,
     key,
+    model,
     observe,
     reask,
     run,
@@ -25,7 +26,8 @@ from cockpit.core.logsetup import setup_logging
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
-            "hops": hops, "observe": observe, "annotate": annotate, "adjudicate": adjudicate, "store": store}
+            "hops": hops, "observe": observe, "model": model, "annotate": annotate, "adjudicate": adjudicate,
+            "store": store}
 from cockpit.cli import resume  # noqa: E402
 
 COMMANDS.update({"resume": resume, "close": resume.Close})

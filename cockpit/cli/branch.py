@@ -149,7 +149,8 @@ def model_config(args, parent: dict):
     given = {"base_url": args.base_url, "model": args.model, "temperature": args.temperature,
              "max_tokens": args.max_tokens, "timeout": args.timeout, "max_retries": args.retries,
              "image_detail": args.image_detail, "image_max_width": args.image_max_width,
-             "image_format": args.image_format}
+             "image_format": args.image_format, "qwen_min_pixels": args.qwen_min_pixels,
+             "qwen_max_pixels": args.qwen_max_pixels}
     for k, v in given.items():
         if v is not None:
             setattr(mc, k, v)

@@ -20,10 +20,24 @@ def viewport(text: str) -> tuple[int, int]:
         raise argparse.ArgumentTypeError(f"'{text}' is not a viewport like 1024x768") from None
 
 
+def scale_factor(text: str) -> float:
+    try:
+        value = float(text)
+        if not 0.5 <= value <= 4:
+            raise ValueError
+        return value
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a device scale factor from 0.5 to 4, like 1 or 2") from None
+
+
 def add_browser_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("browser")
     g.add_argument("--viewport", type=viewport, default=(1024, 768), metavar="WxH",
-                   help="page viewport in CSS pixels (default 1024x768, scale factor 1)")
+                   help="page viewport in CSS pixels (default 1024x768)")
+    g.add_argument("--device-scale-factor", type=scale_factor, default=1.0, metavar="X",
+                   help="screenshot pixels per CSS pixel (default 1; 2 gives a HiDPI 2048x1536 screenshot of a "
+                        "1024x768 viewport, for models trained on such screens; pixel models' points are "
+                        "converted either way)")
     g.add_argument("--webdriver-url", metavar="URL",
                    help="use a remote WebDriver / Selenium Grid instead of local Chromium")
     g.add_argument("--session-start-timeout", type=float, default=300.0, metavar="SECONDS",
@@ -38,7 +52,7 @@ def add_browser_options(p: argparse.ArgumentParser) -> None:
 
 
 def browser_config(args) -> BrowserConfig:
-    return BrowserConfig(viewport=args.viewport, headless=not args.headed,
+    return BrowserConfig(viewport=args.viewport, device_scale_factor=args.device_scale_factor, headless=not args.headed,
                          webdriver_url=args.webdriver_url, chrome_binary=args.chrome,
                          chromedriver=args.chromedriver, extra_args=list(args.chrome_arg),
                          session_start_timeout=args.session_start_timeout)
@@ -98,19 +112,45 @@ def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> 
                         "lossless as in WebVoyager; stored as PNG either way (default jpeg)")
     g.add_argument("--price", metavar="IN,OUT",
                    help="USD per million prompt,completion tokens, for models Cockpit has no price for")
-    from cockpit.core.llm.modelconfig import PRESETS
-    g.add_argument("--preset", choices=sorted(PRESETS), metavar="NAME",
+    from cockpit.core.llm.modelconfig import PRESET_ALIASES, PRESETS
+    g.add_argument("--preset", type=preset, metavar="NAME",
                    help="how the model answers: " + "; ".join(f"{k}: {v[2]}" for k, v in PRESETS.items())
-                        + " (default webvoyager-marks)")
+                        + " (default webvoyager-marks; the earlier names " + ", ".join(PRESET_ALIASES)
+                        + " still work)")
     from cockpit.core.llm.modelconfig import DIALECT_NAMES
     g.add_argument("--dialect", choices=DIALECT_NAMES,
                    help="the reply format, overriding the preset's (pixel dialects get a clean screenshot)")
     g.add_argument("--coords", choices=("pixels", "norm1000", "norm1", "qwen"),  # coords.SPACES
                    help="a pixel dialect's coordinate space, overriding the preset's: screenshot pixels, "
                         "0..1000, 0..1, or Qwen2.5-VL's resized grid")
+    g.add_argument("--qwen-min-pixels", type=pixels, metavar="N",
+                   help="the qwen space: the min_pixels the server's Qwen processor was started with "
+                        "(default: the model card's 3136)")
+    g.add_argument("--qwen-max-pixels", type=pixels, metavar="N",
+                   help="the qwen space: the max_pixels the server's Qwen processor was started with, e.g. "
+                        "1003520 for vLLM's --mm-processor-kwargs '{\"max_pixels\": 1003520}' (default: the model "
+                        "card's 12845056); it decides the grid the model points on")
     if from_run:
         p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
                        image_detail=None, image_format=None)
+
+
+def preset(text: str) -> str:
+    from cockpit.core.llm.modelconfig import preset_named
+    try:
+        return preset_named(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def pixels(text: str) -> int:
+    try:
+        value = int(text.replace(",", "").replace("_", ""))
+        if not 784 <= value <= 100_000_000:
+            raise ValueError
+        return value
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a pixel count from 784 to 100000000") from None
 
 
 def model_config(args):
@@ -123,11 +163,18 @@ def model_config(args):
             raise SystemExit(fail(f"--price wants two numbers like 2.5,10, not {args.price!r}", 2)) from None
     from cockpit.core.llm.modelconfig import PRESETS
     dialect, coords, _ = PRESETS[getattr(args, "preset", None) or "webvoyager-marks"]
-    return ModelConfig(base_url=args.base_url, model=args.model, temperature=args.temperature,
-                       max_tokens=args.max_tokens, timeout=args.timeout, max_retries=args.retries,
-                       image_detail=args.image_detail, image_max_width=args.image_max_width,
-                       image_format=args.image_format, price_in=price_in, price_out=price_out,
-                       dialect=getattr(args, "dialect", None) or dialect, coords=getattr(args, "coords", None) or coords)
+    config = ModelConfig(base_url=args.base_url, model=args.model, temperature=args.temperature,
+                         max_tokens=args.max_tokens, timeout=args.timeout, max_retries=args.retries,
+                         image_detail=args.image_detail, image_max_width=args.image_max_width,
+                         image_format=args.image_format, price_in=price_in, price_out=price_out,
+                         dialect=getattr(args, "dialect", None) or dialect, coords=getattr(args, "coords", None) or coords,
+                         qwen_min_pixels=getattr(args, "qwen_min_pixels", None),
+                         qwen_max_pixels=getattr(args, "qwen_max_pixels", None))
+    try:
+        config.qwen_budget()
+    except ValueError as e:
+        raise SystemExit(fail(f"{e} (--qwen-min-pixels, --qwen-max-pixels)", 2)) from None
+    return config
 
 
 def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask") -> None:

@@ -6,6 +6,7 @@ import threading
 import time
 
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import decider
 from cockpit.core.words import plural
 
 
@@ -52,7 +53,8 @@ class StepPrinter:
             return f"{p}  approval needed ({e.risk}): {e.action}" + (f" - {e.evidence[0]}" if e.evidence else "")
         if isinstance(e, ev.ApprovalDecided):
             verdict = "approved" if e.approved else "refused"
-            return f"{p}  {verdict} by {e.by}" + (f": {e.message}" if e.message else "")
+            by = decider(e.by) + ("" if str(e.by).startswith("human:") else f" ({e.by})")  # policy: nobody asked
+            return f"{p}  {verdict} by {by}" + (f": {e.message}" if e.message else "")
         if isinstance(e, ev.StepFinished) and e.status == "format_error":  # the reply could not be read: say
             # so as Review does ("Format ERROR: …"), not leave the action line above looking like one that ran
             return f"{p}  not run: {e.error or 'the reply could not be read'}"

@@ -23,7 +23,14 @@ class BrowserDied(BrowserError):
 
 
 class ActionError(CockpitError):
-    """An action could not be executed; the message is fit for the model."""
+    """An action could not be executed; the message is fit for the model.
+
+    ``for_model``: the message as a pixel-grounded model reads it, when it names points: in the model's own
+    coordinates (the message itself names viewport CSS pixels, for the person). "" when they are the same."""
+
+    def __init__(self, *args, for_model: str = ""):
+        super().__init__(*args)
+        self.for_model = for_model
 
 
 class ActionParseError(ActionError):

@@ -99,6 +99,13 @@ MODEL_HELP: dict[str, str] = {
                "clean screenshot and act at points.",
     "coords": "A pixel dialect's coordinate space: pixels (of the screenshot as sent), norm1000, norm1, or qwen "
               "(Qwen2.5-VL's resized grid).",
+    "qwen_min_pixels": "The qwen space: the smallest image, in pixels, the server's Qwen processor resizes "
+                       "screenshots to (empty = the model card's 3,136). As the server was started with, e.g. "
+                       "vLLM's --mm-processor-kwargs '{\"min_pixels\": ...}'.",
+    "qwen_max_pixels": "The qwen space: the largest image, in pixels, the server's Qwen processor resizes "
+                       "screenshots to (empty = the model card's 12,845,056). A common vLLM setting is 1003520 "
+                       "(--mm-processor-kwargs '{\"max_pixels\": 1003520}'); it decides the grid the model "
+                       "points on.",
 }
 
 
@@ -132,6 +139,11 @@ class Settings:
         "Chromium on this computer). Its nodes must reach the pages: the demo site is served on 127.0.0.1."))
     chrome_args: list[str] = field(default_factory=list, metadata=_help(
         "Extra Chrome arguments for the window's browser, e.g. --no-sandbox for a Grid node run as root."))
+    viewport: list[int] = field(default_factory=lambda: [1024, 768], metadata=_help(
+        "The window's browser: the page's viewport in CSS pixels, width and height (WebVoyager: 1024x768)."))
+    device_scale_factor: float = field(default=1.0, metadata=_help(
+        "The window's browser: screenshot pixels per CSS pixel (1; 2 gives a HiDPI 2048x1536 screenshot of a "
+        "1024x768 page, for pixel models trained on such screens). Points are converted either way."))
     annotator: str = field(default="", metadata=_help(
         "Your name as recorded on approval decisions (\"human:<name>\"). Empty = the OS user name."))
     recent_task_files: list[str] = field(default_factory=list, metadata=_help(
@@ -203,6 +215,8 @@ class Settings:
             "keep_browser_state": self.keep_browser_state,
             "webdriver_url": self.webdriver_url,
             "chrome_args": list(self.chrome_args),
+            "viewport": list(self.viewport),
+            "device_scale_factor": self.device_scale_factor,
             "annotator": self.annotator,
             "recent_task_files": list(self.recent_task_files),
             "preview_model": self.preview_model,

@@ -9,13 +9,16 @@ import types
 import typing
 from typing import Any, Callable
 
-from cockpit.core.actions.coords import SPACES
+from cockpit.core.actions.coords import SPACES, budget
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.llm.modelconfig import DIALECT_NAMES, ModelConfig
 from cockpit.core.lookahead.planning import MAX_HORIZON, MAX_K, MAX_SAMPLES
 from cockpit.core.page import images
 
 MAX_RECENT = 10
+MIN_VIEWPORT, MAX_VIEWPORT = 200, 8000  # CSS pixels a side, as `cockpit run --viewport` takes
+MIN_SCALE, MAX_SCALE = 0.5, 4.0  # device scale factors, as `--device-scale-factor` takes
+MAX_QWEN_PIXELS = 100_000_000  # a Qwen processor's pixel budget: far above any screen
 APPROVAL_POLICIES: tuple[str, ...] = tuple(POLICIES)
 IMAGE_DETAILS = ("auto", "low", "high")
 IMAGE_FORMATS = images.FORMATS
@@ -100,6 +103,8 @@ CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "plan_k": check(lambda v: 1 <= v <= MAX_K),
     "plan_horizon": check(lambda v: 1 <= v <= MAX_HORIZON),
     "plan_samples": check(lambda v: 1 <= v <= MAX_SAMPLES),
+    "viewport": check(lambda v: len(v) == 2 and all(MIN_VIEWPORT <= n <= MAX_VIEWPORT for n in v)),
+    "device_scale_factor": check(lambda v: MIN_SCALE <= v <= MAX_SCALE),
 }
 
 MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
@@ -119,6 +124,8 @@ MODEL_CHECKS: dict[str, Callable[[Any], tuple[bool, Any]]] = {
     "price_out": check(lambda v: v is None or v >= 0),
     "dialect": check(lambda v: v in DIALECT_NAMES),
     "coords": check(lambda v: v in SPACES),
+    "qwen_min_pixels": check(lambda v: v is None or 0 <= v <= MAX_QWEN_PIXELS, lambda v: v or None),  # 0 = default
+    "qwen_max_pixels": check(lambda v: v is None or 0 <= v <= MAX_QWEN_PIXELS, lambda v: v or None),
 }
 
 
@@ -142,6 +149,11 @@ def model_from_dict(data: Any, problems: list[str]) -> ModelConfig:
             setattr(out, name, coerced)
         else:
             problems.append(bad(f"model.{name}", value, getattr(out, name)))
+    try:
+        budget(out.qwen_min_pixels, out.qwen_max_pixels)
+    except ValueError as e:
+        problems.append(f"model settings: {e}; using the model card's budget")
+        out.qwen_min_pixels = out.qwen_max_pixels = None
     return out
 
 

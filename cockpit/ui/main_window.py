@@ -286,7 +286,8 @@ class MainWindow(QMainWindow):
         """Reset the Live view for a new run and hand `spec` to the bridge."""
         self.modes.setCurrentWidget(self.live)
         spec.keep_browser = self.settings.keep_browser_state = self.toolbar.keep_browser_box.isChecked()
-        self.bridge.use_browser(self.settings.webdriver_url, self.settings.chrome_args)
+        self.bridge.use_browser(self.settings.webdriver_url, self.settings.chrome_args, self.settings.viewport,
+                                self.settings.device_scale_factor)
         self.live.reset(banner)
         self.lookahead.reset()
         self.status.clear()  # news of the last run (or of a refused start) is not this run's

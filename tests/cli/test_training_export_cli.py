@@ -27,7 +27,7 @@ def test_sft_through_the_cli_with_reviews_filters(home, tmp_path):
     r = cockpit(home, "export", "all", "--format", "sft", "--human", "success", "--annotated-by", "ada",
                 "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert "sft (openai): 6 rows from 1 of 1 runs (3 accepted, 1 edited, 1 takeover, 1 target)" in r.stdout
+    assert "sft (openai): 6 rows from 1 of 1 run (3 accepted, 1 edited, 1 takeover, 1 target)" in r.stdout
     assert len((out / "sft.openai.jsonl").read_text().splitlines()) == 6
     assert "- human: success" in (out / "README.md").read_text()
     r = cockpit(home, "export", run.run_id[:12], "--format", "grounding", "--layout", "hf", "--steps", "corrected",

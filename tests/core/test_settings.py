@@ -185,3 +185,21 @@ def test_a_hand_edited_webdriver_url_that_is_no_web_address_is_refused(tmp_path)
     assert len(problems) == 1 and "webdriver_url" in problems[0], problems
     path.write_text(json.dumps({"webdriver_url": " http://hub:4444 "}))
     assert load_settings(path)[0].webdriver_url == "http://hub:4444"
+
+
+def test_the_qwen_budget_viewport_and_device_scale_are_saved_and_bad_ones_fall_back(tmp_path):
+    """Issue #39: the Qwen pixel budget is saved with the model, the window's viewport and scale beside it."""
+    path = tmp_path / "settings.json"
+    s = Settings(viewport=[1280, 800], device_scale_factor=2.0,
+                 model=ModelConfig(dialect="qwen", coords="qwen", qwen_max_pixels=1003520))
+    save_settings(s, path)
+    again, problems = load_settings(path)
+    assert problems == [] and again == s and again.model.qwen_budget() == (3136, 1003520)
+    data = json.loads(path.read_text())
+    data["viewport"], data["device_scale_factor"] = [10, 768], 9
+    data["model"].update(qwen_min_pixels=2_000_000, qwen_max_pixels=1003520)
+    path.write_text(json.dumps(data))
+    bad, problems = load_settings(path)
+    assert (bad.viewport, bad.device_scale_factor) == ([1024, 768], 1.0)
+    assert (bad.model.qwen_min_pixels, bad.model.qwen_max_pixels) == (None, None)
+    assert any("more than its max pixels" in p for p in problems) and len(problems) == 3

@@ -18,7 +18,7 @@ from typing import Protocol, TextIO
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.page.marks import Mark
-from cockpit.core.safety.risk import Risk
+from cockpit.core.safety.risk import Risk, rule_raised
 
 #: When to ask: before irreversible actions (default), before every action, never.
 #: An irreversible action runs without a human's yes only where the user chose so
@@ -89,6 +89,29 @@ class Decision:
     candidate: int | None = None  # planning mode: run this candidate (its index) instead
     decided_at: float = field(default_factory=time.time)
     key: tuple[str, str] | None = None  # the request answered: ApprovalRequest.key (see ApprovalDesk)
+
+
+def decider(by) -> str:
+    """Who decided, in a word or two: "ada" (a person), "policy" (the run's: nobody was asked), "site rule"."""
+    kind, _, name = str(by or "?").partition(":")
+    return {"human": name or "a person", "policy": "policy", "rule": "site rule"}.get(kind, str(by or "?"))
+
+
+def refused_outcome(decision: Decision) -> str:
+    """A refused step's outcome, naming who refused: ``refused by ada: not today``, ``refused by policy: ...``,
+    ``refused by site rule: site rule for shop.example: orders are final ...``."""
+    return f"refused by {decider(decision.by)}: {decision.message or 'no message'}"
+
+
+def by_site_rule(decision: Decision, risk: Risk, policy: str) -> Decision:
+    """A refusal nobody made in person, of an action the gate asked about only because a site rule raised it to
+    irreversible, is that rule's: ``by`` becomes ``rule:<domain>`` and the message starts with the rule."""
+    raised = rule_raised(risk)
+    if decision.approved or str(decision.by).startswith("human:") or policy != "irreversible" or raised is None:
+        return decision
+    domain = (risk.rule or "").split(" ", 1)[0]
+    return dataclasses.replace(decision, by=f"rule:{domain}",
+                               message=f"{raised}; {decision.message}" if decision.message else raised)
 
 
 class Approver(Protocol):

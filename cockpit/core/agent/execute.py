@@ -40,9 +40,10 @@ from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.keys import Keys
 
 from cockpit.core import resources
+from cockpit.core.actions.coords import PERSON, Voice
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import downloads, keys
-from cockpit.core.agent.pointer import PointerActs, TargetChanged
+from cockpit.core.agent.pointer import PointerActs, TargetChanged, say
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
@@ -63,8 +64,9 @@ class ActionOutcome:
     action: Action
     url_before: str
     url_after: str
-    message: str  # what happened, in words for the model and the log
+    message: str  # what happened, in words for the model and the log (points in viewport CSS pixels)
     answer: str | None = None
+    for_model: str = ""  # the message as a pixel model reads it (points in its own space); "" = the same
     pdf_text: str = ""
     downloads: list[Path] = field(default_factory=list)
     new_tab_url: str | None = None
@@ -97,18 +99,21 @@ class Executor(PointerActs):
         return scrub(text, self.secrets)
 
     def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True,
-            approved: Binding | None = None, seen: Mark | None = None) -> ActionOutcome:
+            approved: Binding | None = None, seen: Mark | None = None, voice: Voice = PERSON) -> ActionOutcome:
         """Execute `action`; `press_enter=False` makes Type leave out its closing Enter.
 
         `approved`: what the human approved; the action runs only if it is still that (else TargetChanged).
         `seen`: a pixel action's element as rated (resolved under its point, or the focus); its point must
-        still hit it, unchanged. None: resolved now.
+        still hit it, unchanged. None: resolved now. `voice`: how the outcome and errors name points to the
+        model (``for_model``; the person's words name viewport CSS pixels).
         """
         s = self.session
         self._press_enter = press_enter
         self._approved = approved
+        self.voice = voice
         if approved is not None and (diffs := approved.differences(action, None)):
-            raise TargetChanged(f"{action} is not the approved action ({'; '.join(diffs)}); it was not done")
+            raise self._error(TargetChanged, lambda v: f"{v.action(action)} is not the approved action "
+                                                       f"({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
         if action.pixel and seen is not None:
@@ -122,22 +127,10 @@ class Executor(PointerActs):
                 action.kind == "scroll" and action.target is not None) else None
         if mark is not None and mark.secret and action.kind == "type" and action.text:
             self.secrets.add(action.text)  # before acting, so no error message can leak it
-        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
         self._marks, self._url = list(marks), before
-        try:
-            self._nav_before(action, mark, before)
-            message, answer = handler(action, mark)
-        except BrowserDied:
-            raise
-        except ActionError as e:
-            raise type(e)(self.redact(str(e))) from e
-        except TimeoutException as e:
-            raise ActionError(self.redact(f"{action} timed out: the page did not respond in time")) from e
-        except WebDriverException as e:
-            if s.open_dialog() is None:
-                raise ActionError(self.redact(f"{action} could not be executed: {short_message(e, 200)}")) from e
-            message, answer = f"{action} opened a dialog", None
-        outcome = ActionOutcome(action, before, before, message, answer=answer)
+        words, answer = self._handled(action, mark, before)
+        message, for_model = say(words, voice)
+        outcome = ActionOutcome(action, before, before, message, answer=answer, for_model=for_model)
         if action.kind != "answer":
             outcome.settle = s.settle()
             self._handle_dialog(outcome)
@@ -148,11 +141,36 @@ class Executor(PointerActs):
             outcome.url_before, outcome.url_after = self.redact(outcome.url_before), self.redact(outcome.url_after)
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
-            outcome.message = self.redact(outcome.message)
+                outcome.for_model += f"; the page is now {outcome.url_after}" if outcome.for_model else ""
+            outcome.message, outcome.for_model = self.redact(outcome.message), self.redact(outcome.for_model)
         outcome.seconds = time.perf_counter() - t0
         return outcome
 
     # ---------- helpers ----------
+    def _handled(self, action: Action, mark: Mark | None, before: str):
+        """The action's handler run (after the navigation check): (what happened, in words of a voice; the
+        answer). Its errors come out as ActionError with every secret typed so far hidden."""
+        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
+        try:
+            self._nav_before(action, mark, before)
+            return handler(action, mark)
+        except BrowserDied:
+            raise
+        except ActionError as e:
+            raise type(e)(self.redact(str(e)), for_model=self.redact(e.for_model)) from e
+        except TimeoutException as e:
+            raise self._redacted(lambda v: f"{v.action(action)} timed out: the page did not respond in time") from e
+        except WebDriverException as e:
+            if self.session.open_dialog() is None:
+                why = short_message(e, 200)
+                raise self._redacted(lambda v: f"{v.action(action)} could not be executed: {why}") from e
+            return (lambda v: f"{v.action(action)} opened a dialog"), None
+
+    def _redacted(self, words) -> ActionError:
+        """An ActionError naming the action, with every secret typed so far hidden, in both voices."""
+        e = self._error(ActionError, words)
+        return ActionError(self.redact(str(e)), for_model=self.redact(e.for_model))
+
     def _mark(self, action: Action, marks: list[Mark]) -> Mark:
         n = action.target
         if n is None or not 1 <= n <= len(marks):
@@ -193,9 +211,9 @@ class Executor(PointerActs):
         if self._approved is not None:
             box = now.get("box") if not mark.in_iframe else None
             if diffs := self._approved.differences(action, cur, box=box):
-                raise TargetChanged(f"element [{mark.id}] is not what was approved ({'; '.join(diffs)}): "
-                                    f"{action} was not done. Look at the new screenshot; the supervisor "
-                                    "will be asked again")
+                raise self._error(TargetChanged, lambda v: f"element [{mark.id}] is not what was approved "
+                                  f"({'; '.join(diffs)}): {v.action(action)} was not done. Look at the new "
+                                  "screenshot; the supervisor will be asked again")
             return
         if cur == mark:
             return
@@ -208,9 +226,9 @@ class Executor(PointerActs):
         new = classify(action, cur, marks, self._url, self.risk_rules)
         if LEVELS.index(new.level) > LEVELS.index(was.level):
             why = new.evidence[0] if new.evidence else new.level
-            raise ActionError(f"element [{mark.id}] changed since the screenshot (it was {_desc(mark)}, it is now "
-                              f"{_desc(cur)}): {action} would now be {new.level} ({why}), so it was not done. "
-                              "Look at the new screenshot")
+            raise self._error(ActionError, lambda v: f"element [{mark.id}] changed since the screenshot (it was "
+                              f"{_desc(mark)}, it is now {_desc(cur)}): {v.action(action)} would now be {new.level} "
+                              f"({why}), so it was not done. Look at the new screenshot")
 
     def _click(self, mark: Mark, x: int, y: int) -> None:
         """Click at (x, y); a press or click landing on anything but `mark`'s element is stopped."""
@@ -236,8 +254,9 @@ class Executor(PointerActs):
             return
         if problem := self.nav.landing_problem(url_now):
             where = self._leave(url_now, "")
-            raise ActionError(f"the page had gone on its own to {url_now[:200]} ({problem}); Cockpit went back "
-                              f"to {where}, and did not run {action}. Look at the new screenshot")
+            raise self._error(ActionError, lambda v: f"the page had gone on its own to {url_now[:200]} ({problem}); "
+                              f"Cockpit went back to {where}, and did not run {v.action(action)}. Look at the new "
+                              "screenshot")
         target = None
         if action.kind == "goto":
             target = normalize_url(action.text)
@@ -250,7 +269,7 @@ class Executor(PointerActs):
         if problem and action.kind == "click":
             raise ActionError(f"element [{mark.id}] is a link to {target[:120]}: {problem}; it was not clicked")
         if problem:
-            raise ActionError(f"{action} was refused: {problem}")
+            raise self._error(ActionError, lambda v: f"{v.action(action)} was refused: {problem}")
 
     def _nav_after(self, outcome: ActionOutcome) -> None:
         bad = outcome.url_after

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
 from cockpit.core.agent import pixelstep
-from cockpit.core.agent.approval import ApprovalRequest, Decision, needs_approval
+from cockpit.core.agent.approval import ApprovalRequest, Decision, by_site_rule, needs_approval
 from cockpit.core.agent.step import Step
 from cockpit.core.agent.stepimages import StepImages
 from cockpit.core.page import effects
@@ -93,6 +93,7 @@ def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -
         decision = pixelstep.vet(st, agent.approver.decide(req, control.interrupted))
         for h in agent.hooks:  # e.g. the human picked another of the plan's candidates
             decision = h.decided(st, decision)
+        decision = by_site_rule(decision, risk, policy)  # who refused: a person, the run's policy or a site rule
     took_over = control.taken_over
     if took_over:  # the person has the browser: the agent's action does not run under their hands
         decision, policy = Decision(False, took_over, TOOK_OVER), TAKE_OVER_POLICY

@@ -18,7 +18,7 @@ from typing import Callable
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
 from cockpit.core.agent import gate, observing, pixelstep, reply
-from cockpit.core.agent.approval import Approver, PolicyApprover
+from cockpit.core.agent.approval import Approver, PolicyApprover, refused_outcome
 from cockpit.core.agent.config import AgentConfig, RunResult
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.execute import ActionOutcome, Executor, TargetChanged
@@ -189,7 +189,7 @@ class Agent(TakeOver):
         # gate and act
         answer, next_lead, pdf = None, "", ""
         if action is None:
-            next_lead = st.row["error"]
+            next_lead = (st.row.get("pointer") or {}).get("told") or st.row["error"]
         else:
             answer, next_lead, pdf = self._act(st, action)
         t3 = time.perf_counter()
@@ -257,8 +257,8 @@ class Agent(TakeOver):
                 st.row.update(status="refused", outcome=f"rejected: {gate.TOOK_OVER}")
                 return None, prompt.feedback_text(taken_over=True), ""
             if not decision.approved:
-                st.row.update(status="refused", outcome="refused: " + (decision.message or "no message"))
-                return None, prompt.feedback_text(refused=decision.message or " "), ""
+                st.row.update(status="refused", outcome=refused_outcome(decision))  # who refused, and why
+                return None, prompt.feedback_text(refused=decision.message or " ", by=decision.by), ""
             action, approved = gate.approve(self, st, action, decision)
 
         if action.kind == "answer":
@@ -273,21 +273,21 @@ class Agent(TakeOver):
         try:
             seen = st.resolved if action.pixel else None
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter,
-                                                   approved=approved, seen=seen)
+                                                   approved=approved, seen=seen, voice=pixelstep.voice(self, st))
         except ActionError as e:  # "changed": the approved target is not what was approved; nothing was done
             changed = isinstance(e, TargetChanged)
             st.row.update(status="changed" if changed else "error", error=str(e), url_after=self.session.url,
                           **({"outcome": f"not done: {e}"} if changed else {}))
             self._emit(ev.ActionExecuted(self.run_id, st.n, shown, False, str(e), st.row["url_after"],
                                          actor=actor))
-            return None, prompt.feedback_text(error=str(e)), ""
+            return None, prompt.feedback_text(error=pixelstep.told(st, str(e), e.for_model)), ""
         st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
         if out.settle:  # how long the page took to settle, and what was still pending if it did not
             st.row["timings"] = {"settle": out.settle, "settle_ms": out.settle.get("waited_ms") or 0.0}
         self._acted = (st.n, st.obs)
         self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, out.message, out.url_after, out.seconds,
                                      actor=actor))
-        return None, prompt.feedback_text(outcome=out.message), out.pdf_text
+        return None, prompt.feedback_text(outcome=pixelstep.told(st, out.message, out.for_model)), out.pdf_text
 
     def _emit(self, event: ev.Event) -> None:
         if self.listener is None:

@@ -10,16 +10,21 @@ OpenAI's computer-use model may attach ``pending_safety_checks`` to an action.
 They are evidence in the approval panel and always make the gate ask; they are
 acknowledged to the model only when a person approved (``by`` is ``human:<name>``),
 never by a policy (``policy:allow``): then the action is refused and the model told why.
+
+The model is told of points in its own coordinate space (:func:`voice`): what
+happened, errors, a human's acts during a take-over. The record keeps viewport
+CSS pixels for the person, and what the model read where it differs
+(``pointer["told"]``), so a branch tells it the same.
 """
 from __future__ import annotations
 
 import dataclasses
 
-from cockpit.core.actions.coords import Frame
-from cockpit.core.actions.grammar import Action
+from cockpit.core.actions.coords import PERSON, Frame, Voice
+from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import Decision
 from cockpit.core.agent.pointer import describe_hit
-from cockpit.core.errors import ActionError
+from cockpit.core.errors import ActionError, ActionParseError
 from cockpit.core.llm.pixelprompt import ResponsesConversation
 from cockpit.core.safety import redaction
 from cockpit.core.safety.risk import Risk
@@ -42,6 +47,7 @@ def resolve(agent, st, parsed, pointer: dict | None) -> str:
         pointer = {"mode": agent.protocol.mode, "dialect": "marks"}  # a marks model wrote a pixel action
     if pointer is not None:
         st.row["pointer"] = pointer
+        st.voice = _model_voice(agent, pointer, action)
     st.resolved = None
     if action is None or not (action.point is not None or action.focused):
         return ""
@@ -49,14 +55,63 @@ def resolve(agent, st, parsed, pointer: dict | None) -> str:
         return locate(agent, st, action, pointer)
     except ActionError as e:  # off the viewport: nothing is done, the model is told
         parsed.action, parsed.error = None, f"Format ERROR: {e}"
+        if e.for_model:
+            pointer["told"] = f"Format ERROR: {e.for_model}"
         return ""
+
+
+def voice(agent, st) -> Voice:
+    """How step `st` names points to its model: in the model's own space, with the numbers it wrote for the
+    points it gave (PERSON, viewport CSS pixels, for a Set-of-Mark model)."""
+    if st.voice is not None:
+        return st.voice
+    frame = getattr(agent.protocol, "frame", None)
+    if agent.protocol.mode != "pixels" or frame is None:
+        return PERSON
+    return Voice(agent.protocol.space, frame)
+
+
+def _model_voice(agent, pointer: dict, placed: Action | None) -> Voice | None:
+    """The voice of a step whose model wrote `pointer["model_action"]` (its space), placed as `placed`."""
+    frame = getattr(agent.protocol, "frame", None)
+    if agent.protocol.mode != "pixels" or frame is None:
+        return None
+    try:
+        wrote = parse_action(pointer["model_action"]) if pointer.get("model_action") else None
+    except ActionParseError:
+        wrote = None
+    return Voice.of(wrote, placed, agent.protocol.space, frame)
+
+
+def told(st, person: str, model: str) -> str:
+    """What the model reads of what happened: `model` (its own coordinates) when it differs from the person's
+    `person`; kept on the step's pointer record (``told``) so a branch tells the model the same."""
+    if model and model != person and st.row.get("pointer") is not None:
+        st.row["pointer"]["told"] = model
+        return model
+    return person
+
+
+def human_note(agent, st, shown: str) -> str:
+    """A human's act during a take-over, as the model reads it: ``- Click (x, y): clicked at x, y on ...``."""
+    said = (st.row.get("pointer") or {}).get("told")
+    if st.row.get("status") == "ok":
+        what = said or st.row.get("outcome")
+    else:  # "changed" has an outcome of its own ("not done: ...")
+        what = f"{'not done' if st.row.get('outcome') else 'failed'}: {said or st.row.get('error')}"
+    v = voice(agent, st)
+    try:
+        shown = v.action(parse_action(shown)) if not v.person else shown
+    except ActionParseError:
+        pass
+    return f"- {shown}: {what}"
 
 
 def locate(agent, st, action: Action, pointer: dict) -> str:
     """Resolve `action`'s point (or, for ``Type; text``, the focus) on the live page into ``st.resolved`` and
     ``pointer["resolved"]`` (ActionError off the viewport); returns text typed into a secret field, else ""."""
     ex = agent.executor
-    m = st.resolved = ex.resolve_point(*action.point, st.obs.marks) if action.point is not None \
+    m = st.resolved = ex.resolve_point(*action.point, st.obs.marks, voice(agent, st)) if action.point is not None \
         else ex.resolve_focus(st.obs.marks)
     st.cursor, st.hit = ex.last_cursor, dict(ex.last_hit)
     pointer["resolved"] = None if m is None else {
@@ -102,7 +157,7 @@ def must_ask(st) -> bool:
 def vet(st, decision: Decision) -> Decision:
     """A policy cannot acknowledge the model's safety checks: its approval becomes a refusal."""
     if decision.approved and must_ask(st) and not str(decision.by).startswith("human:"):
-        return dataclasses.replace(decision, approved=False, message=(
+        return dataclasses.replace(decision, approved=False, by="policy:safety-checks", message=(
             "the model's safety checks need a person's acknowledgement, and no one was asked in this run"))
     return decision
 

@@ -12,15 +12,23 @@ action's target for the checks mark actions get: a link's address against the
 navigation fence, the approved element's fingerprint (Binding), a target that
 turned riskier since the screenshot, and the click guard (a press landing on
 anything else is stopped).
+
+Every text naming a point is said twice (a :class:`Words` function of a
+:class:`~cockpit.core.actions.coords.Voice`): for the person in viewport CSS
+pixels, and for the model in its own coordinate space (the executor's
+``voice``, set per action), so a model is never told of a point in numbers it
+did not use.
 """
 from __future__ import annotations
 
 import dataclasses
+from typing import Callable
 
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.actions.action_builder import ActionBuilder
 from selenium.webdriver.common.actions.wheel_input import ScrollOrigin
 
+from cockpit.core.actions.coords import PERSON, Voice
 from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import ActionError
 from cockpit.core.page.marks import Mark
@@ -28,6 +36,18 @@ from cockpit.core.page.marks import Mark
 
 class TargetChanged(ActionError):
     """The approved action's target is not what the human approved: nothing was done."""
+
+
+#: Text naming points, made for a voice: the person's (viewport CSS pixels) or the model's (its own space).
+Words = Callable[[Voice], str]
+
+
+def say(words: Words | str, voice: Voice) -> tuple[str, str]:
+    """(the person's text, the model's text, "" when it is the same)."""
+    if isinstance(words, str):
+        return words, ""
+    person, model = words(PERSON), words(voice)
+    return person, ("" if model == person else model)
 
 
 #: Steps a drag moves the pointer through between its two points (pages track the pointer as it moves).
@@ -65,13 +85,23 @@ class PointerActs:
 
     last_cursor = ""  # the CSS cursor over the last point resolved
     last_hit: dict = {}  # act.js's answer for it: cursor, secret, opaque (a frame, embed or canvas: its src)
+    voice: Voice = PERSON  # how the model is told of points: its own space (set by the executor per action)
 
-    def resolve_point(self, x: int, y: int, marks: list[Mark]) -> Mark | None:
-        """The element a pixel action at (x, y) acts on (see the module doc); None over nothing."""
+    def _error(self, cls: type[ActionError], words: Words) -> ActionError:
+        """An error naming points: in the person's words, and in the model's (``for_model``)."""
+        person, model = say(words, self.voice)
+        return cls(person, for_model=model)
+
+    def resolve_point(self, x: int, y: int, marks: list[Mark], voice: Voice | None = None) -> Mark | None:
+        """The element a pixel action at (x, y) acts on (see the module doc); None over nothing. `voice`: how an
+        error names the point to the model (default: the executor's)."""
         found = self._act_js("at", None, [int(x), int(y)])  # one round trip: the viewport check is in it
         if found.get("why") == "outside":
             w, h = found["size"]
-            raise ActionError(f"the point ({x}, {y}) is outside the {w}x{h} viewport; nothing was done")
+            if voice is not None:
+                self.voice = voice
+            raise self._error(ActionError, lambda v: f"the point ({v.xy((x, y))}) is outside {v.area((w, h))}; "
+                                                     "nothing was done")
         return self._resolved(found, marks)
 
     def resolve_focus(self, marks: list[Mark]) -> Mark | None:
@@ -86,7 +116,8 @@ class PointerActs:
     def _in_view(self, x: int, y: int) -> None:
         w, h = self.session.js("return [window.innerWidth, window.innerHeight]")
         if not (0 <= x < w and 0 <= y < h):
-            raise ActionError(f"the point ({x}, {y}) is outside the {w}x{h} viewport; nothing was done")
+            raise self._error(ActionError, lambda v: f"the point ({v.xy((x, y))}) is outside {v.area((w, h))}; "
+                                                     "nothing was done")
 
     def _checked_point(self, a: Action, m: Mark | None) -> tuple[int, int]:
         """The action's point, after checking the element resolved there is still there and unchanged."""
@@ -97,8 +128,8 @@ class PointerActs:
         if not res.get("ok"):
             by = res.get("by", "another element")
             err = TargetChanged if self._approved is not None else ActionError
-            raise err(f"the point ({x}, {y}) no longer hits {describe_hit(m)}: {by} is there now; "
-                      f"{a} was not done. Look at the new screenshot")
+            raise self._error(err, lambda v: f"the point ({v.xy((x, y))}) no longer hits {describe_hit(m)}: {by} "
+                                             f"is there now; {v.action(a)} was not done. Look at the new screenshot")
         if res.get("now"):
             self._check_unchanged(a, m, res["now"])
         return x, y
@@ -116,28 +147,28 @@ class PointerActs:
         finally:
             blocked = self._unguard() if m is not None else ""
         if blocked:
-            raise ActionError(f"{a} was stopped: when the pointer got there, {blocked} had appeared on top of "
-                              f"{describe_hit(m)} and would have taken it; nothing was clicked. Look at the "
-                              "new screenshot")
+            raise self._error(ActionError, lambda v: f"{v.action(a)} was stopped: when the pointer got there, "
+                                                     f"{blocked} had appeared on top of {describe_hit(m)} and would "
+                                                     "have taken it; nothing was clicked. Look at the new screenshot")
 
     def _px_click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.click())
-        return f"clicked at {a.point[0]}, {a.point[1]} on {describe_hit(m)}", None
+        return lambda v: f"clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
     def _px_double_click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.double_click())
-        return f"double-clicked at {a.point[0]}, {a.point[1]} on {describe_hit(m)}", None
+        return lambda v: f"double-clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
     def _px_right_click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.context_click())
-        return f"right-clicked at {a.point[0]}, {a.point[1]} on {describe_hit(m)}", None
+        return lambda v: f"right-clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
     def _px_hover(self, a: Action, m: Mark | None):
         x, y = a.point
         ab = ActionBuilder(self.session.driver, duration=0)
         ab.pointer_action.move_to_location(int(x), int(y))
         self.session._call(ab.perform)
-        return f"moved the mouse to {x}, {y} over {describe_hit(m)}", None
+        return lambda v: f"moved the mouse to {v.xy((x, y))} over {describe_hit(m)}", None
 
     def _px_drag(self, a: Action, m: Mark | None):
         (x1, y1), (x2, y2) = a.point, a.end
@@ -150,7 +181,7 @@ class PointerActs:
                                    int(round(y1 + (y2 - y1) * k / DRAG_STEPS)))
             p.release()
         self._press_at(a, m, drag)
-        return f"dragged from {x1}, {y1} ({describe_hit(m)}) to {x2}, {y2}", None
+        return lambda v: f"dragged from {v.xy((x1, y1))} ({describe_hit(m)}) to {v.xy((x2, y2))}", None
 
     def _px_scroll(self, a: Action, m: Mark | None):
         x, y = a.point or (v // 2 for v in self.session.js("return [window.innerWidth, window.innerHeight]"))
@@ -161,24 +192,26 @@ class PointerActs:
         self.session._call(chain.perform)
         after = self.session.js("return [window.scrollX, window.scrollY]")
         moved = "" if after != before else " (the window did not move; an inner area may have)"
-        return f"turned the wheel by ({dx}, {dy}) at {x}, {y} over {describe_hit(m)}{moved}", None
+        return lambda v: f"turned the wheel by ({dx}, {dy}) at {v.xy((x, y))} over {describe_hit(m)}{moved}", None
 
     def _px_type(self, a: Action, m: Mark | None):
+        into = f"into the focused {describe_hit(m)}" if m is not None else "into the page (nothing has the focus)"
+
+        def where(v: Voice) -> str:
+            return f"at {v.xy(a.point)} into {describe_hit(m)}" if a.point is not None else into
         if a.point is not None:
             self._press_at(a, m, lambda p: p.click())
-            where = f"at {a.point[0]}, {a.point[1]} into {describe_hit(m)}"
-        else:
-            where = f"into the focused {describe_hit(m)}" if m is not None else "into the page (nothing has the focus)"
-            if m is not None:  # the focus must still be on the field that was rated (and approved)
-                res = self._act_js("isfocused", m)
-                if not res.get("ok"):
-                    err = TargetChanged if self._approved is not None else ActionError
-                    raise err(f"the focus moved from {describe_hit(m)} to {res.get('by')}; {a} was not done")
-                self._check_unchanged(a, m, res.get("now") or {})
+        elif m is not None:  # the focus must still be on the field that was rated (and approved)
+            res = self._act_js("isfocused", m)
+            if not res.get("ok"):
+                err = TargetChanged if self._approved is not None else ActionError
+                raise self._error(err, lambda v: f"the focus moved from {describe_hit(m)} to {res.get('by')}; "
+                                                 f"{v.action(a)} was not done")
+            self._check_unchanged(a, m, res.get("now") or {})
         if m is not None and m.secret:
             self.secrets.add(a.text.strip())
         shown = "(secret)" if m is not None and m.secret else repr(a.text)
         if a.text:
             self._keys(a.text)  # a newline in it is Enter (UI-TARS's way to submit): rated so at the gate
         enter = " and pressed Enter" if "\n" in a.text or "\r" in a.text else ""
-        return f"typed {shown} {where}{enter}", None
+        return lambda v: f"typed {shown} {where(v)}{enter}", None

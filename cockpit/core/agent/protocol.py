@@ -70,19 +70,21 @@ class PixelProtocol(MarksProtocol):
         super().__init__(client)
         self.dialect = client.config.dialect
         self.space = client.config.coords
+        self.budget = client.config.qwen_budget()  # the qwen space: the server's processor budget
         self.frame: coords.Frame | None = None
 
     # -- the request -------------------------------------------------------------
     def expected_frame(self, viewport: tuple[int, int], scale: float = 1.0) -> coords.Frame:
         """The frame the first screenshot will have: the viewport at the device scale, then downscaled."""
-        w, h = int(viewport[0] * scale), int(viewport[1] * scale)
-        limit = self.client.config.image_max_width
-        if limit and w > limit:
-            w, h = limit, max(1, round(h * limit / w))
-        return coords.Frame(tuple(viewport), (w, h))
+        size = coords.sent_size(viewport, scale, self.client.config.image_max_width)
+        return coords.Frame(tuple(viewport), size, self.budget)
+
+    def frame_of(self, viewport: tuple[int, int], data: bytes) -> coords.Frame:
+        """The frame of a screenshot as sent (`data`, encoded) of a page of `viewport` CSS pixels."""
+        return coords.Frame(tuple(viewport), images.size(data), self.budget)
 
     def conversation(self, keep_images: int, frame: coords.Frame | None = None):
-        frame = frame or coords.Frame((1024, 768), (1024, 768))
+        frame = frame or coords.Frame((1024, 768), (1024, 768), self.budget)
         dialect = self.dialect if self.dialect != "auto" else "plain"
         mw, mh = frame.model_size(self.space)
         system = dialects.system_prompt(dialect, width=int(mw), height=int(mh),
@@ -94,12 +96,12 @@ class PixelProtocol(MarksProtocol):
         return PixelConversation(system, keep_images)
 
     def observation_text(self, obs: Observation, pdf_text: str, note: str) -> str:
-        return observation_text(obs.url, obs.title, self.frame.image if self.frame else (0, 0), pdf_text, note)
+        return observation_text(obs.url, obs.title, self.space, self.frame, pdf_text, note)
 
     def image(self, obs: Observation) -> bytes:
         """The clean screenshot as sent; the frame it sets is what the model's points are read against."""
         data = self.image_of(obs.screenshot)
-        self.frame = coords.Frame(tuple(obs.viewport), images.size(data))
+        self.frame = self.frame_of(obs.viewport, data)
         return data
 
     def call(self, request, load_image, **kw) -> ChatResult:

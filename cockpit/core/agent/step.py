@@ -4,6 +4,7 @@ from __future__ import annotations
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 
+from cockpit.core.actions.coords import Voice
 from cockpit.core.page.marks import Mark
 from cockpit.core.page.observation import Observation
 
@@ -23,5 +24,6 @@ class Step:
     cursor: str = ""  # and the CSS cursor there
     hit: dict = field(default_factory=dict)  # act.js's answer for it (secret, opaque frame...)
     drag_end: tuple | None = None  # a drag: (the element it ends on, act.js's answer)
+    voice: Voice | None = None  # how points are named to a pixel model (cockpit.core.agent.pixelstep.voice)
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
 

@@ -78,8 +78,7 @@ class TakeOver:
         _, _, _ = self._execute(st, action, actor="human")
         st.request = []
         self.record.commit(st)
-        what = st.row.get("outcome") or f"failed: {st.row.get('error')}"
-        self._human_notes.append(f"- {shown}: {what}")
+        self._human_notes.append(pixelstep.human_note(self, st, shown))  # in a pixel model's own coordinates
         self._emit(ev.StepFinished(self.run_id, st.n, st.row["status"], time.time() - st.started,
                                    actor="human"))
         self._refresh()

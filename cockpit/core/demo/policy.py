@@ -131,6 +131,10 @@ def _refused(req: Request) -> str:
     message = req.feedback.split("Their message:", 1)[1] if "Their message:" in req.feedback else ""
     message = message.replace("Choose another action.", "").strip()
     said = f" The supervisor said: {message}" if message else ""
+    if "not by a person" in req.feedback:  # the run's policy or a site rule refused it: no one was asked
+        what = "nothing was bought" if req.task.kind == "buy" else "I stopped before finding the answer"
+        return _answer("The run's rules refused my last action without asking anyone, so I will stop and report.",
+                       f"My last action was refused by the run's rules (no person was asked), so I stopped; {what}.")
     last = req.last_action
     page = req.page
     placing = (req.task.kind == "buy" and page is not None and page.file == "checkout.html" and last is not None

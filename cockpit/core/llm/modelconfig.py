@@ -6,9 +6,11 @@ by :mod:`cockpit.core.llm.client`, which calls the model.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from cockpit.core.actions import coords
 from cockpit.core.actions.dialects import DIALECTS as PIXEL_DIALECTS
 
 #: Every reply format: Set-of-Mark, detected per reply, or a pixel dialect (cockpit.core.actions.dialects).
@@ -42,11 +44,17 @@ class ModelConfig:
     price_out: float | None = None   # USD per 1M completion tokens; None = look up PRICES
     dialect: str = "marks"           # how the model answers: "marks" (Set-of-Mark) or a pixel dialect, or "auto"
     coords: str = "pixels"           # a pixel dialect's coordinate space (cockpit.core.actions.coords.SPACES)
+    qwen_min_pixels: int | None = None  # the qwen space: the server's image processor budget (None = the
+    qwen_max_pixels: int | None = None  # model card's, 3,136 and 12,845,056); vLLM: --mm-processor-kwargs
 
     @property
     def pixel(self) -> bool:
         """The model acts at points on a clean screenshot (pixel mode), not on numbered marks."""
         return self.dialect != "marks"
+
+    def qwen_budget(self) -> tuple[int, int]:
+        """(min, max) pixels the server's Qwen processor resizes screenshots within (the qwen space's grid)."""
+        return coords.budget(self.qwen_min_pixels, self.qwen_max_pixels)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -62,18 +70,43 @@ class ModelConfig:
         return self.base_url or "https://api.openai.com/v1"
 
 
-#: Dialect presets: name -> (dialect, coordinate space, what it is for).
+#: Dialect presets: name -> (dialect, coordinate space, what it is for). A preset names a model family, not a
+#: server: the same model answers alike from vLLM, Ollama, LM Studio or a hosted endpoint.
 PRESETS: dict[str, tuple[str, str, str]] = {
     "webvoyager-marks": ("marks", "pixels", "Set-of-Mark: numbered boxes, Click [12] (WebVoyager)"),
-    "vllm-ui-tars-1.5": ("uitars", "qwen", "UI-TARS-1.5 on vLLM: click(start_box='(x,y)') on its resized grid"),
-    "vllm-ui-tars": ("uitars", "norm1000", "UI-TARS 1.0 on vLLM: click(start_box='(x,y)') in 0..1000"),
-    "vllm-qwen2.5-vl": ("qwen", "qwen", "Qwen2.5-VL on vLLM: the computer_use function, pixels of its grid"),
-    "vllm-qwen3-vl": ("qwen", "norm1000", "Qwen3-VL on vLLM: the computer_use function in 0..1000"),
+    "ui-tars-1.5": ("uitars", "qwen", "UI-TARS-1.5: click(start_box='(x,y)') on its resized grid"),
+    "ui-tars-1.0": ("uitars", "norm1000", "UI-TARS 1.0: click(start_box='(x,y)') in 0..1000"),
+    "qwen2.5-vl": ("qwen", "qwen", "Qwen2.5-VL: the computer_use function, pixels of its resized grid"),
+    "qwen3-vl": ("qwen", "norm1000", "Qwen3-VL: the computer_use function in 0..1000"),
     "computer-use-json": ("claude", "pixels", "Claude-style computer-use JSON actions, screenshot pixels"),
     "openai-tools": ("openai_tools", "pixels", "OpenAI function tools (click, type, scroll...) in chat"),
     "openai-computer-use": ("openai_computer", "pixels", "OpenAI's computer-use tool (Responses API)"),
     "auto": ("auto", "pixels", "detect the dialect from each reply; screenshot pixels"),
 }
+
+#: The presets' earlier names (they said vLLM, though Ollama and LM Studio serve these models too); still read.
+PRESET_ALIASES: dict[str, str] = {"vllm-ui-tars-1.5": "ui-tars-1.5", "vllm-ui-tars": "ui-tars-1.0",
+                                  "vllm-qwen2.5-vl": "qwen2.5-vl", "vllm-qwen3-vl": "qwen3-vl"}
+
+#: Model names (as servers list them: "ByteDance-Seed/UI-TARS-1.5-7B", "qwen2.5vl:7b") -> the preset they answer
+#: in; the first match wins.
+_FAMILIES = ((r"ui[-_ ]?tars[-_ ]?1\.5", "ui-tars-1.5"), (r"ui[-_ ]?tars", "ui-tars-1.0"),
+             (r"qwen[-_ ]?2[._]?5[-_ ]?vl", "qwen2.5-vl"), (r"qwen[-_ ]?3[-_ ]?vl", "qwen3-vl"),
+             (r"computer[-_ ]use[-_ ]preview", "openai-computer-use"))
+
+
+def preset_named(name: str) -> str:
+    """The preset `name` stands for (an earlier name gives its new one); ValueError for none."""
+    name = PRESET_ALIASES.get(name, name)
+    if name not in PRESETS:
+        raise ValueError(f"no preset {name!r}; one of {', '.join(PRESETS)}")
+    return name
+
+
+def preset_for_model(model: str) -> str | None:
+    """The preset a model of this name answers in (UI-TARS, Qwen-VL, OpenAI computer use), or None."""
+    name = (model or "").lower()
+    return next((preset for pattern, preset in _FAMILIES if re.search(pattern, name)), None)
 
 
 def price_for(model: str) -> tuple[float, float] | None:

@@ -21,15 +21,20 @@ import copy
 import json
 from typing import Callable
 
+from cockpit.core.actions import coords
 from cockpit.core.llm.prompt import IMAGE_REF, Conversation
 from cockpit.core.page.images import data_url
 
 
-def observation_text(url: str, title: str, image_size: tuple[int, int], pdf_text: str = "", note: str = "") -> str:
-    """A pixel model's observation: where the page is and the screenshot's size (no element list)."""
+def observation_text(url: str, title: str, space: str, frame: coords.Frame | None, pdf_text: str = "",
+                     note: str = "") -> str:
+    """A pixel model's observation: where the page is and the screenshot's size in the model's own coordinates
+    (the size its system prompt and tools state: Qwen's grid, 1000x1000 in 0..1000), never a second one; no
+    element list."""
     where = f" The page is {title!r} at {url}." if url else ""
-    w, h = image_size
-    body = f"Observation:{where} The screenshot is {w}x{h} pixels. Give your next action."
+    size = coords.size_words(space, frame) if frame else "0x0"
+    unit = " pixels" if space in ("pixels", "qwen") else f" ({coords.describe(space, frame)})"
+    body = f"Observation:{where} The screenshot is {size}{unit if frame else ''}. Give your next action."
     if note:
         body += f"\n{note}"
     if pdf_text:

@@ -47,14 +47,23 @@ def observation_text(element_text: str, *, url: str = "", title: str = "", pdf_t
     return f"{body}\n{element_text}" if element_text else f"{body}\n(no element is marked on this page)"
 
 
-def feedback_text(outcome: str = "", error: str = "", refused: str = "", taken_over: bool = False) -> str:
-    """What happened to the last action; kept even after its screenshot is dropped."""
+def feedback_text(outcome: str = "", error: str = "", refused: str = "", by: str = "human:",
+                  taken_over: bool = False) -> str:
+    """What happened to the last action; kept even after its screenshot is dropped. A refusal says who refused
+    (`by`, a decision's ``by``): a person (``human:<name>``), a site rule (``rule:<domain>``), or the run's policy
+    (``policy:<why>``: nobody was asked)."""
     if taken_over:
         return ("Your last action was not executed: the human supervisor took over the browser before it ran. "
                 "The page may have changed since; look at it again before you choose your next action.")
     if refused:
-        return (f"Your last action was refused by the human supervisor and was not executed."
-                f"{' Their message: ' + refused if refused.strip() else ''} Choose another action.")
+        kind = str(by or "human:").split(":", 1)[0]
+        if kind == "human":
+            return (f"Your last action was refused by the human supervisor and was not executed."
+                    f"{' Their message: ' + refused if refused.strip() else ''} Choose another action.")
+        who = "a site rule" if kind == "rule" else "this run's policy"
+        why = f": {refused.strip().rstrip('.')}" if refused.strip() else ""
+        return (f"Your last action was refused by {who}, not by a person, and was not executed{why}. "
+                "Choose another action.")
     if error:
         return (f"Your last action could not be executed: {error}. "
                 "Check the element number, the action and its format, then give a revised Thought and Action.")
@@ -62,20 +71,20 @@ def feedback_text(outcome: str = "", error: str = "", refused: str = "", taken_o
 
 
 def feedback_after(row: dict) -> str:
-    """What the model read after a recorded step (its store row), as the loop told it: a branch's history and
-    the training exports rebuild prompts with it."""
-    status = row.get("status")
+    """What the model read after a recorded step (its store row), as the loop told it; a pixel model's in its own
+    coordinates (``pointer.told``). A branch's history and the training exports rebuild prompts with it."""
+    status, told = row.get("status"), (row.get("pointer") or {}).get("told")
     if status == "ok":
-        return feedback_text(outcome=row.get("outcome") or "")
+        return feedback_text(outcome=told or row.get("outcome") or "")
     if status in ("error", "changed"):  # changed: the approved target changed, nothing was done (#17)
-        return feedback_text(error=row.get("error") or "")
+        return feedback_text(error=told or row.get("error") or "")
     if status == "refused":
         decision = row.get("decision") or {}
         if decision.get("took_over"):  # a person took the browser over at that step (cockpit.core.agent.gate)
             return feedback_text(taken_over=True)
-        return feedback_text(refused=decision.get("message") or " ")
+        return feedback_text(refused=decision.get("message") or " ", by=decision.get("by") or "")
     if status == "format_error":
-        return row.get("error") or FORMAT_ERROR
+        return told or row.get("error") or FORMAT_ERROR
     return ""
 
 

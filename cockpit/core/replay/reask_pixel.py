@@ -18,9 +18,8 @@ def ask(store: Store, run_id: str, row: dict, request, client: ModelClient, load
         cancel: threading.Event | None) -> tuple[ChatResult, prompt.ParsedReply, str]:
     """(the reply, its parse in the run's dialect, the reply as recorded) for a pixel run's step."""
     proto = PixelProtocol(client)
-    fr = (row.get("pointer") or {}).get("frame") or {}
-    frame = coords.Frame(tuple(fr.get("viewport") or (1024, 768)), tuple(fr.get("image") or fr.get("viewport")
-                                                                          or (1024, 768)))
+    # the step's own frame: its screenshot, and the Qwen budget it was read with (else the client's)
+    frame = coords.Frame.from_dict((row.get("pointer") or {}).get("frame"), client.config.qwen_budget())
     proto.conversation(1, frame)  # sets the dialect's tools
     proto.frame = frame
     result = proto.call(request, load_image, cancel=cancel)

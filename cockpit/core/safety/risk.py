@@ -395,6 +395,14 @@ def _apply_rules(f: _Findings, action: Action, mark: Mark | None, url: str,
     return chosen.level, chosen, f"site rule for {chosen.domain}: {note} (sets {chosen.level}{was})"
 
 
+def rule_raised(risk: Risk) -> str | None:
+    """The evidence of a site rule that made `risk` irreversible from a lower level (what made the gate ask),
+    else None."""
+    if not risk.rule or risk.level != IRREVERSIBLE:
+        return None
+    return next((e for e in risk.evidence if e.startswith("site rule for ") and ", instead of " in e), None)
+
+
 # ---------- entry points ----------
 def classify(action: Action, mark: Mark | None, marks: list[Mark], url: str,
              rules=(), *, enter_after_type: bool = True) -> Risk:
@@ -431,6 +439,6 @@ def classify(action: Action, mark: Mark | None, marks: list[Mark], url: str,
     return Risk(level, evidence, rule.describe() if rule else None)
 
 
-__all__ = ["LEVELS", "Risk", "SiteRule", "classify", "load_rules", "save_rules",
+__all__ = ["LEVELS", "Risk", "SiteRule", "classify", "rule_raised", "load_rules", "save_rules",
            "default_rules_path", "IRREVERSIBLE_WORDS", "STATE_CHANGING_WORDS"]
 

@@ -95,8 +95,7 @@ def prompt_of(facts: RunFacts, i: int) -> list[dict]:
     lead = prompt.feedback_after(prev.row)
     page = s.row
     if facts.pixel:
-        size = s.frame.image if s.frame else (0, 0)
-        text = pixelprompt.observation_text(page.get("url") or "", page.get("title") or "", size)
+        text = pixelprompt.observation_text(page.get("url") or "", page.get("title") or "", facts.space, s.frame)
     else:
         text = prompt.observation_text(element_text(marks_of(facts.store, page)), url=page.get("url") or "",
                                        title=page.get("title") or "")

@@ -312,12 +312,16 @@ class AgentBridge(QObject):
                 self._session.close()
                 self._session = None
 
-    def use_browser(self, webdriver_url: str = "", chrome_args=()) -> None:
+    def use_browser(self, webdriver_url: str = "", chrome_args=(), viewport=None, scale: float | None = None) -> None:
         """The next run's browser: a remote WebDriver / Grid at `webdriver_url` (empty: as the window was
-        started, local by default), with `chrome_args` added. A browser of other settings is replaced."""
+        started, local by default), with `chrome_args` added, at `viewport` (CSS pixels) and device `scale`
+        (None: as started). A browser of other settings is replaced."""
         base = self._base_browser
-        self.browser_config = dataclasses.replace(base, webdriver_url=webdriver_url.strip() or base.webdriver_url,
-                                                  extra_args=list(base.extra_args) + list(chrome_args))
+        self.browser_config = dataclasses.replace(
+            base, webdriver_url=webdriver_url.strip() or base.webdriver_url,
+            extra_args=list(base.extra_args) + list(chrome_args),
+            viewport=tuple(viewport) if viewport else base.viewport,
+            device_scale_factor=scale if scale is not None else base.device_scale_factor)
 
     def _ensure_session(self, fresh: bool = False) -> BrowserSession:
         """The browser; `fresh`: never as a run has left it (its tab moves into a new browser context, with

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import decider
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
@@ -166,8 +167,8 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ApprovalDecided):
             it = self.item(e.step)
             verdict = ("edited" if e.approved and e.action and e.action != _action(it)
-                       else "approved" if e.approved else "rejected")
-            self._decision(it, f"{verdict} by {e.by.split(':', 1)[-1]}")
+                       else "approved" if e.approved else "rejected" if e.by.startswith("human:") else "refused")
+            self._decision(it, f"{verdict} by {who_decided(e.by)}")  # "refused by policy", "rejected by ada"
             if verdict == "edited":
                 self._child(it, "human chose", e.action)
             if e.message:
@@ -282,9 +283,16 @@ def _set_action(it: QTreeWidgetItem, text: str) -> None:
     it.setText(1, text)
 
 
+def verdict(decision: dict) -> str:
+    """A stored decision's verdict: approved; rejected (by a person); refused (by the run's policy or a site rule)."""
+    if decision.get("approved"):
+        return "approved"
+    return "rejected" if str(decision.get("by") or "").startswith("human:") else "refused"
+
+
 def who_decided(by) -> str:
-    """A decision's ``by`` as people read it: "ada", "policy", not "human:ada"."""
-    return str(by or "?").split(":", 1)[-1]
+    """A decision's ``by`` as people read it: "ada", "policy", "site rule", not "human:ada" or "policy:deny"."""
+    return decider(by)
 
 
 def resolved_desc(row: dict | None) -> str:
@@ -357,7 +365,7 @@ class StepDetails(QTabWidget):
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
                 ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
-                ("Decision", e(f"{'approved' if d.get('approved') else 'rejected'} by {who_decided(d.get('by'))}"
+                ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
                                + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),

@@ -24,7 +24,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import end_reason, status_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
-from cockpit.ui.live.step_log import StepDetails, who_decided
+from cockpit.ui.live.step_log import StepDetails, verdict, who_decided
 from cockpit.ui.plaintext import tip
 from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools
@@ -223,7 +223,7 @@ class RunViewer(QWidget):
     def _step_html(self, s: dict) -> str:
         e = html.escape
         d = s.get("decision") or {}
-        decision = f" · {'approved' if d.get('approved') else 'rejected'} by {e(who_decided(d.get('by')))}" if d else ""
+        decision = f" · {verdict(d)} by {e(who_decided(d.get('by')))}" if d else ""
         mine = [x for x in L.step_labels(self.store, self.run["id"], self.who()) if x["step"] == s["step"]]
         judged = f" · you: {words(mine[0]['judgement'])}" + (f" → [{mine[0]['corrected_target']}]"
                                                             if mine[0]["corrected_target"] else "") if mine else ""

@@ -34,6 +34,7 @@ from cockpit.ui.settings.key_section import KeySection
 from cockpit.ui.settings.lookahead import LookaheadSettingsBox
 from cockpit.ui.settings.model_section import ModelSection
 from cockpit.ui.settings.parts import MessageLabel, align_labels
+from cockpit.ui.settings.pointing import PointingCheck
 
 __all__ = ["ModelSettingsDialog", "DEMO_ON", "DEMO_MAYBE"]
 
@@ -73,6 +74,8 @@ class ModelSettingsDialog(QDialog):
         self.model = ModelSection(self._settings.model)
         self.key = KeySection()
         self.check = ConnectionCheck()
+        self.pointing = PointingCheck()  # below the coordinates: is the model's coordinate setting right?
+        self.model.form.addRow("", self.pointing)
         self.browser = BrowserSection(self._settings)
         self.lookahead = LookaheadSettingsBox(self._settings, self.model.base_url_edit, self)
         align_labels(self.model.form, self.key.form)
@@ -98,7 +101,7 @@ class ModelSettingsDialog(QDialog):
         layout.addWidget(self.error_label)
         layout.addWidget(self.buttons)
 
-        order = [*self.model.widgets(), self.key.key_edit, self.check.test_button, *self.browser.widgets(),
+        order = [*self.model.widgets(), self.pointing.button, self.key.key_edit, self.check.test_button, *self.browser.widgets(),
                  *self.lookahead.widgets(), self.ok_button, self.buttons.button(QDialogButtonBox.StandardButton.Cancel)]
         for a, b in zip(order, order[1:]):
             QWidget.setTabOrder(a, b)
@@ -110,10 +113,22 @@ class ModelSettingsDialog(QDialog):
         self.model.list_requested.connect(self.list_models)
         self.model.said.connect(self.check.say)
         self.check.test_requested.connect(self.test_connection)
+        self.pointing.requested.connect(self.check_pointing)
+        self.pointing.apply_fix.connect(self.apply_fix)
+        self.model.dialect_field.changed.connect(self._pixel_rows)
         self.check.listing.connect(self.model.set_listing)
         self.check.models_listed.connect(self.model.fill_models)
+        # the grid line under Answers as: the screenshot the model is sent follows the browser and the width
+        self.browser.screen_changed.connect(self._screen_changed)
+        self.model.width_spin.valueChanged.connect(self._screen_changed)
+        self._screen_changed()
+        self._pixel_rows()
         self.buttons.accepted.connect(self.accept)
         self.buttons.rejected.connect(self.reject)
+
+    def _screen_changed(self, *_) -> None:
+        viewport, scale = self.browser.screen()
+        self.model.dialect_field.set_screen(viewport, scale, self.model.width_spin.value() or None)
 
     # ------------------------------------------------------------------ background calls
     @Slot()
@@ -127,6 +142,34 @@ class ModelSettingsDialog(QDialog):
         self.check.test(self.model.form_config(), self.key.typed_key(), self.model.timeout_spin.value())
 
     @Slot()
+    def check_pointing(self) -> None:
+        """The pointing check with the form's model and browser, in the background (its own status line)."""
+        if self.pointing.is_busy():
+            return
+        problem = self.model.problem() or self.browser.problem()
+        if problem:
+            return self.pointing.say(problem)
+        if not self.model.form_config().pixel:
+            return self.pointing.say("The pointing check is for pixel models: choose a pixel preset in Answers as "
+                                     "(ui-tars-1.5, qwen2.5-vl, ...) first.")
+        self.pointing.start(self.model.form_config(), self.key.typed_key(), self.browser.browser_config())
+
+    def apply_fix(self, fix: dict) -> None:
+        """Set the fields the pointing check's report names (saved with OK)."""
+        field = self.model.dialect_field
+        dialect, space = field.values()
+        lo, hi = field.budget()
+        field.load(dialect, fix.get("coords", space), fix.get("qwen_min_pixels", lo), fix.get("qwen_max_pixels", hi))
+        if "image_max_width" in fix:
+            self.model.width_spin.setValue(fix["image_max_width"] or 0)
+        if "device_scale_factor" in fix:
+            self.browser.scale_spin.setValue(fix["device_scale_factor"])
+        self.pointing.say("Applied; OK saves it. Check pointing again to see the clicks land.")
+
+    def _pixel_rows(self) -> None:
+        self.pointing.setVisible(self.model.dialect_field.values()[0] != "marks")
+
+    @Slot()
     def list_models(self) -> None:
         """Ask the server for its models in a worker thread and fill the model list."""
         if self.check.busy("list"):
@@ -137,8 +180,8 @@ class ModelSettingsDialog(QDialog):
         self.check.list_models(self.model.form_config(), self.key.typed_key(), self.model.timeout_spin.value())
 
     def is_busy(self) -> bool:
-        """True while a test or model listing is running."""
-        return self.check.is_busy()
+        """True while a test, a model listing or a pointing check is running."""
+        return self.check.is_busy() or self.pointing.is_busy()
 
     def showEvent(self, event) -> None:
         if not self._sized:  # the first time: all of it where it fits, scrolling only on a short screen
@@ -171,6 +214,7 @@ class ModelSettingsDialog(QDialog):
 
     def done(self, r: int) -> None:
         self.check.cancel()
+        self.pointing.cancel()
         super().done(r)
 
     def _show_error(self, message: str) -> None:

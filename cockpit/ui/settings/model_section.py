@@ -97,8 +97,8 @@ class ModelSection(QWidget):
         self.format_combo = QComboBox()
         self.format_combo.addItems(list(IMAGE_FORMATS))
         self.form.addRow(label("Image &format:", self.format_combo, "image_format"), self.format_combo)
-        self.dialect_field = DialectField()  # marks or a pixel dialect, and its coordinate space (its own tips)
-        self.form.addRow(label("Answers &as:", self.dialect_field.preset, None), self.dialect_field)
+        self.dialect_field = DialectField(self.form, self)  # marks or a pixel dialect, its coordinates and budget
+        self.model_combo.currentTextChanged.connect(lambda text: self.dialect_field.suggest_for(text.strip()))
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addLayout(self.form)
@@ -106,7 +106,8 @@ class ModelSection(QWidget):
     def widgets(self) -> list[QWidget]:
         """In Tab order."""
         return [self.base_url_edit, self.presets_button, self.model_combo, self.list_button, self.temperature_spin,
-                self.max_tokens_spin, self.timeout_spin, self.detail_combo, self.width_spin, self.format_combo]
+                self.max_tokens_spin, self.timeout_spin, self.detail_combo, self.width_spin, self.format_combo,
+                *self.dialect_field.widgets()]
 
     # ------------------------------------------------------------------ form <-> config
     def load(self, cfg: ModelConfig) -> None:
@@ -120,7 +121,8 @@ class ModelSection(QWidget):
         self.width_spin.setValue(cfg.image_max_width or 0)
         i = self.format_combo.findText(cfg.image_format)
         self.format_combo.setCurrentIndex(i if i >= 0 else 0)
-        self.dialect_field.load(cfg.dialect, cfg.coords)
+        self.dialect_field.load(cfg.dialect, cfg.coords, cfg.qwen_min_pixels, cfg.qwen_max_pixels)
+        self.dialect_field.suggest_for(cfg.model)
 
     def base_url(self) -> str | None:
         """The base URL in the form; None for OpenAI."""
@@ -132,11 +134,12 @@ class ModelSection(QWidget):
     def form_config(self) -> ModelConfig:
         """A ModelConfig from the form (fields the form does not show keep their values)."""
         dialect, coords = self.dialect_field.values()
+        qwen_min, qwen_max = self.dialect_field.budget()
         return replace(self._base, base_url=self.base_url(), model=self.model(),
                        temperature=round(self.temperature_spin.value(), 2), max_tokens=self.max_tokens_spin.value(),
                        timeout=float(self.timeout_spin.value()), image_detail=self.detail_combo.currentText(),
                        image_max_width=self.width_spin.value() or None, image_format=self.format_combo.currentText(),
-                       dialect=dialect, coords=coords)
+                       dialect=dialect, coords=coords, qwen_min_pixels=qwen_min, qwen_max_pixels=qwen_max)
 
     def url_problem(self) -> str:
         url = self.base_url()
@@ -146,7 +149,8 @@ class ModelSection(QWidget):
 
     def problem(self) -> str:
         """What keeps the form from being used (tested, saved), or ""."""
-        return self.url_problem() or ("" if self.model() else "Enter a model name (or use List models).")
+        return (self.url_problem() or ("" if self.model() else "Enter a model name (or use List models).")
+                or self.dialect_field.problem())
 
     # ------------------------------------------------------------------ presets and listed models
     def apply_preset(self, name: str) -> None:

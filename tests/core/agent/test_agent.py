@@ -105,7 +105,7 @@ def test_max_steps_ends_the_run(site, agent_for, store):
 def _order_responder(after_refusal="Thought: refused\nAction: ANSWER; not ordered"):
     def respond(body):
         text = last_user_text(body)
-        if "refused by the human supervisor" in text:
+        if "Your last action was refused" in text:  # by a person or by the run's policy
             return after_refusal
         if "The page is 'Order placed'" in text:
             return "Thought: done\nAction: ANSWER; ordered"
@@ -124,7 +124,7 @@ def test_deny_keeps_an_irreversible_action_from_running(site, agent_for, store, 
     d = store.decisions(result.run_id)[0]
     assert (d["approved"], d["by"], d["message"], d["policy"]) == (0, "policy:deny", "not today", "irreversible")
     assert "Place order" in d["target_mark"] and "Place order" in d["evidence"]
-    assert "refused by the human supervisor" in srv.requests[1]["messages"][-1]["content"][0]["text"]
+    assert "refused by this run's policy, not by a person" in srv.requests[1]["messages"][-1]["content"][0]["text"]
     assert "not today" in srv.requests[1]["messages"][-1]["content"][0]["text"]
     assert browser.title != "Order placed"
     names = [type(e).__name__ for e in agent.events]

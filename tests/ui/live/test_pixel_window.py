@@ -72,3 +72,17 @@ def test_take_over_clicks_at_a_point_as_a_human_step(qtbot, pixel_window, browse
 def _human_steps(w):
     with Store(w.store_root) as s:
         return [r for r in s.steps(w.runs.run_id) if r.get("actor") == "human"]
+
+
+def test_the_windows_device_scale_reaches_its_browser_and_the_model(qtbot, pixel_window):
+    """Issue #39: the device scale set in Model… (beside the viewport) is the scale of the window's runs."""
+    w, model = pixel_window([Move("click", "#press"), Move("answer", text="done")], dialect="claude")
+    w.settings.device_scale_factor = 2.0
+    assert w.start_run()
+    qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    assert w.bridge.browser_config.device_scale_factor == 2.0
+    with Store(w.store_root) as s:
+        steps = s.steps(w.runs.run_id)
+    assert steps[0]["pointer"]["frame"]["image"] == [2048, 1536] and steps[0]["status"] == "ok"
+    x, y = model.said[0]  # the model pointed on the 2048x1536 screenshot; the click landed on the control
+    assert abs(x / 2 - model.targets[0][0]) <= 1 and "Hold to highlight" in steps[0]["outcome"]

@@ -319,11 +319,11 @@ def test_a_dialect_preset_fills_dialect_and_space_and_is_saved(make_dialog):
     field = dlg.model.dialect_field
     assert (field.preset.currentText(), field.values()) == ("webvoyager-marks", ("marks", "pixels"))
     assert not field.space.isEnabled()  # marks have no coordinate space
-    field.preset.setCurrentIndex(field.preset.findData("vllm-qwen2.5-vl"))
+    field.preset.setCurrentIndex(field.preset.findData("qwen2.5-vl"))
     assert field.values() == ("qwen", "qwen") and field.space.isEnabled()
-    field.space.setCurrentText("norm1000")  # Qwen3-VL's space: the matching preset shows
-    assert field.preset.currentText() == "vllm-qwen3-vl"
-    field.space.setCurrentText("norm1")
+    field.space.setCurrentIndex(field.space.findData("norm1000"))  # Qwen3-VL's space: the matching preset shows
+    assert field.preset.currentText() == "qwen3-vl"
+    field.space.setCurrentIndex(field.space.findData("norm1"))
     assert field.preset.currentText() == "custom"
     dlg.accept()
     model = load_settings()[0].model
