@@ -56,7 +56,7 @@ class MainWindow(QMainWindow):
     def _build(self, demo: bool) -> None:
         self.live = LivePane(self.store, self.runs, lambda: self.settings)
         self.lookahead = LookaheadController(lambda: self.settings, self.live.following)
-        self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
+        self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name(), settings=lambda: self.settings)
         self.reports = ReportsPanel(self.store)
         self.reports.annotator = self.review.annotator_name
         self.modes = QTabWidget()

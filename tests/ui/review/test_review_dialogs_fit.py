@@ -12,8 +12,8 @@ from PySide6.QtCore import QPoint, QRect, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QPushButton, QSplitter
 
 from cockpit.core.store import Store
-from testkit.fakeruns import make_run
 from cockpit.ui.plaintext import shown_text
+from testkit.fakeruns import make_run
 from tests.ui.fits import fit_violations
 
 TASK = ("Find the account settings page of the shop, read every paragraph about closing an account, compare what "
