@@ -235,7 +235,7 @@ def _drive(qtbot, w, url: str, states: States) -> None:
     _wait(qtbot, w, lambda: _has_button(w, "Approve"), "the approval gate")
     qtbot.wait(300)
     states.check("approval gate")
-    _button(w, "Edit action").click()
+    _button(w, "Edit the action").click()
     states.reached("approval gate, Edit action…", any(e.isVisible() and "Click [" in e.text()
                                                     for e in w.findChildren(QLineEdit)), "the action's edit field")
     states.check("approval gate, Edit action…")

@@ -324,6 +324,7 @@ class StepDetails(QTabWidget):
         self.raw = QPlainTextEdit(readOnly=True)
         for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
             self.addTab(w, name)
+            w.setMinimumHeight(2 * w.fontMetrics().height())  # at the gate on a 700-px screen: a strip, not 70 px
         self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
         self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
         self.currentChanged.connect(self._render_messages)

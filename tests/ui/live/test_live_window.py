@@ -164,3 +164,50 @@ def test_taking_over_at_the_gate_keeps_both_in_view_without_growing_the_window(q
     assert a.isVisible() and a.why.isVisible() and w.live.details.isVisible()  # the question, whole again
     a.reject_btn.click()
     wait_idle(qtbot, w)
+
+
+def _whole(label) -> bool:
+    """A wrapped label shows all its lines: as tall as its text needs at its width, and not cut by its parent."""
+    from PySide6.QtCore import QPoint, QRect
+    need = label.heightForWidth(label.width())
+    parent = label.parentWidget()
+    r = QRect(label.mapTo(parent, QPoint(0, 0)), label.size())
+    return label.isVisible() and label.height() >= need - 1 and parent.rect().contains(r)
+
+
+def test_editing_at_the_gate_shows_every_line_and_can_be_cancelled_or_reverted(qtbot, w):
+    """Issue #38: at 1024x700 the risk line and the error's last line were clipped while editing, an old error
+    stayed after clicking a box, and an edit could be neither cancelled nor reverted."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from tests.ui.windowtools import click_mark
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    qtbot.wait(200)
+    a = w.live.approval
+    proposed = a.request.display
+    a.edit_btn.click()
+    a.edit.setText("Clack [99] on the button that says delete everything now, please, and then the other one too")
+    qtbot.keyClick(a.edit, Qt.Key_Return)  # does not parse: the error says what would
+    for _ in range(3):
+        QApplication.processEvents()
+    qtbot.wait(200)
+    assert a.error.isVisible()
+    assert "risk:" in a.title.text()
+    for label in (a.title, a.edit_hint, a.error):
+        assert _whole(label), (label.text()[:60], label.height(), label.heightForWidth(label.width()))
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and w.height() <= 700
+    assert "…" not in a.edit_btn.text()  # it opens no dialog: the field is in the panel
+    click_mark(qtbot, w, 4)  # a box on the screenshot: the agent's action aimed at it, and the old error goes
+    assert a.edit.text() == "Click [4]" and not a.error.isVisible()
+    qtbot.keyClick(a.edit, Qt.Key_Escape)  # cancel: the agent's action again, the field closed
+    assert not a.edit.isVisible() and a.edit.text() == proposed and a.isVisible()
+    a.edit_btn.click()
+    a.edit.setText("Click [1]")
+    a.revert_btn.click()  # revert: the agent's action back in the field, still editing
+    assert a.edit.isVisible() and a.edit.text() == proposed
+    a.cancel_btn.click()
+    assert not a.edit.isVisible() and not a.edit_hint.isVisible() and not a.cancel_btn.isVisible()
+    a.reject_btn.click()
+    wait_idle(qtbot, w)
