@@ -4,6 +4,7 @@ waiting for approval, the approval panel's edit and its way back, and how a refu
 Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the issue saw the faults.
 """
 import pytest
+from PySide6.QtCore import Qt
 
 from tests.ui.windowtools import LONG, records, wait_idle, wait_paused_after
 
@@ -211,3 +212,48 @@ def test_editing_at_the_gate_shows_every_line_and_can_be_cancelled_or_reverted(q
     assert not a.edit.isVisible() and not a.edit_hint.isVisible() and not a.cancel_btn.isVisible()
     a.reject_btn.click()
     wait_idle(qtbot, w)
+
+
+def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names_tasks_whole(qtbot, w, tmp_path):
+    """Issue #38: loading a task file shrank the Task field to ~95 px at 1024, and the picker cut its entries
+    mid-word. Ctrl+O, the file dialog, the file chosen, as a person does it."""
+    import json
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    from cockpit.ui.plaintext import shown_text
+    tasks = [{"id": f"account-{i}", "url": "https://shop.example/account",
+              "task": f"Task {i}: find the account settings page of the shop, read every paragraph about closing an "
+                      "account, compare what it says about refunds of open orders and saved addresses"}
+             for i in range(3)]
+    path = tmp_path / "my-tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    chosen = []
+
+    def choose():
+        dlg = QApplication.activeModalWidget()
+        if not isinstance(dlg, QFileDialog):
+            QTimer.singleShot(50, choose)
+            return
+        chosen.append(dlg)
+        dlg.selectFile(str(path))
+        dlg.accept()
+    QTimer.singleShot(50, choose)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
+    qtbot.keyClick(w, Qt.Key_O, Qt.ControlModifier)
+    assert chosen, "Ctrl+O opened no file dialog"
+    bar = w.live.task_bar
+    qtbot.waitUntil(lambda: bar.picker.isVisible(), timeout=3000)
+    QApplication.processEvents()
+    assert bar.task_edit.text() == tasks[0]["task"]
+    assert bar.task_edit.width() >= 300, bar.task_edit.width()  # it was ~95 px
+    for wid in (bar.task_edit, bar.url_edit, bar.domains_edit, bar.picker, bar.open_btn):
+        assert wid.isVisible() and wid.mapTo(bar, wid.rect().bottomRight()).x() <= bar.width()
+    model = bar.picker.model()
+    for i, t in enumerate(tasks):  # each entry: the id and the whole task (the list elides it with "…")
+        text = bar.picker.itemText(i)
+        assert text == f"{t['id']}: {t['task']}", text
+        assert t["task"] in shown_text(model.index(i, 0).data(Qt.ToolTipRole))
+    assert bar.picker.width() >= 400  # a row of its own: the entries get the width
