@@ -6,7 +6,7 @@ Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the i
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.ui.windowtools import LONG, records, wait_idle, wait_paused_after
+from tests.ui.windowtools import LONG, cell_whole, records, wait_idle, wait_paused_after
 
 
 @pytest.fixture
@@ -257,3 +257,27 @@ def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names
         assert text == f"{t['id']}: {t['task']}", text
         assert t["task"] in shown_text(model.index(i, 0).data(Qt.ToolTipRole))
     assert bar.picker.width() >= 400  # a row of its own: the entries get the width
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+def test_the_step_log_shows_what_happened_and_who_decided_whole(qtbot, window_factory, size):
+    """Issue #38: the Outcome ("typed …") and the Decision ("approved by …") were cut at 1024 and at 1280."""
+    w = window_factory(demo=True)
+    w.resize(*size)
+    w.settings.annotator = "Maximiliane Theodora Featherstonehaugh (night shift)"
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.approve_btn.click()
+    wait_idle(qtbot, w)
+    log = w.live.log_panel
+    rows = [log.items[n] for n in sorted(log.items)]
+    typed = [it for it in rows if it.text(3).startswith("typed")]
+    decided = [it for it in rows if it.text(2).startswith("approved by")]
+    assert typed and decided, [(it.text(2), it.text(3)) for it in rows]
+    for it in rows:
+        log.scrollToItem(it)
+        assert cell_whole(log, it, 3), (it.text(3), log.visualItemRect(it).height(), log.header().sectionSize(3))
+        assert cell_whole(log, it, 2), (it.text(2), log.header().sectionSize(2))
+        if not it.text(1).startswith("ANSWER"):  # an answer gets three lines here, the banner and details have it
+            assert cell_whole(log, it, 1), it.text(1)
+    assert log.header().sectionSize(3) >= 120
