@@ -49,6 +49,7 @@ class MainWindow(QMainWindow):
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
                                                  "review": self.review.split})
         self.layout_memory.restore()
+        self.toolbar.follow_tab()
         self._update_controls()
         QTimer.singleShot(0, self.bridge.warm_up)
 
@@ -65,7 +66,7 @@ class MainWindow(QMainWindow):
         self.modes.addTab(self.reports, "Reports")
         self.setCentralWidget(self.modes)
         self.toolbar = RunToolbar(self, self.live, self.settings, demo)
-        self.addToolBar(self.toolbar)
+        self.toolbar.place(self, self.modes)
         self.status = RunStatus(self.statusBar(), (self.lookahead.status,))
         self.clock = QTimer(self, interval=1000)
         self.clock.timeout.connect(lambda: self.runs.elapsed() is not None and
@@ -73,7 +74,7 @@ class MainWindow(QMainWindow):
         self.clock.start()
         self.human = HumanActs(self.bridge, self.live.takeover, self)
         self.live.approval.install_shortcuts(self)
-        self.lookahead.install(self.live.log_tabs, self.toolbar, self.toolbar.act_boxes, self.live.approval)
+        self.lookahead.install(self.live.log_tabs, self.toolbar.options_bar, self.live.approval)
         build_menus(self, self.toolbar, self.modes, (self.lookahead.box,))
 
     def _connect(self) -> None:
