@@ -110,3 +110,17 @@ def flow_row(widgets, parent=None) -> FlowRow:
     sp.setVerticalPolicy(QSizePolicy.Preferred)
     holder.setSizePolicy(sp)
     return holder
+
+
+def labelled(text: str, field: QWidget) -> QWidget:
+    """`field` with its label before it, as one item of a flow row: they wrap onto the next line together."""
+    from PySide6.QtWidgets import QHBoxLayout, QLabel
+    pair = QWidget()
+    lay = QHBoxLayout(pair)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(4)
+    label = QLabel(text)
+    label.setBuddy(field)
+    lay.addWidget(label)
+    lay.addWidget(field)
+    return pair

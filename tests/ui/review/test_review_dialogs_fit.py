@@ -8,7 +8,7 @@ both runs' headings and the Close button inside it, the error and Send inside th
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint, QRect, QTimer
+from PySide6.QtCore import QPoint, QRect, QSize, QTimer
 from PySide6.QtWidgets import QApplication, QInputDialog, QLabel, QPushButton, QSplitter
 
 from cockpit.core.store import Store
@@ -174,3 +174,18 @@ def test_reask_of_a_demo_run_serves_the_demo_policy_again(qtbot, window_factory,
     qtbot.waitUntil(lambda: dlg.send_btn.isEnabled() and bool(dlg.verdict.text()), timeout=30_000)
     assert dlg.result is not None, shown_text(dlg.verdict.text())
     assert dlg.result.base_url == "(demo policy)" and dlg.new.toPlainText().startswith("Thought:")
+
+
+@pytest.mark.parametrize("width", [1024, 1100, 1280, 1440, 1600])
+def test_the_label_bar_keeps_each_label_on_the_row_of_its_field(qtbot, window_factory, tmp_path, width):
+    """Issue #38: at 1280x800 "Loop (L):" ended one row and its drop-down began the next."""
+    w = open_review(qtbot, window_factory, tmp_path, QSize(width, 800))
+    bar = w.review.label_bar
+    pairs = {"Annotator:": bar.annotator, "Side effects (X):": bar.axes["side_effects"],
+             "Loop (L):": bar.axes["repetition"], "Category:": bar.category}
+    for text, field in pairs.items():
+        label = next(lab for lab in bar.findChildren(QLabel) if lab.text() == text)
+        lc = label.mapTo(bar, label.rect().center()).y()
+        top, bottom = field.mapTo(bar, QPoint(0, 0)).y(), field.mapTo(bar, QPoint(0, field.height())).y()
+        assert label.isVisible() and field.isVisible() and top <= lc <= bottom, (text, lc, top, bottom)
+        assert label.mapTo(bar, label.rect().topRight()).x() <= field.mapTo(bar, field.rect().topLeft()).x()
