@@ -1,6 +1,8 @@
 """Driving the real window in tests: waiting for its runs, reading what they recorded, clicking a mark's box,
 reading a tree's cells as shown."""
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtWidgets import QApplication
 
 from cockpit.core.store import Store
 
@@ -55,3 +57,28 @@ def cell_whole(tree, item, col: int) -> bool:
     width = rect.width() - 2 * (tree.style().pixelMetric(QStyle.PM_FocusFrameHMargin, None, tree) + 1)
     fm = tree.fontMetrics()
     return rect.height() >= lines_needed(item.text(col), fm, width) * fm.lineSpacing()
+
+
+def when_shown(qtbot, find, act):
+    """Act on a popup or dialog as soon as it opens (a menu's exec and a dialog's exec wait for the person)."""
+    def poll():
+        widget = find()
+        if widget is None:
+            QTimer.singleShot(20, poll)
+        else:
+            act(widget)
+    QTimer.singleShot(0, poll)
+
+
+def right_click(view, pos: QPoint) -> None:
+    """What a right-click on the view's viewport produces."""
+    vp = view.viewport()
+    QApplication.sendEvent(vp, QContextMenuEvent(QContextMenuEvent.Mouse, pos, vp.mapToGlobal(pos)))
+
+
+def choose_file(dlg, path) -> None:
+    """In Qt's open-file dialog: the path typed into its file name field, and Open (as a person does it;
+    selectFile alone waits for the folder to be read)."""
+    from PySide6.QtWidgets import QLineEdit
+    dlg.findChild(QLineEdit, "fileNameEdit").setText(str(path))
+    dlg.accept()

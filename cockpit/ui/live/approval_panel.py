@@ -61,7 +61,7 @@ class ApprovalPanel(QFrame):
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
         self.edit.returnPressed.connect(self._on_edit_run)
-        self.edit.textEdited.connect(lambda _t: self.error.setVisible(False))  # an old error is about old text
+        self.edit.textEdited.connect(lambda _t: self._clear_error())  # an old error is about old text
         self.edit.installEventFilter(self)  # Esc in the field cancels the edit
         self.edit_hint = wrap_within(WrappedLabel(EDIT_HINT))  # what Approve does with an edited action, and the boxes
         self.edit_hint.setVisible(False)
@@ -190,6 +190,13 @@ class ApprovalPanel(QFrame):
         self.request = None
         self.setVisible(False)
 
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        """No: a box layout would hold the panel at the height of all its evidence and squeeze it with the step
+        log when the window is short (the planning gate at 1024x700 cut its title and buttons, #38). Its minimum
+        (the title, fields, hint or error and button rows whole, the evidence's least) is what it must get; the
+        evidence scrolls in what is left (cockpit.ui.room.RoomKeeper gives it more when there is some)."""
+        return False
+
     def set_compact(self, on: bool) -> None:
         """During a take-over at the gate: the title, the action and the buttons only (the take-over's controls
         need the room below; the evidence comes back on handing back)."""
@@ -220,7 +227,7 @@ class ApprovalPanel(QFrame):
         else:
             text = f"Click [{mark_id}]"
         self.edit.setText(text)
-        self.error.setVisible(False)  # it was about the text before this box
+        self._clear_error()  # it was about the text before this box
         self.edit.setFocus()  # Enter approves it, Esc goes back to the agent's action
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
@@ -262,7 +269,17 @@ class ApprovalPanel(QFrame):
     def revert_edit(self) -> None:
         """The agent's action back in the edit field."""
         self.edit.setText(self.request.display if self.request is not None else "")
+        self._clear_error()
+
+    def _show_error(self, text: str) -> None:
+        """What is wrong with the edited action, in place of the hint (the panel keeps its height at 700 px)."""
+        self.error.setText(text)
+        self.error.setVisible(True)
+        self.edit_hint.setVisible(False)
+
+    def _clear_error(self) -> None:
         self.error.setVisible(False)
+        self.edit_hint.setVisible(self.edit.isVisible())
 
     def _set_editing(self, on: bool) -> None:
         for w in (self.edit, self.edit_hint, self.revert_btn, self.cancel_btn):
@@ -276,12 +293,10 @@ class ApprovalPanel(QFrame):
         try:
             action: Action = parse_action(self.edit.text())
         except ActionParseError as e:
-            self.error.setText(str(e))
-            self.error.setVisible(True)
+            self._show_error(str(e))
             return
         if action.kind == "answer":
-            self.error.setText("use Reject with a message to end the run; an edited action cannot answer")
-            self.error.setVisible(True)
+            self._show_error("use Reject with a message to end the run; an edited action cannot answer")
             return
         self._decide(Decision(True, f"human:{self.user}", action=action))
 

@@ -6,7 +6,7 @@ Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the i
 import pytest
 from PySide6.QtCore import Qt
 
-from tests.ui.windowtools import LONG, cell_whole, records, wait_idle, wait_paused_after
+from tests.ui.windowtools import LONG, cell_whole, choose_file, records, wait_idle, wait_paused_after
 
 
 @pytest.fixture
@@ -196,12 +196,13 @@ def test_editing_at_the_gate_shows_every_line_and_can_be_cancelled_or_reverted(q
     qtbot.wait(200)
     assert a.error.isVisible()
     assert "risk:" in a.title.text()
-    for label in (a.title, a.edit_hint, a.error):
+    for label in (a.title, a.error):
         assert _whole(label), (label.text()[:60], label.height(), label.heightForWidth(label.width()))
+    assert not a.edit_hint.isVisible()  # the error stands in its place
     assert _seen(a.approve_btn) and _seen(a.reject_btn) and w.height() <= 700
     assert "…" not in a.edit_btn.text()  # it opens no dialog: the field is in the panel
     click_mark(qtbot, w, 4)  # a box on the screenshot: the agent's action aimed at it, and the old error goes
-    assert a.edit.text() == "Click [4]" and not a.error.isVisible()
+    assert a.edit.text() == "Click [4]" and not a.error.isVisible() and _whole(a.edit_hint)
     qtbot.keyClick(a.edit, Qt.Key_Escape)  # cancel: the agent's action again, the field closed
     assert not a.edit.isVisible() and a.edit.text() == proposed and a.isVisible()
     a.edit_btn.click()
@@ -237,8 +238,7 @@ def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names
             QTimer.singleShot(50, choose)
             return
         chosen.append(dlg)
-        dlg.selectFile(str(path))
-        dlg.accept()
+        choose_file(dlg, path)
     QTimer.singleShot(50, choose)
     w.activateWindow()
     qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)

@@ -64,6 +64,10 @@ def test_compare_runs_fits_the_screen_with_both_runs_and_close_in_view(qtbot, wi
                                                                        size):
     screen = screen_size(*size)
     w = open_review(qtbot, window_factory, tmp_path, screen)
+    if size == (1600, 1000):  # Review not compact: the run's header, answer and filmstrip, whole
+        v = w.review.viewer
+        assert v.header.isVisible() and v.answer.isVisible() and v.filmstrip.isVisible()
+    assert fit_violations(w, screen) == []
     picked = []
     answer_picker(qtbot, picked)
     w.review.viewer.tools.compare_btn.click()  # Compare with… -> the picker -> OK
