@@ -216,6 +216,7 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+        self.scheduleDelayedItemsLayout()  # a row's texts changed: its wrapped height is measured again
 
     @staticmethod
     def _decision(it: QTreeWidgetItem, text: str) -> None:

@@ -56,6 +56,7 @@ class TaskBar(QWidget):
         self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # long tasks: no wider
         self.picker.setMinimumContentsLength(20)
         self.picker.lineEdit().setPlaceholderText("search loaded tasks…")
+        self.picker.view().setTextElideMode(Qt.ElideRight)  # a long task: its beginning, then "…"
         self.picker.activated.connect(self._on_pick)
         self.file_label = ElidedLabel(mode=Qt.ElideMiddle)  # "Tasks from my-tasks.jsonl:"
         self.open_btn = QPushButton("Tasks…")
@@ -94,6 +95,8 @@ class TaskBar(QWidget):
         """Fill the bar; `domains` None leaves the allowed domains as they are, [] clears them."""
         self.task_edit.setText(task)
         self.url_edit.setText(url)
+        for field in (self.task_edit, self.url_edit, self.picker.lineEdit()):
+            field.setCursorPosition(0)  # a long task or address: its beginning in view
         self.task_id = task_id
         if domains is not None:
             self.domains_edit.setText(", ".join(domains))

@@ -45,6 +45,7 @@ class LabelBar(QWidget):
         self.annotator.setEditable(True)
         self.annotator.addItems(L.annotators(store))
         self.annotator.setCurrentText(annotator)
+        self.annotator.lineEdit().setCursorPosition(0)  # a long name: its beginning in view
         self.annotator.setToolTip("Your annotator name; labels are stored under it")
         self.annotator.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long name: no wider
         self.annotator.setMinimumContentsLength(10)

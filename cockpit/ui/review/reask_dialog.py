@@ -65,6 +65,8 @@ class ReaskDialog(QDialog):
         self.model = QLineEdit(self.asked.model)
         self.base_url = QLineEdit(self.asked.base_url or "")
         self.base_url.setPlaceholderText("OpenAI")
+        for field in (self.model, self.base_url):
+            field.setCursorPosition(0)  # a long name: its beginning in view
         self.temperature = QDoubleSpinBox(minimum=0, maximum=2, singleStep=0.1, value=self.asked.temperature)
         self.keep = QSpinBox(minimum=0, maximum=20, value=n_images)
         self.note = QLineEdit(placeholderText="extra text for the last user message (optional)")
@@ -108,7 +110,9 @@ class ReaskDialog(QDialog):
         self.split.addWidget(left)
         self.split.addWidget(right)
         self.split.setChildrenCollapsible(False)
-        self.split.setSizes([1, 1])  # half each: a long reply or error never crushes the request's side
+        for i in (0, 1):  # the request's side and the replies' share the width: a long reply never crushes either
+            self.split.setStretchFactor(i, 1)
+        self._halved = False  # the panes start half and half, once the dialog has its width (showEvent)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.use_current_btn)
@@ -117,6 +121,13 @@ class ReaskDialog(QDialog):
         lay.addWidget(self.split, 1)
         lay.addWidget(self.verdict)
         lay.addLayout(buttons)
+
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        if not self._halved:
+            self._halved = True
+            half = max(self.split.width() // 2, 1)
+            self.split.setSizes([half, half])
 
     def edit(self) -> ReaskEdit:
         """What the person changed; a field left as the run had it is not an edit."""
@@ -148,6 +159,8 @@ class ReaskDialog(QDialog):
         cfg = self._current().model
         self.model.setText(cfg.model)
         self.base_url.setText(cfg.base_url or "")
+        for field in (self.model, self.base_url):
+            field.setCursorPosition(0)
         self.send()
 
     def _on_done(self, done) -> None:
@@ -172,16 +185,17 @@ class ReaskDialog(QDialog):
         text = str(e)
         if self._server_gone(e):
             url = self.asked.display_url
-            text = (f"The run's model server is gone: nothing answers at {url} any more"
-                    + (" (a server started for a session, such as the demo policy's, ends with it)"
-                       if apikeys.is_local(url) else "") + f". {text}")
+            said = (f"The run's model server is gone: nothing answers at {url} any more"
+                    + (" (a server started for a session, such as the demo policy's, ends with it)."
+                       if apikeys.is_local(url) else "."))
             now = self._current().model if self._current is not None else None
             if now is not None and (now.base_url or "", now.model) != (self.asked.base_url or "", self.asked.model):
                 self.use_current_btn.setToolTip(f"{now.model} at {now.display_url} (Model…)")
                 self.use_current_btn.setVisible(True)
-                text += f" Press “{USE_CURRENT}” to ask {now.model} at {now.display_url} instead."
+                said += f" Press “{USE_CURRENT}” to ask {now.model} at {now.display_url} instead."
             else:
-                text += " Start that server again, or set another one in Model… (Ctrl+,)."
+                said += " Start that server again, or set another one in Model… (Ctrl+,)."
+            text = f"{said} ({text})"
         self.verdict.setText(breakable(text))
 
     def _server_gone(self, e: Exception) -> bool:
