@@ -6,7 +6,7 @@ and label bar at 1024x700): a button never gets narrower than its text, the row 
 from __future__ import annotations
 
 from PySide6.QtCore import QPoint, QRect, QSize, Qt
-from PySide6.QtWidgets import QLayout, QSizePolicy, QWidgetItem
+from PySide6.QtWidgets import QLayout, QSizePolicy, QWidget, QWidgetItem
 
 
 class FlowLayout(QLayout):
@@ -82,10 +82,26 @@ class FlowLayout(QLayout):
         return y + line - rect.y() + m.bottom()
 
 
-def flow_row(widgets, parent=None):
+class FlowRow(QWidget):
+    """The widget flow_row makes: its minimum height is what its lines need at its width (a layout that only
+    asked for one line squeezed the text above a wrapped row of buttons, issue #38)."""
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        hint = super().minimumSizeHint()
+        lay = self.layout()
+        if lay is None or self.width() < 40:
+            return hint
+        return QSize(hint.width(), max(hint.height(), lay.heightForWidth(self.width())))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802
+        super().resizeEvent(event)
+        if event.size().width() != event.oldSize().width():
+            self.updateGeometry()
+
+
+def flow_row(widgets, parent=None) -> FlowRow:
     """A widget holding `widgets` in a FlowLayout, that takes the height its lines need."""
-    from PySide6.QtWidgets import QWidget
-    holder = QWidget(parent)
+    holder = FlowRow(parent)
     lay = FlowLayout(holder)
     for w in widgets:
         lay.addWidget(w)
@@ -94,3 +110,17 @@ def flow_row(widgets, parent=None):
     sp.setVerticalPolicy(QSizePolicy.Preferred)
     holder.setSizePolicy(sp)
     return holder
+
+
+def labelled(text: str, field: QWidget) -> QWidget:
+    """`field` with its label before it, as one item of a flow row: they wrap onto the next line together."""
+    from PySide6.QtWidgets import QHBoxLayout, QLabel
+    pair = QWidget()
+    lay = QHBoxLayout(pair)
+    lay.setContentsMargins(0, 0, 0, 0)
+    lay.setSpacing(4)
+    label = QLabel(text)
+    label.setBuddy(field)
+    lay.addWidget(label)
+    lay.addWidget(field)
+    return pair

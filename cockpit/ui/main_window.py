@@ -56,6 +56,7 @@ class MainWindow(QMainWindow):
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
                                                  "review": self.review.split})
         self.layout_memory.restore()
+        self.toolbar.follow_tab()
         self._update_controls()
         QTimer.singleShot(0, self.bridge.warm_up)
 
@@ -63,7 +64,7 @@ class MainWindow(QMainWindow):
     def _build(self, demo: bool) -> None:
         self.live = LivePane(self.store, self.runs, lambda: self.settings)
         self.lookahead = LookaheadController(lambda: self.settings, self.live.following)
-        self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name())
+        self.review = ReviewPanel(self.store, annotator=self.settings.annotator_name(), settings=lambda: self.settings)
         self.reports = ReportsPanel(self.store)
         self.reports.annotator = self.review.annotator_name
         self.modes = QTabWidget()
@@ -72,7 +73,7 @@ class MainWindow(QMainWindow):
         self.modes.addTab(self.reports, "Reports")
         self.setCentralWidget(self.modes)
         self.toolbar = RunToolbar(self, self.live, self.settings, demo)
-        self.addToolBar(self.toolbar)
+        self.toolbar.place(self, self.modes)
         self.status = RunStatus(self.statusBar(), (self.lookahead.status,))
         self.clock = QTimer(self, interval=1000)
         self.clock.timeout.connect(lambda: self.runs.elapsed() is not None and
@@ -80,7 +81,7 @@ class MainWindow(QMainWindow):
         self.clock.start()
         self.human = HumanActs(self.bridge, self.live.takeover, self)
         self.live.approval.install_shortcuts(self)
-        self.lookahead.install(self.live.log_tabs, self.toolbar, self.toolbar.act_boxes, self.live.approval)
+        self.lookahead.install(self.live.log_tabs, self.toolbar.options_bar, self.live.approval)
         self.act_import = QAction("&Import runs…", self)
         self.act_import.setShortcut(IMPORT_SHORTCUT)
         self.act_import.setToolTip("Import WebVoyager, Online-Mind2Web or browser-use runs, a bundle or labels "

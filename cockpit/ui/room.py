@@ -34,7 +34,7 @@ class RoomKeeper(QObject):
         i = self.splitter.indexOf(self.pane)
         if lay is None or not self.pane.isVisible() or i < 0 or i + 1 >= self.splitter.count():
             return
-        want = lay.totalHeightForWidth(self.pane.width()) if lay.hasHeightForWidth() else 0
+        want = lay.totalHeightForWidth(self.pane.width()) if lay.hasHeightForWidth() else lay.totalSizeHint().height()
         sizes = self.splitter.sizes()
         if self._before is not None and want <= self._before[i]:
             self.splitter.setSizes(self._before)  # as the human left them

@@ -3,7 +3,8 @@ import gc
 
 import pytest
 import shiboken6
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QRect, QSize
+from PySide6.QtGui import QScreen
 
 from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig
@@ -53,6 +54,16 @@ def window(window_factory):
 def demo_window(window_factory):
     """A window whose runs use the offline demo policy and the bundled Demo Shop."""
     return window_factory(demo=True)
+
+
+@pytest.fixture
+def screen_size(monkeypatch):
+    """screen_size(width, height): the screen's free area, as the window and its dialogs size themselves to it
+    (the offscreen platform's own screen is 800x800)."""
+    def set_size(width: int, height: int) -> QSize:
+        monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, width, height))
+        return QSize(width, height)
+    return set_size
 
 
 @pytest.fixture

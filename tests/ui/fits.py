@@ -1,8 +1,9 @@
 """The layout checker of issue #30: what does not fit a window on a small screen, in words that say what to fix.
 
 `fit_violations(top, screen)` lists the window grown (or wanting to grow) past the screen, a shown widget outside
-the window, and text cut without "…" and the full text in a tooltip, naming the Cockpit class to fix. Used by
-tests/ui/test_window_fits.py (every state of the window) and tests/ui/reports/test_reports_panel.py.
+the window or cut off by its parent, and text cut without "…" and the full text in a tooltip, naming the Cockpit
+class to fix. Used by tests/ui/test_window_fits.py (every window and state, issue #38), the dialogs' tests and
+tests/ui/reports/test_reports_panel.py.
 """
 from __future__ import annotations
 
@@ -148,7 +149,10 @@ def _view_problems(view: QAbstractItemView) -> list[str]:
             text = idx.data(Qt.DisplayRole)
             if not isinstance(text, str) or not text:
                 continue
-            width = view.visualRect(idx).width() - margin
+            rect = view.visualRect(idx)
+            if rect.width() <= 0:
+                continue  # not laid out: nothing of it is shown
+            width = rect.width() - margin
             if idx.data(Qt.DecorationRole) is not None:
                 width -= view.iconSize().width() if view.iconSize().width() > 0 else 16
             if fm.horizontalAdvance(text.split("\n")[0]) > width and not idx.data(Qt.ToolTipRole):
@@ -183,7 +187,7 @@ def _who_wants(top: QWidget, hint: QSize, screen: QSize) -> str:
             continue
         size = (lambda c: _minimum(c).width()) if horizontal else (lambda c: _minimum(c).height())
         limit = screen.width() - 60 if horizontal else screen.height() - 120
-        big = [c for c in top.findChildren(QWidget) if c.isVisible() and not c.isWindow()
+        big = [c for c in top.findChildren(QWidget) if c.isVisible() and c.window() is top
                and not _in_scroll_area(c, top) and size(c) > limit]
         if not big:
             continue
@@ -215,11 +219,19 @@ def _in_combo(widget: QWidget) -> bool:
     return False
 
 
+def _cut_by_parent(child: QWidget, top: QWidget) -> bool:
+    """Part of a shown widget lies outside its parent (drawn cut off), where no scrolling brings it into view."""
+    parent = child.parentWidget()
+    if parent is None or parent is top or _in_scroll_area(child, top) or isinstance(parent, QTabBar):
+        return False
+    return not parent.rect().contains(child.geometry())
+
+
 def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
     """What does not fit `top` (a window or dialog) on a `screen`-sized screen, in words that say what to fix:
-    the window grown or wanting to grow past the screen; a shown widget outside the window (children of a scroll
-    area's viewport may be scrolled away); a shown label, button or combo box whose text is cut without "…" and
-    the full text in its tooltip; table and tree cells cut without a tooltip."""
+    the window grown or wanting to grow past the screen; a shown widget outside the window or cut off by its
+    parent (children of a scroll area's viewport may be scrolled away); a shown label, button or combo box whose
+    text is cut without "…" and the full text in its tooltip; table and tree cells cut without a tooltip."""
     for _ in range(3):
         QApplication.processEvents()
     found = []
@@ -234,13 +246,17 @@ def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
                      + _who_wants(top, hint, screen))
     box = top.rect()
     for child in top.findChildren(QWidget):
-        if not child.isVisible() or child.isWindow() or child.width() <= 0 or child.height() <= 0:
-            continue
+        if not child.isVisible() or child.window() is not top or child.width() <= 0 or child.height() <= 0:
+            continue  # (a dialog of the window is a window of its own: checked on its own)
         text = _text_of(child)
         where = f"{_name(child, text)} in {_owner(child)}"
         r = QRect(child.mapTo(top, QPoint(0, 0)), child.size())
         if not _in_scroll_area(child, top) and not box.contains(r):
             found.append(f"{where}: at {r.getRect()}, outside the {box.width()}x{box.height()} window")
+        elif _cut_by_parent(child, top):
+            p = child.parentWidget()
+            found.append(f"{where}: at {child.geometry().getRect()}, cut off by its {_name(p)} of "
+                         f"{p.width()}x{p.height()}")
         problem = None
         if isinstance(child, QLabel) and child.parentWidget() is not None \
                 and not isinstance(child.parentWidget(), QTabBar):

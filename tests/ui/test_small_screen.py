@@ -176,3 +176,45 @@ def test_reviews_queue_guideline_blind_batch_and_adjudication_fit_1024x700(qtbot
     assert w.review.adjudication.isVisible() and w.review.adjudication.table.rowCount() == 3
     assert_fits(w, "Review in adjudication mode")
     assert w.review.viewer.view.height() >= 0.35 * w.review.height(), (w.review.viewer.view.height(), w.review.height())
+
+
+def _extension(bar: QToolBar) -> QToolButton:
+    """The toolbar's "»" button (Qt's own), shown when the toolbar cannot show all its items."""
+    return bar.findChild(QToolButton, "qt_toolbar_ext_button")
+
+
+def _below(a: QWidget, b: QWidget) -> bool:
+    """`b` starts at or below `a`'s bottom edge, on the window."""
+    return b.mapTo(b.window(), QPoint(0, 0)).y() >= a.mapTo(a.window(), QPoint(0, 0)).y() + a.height()
+
+
+def test_the_toolbar_shows_every_item_at_1024_and_its_overflow_closes_with_esc(qtbot, small_window):
+    """Issue #38: at 1024 the toolbar hid its last items behind "»", whose menu covered the tab bar and stayed
+    open on Esc."""
+    w = small_window
+    w.modes.setCurrentWidget(w.live)  # (the window opens on the tab it was closed on)
+    QApplication.processEvents()
+    bars = [b for b in w.findChildren(QToolBar) if b.isVisible()]
+    assert len(bars) == 2  # the commands, and on the Live tab the run's options
+    assert bars and not any(_extension(b) is not None and _extension(b).isVisible() for b in bars)
+    tab_bar = w.modes.tabBar()
+    for b in bars:
+        for a in b.actions():
+            item = b.widgetForAction(a)
+            if item is not None and not a.isSeparator():
+                assert item.isVisible() and QRect(QPoint(0, 0), w.size()).contains(
+                    QRect(item.mapTo(w, QPoint(0, 0)), item.size())), (a.text(), item.geometry())
+        assert _below(b, tab_bar)  # nothing of the toolbars over the tabs
+    # The narrowest window: "»" opens the hidden items; Esc closes them again.
+    w.resize(600, 700)
+    qtbot.waitUntil(lambda: any(_extension(b).isVisible() for b in bars), timeout=3000)
+    bar = next(b for b in bars if _extension(b).isVisible())
+    one_row = bar.height()
+    w.activateWindow()
+    _extension(bar).click()
+    qtbot.waitUntil(lambda: bar.height() > one_row, timeout=3000)
+    qtbot.wait(3000)
+    assert bar.height() > one_row  # it stays open while the person looks
+    qtbot.keyClick(QApplication.focusWidget() or w, Qt.Key_Escape)
+    qtbot.waitUntil(lambda: bar.height() == one_row, timeout=500)
+    assert _below(bar, tab_bar)

@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import QApplication
 
-from tests.ui.windowtools import LONG
+from tests.ui.windowtools import LONG, cell_whole
 
 
 def shown(tooltip: str) -> str:
@@ -29,19 +29,20 @@ def at_gate(qtbot, w):
     QApplication.processEvents()
 
 
-def test_step_log_columns_fit_their_text_and_the_outcome_is_whole_in_tooltip_and_expanded_row(qtbot, wide_window):
+def test_step_log_columns_show_their_text_whole_and_the_outcome_in_tooltip_and_expanded_row(qtbot, wide_window):
     w = wide_window
     at_gate(qtbot, w)
     log = w.live.log_panel
     h = log.header()
-    for col in (2, 4, 5):  # decision, time, tokens: as wide as their longest text and their header
+    for col in (4, 5):  # time, tokens: as wide as their longest text and their header
         assert h.sectionSize(col) >= log.sizeHintForColumn(col), (col, h.sectionSize(col))
         assert h.sectionSize(col) >= h.sectionSizeHint(col), (col, h.sectionSize(col))  # "Ti" was "Time"
     assert h.sectionSize(0) >= max(h.sectionSizeHint(0), log.indentation() + log.fontMetrics().horizontalAdvance("10"))
-    assert h.sectionSize(1) >= log.fontMetrics().horizontalAdvance("Type [6]; 12 Analytical Row")  # the room left
+    assert h.sectionSize(2) >= h.sectionSizeHint(2) and h.sectionSize(2) >= log.sizeHintForColumn(2)  # "waiting…"
+    for n, item in log.items.items():  # the action, the decision and the outcome: wrapped in their cells, whole
+        assert all(cell_whole(log, item, c) for c in (1, 2, 3)), (n, [item.text(c) for c in (1, 2, 3)])
     row = log.items[4]  # a click: 'clicked [7] <a> "Go to cart"; the page is now http://…'
     assert row.text(3) == 'clicked [7] <a> "Go to cart"'  # its first clause, whole in its cell
-    assert h.sectionSize(3) >= log.fontMetrics().horizontalAdvance('clicked [7] <a>…')  # cut after the target
     outcome = shown(row.toolTip(3))  # the whole outcome in the tooltip
     assert outcome.startswith(row.text(3) + "; the page is now http://")
     child = next(row.child(i) for i in range(row.childCount()) if row.child(i).text(0).startswith("outcome: "))

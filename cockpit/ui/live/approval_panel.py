@@ -9,9 +9,9 @@ import dataclasses
 import html
 import re
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision
@@ -19,9 +19,12 @@ from cockpit.core.errors import ActionParseError
 from cockpit.ui.elide import breakable, wrap_within
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
+from cockpit.ui.room import WrappedLabel
 
 APPROVE_KEY = "Ctrl+Return"
 REJECT_KEY = "Ctrl+Backspace"
+CANCEL_EDIT_KEY = "Esc"  # in the edit field: the agent's action again, the field closed
+EDIT_TEXT = "Edit the action"  # in the panel, no dialog: no "…"
 PICK_KEY = "Alt+{}"  # planning mode: run candidate N instead (1-9)
 EDIT_HINT = ("Approve runs the action as written here, not the agent's. Click a box on the screenshot to aim "
              "the action at that box instead.")
@@ -44,8 +47,10 @@ class ApprovalPanel(QFrame):
     def _build(self) -> None:
         lay = QVBoxLayout(self)
         # Texts from the agent and the page wrap to the panel's width and never widen it (a long address in a
-        # Goto breaks at its slashes: elide.breakable).
-        self.title = wrap_within(QLabel())
+        # Goto breaks at its slashes: elide.breakable); the title, the hint and the error keep the height of all
+        # their lines (WrappedLabel: the risk line and the error's last line were clipped at 1024x700, #38),
+        # the evidence scrolls instead.
+        self.title = wrap_within(WrappedLabel())
         self.title.setTextFormat(Qt.RichText)
         self.evidence = wrap_within(QLabel())
         self.evidence.setTextFormat(Qt.RichText)
@@ -56,26 +61,41 @@ class ApprovalPanel(QFrame):
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
         self.edit.returnPressed.connect(self._on_edit_run)
-        self.edit_hint = wrap_within(QLabel(EDIT_HINT))  # what Approve does with an edited action, and the boxes
+        self.edit.textEdited.connect(lambda _t: self._clear_error())  # an old error is about old text
+        self.edit.installEventFilter(self)  # Esc in the field cancels the edit
+        self.edit_hint = wrap_within(WrappedLabel(EDIT_HINT))  # what Approve does with an edited action, and the boxes
         self.edit_hint.setVisible(False)
         self.back_btn = QPushButton("Show the action asked about")
         self.back_btn.setToolTip("The screenshot shows another step; go back to the page and the box the "
                                  "agent wants to act on")
         self.back_btn.clicked.connect(self.backRequested)
         self.back_btn.setVisible(False)
-        self.error = wrap_within(QLabel())  # a parse error quotes the action
+        self.error = wrap_within(WrappedLabel())  # a parse error quotes the action
         self.error.setTextFormat(Qt.PlainText)
         self.error.setStyleSheet("color: #b00020")
         self.error.setVisible(False)
         self.approve_btn = QPushButton(f"Approve ({QKeySequence(APPROVE_KEY).toString(QKeySequence.NativeText)})")
         self.reject_btn = QPushButton(f"Reject ({QKeySequence(REJECT_KEY).toString(QKeySequence.NativeText)})")
-        self.edit_btn = QPushButton("Edit action…")
+        self.edit_btn = QPushButton(EDIT_TEXT)
+        self.edit_btn.setToolTip("Change the action in the field that opens here, or click a box on the screenshot")
+        self.revert_btn = QPushButton("Revert")
+        self.revert_btn.setToolTip("Put the agent's action back in the field")
+        self.revert_btn.clicked.connect(self.revert_edit)
+        self.cancel_btn = QPushButton(f"Cancel edit ({CANCEL_EDIT_KEY})")
+        self.cancel_btn.setToolTip("Close the field: Approve runs the agent's action as proposed")
+        self.cancel_btn.clicked.connect(self.cancel_edit)
         self.approve_btn.setStyleSheet("font-weight: bold")
         self.approve_btn.clicked.connect(self.approve)
         self.reject_btn.clicked.connect(self.reject)
         self.edit_btn.clicked.connect(self._on_edit_clicked)
         # A narrow window (1024 px, the step log beside): the buttons wrap onto a second line, never cut.
         buttons = flow_row((self.approve_btn, self.reject_btn, self.edit_btn))
+        editing = QWidget()  # the field, and beside it the ways back to the agent's action
+        el = QHBoxLayout(editing)
+        el.setContentsMargins(0, 0, 0, 0)
+        el.addWidget(self.edit, 1)
+        el.addWidget(self.revert_btn)
+        el.addWidget(self.cancel_btn)
         self.alternatives = flow_row(())  # planning mode: the other kept candidates, one button each
         self.alternatives.setVisible(False)
         self.pick_buttons: dict[int, QPushButton] = {}
@@ -94,10 +114,11 @@ class ApprovalPanel(QFrame):
         self.why.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.why.setMinimumHeight(48)
         self.why.setStyleSheet("QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }")
-        for w in (self.title, self.back_btn, self.why, self.edit, self.edit_hint, self.error, self.message):
+        for w in (self.title, self.back_btn, self.why, editing, self.edit_hint, self.error, self.message):
             lay.addWidget(w)
         lay.addWidget(buttons)
         lay.addWidget(self.alternatives)
+        self._set_editing(False)
 
     def install_shortcuts(self, window) -> None:
         """Window-wide keys, so the human need not focus the panel first."""
@@ -131,11 +152,8 @@ class ApprovalPanel(QFrame):
         self.prediction.setText(f"If you approve: {breakable(req.prediction[:600])}" if req.prediction else "")
         self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
-        self.edit.setText(req.display)
-        self.edit.setVisible(False)
-        self.edit_hint.setVisible(False)
         self.back_btn.setVisible(False)
-        self.error.setVisible(False)
+        self.cancel_edit()
         self._show_alternatives(req)
         self.setVisible(True)
         self.approve_btn.setFocus()
@@ -172,6 +190,13 @@ class ApprovalPanel(QFrame):
         self.request = None
         self.setVisible(False)
 
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        """No: a box layout would hold the panel at the height of all its evidence and squeeze it with the step
+        log when the window is short (the planning gate at 1024x700 cut its title and buttons, #38). Its minimum
+        (the title, fields, hint or error and button rows whole, the evidence's least) is what it must get; the
+        evidence scrolls in what is left (cockpit.ui.room.RoomKeeper gives it more when there is some)."""
+        return False
+
     def set_compact(self, on: bool) -> None:
         """During a take-over at the gate: the title, the action and the buttons only (the take-over's controls
         need the room below; the evidence comes back on handing back)."""
@@ -192,12 +217,24 @@ class ApprovalPanel(QFrame):
             return
         if not self.edit.isVisible():
             self._on_edit_clicked()
-        text = self.edit.text().strip() or self.request.display
+        text = self.edit.text().strip()
+        try:
+            parse_action(text)
+        except ActionParseError:  # what is typed is no action (an error may say so): aim the agent's at the box
+            text = self.request.display
         if re.search(r"\[\s*\d+\s*\]", text):
             text = re.sub(r"\[\s*\d+\s*\]", f"[{mark_id}]", text, count=1)
         else:
             text = f"Click [{mark_id}]"
         self.edit.setText(text)
+        self._clear_error()  # it was about the text before this box
+        self.edit.setFocus()  # Enter approves it, Esc goes back to the agent's action
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+        if obj is self.edit and event.type() == QEvent.KeyPress and event.key() == Qt.Key_Escape:
+            self.cancel_edit()
+            return True
+        return super().eventFilter(obj, event)
 
     # ---------- answering ----------
     def approve(self) -> None:
@@ -218,10 +255,36 @@ class ApprovalPanel(QFrame):
             self._decide(Decision(True, f"human:{self.user}", candidate=index))
 
     def _on_edit_clicked(self) -> None:
-        self.edit.setVisible(True)
-        self.edit_hint.setVisible(True)
+        self._set_editing(True)
         self.edit.setFocus()
         self.edit.selectAll()
+
+    def cancel_edit(self) -> None:
+        """Close the edit field: the agent's action, as proposed, is what Approve runs."""
+        self.revert_edit()
+        self._set_editing(False)
+        if self.isVisible():
+            self.approve_btn.setFocus()
+
+    def revert_edit(self) -> None:
+        """The agent's action back in the edit field."""
+        self.edit.setText(self.request.display if self.request is not None else "")
+        self._clear_error()
+
+    def _show_error(self, text: str) -> None:
+        """What is wrong with the edited action, in place of the hint (the panel keeps its height at 700 px)."""
+        self.error.setText(text)
+        self.error.setVisible(True)
+        self.edit_hint.setVisible(False)
+
+    def _clear_error(self) -> None:
+        self.error.setVisible(False)
+        self.edit_hint.setVisible(self.edit.isVisible())
+
+    def _set_editing(self, on: bool) -> None:
+        for w in (self.edit, self.edit_hint, self.revert_btn, self.cancel_btn):
+            w.setVisible(on)
+        self.edit_btn.setVisible(not on)
 
     def _on_edit_run(self) -> None:
         if self.request is not None and self.edit.text().strip() == self.request.display:
@@ -230,12 +293,10 @@ class ApprovalPanel(QFrame):
         try:
             action: Action = parse_action(self.edit.text())
         except ActionParseError as e:
-            self.error.setText(str(e))
-            self.error.setVisible(True)
+            self._show_error(str(e))
             return
         if action.kind == "answer":
-            self.error.setText("use Reject with a message to end the run; an edited action cannot answer")
-            self.error.setVisible(True)
+            self._show_error("use Reject with a message to end the run; an edited action cannot answer")
             return
         self._decide(Decision(True, f"human:{self.user}", action=action))
 

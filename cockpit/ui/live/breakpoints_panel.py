@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.agent.breakpoints import KINDS, Breakpoint
+from cockpit.ui.elide import ElidedLabel, breakable, wrap_within
 
 NEEDS_VALUE = {"action": "click", "text": "regex, e.g. delete|remove", "url": "regex, e.g. checkout|example.com",
                "step": "step number, e.g. 5"}
@@ -35,20 +36,25 @@ class BreakpointsPanel(QWidget):
         self.value = QLineEdit()
         self.add_btn = QPushButton("Add")
         self.remove_btn = QPushButton("Remove")
-        self.error = QLabel()
+        self.error = wrap_within(QLabel())  # a bad regex is quoted: it wraps, never widens the window
+        self.error.setTextFormat(Qt.PlainText)
         self.error.setStyleSheet("color:#b00020")
+        self.error.setVisible(False)
         self.list = QListWidget()
+        # A few rows at least, no more: on a 700-pixel screen this tab must not take the approval panel's room
+        # (the Steps, Breakpoints and Plan tabs are as tall as the tallest one's minimum).
+        self.list.setMinimumHeight(3 * self.list.fontMetrics().height())
         self.list.itemChanged.connect(self._on_item_changed)
         row = QHBoxLayout()
         for w in (self.kind, self.value, self.add_btn, self.remove_btn):
             row.addWidget(w)
         lay = QVBoxLayout(self)
+        lay.setContentsMargins(2, 4, 2, 2)
         lay.addLayout(row)
         lay.addWidget(self.error)
         lay.addWidget(self.list, 1)
-        hint = QLabel("A hit pauses the run before the action; Resume (F5) or Step (F10) goes on.")
-        hint.setWordWrap(True)  # a narrow window: the hint wraps, the pane keeps its width
-        lay.addWidget(hint)
+        # One line on a narrow window (cut with "…", whole in its tooltip): the pane keeps its width and height.
+        lay.addWidget(ElidedLabel("A hit pauses the run before the action; Resume (F5) or Step (F10) goes on."))
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.add_btn.clicked.connect(self.add_from_form)
         self.value.returnPressed.connect(self.add_from_form)
@@ -68,9 +74,11 @@ class BreakpointsPanel(QWidget):
             if k in NEEDS_VALUE and not bp.value:
                 raise ValueError(f"a {k} breakpoint needs a value ({NEEDS_VALUE[k]})")
         except Exception as e:  # bad regex or step number: say so, keep the form
-            self.error.setText(f"Not added: {e}")
+            self.error.setText(breakable(f"Not added: {e}"))
+            self.error.setVisible(True)
             return None
         self.error.clear()
+        self.error.setVisible(False)
         self.breakpoints.append(bp)
         self.value.clear()
         self.refresh()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QCheckBox, QLabel, QTabWidget, QToolBar
 
 from cockpit.core.agent import events as ev
@@ -37,13 +36,12 @@ class LookaheadController:
         self._live: tuple[int, dict] | None = None  # the running step's plan, from PlanMade
 
     # ---------- wiring (called from the window) ----------
-    def install(self, tabs: QTabWidget, toolbar: QToolBar, before: QAction, approval) -> None:
-        """The Plan tab into `tabs`; the Plan box into `toolbar`, ahead of the separator before `before`."""
+    def install(self, tabs: QTabWidget, toolbar: QToolBar, approval) -> None:
+        """The Plan tab into `tabs`; the Plan box at the end of `toolbar` (the run's options: beside Memory and
+        Demo)."""
         self.tabs = tabs
         tabs.addTab(self.table, "Plan")
-        acts = toolbar.actions()  # beside Memory and Demo: before the separator ahead of Boxes
-        at = acts.index(before) - 1 if before in acts else -1
-        toolbar.insertWidget(acts[at], self.box) if at >= 0 else toolbar.addWidget(self.box)
+        toolbar.addWidget(self.box)
         self.approval = approval
         self.table.candidatePicked.connect(approval.pick)
 

@@ -41,6 +41,14 @@ IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo and press
 NO_STEP = "Start a run, or pick a step in the log: marks are corrected on a step's screenshot."
 
 
+class StepTabs(QTabWidget):
+    """The Steps, Breakpoints and Plan tabs: their height never follows their width. A box layout holds a widget
+    whose height does at that height, and squeezed the approval panel above to make room for it (#38)."""
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+
 class LivePane(QWidget):
     message = Signal(str, int)  # news for the status bar, and for how many milliseconds
     stepOpened = Signal(int, object)  # a recorded step was opened: its number and row
@@ -85,7 +93,7 @@ class LivePane(QWidget):
         self.log_panel = StepLogPanel()
         self.breakpoints: list = []  # shared with the running agent's config
         self.bp_panel = BreakpointsPanel(self.breakpoints)
-        self.log_tabs = QTabWidget()
+        self.log_tabs = StepTabs()
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
         self.details = StepDetails()

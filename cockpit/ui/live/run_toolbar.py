@@ -3,12 +3,28 @@ approval policy, memory, demo policy, browser state) and the screenshot's tools 
 
 It owns the actions and the option widgets; the window connects the actions' signals. The menus
 (:mod:`cockpit.ui.menus`) hold the very same actions, for a screen too narrow for the toolbar.
+
+The options are a toolbar of their own (`options_bar`), beside the commands on a wide window and on a second row
+when both do not fit (`place`): at 1024 pixels nothing hides behind Qt's "»", whose expanded row covered the tab
+bar. They show on the Live tab, where runs start. On a window narrower still, "»" expands the row and Esc closes
+it again (issue #38).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QCheckBox, QComboBox, QLabel, QSpinBox, QToolBar, QWidget
+from PySide6.QtWidgets import (
+    QApplication,
+    QCheckBox,
+    QComboBox,
+    QLabel,
+    QMainWindow,
+    QSpinBox,
+    QTabWidget,
+    QToolBar,
+    QToolButton,
+    QWidget,
+)
 
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.settings import Settings
@@ -19,7 +35,7 @@ class RunToolbar(QToolBar):
     def __init__(self, window: QWidget, live_page: QWidget, settings: Settings, demo: bool):
         super().__init__("Run")
         self.setObjectName("runToolbar")
-        self._window = window
+        self._window, self._live_page = window, live_page
         act = self._action
         self.act_run = act("Run", "F5", "Start a run, or resume a paused one")
         self.act_pause = act("Pause", "F6", "Pause after the current step")
@@ -30,8 +46,9 @@ class RunToolbar(QToolBar):
         for a in (self.act_run, self.act_pause, self.act_step, self.act_stop, self.act_take, self.act_hand):
             self.addAction(a)
         self.addSeparator()
-        self._build_options(settings, demo)
-        self.addSeparator()
+        self.options_bar = QToolBar("Run options")
+        self.options_bar.setObjectName("runOptionsToolbar")
+        self._build_options(self.options_bar, settings, demo)
         self.act_boxes = act("Boxes", "B", "Show or hide the numbered boxes", checkable=True)
         self.act_boxes.setChecked(True)
         self.act_fit = act("Fit", "Ctrl+0", "Fit the screenshot to the pane")
@@ -55,32 +72,48 @@ class RunToolbar(QToolBar):
         self._window.addAction(a)
         return a
 
-    def _build_options(self, settings: Settings, demo: bool) -> None:
-        self.addWidget(QLabel(" Max steps "))
+    def place(self, window: QMainWindow, tabs: QTabWidget) -> None:
+        """Both toolbars into `window`: on one row when they fit its width, else the options on a second row. The
+        options show with the Live tab only (where runs start): Review and Reports keep the row's height."""
+        window.addToolBar(self)
+        window.addToolBar(self.options_bar)
+        self._rows = _Rows(window, self, self.options_bar)
+        self._tabs = tabs
+        tabs.currentChanged.connect(lambda _i: self.follow_tab())
+        self.follow_tab()
+
+    def follow_tab(self) -> None:
+        """The options shown on the Live tab only, and the rows as the width allows (again after the window's
+        remembered layout was restored: it remembers toolbars hidden and rows broken)."""
+        self.options_bar.setVisible(self._tabs.currentWidget() is self._live_page)
+        self._rows.arrange()
+
+    def _build_options(self, bar: QToolBar, settings: Settings, demo: bool) -> None:
+        bar.addWidget(QLabel(" Max steps "))
         self.max_steps = QSpinBox(minimum=1, maximum=500, value=settings.max_steps)
-        self.addWidget(self.max_steps)
-        self.addWidget(QLabel(" Ask before "))
+        bar.addWidget(self.max_steps)
+        bar.addWidget(QLabel(" Ask before "))
         self.policy = QComboBox()
         self.policy.addItems(POLICIES)
         self.policy.setCurrentText(settings.approval_policy)
         self.policy.setToolTip("irreversible: ask before actions that cannot be undone; every: step mode, "
                                "ask before each action; never: do not ask")
-        self.addWidget(self.policy)
-        self.addWidget(QLabel(" Memory "))
+        bar.addWidget(self.policy)
+        bar.addWidget(QLabel(" Memory "))
         self.memory = QSpinBox(minimum=0, maximum=5, value=settings.memory_k)
         self.memory.setToolTip("Give the agent this many similar past successful runs as examples before it "
                                "starts (procedural memory; 0 = off)")
-        self.addWidget(self.memory)
+        bar.addWidget(self.memory)
         self.demo_box = QCheckBox("Demo policy (offline)")
         self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key. "
                                  "Ticked, it is used instead of the model set in Model…")
         self.demo_box.setChecked(demo)
-        self.addWidget(self.demo_box)
+        bar.addWidget(self.demo_box)
         self.keep_browser_box = QCheckBox("Keep browser state")
         self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
                                          "log-ins). Off: each run starts clean, in a new browser context")
         self.keep_browser_box.setChecked(settings.keep_browser_state)
-        self.addWidget(self.keep_browser_box)
+        bar.addWidget(self.keep_browser_box)
 
     def options(self) -> tuple:
         """The option widgets a run going disables."""
@@ -97,3 +130,44 @@ class RunToolbar(QToolBar):
         self.act_hand.setEnabled(busy and taken_over)
         for w in self.options():
             w.setEnabled(not busy)
+
+
+class _Rows(QObject):
+    """Keeps two toolbars of a window on one row when they fit its width, else puts the second on a row of its
+    own; and closes a toolbar that "»" expanded when Esc is pressed."""
+
+    def __init__(self, window: QMainWindow, first: QToolBar, second: QToolBar):
+        super().__init__(window)
+        self.window, self.first, self.second = window, first, second
+        window.installEventFilter(self)
+        for bar in (first, second):
+            ext = bar.findChild(QToolButton, "qt_toolbar_ext_button")
+            if ext is not None:
+                ext.toggled.connect(self._on_expanded)
+        self.arrange()
+
+    def arrange(self) -> None:
+        need = self.first.sizeHint().width() + self.second.sizeHint().width()
+        broken = self.window.toolBarBreak(self.second)
+        if need > self.window.width() and not broken:
+            self.window.insertToolBarBreak(self.second)
+        elif need <= self.window.width() and broken:
+            self.window.removeToolBarBreak(self.second)
+
+    def _on_expanded(self, expanded: bool) -> None:
+        app = QApplication.instance()
+        if expanded:  # Esc anywhere closes it (until it closes, then Esc is the widgets' again)
+            app.installEventFilter(self)
+        else:
+            app.removeEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
+        if obj is self.window and event.type() == QEvent.Resize:
+            self.arrange()
+        elif event.type() == QEvent.KeyPress and event.key() == Qt.Key_Escape:
+            for bar in (self.first, self.second):
+                ext = bar.findChild(QToolButton, "qt_toolbar_ext_button")
+                if ext is not None and ext.isChecked():
+                    ext.click()
+                    return True
+        return False

@@ -31,27 +31,47 @@ from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import Step, outcome_text
 from cockpit.core.words import plural
+from cockpit.ui.elide import breakable
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
-ACTION_WANT, OUTCOME_MIN = 170, 90  # pixels: the action's room before the outcome's, the outcome's least
+ACTION_SHARE = 0.42  # of the room the step, decision, time and tokens leave: the action's at most; the outcome the rest
+ACTION_MIN = 110  # pixels
 NARROW = 480  # pixels: a log narrower than this shows no time and tokens columns
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
                  "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
 
 
-class _WrappedChildRows(QStyledItemDelegate):
-    """An expanded row's text (thought, outcome, effect) wraps across the whole row: its height follows."""
+class _WrappedRows(QStyledItemDelegate):
+    """Every cell wraps within its column, and a row is as tall as its tallest cell: what the step did (the
+    action, who decided, the outcome) is read whole on a 1024-pixel screen, not cut with "…" (issue #38). An
+    expanded row's text (thought, outcome, effect) wraps across the whole row. A long word (a name, an address)
+    may break anywhere (elide.breakable)."""
+
+    def initStyleOption(self, option, index) -> None:  # noqa: N802 (Qt's name)
+        super().initStyleOption(option, index)
+        if option.text:
+            option.text = breakable(option.text, _WORD)
 
     def sizeHint(self, option, index):
         size = super().sizeHint(option, index)
         tree = self.parent()
-        if not index.parent().isValid() or index.column() != 0:
-            return size
-        width = max(80, tree.viewport().width() - 2 * tree.indentation() - 8)
-        text = index.data(Qt.DisplayRole) or ""
-        height = tree.fontMetrics().boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
+        if index.parent().isValid():
+            if index.column() != 0:
+                return size
+            width = max(80, tree.viewport().width() - 2 * tree.indentation() - 8)
+        else:
+            width = tree.header().sectionSize(index.column()) - _PAD - (tree.indentation() if index.column() == 0 else 0)
+        fm, text = tree.fontMetrics(), breakable(index.data(Qt.DisplayRole) or "", _WORD)
+        height = fm.boundingRect(QRect(0, 0, max(width, 20), 100_000), Qt.TextWordWrap, text).height()
+        if not index.parent().isValid() and index.column() in _MAX_LINES:  # a long answer: its first lines, "…"
+            height = min(height, _MAX_LINES[index.column()] * fm.lineSpacing())
         return QSize(size.width(), max(size.height(), height + 4))
+
+
+_WORD = 12  # characters: a longer word gets places to break
+_PAD = 8  # pixels of a cell that are not its text's
+_MAX_LINES = {1: 3, 3: 4}  # the action and the outcome: at most this many lines a row (whole in the details)
 
 
 class StepLogPanel(QTreeWidget):
@@ -63,41 +83,39 @@ class StepLogPanel(QTreeWidget):
         self.setHeaderLabels([c.capitalize() for c in COLS])
         self.setRootIsDecorated(True)
         self.setAlternatingRowColors(True)
-        # Decision, time and tokens as wide as their text; the action takes what is left; the outcome (its first
-        # clause) what the action leaves (fit_outcome), cut with "…" beyond (the whole of it in its tooltip and,
-        # wrapped, in the expanded row). The expanded rows wrap, so rows are not all one line high.
+        # Time and tokens as wide as their text; the decision as wide as "waiting for you" (an annotator's long
+        # name wraps below it); the action a share of the rest (fit_columns), the outcome what is left. Cells wrap
+        # (_WrappedRows), so rows are not all one line high.
         self.setWordWrap(True)
-        self.setItemDelegate(_WrappedChildRows(self))
+        self.setItemDelegate(_WrappedRows(self))
         h = self.header()
         h.setStretchLastSection(False)
         for c in range(len(COLS)):
             h.setSectionResizeMode(c, QHeaderView.ResizeToContents)
-        h.setSectionResizeMode(1, QHeaderView.Stretch)
-        h.setSectionResizeMode(3, QHeaderView.Interactive)
-        h.setSectionResizeMode(0, QHeaderView.Interactive)  # to its contents would take the expanded rows' width
+        h.setSectionResizeMode(3, QHeaderView.Stretch)
+        for c in (0, 1, 2):  # to its contents would take the expanded rows' width (0), or one line's (1, 2)
+            h.setSectionResizeMode(c, QHeaderView.Interactive)
         self.setColumnWidth(0, self.indentation() + self.fontMetrics().horizontalAdvance("00 (you)") + 12)
-        # The decision is empty on most rows: as wide as "waiting for you", not as its longest text (an
-        # annotator's long name); cut with "…" beyond, whole in the cell's tooltip. The action gets the room.
-        h.setSectionResizeMode(2, QHeaderView.Interactive)
         self.setColumnWidth(2, self.fontMetrics().horizontalAdvance("waiting for you") + 16)
-        self._outcome_fitted, self._fitting = True, False  # the outcome follows its text until the human drags it
-        h.sectionResized.connect(lambda c, _o, _n: c == 3 and not self._fitting and self._stop_fitting())
+        self._action_fitted, self._fitting = True, False  # the action follows the width until the human drags it
+        h.sectionResized.connect(self._on_section_resized)
         self.items: dict[int, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._on_current)
 
-    def _stop_fitting(self) -> None:
-        self._outcome_fitted = False
+    def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
+        if column == 1 and not self._fitting:
+            self._action_fitted = False  # the human sized it
+        self.scheduleDelayedItemsLayout()  # the wrapped rows' heights follow their columns
 
-    def fit_outcome(self) -> None:
-        """The outcome column: what the other columns and the action (up to ACTION_WANT) leave, at most as wide
-        as its longest text, at least OUTCOME_MIN."""
-        if not self._outcome_fitted:
+    def fit_columns(self) -> None:
+        """The action: its share of what the step, decision, time and tokens leave (no wider than its text);
+        the outcome stretches over the rest."""
+        if not self._action_fitted:
             return
         h = self.header()
-        others = sum(h.sectionSize(c) for c in (0, 2, 4, 5))
-        room = self.viewport().width() - others - min(self.sizeHintForColumn(1), ACTION_WANT)
+        room = self.viewport().width() - sum(h.sectionSize(c) for c in (0, 2, 4, 5) if not self.isColumnHidden(c))
         self._fitting = True
-        h.resizeSection(3, max(OUTCOME_MIN, min(self.sizeHintForColumn(3), room)))
+        h.resizeSection(1, max(ACTION_MIN, min(self.sizeHintForColumn(1) + _PAD, int(room * ACTION_SHARE))))
         self._fitting = False
 
     def resizeEvent(self, event) -> None:
@@ -105,7 +123,7 @@ class StepLogPanel(QTreeWidget):
         narrow = self.viewport().width() < NARROW  # a 1024-pixel screen: the action and outcome need the room
         for c in (4, 5):  # time and tokens: in the step's details, and the run's tokens in the status bar
             self.setColumnHidden(c, narrow)
-        self.fit_outcome()
+        self.fit_columns()
         if event.size().width() != event.oldSize().width():
             self.scheduleDelayedItemsLayout()  # the wrapped rows' heights follow the width
 
@@ -165,17 +183,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ApprovalRequested):
             self._decision(self.item(e.step), "waiting for you")
         elif isinstance(e, ev.ApprovalDecided):
-            it = self.item(e.step)
-            verdict = ("edited" if e.approved and e.action and e.action != _action(it)
-                       else "approved" if e.approved else "rejected" if e.by.startswith("human:") else "refused")
-            self._decision(it, f"{verdict} by {who_decided(e.by)}")  # "refused by policy", "rejected by ada"
-            if verdict == "edited":
-                self._child(it, "human chose", e.action)
-            if e.message:
-                self._child(it, "message", e.message)
-            if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
-                it.setText(3, f"rejected: {TOOK_OVER}")
-                it.setToolTip(3, f"rejected: {TOOK_OVER}")
+            self._decided(self.item(e.step), e)
         elif isinstance(e, ev.ActionExecuted):
             self._executed(self.item(e.step), e)
         elif isinstance(e, ev.StepFinished):
@@ -183,7 +191,7 @@ class StepLogPanel(QTreeWidget):
             it.setText(4, f"{e.seconds:.1f} s")
             if not it.text(3) or it.text(3).endswith("…"):
                 it.setText(3, e.status.replace("_", " "))  # "format error", not format_error
-                self.fit_outcome()
+                self.fit_columns()
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
             it.setForeground(3, color)
         elif isinstance(e, ev.BreakpointHit):
@@ -204,6 +212,19 @@ class StepLogPanel(QTreeWidget):
             last = self.items.get(max(self.items)) if self.items else None
             if last is not None and last.text(3).endswith("…"):
                 last.setText(3, "failed")
+        self.scheduleDelayedItemsLayout()  # a row's texts changed: its wrapped height is measured again
+
+    def _decided(self, it: QTreeWidgetItem, e: ev.ApprovalDecided) -> None:
+        verdict = ("edited" if e.approved and e.action and e.action != _action(it)
+                   else "approved" if e.approved else "rejected" if e.by.startswith("human:") else "refused")
+        self._decision(it, f"{verdict} by {who_decided(e.by)}")  # "refused by policy", "rejected by ada"
+        if verdict == "edited":
+            self._child(it, "human chose", e.action)
+        if e.message:
+            self._child(it, "message", e.message)
+        if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
+            it.setText(3, f"rejected: {TOOK_OVER}")
+            it.setToolTip(3, f"rejected: {TOOK_OVER}")
 
     @staticmethod
     def _decision(it: QTreeWidgetItem, text: str) -> None:
@@ -225,7 +246,7 @@ class StepLogPanel(QTreeWidget):
         it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
         it.setToolTip(3, tip(full, "see the step's details"))
         self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
-        self.fit_outcome()
+        self.fit_columns()
 
     def set_pointer(self, step: int, row: dict | None) -> None:
         """The stored step `row`'s pixel action names the element it hit: ``Click (600, 475) → <button> "Place order"``.
@@ -337,6 +358,7 @@ class StepDetails(QTabWidget):
         self.raw = QPlainTextEdit(readOnly=True)
         for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
             self.addTab(w, name)
+            w.setMinimumHeight(2 * w.fontMetrics().height())  # at the gate on a 700-px screen: a strip, not 70 px
         self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
         self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
         self.currentChanged.connect(self._render_messages)

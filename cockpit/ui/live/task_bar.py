@@ -1,15 +1,31 @@
-"""The task bar: task text, start URL and allowed domains, or a task picked from a loaded task file."""
+"""The task bar: task text, start URL and allowed domains, or a task picked from a loaded task file.
+
+One row of fields; once a task file is loaded, its tasks are picked from a second row of their own, so the Task
+field keeps its room on a 1024-pixel screen and each task is listed whole (cut with "…" where the list is too
+narrow, whole in its tooltip; issue #38)."""
 from __future__ import annotations
 
 import re
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QComboBox, QCompleter, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.tasks.task import Task
 from cockpit.core.tasks.taskfile import load_tasks
+from cockpit.ui.elide import ElidedLabel, one_line
+from cockpit.ui.plaintext import tip
 
 DOMAINS_TIP = ("The only sites this run may visit, comma or space separated, e.g. \"shop.example, "
                "payments.example\". Subdomains are included (example.com allows www.example.com). The start "
@@ -27,8 +43,11 @@ class TaskBar(QWidget):
         self.task_id = ""
         self._before_demo = ("", "", "")  # task, URL and task id before Demo policy filled the fields in
         self._demo_task = ""  # the task the demo put in the field
-        lay = QHBoxLayout(self)
-        lay.setContentsMargins(4, 2, 4, 2)
+        rows = QVBoxLayout(self)
+        rows.setContentsMargins(4, 2, 4, 2)
+        rows.setSpacing(2)
+        lay = QHBoxLayout()
+        rows.addLayout(lay)
         self.task_edit = QLineEdit(placeholderText="Task, e.g. Find the cheapest headphones and add them to the cart")
         self.url_edit = QLineEdit(placeholderText="Start URL")
         self.url_edit.setMinimumWidth(180)
@@ -36,11 +55,12 @@ class TaskBar(QWidget):
         self.picker = QComboBox()
         self.picker.setEditable(True)
         self.picker.setInsertPolicy(QComboBox.NoInsert)
-        self.picker.setMinimumWidth(200)
-        self.picker.setMaximumWidth(260)
+        self.picker.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # long tasks: no wider
+        self.picker.setMinimumContentsLength(20)
         self.picker.lineEdit().setPlaceholderText("search loaded tasks…")
-        self.picker.setVisible(False)
+        self.picker.view().setTextElideMode(Qt.ElideRight)  # a long task: its beginning, then "…"
         self.picker.activated.connect(self._on_pick)
+        self.file_label = ElidedLabel(mode=Qt.ElideMiddle)  # "Tasks from my-tasks.jsonl:"
         self.open_btn = QPushButton("Tasks…")
         self.open_btn.setToolTip("Load a WebVoyager or plain JSONL task file (Ctrl+O)")
         self.open_btn.clicked.connect(self.choose_file)
@@ -56,8 +76,15 @@ class TaskBar(QWidget):
         domains_label.setBuddy(self.domains_edit)
         domains_label.setToolTip(DOMAINS_TIP)
         for w in (task_label, self.task_edit, url_label, self.url_edit, domains_label, self.domains_edit,
-                  self.picker, self.open_btn):
+                  self.open_btn):
             lay.addWidget(w)
+        self.file_row = QWidget()  # shown once a task file is loaded
+        fl = QHBoxLayout(self.file_row)
+        fl.setContentsMargins(0, 0, 0, 0)
+        fl.addWidget(self.file_label)
+        fl.addWidget(self.picker, 1)
+        self.file_row.setVisible(False)
+        rows.addWidget(self.file_row)
         lay.setStretch(1, 3)  # the task gets most of the room; the URL and the domains share the rest
         lay.setStretch(3, 1)
         lay.setStretch(5, 1)
@@ -70,6 +97,8 @@ class TaskBar(QWidget):
         """Fill the bar; `domains` None leaves the allowed domains as they are, [] clears them."""
         self.task_edit.setText(task)
         self.url_edit.setText(url)
+        for field in (self.task_edit, self.url_edit, self.picker.lineEdit()):
+            field.setCursorPosition(0)  # a long task or address: its beginning in view
         self.task_id = task_id
         if domains is not None:
             self.domains_edit.setText(", ".join(domains))
@@ -134,14 +163,17 @@ class TaskBar(QWidget):
             return 0
         self.tasks = tf.tasks
         self.picker.clear()
-        for t in tf.tasks:
-            self.picker.addItem(f"{t.id}: {t.task[:90]}", t.id)
+        for t in tf.tasks:  # whole, on one line: the list cuts it with "…" where it must, the tooltip has it all
+            self.picker.addItem(one_line(f"{t.id}: {t.task}"), t.id)
+            self.picker.setItemData(self.picker.count() - 1, tip(f"{t.id}: {t.task}\n{t.url}"), Qt.ToolTipRole)
         comp = QCompleter([self.picker.itemText(i) for i in range(self.picker.count())], self.picker)
         comp.setFilterMode(Qt.MatchContains)
         comp.setCaseSensitivity(Qt.CaseInsensitive)
         comp.activated.connect(lambda text: self._on_pick(self.picker.findText(text)))
         self.picker.setCompleter(comp)
-        self.picker.setVisible(bool(tf.tasks))
+        self.file_label.setText(f"Tasks from {path.name}:")
+        self.file_label.setToolTip(str(path))
+        self.file_row.setVisible(bool(tf.tasks))
         if tf.problems:
             self.fileProblems.emit(str(path), [p.message for p in tf.problems])
         if tf.tasks:

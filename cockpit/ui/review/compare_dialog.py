@@ -1,17 +1,32 @@
-"""Two runs of the same task side by side, steps aligned (see cockpit.core.review.compare)."""
+"""Two runs of the same task side by side, steps aligned (see cockpit.core.review.compare).
+
+Texts from the runs (the task, ids, model names, answers, actions, thoughts) are elided on one line and whole in
+their tooltips, and the table's action columns share the width: however long they are, the dialog fits a
+1024x700 screen, with both runs and the Close button in view (issue #38).
+"""
 from __future__ import annotations
 
-import html
 import json
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QColor
-from PySide6.QtWidgets import QDialog, QLabel, QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QHeaderView,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.review.compare import align, same
 from cockpit.core.store import Store
+from cockpit.ui.elide import ElidedLabel
+from cockpit.ui.plaintext import tip
 from cockpit.ui.room import resize_within_screen
 from cockpit.ui.screenshot.view import ScreenshotView
 
@@ -21,7 +36,6 @@ class CompareDialog(QDialog):
         super().__init__(parent)
         self.store = store
         self.setWindowTitle("Compare runs")
-        resize_within_screen(self, 1280, 800)  # no larger than a small screen (#20)
         self.runs = [store.run(run_a), store.run(run_b)]
         self.steps = [store.steps(run_a, with_request=False), store.steps(run_b, with_request=False)]
         self.pairs = align(*self.steps)
@@ -36,37 +50,40 @@ class CompareDialog(QDialog):
                      "yes" if same(a, b) else "differs"]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(tip(text))
                 if not same(a, b):
                     item.setBackground(QColor("#fff3e0"))
                 self.table.setItem(row, col, item)
-        self.table.resizeColumnsToContents()
+        head = self.table.horizontalHeader()
+        for col in range(5):  # the steps and "same?" as wide as their text, the two actions share the rest
+            head.setSectionResizeMode(col, QHeaderView.Stretch if col in (1, 3) else QHeaderView.ResizeToContents)
         self.table.currentCellChanged.connect(lambda r, *_: self.show_pair(r))
         self.views = [ScreenshotView(), ScreenshotView()]
-        self.labels = [QLabel(), QLabel()]
+        self.labels = [ElidedLabel(), ElidedLabel()]  # the step's action and thought
+        self.heads = []
         shots = QSplitter(Qt.Horizontal)
         for k in range(2):
             w = QWidget()
             v = QVBoxLayout(w)
             run = self.runs[k]
-            head = QLabel(f"<b>{'AB'[k]}</b>: " + html.escape(f"{run['id']} · {run['model']} · {run['status']} · "
-                                                               f"answer: {(run['answer'] or '—')[:80]}"))
-            head.setTextFormat(Qt.RichText)
-            v.addWidget(head)
+            self.heads.append(ElidedLabel(f"{'AB'[k]}: {run['id']} · {run['model']} · {run['status']} · "
+                                          f"answer: {run['answer'] or '—'}"))
+            v.addWidget(self.heads[k])
             v.addWidget(self.labels[k])
             v.addWidget(self.views[k], 1)
             shots.addWidget(w)
-        for lab in self.labels:
-            lab.setTextFormat(Qt.PlainText)
-            lab.setWordWrap(True)
+        shots.setSizes([1, 1])  # A and B get the same room
         split = QSplitter(Qt.Vertical)
         split.addWidget(shots)
         split.addWidget(self.table)
         split.setSizes([560, 240])
         lay = QVBoxLayout(self)
-        task = QLabel(f"Task: {self.runs[0]['task']}")
-        task.setTextFormat(Qt.PlainText)
-        lay.addWidget(task)
-        lay.addWidget(split)
+        lay.addWidget(ElidedLabel(f"Task: {self.runs[0]['task']}"))
+        lay.addWidget(split, 1)
+        buttons = QDialogButtonBox(QDialogButtonBox.Close)  # (and Esc)
+        buttons.rejected.connect(self.reject)
+        lay.addWidget(buttons)
+        resize_within_screen(self, 1280, 800)  # no larger than a small screen (#20)
         if self.pairs:
             self.table.selectRow(0)
             self.show_pair(0)

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.store import labels as L
-from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.flow_layout import flow_row, labelled
 from cockpit.ui.review.queue import QueueBar
 
 #: The keys that step through the side effects and repetition answers (E and R judge steps).
@@ -45,6 +45,7 @@ class LabelBar(QWidget):
         self.annotator.setEditable(True)
         self.annotator.addItems(L.annotators(store))
         self.annotator.setCurrentText(annotator)
+        self.annotator.lineEdit().setCursorPosition(0)  # a long name: its beginning in view
         self.annotator.setToolTip("Your annotator name; labels are stored under it")
         self.annotator.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)  # a long name: no wider
         self.annotator.setMinimumContentsLength(10)
@@ -78,10 +79,10 @@ class LabelBar(QWidget):
         self._build()
 
     def _build(self) -> None:
-        r1 = flow_row((QLabel("Annotator:"), self.annotator, self.blind, self.btn_success, self.btn_fail,
-                       self.btn_unsure, QLabel(f"Side effects ({AXIS_KEYS['side_effects']}):"),
-                       self.axes["side_effects"], QLabel(f"Loop ({AXIS_KEYS['repetition']}):"),
-                       self.axes["repetition"], self.btn_next))  # wraps on a narrow window
+        r1 = flow_row((labelled("Annotator:", self.annotator), self.blind, self.btn_success, self.btn_fail,
+                       self.btn_unsure, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
+                       labelled(f"Loop ({AXIS_KEYS['repetition']}):", self.axes["repetition"]),
+                       self.btn_next))  # wraps on a narrow window, each label with its field
         r2 = QHBoxLayout()
         r2.addWidget(QLabel("Category:"))
         r2.addWidget(self.category, 1)

@@ -114,6 +114,8 @@ class Labeller(QObject):
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.bar.comment.text(),
                     seconds=time.monotonic() - self.opened_at, blind=blind,
                     side_effects=self.bar.axis_answer("side_effects"), repetition=self.bar.axis_answer("repetition"))
+        if verdict != "fail":  # a category belongs to a failure: the field shows what was stored (none)
+            self.bar.category.setCurrentText("")
         self.bar.say(label_text(verdict, category))
         self.refresh_queue()  # the queue's progress; a blind batch's run now shows its claim
         self.update_claim()

@@ -19,12 +19,15 @@ the part (``panel.viewer.view``, ``panel.browser.table``, ``panel.label_bar.stat
 """
 from __future__ import annotations
 
+from typing import Callable
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QInputDialog, QSplitter, QVBoxLayout, QWidget
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay import resume
+from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
@@ -50,9 +53,12 @@ class ReviewPanel(QWidget):
     resumeRequested = Signal(str, bool)  # run id, by replaying its steps (else: reopen the last address)
     labelled = Signal(str)  # run id
 
-    def __init__(self, store: Store, parent=None, *, annotator: str = ""):
+    def __init__(self, store: Store, parent=None, *, annotator: str = "",
+                 settings: Callable[[], Settings] | None = None):
+        """`settings()`: the window's settings now (Re-ask offers its model when a run's server is gone)."""
         super().__init__(parent)
         self.store = store
+        self._settings = settings
         self.browser = RunsBrowser(store)
         self.adj_bar = AdjudicationBar(store)
         self.browser.add_above_table(self.adj_bar)
@@ -254,7 +260,9 @@ class ReviewPanel(QWidget):
 
     def reask(self):
         s = self.viewer.current()
-        return open_reask(self.store, self.viewer.run["id"], s["step"], self) if s is not None else None
+        if s is None:
+            return None
+        return open_reask(self.store, self.viewer.run["id"], s["step"], self, current=self._settings)
 
     def compare(self, other: str | None = None):
         if not self.viewer.run:

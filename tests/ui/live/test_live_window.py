@@ -4,8 +4,9 @@ waiting for approval, the approval panel's edit and its way back, and how a refu
 Real window (offscreen), real Chromium, the demo policy; at 1024x700 where the issue saw the faults.
 """
 import pytest
+from PySide6.QtCore import Qt
 
-from tests.ui.windowtools import LONG, click_mark, records, wait_idle, wait_paused_after
+from tests.ui.windowtools import LONG, cell_whole, choose_file, click_mark, records, wait_idle, wait_paused_after
 
 
 @pytest.fixture
@@ -179,3 +180,119 @@ def test_taking_over_at_the_gate_drops_the_question_and_acts_at_once_on_the_page
     assert (dropped["status"], dropped["outcome"]) == ("refused", f"rejected: {TOOK_OVER}")
     assert [(d["approved"], d["by"], d["message"]) for d in decisions] == [(0, "human:ada", TOOK_OVER)]
     assert not any("order-placed" in (s["url_after"] or "") for s in steps)  # "Place order" never ran
+
+
+def _whole(label) -> bool:
+    """A wrapped label shows all its lines: as tall as its text needs at its width, and not cut by its parent."""
+    from PySide6.QtCore import QPoint, QRect
+    need = label.heightForWidth(label.width())
+    parent = label.parentWidget()
+    r = QRect(label.mapTo(parent, QPoint(0, 0)), label.size())
+    return label.isVisible() and label.height() >= need - 1 and parent.rect().contains(r)
+
+
+def test_editing_at_the_gate_shows_every_line_and_can_be_cancelled_or_reverted(qtbot, w):
+    """Issue #38: at 1024x700 the risk line and the error's last line were clipped while editing, an old error
+    stayed after clicking a box, and an edit could be neither cancelled nor reverted."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    from tests.ui.windowtools import click_mark
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    qtbot.wait(200)
+    a = w.live.approval
+    proposed = a.request.display
+    a.edit_btn.click()
+    a.edit.setText("Clack [99] on the button that says delete everything now, please, and then the other one too")
+    qtbot.keyClick(a.edit, Qt.Key_Return)  # does not parse: the error says what would
+    for _ in range(3):
+        QApplication.processEvents()
+    qtbot.wait(200)
+    assert a.error.isVisible()
+    assert "risk:" in a.title.text()
+    for label in (a.title, a.error):
+        assert _whole(label), (label.text()[:60], label.height(), label.heightForWidth(label.width()))
+    assert not a.edit_hint.isVisible()  # the error stands in its place
+    assert _seen(a.approve_btn) and _seen(a.reject_btn) and w.height() <= 700
+    assert "…" not in a.edit_btn.text()  # it opens no dialog: the field is in the panel
+    click_mark(qtbot, w, 4)  # a box on the screenshot: the agent's action aimed at it, and the old error goes
+    assert a.edit.text() == "Click [4]" and not a.error.isVisible() and _whole(a.edit_hint)
+    qtbot.keyClick(a.edit, Qt.Key_Escape)  # cancel: the agent's action again, the field closed
+    assert not a.edit.isVisible() and a.edit.text() == proposed and a.isVisible()
+    a.edit_btn.click()
+    a.edit.setText("Click [1]")
+    a.revert_btn.click()  # revert: the agent's action back in the field, still editing
+    assert a.edit.isVisible() and a.edit.text() == proposed
+    a.cancel_btn.click()
+    assert not a.edit.isVisible() and not a.edit_hint.isVisible() and not a.cancel_btn.isVisible()
+    a.reject_btn.click()
+    wait_idle(qtbot, w)
+
+
+def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names_tasks_whole(qtbot, w, tmp_path):
+    """Issue #38: loading a task file shrank the Task field to ~95 px at 1024, and the picker cut its entries
+    mid-word. Ctrl+O, the file dialog, the file chosen, as a person does it."""
+    import json
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QFileDialog
+
+    from cockpit.ui.plaintext import shown_text
+    tasks = [{"id": f"account-{i}", "url": "https://shop.example/account",
+              "task": f"Task {i}: find the account settings page of the shop, read every paragraph about closing an "
+                      "account, compare what it says about refunds of open orders and saved addresses"}
+             for i in range(3)]
+    path = tmp_path / "my-tasks.jsonl"
+    path.write_text("".join(json.dumps(t) + "\n" for t in tasks))
+    chosen = []
+
+    def choose():
+        dlg = QApplication.activeModalWidget()
+        if not isinstance(dlg, QFileDialog):
+            QTimer.singleShot(50, choose)
+            return
+        chosen.append(dlg)
+        choose_file(dlg, path)
+    QTimer.singleShot(50, choose)
+    w.activateWindow()
+    qtbot.waitUntil(lambda: QApplication.activeWindow() is w, timeout=3000)
+    qtbot.keyClick(w, Qt.Key_O, Qt.ControlModifier)
+    assert chosen, "Ctrl+O opened no file dialog"
+    bar = w.live.task_bar
+    qtbot.waitUntil(lambda: bar.picker.isVisible(), timeout=3000)
+    QApplication.processEvents()
+    assert bar.task_edit.text() == tasks[0]["task"]
+    assert bar.task_edit.width() >= 300, bar.task_edit.width()  # it was ~95 px
+    for wid in (bar.task_edit, bar.url_edit, bar.domains_edit, bar.picker, bar.open_btn):
+        assert wid.isVisible() and wid.mapTo(bar, wid.rect().bottomRight()).x() <= bar.width()
+    model = bar.picker.model()
+    for i, t in enumerate(tasks):  # each entry: the id and the whole task (the list elides it with "…")
+        text = bar.picker.itemText(i)
+        assert text == f"{t['id']}: {t['task']}", text
+        assert t["task"] in shown_text(model.index(i, 0).data(Qt.ToolTipRole))
+    assert bar.picker.width() >= 400  # a row of its own: the entries get the width
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
+def test_the_step_log_shows_what_happened_and_who_decided_whole(qtbot, window_factory, size):
+    """Issue #38: the Outcome ("typed …") and the Decision ("approved by …") were cut at 1024 and at 1280."""
+    w = window_factory(demo=True)
+    w.resize(*size)
+    w.settings.annotator = "Maximiliane Theodora Featherstonehaugh (night shift)"
+    w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.live.approval.approve_btn.click()
+    wait_idle(qtbot, w)
+    log = w.live.log_panel
+    rows = [log.items[n] for n in sorted(log.items)]
+    typed = [it for it in rows if it.text(3).startswith("typed")]
+    decided = [it for it in rows if it.text(2).startswith("approved by")]
+    assert typed and decided, [(it.text(2), it.text(3)) for it in rows]
+    for it in rows:
+        log.scrollToItem(it)
+        assert cell_whole(log, it, 3), (it.text(3), log.visualItemRect(it).height(), log.header().sectionSize(3))
+        assert cell_whole(log, it, 2), (it.text(2), log.header().sectionSize(2))
+        if not it.text(1).startswith("ANSWER"):  # an answer gets three lines here, the banner and details have it
+            assert cell_whole(log, it, 1), it.text(1)
+    assert log.header().sectionSize(3) >= 120

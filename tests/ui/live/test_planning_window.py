@@ -4,7 +4,7 @@ Offscreen Qt, real Chromium, real store, the real openai client against rule-bas
 import json
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
 
 from cockpit.core.llm import apikeys
 from cockpit.core.llm.client import ModelConfig
@@ -15,6 +15,7 @@ from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
 from cockpit.ui.settings.dialog import ModelSettingsDialog
 from tests.lookahead_helpers import candidates, kind, mark_in, observation, page_title, user_text
+from tests.ui.fits import fit_violations
 from tests.ui.windowtools import records
 
 LONG = 120_000
@@ -73,6 +74,7 @@ def column(plan_table, col):
 
 def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instead(qtbot, window, site):
     w = window
+    w.resize(1024, 700)  # a small screen: the gate's forecast and alternatives, the Plan tab's pick, all fit
     with ModelServer(agent_policy(plan=True)) as agent, ModelServer(window_world_model) as wm:
         set_up(w, site, agent, wm, plan=True)
         assert w.start_run()
@@ -90,6 +92,10 @@ def test_a_planning_run_fills_the_plan_tab_and_the_human_runs_candidate_2_instea
         assert sorted(w.live.approval.pick_buttons) == [1, 2] and "Run candidate 2 instead" in \
             w.live.approval.pick_buttons[2].text()
         assert w.live.log_tabs.currentWidget() is t and t.pick_btn.isVisible()  # the Plan tab came forward
+        assert w.live.approval.alternatives.isVisible()
+        qtbot.wait(200)
+        found = fit_violations(w, QSize(1024, 700))
+        assert found == [], "\n".join(found)
         qtbot.keyClick(w, Qt.Key_2, Qt.AltModifier)  # run candidate 2 (the button that does nothing)
         qtbot.waitUntil(lambda: w.live.approval.isVisible() and w.live.approval.request.step == 2, timeout=LONG)
         assert t.step == 2 and t.highlighted_row() == 2

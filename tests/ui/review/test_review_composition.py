@@ -5,14 +5,15 @@ the M key act on the step shown; the filters read their whole text, the runs lis
 count says "1 run", judgements read as words, and a long label or the W hint never widens the window.
 """
 import pytest
-from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtCore import QPoint, QSize, Qt
 from PySide6.QtWidgets import QApplication, QComboBox, QInputDialog, QMenu, QStyle, QStyleOptionComboBox
 
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
 from cockpit.ui.review.runs_model import column
 from testkit.fakeruns import make_run
+from tests.ui.fits import fit_violations
+from tests.ui.windowtools import right_click, when_shown
 
 LONG_NAME = "Ada Lovelace-Byron, Countess of Lovelace (annotation team B, second pass)"
 LONG_CATEGORY = "Unsafe action attempted while the page asked for confirmation of a payment"
@@ -36,23 +37,6 @@ def shown_mark(qtbot, r):
     mark = max(r.viewer.view.marks(), key=lambda m: m.bbox[2] * m.bbox[3])
     x, y, w, h = mark.bbox
     return mark, r.viewer.view.mapFromScene(x + w / 2, y + h / 2)
-
-
-def when_shown(qtbot, find, act):
-    """Act on a popup or dialog as soon as it opens (a menu's exec and a dialog's exec wait for the person)."""
-    def poll():
-        widget = find()
-        if widget is None:
-            QTimer.singleShot(20, poll)
-        else:
-            act(widget)
-    QTimer.singleShot(0, poll)
-
-
-def right_click(view, pos: QPoint) -> None:
-    """What a right-click on the view's viewport produces."""
-    vp = view.viewport()
-    QApplication.sendEvent(vp, QContextMenuEvent(QContextMenuEvent.Mouse, pos, vp.mapToGlobal(pos)))
 
 
 def pick_in_menu(text_start: str, seen: list):
@@ -174,6 +158,7 @@ def test_review_at_1024_and_1280_reads_whole_filters_columns_and_words(qtbot, wi
     L.set_step_label(w.store, rid, 2, LONG_NAME, "no_progress")
     r.go(1)
     assert "you: no progress" in r.viewer.step_info.text()
+    assert fit_violations(w, QSize(width, w.height())) == []
 
 
 def test_statuses_and_judgements_read_as_words_in_review(qtbot, window):
