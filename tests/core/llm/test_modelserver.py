@@ -168,8 +168,8 @@ def test_models_list_and_unknown_url():
     assert srv.requests == []  # only chat completions are recorded
 
 
-def test_streaming_is_refused_with_400():
-    with ModelServer(lambda body: "x") as srv, openai_for(srv) as client:
+def test_streaming_is_refused_with_400_when_the_server_is_made_so():
+    with ModelServer(lambda body: "x", streaming="refuse") as srv, openai_for(srv) as client:
         with pytest.raises(openai.BadRequestError) as err:
             ask(client, stream=True)
     assert err.value.param == "stream"
