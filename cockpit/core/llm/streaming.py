@@ -33,6 +33,7 @@ from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 
 #: statuses with which a server may say "I do not stream" (it is then asked again without streaming)
 REFUSAL_STATUSES = (400, 404, 405, 415, 422, 501)
+QUIET_TICK = 0.5  # seconds between reports of a reply that has not grown (the time it has taken goes on)
 ACTION_PREVIEW = 300  # characters of an action shown while it is written
 
 
@@ -125,9 +126,14 @@ class Live:
             self._partial = replace(p, seconds=now, **changes)
 
     def tick(self) -> None:
-        """Hand the reply so far to ``on_delta`` (on the caller's thread), with the time it has taken."""
+        """Hand the reply so far to ``on_delta`` (on the caller's thread), with the time it has taken: when it
+        has grown, and while it has not (the wait for the first piece) every QUIET_TICK seconds."""
         with self._lock:
             p = replace(self._partial, seconds=time.monotonic() - self._t0)
+            last = self._sent
+            if last is not None and p.attempt == last.attempt and p.pieces == last.pieces \
+                    and p.items == last.items and p.seconds - last.seconds < QUIET_TICK:
+                return
             self._sent = p
         self.on_delta(p)
 
