@@ -29,6 +29,7 @@ from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
+from cockpit.ui.live.thought_strip import ThoughtStrip
 from cockpit.ui.live.task_bar import TaskBar
 from cockpit.ui.room import RoomKeeper
 from cockpit.ui.screenshot.corrector import MarkCorrector
@@ -78,6 +79,8 @@ class LivePane(QWidget):
         self.hop_strip = HopStrip()  # multihop progress and the memories given (hidden otherwise)
         lv.addWidget(self.hop_strip)
         lv.addWidget(self.view, 1)
+        self.thinking = ThoughtStrip()  # the model's reply at the current step, as it is written
+        lv.addWidget(self.thinking)
         self.approval = ApprovalPanel(user=self._settings().annotator_name())
         self.takeover = TakeOverPanel()
         self.log_panel = StepLogPanel()
@@ -125,6 +128,7 @@ class LivePane(QWidget):
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()
+        self.thinking.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = None
         self.live_frame, self.live_seen, self.last_marks = None, None, []
@@ -259,6 +263,9 @@ class LivePane(QWidget):
     # ---------- what the bridge reports ----------
     def on_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
+        self.thinking.on_event(e)
+        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip, nothing else
+            return
         if isinstance(e, ev.RunStarted):
             label = " [DEMO POLICY: rule-based, not a model]" if self.runs.demo else ""
             self.banner.setText(f"Run {e.run_id}{label}")

@@ -148,13 +148,21 @@ class StepLogPanel(QTreeWidget):
             if e.actor == "human":
                 it.setText(0, f"{e.step} (you)")
             it.setText(3, "observing…")
+        elif isinstance(e, ev.ModelStreaming):  # the reply as it is written: the thought, then the action
+            it = self.item(e.step)
+            _set_action(it, e.action or "")
+            rate = f" {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
+            it.setText(3, f"writing…{rate}" if e.first_token is not None else f"waiting for the model… {e.seconds:.0f} s")
+            it.setText(5, str(e.tokens) if e.tokens else "")
+            if e.thought:
+                self._thought(it, e.thought)
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             _set_action(it, e.action_text or "(no action)")
             it.setToolTip(1, tip(e.thought, "see the step's details"))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
-            self._child(it, "thought", e.thought or "(none)")
+            self._thought(it, e.thought or "(none)")
         elif isinstance(e, ev.ActionProposed) and e.pointer:  # a pixel action: canonical, and what it hit
             self._pixel_action(self.item(e.step), e)
         elif isinstance(e, ev.ObservationReady) and e.stored:
@@ -243,12 +251,24 @@ class StepLogPanel(QTreeWidget):
             self._child(it, "plan", f"{len(e.plan.get('candidates', []))} candidates, {len(kept)} kept; "
                         + (f"chose {best['action']}{score}" if best else "none usable"))
 
-    def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
+    def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> QTreeWidgetItem:
         c = QTreeWidgetItem([f"{label}: {text.replace(chr(10), ' ')[:400]}"])
         parent.addChild(c)
         c.setFirstColumnSpanned(True)  # the text runs across the row
         c.setToolTip(0, tip(text, "see the step's details"))
         c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
+        return c
+
+    def _thought(self, parent: QTreeWidgetItem, text: str) -> None:
+        """The row's thought: one expanded row, written over as a streamed reply grows (its end shows)."""
+        c = next((parent.child(i) for i in range(parent.childCount())
+                  if parent.child(i).data(1, Qt.UserRole) == "thought"), None)
+        if c is None:
+            c = self._child(parent, "thought", text)
+            c.setData(1, Qt.UserRole, "thought")
+        flat = text.replace(chr(10), " ")
+        c.setText(0, "thought: " + (flat if len(flat) <= 400 else "…" + flat[-400:]))
+        c.setToolTip(0, tip(text, "see the step's details"))
 
     def select_step(self, step: int) -> None:
         if step in self.items:
