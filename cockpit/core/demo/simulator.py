@@ -37,6 +37,7 @@ from cockpit.core.llm.modelserver import ModelServer, Reply
 
 SIM_MODEL = "cockpit-simulator"
 SIMULATOR_PORT = 47116  # its usual port, so the Model… dialog's address stays the same from one start to the next
+USUAL_URL = f"http://127.0.0.1:{SIMULATOR_PORT}/v1"
 STOPWORDS = frozenset("""a an and any are as at be by can do does find for from get go how i in is it its me my of
 on or page please site than that the then this to up use was what when where which who why will with you your
 """.split())
@@ -153,3 +154,31 @@ def plain_page(req: Request) -> str:
 def serve_simulator(settings: SimulatorSettings | None = None, port: int = 0) -> ModelServer:
     """A started loopback ModelServer answering as the simulator does (port 0: any free port). It streams."""
     return ModelServer(Simulator(settings), model_name=SIM_MODEL, port=port).start()
+
+
+_shared: ModelServer | None = None
+_shared_lock = threading.Lock()
+
+
+def shared() -> ModelServer:
+    """This process's simulator, for the window (the Model… dialog's preset, and the runs that use it): started
+    on first use, on SIMULATOR_PORT when it is free, else on any free port; it runs until the process ends."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            try:
+                _shared = serve_simulator(port=SIMULATOR_PORT)
+            except OSError:  # the port is taken (another Cockpit's simulator, or something else)
+                _shared = serve_simulator()
+        return _shared
+
+
+def is_simulator(model: str) -> bool:
+    """True for the simulator's model name: a run that never saw a real model."""
+    return model == SIM_MODEL
+
+
+def usual_address(base_url: str | None) -> bool:
+    """True for the address the Model… dialog's Simulator preset sets (this process's simulator serves it)."""
+    url = (base_url or "").rstrip("/")
+    return bool(url) and url in (USUAL_URL, _shared.base_url if _shared is not None else USUAL_URL)

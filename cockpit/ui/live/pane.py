@@ -267,7 +267,8 @@ class LivePane(QWidget):
         if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip, nothing else
             return
         if isinstance(e, ev.RunStarted):
-            label = " [DEMO POLICY: rule-based, not a model]" if self.runs.demo else ""
+            label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
+                     " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
             self.banner.setText(f"Run {e.run_id}{label}")
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)

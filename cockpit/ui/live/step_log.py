@@ -183,7 +183,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
-            if not it.text(3) or it.text(3).endswith("…"):
+            if not it.text(3) or _in_progress(it.text(3)):
                 it.setText(3, e.status.replace("_", " "))  # "format error", not format_error
                 self.fit_outcome()
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
@@ -202,10 +202,12 @@ class StepLogPanel(QTreeWidget):
                 it.setToolTip(1, "no-op or repeated action: the agent may be stuck")
         elif isinstance(e, (ev.PredictionMade, ev.PredictionChecked, ev.PlanMade)) and e.step in self.items:
             self._lookahead(self.items[e.step], e)  # hook: world-model preview and planning
-        elif isinstance(e, ev.RunFailed):
+        elif isinstance(e, (ev.RunFailed, ev.RunFinished)):  # a step cut short (a failure, Stop) says so
             last = self.items.get(max(self.items)) if self.items else None
-            if last is not None and last.text(3).endswith("…"):
-                last.setText(3, "failed")
+            if last is not None and _in_progress(last.text(3)):
+                last.setText(3, "failed" if isinstance(e, ev.RunFailed) else e.status.replace("_", " "))
+                last.setForeground(3, QColor(_STATUS_COLOR.get("failed" if isinstance(e, ev.RunFailed)
+                                                               else e.status, "#000000")))
 
     @staticmethod
     def _decision(it: QTreeWidgetItem, text: str) -> None:
@@ -277,6 +279,11 @@ class StepLogPanel(QTreeWidget):
     def _on_current(self, cur, _prev) -> None:
         if cur is not None and cur.data(0, Qt.UserRole) is not None:
             self.stepSelected.emit(int(cur.data(0, Qt.UserRole)))
+
+
+def _in_progress(outcome: str) -> bool:
+    """The outcome cell still says what the step is doing ("observing…", "writing… 24 tokens/s")."""
+    return outcome.endswith("…") or outcome.startswith(("writing…", "waiting for the model…"))
 
 
 def _action(it: QTreeWidgetItem) -> str:
