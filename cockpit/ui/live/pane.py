@@ -29,8 +29,8 @@ from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_log import StepDetails, StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
-from cockpit.ui.live.thought_strip import ThoughtStrip
 from cockpit.ui.live.task_bar import TaskBar
+from cockpit.ui.live.thought_strip import ThoughtStrip
 from cockpit.ui.room import RoomKeeper
 from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView

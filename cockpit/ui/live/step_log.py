@@ -149,13 +149,7 @@ class StepLogPanel(QTreeWidget):
                 it.setText(0, f"{e.step} (you)")
             it.setText(3, "observing…")
         elif isinstance(e, ev.ModelStreaming):  # the reply as it is written: the thought, then the action
-            it = self.item(e.step)
-            _set_action(it, e.action or "")
-            rate = f" {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
-            it.setText(3, f"writing…{rate}" if e.first_token is not None else f"waiting for the model… {e.seconds:.0f} s")
-            it.setText(5, str(e.tokens) if e.tokens else "")
-            if e.thought:
-                self._thought(it, e.thought)
+            self._streaming(self.item(e.step), e)
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             _set_action(it, e.action_text or "(no action)")
@@ -202,12 +196,23 @@ class StepLogPanel(QTreeWidget):
                 it.setToolTip(1, "no-op or repeated action: the agent may be stuck")
         elif isinstance(e, (ev.PredictionMade, ev.PredictionChecked, ev.PlanMade)) and e.step in self.items:
             self._lookahead(self.items[e.step], e)  # hook: world-model preview and planning
-        elif isinstance(e, (ev.RunFailed, ev.RunFinished)):  # a step cut short (a failure, Stop) says so
-            last = self.items.get(max(self.items)) if self.items else None
-            if last is not None and _in_progress(last.text(3)):
-                last.setText(3, "failed" if isinstance(e, ev.RunFailed) else e.status.replace("_", " "))
-                last.setForeground(3, QColor(_STATUS_COLOR.get("failed" if isinstance(e, ev.RunFailed)
-                                                               else e.status, "#000000")))
+        elif isinstance(e, (ev.RunFailed, ev.RunFinished)):
+            self._cut_short("failed" if isinstance(e, ev.RunFailed) else e.status)
+
+    def _cut_short(self, status: str) -> None:
+        """A step the run ended in the middle of (a failure, Stop) says so, not what it was doing."""
+        last = self.items.get(max(self.items)) if self.items else None
+        if last is not None and _in_progress(last.text(3)):
+            last.setText(3, status.replace("_", " "))
+            last.setForeground(3, QColor(_STATUS_COLOR.get(status, "#000000")))
+
+    def _streaming(self, it: QTreeWidgetItem, e: ev.ModelStreaming) -> None:
+        _set_action(it, e.action or "")
+        rate = f" {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
+        it.setText(3, f"writing…{rate}" if e.first_token is not None else f"waiting for the model… {e.seconds:.0f} s")
+        it.setText(5, str(e.tokens) if e.tokens else "")
+        if e.thought:
+            self._thought(it, e.thought)
 
     @staticmethod
     def _decision(it: QTreeWidgetItem, text: str) -> None:

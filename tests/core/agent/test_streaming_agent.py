@@ -40,13 +40,13 @@ IMAGE = re.compile(r"data:image/[a-z]+;base64,[A-Za-z0-9+/=]+")
 
 def sent(server, skip_refused=False) -> list[str]:
     """What the server received, as JSON text, without the two streaming parameters (and the refused request),
-    screenshots as <image>: the second run's page differs by a visited link's colour (sent_images checks them)."""
+    screenshots as <image>: the second run's page differs by a visited link's colour (images_sent_are_stored checks them)."""
     bodies = server.requests[1:] if skip_refused else server.requests
     return [IMAGE.sub("<image>", json.dumps({k: v for k, v in b.items() if k not in ("stream", "stream_options")}))
             for b in bodies]
 
 
-def sent_images(server, store, run_id) -> None:
+def images_sent_are_stored(server, store, run_id) -> None:
     """Each request's newest screenshot is its step's stored screenshot, encoded for the model."""
     steps = store.steps(run_id)
     for body, step in zip(server.requests[-len(steps):], steps):
@@ -54,7 +54,7 @@ def sent_images(server, store, run_id) -> None:
         assert urls[-1] == images.data_url(images.for_model(store.file(step["screenshot"]).read_bytes(), "jpeg"))
 
 
-def stored(store, run_id) -> list[str]:
+def stored_steps(store, run_id) -> list[str]:
     return [json.dumps({k: s[k] for k in STORED}, sort_keys=True) for s in store.steps(run_id)]
 
 
@@ -70,9 +70,9 @@ def test_a_streamed_run_sends_and_stores_what_a_run_without_streaming_does(agent
     assert all(b["stream"] is True and b["stream_options"] == {"include_usage": True} for b in s_srv.requests)
     assert p_srv.requests[0]["stream"] is True and all("stream" not in b for b in p_srv.requests[1:])
     assert sent(s_srv) == sent(p_srv, skip_refused=True)  # the exact requests, byte for byte
-    assert stored(store, streamed.run_id) == stored(store, plain.run_id)  # the stored reply, request, tokens
-    sent_images(s_srv, store, streamed.run_id)
-    sent_images(p_srv, store, plain.run_id)
+    assert stored_steps(store, streamed.run_id) == stored_steps(store, plain.run_id)  # the stored reply, request, tokens
+    images_sent_are_stored(s_srv, store, streamed.run_id)
+    images_sent_are_stored(p_srv, store, plain.run_id)
     assert store.steps(streamed.run_id)[0]["prompt_tokens"] > 0  # the usage came with the stream
     assert not [e for e in p_events if isinstance(e, ev.ModelStreaming) and e.tokens]  # nothing streamed there
 
@@ -104,7 +104,7 @@ def test_tool_call_and_responses_api_runs_stream_and_store_the_same(browser, sto
         (streamed, s_srv, s_events), (plain, p_srv, _) = run(dialect, "sse"), run(dialect, "refuse")
         assert streamed.status == plain.status == "answered", dialect
         assert [same(x) for x in sent(s_srv)] == [same(x) for x in sent(p_srv, skip_refused=True)], dialect
-        assert [same(x) for x in stored(store, streamed.run_id)] == [same(x) for x in stored(store, plain.run_id)]
+        assert [same(x) for x in stored_steps(store, streamed.run_id)] == [same(x) for x in stored_steps(store, plain.run_id)]
         live = [e for e in s_events if isinstance(e, ev.ModelStreaming) and e.step == 1 and e.action]
         assert live, dialect
         want = "click(" if dialect == "openai_tools" else "click {"

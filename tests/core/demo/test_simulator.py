@@ -4,7 +4,6 @@ the way it is sometimes unreadable and sometimes aims at the wrong mark, as mode
 name only."""
 import pytest
 
-from cockpit.core import resources
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import PolicyApprover
 from cockpit.core.agent.loop import Agent, AgentConfig
@@ -13,16 +12,9 @@ from cockpit.core.demo.policy import DEMO_TASK
 from cockpit.core.demo.simulator import SIM_MODEL, Simulator, SimulatorSettings, serve_simulator
 from cockpit.core.llm.client import ModelError
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.localserver import LocalSite
 from tests.models import model_client
 
 FAST = dict(latency=(0.05, 0.15), tokens_per_second=400.0)
-
-
-@pytest.fixture(scope="module")
-def demo_shop():
-    with resources.path("demo_site") as root, LocalSite(root) as site:
-        yield site
 
 
 def run(browser, store, settings, task, url, max_steps=15):

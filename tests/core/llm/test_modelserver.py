@@ -9,15 +9,11 @@ import pytest
 from openai import AsyncOpenAI, OpenAI
 
 from cockpit.core.llm.modelserver import IMAGE_TOKENS, ModelServer, Reply, ScriptExhausted, scripted
+from tests.models import openai_for
 
 USER = [{"role": "user", "content": "Open the page"}]
 PNG_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
            "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
-
-
-def openai_for(server, **kw):
-    kw.setdefault("max_retries", 0)
-    return OpenAI(base_url=server.base_url, api_key="test-key", **kw)
 
 
 def ask(client, messages=USER, **kw):

@@ -6,18 +6,14 @@ import urllib.request
 
 import openai
 import pytest
-from openai import OpenAI
 
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from tests.models import openai_for
 
 USER = [{"role": "user", "content": "Open the page"}]
 TEXT = "Thought: the search box is at the top.\nAction: Type [3]; headphones"
 CALLS = [{"id": "call_7", "type": "function",
           "function": {"name": "computer_use", "arguments": '{"action": "left_click", "coordinate": [600, 475]}'}}]
-
-
-def openai_for(server):
-    return OpenAI(base_url=server.base_url, api_key="test-key", max_retries=0)
 
 
 def raw_post(server, path, body) -> tuple[str, str]:

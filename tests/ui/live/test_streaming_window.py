@@ -12,7 +12,7 @@ from tests.ui.windowtools import LONG, records, wait_idle
 
 
 @pytest.fixture
-def w(window_factory):
+def window_1024(window_factory):
     win = window_factory()
     win.resize(1024, 700)
     return win
@@ -22,7 +22,8 @@ def use(w, srv):
     w.settings.model = ModelConfig(base_url=srv.base_url, model=SIM_MODEL, max_retries=0, timeout=60)
 
 
-def test_the_step_row_and_the_strip_show_the_wait_then_the_thought_as_it_is_written(qtbot, w, site):
+def test_the_step_row_and_the_strip_show_the_wait_then_the_thought_as_it_is_written(qtbot, window_1024, site):
+    w = window_1024
     settings = SimulatorSettings(latency=(2.5, 3.0), tokens_per_second=12.0, unreadable=0, wrong_target=0, seed=1)
     w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
     seen = {"rows": [], "heads": [], "thoughts": []}
@@ -60,7 +61,8 @@ def test_the_step_row_and_the_strip_show_the_wait_then_the_thought_as_it_is_writ
     assert not strip.isVisible()  # the run is over: the banner says how it ended
 
 
-def test_stop_during_a_reply_ends_the_run_at_once_and_hangs_up_on_the_model(qtbot, w, site):
+def test_stop_during_a_reply_ends_the_run_at_once_and_hangs_up_on_the_model(qtbot, window_1024, site):
+    w = window_1024
     # a first token at once, then about 30 pieces at 2 a second: the reply would take some 15 s
     settings = SimulatorSettings(latency=(1.0, 1.5), tokens_per_second=2.0, unreadable=0, wrong_target=0)
     w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
