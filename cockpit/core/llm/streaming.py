@@ -80,6 +80,9 @@ def split(text: str) -> tuple[str, str]:
         head = text.lstrip(" *_#>`")
         if head and len(head) <= 8 and "thought:".startswith(head.lower()):
             return "", ""  # the label itself, still being written
+        head, _, last = text.rpartition("\n")
+        if head and last.strip(" *_#>`") and "action:".startswith(last.strip(" *_#>`").lower()):
+            text = head  # the action's label, still being written: not part of the thought
         return replytext.thought_before(text, len(text), whole=True), ""
     return (replytext.thought_before(text, label.start(), whole=True),
             replytext.action_line(text[label.end():]))
@@ -110,12 +113,14 @@ class Live:
         self._partial = Partial()
         self._sent: Partial | None = None
         self._t0 = time.monotonic()
+        self._attempts = 0  # streamed attempts begun (a retry's preview starts again)
 
     def begin(self) -> None:
         """A new attempt: the preview starts again."""
         with self._lock:
             self._t0 = time.monotonic()
-            self._partial = Partial(attempt=self._partial.attempt + (1 if self._sent else 0))
+            self._attempts += 1
+            self._partial = Partial(attempt=self._attempts)
 
     def update(self, **changes) -> None:
         with self._lock:

@@ -19,7 +19,7 @@ STORED = ("reply", "thought", "action_text", "action", "request", "prompt_tokens
           "outcome", "error", "target", "url", "url_after")
 
 
-def paced(responder, delay=0.01):
+def paced(responder, delay=0.02):
     """The responder's replies, streamed a piece every `delay` seconds when asked to stream."""
     def respond(body):
         reply = responder(body)
@@ -116,7 +116,7 @@ def test_a_password_typed_by_the_model_never_shows_while_it_streams(agent_for, s
     responder = by_page({"Sign in to pay": [
         lambda b: f"Thought: I fill in the password field.\nAction: Type [{mark_for(b, 'Password')}]; {secret}",
         "Thought: done.\nAction: ANSWER; signed in"]})
-    with ModelServer(paced(responder, 0.01)) as srv:
+    with ModelServer(paced(responder, 0.02)) as srv:
         agent = agent_for(srv)
         result = agent.run(Fresh("Sign in", site.url("secret_login.html")))
     assert result.status == "answered"

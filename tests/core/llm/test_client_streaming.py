@@ -32,7 +32,7 @@ def same_result(a, b) -> None:
 
 
 def test_a_text_reply_streams_to_the_callers_thread_and_ends_as_the_same_result():
-    with ModelServer(lambda b: Reply(text=TEXT, token_delay=0.01)) as srv, model_client(srv) as client:
+    with ModelServer(lambda b: Reply(text=TEXT, token_delay=0.03)) as srv, model_client(srv) as client:
         seen, threads = [], set()
         streamed = client.chat(USER, on_delta=lambda p: (seen.append(p), threads.add(threading.get_ident())))
         plain = client.chat(USER)
@@ -51,7 +51,7 @@ def test_a_text_reply_streams_to_the_callers_thread_and_ends_as_the_same_result(
 
 
 def test_tool_call_arguments_arriving_as_deltas_end_as_the_same_tool_calls():
-    with ModelServer(lambda b: Reply(text="", tool_calls=CALLS, token_delay=0.005)) as srv, \
+    with ModelServer(lambda b: Reply(text="", tool_calls=CALLS, token_delay=0.03)) as srv, \
             model_client(srv) as client:
         seen = []
         streamed = client.chat(USER, tools=[{"type": "function", "function": {"name": "computer_use"}}],
@@ -65,7 +65,7 @@ def test_tool_call_arguments_arriving_as_deltas_end_as_the_same_tool_calls():
 
 
 def test_the_responses_api_streams_its_events_and_ends_as_the_same_result():
-    with ModelServer(lambda b: Reply(output=OUTPUT, token_delay=0.005)) as srv, model_client(srv) as client:
+    with ModelServer(lambda b: Reply(output=OUTPUT, token_delay=0.02)) as srv, model_client(srv) as client:
         seen = []
         streamed = client.respond({"input": "hi", "tools": []}, on_delta=seen.append)
         plain = client.respond({"input": "hi", "tools": []})
