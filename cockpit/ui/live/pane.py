@@ -9,6 +9,7 @@ red banner above the panes too.
 from __future__ import annotations
 
 import json
+import time
 from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -52,6 +53,7 @@ class LivePane(QWidget):
         self.last_marks: list[Mark] = []
         self.live_frame = None  # the live page's last image, to come back to from another step
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
+        self._details_synced = 0.0  # when the details last followed a reply being written
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
                                        self._live_session, no_step=NO_STEP)
@@ -264,7 +266,10 @@ class LivePane(QWidget):
     def on_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
         self.thinking.on_event(e)
-        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip, nothing else
+        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second
+            if time.monotonic() - self._details_synced >= 1.0:
+                self._details_synced = time.monotonic()
+                self.sync_details(e.step)
             return
         if isinstance(e, ev.RunStarted):
             label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else

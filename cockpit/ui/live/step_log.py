@@ -208,7 +208,7 @@ class StepLogPanel(QTreeWidget):
 
     def _streaming(self, it: QTreeWidgetItem, e: ev.ModelStreaming) -> None:
         _set_action(it, e.action or "")
-        rate = f" {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
+        rate = f" {e.tokens_per_second:.0f} tok/s" if e.tokens_per_second else ""  # the strip says it in words
         it.setText(3, f"writing…{rate}" if e.first_token is not None else f"waiting for the model… {e.seconds:.0f} s")
         it.setText(5, str(e.tokens) if e.tokens else "")
         if e.thought:

@@ -44,7 +44,7 @@ def test_the_step_row_and_the_strip_show_the_wait_then_the_thought_as_it_is_writ
         wait_idle(qtbot, w)
     outcomes = [o for _, o in seen["rows"]]
     assert any(o.startswith("waiting for the model…") for o in outcomes)
-    assert any(o.startswith("writing…") and "tokens/s" in o for o in outcomes)
+    assert any(o.startswith("writing…") and "tok/s" in o for o in outcomes)
     heads = seen["heads"]
     assert any(h.startswith("Step 1: waiting for the model") for h in heads)
     assert any(h.startswith("Step 1: the model is writing — ") and "tokens/s" in h for h in heads)
