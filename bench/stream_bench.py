@@ -55,7 +55,7 @@ def cancel_times(repeats: int) -> dict:
         with ModelServer(lambda b: Reply(text=text, token_delay=0.04)) as srv, client_for(srv) as client:
             cancel, at = threading.Event(), {}
 
-            def watch(p):
+            def watch(p, cancel=cancel, at=at):
                 if p.pieces >= 10 and not cancel.is_set():
                     at["t"] = time.perf_counter()
                     cancel.set()
