@@ -3,6 +3,8 @@ as a model would (the page's title, the number of an element's mark)."""
 import re
 import threading
 
+from openai import OpenAI
+
 from cockpit.core.llm.client import ModelClient, ModelConfig
 
 
@@ -12,6 +14,12 @@ def model_client(server, model: str = "m", api_key: str = "k", **config) -> Mode
     base_url = server if isinstance(server, str) else server.base_url
     config.setdefault("max_retries", 0)
     return ModelClient(ModelConfig(base_url=base_url, model=model, **config), api_key=api_key)
+
+
+def openai_for(server, **kw) -> OpenAI:
+    """The bare openai client on `server` (a ModelServer), with no retries unless `max_retries` says so."""
+    kw.setdefault("max_retries", 0)
+    return OpenAI(base_url=server.base_url, api_key="test-key", **kw)
 
 
 def last_user_text(body) -> str:

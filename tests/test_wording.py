@@ -28,6 +28,8 @@ ALLOWED = {
     "cockpit/core/demo/policy.py: results": "the demo policy's reply, sent as the model's: as recorded",
     "cockpit/core/agent/execute.py: seconds": "the Wait action's seconds, a float (5 by default)",
     "cockpit/core/tasks/webarena_eval.py: calls": "'the target X calls f()': the verb, not a count",
+    "cockpit/cli/progress.py: tokens": "'25 tokens/s': a rate, plural whatever its number",
+    "cockpit/ui/live/thought_strip.py: tokens": "'25 tokens/s': a rate, plural whatever its number",
 }
 
 

@@ -1,7 +1,10 @@
-"""Terminal progress for runs: one line per step, one per finished task, a summary table."""
+"""Terminal progress for runs: one line per step, one per finished task, a summary table; on a terminal,
+the model's reply as it is written (a few lines redrawn in place, replaced by the step's line)."""
 from __future__ import annotations
 
+import shutil
 import sys
+import textwrap
 import threading
 import time
 
@@ -13,19 +16,57 @@ from cockpit.core.words import plural
 class StepPrinter:
     """An event listener printing what the agent does, prefixed with the task when several run."""
 
-    def __init__(self, stream=None, *, label_of=None, verbose_steps: bool = True):
+    def __init__(self, stream=None, *, label_of=None, verbose_steps: bool = True, live: bool | None = None):
         self.stream = stream or sys.stderr
         self.label_of = label_of or {}
         self.verbose_steps = verbose_steps
+        # the reply as it is written: only on a terminal (escape codes redraw it), never in a log file
+        self.live = verbose_steps and (_is_terminal(self.stream) if live is None else live)
+        self._drawn = 0  # lines of the reply being written now on the screen, replaced by the next line printed
         self._lock = threading.Lock()
         self._max = {}  # run id -> the highest step number the run can reach
         self._budget = {}  # run id -> RunStarted.max_steps, until its first step says where it starts
 
     def __call__(self, e: ev.Event) -> None:
+        if isinstance(e, ev.ModelStreaming):
+            if self.live:
+                with self._lock:
+                    self._redraw(self._writing(e))
+            return
         line = self._line(e)
         if line:
             with self._lock:
+                self._redraw([])
                 print(line, file=self.stream, flush=True)
+
+    def _redraw(self, lines: list[str]) -> None:
+        """Replace the lines drawn last (the reply so far) with `lines`, the cursor left at their end."""
+        if not self._drawn and not lines:
+            return
+        up = f"\x1b[{self._drawn - 1}F" if self._drawn > 1 else ""
+        self.stream.write(up + "\r\x1b[J" + "\n".join(lines))
+        self.stream.flush()
+        self._drawn = len(lines)
+
+    def _writing(self, e: ev.ModelStreaming) -> list[str]:
+        """The reply so far in a few lines that fit the terminal: the step, the rate, the thought's last lines,
+        the action once it is being written."""
+        width = max(40, shutil.get_terminal_size((100, 24)).columns - 1)
+        head = f"{self._prefix(e)}step {e.step}/{self._max.get(e.run_id, '?')}  "
+        if e.first_token is None:
+            return [f"{head}waiting for the model… {e.seconds:.0f} s"[:width]]
+        rate = f", {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
+        lines = [f"{head}the model is writing ({plural(e.tokens, 'token')}{rate}, {e.seconds:.0f} s)"[:width]]
+        thought = " ".join(e.thought.split())
+        if thought:
+            wrapped = textwrap.wrap(thought, width - 11) or [""]
+            tail = wrapped[-THOUGHT_LINES:]
+            if len(wrapped) > THOUGHT_LINES:
+                tail[0] = "…" + tail[0]
+            lines += [("  thought: " if i == 0 else " " * 11) + t for i, t in enumerate(tail)]
+        if e.action:
+            lines.append(f"  action:  {' '.join(e.action.split())}"[:width])
+        return lines
 
     def _prefix(self, e: ev.Event) -> str:
         label = self.label_of.get(e.run_id)
@@ -66,6 +107,16 @@ class StepPrinter:
         if isinstance(e, ev.RunFailed):
             return f"{p}FAILED after {plural(e.steps, 'step')}: {e.error}"
         return None
+
+
+THOUGHT_LINES = 3  # the thought's last lines shown while it is written
+
+
+def _is_terminal(stream) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def summary_table(items, stream=None) -> None:

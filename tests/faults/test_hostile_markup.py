@@ -119,7 +119,8 @@ def test_markup_from_pages_and_models_is_shown_as_text_in_the_window(qtbot, host
     from PySide6.QtWidgets import QToolTip
 
     from cockpit.ui.live.approval_panel import ApprovalPanel
-    from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+    from cockpit.ui.live.step_details import StepDetails
+    from cockpit.ui.live.step_log import StepLogPanel
     from cockpit.ui.live.takeover_panel import TakeOverPanel
     from cockpit.ui.review.panel import ReviewPanel
     from cockpit.ui.screenshot.view import ScreenshotView

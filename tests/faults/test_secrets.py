@@ -341,7 +341,8 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
     from cockpit.core.agent.approval import PolicyApprover
     from cockpit.core.agent.loop import Agent, AgentConfig
     from cockpit.core.store import Store
-    from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+    from cockpit.ui.live.step_details import StepDetails
+    from cockpit.ui.live.step_log import StepLogPanel
 
     home = tmp_path / "home"
     events = []

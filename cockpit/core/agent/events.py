@@ -50,6 +50,21 @@ class ModelCalled(Event):
 
 
 @dataclass(frozen=True)
+class ModelStreaming(Event):
+    """The model's reply while it is being written (a streamed call), about 20 times a second: the thought
+    and the action as far as they have come (the whole of each so far, not the new piece), with secrets
+    known so far hidden. ModelReplied follows with the reply as recorded. A retry starts again from ""."""
+    step: int
+    thought: str = ""
+    action: str = ""
+    tokens: int = 0  # pieces received, about one token each
+    seconds: float = 0.0  # since the request was sent
+    tokens_per_second: float | None = None  # None until there is a rate to tell
+    first_token: float | None = None  # seconds to the first piece; None while the model has written nothing
+    attempt: int = 1
+
+
+@dataclass(frozen=True)
 class ModelReplied(Event):
     step: int
     text: str

@@ -180,7 +180,7 @@ class Agent(TakeOver):
         # ask (a hook may answer instead, e.g. planning with its chosen candidate)
         result = next((r for h in self.hooks if (r := h.ask(st)) is not None), None)
         if result is None:
-            result = self._call_model(n, st.request)
+            result = self._call_model(n, st.request, st)
         t2 = time.perf_counter()
         action = reply.read(self, st, conv, result)
         for h in self.hooks:
@@ -226,14 +226,16 @@ class Agent(TakeOver):
             h.measured(n, before, obs, effect)
         self._emit(ev.EffectMeasured(self.run_id, n, effect, tuple(self._flags.get(n, []))))
 
-    def _call_model(self, n: int, request: list) -> ChatResult:
+    def _call_model(self, n: int, request: list, st: Step | None = None) -> ChatResult:
+        """The model's reply to `request`; the step's own ask (`st` given) is streamed as it is written."""
         def retrying(attempt: int, wait: float, why: str) -> None:
             self._emit(ev.ModelCalled(self.run_id, n, attempt + 1, f"retrying in {wait:.0f} s ({why})"))
 
+        watch = {} if st is None else {"on_delta": lambda partial: reply.streaming(self, st, partial)}
         while True:
             try:
                 return self.protocol.call(request, self.images.image, cancel=self.control.stop_event,
-                                          on_retry=retrying)
+                                          on_retry=retrying, **watch)
             except ModelError as e:
                 if e.reason == "empty-reply":
                     # No action in an empty reply: like WebVoyager, format feedback and a spent step.

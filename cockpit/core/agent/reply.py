@@ -1,4 +1,5 @@
-"""The model's reply at one step: parsed, text meant for secret fields hidden, recorded and announced.
+"""The model's reply at one step: parsed, text meant for secret fields hidden, recorded and announced
+(and, while it is written, announced as far as it has come: :func:`streaming`).
 
 Text the model types into a password or card field reaches the page, never
 the step's record, the events or the conversation's history: the reply, its
@@ -17,10 +18,27 @@ from cockpit.core.agent import pixelstep
 from cockpit.core.agent.step import Step
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult
+from cockpit.core.llm.streaming import Partial, name_only
 from cockpit.core.safety import redaction
 
 if TYPE_CHECKING:
     from cockpit.core.agent.loop import Agent
+
+
+def streaming(agent: Agent, st: Step, partial: Partial) -> None:
+    """A reply still being written, announced (ModelStreaming): text the model types into a secret field
+    (a Set-of-Mark ``Type`` into a password or card field) and every secret typed so far hidden. A pixel
+    action's target is not known before the reply is complete, so on a page with a secret field its
+    action shows by its name alone until then."""
+    thought, action = partial.preview()
+    hide = set(agent.executor.secrets)
+    if agent.protocol.mode == "marks":
+        hide.add(redaction.typed_secret(prompt.parse_reply(partial.text).action, st.obs.marks))
+    elif action and any(m.secret for m in st.obs.marks):
+        action = name_only(action)
+    agent.scope.emit(ev.ModelStreaming(agent.run_id, st.n, redaction.scrub(thought, hide) or "",
+                                       redaction.scrub(action, hide) or "", partial.pieces, partial.seconds,
+                                       partial.tokens_per_second, partial.first, partial.attempt))
 
 
 def read(agent: Agent, st: Step, conv: prompt.Conversation, result: ChatResult) -> Action | None:

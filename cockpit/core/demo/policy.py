@@ -68,12 +68,13 @@ REFUSED_ANSWER = "I filled in the order but placing it was refused; nothing was 
 
 # ---------- deciding ----------
 
-def _reply(thought: str, action: str) -> str:
+def reply_text(thought: str, action: str) -> str:
+    """A reply in WebVoyager's form: ``Thought: ...`` then ``Action: ...``."""
     return f"Thought: {thought}\nAction: {action}"
 
 
 def _answer(thought: str, text: str) -> str:
-    return _reply(thought, f"ANSWER; {text}")
+    return reply_text(thought, f"ANSWER; {text}")
 
 
 def demo_responder(body: dict) -> str:
@@ -97,7 +98,7 @@ def demo_responder(body: dict) -> str:
                        f"I could not finish the task: my last actions failed ({_short(req.feedback)}).")
     thought, action = (_buy if task.kind == "buy" else _price)(req)
     if action.startswith("ANSWER"):
-        return _reply(thought, action)
+        return reply_text(thought, action)
     return _unstick(req, thought, action)
 
 
@@ -107,9 +108,9 @@ def _unstick(req: Request, thought: str, action: str) -> str:
     same = last is not None and str(last) == action
     if same and req.errored:
         if not action.startswith("Scroll"):
-            return _reply("That did not work. I'll scroll down to get a better view of the page and try again.",
+            return reply_text("That did not work. I'll scroll down to get a better view of the page and try again.",
                           "Scroll [WINDOW]; down")
-        return _reply("Scrolling failed too, so I'll go back to the previous page.", "GoBack")
+        return reply_text("Scrolling failed too, so I'll go back to the previous page.", "GoBack")
     repeats = 0
     for turn in reversed(req.history if not action.startswith("Scroll") else []):  # scrolling on is fine
         if turn.action is None or str(turn.action) != action:
@@ -118,7 +119,7 @@ def _unstick(req: Request, thought: str, action: str) -> str:
     if repeats >= MAX_REPEATS:
         return _answer("I keep trying the same action without getting anywhere, so I will stop.",
                        "I could not finish the task: the page did not respond as expected; nothing was bought.")
-    return _reply(thought, action)
+    return reply_text(thought, action)
 
 
 def _short(feedback: str) -> str:

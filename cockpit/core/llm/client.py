@@ -31,6 +31,13 @@ Retry policy (``max_retries`` retries after the first attempt; the waits and whe
 * other waits: ``backoff`` doubling per retry, capped at ``backoff_cap``,
   with +-20 % jitter (never above the cap).
 
+Streaming: given ``on_delta``, :meth:`ModelClient.chat` and :meth:`ModelClient.respond` ask with
+``stream=True`` (and ``stream_options.include_usage``, so the usage is still counted) and hand the reply
+so far (:class:`cockpit.core.llm.streaming.Partial`) to ``on_delta`` on the caller's thread, about 20 times
+a second; the request is otherwise the same, and so is the result (:mod:`cockpit.core.llm.streaming`).
+A server that refuses to stream is asked again at once without streaming, and not asked to stream again
+(``ModelClient.streams`` is then False); one that answers with a plain body is read as it is.
+
 For asyncio callers (the judge's batch) :meth:`ModelClient.open_async` gives an ``openai.AsyncOpenAI`` with
 the same server and key, :meth:`ModelClient.classify` the same error messages and :func:`check_json` and
 :func:`usage_of` the same reading of a reply.
@@ -46,11 +53,12 @@ from typing import Any, Callable, Iterable
 
 import openai
 
-from cockpit.core.llm import apikeys, modelerrors
+from cockpit.core.llm import apikeys, modelerrors, streaming
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
 from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 from cockpit.core.llm.outimages import prepare_images
 from cockpit.core.llm.retry import RetryPolicy, with_retries
+from cockpit.core.llm.streaming import Partial
 
 __all__ = [
     "PRICES",
@@ -59,6 +67,7 @@ __all__ = [
     "ModelClient",
     "ModelConfig",
     "ModelError",
+    "Partial",
     "check_json",
     "estimate_cost",
     "prepare_images",
@@ -165,6 +174,7 @@ class ModelClient:
         if api_key is None:
             api_key = self._find_key()
         self._key = api_key
+        self.streams: bool | None = None  # whether the server streams replies: None until a call asked it to
         self._client = openai.OpenAI(base_url=config.base_url, api_key=api_key,
                                      timeout=config.timeout, max_retries=0)
 
@@ -193,27 +203,50 @@ class ModelClient:
 
     # -- public ------------------------------------------------------------------
     def chat(self, messages: list[dict], *, cancel: threading.Event | None = None,
-             on_retry: Callable[[int, float, str], Any] | None = None, tools: list[dict] | None = None) -> ChatResult:
+             on_retry: Callable[[int, float, str], Any] | None = None, tools: list[dict] | None = None,
+             on_delta: Callable[[Partial], Any] | None = None) -> ChatResult:
         """Send ``messages`` (with function ``tools``, if given) and return the reply; raises ModelError or
         ModelCancelled.
 
         ``on_retry(attempt, wait_seconds, reason)`` is called before each wait:
-        ``attempt`` is the number of the attempt that just failed.
+        ``attempt`` is the number of the attempt that just failed. ``on_delta(partial)``: stream the reply
+        and show it as it comes (see the module's docstring).
         """
         payload = prepare_images(messages, self.config)
         start = time.monotonic()
-        completion, attempt = self._with_retries(lambda: self._request(payload, tools), cancel, on_retry)
+        live = self._live(on_delta)
+        params = self._params(payload, tools)
+
+        def plain():
+            return check_json(self._client.chat.completions.with_raw_response.create(**params), self.config)
+
+        def ask():
+            if live is None or self.streams is False:
+                return plain()
+            return self._streamed(lambda: streaming.chat(self._client, params, live, cancel, self.config), plain, live)
+
+        completion, attempt = self._with_retries(ask, cancel, on_retry, live)
         return self._result(completion, payload, start, attempt)
 
     def respond(self, request: dict, *, cancel: threading.Event | None = None,
-                on_retry: Callable[[int, float, str], Any] | None = None) -> ChatResult:
+                on_retry: Callable[[int, float, str], Any] | None = None,
+                on_delta: Callable[[Partial], Any] | None = None) -> ChatResult:
         """One call of the Responses API (computer-use models): `request` holds ``input``, ``tools`` and
         optionally ``instructions`` and ``previous_response_id``; the model and limits come from the config.
-        The result's ``output`` holds the response's items, ``text`` their output text joined."""
+        The result's ``output`` holds the response's items, ``text`` their output text joined. ``on_delta``:
+        stream its events, as :meth:`chat` does."""
         start = time.monotonic()
         body = dict(request, model=self.config.model, max_output_tokens=self.config.max_tokens)
         body.setdefault("truncation", "auto")
-        response, attempt = self._with_retries(lambda: self._client.responses.create(**body), cancel, on_retry)
+        live = self._live(on_delta)
+
+        def ask():
+            if live is None or self.streams is False:
+                return self._client.responses.create(**body)
+            return self._streamed(lambda: streaming.respond(self._client, body, live, cancel, self.config),
+                                  lambda: self._client.responses.create(**body), live)
+
+        response, attempt = self._with_retries(ask, cancel, on_retry, live)
         output = [item.model_dump(exclude_none=True) if hasattr(item, "model_dump") else dict(item)
                   for item in (getattr(response, "output", None) or [])]
         text = "\n".join(c.get("text", "") for item in output if item.get("type") == "message"
@@ -233,9 +266,28 @@ class ModelClient:
                           attempts=attempt, finish_reason=getattr(response, "status", None),
                           tokens_estimated=estimated, output=output, response_id=getattr(response, "id", "") or "")
 
-    def _with_retries(self, call: Callable[[], Any], cancel, on_retry) -> tuple[Any, int]:
+    def _with_retries(self, call: Callable[[], Any], cancel, on_retry, live=None) -> tuple[Any, int]:
         """`call()`'s result and the attempts it took, under this client's retry policy."""
-        return with_retries(call, self.retry, self.classify, cancel=cancel, on_retry=on_retry, logger=log)
+        return with_retries(call, self.retry, self.classify, cancel=cancel, on_retry=on_retry, logger=log,
+                            tick=live.tick if live is not None else None)
+
+    def _live(self, on_delta) -> streaming.Live | None:
+        """Where a streamed reply is kept while it comes, when the caller watches and the server may stream."""
+        return streaming.Live(on_delta) if on_delta is not None and self.streams is not False else None
+
+    def _streamed(self, stream: Callable[[], Any], plain: Callable[[], Any], live: streaming.Live) -> Any:
+        """`stream()`; when the server refuses to stream, `plain()` at once, and no streaming from then on."""
+        try:
+            result = stream()
+        except openai.APIStatusError as exc:
+            if not streaming.refused(exc):
+                raise
+            log.info("%s did not stream (%s); asking without streaming", self.config.display_url, exc.status_code)
+            result = plain()
+            self.streams = False
+            return result
+        self.streams = live.streamed or self.streams
+        return result
 
     def list_models(self) -> list[str]:
         """Model ids the server offers (one attempt; ModelError on failure)."""
@@ -258,12 +310,12 @@ class ModelClient:
         return f"ModelClient({self.config.model!r} at {self.config.display_url!r}, key from {self.key_source})"
 
     # -- one request -------------------------------------------------------------
-    def _request(self, payload: list[dict], tools: list[dict] | None = None):
+    def _params(self, payload: list[dict], tools: list[dict] | None = None) -> dict:
+        """A chat request's parameters, the same streamed or not."""
         cfg = self.config
         extra = {"tools": tools} if tools else {}
-        raw = self._client.chat.completions.with_raw_response.create(
-            model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens, **extra)
-        return check_json(raw, cfg)
+        return dict(model=cfg.model, messages=payload, temperature=cfg.temperature, max_tokens=cfg.max_tokens,
+                    **extra)
 
     def _result(self, completion, payload: list[dict], start: float, attempts: int) -> ChatResult:
         choices = getattr(completion, "choices", None)

@@ -98,6 +98,9 @@ def classify(exc: BaseException, config: ModelConfig, what: str = "model call") 
                          retryable=True, reason="connection")
     elif isinstance(exc, openai.APIStatusError):
         err = from_status(exc, config, what)
+    elif isinstance(exc, openai.APIError):  # an error event in the middle of a streamed reply
+        err = ModelError(f"the server at {url} reported an error in the middle of its reply: {str(exc)[:300]}",
+                         retryable=True, reason="stream-error")
     elif isinstance(exc, json.JSONDecodeError):
         err = ModelError(f"the server at {url} sent malformed JSON (truncated reply?): {exc.msg}",
                          retryable=True, reason="invalid-json")

@@ -19,12 +19,20 @@ accepted, unless ``require_key=`` is given: then every request must carry
 was sent) and counted in ``ModelServer.rejected``, so a test knows the key
 really reached the server.
 
-Endpoints: ``POST /v1/chat/completions`` (non-streaming only; ``stream: true``
-is answered 400), ``POST /v1/responses`` (the Responses API, for computer-use
-models: the responder gets the request body, with ``input`` instead of
-``messages``, and answers ``Reply(output=[...items])``), ``GET /v1/models``
-and ``GET /v1/models/<id>``. Anything else is a 404 with an OpenAI-style
-error body.
+Endpoints: ``POST /v1/chat/completions``, ``POST /v1/responses`` (the Responses
+API, for computer-use models: the responder gets the request body, with
+``input`` instead of ``messages``, and answers ``Reply(output=[...items])``),
+``GET /v1/models`` and ``GET /v1/models/<id>``. Anything else is a 404 with an
+OpenAI-style error body.
+
+Streaming: a request with ``stream: true`` is answered with server-sent events
+as OpenAI-compatible servers send them (:mod:`cockpit.core.llm.sse`; a reply's
+``token_delay`` paces the pieces, ``cut_after`` breaks the stream off), unless
+the server was made with ``streaming="refuse"`` (a 400 naming the ``stream``
+parameter, as servers that cannot stream answer) or ``streaming="plain"`` (the
+whole reply as one JSON body, as servers that ignore the parameter do).
+``ModelServer.abandoned`` counts streams the client hung up on before their end
+(a cancelled request).
 
 A responder is ``responder(body: dict) -> Reply | str``, called once per chat
 request (from the request's own thread, so it must be thread-safe if it keeps
@@ -50,6 +58,7 @@ import threading
 import time
 from typing import Iterable, Mapping
 
+from cockpit.core.llm import sse
 from cockpit.core.llm.replies import (
     IMAGE_TOKENS,
     Reply,
@@ -184,7 +193,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             self._error(400, "The request body must be a JSON object.")
             return
         self.server.owner._record(body)
-        if body.get("stream"):
+        if body.get("stream") and self.server.owner.streaming == "refuse":
             self._error(400, "Streaming is not supported by this server; set stream to false.",
                         code="unsupported_value", param="stream")
             return
@@ -226,7 +235,39 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
         model = body.get("model") if isinstance(body.get("model"), str) and body.get("model") else owner.model_name
         shape = response_payload if self._path() == "/v1/responses" else chat_payload
-        self._send(reply.status, json.dumps(shape(reply, model, body)).encode(), headers=reply.headers)
+        payload = shape(reply, model, body)
+        if body.get("stream") and owner.streaming == "sse":
+            self._stream(reply, payload, body)
+            return
+        self._send(reply.status, json.dumps(payload).encode(), headers=reply.headers)
+
+    def _stream(self, reply: Reply, payload: dict, body: dict) -> None:
+        """The payload as server-sent events, paced by the reply's token_delay; the connection closes at the end."""
+        owner = self.server.owner
+        if self._path() == "/v1/responses":
+            events = (sse.encode(data, kind) for kind, data in sse.response_events(payload))
+        else:
+            events = (sse.encode(chunk) for chunk in sse.chat_chunks(payload, body))
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # each piece goes out at once
+            self.send_response(reply.status)
+            self.send_header("Content-Type", "text/event-stream; charset=utf-8")
+            self.send_header("Cache-Control", "no-cache")
+            for k, v in reply.headers.items():
+                self.send_header(k, str(v))
+            self.end_headers()
+            for i, data in enumerate(events):
+                if reply.cut_after is not None and i >= reply.cut_after:
+                    return  # broken off: the connection closes with no [DONE]
+                if i and reply.token_delay > 0 and owner._stopping.wait(reply.token_delay):
+                    return
+                self.wfile.write(data)
+                self.wfile.flush()
+            if self._path() != "/v1/responses":
+                self.wfile.write(sse.encode("[DONE]"))
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, socket.timeout):
+            owner._record_abandoned()  # the client hung up before the end: a cancelled request
 
 
 class ModelServer:
@@ -238,11 +279,18 @@ class ModelServer:
     ``require_key``: answer 401 to any request without ``Authorization: Bearer
     <require_key>`` (counted in ``rejected``; such requests never reach the
     responder nor ``requests``).
+    ``streaming``: "sse" (stream when asked), "refuse" (answer ``stream: true``
+    with a 400) or "plain" (answer it with the whole reply as JSON).
     Use as a context manager, or ``start()`` / ``stop()``.
     """
 
     def __init__(self, responder: Responder | Iterable[Reply | str], *,
-                 model_name: str = "cockpit-test-model", port: int = 0, require_key: str | None = None):
+                 model_name: str = "cockpit-test-model", port: int = 0, require_key: str | None = None,
+                 streaming: str = "sse"):
+        if streaming not in ("sse", "refuse", "plain"):
+            raise ValueError(f"streaming must be 'sse', 'refuse' or 'plain', not {streaming!r}")
+        self.streaming = streaming
+        self._abandoned = 0
         if not callable(responder):
             responder = scripted(responder)
         self.responder: Responder = responder
@@ -286,6 +334,16 @@ class ModelServer:
         """Requests answered 401 because they lacked the ``require_key`` key."""
         with self._lock:
             return self._rejected
+
+    @property
+    def abandoned(self) -> int:
+        """Streamed replies the client hung up on before their end."""
+        with self._lock:
+            return self._abandoned
+
+    def _record_abandoned(self) -> None:
+        with self._lock:
+            self._abandoned += 1
 
     def _record_rejected(self) -> None:
         with self._lock:

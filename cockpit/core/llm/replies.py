@@ -31,6 +31,8 @@ class Reply:
     prompt_tokens / completion_tokens: usage to report; ``None`` means a
         rough estimate (``len(text) // 4``, ``IMAGE_TOKENS`` per image).
     finish_reason: the choice's finish reason ("stop", "length", ...).
+    token_delay: when the request streams, seconds between its pieces (the reply's pace; 0 = at once).
+    cut_after: when the request streams, hang up after this many pieces (a stream that breaks off).
     """
 
     text: str | None = ""
@@ -45,6 +47,8 @@ class Reply:
     error_message: str | None = None
     tool_calls: list[dict] | None = None  # chat: the message's tool_calls (finish_reason becomes "tool_calls")
     output: list[dict] | None = None  # /v1/responses: the response's output items (default: one message)
+    token_delay: float = 0.0
+    cut_after: int | None = None
 
     @classmethod
     def error(cls, status: int, message: str | None = None, *,

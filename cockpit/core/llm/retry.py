@@ -80,10 +80,13 @@ class RetryPolicy:
         return wait
 
 
-def run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> Any:
+def run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None,
+                    tick: Callable[[], Any] | None = None) -> Any:
     """Run ``fn`` in a daemon thread; return its result, or raise ModelCancelled at once on cancel.
 
-    An abandoned call finishes (or times out) in the background and is ignored.
+    ``tick()`` is called on this (the caller's) thread every CANCEL_POLL seconds while ``fn`` runs, and once
+    when it has succeeded: a streamed reply's progress reaches the caller that way. An abandoned call finishes (or times out) in
+    the background and is ignored.
     """
     box: dict[str, Any] = {}
     done = threading.Event()
@@ -97,28 +100,39 @@ def run_cancellable(fn: Callable[[], Any], cancel: threading.Event | None) -> An
             done.set()
 
     threading.Thread(target=work, name="model-request", daemon=True).start()
-    while not done.wait(CANCEL_POLL if cancel is not None else None):
-        if cancel.is_set():
+    while not done.wait(CANCEL_POLL if cancel is not None or tick is not None else None):
+        if cancel is not None and cancel.is_set():
             raise ModelCancelled("model call cancelled")
+        if tick is not None:
+            try:
+                tick()
+            except Exception:  # a broken progress callback must not break the call
+                log.exception("progress callback failed")
     if "error" in box:
         raise box["error"]
+    if tick is not None:  # the whole of it, once
+        try:
+            tick()
+        except Exception:
+            log.exception("progress callback failed")
     return box["value"]
 
 
 def with_retries(call: Callable[[], Any], policy: RetryPolicy, classify: Classify, *,
                  cancel: threading.Event | None = None, on_retry: OnRetry | None = None,
-                 logger: logging.Logger | None = None) -> tuple[Any, int]:
+                 logger: logging.Logger | None = None, tick: Callable[[], Any] | None = None) -> tuple[Any, int]:
     """`call()`'s result and the attempts it took, retrying what is worth retrying (blocking).
 
     Raises ModelCancelled as soon as `cancel` is set (during a request or a wait), else the ModelError of
-    the last attempt. ``on_retry`` is called before each wait."""
+    the last attempt. ``on_retry`` is called before each wait; ``tick`` while a request runs
+    (:func:`run_cancellable`)."""
     attempt = 0
     while True:
         if cancel is not None and cancel.is_set():
             raise ModelCancelled("model call cancelled")
         attempt += 1
         try:
-            return run_cancellable(call, cancel), attempt
+            return run_cancellable(call, cancel, tick), attempt
         except ModelCancelled:
             raise
         except Exception as exc:  # classified into a ModelError

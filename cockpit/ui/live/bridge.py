@@ -26,6 +26,7 @@ from cockpit.core.agent.control import RunControl
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
+from cockpit.core.demo import simulator
 from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.page import masking
@@ -230,6 +231,8 @@ class AgentBridge(QObject):
             url, model = spec.url, spec.model
             if spec.demo:
                 url, model = self._demo_endpoints(spec)
+            elif simulator.is_simulator(model.model) and simulator.usual_address(model.base_url):
+                model = dataclasses.replace(model, base_url=simulator.shared().base_url)  # started here, for the run
             client = None if spec.replay_run else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
             try:
                 with Store(self.store_root) as store:

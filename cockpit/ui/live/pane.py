@@ -9,6 +9,7 @@ red banner above the panes too.
 from __future__ import annotations
 
 import json
+import time
 from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
@@ -29,9 +30,11 @@ from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
-from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.step_details import StepDetails
+from cockpit.ui.live.step_log import StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
+from cockpit.ui.live.thought_strip import ThoughtStrip
 from cockpit.ui.room import RoomKeeper
 from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
@@ -61,6 +64,7 @@ class LivePane(QWidget):
         self.last_marks: list[Mark] = []
         self.live_frame = None  # the live page's last image, to come back to from another step
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
+        self._details_synced = 0.0  # when the details last followed a reply being written
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
                                        self._live_session, no_step=NO_STEP)
@@ -88,6 +92,8 @@ class LivePane(QWidget):
         self.hop_strip = HopStrip()  # multihop progress and the memories given (hidden otherwise)
         lv.addWidget(self.hop_strip)
         lv.addWidget(self.view, 1)
+        self.thinking = ThoughtStrip()  # the model's reply at the current step, as it is written
+        lv.addWidget(self.thinking)
         self.approval = ApprovalPanel(user=self._settings().annotator_name())
         self.takeover = TakeOverPanel()
         self.log_panel = StepLogPanel()
@@ -135,6 +141,7 @@ class LivePane(QWidget):
         self.error_banner.setVisible(False)
         self.log_panel.clear_run()
         self.hop_strip.clear()
+        self.thinking.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = None
         self.live_frame, self.live_seen, self.last_marks = None, None, []
@@ -271,8 +278,15 @@ class LivePane(QWidget):
     # ---------- what the bridge reports ----------
     def on_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
+        self.thinking.on_event(e)
+        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second
+            if time.monotonic() - self._details_synced >= 1.0:
+                self._details_synced = time.monotonic()
+                self.sync_details(e.step)
+            return
         if isinstance(e, ev.RunStarted):
-            label = " [DEMO POLICY: rule-based, not a model]" if self.runs.demo else ""
+            label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
+                     " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
             self.banner.setText(f"Run {e.run_id}{label}")
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)
@@ -376,7 +390,8 @@ class LivePane(QWidget):
         it.setText(1, action)
         it.setText(3, outcome)
         it.setToolTip(3, outcome)
-        self.log_panel.fit_outcome()
+        self.log_panel.fit_columns()
+        self.log_panel.scheduleDelayedItemsLayout()  # the row's wrapped height, measured again
 
     def on_live_frame(self, image) -> None:
         self.live_frame = image

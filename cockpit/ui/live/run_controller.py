@@ -11,6 +11,7 @@ import time
 from PySide6.QtCore import QObject, Signal
 
 from cockpit.core.agent import events as ev
+from cockpit.core.demo.simulator import is_simulator
 from cockpit.ui.live.bridge import AgentBridge, RunSpec
 
 
@@ -25,6 +26,7 @@ class RunController(QObject):
         self.agent_steps = 0  # of the budget: the model's replies
         self.max_steps = 0
         self.demo = False  # the run uses the rule-based demo policy, not a model
+        self.simulated = False  # the run uses the simulator (cockpit.core.demo.simulator), not a model
         self.tokens, self.cost = 0, 0.0
         self.started_at: float | None = None
         self.running = False  # from launch until the bridge's runEnded has been handled
@@ -38,6 +40,7 @@ class RunController(QObject):
         """Start `spec` with fresh counts; False when the bridge would not (a run is going)."""
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.max_steps, self.demo = spec.agent.max_steps, spec.demo
+        self.simulated = not spec.demo and is_simulator(spec.model.model)
         self.run_id = ""  # until the bridge says the run started
         self.began = False
         self.started_at = time.monotonic()

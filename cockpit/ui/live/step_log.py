@@ -1,4 +1,5 @@
-"""The thought/action log and the step details (exact messages sent, raw reply).
+"""The thought/action log: a row per step, fed by core events while a run goes (the step details are
+:mod:`cockpit.ui.live.step_details`).
 
 Fed by core events while a run goes, and by the store when a step is opened.
 All text from pages and models is shown as plain text or escaped HTML: a
@@ -6,32 +7,21 @@ page title like ``<img onerror=...>`` stays inert.
 """
 from __future__ import annotations
 
-import base64
-import html
-import io
-from collections import OrderedDict
-
-from PIL import Image
 from PySide6.QtCore import QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHeaderView,
-    QPlainTextEdit,
     QStyledItemDelegate,
-    QTabWidget,
-    QTextBrowser,
     QTreeWidget,
     QTreeWidgetItem,
 )
 
 from cockpit.core.agent import events as ev
-from cockpit.core.agent.approval import decider
 from cockpit.core.agent.gate import TOOK_OVER
-from cockpit.core.llm import prompt
 from cockpit.core.page.effects import in_words
-from cockpit.core.store.records import Step, outcome_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import breakable
+from cockpit.ui.live.step_details import resolved_desc, who_decided
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
@@ -169,13 +159,15 @@ class StepLogPanel(QTreeWidget):
             if e.actor == "human":
                 it.setText(0, f"{e.step} (you)")
             it.setText(3, "observing…")
+        elif isinstance(e, ev.ModelStreaming):  # the reply as it is written: the thought, then the action
+            self._streaming(self.item(e.step), e)
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             _set_action(it, e.action_text or "(no action)")
             it.setToolTip(1, tip(e.thought, "see the step's details"))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
-            self._child(it, "thought", e.thought or "(none)")
+            self._thought(it, e.thought or "(none)")
         elif isinstance(e, ev.ActionProposed) and e.pointer:  # a pixel action: canonical, and what it hit
             self._pixel_action(self.item(e.step), e)
         elif isinstance(e, ev.ObservationReady) and e.stored:
@@ -189,7 +181,7 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.StepFinished):
             it = self.item(e.step)
             it.setText(4, f"{e.seconds:.1f} s")
-            if not it.text(3) or it.text(3).endswith("…"):
+            if not it.text(3) or _in_progress(it.text(3)):
                 it.setText(3, e.status.replace("_", " "))  # "format error", not format_error
                 self.fit_columns()
             color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
@@ -208,10 +200,8 @@ class StepLogPanel(QTreeWidget):
                 it.setToolTip(1, "no-op or repeated action: the agent may be stuck")
         elif isinstance(e, (ev.PredictionMade, ev.PredictionChecked, ev.PlanMade)) and e.step in self.items:
             self._lookahead(self.items[e.step], e)  # hook: world-model preview and planning
-        elif isinstance(e, ev.RunFailed):
-            last = self.items.get(max(self.items)) if self.items else None
-            if last is not None and last.text(3).endswith("…"):
-                last.setText(3, "failed")
+        elif isinstance(e, (ev.RunFailed, ev.RunFinished)):
+            self._cut_short("failed" if isinstance(e, ev.RunFailed) else e.status)
         self.scheduleDelayedItemsLayout()  # a row's texts changed: its wrapped height is measured again
 
     def _decided(self, it: QTreeWidgetItem, e: ev.ApprovalDecided) -> None:
@@ -225,6 +215,21 @@ class StepLogPanel(QTreeWidget):
         if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
             it.setText(3, f"rejected: {TOOK_OVER}")
             it.setToolTip(3, f"rejected: {TOOK_OVER}")
+
+    def _cut_short(self, status: str) -> None:
+        """A step the run ended in the middle of (a failure, Stop) says so, not what it was doing."""
+        last = self.items.get(max(self.items)) if self.items else None
+        if last is not None and _in_progress(last.text(3)):
+            last.setText(3, status.replace("_", " "))
+            last.setForeground(3, QColor(_STATUS_COLOR.get(status, "#000000")))
+
+    def _streaming(self, it: QTreeWidgetItem, e: ev.ModelStreaming) -> None:
+        _set_action(it, e.action or "")
+        rate = f" {e.tokens_per_second:.0f} tok/s" if e.tokens_per_second else ""  # the strip says it in words
+        it.setText(3, f"writing…{rate}" if e.first_token is not None else f"waiting for the model… {e.seconds:.0f} s")
+        it.setText(5, str(e.tokens) if e.tokens else "")
+        if e.thought:
+            self._thought(it, e.thought)
 
     @staticmethod
     def _decision(it: QTreeWidgetItem, text: str) -> None:
@@ -270,12 +275,24 @@ class StepLogPanel(QTreeWidget):
             self._child(it, "plan", f"{plural(len(e.plan.get('candidates', [])), 'candidate')}, {len(kept)} kept; "
                         + (f"chose {best['action']}{score}" if best else "none usable"))
 
-    def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> None:
+    def _child(self, parent: QTreeWidgetItem, label: str, text: str) -> QTreeWidgetItem:
         c = QTreeWidgetItem([f"{label}: {text.replace(chr(10), ' ')[:400]}"])
         parent.addChild(c)
         c.setFirstColumnSpanned(True)  # the text runs across the row
         c.setToolTip(0, tip(text, "see the step's details"))
         c.setData(0, Qt.UserRole, parent.data(0, Qt.UserRole))
+        return c
+
+    def _thought(self, parent: QTreeWidgetItem, text: str) -> None:
+        """The row's thought: one expanded row, written over as a streamed reply grows (its end shows)."""
+        c = next((parent.child(i) for i in range(parent.childCount())
+                  if parent.child(i).data(1, Qt.UserRole) == "thought"), None)
+        if c is None:
+            c = self._child(parent, "thought", text)
+            c.setData(1, Qt.UserRole, "thought")
+        flat = text.replace(chr(10), " ")
+        c.setText(0, "thought: " + (flat if len(flat) <= 400 else "…" + flat[-400:]))
+        c.setToolTip(0, tip(text, "see the step's details"))
 
     def select_step(self, step: int) -> None:
         if step in self.items:
@@ -284,6 +301,11 @@ class StepLogPanel(QTreeWidget):
     def _on_current(self, cur, _prev) -> None:
         if cur is not None and cur.data(0, Qt.UserRole) is not None:
             self.stepSelected.emit(int(cur.data(0, Qt.UserRole)))
+
+
+def _in_progress(outcome: str) -> bool:
+    """The outcome cell still says what the step is doing ("observing…", "writing… 24 tokens/s")."""
+    return outcome.endswith("…") or outcome.startswith(("writing…", "waiting for the model…"))
 
 
 def _action(it: QTreeWidgetItem) -> str:
@@ -302,149 +324,3 @@ def _name_hit(it: QTreeWidgetItem, action: str, desc: str | None) -> None:
 def _set_action(it: QTreeWidgetItem, text: str) -> None:
     it.setData(1, Qt.UserRole, None)
     it.setText(1, text)
-
-
-def verdict(decision: dict) -> str:
-    """A stored decision's verdict: approved; rejected (by a person); refused (by the run's policy or a site rule)."""
-    if decision.get("approved"):
-        return "approved"
-    return "rejected" if str(decision.get("by") or "").startswith("human:") else "refused"
-
-
-def who_decided(by) -> str:
-    """A decision's ``by`` as people read it: "ada", "policy", "site rule", not "human:ada" or "policy:deny"."""
-    return decider(by)
-
-
-def resolved_desc(row: dict | None) -> str:
-    """The element a stored pixel action hit, as described (``<button> "Place order"``), or ''."""
-    pointer = (row or {}).get("pointer")
-    resolved = pointer.get("resolved") if isinstance(pointer, dict) else None
-    desc = resolved.get("desc") if isinstance(resolved, dict) else None
-    return " ".join(str(desc).split())[:120] if desc else ""
-
-
-def _lookahead_rows(step: dict) -> list[tuple[str, str]]:
-    """Summary rows for the prediction (and what really happened) and the plan, escaped."""
-    from cockpit.core.lookahead.worldmodel import describe_actual
-    e, rows, s = html.escape, [], Step.from_row(step)
-    pred = s.prediction
-    if pred:
-        rows.append(("Predicted", e(pred.text or f"(no prediction: {pred.error})")
-                     + e(f" — {pred.model}, {pred.source}" if pred.model else "")))
-        if pred.actual:
-            rows.append(("Actually", e(describe_actual(pred.actual))))
-    plan = s.plan
-    if plan and plan.candidates:
-        cells = []
-        for c in plan.candidates:
-            mark = "➜ " if c.index == plan.picked else ""
-            score = f"{c.mean:.2f}" if c.mean is not None else (c.dropped or "-")
-            cells.append(f"{mark}{c.index}. {c.action} [{c.risk or '?'}] {score}")
-        rows.append(("Plan", "<br>".join(e(x) for x in cells)))
-    if s.plan_calls:
-        rows.append(("Look-ahead", e(f"{plural(s.plan_calls, 'call')}, {s.plan_prompt_tokens} in, "
-                                     f"{s.plan_completion_tokens} out")))
-    return rows
-
-
-class StepDetails(QTabWidget):
-    """One step in full: summary, the exact messages sent (with images), the raw reply."""
-
-    def __init__(self, parent=None):
-        super().__init__(parent)
-        self.summary = QTextBrowser()
-        self.messages = QTextBrowser()
-        self.raw = QPlainTextEdit(readOnly=True)
-        for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
-            self.addTab(w, name)
-            w.setMinimumHeight(2 * w.fontMetrics().height())  # at the gate on a 700-px screen: a strip, not 70 px
-        self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
-        self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
-        self.currentChanged.connect(self._render_messages)
-
-    def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
-        """A step still going: what is known of it so far, until it is stored."""
-        e = html.escape
-        self.summary.setHtml(f"<h3>Step {step}</h3><p><i>In progress: its page, thought and messages show "
-                             "here once it is done.</i></p><table cellpadding=3>"
-                             + "".join(f"<tr><td valign=top><b>{e(k)}</b></td><td>{e(v)}</td></tr>" for k, v in facts)
-                             + "</table>")
-        self._pending_messages = None
-        self.messages.clear()
-        self.raw.clear()
-
-    def show_step(self, store, run: dict, step: dict | None) -> None:
-        if step is None:
-            self.summary.setHtml("<i>No step selected.</i>")
-            self.messages.clear()
-            self.raw.clear()
-            return
-        e = html.escape
-        d = step.get("decision") or {}
-        rows = [("Page", f"{e(step.get('title') or '')} — {e(step.get('url') or '')}"),
-                ("Actor", e(step.get("actor") or "agent")),
-                ("Thought", e(step.get("thought") or "")),
-                ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
-                ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
-                ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
-                               + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
-                               + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
-                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),
-                ("URL after", e(step.get("url_after") or "")),
-                *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
-                *_lookahead_rows(step),  # hook: world-model preview and planning
-                ("Tokens", e(f"{step.get('prompt_tokens') or 0} in, {step.get('completion_tokens') or 0} out"
-                             + (f", ${step['cost']:.4f}" if step.get("cost") else ""))),
-                ("Timings", e(", ".join(f"{k} {v:.0f} ms" for k, v in (step.get("timings") or {}).items()
-                                        if isinstance(v, (int, float)))))]
-        self.summary.setHtml(f"<h3>Step {step['step']}</h3><table cellpadding=3>"
-                             + "".join(f"<tr><td valign=top><b>{k}</b></td><td>{v}</td></tr>" for k, v in rows)
-                             + f"</table><p><b>Answer so far:</b> {e(run.get('answer') or '—')}</p>")
-        self._pending_messages = (store, run, step)
-        self.messages.clear()
-        self._render_messages()
-        self.raw.setPlainText(step.get("reply") or "")
-
-    def _render_messages(self, *_):
-        if self._pending_messages is None or self.currentWidget() is not self.messages:
-            return
-        store, run, step = self._pending_messages
-        self._pending_messages = None
-        self.messages.setHtml(self._messages_html(store, run, step.get("request") or []))
-
-    def _messages_html(self, store, run: dict, messages: list) -> str:
-        parts = []
-        for m in messages:
-            content = m.get("content")
-            body = []
-            if isinstance(content, str):
-                body.append(f"<pre style='white-space:pre-wrap'>{html.escape(content)}</pre>")
-            else:
-                for p in content or []:
-                    if p.get("type") == "text":
-                        body.append(f"<pre style='white-space:pre-wrap'>{html.escape(p['text'])}</pre>")
-                    elif p.get("type") == "image_url":
-                        body.append(self._image_html(store, run, p["image_url"]["url"]))
-            parts.append(f"<p><b>{html.escape(m.get('role', '?'))}</b></p>" + "".join(body) + "<hr>")
-        return "".join(parts) or "<i>No request recorded for this step (a human step, or imported).</i>"
-
-    def _image_html(self, store, run: dict, url: str) -> str:
-        if not url.startswith(prompt.IMAGE_REF):
-            return f"<p><i>[image: {html.escape(url[:40])}]</i></p>"
-        k = int(url[len(prompt.IMAGE_REF):])
-        key = f"{run['id']}/{k}"
-        if key not in self._thumbs:
-            rel = store.step_file(run["id"], k, "screenshot")
-            try:
-                img = Image.open(io.BytesIO(store.read_file(rel, "screenshot")))
-                img.thumbnail((480, 360))
-                buf = io.BytesIO()
-                img.convert("RGB").save(buf, "JPEG", quality=80)
-                self._thumbs[key] = base64.b64encode(buf.getvalue()).decode()
-            except Exception:
-                return f"<p><i>[screenshot of step {k} is missing]</i></p>"
-        self._thumbs.move_to_end(key)
-        while len(self._thumbs) > 32:
-            self._thumbs.popitem(last=False)
-        return f"<p>screenshot of step {k}:<br><img src='data:image/jpeg;base64,{self._thumbs[key]}'></p>"

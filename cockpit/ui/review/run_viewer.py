@@ -24,7 +24,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import end_reason, status_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
-from cockpit.ui.live.step_log import StepDetails, verdict, who_decided
+from cockpit.ui.live.step_details import StepDetails, verdict, who_decided
 from cockpit.ui.plaintext import tip
 from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools

@@ -11,10 +11,11 @@ from dataclasses import replace
 from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QMenu, QSpinBox, QToolButton, QVBoxLayout, QWidget
 
+from cockpit.core.demo import simulator
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.settings import IMAGE_DETAILS, IMAGE_FORMATS
 from cockpit.ui.settings.dialect_field import DialectField
-from cockpit.ui.settings.parts import BusyButton, form, label, row
+from cockpit.ui.settings.parts import BusyButton, MessageLabel, form, label, row
 
 #: (menu text, base URL, the model it sets); "" as the URL means OpenAI; "" as the model: the server's own
 #: models differ from one computer to the next, so the field is emptied and the person asked to pick one.
@@ -23,7 +24,13 @@ PRESETS: tuple[tuple[str, str, str], ...] = (
     ("vLLM", "http://localhost:8000/v1", ""),
     ("Ollama", "http://localhost:11434/v1", ""),
     ("LM Studio", "http://localhost:1234/v1", ""),
+    ("Simulator", simulator.USUAL_URL, simulator.SIM_MODEL),
 )
+#: what the menu says of a preset, when more than its address is needed
+PRESET_WORDS = {"Simulator": "Simulator — not a real model: a rule-based stand-in, to try Cockpit without a GPU"}
+SIMULATOR_NOTE = ("Simulator: Cockpit's rule-based stand-in, not a real model. Its replies take 2–8 s and stream "
+                  "in, and now and then one is unreadable or aimed at the wrong box, as a model's are. It works "
+                  "in Set-of-Mark mode only; runs record the model as " + simulator.SIM_MODEL + ".")
 PICK_A_MODEL = "pick one of the server's models: List models asks it which it has"
 PICK_PLACEHOLDER = "pick a model (List models asks the server)"
 
@@ -54,7 +61,7 @@ class ModelSection(QWidget):
         menu = QMenu(self.presets_button)
         self.preset_actions = {}
         for name, url, _ in PRESETS:
-            act = menu.addAction(f"{name}  ({url or 'https://api.openai.com/v1'})")
+            act = menu.addAction(PRESET_WORDS.get(name) or f"{name}  ({url or 'https://api.openai.com/v1'})")
             act.triggered.connect(lambda _=False, n=name: self.apply_preset(n))
             self.preset_actions[name] = act
         self.presets_button.setMenu(menu)
@@ -70,6 +77,12 @@ class ModelSection(QWidget):
         self.list_button = BusyButton("&List models", "Listing…", "Ask the server which models it offers")
         self.list_button.clicked.connect(self.list_requested)
         self.form.addRow(label("&Model:", self.model_combo, "model"), row(self.model_combo, self.list_button))
+        self.simulator_note = MessageLabel(SIMULATOR_NOTE)  # shown while the model is the simulator
+        self.simulator_note.setObjectName("simulatorNote")
+        self.simulator_note.setStyleSheet("QLabel#simulatorNote { background: #fff4ce; color: #4a3b00; "
+                                          "border: 1px solid #d9b94a; padding: 4px; }")
+        self.form.addRow(self.simulator_note)
+        self.model_combo.editTextChanged.connect(self._note_simulator)
 
         self.temperature_spin = QDoubleSpinBox()
         self.temperature_spin.setRange(0.0, 2.0)
@@ -123,6 +136,10 @@ class ModelSection(QWidget):
         self.format_combo.setCurrentIndex(i if i >= 0 else 0)
         self.dialect_field.load(cfg.dialect, cfg.coords, cfg.qwen_min_pixels, cfg.qwen_max_pixels)
         self.dialect_field.suggest_for(cfg.model)
+        self._note_simulator()
+
+    def _note_simulator(self, *_) -> None:
+        self.simulator_note.setVisible(simulator.is_simulator(self.model()))
 
     def base_url(self) -> str | None:
         """The base URL in the form; None for OpenAI."""
@@ -155,16 +172,29 @@ class ModelSection(QWidget):
     # ------------------------------------------------------------------ presets and listed models
     def apply_preset(self, name: str) -> None:
         """The preset's address, and a model its server has: the one set for that server earlier, OpenAI's
-        default, or none (the field is emptied and the person asked to pick one)."""
+        default, or none (the field is emptied and the person asked to pick one). The simulator's is started
+        here, on this computer, and answers in Set-of-Mark mode only."""
         url, model = next((u, m) for n, u, m in PRESETS if n == name)
+        if name == "Simulator":
+            try:
+                url = simulator.shared().base_url  # started now, so Test connection and List models reach it
+            except OSError as e:
+                self.said.emit(f"The simulator could not start: {e}")
+                return
+            self.dialect_field.load("marks", "pixels")  # the simulator reads numbered marks only
         if url != (self.base_url() or ""):
             self._models[self.base_url() or ""] = self.model()
             model = self._models.get(url) or model
             self.base_url_edit.setText(url)
             self.model_combo.clear()
             self.model_combo.setEditText(model)
+        if name == "Simulator":
+            self.model_combo.setEditText(simulator.SIM_MODEL)  # its only name, whatever was set for the address
         self.model_combo.lineEdit().setPlaceholderText("" if self.model() else PICK_PLACEHOLDER)
         self.server_changed.emit()
+        if name == "Simulator":
+            self.said.emit("Simulator: started on this computer. " + SIMULATOR_NOTE.split(": ", 1)[1])
+            return
         self.said.emit(f"{name}: model {self.model()}." if self.model() else f"{name}: {PICK_A_MODEL}.")
 
     def set_listing(self, busy: bool) -> None:

@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 import pytest
 from openai import OpenAI
 
-from cockpit.core import resources
 from cockpit.core.agent.execute import Executor
 from cockpit.core.demo.policy import (
     DEMO_CARD,
@@ -27,14 +26,7 @@ from cockpit.core.demo.policy import (
 )
 from cockpit.core.errors import ActionError
 from cockpit.core.llm import prompt
-from cockpit.core.localserver import LocalSite
 from cockpit.core.page.observation import Observation, observe
-
-
-@pytest.fixture(scope="module")
-def demo_shop():
-    with resources.path("demo_site") as root, LocalSite(root) as site:
-        yield site
 
 
 @pytest.fixture(scope="module")

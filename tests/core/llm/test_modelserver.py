@@ -9,15 +9,11 @@ import pytest
 from openai import AsyncOpenAI, OpenAI
 
 from cockpit.core.llm.modelserver import IMAGE_TOKENS, ModelServer, Reply, ScriptExhausted, scripted
+from tests.models import openai_for
 
 USER = [{"role": "user", "content": "Open the page"}]
 PNG_URL = ("data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4"
            "nGNgYGD4DwABBAEAwS2OUAAAAABJRU5ErkJggg==")
-
-
-def openai_for(server, **kw):
-    kw.setdefault("max_retries", 0)
-    return OpenAI(base_url=server.base_url, api_key="test-key", **kw)
 
 
 def ask(client, messages=USER, **kw):
@@ -168,8 +164,8 @@ def test_models_list_and_unknown_url():
     assert srv.requests == []  # only chat completions are recorded
 
 
-def test_streaming_is_refused_with_400():
-    with ModelServer(lambda body: "x") as srv, openai_for(srv) as client:
+def test_streaming_is_refused_with_400_when_the_server_is_made_so():
+    with ModelServer(lambda body: "x", streaming="refuse") as srv, openai_for(srv) as client:
         with pytest.raises(openai.BadRequestError) as err:
             ask(client, stream=True)
     assert err.value.param == "stream"

@@ -8,7 +8,8 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.safety.rules import SiteRule
 from cockpit.core.store import Store
-from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.step_details import StepDetails
+from cockpit.ui.live.step_log import StepLogPanel
 from tests.models import last_user_text, mark_for, model_client
 
 

@@ -7,7 +7,8 @@ from cockpit.core.agent.loop import AgentConfig
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.ui.live.approval_panel import ApprovalPanel
-from cockpit.ui.live.step_log import StepDetails, StepLogPanel
+from cockpit.ui.live.step_details import StepDetails
+from cockpit.ui.live.step_log import StepLogPanel
 from tests.core.lookahead.test_worldmodel import TO_ORDER, TO_PLACED, agent_replies, forecasts
 from tests.lookahead_helpers import calls, world
 

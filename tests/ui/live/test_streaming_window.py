@@ -1,0 +1,87 @@
+"""Waiting on a model in the window (issue #38), with the simulator as the model: it takes seconds and streams.
+While the reply comes, the step's row and the strip under the screenshot show the wait, then the thought as it
+is written with its tokens per second, then the action; Stop during a reply ends the run and hangs up on the
+server. Real window (offscreen), real Chromium, the real openai client; at 1024x700."""
+import threading
+
+import pytest
+
+from cockpit.core.demo.simulator import SIM_MODEL, SimulatorSettings, serve_simulator
+from cockpit.core.llm.client import ModelConfig
+from tests.ui.windowtools import LONG, records, wait_idle
+
+
+@pytest.fixture
+def window_1024(window_factory):
+    win = window_factory()
+    win.resize(1024, 700)
+    return win
+
+
+def use(w, srv):
+    w.settings.model = ModelConfig(base_url=srv.base_url, model=SIM_MODEL, max_retries=0, timeout=60)
+
+
+def test_the_step_row_and_the_strip_show_the_wait_then_the_thought_as_it_is_written(qtbot, window_1024, site):
+    w = window_1024
+    settings = SimulatorSettings(latency=(2.5, 3.0), tokens_per_second=12.0, unreadable=0, wrong_target=0, seed=1)
+    w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
+    seen = {"rows": [], "heads": [], "thoughts": []}
+    with serve_simulator(settings) as srv:
+        use(w, srv)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: 1 in w.live.log_panel.items, timeout=LONG)
+        row = w.live.log_panel.items[1]
+        strip = w.live.thinking
+
+        def watch():  # what a person sees, sampled until the reply is in
+            seen["rows"].append((row.text(1), row.text(3)))
+            seen["heads"].append(strip.head.fullText())
+            seen["thoughts"].append(strip.thought.fullText())
+            return row.text(1).startswith("Click [") and not row.text(3)
+        qtbot.waitUntil(watch, timeout=LONG)
+        assert "[SIMULATOR: rule-based, not a model]" in w.live.banner.fullText() or w.runs.simulated
+        wait_idle(qtbot, w)
+    outcomes = [o for _, o in seen["rows"]]
+    assert any(o.startswith("waiting for the model…") for o in outcomes)
+    assert any(o.startswith("writing…") and "tok/s" in o for o in outcomes)
+    heads = seen["heads"]
+    assert any(h.startswith("Step 1: waiting for the model") for h in heads)
+    assert any(h.startswith("Step 1: the model is writing — ") and "tokens/s" in h for h in heads)
+    growing = [t for t in seen["thoughts"] if t.startswith("Thought: ")]
+    assert len(set(growing)) >= 3 and len(growing[0]) < len(growing[-1])  # written a few words at a time
+    # the thought came before the action: a row with a thought and no action yet was on screen
+    thought_rows = [r for r, h in zip(seen["rows"], heads) if "writing" in h and not r[0]]
+    assert thought_rows
+    assert heads[-1].startswith("Step 1: the model's reply — ")
+    run, steps, _ = records(w)
+    assert run["status"] == "answered" and run["config"]["model"]["model"] == SIM_MODEL
+    assert steps[0]["thought"].endswith("so I'll open it.")
+    assert w.width() <= 1024 and w.height() <= 700
+    assert not strip.isVisible()  # the run is over: the banner says how it ended
+
+
+def test_stop_during_a_reply_ends_the_run_at_once_and_hangs_up_on_the_model(qtbot, window_1024, site):
+    w = window_1024
+    # a first token at once, then about 30 pieces at 2 a second: the reply would take some 15 s
+    settings = SimulatorSettings(latency=(1.0, 1.5), tokens_per_second=2.0, unreadable=0, wrong_target=0)
+    w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
+    with serve_simulator(settings) as srv:
+        use(w, srv)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: 1 in w.live.log_panel.items
+                        and w.live.log_panel.items[1].text(3).startswith("writing…")
+                        and "Agent start" in w.live.thinking.thought.fullText(), timeout=LONG)
+        thought = w.live.thinking.thought.fullText()
+        w.toolbar.act_stop.trigger()
+        wait_idle(qtbot, w, timeout=10_000)  # well before the reply would have ended
+        gone = threading.Event()
+        for _ in range(100):
+            if srv.abandoned:
+                break
+            gone.wait(0.05)
+        assert srv.abandoned == 1  # the connection was closed: the model stops writing
+    run, steps, _ = records(w)
+    assert run["status"] == "stopped" and steps[0]["status"] == "stopped"
+    assert thought.startswith("Thought: I am on 'Agent start'.")
+    assert "stopped" in w.live.log_panel.items[1].text(3)
