@@ -12,7 +12,7 @@ const globals = require("globals");
 
 module.exports = [
   // Not ours: virtual environments, build output, the test suite's page fixtures (some hostile on purpose).
-  { ignores: [".venv/", "build/", "dist/", "out/", "site/", "tests/"] },
+  { ignores: [".venv/", "build/", "dist/", "out/", "site/", "tests/", "bench/.apps/"] },
   js.configs.recommended,
   {
     files: ["cockpit/resources/**/*.js"],

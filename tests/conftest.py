@@ -11,8 +11,11 @@ import keyring  # noqa: E402
 import pytest  # noqa: E402
 from keyring.backends import fail  # noqa: E402
 
+from cockpit.core.agent.approval import PolicyApprover  # noqa: E402
 from cockpit.core.agent.loop import Agent, AgentConfig  # noqa: E402
+from cockpit.core.agent.start import Fresh  # noqa: E402
 from cockpit.core.browser.session import BrowserConfig, BrowserSession  # noqa: E402
+from cockpit.core.llm.modelserver import ModelServer  # noqa: E402
 from cockpit.core.localserver import LocalSite  # noqa: E402
 from cockpit.core.store import Store  # noqa: E402
 from testkit import pagegen  # noqa: E402
@@ -23,6 +26,7 @@ from tests.keyrings import MemoryKeyring  # noqa: E402
 from tests.lookahead_helpers import RecordingSite  # noqa: E402
 from tests.models import model_client  # noqa: E402
 from tests.pdfgen import write_pdf  # noqa: E402
+from tests.webshop import WebShop, web_shopper  # noqa: E402
 from tests.webvoyager_runs import webvoyager_results  # noqa: E402
 
 # The demo shop's port of its own for each test process (workers, other sessions' suites on this machine),
@@ -107,6 +111,19 @@ def make_agent(browser, store):
     yield make
     for c in made:
         c.close()
+
+
+@pytest.fixture
+def recorded_run(make_agent, store, tmp_path):
+    """A recorded run on the web shop (tests/webshop.py: open the red kettle, type a password, place the
+    order) in `store`, and its shop (still serving; a test may change it or stop it)."""
+    shop = WebShop(tmp_path / "shop").start()
+    with ModelServer(web_shopper(password="Pw-9-replayed")) as srv:
+        agent = make_agent(srv, AgentConfig(wait_seconds=0.2), approver=PolicyApprover(True))
+        result = agent.run(Fresh("buy the red kettle", shop.url("web_list.html")))
+    assert result.status == "answered", result
+    yield result.run_id, shop
+    shop.stop()
 
 
 @pytest.fixture

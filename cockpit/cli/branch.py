@@ -20,7 +20,8 @@ def add_parser(sub) -> None:
         "Open a new browser, replay the recorded actions of RUN before STEP (checking after each "
         "that the page still matches: URL and marks similarity) and continue from STEP with the "
         "agent, as a new run that records RUN and STEP as its parent. With --replay-only, stop "
-        "after the replay (STEP 0 replays the whole run). Model options default to the parent "
+        "after the replay (STEP 0 replays the whole run). With --recorded the replay is served from "
+        "RUN's web recording (the site as it was, even changed or gone since). Model options default to the parent "
         "run's model, server and settings. Exit codes: 0 done, 1 the new run failed, 2 bad "
         "input, 3 the browser or model could not be used, 4 the replay diverged."))
     p.add_argument("run", help="run id or a unique prefix (see `cockpit runs`)")
@@ -33,6 +34,11 @@ def add_parser(sub) -> None:
     g.add_argument("--min-similarity", type=float, default=0.6, metavar="X",
                    help="marks similarity (0..1) below which a page no longer matches (default 0.6)")
     g.add_argument("--no-check", action="store_true", help="replay without comparing the pages")
+    g.add_argument("--recorded", action="store_true",
+                   help="replay from RUN's web recording instead of the live site: every request is answered "
+                        "from the recording (none reaches the network; one it lacks fails and is listed), time "
+                        "and randomness are as recorded, irreversible steps are not asked about again (nothing "
+                        "is sent), typed secrets are answered from the recording. A branch then goes on live")
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", dest="allow_domain",
                    help="only let the new run visit this domain (and its subdomains); repeat for more. When "
                         "the parent run was limited, its allowed domains and start host stay and these add to them")
@@ -91,9 +97,28 @@ def _check_step(store, run_id: str, step: int | None, **kw) -> str | None:
     return None
 
 
-def _session(args):
+def _not_recorded(args, store, run_id: str) -> str | None:
+    """Why RUN cannot be replayed from its recording (--recorded), or None."""
+    if not args.recorded:
+        return None
+    from cockpit.core.store.webarchive import WebArchive
+    arc = WebArchive.of(store.run_dir(run_id))
+    if arc is None:
+        return (f"run {run_id} has no web recording (made with recording off, before Cockpit recorded the web, "
+                "or imported without it); replay it without --recorded")
+    if not arc.meta.get("network"):
+        return f"run {run_id} recorded no network ({arc.meta.get('why_not') or 'unknown'}); replay it without --recorded"
+    return None
+
+
+def _session(args, offline: bool = False):
+    """A browser; `offline` (a replay only, as recorded): one whose requests cannot leave this machine."""
     from cockpit.core.browser.session import BrowserSession
-    return BrowserSession(common.browser_config(args)).start()
+    config = common.browser_config(args)
+    if offline and not config.webdriver_url:
+        from cockpit.core.replay.recorded import OFFLINE_ARGS
+        config.extra_args += list(OFFLINE_ARGS)
+    return BrowserSession(config).start()
 
 
 def _replay_only(args, store, run_id: str) -> int:
@@ -102,18 +127,19 @@ def _replay_only(args, store, run_id: str) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
     upto = args.step or None
-    if args.step < 0 or (why := _check_step(store, run_id, upto)):
+    if args.step < 0 or (why := _check_step(store, run_id, upto) or _not_recorded(args, store, run_id)):
         return common.fail(why or "STEP must be 0 (the whole run) or a step number", 2)
     try:
         gate_as_parent(args, store.run(run_id))
         ac = common.agent_config(args)
     except CockpitError as e:
         return common.fail(str(e), 2)
+    how = " from its recording" if args.recorded else ""
     what = "the whole run" if upto is None else f"steps 1-{upto - 1}" if upto > 2 else \
         "step 1" if upto == 2 else "nothing (only the start page)"
-    print(f"replaying {what} of {run_id}", file=sys.stderr)
+    print(f"replaying {what} of {run_id}{how}", file=sys.stderr)
     try:
-        session = _session(args)
+        session = _session(args, offline=args.recorded)
     except CockpitError as e:
         return common.fail(str(e), 3)
     try:
@@ -121,7 +147,7 @@ def _replay_only(args, store, run_id: str) -> int:
                                  on_replay=lambda n, info: print(info.describe(), flush=True)), run_id, upto,
                       ReplayOptions(speed=args.speed or None, check=not args.no_check,
                                     min_similarity=args.min_similarity, policy=ac.approval_policy,
-                                    rules=ac.risk_rules))
+                                    rules=ac.risk_rules, recorded=args.recorded))
     except Diverged as e:
         print(f"DIVERGED {e}", flush=True)
         return common.fail(f"the replay of {run_id} diverged: {e}", DIVERGED)
@@ -131,8 +157,14 @@ def _replay_only(args, store, run_id: str) -> int:
         session.close()
     steps = [d for d in done if not d.is_check]
     moved = sum(d.id_changed for d in steps)
-    print(f"replayed {plural(len(steps), 'step')} of {run_id}; the pages matched"
+    missing = [m for d in steps for m in d.missing]
+    print(f"replayed {plural(len(steps), 'step')} of {run_id}{how}; the pages matched"
           + (f" ({moved} element ids changed)" if moved else ""), flush=True)
+    if args.recorded:
+        print(f"{plural(len(missing), 'request')} not in the recording, answered with a network error"
+              + (":" if missing else ""), flush=True)
+        for m in missing:
+            print(f"  {m}", flush=True)
     return 0
 
 
@@ -169,7 +201,7 @@ def _branch(args, store, run_id: str) -> int:
     from cockpit.core.errors import CockpitError
     from cockpit.core.llm.client import ModelClient
     from cockpit.core.replay.branch import branch
-    if why := _check_step(store, run_id, args.step):
+    if why := _check_step(store, run_id, args.step) or _not_recorded(args, store, run_id):
         return common.fail(why, 2)
     parent = store.run(run_id)
     try:
@@ -199,7 +231,8 @@ def _branch(args, store, run_id: str) -> int:
         ctx = RunContext(session, store, client, approver_for(args.approval), control, printer,
                          on_replay=lambda n, info: print(f"replay {info.describe()}", file=sys.stderr, flush=True),
                          on_agent=lambda a: holder.setdefault("agent", a))
-        result = branch(ctx, run_id, args.step, ac, min_similarity=args.min_similarity, check=not args.no_check)
+        result = branch(ctx, run_id, args.step, ac, min_similarity=args.min_similarity, check=not args.no_check,
+                        recorded=args.recorded)
     except KeyboardInterrupt:
         agent = holder.get("agent")
         if agent is not None and agent.run_id:

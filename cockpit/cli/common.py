@@ -192,6 +192,9 @@ def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask")
                         "successful runs as examples in the prompt (default 0 = off)")
     g.add_argument("--rules", metavar="FILE", type=Path,
                    help="per-site risk rules (JSON); default: risk_rules.json in the data dir if present")
+    g.add_argument("--record-web", choices=("on", "off"), default="on",
+                   help="record every request and response and each step's page in the run's folder, for "
+                        "replaying as recorded (branch --recorded), inspecting steps and HAR export (default on)")
 
 
 def agent_config(args, *, demo: bool = False):
@@ -203,4 +206,5 @@ def agent_config(args, *, demo: bool = False):
     rules = load_rules(args.rules or default_rules_path())
     return AgentConfig(max_steps=args.max_steps, keep_images=args.keep_images,
                        approval_policy=args.ask_before, risk_rules=rules, demo=demo,
-                       memory_k=max(0, getattr(args, "memory", 0) or 0))
+                       memory_k=max(0, getattr(args, "memory", 0) or 0),
+                       record_web=getattr(args, "record_web", "on") != "off")

@@ -8,14 +8,15 @@ from cockpit.cli import common, runfilter
 from cockpit.cli.trainingexport import write_training
 from cockpit.core.words import plural
 
-HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for another "
-        "machine), HTML reports, GIFs, marks as COCO JSON, corrected clicks of pixel runs (JSONL, COCO keypoints), training data (SFT, preference, process labels, grounding)")
+HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JSONL/CSV, a bundle (runs with labels, for "
+        "another machine), HTML reports, GIFs, marks as COCO JSON, corrected clicks of pixel runs (JSONL, COCO "
+        "keypoints), training data (SFT, preference, process labels, grounding), the recorded web as HAR")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
 SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
 #: Training data (cockpit.core.training): OUT is a folder with the data files and a dataset card.
 TRAINING = ("sft", "preference", "process", "grounding")
-FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif") + TRAINING
+FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif", "har") + TRAINING
 
 
 def add_parser(sub) -> None:
@@ -32,7 +33,10 @@ def add_parser(sub) -> None:
         "gets one row with an empty annotator), OUT is the file. "
         "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
         "checked by a manifest of sha256 hashes, for `cockpit import bundle` on another machine; OUT is "
-        "the file. "
+        "the file; the runs' web recordings go with them, their credentials only with --with-credentials. "
+        "har: OUT/<run id>.har, the run's recorded requests and responses as HAR 1.2 (one page per step) for "
+        "Chrome DevTools, Playwright's routeFromHAR or any HAR viewer; Authorization, Cookie and Set-Cookie are "
+        "left out unless --with-credentials. "
         "html: OUT/<run id>.html, a self-contained report with the screenshots embedded (with --annotator "
         "NAME, a run a blind batch gives NAME that NAME has not labelled yet leaves out the judges' verdicts "
         "and the agent's own claim: its answer, status and ANSWER step). "
@@ -59,6 +63,9 @@ def add_parser(sub) -> None:
                    help="coco: leave out marks a human flagged as on nothing (default: keep them, flagged)")
     p.add_argument("--annotator", metavar="NAME",
                    help="html: the report is for this annotator (blind batches: see above)")
+    p.add_argument("--with-credentials", action="store_true",
+                   help="har and bundle: include the Authorization, Cookie and Set-Cookie headers, cookies and "
+                        "storage the web recording kept on this computer (default: left out)")
     p.add_argument("--seconds-per-step", type=float, default=1.5, metavar="S", help="gif: frame time (default 1.5)")
     p.add_argument("--width", type=int, default=800, metavar="PX", help="gif: frame width (default 800)")
     p.add_argument("--layout", choices=("openai", "hf", "trl", "sharegpt", "screenspot"),
@@ -137,6 +144,8 @@ def _bad_options(args) -> str:
         return f"--out {args.out} is a folder; {args.format} writes one file: give its name"
     if args.annotator and args.format != "html":
         return "--annotator is for --format html"
+    if args.with_credentials and args.format not in ("har", "bundle"):
+        return "--with-credentials is for --format har and bundle"
     if args.width < 16 or args.seconds_per_step <= 0:
         return "--width must be at least 16 and --seconds-per-step above 0"
     if args.layout and args.format not in TRAINING:
@@ -149,7 +158,8 @@ def _write_single(store, args, ids) -> Path:
     from cockpit.core.review.exports import write_json
     if args.format == "bundle":
         from cockpit.core.store.bundle import write_bundle
-        return write_bundle(store, label_tables.run_ids_or_all(store, ids), args.out)
+        return write_bundle(store, label_tables.run_ids_or_all(store, ids), args.out,
+                            credentials=args.with_credentials)
     if args.format in ("clicks-jsonl", "clicks-coco"):
         from cockpit.core.review import clicks
         if args.format == "clicks-coco":
@@ -171,6 +181,14 @@ def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
     if args.format == "mind2web":
         from cockpit.core.store.mind2web import export_mind2web
         return export_mind2web(store, run_id, args.out, problems)
+    if args.format == "har":
+        from cockpit.core.review.har import NoArchive, write_har
+        args.out.mkdir(parents=True, exist_ok=True)
+        try:
+            return write_har(store, run_id, args.out / f"{run_id}.har", credentials=args.with_credentials)
+        except NoArchive as e:
+            from cockpit.core.errors import CockpitError
+            raise CockpitError(str(e)) from None
     problems += [f"{p}; the {args.format} shows the other screenshot of the step, or none"
                  for p in missing_step_files(store, run_id)]
     from cockpit.core.review import exports

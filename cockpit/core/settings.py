@@ -134,6 +134,9 @@ class Settings:
     keep_browser_state: bool = field(default=False, metadata=_help(
         "The window's runs go on in the browser as the last run left it (cookies, storage, log-ins). "
         "Off: each run starts clean (a new browser context: no cookies, storage or cache of the last run)."))
+    record_web: bool = field(default=True, metadata=_help(
+        "Record the web with every run: each request and response, and each step's page, in the run's folder, "
+        "so the run can be replayed as recorded and its steps inspected as they were."))
     webdriver_url: str = field(default="", metadata=_help(
         "The window's browser on a remote WebDriver or Selenium Grid, e.g. http://hub:4444 (empty = "
         "Chromium on this computer). Its nodes must reach the pages: the demo site is served on 127.0.0.1."))
@@ -213,6 +216,7 @@ class Settings:
             "keep_images": self.keep_images,
             "memory_k": self.memory_k,
             "keep_browser_state": self.keep_browser_state,
+            "record_web": self.record_web,
             "webdriver_url": self.webdriver_url,
             "chrome_args": list(self.chrome_args),
             "viewport": list(self.viewport),

@@ -132,8 +132,9 @@ class MainWindow(QMainWindow):
         if tb.demo_box.isChecked():
             self._on_demo_toggled(True)
         self.review.branchRequested.connect(self.start_branch)
-        speed = self.review.viewer.tools.replay_speed
-        self.review.replayRequested.connect(lambda rid: self.start_replay(rid, speed.currentData()))
+        speed, recorded = self.review.viewer.tools.replay_speed, self.review.viewer.tools.recorded_box
+        self.review.replayRequested.connect(lambda rid: self.start_replay(rid, speed.currentData(),
+                                                                          recorded.isChecked()))
         self.review.resumeRequested.connect(self.start_resume)
         self.reports.openRun.connect(self.open_in_review)
         self.modes.currentChanged.connect(self._on_modes_changed)
@@ -281,7 +282,7 @@ class MainWindow(QMainWindow):
         return AgentConfig(max_steps=tb.max_steps.value(), keep_images=self.settings.keep_images, demo=demo,
                            approval_policy=policy or tb.policy.currentText(), breakpoints=self.live.breakpoints,
                            memory_k=tb.memory.value(), allowed_domains=list(domains),
-                           **self.lookahead.agent_options(demo))
+                           record_web=self.settings.record_web, **self.lookahead.agent_options(demo))
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
         """Reset the Live view for a new run and hand `spec` to the bridge."""
@@ -295,16 +296,19 @@ class MainWindow(QMainWindow):
         self.status.set_elapsed(0)
         return self.runs.launch(spec, paused=paused)
 
-    def start_branch(self, run_id: str, step: int) -> bool:
+    def start_branch(self, run_id: str, step: int, recorded: bool | None = None) -> bool:
         """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab), asking
-        at least as the parent run did (as a resume does; core.resume.resume_policy)."""
+        at least as the parent run did (as a resume does; core.resume.resume_policy). `recorded`: the replay is
+        served from the run's web recording (None: as Review's "as recorded" box says)."""
         from cockpit.core.replay.resume import resume_policy
         policy = resume_policy(self.store.run(run_id), self.toolbar.policy.currentText())
-        return self._start_special(run_id, branch_from=(run_id, step), policy=policy)
+        if recorded is None:
+            recorded = self.review.viewer.tools.recorded_box.isChecked()
+        return self._start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded)
 
-    def start_replay(self, run_id: str, speed: float | None = 1.0) -> bool:
-        """Watch a finished run again on today's site (no model)."""
-        return self._start_special(run_id, replay_run=run_id, replay_speed=speed)
+    def start_replay(self, run_id: str, speed: float | None = 1.0, recorded: bool = False) -> bool:
+        """Watch a finished run again on today's site (no model), or as recorded (served from its recording)."""
+        return self._start_special(run_id, replay_run=run_id, replay_speed=speed, recorded=recorded)
 
     def start_resume(self, run_id: str, replay: bool = False) -> bool:
         """Continue an interrupted run, as the same run, in a new browser (model, policy: resume_settings)."""
@@ -320,7 +324,8 @@ class MainWindow(QMainWindow):
         spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo, policy),
                        demo=demo, task_id=run["task_id"] or "", **kw)
         verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
-        banner = verb + f"run {run_id}" + (f" (approval policy: {policy})" if policy else "") + "…"
+        banner = verb + f"run {run_id}" + (" as recorded" if kw.get("recorded") else "") + \
+            (f" (approval policy: {policy})" if policy else "") + "…"
         started = self._launch(spec, banner)
         self.status.say(banner, 15000)
         return started
@@ -379,6 +384,7 @@ class MainWindow(QMainWindow):
         self.review.viewer.loader.stop()  # a tab gets no closeEvent of its own
         if self._import_dialog is not None:
             self._import_dialog.cancel()  # stops between two folders; those imported are kept
+        self.review.step_pages.close()  # the browser on a recorded step's page
         self.reports.cancel_judging()
         self.store.close()
         super().closeEvent(event)

@@ -18,6 +18,7 @@ import pytest
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.store import Store
+from cockpit.core.store.webarchive import WebArchive
 from tests.clitools import cockpit, kill_leftovers, kill_when, text_of
 from tests.models import model_client
 
@@ -76,6 +77,12 @@ def test_killed_cli_run_is_interrupted_then_resumed_or_closed(site, tmp_path):
         assert "cockpit resume" in listing.stdout and "cockpit close" in listing.stdout
         with Store(home) as store:
             before = store.steps(first[0])
+            web = WebArchive.of(store.run_dir(first[0]))  # the web recording, as far as it got (issue #41)
+        assert {1, 2} <= set(web.steps()) and {1, 2} <= set(web.acts())
+        assert any(r["url"].endswith("agent_details.html") and web.body(r["body"]) for r in web.requests())
+        replayed = cockpit(home, "branch", first[0], "0", "--replay-only", "--recorded")
+        assert replayed.returncode == 0, replayed.stderr
+        assert "replayed 2 steps" in replayed.stdout and "0 requests not in the recording" in replayed.stdout
         n_before = len(srv.requests)
 
         r = cockpit(home, "resume", first[0][:17])

@@ -12,6 +12,7 @@ Two kinds of secret, searched for where a user (or whoever gets their files) cou
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import re
@@ -20,6 +21,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import zipfile
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
@@ -35,7 +37,7 @@ KEY = "sk-proj-CockpitFAKEkey-7d3f9a2b1c0e4d5f8a6b"
 KEY_FRAGMENT = KEY[8:30]  # a truncated copy ("sk-proj-Cockpit...") counts as a leak too
 PASSWORD = "S3cr3t-Pa55"
 CARD = "4111 1111 1111 1111"
-EXPORT_FORMATS = ("webvoyager", "labels-jsonl", "labels-csv", "html", "gif", "coco")
+EXPORT_FORMATS = ("webvoyager", "labels-jsonl", "labels-csv", "html", "gif", "coco", "har")
 #: Training data (issue #43), every kind and layout: (format, layout), each into its own folder.
 TRAINING_EXPORTS = (("sft", "openai"), ("sft", "hf"), ("sft", "sharegpt"), ("preference", "trl"),
                     ("preference", "sharegpt"), ("process", "trl"), ("grounding", "hf"), ("grounding", "screenspot"))
@@ -68,14 +70,21 @@ def parquet_text(path: Path) -> bytes:
 
 
 def scan_files(roots, find: list[bytes], exclude=()) -> dict[str, int]:
-    """Occurrences per file, every file under `roots` read as bytes (db, WAL, PNG, GIF alike; Parquet decoded)."""
+    """Occurrences per file, every file under `roots` read as bytes (db, WAL, PNG, GIF alike; Parquet decoded; the
+    web archive's gzip-compressed bodies and snapshots as they decompress)."""
     found = {}
     for root in roots:
         root = Path(root)
         for p in [root] if root.is_file() else sorted(root.rglob("*")):
             if p.is_file() and p not in exclude:
                 try:
-                    n = count(parquet_text(p) if p.suffix == ".parquet" else p.read_bytes(), find)
+                    if p.suffix == ".parquet":
+                        data = parquet_text(p)
+                    else:
+                        data = p.read_bytes()
+                        if p.suffix == ".gz":
+                            data += gzip.decompress(data)
+                    n = count(data, find)
                 except OSError:  # a file that vanished (a WAL checkpointed away) while we looked
                     continue
                 if n:
@@ -409,12 +418,27 @@ def test_text_typed_into_secret_fields_is_masked_everywhere(site, browser, tmp_p
         sft = export(store, ExportOptions("sft", "openai", keep="all"), out / "train-sft-openai")
     assert sft.rows == 1 and sft.tally.skipped["text typed into a secret field is not stored"] == 2
     assert count(parquet_text(out / "train-sft-hf" / "data" / "train-00000-of-00001.parquet"), needles("Sign in"))
+    for fmt in ("har", "bundle"):  # the web recording, credentials and all, as far as it goes out
+        dest = out / f"{fmt}-with-credentials" / ("run.zip" if fmt == "bundle" else "")
+        assert cockpit_main(["export", run_id, "--format", fmt, "--with-credentials", "--out", str(dest)]) == 0
+    # the web recording holds the page's form post and JSON body, each with the fields as "(secret)"
+    har = json.loads(next((out / "har").glob("*.har")).read_text())["log"]["entries"]
+    posts = {e["request"]["url"].rsplit("=", 1)[1]: e["request"]["postData"]["text"] for e in har
+             if e["request"]["method"] == "POST"}
+    assert set(posts) == {"form", "json"}, posts
+    assert "password=%28secret%29" in posts["form"] or "password=(secret)" in posts["form"]
+    assert json.loads(posts["json"])["password"] == "(secret)" and json.loads(posts["json"])["user"] == "alice"
+    with zipfile.ZipFile(next((out / "bundle-with-credentials").glob("*.zip"))) as z:
+        bundle = {n: z.read(n) for n in z.namelist()}
+    assert any(n.endswith("web/credentials.jsonl") for n in bundle)
 
     leaks = {}
     for name, secret in (("password", PASSWORD), ("card", CARD)):
         find = needles(secret)
         where = {
             "files": {**files_while_open, **scan_files([home, out], find)},
+            "bundle with credentials": {n: c for n, d in bundle.items() if (c := count(
+                gzip.decompress(d) if n.endswith(".gz") else d, find))},
             "database": db_hits(home / "cockpit.db", find),
             "marks.json": {s["marks_file"]: n for s in steps if (n := count(Path(home, s["marks_file"]).read_bytes(),
                                                                              find))},

@@ -192,3 +192,36 @@ def test_a_pixel_model_clicks_at_its_point_through_the_grid(grid, site, tmp_path
     assert steps[0]["status"] == "ok" and steps[0]["action"].startswith("Click (")
     assert approver.requests and approver.requests[0].mark.text == "Place order"
     assert steps[1]["status"] == "refused"
+
+
+def test_a_run_on_the_grid_records_the_web_and_replays_from_it(grid, tmp_path):
+    """Issue #41 through a real Grid: the network is recorded over the hub's se:cdp relay, and a replay served
+    from the recording (Fetch interception over the same relay) sends the site nothing."""
+    from cockpit.core.agent.start import RunContext
+    from cockpit.core.browser.session import BrowserSession
+    from cockpit.core.replay.replay import ReplayOptions, replay
+    from cockpit.core.store.webarchive import WebArchive
+    from tests.webshop import WebShop, web_shopper
+
+    home = tmp_path / "home"
+    with WebShop(tmp_path / "shop") as shop, ModelServer(web_shopper()) as srv:
+        tasks = [Task("Grid-web", "buy the red kettle", shop.url("web_list.html"))]
+        b = Batch(tasks, ModelConfig(base_url=srv.base_url, model="m", max_retries=0),
+                  AgentConfig(max_steps=6, wait_seconds=0.2),
+                  BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"], command_timeout=20),
+                  approver_factory=lambda: PolicyApprover(True), store_root=home, api_key="k", concurrency=1)
+        item = b.run()[0]
+        assert item.result.status == "answered", item.result.error
+        run_id = item.result.run_id
+        with Store(home) as store:
+            web = WebArchive.of(store.run_dir(run_id))
+            assert web.meta["network"] and web.meta["clock"], web.meta
+            assert {r["url"].rsplit("/", 1)[1] for r in web.requests()} >= {"web_list.html", "web_done.html"}
+            assert sorted(web.steps()) == [1, 2, 3] and all(s["snapshot"] for s in web.steps().values())
+            shop.change()
+            before = len(shop.seen)
+            with BrowserSession(BrowserConfig(webdriver_url=grid.url, extra_args=["--no-sandbox"])) as session:
+                done = replay(RunContext(session, store), run_id, None, ReplayOptions(recorded=True))
+                assert session.title == "Order placed"
+            assert [d.step for d in done] == [1, 2] and not any(d.missing for d in done)
+            assert len(shop.seen) == before

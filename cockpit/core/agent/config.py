@@ -29,6 +29,7 @@ class AgentConfig:
     allowed_domains: list[str] = field(default_factory=list)  # the navigation fence; empty = any host
     preview: WorldModelConfig | None = None  # predict each action's effect before the gate
     planning: PlanningConfig | None = None  # rank k candidates by simulated outcome (WebDreamer)
+    record_web: bool = True  # the web archive: every request, each step's page (agent/hooks/webrecord.py)
 
     def __post_init__(self):
         self.allowed_domains = list(navguard.parse_domains(self.allowed_domains))
@@ -41,6 +42,8 @@ class AgentConfig:
         d = {"max_steps": self.max_steps, "keep_images": self.keep_images,
              "approval_policy": self.approval_policy, "wait_seconds": self.wait_seconds,
              "dialog_policy": self.dialog_policy, "risk_rules": len(self.risk_rules), "demo": self.demo}
+        if not self.record_web:
+            d["record_web"] = False
         if self.memory_k:
             d["memory_k"] = self.memory_k
         if self.allowed_domains:

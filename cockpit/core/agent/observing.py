@@ -27,6 +27,8 @@ def look(agent: Agent, st: Step) -> None:
     st.obs = obs
     agent._last_obs = obs
     agent._measure(obs)
+    for h in agent.hooks:  # e.g. the web archive's snapshot of this page
+        h.observed(st)
     seen = agent.images.record(agent.run_id, st, obs)
     agent.scope.emit(ev.ObservationReady(agent.run_id, st.n, obs.url, obs.title, str(agent.store.file(seen)),
                                          tuple(obs.marks), dict(obs.timings), obs.screenshot,

@@ -182,6 +182,20 @@ class DirectCDP:
             elif msg.get("id") == n:
                 return msg
 
+    def send(self, method: str, params: dict | None = None) -> int:
+        """Send a command without waiting: its reply comes through :meth:`messages` with the returned id (for
+        a connection whose reader thread takes every message, browser/netrec.py)."""
+        with self._lock:
+            n = next(self._ids)
+            out = {"id": n, "method": method, "params": params or {}}
+            if self.session_id:
+                out["sessionId"] = self.session_id
+            try:
+                self._ws.send(json.dumps(out))
+            except Exception as e:
+                raise DirectCDPError(f"{method}: {e}") from e
+        return n
+
     def evaluate(self, expression: str, *, timeout: float | None = None, await_promise: bool = False):
         """The value of a JavaScript expression in the page's main world (JSON-able values only).
 

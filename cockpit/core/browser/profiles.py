@@ -72,7 +72,8 @@ def sweep(root: Path, keep: Path | None = None) -> int:
 CHROME_FLAGS = (
     "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking", "--disable-component-update",
     "--disable-sync", "--no-first-run", "--no-default-browser-check", "--disable-default-apps",
-    "--disable-features=Translate,MediaRouter,OptimizationHints",
+    # AutofillServerCommunication: Chromium sends the signatures of a page's forms to Google's autofill server
+    "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication",
     "--disable-popup-blocking",  # popups are folded into the one tab instead
     "--hide-scrollbars",
 )

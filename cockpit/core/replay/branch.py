@@ -16,8 +16,9 @@ keep the Agent given to its ``on_agent``; after the replay the run waits at its
 step 1, where ``agent.take_over()``, ``agent.human_act(action)`` and
 ``agent.hand_back(note)`` work as in any run.
 
-A step that typed into a secret field cannot be replayed (its text was never
-stored): branching after it stops with :class:`Diverged` (reason ``secret``).
+A step that typed into a secret field cannot be replayed live (its text was never
+stored): branching after it stops with :class:`Diverged` (reason ``secret``). Replayed
+from the recording (``recorded=True``) it can: the recording answers what the field sent.
 """
 from __future__ import annotations
 
@@ -102,7 +103,7 @@ def _with_acts(lead: str, acts: list[str]) -> str:
 
 @with_run_files
 def branch(ctx: RunContext, run_id: str, step: int, config: AgentConfig | None = None, *,
-           min_similarity: float = MIN_SIMILARITY, check: bool = True) -> BranchResult:
+           min_similarity: float = MIN_SIMILARITY, check: bool = True, recorded: bool = False) -> BranchResult:
     """A new run of `run_id`'s task that replays its steps 1..step-1 and goes on from `step`.
 
     The new run is created first (parent run and step recorded), so it is
@@ -115,7 +116,10 @@ def branch(ctx: RunContext, run_id: str, step: int, config: AgentConfig | None =
     each replayed step; `ctx.on_agent(agent)` receives the Agent before it runs,
     for a caller that takes over by hand (see the module docstring). The new run
     keeps the parent's allowed domains (:mod:`cockpit.core.safety.runlimits`); those in
-    `config` add to them.
+    `config` add to them. `recorded`: steps 1..step-1 are replayed from the parent's web
+    recording (:mod:`cockpit.core.replay.recorded`: nothing reaches the site, irreversible steps
+    are not asked about again, typed secrets are answered from the recording); from `step` on
+    the agent goes on against the live site.
     """
     store = ctx.store
     parent = store.run(run_id)
@@ -140,7 +144,7 @@ def branch(ctx: RunContext, run_id: str, step: int, config: AgentConfig | None =
         try:
             replay(dataclasses.replace(ctx, approver=agent.approver, on_replay=progress), run_id, step,
                    ReplayOptions(check=check, min_similarity=min_similarity, policy=config.approval_policy,
-                                 rules=config.risk_rules, run_label=agent.run_id))
+                                 rules=config.risk_rules, run_label=agent.run_id, recorded=recorded))
         except Diverged as e:
             found["divergence"] = e.divergence
             raise

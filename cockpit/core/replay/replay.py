@@ -57,6 +57,7 @@ from cockpit.core.page.match import same_url
 from cockpit.core.page.observation import Observation, observe
 from cockpit.core.replay import stepcheck
 from cockpit.core.replay.localfiles import with_run_files
+from cockpit.core.replay.recorded import ServedRun
 from cockpit.core.safety.runlimits import recorded_policy
 from cockpit.core.store import Store
 from cockpit.core.store.stepmarks import step_marks
@@ -145,6 +146,8 @@ class StepReplay:
     url_after: str = ""
     seconds: float = 0.0
     observation: Observation | None = field(default=None, repr=False)  # the page before the action
+    missing: list[str] = field(default_factory=list)  # as recorded: requests the recording could not answer
+    note: str = ""  # as recorded: what the gate said instead of asking
 
     @property
     def id_changed(self) -> bool:
@@ -163,7 +166,13 @@ class StepReplay:
         if self.id_changed:
             what += f"  (element now [{self.target_to}])"
         actor = " [human]" if self.actor == "human" else ""
-        return f"step {self.step}{actor}  {what}  ({sim})  -> {self.outcome}"
+        line = f"step {self.step}{actor}  {what}  ({sim})  -> {self.outcome}"
+        if self.note:
+            line += f"  [{self.note}]"
+        if self.missing:
+            line += f"  ({len(self.missing)} not in the recording: {', '.join(self.missing[:3])}" + \
+                    (", ..." if len(self.missing) > 3 else "") + ")"
+        return line
 
 
 # ---------------------------------------------------------------- replay
@@ -213,7 +222,10 @@ class ReplayOptions:
     >= `min_similarity`). A step that is, or was, irreversible runs only when
     the context's approver says yes (`policy` "never" skips the gate; `rules`
     are the site risk rules). `run_label` names the run in approval requests
-    (default: the replayed run's id).
+    (default: the replayed run's id). `recorded`: serve the browser from the
+    run's web archive instead of the network (:mod:`cockpit.core.replay.recorded`):
+    irreversible steps then run without asking (nothing reaches the site), and
+    a step that typed a secret types the placeholder, answered from the recording.
     """
     speed: float | None = None
     delay: float = 0.0
@@ -222,11 +234,12 @@ class ReplayOptions:
     policy: str = "irreversible"
     rules: tuple | list = ()
     run_label: str = ""
+    recorded: bool = False
 
 
 @with_run_files
 def replay(ctx: RunContext, run_id: str, upto: int | None = None,
-           opts: ReplayOptions = ReplayOptions()) -> list[StepReplay]:
+           opts: ReplayOptions = ReplayOptions(), served: ServedRun | None = None) -> list[StepReplay]:
     """Replay run `run_id`'s executed steps before `upto` (all of them when None) in `ctx.session`.
 
     Opens the start URL, then for each replayable step: observe, compare with
@@ -237,9 +250,14 @@ def replay(ctx: RunContext, run_id: str, upto: int | None = None,
     with :class:`~cockpit.core.agent.control.Stopped`; `ctx.on_replay(step, info)`
     is called after each step and after the final check; the same StepReplay
     objects are returned. Raises Diverged where the run cannot be reproduced.
+    With `opts.recorded` the session is served from the run's recording for the
+    replay (or by `served`, which the caller opened and closes).
     """
     if not 0.0 <= opts.min_similarity <= 1.0:
         raise CockpitError(f"the similarity threshold must be between 0 and 1, not {opts.min_similarity:g}")
+    if served is None and opts.recorded:
+        with ServedRun.open(ctx.session, ctx.store, run_id) as own:
+            return replay(ctx, run_id, upto, opts, own)
     session, store, stop = ctx.session, ctx.store, ctx.control.stop_event
     run = store.run(run_id)
     rows = check_step(store, run_id, upto)
@@ -261,7 +279,9 @@ def replay(ctx: RunContext, run_id: str, upto: int | None = None,
             continue
         _pause(_gap(row, prev_started, prev_t, opts.speed, opts.delay), stop)
         prev_started, prev_t = row.get("started"), time.monotonic()
-        info = _replay_step(ctx, executor, row, action, opts, opts.run_label or run_id, diverged)
+        if served is not None:
+            served.at_step(row["step"])
+        info = _replay_step(ctx, executor, row, action, opts, opts.run_label or run_id, diverged, served)
         if info.id_changed:
             log.info("replay of %s step %d: element [%s] is now [%s]", run_id, info.step, info.target_from,
                      info.target_to)
@@ -283,11 +303,12 @@ def _executor(session: BrowserSession, run: dict) -> Executor:
 
 
 def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action, opts: ReplayOptions,
-                 label: str, diverged) -> StepReplay:
+                 label: str, diverged, served: ServedRun | None = None) -> StepReplay:
     """Check the page against the recorded step `row`, map its target, pass the gate, and execute it."""
     session, n = ctx.session, row["step"]
     recorded = step_marks(ctx.store, row)
-    stepcheck.check_not_secret(action, recorded, row, session, n, diverged)
+    if served is None:  # as recorded, the placeholder is typed and the recording answers what it submits
+        stepcheck.check_not_secret(action, recorded, row, session, n, diverged)
     obs = observe(session, render=False)
     sim = stepcheck.compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
     todo_action, mark, recorded_mark = stepcheck.map_target(action, recorded, obs, n, diverged)
@@ -295,8 +316,12 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
         mark = stepcheck.check_point(executor, action, row, obs, n, diverged)
     human = row.get("actor") == "human"
     press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
-    todo_action, approved = stepcheck.gate(todo_action, row, mark, obs, press_enter, n, opts.policy, opts.rules,
-                                  ctx.approver, ctx.control.stop_event, label, diverged)
+    note = ""
+    if served is not None and stepcheck.irreversible(todo_action, row, mark, obs, press_enter, opts.rules):
+        approved, note = None, stepcheck.SERVED_NOTE  # nothing reaches the site: not asked again
+    else:
+        todo_action, approved = stepcheck.gate(todo_action, row, mark, obs, press_enter, n, opts.policy,
+                                               opts.rules, ctx.approver, ctx.control.stop_event, label, diverged)
     t0 = time.perf_counter()
     try:  # an approved step runs only on the element the approver saw (safety/binding.py), as in a live run
         out = executor.run(todo_action, obs.marks, press_enter=press_enter, approved=approved)
@@ -306,7 +331,8 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
     return StepReplay(n, "human" if human else "agent", row["action"], str(todo_action), obs.url,
                       row.get("url") or "", sim, target_from=recorded_mark.id if recorded_mark else None,
                       target_to=todo_action.target if recorded_mark else None, outcome=out.message,
-                      url_after=out.url_after, seconds=time.perf_counter() - t0, observation=obs)
+                      url_after=out.url_after, seconds=time.perf_counter() - t0, observation=obs,
+                      missing=served.take_missing() if served is not None else [], note=note)
 
 
 def _check_end(ctx: RunContext, by_n: dict, upto: int | None, done: list[StepReplay], min_similarity: float,

@@ -81,6 +81,18 @@ def map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n:
     return Action(action.kind, cur.id, action.text), cur, old
 
 
+#: What a replay served from its recording says at the gate of an irreversible step instead of asking.
+SERVED_NOTE = "irreversible, replayed from the recording: nothing was sent to the site"
+
+
+def irreversible(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool,
+                 rules) -> bool:
+    """Whether the step is irreversible now, or was when recorded."""
+    risk = (classify_point(action, mark, obs.marks, obs.url, rules) if action.pixel else
+            classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter))
+    return risk.level == "irreversible" or row.get("risk") == "irreversible"
+
+
 def gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool, n: int,
           policy: str, rules, approver: Approver | None, stop: threading.Event | None, label: str,
           diverged) -> tuple[Action, Binding | None]:

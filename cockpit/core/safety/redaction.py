@@ -13,6 +13,8 @@ step, and it is stored as typed.
 """
 from __future__ import annotations
 
+import html
+import json
 from typing import Iterable, Sequence
 from urllib.parse import quote, quote_plus
 
@@ -54,6 +56,27 @@ def scrub(text: str | None, secrets: Iterable[str]) -> str | None:
         for form in dict.fromkeys((s, quote_plus(s), quote(s, safe=""))):
             text = text.replace(form, SECRET)
     return text
+
+
+def forms(secret: str) -> list[str]:
+    """The ways a secret is written where a page sends or shows it: as typed, URL-encoded (a form post,
+    an address), escaped in JSON (a fetch body) and in HTML (a page that shows it back)."""
+    return list(dict.fromkeys(f for f in (secret, quote_plus(secret), quote(secret, safe=""),
+                                          json.dumps(secret)[1:-1], json.dumps(secret, ensure_ascii=False)[1:-1],
+                                          html.escape(secret)) if f))
+
+
+def scrub_bytes(data: bytes, secrets: Iterable[str]) -> bytes:
+    """`data` (a request or response body, a page snapshot) with every secret in any of its :func:`forms`
+    replaced by :data:`SECRET`; bytes that hold none come back as they are."""
+    if not data:
+        return data
+    for s in sorted({s for s in secrets if s}, key=len, reverse=True):
+        for form in forms(s):
+            b = form.encode("utf-8")
+            if b in data:
+                data = data.replace(b, SECRET.encode())
+    return data
 
 
 def field_kind(mark: Mark) -> str:

@@ -2,7 +2,8 @@
 
 A bundle is a zip holding ``manifest.json`` and, per run, ``runs/<id>/run.json`` (the run's row, its
 steps and approval decisions, as the store holds them), ``runs/<id>/labels.json`` (every annotator's
-run and step labels, and the run's adjudicated verdict) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks).
+run and step labels, and the run's adjudicated verdict) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks, the web archive; its
+``web/credentials.jsonl`` only when asked for).
 The manifest names the format and its version, lists the runs with a hash of each one's content
 (rows and files, not labels) and holds the sha256 of every other member. Reading checks all of it
 before anything is used (:func:`read_bundle`); merging a bundle into a store is in
@@ -22,6 +23,7 @@ from pathlib import Path, PurePosixPath
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.db import Store, StoreError
 from cockpit.core.store.schema import SCHEMA_VERSION
+from cockpit.core.store.webarchive import is_credentials_file
 
 FORMAT = "cockpit-bundle"
 VERSION = 1
@@ -58,7 +60,9 @@ def _sha(data: bytes) -> str:
 
 
 def content_hash(content: dict, file_hashes: dict[str, str]) -> str:
-    """The hash that says whether two stores hold the same run: its rows and its files' hashes."""
+    """The hash that says whether two stores hold the same run: its rows and its files' hashes (the web
+    archive's local-only credentials aside: a bundle may carry them or not)."""
+    file_hashes = {r: h for r, h in file_hashes.items() if not is_credentials_file(r)}
     blob = json.dumps({"content": content, "files": dict(sorted(file_hashes.items()))}, sort_keys=True,
                       ensure_ascii=False, separators=(",", ":"))
     return _sha(blob.encode("utf-8"))
@@ -75,12 +79,14 @@ def run_content(store: Store, run_id: str) -> dict:
                                                          for d in decisions]}
 
 
-def run_files(store: Store, run_id: str) -> dict[str, Path]:
-    """Every file in the run's folder, by its path inside that folder (POSIX)."""
+def run_files(store: Store, run_id: str, *, credentials: bool = False) -> dict[str, Path]:
+    """Every file in the run's folder, by its path inside that folder (POSIX); the web archive's
+    credentials (``web/credentials.jsonl``) only when asked for."""
     root = store.run_dir(run_id)
     if not root.is_dir():
         return {}
-    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+    files = {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+    return {r: p for r, p in files.items() if credentials or not is_credentials_file(r)}
 
 
 def store_hash(store: Store, run_id: str) -> str:
@@ -99,8 +105,9 @@ def run_labels(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
 
 # ---------------------------------------------------------------- writing
 
-def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
-    """Write the runs, their files and all their labels to the zip ``out`` (written whole or not at all)."""
+def write_bundle(store: Store, run_ids: list[str], out: Path | str, *, credentials: bool = False) -> Path:
+    """Write the runs, their files and all their labels to the zip ``out`` (written whole or not at all).
+    The web archives go too, without their credentials unless `credentials`."""
     out = Path(out)
     members: dict[str, bytes] = {}
     runs = []
@@ -109,7 +116,7 @@ def write_bundle(store: Store, run_ids: list[str], out: Path | str) -> Path:
         if content["run"]["status"] == "running":
             raise StoreError(f"run {rid} is still running; bundle it when it has finished")
         labels, step_labels = run_labels(store, rid)
-        files = {rel: p.read_bytes() for rel, p in run_files(store, rid).items()}
+        files = {rel: p.read_bytes() for rel, p in run_files(store, rid, credentials=credentials).items()}
         members[f"runs/{rid}/run.json"] = _json(content)
         members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels,
                                                     "adjudications": adjudications(store, rid)})

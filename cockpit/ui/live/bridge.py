@@ -57,6 +57,7 @@ class RunSpec:
     replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
     resume_run: str | None = None  # continue this interrupted run (cockpit.core.replay.resume)
     resume_replay: bool = False  # ... restoring its page by replaying its steps
+    recorded: bool = False  # branch / replay served from the run's web recording (cockpit.core.replay.recorded)
     keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a clean context
 
 
@@ -283,7 +284,8 @@ class AgentBridge(QObject):
         run_id, step = spec.branch_from
         res = branch(RunContext(session, store, client, self.approver, control, self._on_event,
                                 on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
-                                on_agent=lambda agent: setattr(self, "agent", agent)), run_id, step, spec.agent)
+                                on_agent=lambda agent: setattr(self, "agent", agent)), run_id, step, spec.agent,
+                     recorded=spec.recorded)
         if res.divergence is not None:
             self.failed.emit(f"The branch stopped while replaying: {res.divergence.message}")
         return res
@@ -303,8 +305,12 @@ class AgentBridge(QObject):
             self.replayStep.emit(info)
             self.replayed.emit(i, info.describe())
         steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
-                       spec.replay_run, None, ReplayOptions(speed=spec.replay_speed))
-        self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}; the page matched throughout")
+                       spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        missing = sum(len(s.missing) for s in steps)
+        how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else
+                                        ", nothing sent to the site")) if spec.recorded else ""
+        self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}{how}; "
+                              "the page matched throughout")
         return None
 
     def _drop_dead_session(self) -> None:

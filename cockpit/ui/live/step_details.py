@@ -18,6 +18,7 @@ from cockpit.core.agent.approval import decider
 from cockpit.core.llm import prompt
 from cockpit.core.store.records import Step, outcome_text
 from cockpit.core.words import plural
+from cockpit.ui.live.step_page import RecordedPage
 
 
 def verdict(decision: dict) -> str:
@@ -72,12 +73,15 @@ class StepDetails(QTabWidget):
         self.summary = QTextBrowser()
         self.messages = QTextBrowser()
         self.raw = QPlainTextEdit(readOnly=True)
-        for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply")):
+        self.page = RecordedPage()  # the web recording's view of the step (issue #41)
+        for w, name in ((self.summary, "Step"), (self.messages, "Messages sent"), (self.raw, "Raw reply"),
+                        (self.page, "Recorded page")):
             self.addTab(w, name)
             w.setMinimumHeight(2 * w.fontMetrics().height())  # at the gate on a 700-px screen: a strip, not 70 px
         self._thumbs: OrderedDict[str, str] = OrderedDict()  # a few recent thumbnails, not every one ever seen
         self._pending_messages = None  # rendered when the tab is opened: thumbnails cost time
         self.currentChanged.connect(self._render_messages)
+        self.currentChanged.connect(lambda *_: self.currentWidget() is self.page and self.page.render())
 
     def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
         """A step still going: what is known of it so far, until it is stored."""
@@ -89,12 +93,14 @@ class StepDetails(QTabWidget):
         self._pending_messages = None
         self.messages.clear()
         self.raw.clear()
+        self.page.set_step(None, "", None)
 
     def show_step(self, store, run: dict, step: dict | None) -> None:
         if step is None:
             self.summary.setHtml("<i>No step selected.</i>")
             self.messages.clear()
             self.raw.clear()
+            self.page.set_step(None, "", None)
             return
         e = html.escape
         d = step.get("decision") or {}
@@ -121,6 +127,9 @@ class StepDetails(QTabWidget):
         self.messages.clear()
         self._render_messages()
         self.raw.setPlainText(step.get("reply") or "")
+        self.page.set_step(store, run["id"], step)
+        if self.currentWidget() is self.page:
+            self.page.render()
 
     def _render_messages(self, *_):
         if self._pending_messages is None or self.currentWidget() is not self.messages:

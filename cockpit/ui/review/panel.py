@@ -39,6 +39,7 @@ from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
 from cockpit.ui.review.run_viewer import RunViewer
 from cockpit.ui.review.runs_browser import RunsBrowser
+from cockpit.ui.review.step_page_opener import StepPageOpener
 from cockpit.ui.screenshot.corrector import MarkCorrector
 
 __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
@@ -117,6 +118,9 @@ class ReviewPanel(QWidget):
         tools.replayClicked.connect(lambda: v.run and self.replayRequested.emit(v.run["id"]))
         tools.resumeClicked.connect(lambda by_replay: v.run and self.resumeRequested.emit(v.run["id"], by_replay))
         tools.closeRunClicked.connect(self.close_run)
+        self.step_pages = StepPageOpener(self.store, self)
+        self.step_pages.message.connect(bar.say)
+        tools.stepPageClicked.connect(self.open_step_page)
 
     def _shortcuts(self) -> None:
         v, lab = self.viewer, self.labeller
@@ -237,6 +241,14 @@ class ReviewPanel(QWidget):
         s = self.viewer.current()
         if s is not None:
             self.branchRequested.emit(self.viewer.run["id"], s["step"])
+
+    def open_step_page(self) -> bool:
+        """A browser on the shown step's page, from the run's web recording (review/step_page_opener.py)."""
+        s = self.viewer.current()
+        if s is None:
+            self.label_bar.say("Open a run and pick a step first.")
+            return False
+        return self.step_pages.open(self.viewer.run["id"], s["step"])
 
     def close_run(self) -> bool:
         """Mark the open (interrupted) run closed; its steps stay."""

@@ -1,4 +1,5 @@
-"""Review's tools on the open run: compare, re-ask, branch, replay, and resume / close an interrupted run.
+"""Review's tools on the open run: compare, re-ask, branch, replay (live or as recorded), open a step's recorded
+page, and resume / close an interrupted run.
 
 A row of buttons that wraps on a narrow window (no button has its text cut). It only says what was asked
 (signals); cockpit.ui.review.panel acts on the open run.
@@ -18,6 +19,7 @@ class RunTools(QWidget):
     branchClicked = Signal()
     replayClicked = Signal()
     resumeClicked = Signal(bool)  # by replaying its steps
+    stepPageClicked = Signal()
     closeRunClicked = Signal()
 
     def __init__(self, parent=None):
@@ -37,6 +39,13 @@ class RunTools(QWidget):
                              ("as fast as pages load", None)):
             self.replay_speed.addItem(label, speed)
         self.replay_speed.setCurrentIndex(1)
+        self.recorded_box = QCheckBox("as recorded")
+        self.recorded_box.setToolTip("Branch and Replay from the run's web recording: the site as it was (even "
+                                     "changed or gone since), nothing sent to it, irreversible steps not asked "
+                                     "again, typed secrets answered from the recording")
+        self.step_page_btn = QPushButton("Open this step's page")
+        self.step_page_btn.setToolTip("A browser on this step's page as recorded (DevTools work there), served "
+                                      "from the run's web recording")
         self.resume_btn = QPushButton("Resume")
         self.resume_btn.setToolTip("Continue this run, as the same run, in a new browser and with its model: "
                                    "new steps follow the last one and the agent sees the conversation so far")
@@ -51,10 +60,12 @@ class RunTools(QWidget):
         self.replay_btn.clicked.connect(self.replayClicked)
         self.resume_btn.clicked.connect(lambda: self.resumeClicked.emit(self.resume_replay.isChecked()))
         self.close_run_btn.clicked.connect(self.closeRunClicked)
+        self.step_page_btn.clicked.connect(self.stepPageClicked)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(flow_row((self.compare_btn, self.reask_btn, self.branch_btn, self.replay_btn,
-                                self.replay_speed, self.resume_btn, self.resume_replay, self.close_run_btn)))
+                                self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
+                                self.resume_replay, self.close_run_btn)))
         self.set_run_status("")
 
     def set_run_status(self, status: str) -> None:

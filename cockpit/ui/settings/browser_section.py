@@ -1,10 +1,11 @@
 """The model settings' browser part: the window's runs use Chromium on this computer, or a remote WebDriver /
-Selenium Grid (issue #21), with extra Chrome arguments, at a viewport and device scale factor (issue #39). Edits
-``webdriver_url``, ``chrome_args``, ``viewport`` and ``device_scale_factor``."""
+Selenium Grid (issue #21), with extra Chrome arguments, at a viewport and device scale factor (issue #39), and
+whether runs record the web (issue #41). Edits ``webdriver_url``, ``chrome_args``, ``viewport``,
+``device_scale_factor`` and ``record_web``."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QDoubleSpinBox, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
+from PySide6.QtWidgets import QCheckBox, QDoubleSpinBox, QGroupBox, QLabel, QLineEdit, QSpinBox, QWidget
 
 from cockpit.core.browser.session import BrowserConfig
 from cockpit.core.settings import Settings, field_help, setting_ok
@@ -40,6 +41,11 @@ class BrowserSection(QGroupBox):
         self.form.addRow(viewport, row(self.width_spin, times, self.height_spin, scale, self.scale_spin))
         for box in (self.width_spin, self.height_spin, self.scale_spin):
             box.valueChanged.connect(self.screen_changed)
+        self.record_box = QCheckBox("Record the web with every run (replay as recorded, inspect each step)")
+        self.record_box.setChecked(settings.record_web)
+        self.record_box.setToolTip("Each request and response and each step's page are kept in the run's folder. "
+                                   "Off: runs are replayed on today's site only.")
+        self.form.addRow(self.record_box)
 
     @staticmethod
     def _side(value: int) -> QSpinBox:
@@ -52,7 +58,8 @@ class BrowserSection(QGroupBox):
 
     def widgets(self) -> list[QWidget]:
         """In Tab order."""
-        return [self.webdriver_edit, self.chrome_args_edit, self.width_spin, self.height_spin, self.scale_spin]
+        return [self.webdriver_edit, self.chrome_args_edit, self.width_spin, self.height_spin, self.scale_spin,
+                self.record_box]
 
     def screen(self) -> tuple[tuple[int, int], float]:
         """(viewport in CSS pixels, device scale factor) as set."""
@@ -77,3 +84,4 @@ class BrowserSection(QGroupBox):
         s.webdriver_url, s.chrome_args = self.webdriver_url(), self.chrome_args_edit.text().split()
         viewport, s.device_scale_factor = self.screen()
         s.viewport = list(viewport)
+        s.record_web = self.record_box.isChecked()

@@ -17,11 +17,12 @@ def names(hooks) -> list[str]:
 
 def test_every_run_is_fenced_and_keeps_its_breakpoints_the_rest_only_when_asked_for(hook_run):
     plain = for_run(hook_run(AgentConfig()).scope)
-    assert names(plain) == ["NavFence", "Breakpoints"]  # breakpoints may be added while the run goes
+    assert names(plain) == ["NavFence", "Breakpoints", "WebRecord"]  # breakpoints may be added while it goes
+    assert names(for_run(hook_run(AgentConfig(record_web=False)).scope)) == ["NavFence", "Breakpoints"]
 
     wm = WorldModelConfig(ModelConfig(base_url="http://127.0.0.1:9/v1", model="wm"), api_key="k")
     full = AgentConfig(hops=tracker_for(HOPS), memory_k=1, preview=wm, breakpoints=[Breakpoint("loop")])
     hooks = for_run(hook_run(full).scope)
-    assert names(hooks) == ["NavFence", "Multihop", "Recall", "Lookahead", "Breakpoints"]
+    assert names(hooks) == ["NavFence", "Multihop", "Recall", "Lookahead", "Breakpoints", "WebRecord"]
     assert all(isinstance(h, StepHook) for h in hooks)
     assert for_run(hook_run(full).scope)[1] is not hooks[1]  # each run its own (a hop queue per run)

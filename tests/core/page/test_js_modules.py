@@ -16,7 +16,7 @@ from cockpit.core import resources
 ROOT = Path(__file__).resolve().parents[3]
 JS = ROOT / "cockpit" / "resources" / "js"
 HOSTS = ("som.js", "act.js")
-ALONE = ("after_frame.js", "instrument.js", "settle.js")  # scripts sent as they are, without modules
+ALONE = ("after_frame.js", "clock.js", "instrument.js", "settle.js")  # scripts sent as they are, without modules
 MODULES = tuple(dict.fromkeys(m for host in HOSTS for m in resources.modules(host)))
 
 _SOM = "SomNames({}, SomClassify)"

@@ -108,7 +108,7 @@ def test_reask_that_fails_keeps_its_size_and_shows_the_error_and_send(qtbot, win
     assert fit_violations(dlg, screen) == []
 
 
-def recorded_run(store, base_url: str, *, demo: bool = False, model: str = MODEL) -> str:
+def stored_run_of(store, base_url: str, *, demo: bool = False, model: str = MODEL) -> str:
     """A run of one model step as the agent records it: its model config, the request with its screenshot."""
     from cockpit.core.llm import prompt
     from cockpit.core.llm.client import ModelConfig
@@ -145,7 +145,7 @@ def test_reask_when_the_runs_model_server_is_gone_offers_the_current_model_in_on
     screen = screen_size(1024, 700)
     gone = ModelServer(lambda b: "Thought: x\nAction: Click [1]").start()
     with Store(tmp_path / "home") as s:
-        rid = recorded_run(s, gone.base_url)
+        rid = stored_run_of(s, gone.base_url)
     gone.stop()  # the session that served the run has ended: 127.0.0.1:<port> refuses connections
     with ModelServer(lambda b: "Thought: the button is the one\nAction: Click [1]") as today:
         w = window_factory()
@@ -171,7 +171,7 @@ def test_reask_of_a_demo_run_serves_the_demo_policy_again(qtbot, window_factory,
     from cockpit.core.demo.policy import DEMO_MODEL
     screen_size(1024, 700)
     with Store(tmp_path / "home") as s:
-        rid = recorded_run(s, "http://127.0.0.1:9/v1", demo=True, model=DEMO_MODEL)  # port 9: nothing there
+        rid = stored_run_of(s, "http://127.0.0.1:9/v1", demo=True, model=DEMO_MODEL)  # port 9: nothing there
     w = window_factory()
     dlg = open_reask_at_step_1(qtbot, w, rid)
     dlg.send_btn.click()

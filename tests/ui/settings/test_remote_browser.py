@@ -21,6 +21,24 @@ def test_the_settings_dialog_keeps_a_webdriver_url_and_refuses_a_bad_one(qtbot, 
     assert not dlg.isVisible()
     saved = load_settings()[0]
     assert saved.webdriver_url == "http://127.0.0.1:4444" and saved.chrome_args == ["--no-sandbox", "--lang=en"]
+    assert saved.record_web  # on by default (issue #41)
+
+
+def test_recording_the_web_is_turned_off_in_the_dialog_and_the_window_runs_without_it(qtbot, tmp_path, monkeypatch,
+                                                                                       window_factory):
+    monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "home"))
+    dlg = ModelSettingsDialog(Settings())
+    qtbot.addWidget(dlg)
+    dlg.show()
+    assert dlg.browser.record_box.isChecked()
+    dlg.browser.record_box.setChecked(False)
+    qtbot.mouseClick(dlg.ok_button, Qt.MouseButton.LeftButton)
+    assert not dlg.isVisible() and load_settings()[0].record_web is False
+    w = window_factory(demo=True)
+    w.settings.record_web = False
+    assert w._agent_config(demo=True).record_web is False
+    w.settings.record_web = True
+    assert w._agent_config(demo=True).record_web is True
 
 
 def test_a_window_run_uses_the_remote_browser_of_the_settings(qtbot, window_factory, chromedriver_url):

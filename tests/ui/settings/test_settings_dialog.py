@@ -274,7 +274,8 @@ def test_labels_have_buddies_and_tab_order(make_dialog):
     wanted = [dlg.model.base_url_edit, dlg.model.presets_button, dlg.model.model_combo, dlg.model.list_button, dlg.model.temperature_spin,
               dlg.model.max_tokens_spin, dlg.model.timeout_spin, dlg.model.detail_combo, dlg.model.width_spin, dlg.model.format_combo,
               dlg.key.key_edit,
-              dlg.check.test_button, dlg.browser.webdriver_edit, dlg.browser.chrome_args_edit, dlg.ok_button]
+              dlg.check.test_button, dlg.browser.webdriver_edit, dlg.browser.chrome_args_edit, dlg.browser.record_box,
+              dlg.ok_button]
     chain, w = [], dlg.model.base_url_edit
     for _ in range(200):                                 # the focus chain, in Tab order
         if w in wanted and w not in chain:

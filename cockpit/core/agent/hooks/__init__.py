@@ -2,7 +2,8 @@
 
 :func:`for_run` lists the hooks a run's settings call for, in the order the
 loop calls them: the navigation fence, multihop tracking, procedural memory,
-look-ahead (preview and planning), breakpoints.
+look-ahead (preview and planning), breakpoints, and the web archive (recording the network and each step's
+page, on unless the run's settings turn it off).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from cockpit.core.agent.hooks.lookahead import Lookahead
 from cockpit.core.agent.hooks.multihop import Multihop
 from cockpit.core.agent.hooks.navfence import NavFence
 from cockpit.core.agent.hooks.recall import Recall
+from cockpit.core.agent.hooks.webrecord import WebRecord
 
 
 def for_run(run: RunScope) -> list[StepHook]:
@@ -25,4 +27,6 @@ def for_run(run: RunScope) -> list[StepHook]:
     if cfg.preview is not None or cfg.planning is not None:
         hooks.append(Lookahead(run))
     hooks.append(Breakpoints(run))  # always: the list may be edited while the run goes
+    if cfg.record_web:
+        hooks.append(WebRecord(run))
     return hooks

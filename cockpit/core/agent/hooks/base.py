@@ -15,6 +15,7 @@ these points:
 ``first_prompt``   the text before the first observation (not for a conversation
                    seeded from a parent run: it has it already)
 ``step_due``       before step n begins (a pause may follow)
+``observed``       the step has observed the page (``st.obs``), before the model is asked
 ``ask``            instead of the step's model call (the first hook with an answer wins)
 ``model_failed``   the model call failed; True: call it again
 ``replied``        the reply is parsed (``action`` None: no usable action)
@@ -84,6 +85,9 @@ class StepHook:
         return lead
 
     def step_due(self, n: int) -> None:
+        pass
+
+    def observed(self, st: Step) -> None:
         pass
 
     def ask(self, st: Step) -> ChatResult | None:
