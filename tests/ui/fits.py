@@ -8,7 +8,7 @@ tests/ui/reports/test_reports_panel.py.
 from __future__ import annotations
 
 from PySide6 import QtGui
-from PySide6.QtCore import QModelIndex, QPoint, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QModelIndex, QPoint, QRect, QSize, Qt
 from PySide6.QtGui import QTextDocument
 from PySide6.QtWidgets import (
     QAbstractButton,
@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QLabel,
     QListView,
     QPushButton,
@@ -122,6 +123,8 @@ def _button_problem(button: QAbstractButton) -> str | None:
 
 
 def _combo_problem(box: QComboBox) -> str | None:
+    if box.objectName() == "lookInCombo" and isinstance(box.window(), QFileDialog):
+        return None  # Qt's file dialog paints its folder elided in the middle and lists every parent when opened
     if box.isEditable() or not box.currentText():
         return None
     opt = QStyleOptionComboBox()
@@ -234,6 +237,9 @@ def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
     text is cut without "…" and the full text in its tooltip; table and tree cells cut without a tooltip."""
     for _ in range(3):
         QApplication.processEvents()
+    # a text set by the last of those (a run's news arriving) is laid out before it is judged: labels at the
+    # size of their old text are a moment of the check's making, not a person's
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     found = []
     hint = top.minimumSizeHint()
     wants_more = hint.width() > screen.width() or hint.height() > screen.height()

@@ -173,6 +173,13 @@ def _step_rows(w) -> int:
     return max((t.topLevelItemCount() for t in trees), default=0)
 
 
+def pointer(body):
+    """A pixel model for the pointing check, answering on UI-TARS's 0..1000 grid while the preset says pixels:
+    every target clicked at the grid's middle, so the report has misses to show."""
+    return Reply("Thought: the target is in the middle of the screen, I think.\n"
+                 "Action: click(start_box='<|box_start|>(500,500)<|box_end|>')")
+
+
 def agent(body):
     """The agent's model: 2,000 characters of thought, then a click on the long delete button."""
     text = observation(body)
@@ -226,7 +233,8 @@ def test_every_window_dialog_and_state_fits_1024x700_with_worst_case_content(qtb
     root.mkdir()
     (root / "account.html").write_text(PAGE)
     try:
-        with LocalSite(root) as site, ModelServer(agent) as srv, ModelServer(agent) as today:
+        with LocalSite(root) as site, ModelServer(agent) as srv, ModelServer(agent) as today, \
+                ModelServer(pointer, model_name="ui-tars-7b") as pixel:
             url = site.url("account.html") + "?from=" + "help-centre-article-closing-your-account-"
             url += "x" * (200 - len(url))
             assert len(url) == 200
@@ -246,7 +254,9 @@ def test_every_window_dialog_and_state_fits_1024x700_with_worst_case_content(qtb
                 _demo_run(qtbot, w, states)
                 _model_run(qtbot, w, states)
                 _settings_dialog(qtbot, w, states, today)
+                _pixel_model_dialog(qtbot, w, states, pixel)
                 _review(qtbot, w, states, srv)
+                _import_and_export(qtbot, w, states, tmp_path)
                 _reports(qtbot, w, states)
             finally:
                 if not _run_over(w):
@@ -254,6 +264,7 @@ def test_every_window_dialog_and_state_fits_1024x700_with_worst_case_content(qtb
                     qtbot.waitUntil(lambda: _run_over(w), timeout=LONG)
                 w.close()
         _start_error(qtbot, states)
+        _damaged_store(qtbot, states, tmp_path)
     finally:
         watcher.close()
     print("\nchecked:\n" + "\n".join(f"  {state}: {kind}" for state, kind in dict.fromkeys(watcher.checked)))
@@ -372,7 +383,7 @@ def _model_run(qtbot, w, states: States) -> None:
     qtbot.waitUntil(lambda: _run_over(w), timeout=LONG)
     w.toolbar.memory.setValue(0)
     w.live.log_panel.select_step(1)
-    for tab in ("Messages sent", "Raw reply", "Step"):  # the step's details, each tab
+    for tab in ("Messages sent", "Raw reply", "Recorded page", "Step"):  # the step's details, each tab
         _tab(w, tab)
         qtbot.wait(200)
         states.check(f"the step's details: {tab}")
@@ -399,6 +410,100 @@ def _settings_dialog(qtbot, w, states: States, today: ModelServer) -> None:
     _menu_action(w, "Model…").trigger()
     states.reached("the Model dialog", bool(seen), "the dialog")
     assert w.settings.model.model == TODAYS_MODEL, w.settings.model
+
+
+def _pixel_model_dialog(qtbot, w, states: States, pixel: ModelServer) -> None:
+    """Model… again: a pixel preset (Check pointing shown) whose check runs and opens its report; then the
+    Simulator preset and its note. Cancelled: today's model stays."""
+    def use(dlg: QDialog):
+        section = dlg.model
+        section.base_url_edit.setText(pixel.base_url)
+        section.model_combo.setEditText("ui-tars-7b")
+        section.dialect_field.load("uitars", "pixels")  # the mistake the check is there to find
+        qtbot.waitUntil(dlg.pointing.isVisible, timeout=3000)
+        dlg.pointing.button.click()
+        qtbot.waitUntil(lambda: dlg.pointing.report is not None and dlg.pointing.report.isVisible(), timeout=LONG)
+        qtbot.wait(200)
+        states.check("the Model dialog, the pointing check's report")
+        dlg.pointing.report.reject()
+        states.check("the Model dialog, a pixel model checked")
+        section.preset_actions["Simulator"].trigger()
+        states.reached("the Model dialog, the Simulator preset", section.simulator_note.isVisible(), "its note")
+        states.check("the Model dialog, the Simulator preset")
+        dlg.reject()
+    seen = states.look_at(qtbot, QDialog, "the Model dialog, a pixel preset", use)
+    _menu_action(w, "Model…").trigger()
+    states.reached("the Model dialog, a pixel preset", bool(seen), "the dialog")
+    assert w.settings.model.model == TODAYS_MODEL, w.settings.model
+
+
+def _import_and_export(qtbot, w, states: States, tmp_path) -> None:
+    """File → Import runs… (Ctrl+I) with a path that is not there, as WebVoyager folders, each Browse… opened
+    and cancelled; File → Export training data… (Ctrl+Shift+E) with a date that is none, its Browse… too."""
+    _active(qtbot, w)
+    _shortcut(qtbot, w, "Ctrl+I")
+    dlg = w._import_dialog
+    qtbot.waitUntil(lambda: dlg is not None and dlg.isVisible(), timeout=5000)
+    dlg.kind.setCurrentIndex(dlg.kind.findData("webvoyager"))
+    dlg.path.setText(str(tmp_path / ("results-of-the-overnight-webvoyager-run-on-643-tasks-" + "y" * 80)))
+    qtbot.waitUntil(lambda: bool(dlg.found.fullText()), timeout=10_000)
+    states.check("Import runs, WebVoyager folders, a path that is not there")
+    for button in (dlg.folder_btn, dlg.file_btn, dlg.tasks_btn, dlg.answers_btn):
+        seen = states.look_at(qtbot, QFileDialog, f"Import runs, {button.text().replace('&', '')}",
+                              lambda d: d.reject())
+        button.click()
+        states.reached(f"Import runs, {button.text().replace('&', '')}", bool(seen), "the file dialog")
+    dlg.kind.setCurrentIndex(dlg.kind.findData("browser-use"))
+    states.reached("Import runs, browser-use histories", dlg.agent.isVisible() and dlg.task.isVisible(),
+                   "the Agent and Task rows")
+    states.check("Import runs, browser-use histories")
+    _import_a_bundle(qtbot, w, states, dlg, tmp_path)
+    dlg.close()
+
+    def use(dlg):
+        qtbot.waitUntil(lambda: "selected" in dlg.counts.fullText(), timeout=LONG)
+        dlg.runs.since.setText("2026-13-45")
+        qtbot.waitUntil(lambda: "YYYY-MM-DD" in dlg.error.fullText(), timeout=5000)
+        states.check("Export training data, a date that is none")
+        # the progress bar as a count or an export shows it: on this small store the background job is done
+        # before a check could see it, so it is shown as they show it
+        dlg.progress.setRange(0, 643)
+        dlg.progress.setValue(212)
+        dlg.progress.setVisible(True)
+        states.check("Export training data, counting")
+        dlg.progress.setVisible(False)
+        seen = states.look_at(qtbot, QFileDialog, "Export training data, Browse…", lambda d: d.reject())
+        dlg.browse.click()
+        states.reached("Export training data, Browse…", bool(seen), "the folder dialog")
+        dlg.reject()
+    from cockpit.ui.export_training import ExportTrainingDialog
+    seen = states.look_at(qtbot, ExportTrainingDialog, "Export training data", use)
+    _shortcut(qtbot, w, "Ctrl+Shift+E")
+    states.reached("Export training data", bool(seen), "the dialog")
+
+
+def _import_a_bundle(qtbot, w, states: States, dlg, tmp_path) -> None:
+    """A bundle of the store's own runs imported while another program holds the store's write lock (the
+    dialog busy: its progress and Cancel), then the lock let go: the report, every run already there."""
+    import sqlite3
+
+    from cockpit.core.store.bundle import write_bundle
+    with Store(w.store_root) as s:
+        bundle = write_bundle(s, [r["id"] for r in s.run_summaries()], tmp_path / ("night-shift-" + "z" * 90 + ".zip"))
+    dlg.kind.setCurrentIndex(dlg.kind.findData("bundle"))
+    dlg.path.setText(str(bundle))
+    other = sqlite3.connect(w.store_root / "cockpit.db", isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")  # another program writing: the import waits for it
+    try:
+        dlg.import_btn.click()
+        states.reached("Import runs, importing", dlg.progress.isVisible(), "the progress bar")
+        states.check("Import runs, importing")
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    qtbot.waitUntil(lambda: not dlg.busy and dlg.message.isVisible(), timeout=LONG)
+    states.reached("Import runs, the report", bool(dlg.report.toPlainText()), "the report")
+    states.check("Import runs, the report")
 
 
 def _review(qtbot, w, states: States, srv: ModelServer) -> None:
@@ -568,6 +673,22 @@ def _start_error(qtbot, states: States) -> None:
     box.show()
     qtbot.waitExposed(box)
     states.watcher.check("the start error box", only=box, site="cockpit.ui.app:start_error_box")
+    box.close()
+
+
+def _damaged_store(qtbot, states: States, tmp_path) -> None:
+    """The question for a run store that cannot be used, for a data folder with a long path."""
+    from cockpit.ui.store_check import aside_box, store_problem
+    from testkit import damaged
+    home = tmp_path / ("a-researcher-with-a-long-name/" + "nested-folder/" * 8 + "cockpit")
+    damaged.make(home, "garbage")
+    problem = store_problem(home)
+    assert problem is not None and problem.damage is not None, problem
+    box = aside_box(problem, home / "set-aside-2026-12-01T23-59-59")
+    qtbot.addWidget(box)
+    box.show()
+    qtbot.waitExposed(box)
+    states.watcher.check("a damaged run store", only=box, site="cockpit.ui.store_check:aside_box")
     box.close()
 
 
