@@ -19,9 +19,16 @@ runs stopped at the approval gate (status refused), counted as refused. Failure
 categories count the runs failed by the consensus or, where there is one, the adjudicated verdict.
 Success is also split into autonomous (runs nobody intervened in) and assisted (counting the help people
 gave: approvals, rejections, edited actions, take-over steps, notes, breakpoints resumed), and the runs with
-interventions are listed. Every kappa, agreement, precision, recall and success-rate gap (the judge's success rate minus the humans'
-over the same runs) comes with a 95% interval: a percentile bootstrap over runs, seeded, stated in the
-output (--resamples 0 leaves them out)."""
+interventions are listed. Every kappa, agreement (accuracy), precision, recall, false-positive rate (of the runs
+the humans failed, the share the judge called a success) and success-rate gap (the judge's success rate minus
+the humans' over the same runs) comes with a 95% interval: a percentile bootstrap over runs, seeded, stated in
+the output (--resamples 0 leaves them out). Runs whose human consensus is neither success nor fail are
+left out of a judge's figures and counted apart, never as failures. --by site|agent|level|prompt-version
+gives the same judge figures per site, per agent (the run's model, with its harness when imported), per
+task level (where the task has one, as Online-Mind2Web's easy/medium/hard) or per judge prompt version;
+verdicts of different prompt versions are never pooled. Judges are audited on Cockpit's canary runs
+(`cockpit judge` judges them first): a judge that missed a canary, or whose reply on one could not be read, is
+marked FLAGGED wherever its figures appear, with the canaries it missed."""
 
 
 def add_parser(sub) -> None:
@@ -34,6 +41,8 @@ def add_parser(sub) -> None:
     p.add_argument("--resamples", type=int, default=2000, metavar="N",
                    help="bootstrap resamples for the 95%% intervals (default 2000; 0: no intervals)")
     p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap (default 0)")
+    p.add_argument("--by", choices=("site", "agent", "level", "prompt-version"), metavar="SPLIT",
+                   help="also give every judge's figures per site, agent, level or prompt-version")
     p.add_argument("--json", action="store_true", help="print everything as JSON")
 
 
@@ -51,7 +60,7 @@ def run(args) -> int:
         with Store() as store:
             liveness.mark_interrupted(store)
             rep = agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
-                                   judge=args.judge, k=args.k, boot=boot)
+                                   judge=args.judge, k=args.k, boot=boot, by=args.by)
     except CockpitError as e:
         return common.fail(str(e), 2)
     if args.json:
@@ -75,6 +84,8 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     _print_judges(rep)
     _print_adjudication(rep)
     _print_intervals(rep)
+    _print_split(rep)
+    _print_canaries(rep)
     _print_success(rep)
     _print_assisted(rep)
     _print_failures_and_steps(rep)
@@ -128,7 +139,7 @@ def _print_judges(rep: dict) -> None:
         print(f"  {'judge':<{w}} {'k':>3} {'prompt':<{pw}} {'n':>5} {'agree':>7} {'kappa':>7} {'undecided':>9}")
         for r in rep["judges"]:
             print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {r['n']:>5} "
-                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {r['undecided']:>9}")
+                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {r['undecided']:>9}" + _flag(r))
         print("\nConfusion matrices (rows: humans, columns: judge)")
         for r in rep["judges"]:
             prompt = f"  prompt {r['prompt_version']}" if r["prompt_version"] else ""
@@ -179,26 +190,68 @@ def _print_intervals(rep: dict) -> None:
     if "intervals" not in rep:
         return
     rows = [(f"{r['annotator1']} vs {r['annotator2']}", r["n"], _pct_ci(r["agreement"], r.get("agreement_ci")),
-             _kappa_ci(r["kappa"], r.get("kappa_ci")), "", "", "") for r in rep["pairwise_cohen"]]
+             _kappa_ci(r["kappa"], r.get("kappa_ci")), "", "", "", "") for r in rep["pairwise_cohen"]]
     f = rep["fleiss"]
     if f["n_runs"]:
         rows.append((f"Fleiss: {', '.join(f['annotators'])}", f["n_runs"], "", _kappa_ci(f["kappa"], f.get("kappa_ci")),
-                     "", "", ""))
+                     "", "", "", ""))
     for when, judges in (("", rep["judges"]), (" (adjudicated)", rep["adjudication"]["judges"])):
         for r in judges:
             rows.append((f"{r['judge']} k={r['k_label']} {r['prompt_version']}{when}", r["n"],
                          _pct_ci(r["agreement"], r.get("agreement_ci")), _kappa_ci(r["kappa"], r.get("kappa_ci")),
                          _pct_ci(r["precision"], r.get("precision_ci")), _pct_ci(r["recall"], r.get("recall_ci")),
-                         _gap_ci(r["gap"], r.get("gap_ci"))))
+                         _pct_ci(r["fpr"], r.get("fpr_ci")), _gap_ci(r["gap"], r.get("gap_ci"))
+                         + _flag(r)))
     print(f"\nWith {rep['intervals']}")
+    _table(rows)
+
+
+def _flag(r: dict) -> str:
+    return "  FLAGGED" if r.get("canary", {}).get("flagged") else ""
+
+
+def _table(rows: list[tuple]) -> None:
     if not rows:
         print("  nothing to compare yet")
         return
-    head = ("comparison", "n", "agreement", "kappa", "precision", "recall", "gap (judge - humans)")
+    head = ("comparison", "n", "accuracy", "kappa", "precision", "recall", "false pos.", "gap (judge - humans)")
     widths = [max(len(str(row[i])) for row in rows + [head]) for i in range(len(head))]
     for row in [head] + rows:
         print("  " + "  ".join(str(c).rjust(w) if i == 1 else str(c).ljust(w)
                                for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+
+
+def _print_split(rep: dict) -> None:
+    """The judges per group of ``--by``: each figure with its interval when there are intervals."""
+    if "split" not in rep:
+        return
+    by = rep["split"]["by"]
+    print(f"\nJudges vs human consensus by {by}" + (f" ({rep['intervals']})" if "intervals" in rep else ""))
+    rows = [(f"{r['group']}: {r['judge']} k={r['k_label']} {r['prompt_version']}", r["n"],
+             _pct_ci(r["accuracy"], r.get("accuracy_ci")), _kappa_ci(r["kappa"], r.get("kappa_ci")),
+             _pct_ci(r["precision"], r.get("precision_ci")), _pct_ci(r["recall"], r.get("recall_ci")),
+             _pct_ci(r["fpr"], r.get("fpr_ci")), _gap_ci(r["gap"], r.get("gap_ci")) + _flag(r))
+            for r in rep["split"]["judges"]]
+    _table(rows)
+
+
+def _print_canaries(rep: dict) -> None:
+    """Each judge on the canary runs; a flagged judge's missed canaries by name."""
+    from cockpit.core.review.canary_audit import describe
+    if not rep["judges"]:
+        return
+    print("\nJudges on the canary runs (known outcomes; `cockpit judge` judges them first)")
+    seen = set()
+    for r in rep["judges"]:
+        key = (r["judge"], r["k_label"], r["prompt_version"])
+        if key in seen or r["judge"].startswith("ref:"):
+            continue
+        seen.add(key)
+        print(f"  {r['judge']} k={r['k_label']} {r['prompt_version']}: {describe(r['canary'])}")
+    not_binary = sum(r["not_binary"] for r in rep["judges"])
+    if not_binary:
+        print(f"  ({plural(not_binary, 'verdict')} on runs whose human consensus is neither success nor fail "
+              "left out)")
 
 
 def _print_success(rep: dict) -> None:

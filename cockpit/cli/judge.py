@@ -37,7 +37,13 @@ def add_parser(sub) -> None:
         "every stage's request and reply is stored with the verdict (`cockpit runs RUN --judge` shows them). "
         "Both answer success only. Runs with reference answers (imported WebVoyager runs, WebArena/MMInA tasks) also get the "
         "exact_match / must_include checks and, through the judge model, fuzzy_match. Verdicts are stored "
-        "with the judge model, k and prompt version; runs already judged that way are skipped."))
+        "with the judge model, k and prompt version; runs already judged that way are skipped. "
+        "Canaries: before the runs, the judge judges Cockpit's canary runs, six runs on the bundled demo shop "
+        "with known outcomes (two clear successes, two clear failures, a run that answers without doing the "
+        "task, a run stopped by a CAPTCHA page), made once in headless Chromium and kept in the data "
+        "folder's canaries store. A judge that gets any wrong, or whose replies parse as neither verdict, is "
+        "flagged: the flag is stored (the canary verdicts) and `cockpit agreement` and the Reports tab name "
+        "the canaries it missed wherever its verdicts are used. --no-canary skips them."))
     what = p.add_argument_group("which runs")
     what.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique prefixes)")
     what.add_argument("--all", action="store_true", help="every finished run in the store")
@@ -53,6 +59,8 @@ def add_parser(sub) -> None:
     how.add_argument("--redo", action="store_true", help="judge again runs that already have this verdict")
     how.add_argument("--reference-only", action="store_true",
                      help="only the reference-answer checks (fuzzy_match still asks the judge model)")
+    how.add_argument("--no-canary", action="store_true",
+                     help="do not judge the canary runs first (the judge then reads as not checked in reports)")
     common.add_model_options(p)
     for action in p._actions:  # the judge is asked at temperature 0, as in WebVoyager
         if action.dest == "temperature":
@@ -90,6 +98,14 @@ def run(args) -> int:
         return common.fail(str(e), 2)
     if not ids:
         return common.fail("no runs matched the selection (see `cockpit runs`)", 2)
+    if not (args.no_canary or args.reference_only):
+        try:
+            canary = asyncio.run(_canaries(root, config, args))
+        except CockpitError as e:  # no browser to make them, no key
+            print(f"cockpit judge: the canary runs could not be judged ({e}); the judge reads as not checked "
+                  "(--no-canary skips them)", file=sys.stderr)
+        else:
+            _say_canaries(canary, config)
     try:
         report = asyncio.run(_judge(ids, root, config, args))
     except CockpitError as e:  # no key, store problems
@@ -100,6 +116,27 @@ def run(args) -> int:
               file=sys.stderr)
         return 130
     return 1 if report.errors else 0
+
+
+async def _canaries(root, config, args) -> dict:
+    from cockpit.core.demo.canaries import check_judge
+
+    def making(name: str) -> None:
+        print(f"cockpit judge: making canary run {name} on the demo shop (once, in headless Chromium)",
+              file=sys.stderr, flush=True)
+    return await check_judge(root, config=config, k=args.k, protocol=args.protocol, redo=args.redo,
+                             progress=making)
+
+
+def _say_canaries(entry: dict, config) -> None:
+    from cockpit.core.review.canary_audit import describe
+    errors = f"; {plural(len(entry['errors']), 'canary')} not judged: {', '.join(entry['errors'])}" \
+        if entry["errors"] else ""
+    if entry["flagged"]:
+        print(f"cockpit judge: WARNING: judge {config.model} is {describe(entry)}{errors}. Its verdicts are "
+              "reported as flagged.", file=sys.stderr)
+    else:
+        print(f"cockpit judge: judge {config.model} {describe(entry)}{errors}", file=sys.stderr)
 
 
 async def _judge(ids, root, config, args):

@@ -37,8 +37,11 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from cockpit.core.review import bootstrap as B
+from cockpit.core.review import canary_audit
 from cockpit.core.review.consensus import AXES, NAMES, adjudicated_consensus, consensus, human_matrix
-from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, fleiss_kappa, percent_agreement
+from cockpit.core.review.judges import FIGURES as JUDGES_FIGURES
+from cockpit.core.review.judges import judge_rows, k_label
+from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreement
 from cockpit.core.review.outcomes import (
     assisted_success,
     failure_categories,
@@ -131,65 +134,35 @@ def fleiss(store, axis: str = "success") -> tuple[int, int, float | None]:
     return len(runs), len(people), fleiss_kappa(fleiss_table(store, axis))
 
 
-def k_label(k: int) -> str:
-    """How a judge's k reads in tables: the number of screenshots, or 'all' for 0."""
-    return "all" if not k else str(k)
-
-
-def judge_agreement(store, reference: dict[str, int] | None = None, boot: B.Bootstrap | None = None) -> list[dict]:
+def judge_agreement(store, reference: dict | None = None, boot: B.Bootstrap | None = None,
+                    by: str | None = None) -> list[dict]:
     """Agreement of each judge with the human consensus (or with `reference`, ``{run_id: 1 | 0}``,
-    such as :func:`adjudicated_consensus`), WebVoyager Table 2's shape.
+    such as :func:`adjudicated_consensus`), WebVoyager Table 2's shape (computed in
+    :mod:`cockpit.core.review.judges`).
 
     One row per (judge, k, prompt_version) present among the verdicts, sorted by
-    judge, then k (1, 2, 3, ..., then 0 = all screenshots), then prompt version.
+    judge, then k (1, 2, 3, ..., then 0 = all screenshots), then prompt version; with `by` (one of
+    :data:`~cockpit.core.review.judges.SPLITS`: site, agent, level, prompt-version) one row per group and
+    judge, the group's value in ``group`` (None without a split).
     ``n`` counts runs with both a human consensus and a decided judge verdict;
-    ``undecided`` counts runs with a consensus whose judge verdict was undecided.
-    Keys: judge, k, k_label, prompt_version, n, agreement (fraction, None if n = 0),
-    kappa (Cohen's, judge vs consensus; None if n = 0), undecided, tp, fn, fp, tn
+    ``undecided`` counts runs with a consensus whose judge verdict was undecided; ``not_binary`` counts runs
+    whose consensus is neither success nor fail (left out, never counted as failures).
+    Keys: judge, k, k_label, prompt_version, group, n, agreement and accuracy (the same fraction, None if
+    n = 0), kappa (Cohen's, judge vs consensus; None if n = 0), undecided, not_binary, tp, fn, fp, tn
     (success is the positive class: tp = both say success, fn = human success but
-    judge fail), precision tp / (tp + fp) and recall tp / (tp + fn) (AgentRewardBench's measure:
-    the judge's success is the positive class; None when there is nothing to divide by) and
-    confusion ``{human: {judge: count}}`` over 'success'/'fail'; human_rate and judge_rate (success rates over
-    the n runs) and gap = judge_rate - human_rate (the success-rate gap Online-Mind2Web reports). With `boot`,
-    also agreement_ci, kappa_ci, precision_ci, recall_ci and gap_ci: bootstrap intervals over the n runs
+    judge fail), precision tp / (tp + fp), recall tp / (tp + fn) (AgentRewardBench's measure:
+    the judge's success is the positive class), fpr (false-positive rate) fp / (fp + tn) (None when there
+    is nothing to divide by) and confusion ``{human: {judge: count}}`` over 'success'/'fail'; human_rate
+    and judge_rate (success rates over the n runs) and gap = judge_rate - human_rate (the success-rate gap
+    Online-Mind2Web reports). With `boot`, also agreement_ci, accuracy_ci, kappa_ci, precision_ci,
+    recall_ci, fpr_ci and gap_ci: bootstrap intervals over the n runs
     (:mod:`cockpit.core.review.bootstrap`), ``(lo, hi)`` or None.
     """
-    cons = consensus(store) if reference is None else reference
-    groups: dict[tuple, list] = defaultdict(list)
-    for v in _verdicts(store):
-        groups[(v["judge"], v["k"] or 0, v["prompt_version"] or "")].append(v)
-    rows = []
-    for (judge, k, pv), vs in sorted(groups.items(), key=lambda g: (g[0][0], g[0][1] == 0, g[0][1], g[0][2])):
-        human, pred, undecided = [], [], 0
-        for v in vs:
-            if v["run_id"] not in cons:
-                continue
-            if v["verdict"] is None:
-                undecided += 1
-                continue
-            human.append(cons[v["run_id"]])
-            pred.append(int(v["verdict"]))
-        m = confusion_matrix([NAMES[h] for h in human], [NAMES[p] for p in pred], ("success", "fail"))
-        rows.append({
-            "judge": judge, "k": k, "k_label": k_label(k), "prompt_version": pv, "n": len(human),
-            "agreement": percent_agreement(human, pred) if human else None,
-            "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided,
-            "tp": m["success"]["success"], "fn": m["success"]["fail"],
-            "fp": m["fail"]["success"], "tn": m["fail"]["fail"], "confusion": m,
-            "precision": ratio(m["success"]["success"], m["success"]["success"] + m["fail"]["success"]),
-            "recall": ratio(m["success"]["success"], m["success"]["success"] + m["success"]["fail"]),
-            "human_rate": ratio(sum(human), len(human)), "judge_rate": ratio(sum(pred), len(pred)),
-            "gap": B.rate_gap(Counter(zip(human, pred))) if human else None,
-        })
-        if boot is not None:
-            cis = boot.intervals(list(zip(human, pred)), JUDGE_FIGURES)
-            rows[-1].update({f"{name}_ci": ci for name, ci in cis.items()})
-    return rows
+    return judge_rows(store, consensus(store) if reference is None else reference, boot, by)
 
 
 #: What is bootstrapped for a judge against the humans, and for a pair of annotators (pairs: (reference, other)).
-JUDGE_FIGURES = {"agreement": B.pair_agreement, "kappa": B.pair_kappa, "precision": B.precision,
-                 "recall": B.recall, "gap": B.rate_gap}
+JUDGE_FIGURES = JUDGES_FIGURES
 PAIR_FIGURES = {"agreement": B.pair_agreement, "kappa": B.pair_kappa}
 
 
@@ -238,16 +211,26 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
 
 
 def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = True,
-           judge: str | None = None, k: int | None = None, boot: B.Bootstrap | None = None) -> dict:
+           judge: str | None = None, k: int | None = None, boot: B.Bootstrap | None = None,
+           by: str | None = None) -> dict:
     """Everything ``cockpit agreement`` shows, as one JSON-ready dict; with `boot`, bootstrap intervals
-    (``*_ci`` keys, and ``intervals``: how they were computed)."""
+    (``*_ci`` keys, and ``intervals``: how they were computed). Each judge row carries ``canary``: how that
+    judge did on the canary runs (:mod:`cockpit.core.review.canary_audit`); ``flagged_judges`` lists the
+    flagged ones. With `by`, ``split`` holds the judge rows split that way (``{"by": ..., "judges": [...]}``)."""
     annotators = _annotator_agreement(store, "success", boot)
+    canaries = canary_audit.audit(store.root)
+    judges = _with_canaries(judge_agreement(store, boot=boot), canaries)
     out = {
         **({"intervals": boot.describe()} if boot is not None else {}),
         "pairwise_cohen": annotators["pairwise_cohen"],
         "fleiss": annotators["fleiss"],
         "axes": {axis: _annotator_agreement(store, axis, boot) for axis in AXES[1:]},
-        "judges": judge_agreement(store, boot=boot),
+        "judges": judges,
+        "flagged_judges": [{"judge": r["judge"], "k": r["k"], "k_label": r["k_label"],
+                            "prompt_version": r["prompt_version"], "canary": r["canary"]}
+                           for r in judges if r["canary"]["flagged"]],
+        **({"split": {"by": by, "judges": _with_canaries(judge_agreement(store, boot=boot, by=by), canaries)}}
+           if by else {}),
         "success_by_site": [dict(zip(("site", "n", "successes", "rate", "sources"), r))
                             for r in success_rates(store, "site")],
         "success_by_model": [dict(zip(("model", "n", "successes", "rate", "sources"), r))
@@ -260,6 +243,12 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)
     return out
+
+
+def _with_canaries(rows: list[dict], canaries: dict) -> list[dict]:
+    for r in rows:
+        r["canary"] = canary_audit.result_for(canaries, r["judge"], r["k"], r["prompt_version"])
+    return rows
 
 
 def _annotator_agreement(store, axis: str, boot: B.Bootstrap | None) -> dict:
@@ -294,4 +283,4 @@ def adjudication_summary(store, boot: B.Bootstrap | None = None) -> dict:
     after = adjudicated_consensus(store, cons)
     changed = sorted(r for r, v in after.items() if cons.get(r) != v)
     return {"adjudicated": len(_adjudications(store)), "changed": changed,
-            "judges": judge_agreement(store, after, boot)}
+            "judges": _with_canaries(judge_agreement(store, after, boot), canary_audit.audit(store.root))}

@@ -1,7 +1,7 @@
 """Bootstrap 95% intervals over runs for the agreement figures (Efron & Tibshirani, "An Introduction to the
 Bootstrap", ch. 13: the percentile interval).
 
-Each figure (kappa, agreement, precision, recall, success-rate gap) is a function of its runs. A resample
+Each figure (kappa, agreement, precision, recall, false-positive rate, success-rate gap) is a function of its runs. A resample
 draws as many runs as there are, with replacement, from :class:`random.Random` seeded with ``seed``
 (``rng.choices(items, k=len(items))``); the figure is computed on it; this is repeated ``resamples`` times,
 and the interval is the 2.5th and 97.5th percentiles of the values (linear interpolation between order
@@ -98,6 +98,12 @@ def precision(c: Counter) -> float | None:
 def recall(c: Counter) -> float | None:
     real = c[(1, 1)] + c[(1, 0)]
     return c[(1, 1)] / real if real else None
+
+
+def false_positive_rate(c: Counter) -> float | None:
+    """Of the runs the reference failed, the share the other called a success: fp / (fp + tn)."""
+    failed = c[(0, 1)] + c[(0, 0)]
+    return c[(0, 1)] / failed if failed else None
 
 
 def rate_gap(c: Counter) -> float | None:

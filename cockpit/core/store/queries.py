@@ -174,6 +174,14 @@ class StoreQueries:
         return self._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
                           "ORDER BY started, id")
 
+    def run_levels(self) -> dict[str, str]:
+        """Each run's task difficulty level where its task has one (Online-Mind2Web's easy / medium / hard, kept
+        in the run's config by the importer, or a task file's ``level`` field): ``{run_id: level}``."""
+        rows = self._rows("SELECT id, COALESCE(json_extract(config, '$.level'), "
+                          "json_extract(config, '$.task_extra.level')) AS level FROM runs "
+                          "WHERE config IS NOT NULL AND json_valid(config)")
+        return {r["id"]: str(r["level"]) for r in rows if r["level"] not in (None, "")}
+
     # ---------- hops (cockpit.core.tasks.hops) ----------
     def run_hops(self, run_id: str) -> dict | None:
         """A run's final hop result (``runs.hops``), or None when it was not tracked."""

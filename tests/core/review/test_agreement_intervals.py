@@ -150,8 +150,8 @@ def test_cli_prints_every_figure_with_its_interval_and_how(tmp_path):
     out = cockpit(tmp_path, "agreement").stdout
     section = out.split("With 95% intervals: percentile bootstrap over runs, 2000 resamples, seed 0\n", 1)[1]
     lines = section.split("\n\n", 1)[0].splitlines()
-    assert lines[0].split() == ["comparison", "n", "agreement", "kappa", "precision", "recall", "gap", "(judge",
-                                "-", "humans)"]
+    assert lines[0].split() == ["comparison", "n", "accuracy", "kappa", "precision", "recall", "false", "pos.",
+                                "gap", "(judge", "-", "humans)"]
     k3 = next(l for l in lines if l.strip().startswith("gpt-4o k=3 v1 "))
     assert "85.7% [" in k3 and "0.696 [" in k3 and "+14.3 pts [" in k3
     assert any(l.strip().startswith("Fleiss: ada, bob, cy") and "0.556 [" in l for l in lines)
