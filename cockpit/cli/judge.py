@@ -100,6 +100,10 @@ def run(args) -> int:
         return common.fail("no runs matched the selection (see `cockpit runs`)", 2)
     if not (args.no_canary or args.reference_only):
         try:
+            _check_key(config)
+        except CockpitError as e:
+            return common.fail(str(e), 2)
+        try:
             canary = asyncio.run(_canaries(root, config, args))
         except CockpitError as e:  # no browser to make them, no key
             print(f"cockpit judge: the canary runs could not be judged ({e}); the judge reads as not checked "
@@ -116,6 +120,12 @@ def run(args) -> int:
               file=sys.stderr)
         return 130
     return 1 if report.errors else 0
+
+
+def _check_key(config) -> None:
+    """A judge with no API key fails here, before the canaries are made (ModelError, 'no API key')."""
+    from cockpit.core.llm.client import ModelClient
+    ModelClient(config).close()
 
 
 async def _canaries(root, config, args) -> dict:

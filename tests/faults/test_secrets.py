@@ -231,7 +231,7 @@ def test_the_api_key_is_nowhere_after_a_whole_session(key_from, site, tmp_path, 
         for fmt, layout in TRAINING_EXPORTS:  # every step that ran: nobody labelled these runs
             cockpit("-v", "export", "all", "--format", fmt, "--layout", layout, "--steps", "all",
                     "--out", str(out / f"train-{fmt}-{layout}"))
-        judged = cockpit("-v", "judge", "--all", *model, "--retries", "0")
+        judged = cockpit("-v", "judge", "--no-canary", "--all", *model, "--retries", "0")
         assert "SUCCESS" in judged.stdout, judged.stdout
         cockpit("-v", "reask", ok_run, "2", "--show-request")
         cockpit("-v", "reask", ok_run, "1", "--json")

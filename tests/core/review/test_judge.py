@@ -398,7 +398,8 @@ def test_cockpit_judge_end_to_end(tmp_path):
         other = make_run(store, "task other", batch="b2")
     replies = {"task yes": "Fine.\nSUCCESS", "task no": "Wrong page.\nNOT SUCCESS"}
     with ModelServer(by_task(replies)) as srv:
-        r = cockpit(tmp_path, "judge", "--batch", "b1", "--model", JUDGE, "--base-url", srv.base_url, "--k", "2")
+        r = cockpit(tmp_path, "judge", "--no-canary", "--batch", "b1", "--model", JUDGE, "--base-url", srv.base_url,
+                    "--k", "2")
         assert r.returncode == 0, r.stderr
         assert len(srv.requests) == 2
         assert all(len(images_of(b)) == 2 for b in srv.requests)
@@ -410,7 +411,7 @@ def test_cockpit_judge_end_to_end(tmp_path):
         assert other not in out
         assert "1 SUCCESS, 2 NOT SUCCESS, 0 undecided, 0 errors" in out
         assert "reference checks: must_include 1/1 passed" in out
-        again = cockpit(tmp_path, "judge", yes[:-1], no, "--model", JUDGE,
+        again = cockpit(tmp_path, "judge", "--no-canary", yes[:-1], no, "--model", JUDGE,
                         "--base-url", srv.base_url, "--k", "2")
         assert again.returncode == 0, again.stderr
         assert "(stored)" in again.stdout and len(srv.requests) == 2

@@ -316,7 +316,7 @@ def test_cli_judges_with_webjudge_and_shows_the_stages(tmp_path):
     home, run_id = imported_run(tmp_path, 3)
     scores = {1: score_reply(1, 1), 2: score_reply(2, 4), 3: score_reply(3, 5)}
     with ModelServer(rules(scores)) as srv:
-        r = cockpit(home, "judge", run_id, "--protocol", "webjudge", "--base-url", srv.base_url,
+        r = cockpit(home, "judge", "--no-canary", run_id, "--protocol", "webjudge", "--base-url", srv.base_url,
                     "--model", JUDGE)
     assert r.returncode == 0, r.stderr
     assert re.search(rf"{run_id}\s+SUCCESS", r.stdout) and "WebJudge: 1 SUCCESS" in r.stdout
