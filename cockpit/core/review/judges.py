@@ -116,3 +116,18 @@ def _row(vs: list[dict], reference: dict, boot: B.Bootstrap | None) -> dict:
         cis = boot.intervals(list(zip(human, pred)), FIGURES)
         row.update({f"{name}_ci": ci for name, ci in cis.items()})
     return row
+
+
+def audited_judges(store_root, by: str | None = None, boot: B.Bootstrap | None = None) -> list[dict]:
+    """:func:`judge_rows` against the human consensus, each row with its ``canary`` result
+    (:mod:`cockpit.core.review.canary_audit`): what the Reports tab shows. Opens the store at `store_root`
+    itself, so it may run on a worker thread."""
+    from cockpit.core.review import canary_audit
+    from cockpit.core.review.consensus import consensus
+    from cockpit.core.store.db import open_for_reading
+    with open_for_reading(store_root) as store:
+        rows = judge_rows(store, consensus(store), boot, by)
+    canaries = canary_audit.audit(store_root)
+    for r in rows:
+        r["canary"] = canary_audit.result_for(canaries, r["judge"], r["k"], r["prompt_version"])
+    return rows

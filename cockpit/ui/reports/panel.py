@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.review import agreement
+from cockpit.core.review.canary_audit import describe
 from cockpit.core.review.judge import judge_runs_blocking
 from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
@@ -43,6 +44,7 @@ from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_backgr
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
+from cockpit.ui.reports.judge_audit import JudgeAuditView
 from cockpit.ui.reports.words import bin_label, unjudged_failures_note
 
 MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
@@ -118,7 +120,8 @@ class ReportsPanel(QWidget):
                                  "the runs and what was done.")
         self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
         self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
-                              "TP", "FN", "FP", "TN"])
+                              "TP", "FN", "FP", "TN", "canaries"])
+        self.audit = JudgeAuditView(self.store.root)
         self.disagree = _list()
         self.disagree.itemActivated.connect(self._open)
         self.disagree.itemDoubleClicked.connect(self._open)
@@ -142,6 +145,10 @@ class ReportsPanel(QWidget):
         left.addWidget(self.pairs)
         left.addWidget(_wrapped("<b>Judges against the human consensus</b> (WebVoyager Table 2's shape)"))
         left.addWidget(self.judges)
+        left.addWidget(_wrapped("<b>Judges audited</b>: accuracy, κ, precision, recall, false-positive rate and "
+                                "the success-rate gap with 95% intervals, split as chosen; judges the canary runs "
+                                "flagged are named"))
+        left.addWidget(self.audit)
         left.addWidget(_wrapped("<b>Disagreements</b> (double-click to open the run)"))
         left.addWidget(self.disagree)
         grid.addLayout(left, 1, 0)
@@ -167,6 +174,7 @@ class ReportsPanel(QWidget):
         self._show_agreement(rep)
         self._show_disagreements(rep)
         self._show_charts(rep)
+        self.audit.refresh()
 
     def _show_success(self, rep: dict) -> None:
         a = rep["assisted"]
@@ -196,7 +204,7 @@ class ReportsPanel(QWidget):
         _fill(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"], r["n"],
                              "" if r["agreement"] is None else f"{r['agreement']:.1%}",
                              "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
-                             r["tp"], r["fn"], r["fp"], r["tn"]) for r in rep["judges"]])
+                             r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
 
     def _show_disagreements(self, rep: dict) -> None:
         self.disagree.clear()
