@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QMenu,
     QMessageBox,
     QPushButton,
+    QScrollArea,
     QSizePolicy,
     QTabBar,
     QTreeWidget,
@@ -657,10 +658,26 @@ def _interrupted_run(qtbot, w, states: States) -> None:
 
 
 def _reports(qtbot, w, states: States) -> None:
+    from cockpit.core.review.canary_audit import FOLDER, KNOWN
+    from cockpit.core.store.newrun import NewRun
+    with Store(w.store_root / FOLDER) as canaries:  # the judge said success on failed canaries: it is flagged
+        for name in ("answer-without-doing-the-task-at-all", "captcha-blocked-on-the-security-check-page"):
+            rid = canaries.new_run(NewRun(TASK, "http://127.0.0.1/demo", task_id=name))
+            canaries.finish_run(rid, "answered", answer="done")
+            L.set_label(canaries, rid, KNOWN, "fail")
+            L.set_verdict(canaries, rid, MODEL, 3, "cockpit-judge-1", 1)
     _tab(w, "Reports")
     _button(w, "Refresh").click()
-    qtbot.wait(500)
+    audit = w.reports.audit
+    qtbot.waitUntil(lambda: not audit.busy, timeout=LONG)
+    states.reached("Reports, judges audited, one flagged", "FLAGGED" in audit.status.text(), "the flagged judge")
     states.check("Reports, labels and verdicts")
+    audit.split.setFocus()
+    audit.split.setCurrentIndex(audit.split.findData("agent"))
+    qtbot.waitUntil(lambda: not audit.busy, timeout=LONG)
+    audit.figure.setCurrentIndex(audit.figure.findData("gap"))
+    w.reports.findChild(QScrollArea).ensureWidgetVisible(audit.chart)
+    states.check("Reports, judges audited by agent, the gap's intervals drawn")
     _tab(w, "Live")
 
 

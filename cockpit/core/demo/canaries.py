@@ -14,14 +14,23 @@ replies, the bundled pages); only the pixels may differ between machines.
 """
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from cockpit.core.agent.approval import approver_for
+from cockpit.core.agent.config import AgentConfig
+from cockpit.core.agent.loop import Agent
+from cockpit.core.agent.start import Fresh
+from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.demo.policy import DEMO_MODEL, DEMO_QUESTION, DEMO_TASK, demo_responder, reply_text, serve_demo_site
+from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.llm.modelserver import ModelServer
+from cockpit.core.review import canary_audit, webjudge_prompt
 from cockpit.core.review.canary_audit import KNOWN, canary_root, known_outcomes
+from cockpit.core.review.judge import PROMPT_VERSION, judge_runs
 from cockpit.core.store import Store
 from cockpit.core.store.labels import set_label
 
@@ -92,13 +101,6 @@ def ensure(store_root: Path | str, browser_config=None, progress: Callable[[str]
 
 
 def _make(store: Store, canaries: list[Canary], browser_config, progress) -> dict[str, str]:
-    from cockpit.core.agent.approval import approver_for
-    from cockpit.core.agent.config import AgentConfig
-    from cockpit.core.agent.loop import Agent
-    from cockpit.core.agent.start import Fresh
-    from cockpit.core.browser.session import BrowserConfig, BrowserSession
-    from cockpit.core.llm.client import ModelClient, ModelConfig
-
     made = {}
     with serve_demo_site() as site, BrowserSession(browser_config or BrowserConfig()) as session:
         for c in canaries:
@@ -126,10 +128,6 @@ async def check_judge(store_root: Path | str, *, config, k: int, protocol: str =
     :func:`cockpit.core.review.judge.judge_runs` judges any run; the verdicts stay in the canary store.
     Returns the judge's result (:func:`cockpit.core.review.canary_audit.audit_store`'s entry, ``errors``
     added: the canaries the judge could not be asked about)."""
-    import asyncio
-
-    from cockpit.core.review import canary_audit, webjudge_prompt
-    from cockpit.core.review.judge import PROMPT_VERSION, judge_runs
     ids = await asyncio.to_thread(ensure, store_root, browser_config, progress)
     root = canary_root(store_root)
     report = await judge_runs(ids, store_root=root, config=config, k=k, api_key=api_key, redo=redo,

@@ -25,9 +25,11 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 from cockpit.core.review import bootstrap as B
-from cockpit.core.review.consensus import NAMES
+from cockpit.core.review import canary_audit
+from cockpit.core.review.consensus import NAMES, consensus
 from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, percent_agreement
 from cockpit.core.review.outcomes import ratio, runs_by_id
+from cockpit.core.store.db import open_for_reading
 from cockpit.core.store.labels import verdicts as _verdicts
 
 #: The splits of ``cockpit agreement --by``.
@@ -122,9 +124,6 @@ def audited_judges(store_root, by: str | None = None, boot: B.Bootstrap | None =
     """:func:`judge_rows` against the human consensus, each row with its ``canary`` result
     (:mod:`cockpit.core.review.canary_audit`): what the Reports tab shows. Opens the store at `store_root`
     itself, so it may run on a worker thread."""
-    from cockpit.core.review import canary_audit
-    from cockpit.core.review.consensus import consensus
-    from cockpit.core.store.db import open_for_reading
     with open_for_reading(store_root) as store:
         rows = judge_rows(store, consensus(store), boot, by)
     canaries = canary_audit.audit(store_root)

@@ -99,7 +99,7 @@ def home_with_runs(tmp_path, built):
     return home
 
 
-def judge(home, srv, name, *extra):
+def judge_cli(home, srv, name, *extra):
     return cockpit(home, "judge", "--all", "--model", name, "--base-url", srv.base_url, "--retries", "0", *extra)
 
 
@@ -111,7 +111,7 @@ def test_a_broken_judge_is_flagged_wherever_its_verdicts_are_reported(tmp_path, 
                                                                        unread):
     home = home_with_runs(tmp_path, built)
     with ModelServer(responder) as srv:
-        r = judge(home, srv, name)
+        r = judge_cli(home, srv, name)
         assert r.returncode == 0, r.stderr
         assert len(srv.requests) == 6 + 3  # the canaries first, then the user's runs
         tasks = [re.search(r"Task: (.*)", b["messages"][-1]["content"][0]["text"]).group(1) for b in srv.requests]
@@ -140,14 +140,14 @@ def test_a_broken_judge_is_flagged_wherever_its_verdicts_are_reported(tmp_path, 
 def test_a_careful_judge_passes_and_its_canary_verdicts_are_kept(tmp_path, built):
     home = home_with_runs(tmp_path, built)
     with ModelServer(careful) as srv:
-        r = judge(home, srv, "careful-judge")
+        r = judge_cli(home, srv, "careful-judge")
         assert r.returncode == 0, r.stderr
         assert "judge careful-judge passed 6 of 6 canaries" in r.stderr and "WARNING" not in r.stderr
         asked = len(srv.requests)
-        again = judge(home, srv, "careful-judge")  # stored: neither the canaries nor the runs are asked again
+        again = judge_cli(home, srv, "careful-judge")  # stored: neither the canaries nor the runs are asked again
         assert again.returncode == 0 and len(srv.requests) == asked
         assert "passed 6 of 6 canaries" in again.stderr
-        skipped = judge(home, srv, "other-judge", "--no-canary")
+        skipped = judge_cli(home, srv, "other-judge", "--no-canary")
         assert skipped.returncode == 0 and len(srv.requests) == asked + 3 and "canar" not in skipped.stderr
     results = audit(home)
     assert results[("careful-judge", 3, "cockpit-judge-1")]["flagged"] is False
@@ -155,3 +155,5 @@ def test_a_careful_judge_passes_and_its_canary_verdicts_are_kept(tmp_path, built
     assert "careful-judge k=3 cockpit-judge-1: passed 6 of 6 canaries" in text
     assert "other-judge k=3 cockpit-judge-1: not checked on the canaries" in text
     assert "FLAGGED" not in text
+    helptext = cockpit(home, "judge", "--help").stdout
+    assert "--no-canary" in helptext and "known outcomes" in helptext and "CAPTCHA" in helptext

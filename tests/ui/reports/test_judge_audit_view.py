@@ -9,7 +9,7 @@ from cockpit.ui.reports.panel import ReportsPanel
 from testkit.fakeruns import make_run
 
 
-def fill(store):
+def two_judges_on_two_sites(store):
     """Ten labelled runs on two sites; a lenient judge (always success) and a strict one (right every time)."""
     for i in range(10):
         rid = make_run(store, steps=2, task=f"task {i}", site="shop-a" if i < 5 else "shop-b")
@@ -30,7 +30,7 @@ def cells(view, column):
 
 
 def test_the_audit_is_computed_in_the_background_and_shows_intervals_and_flags(qtbot, store):
-    fill(store)
+    two_judges_on_two_sites(store)
     panel = ReportsPanel(store)
     qtbot.addWidget(panel)
     panel.refresh()
