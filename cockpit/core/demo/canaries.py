@@ -9,7 +9,7 @@ the ``canaries`` folder of the data folder, with each run's known outcome as a l
 
 Why made on first use rather than shipped: the screenshots then come from the same Chromium, fonts and
 screen settings the user's own runs come from, the wheel carries no binary runs that would go stale when the
-demo shop changes, and it costs a few seconds once per data folder. The runs are deterministic (rule-based
+demo shop changes; it is done once per data folder. The runs are deterministic (rule-based
 replies, the bundled pages); only the pixels may differ between machines.
 """
 from __future__ import annotations
