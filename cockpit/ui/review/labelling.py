@@ -194,16 +194,20 @@ class Labeller(QObject):
             self.bar.say(NEED_NAME)
             return
         self.refresh_queue()
+        nxt = self.upcoming()
+        if nxt is None:
+            self.bar.say("Nothing left to label. Well done.")
+            return
+        self.openRequested.emit(nxt)
+
+    def upcoming(self) -> str | None:
+        """The run N opens from here, by the queue as last read (None: nothing left)."""
         current = self.run["id"] if self.run else None
         queue = self.queue
         if current in queue:  # skipping this one: go on after it (else N would swap between two runs)
             i = queue.index(current)
             queue = queue[i + 1:] + queue[:i]
-        nxt = next((r for r in queue if r != current), None)
-        if nxt is None:
-            self.bar.say("Nothing left to label. Well done.")
-            return
-        self.openRequested.emit(nxt)
+        return next((r for r in queue if r != current), None)
 
     def refresh_queue(self) -> None:
         """The runs N goes through: the annotator's batch queue when they have runs assigned, else every

@@ -197,7 +197,8 @@ class ReviewPanel(QWidget):
             return
         self.browser.shown_run_id = run_id
         self.labeller.on_run_opened()
-        self.viewer.go(0 if self.viewer.steps else -1)
+        self.viewer.look_ahead(self.labeller.upcoming())  # N's next run: its first screenshot decoded meanwhile
+        self.viewer.go(self.viewer.first_shown() if self.viewer.steps else -1)
         if not self.viewer.steps:
             self.viewer.view.clear("This run has no steps.")
         self._show_adjudication()

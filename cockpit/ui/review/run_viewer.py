@@ -59,6 +59,7 @@ class RunViewer(QWidget):
         self.claim_hidden = False  # the run's claim is hidden (a blind batch's run, not labelled yet)
         self.compact = False
         self._images: OrderedDict[tuple[str, int], QImage] = OrderedDict()
+        self._ahead: tuple | None = None  # (run id, step, paths): the first screenshot of the run N opens next
         self._marks: dict[tuple[str, int], list] = {}
         # No Qt parent: the loader thread holds it, so it cannot be destroyed under a pending emit.
         self.loader = RunLoader(store.root)
@@ -131,6 +132,23 @@ class RunViewer(QWidget):
         self.tools.set_run_status(run["status"])
         self.index = -1
         return True
+
+    def first_shown(self) -> int:
+        """The step a run opens on: its first with a screenshot. Imported Online-Mind2Web and browser-use runs
+        shoot the page after each action, so their step 1 has none: an annotator would open each on a blank."""
+        return next((i for i, s in enumerate(self.steps) if s["screenshot"]), 0)
+
+    def look_ahead(self, run_id: str | None) -> None:
+        """Decode `run_id`'s first screenshot behind this run's own (the run N opens next shows at once)."""
+        self._ahead = None
+        if not run_id or run_id == self.run["id"]:
+            return
+        try:
+            s = next((s for s in self.store.steps(run_id, with_request=False) if s["screenshot"]), None)
+        except CockpitError:
+            return
+        if s is not None:
+            self._ahead = (run_id, s["step"], self._image_paths(s))
 
     def reload_run(self) -> None:
         """The open run's row again (its status may have changed: resumed, closed, finished)."""
@@ -288,6 +306,8 @@ class RunViewer(QWidget):
                 paths = self._image_paths(s)
                 if paths and (self.run["id"], s["step"]) not in self._images:
                     jobs.append((self.run["id"], s["step"], paths))
+        if self._ahead is not None and self._ahead[:2] not in self._images:
+            jobs.append(self._ahead)
         return jobs
 
     def _preload(self) -> None:
