@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.safety.navguard import parse_domains
@@ -111,6 +111,14 @@ def _required_str(record: dict, key: str, what: str, line: int, problem) -> str 
 
 def _fix_url(url: str, key: str, line: int, problem, base: Path) -> str | None:
     """The start URL to use; None (with a problem) for a local page that is not there."""
+    if url.lower().startswith("file:"):  # an absolute file:// address: the same check as a path
+        local = Path(unquote(urlsplit(url).path))
+        kind = local_kind(local)
+        if kind == "file":
+            return url
+        problem(line, f'"{key}" names a local file, but {local} '
+                      f'{"is a folder, not a page" if kind == "folder" else "does not exist"}; task skipped')
+        return None
     if _SCHEME.match(url) or url.startswith(("about:", "data:")):
         return url
     if _PLACEHOLDER_URL.match(url):

@@ -93,12 +93,35 @@ def load_tasks(path, sites: dict[str, str] | None = None) -> TaskFile:
         raise CockpitError(f"task file not found: {path}")
     if path.is_dir():
         raise CockpitError(f"{path} is a folder, not a task file")
+    binary = binary_kind(path)
+    if binary:
+        raise CockpitError(f"{path.name} is not a task file: it is {binary}. A task file is JSON Lines (one object "
+                           'per line, with "task" and "url") or a JSON array of such objects')
     loader = _Loader(path, webarena_sites.site_map(sites))
     try:
         loader.run()
     except OSError as e:
         raise CockpitError(f"cannot read task file {path}: {e.strerror or e}") from e
     return loader.result()
+
+
+#: The first bytes of files people pick by mistake in a file dialog, and what to call them.
+MAGIC = ((b"\x89PNG", "a PNG image"), (b"\xff\xd8\xff", "a JPEG image"), (b"GIF8", "a GIF image"),
+         (b"PK\x03\x04", "a ZIP archive (a Cockpit bundle is imported with File → Import runs…)"),
+         (b"%PDF", "a PDF document"), (b"SQLite format 3\x00", "an SQLite database"))
+
+
+def binary_kind(path: Path) -> str:
+    """What a binary file is ('a PNG image', 'a binary file'), or '' for text (UTF-16 with its mark is text)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(8192)
+    except OSError:
+        return ""  # said where the file is read
+    kind = next((words for magic, words in MAGIC if head.startswith(magic)), "")
+    if kind or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return kind
+    return "a binary file" if b"\x00" in head else ""
 
 
 class _Loader:

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
 from cockpit.core.errors import CockpitError
 from cockpit.core.tasks.task import Task
 from cockpit.core.tasks.taskfile import load_tasks
+from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, one_line
 from cockpit.ui.plaintext import tip
 
@@ -159,7 +160,11 @@ class TaskBar(QWidget):
         try:
             tf = load_tasks(path)
         except CockpitError as e:
-            self.fileProblems.emit(str(path), [str(e)])
+            self.fileProblems.emit(str(path), [str(e) + self._kept()])
+            return 0
+        if not tf.tasks and self.tasks:  # a file with nothing to run does not throw away the list loaded
+            self.fileProblems.emit(str(path), ["no task could be read" + self._kept()]
+                                   + [p.message for p in tf.problems])
             return 0
         self.tasks = tf.tasks
         self.picker.clear()
@@ -179,6 +184,13 @@ class TaskBar(QWidget):
         if tf.tasks:
             self._on_pick(0)
         return len(tf.tasks)
+
+    def _kept(self) -> str:
+        """'; the 10 tasks from tasks.jsonl stay loaded' when a list is loaded."""
+        if not self.tasks:
+            return ""
+        n = len(self.tasks)
+        return f"; the {plural(n, 'task')} from {Path(self.file_label.toolTip()).name} {'stays' if n == 1 else 'stay'} loaded"
 
     def _on_pick(self, index: int) -> None:
         if 0 <= index < len(self.tasks):

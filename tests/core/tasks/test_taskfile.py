@@ -238,3 +238,20 @@ def test_broken_object_first_line_still_streams(tmp_path):
 def test_one_line_webarena_array(tmp_path):
     tf = load_tasks(write(tmp_path, json.dumps([WEBARENA, dict(WEBARENA, task_id=8)]), "a.json"))
     assert [t.id for t in tf.tasks] == ["7", "8"] and tf.format == "webarena"
+
+
+def test_a_file_url_to_a_page_that_is_not_there_is_a_problem_not_a_task(tmp_path):
+    """A walkthrough's `cockpit run --dry-run` said "would run 1 task" for file:///nonexistent/page.html, which
+    the window refuses: the task file says it is not there, as it does for a relative path."""
+    import json
+    page = tmp_path / "page.html"
+    page.write_text("<title>here</title>")
+    tasks = tmp_path / "t.jsonl"
+    tasks.write_text(json.dumps({"id": "gone", "task": "t", "url": "file:///nonexistent/page.html"}) + "\n"
+                     + json.dumps({"id": "here", "task": "t", "url": page.as_uri()}) + "\n"
+                     + json.dumps({"id": "dir", "task": "t", "url": tmp_path.as_uri()}) + "\n")
+    tf = load_tasks(tasks)
+    assert [t.id for t in tf.tasks] == ["here"] and tf.tasks[0].url == page.as_uri()
+    said = [(p.line, p.message) for p in tf.problems]
+    assert said == [(1, 'line 1: "url" names a local file, but /nonexistent/page.html does not exist; task skipped'),
+                    (3, f'line 3: "url" names a local file, but {tmp_path} is a folder, not a page; task skipped')], said

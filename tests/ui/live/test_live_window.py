@@ -274,6 +274,30 @@ def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names
     assert bar.picker.width() >= 400  # a row of its own: the entries get the width
 
 
+def test_a_png_picked_as_a_task_file_is_named_and_keeps_the_tasks_loaded(qtbot, w, tmp_path):
+    """A walkthrough picked a screenshot in the task file dialog: a wall of "line 1: not valid UTF-8" and the
+    ten tasks loaded before gone. Now: one line that says what the file is, and the list stays."""
+    import json
+
+    from tests.images import png
+    good = tmp_path / "ten.jsonl"
+    good.write_text("".join(json.dumps({"id": f"t{i}", "task": f"task {i}", "url": "https://example.com/"}) + "\n"
+                            for i in range(10)))
+    shot = tmp_path / "screenshot3.png"
+    shot.write_bytes(png(size=(64, 48)))
+    bar = w.live.task_bar
+    assert bar.load_file(good) == 10
+    assert bar.load_file(shot) == 0
+    said = w.live.error_banner.toolTip()
+    assert "screenshot3.png is not a task file: it is a PNG image" in said, said
+    assert "the 10 tasks from ten.jsonl stay loaded" in said and "UTF-8" not in said
+    assert bar.picker.count() == 10 and len(bar.tasks) == 10
+    empty = tmp_path / "notes.jsonl"
+    empty.write_text("these are my notes, not tasks\n")
+    assert bar.load_file(empty) == 0
+    assert bar.picker.count() == 10
+
+
 @pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
 def test_the_step_log_shows_what_happened_and_who_decided_whole(qtbot, window_factory, size):
     """Issue #38: the Outcome ("typed …") and the Decision ("approved by …") were cut at 1024 and at 1280."""
