@@ -33,7 +33,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
-from cockpit.ui.review.label_bar import AXIS_KEYS, LabelBar
+from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
@@ -135,6 +135,7 @@ class ReviewPanel(QWidget):
         sc("End", lambda: v.go(len(v.steps) - 1))
         for key, verdict in (("S", "success"), ("F", "fail"), ("U", "unsure")):
             sc(key, lambda x=verdict: self.label(x))
+        sc(NOT_EXECUTABLE_KEY, lambda: self.label(L.NOT_EXECUTABLE))
         sc("N", lab.next_unlabelled)
         for axis, key in AXIS_KEYS.items():
             sc(key, lambda a=axis: self.adj_bar.adjudicating or lab.step_axis(a))  # adjudication settles success only
@@ -164,6 +165,8 @@ class ReviewPanel(QWidget):
             if self.viewer.run:
                 self.adjudication.pick(verdict)
             return False
+        if verdict == L.NOT_EXECUTABLE:  # asks why first (ReasonDialog), stores once answered
+            return self.labeller.ask_not_executable(self) is not None
         return self.labeller.label(verdict)
 
     def pick_category(self, i: int) -> None:
