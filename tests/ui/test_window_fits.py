@@ -49,6 +49,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.assignments import assign
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
+from cockpit.ui.review.reason_dialog import ReasonDialog
 from testkit.fakeruns import make_run
 from tests.lookahead_helpers import mark_in, observation
 from tests.ui.every_window import Watcher, opening_sites, widget_classes
@@ -532,6 +533,15 @@ def _active(qtbot, w) -> None:
 def _labels(qtbot, w, states: States) -> None:
     _active(qtbot, w)
     table = w.review.browser.table
+    table.setFocus()
+    seen = states.look_at(qtbot, ReasonDialog, "Review, why is the run not executable?",
+                          lambda d: _key(qtbot, d.choices, Qt.Key_1))
+    _key(qtbot, table, Qt.Key_D)  # not executable: asks why; 1 picks CAPTCHA
+    states.reached("Review, why is the run not executable?", bool(seen), "the question")
+    qtbot.waitUntil(lambda: not any(t.isVisible() for t in seen), timeout=5000)
+    _active(qtbot, w)
+    states.reached("Review, a run not executable", _shows(w, "not executable (CAPTCHA)"), "the label")
+    states.check("Review, a run not executable")
     category = next(c for c in w.findChildren(QComboBox) if c.isVisible() and c.toolTip().startswith("Failure cat"))
     category.setEditText(CATEGORY)
     table.setFocus()
@@ -657,6 +667,10 @@ def _interrupted_run(qtbot, w, states: States) -> None:
 
 
 def _reports(qtbot, w, states: States) -> None:
+    with Store(w.store_root) as s:  # a run both annotators found not executable, with long reasons
+        blocked = make_run(s, steps=1, task=TASK, model=MODEL)
+        L.set_label(s, blocked, ANNOTATOR, L.NOT_EXECUTABLE, category="Login wall: " + CATEGORY)
+        L.set_label(s, blocked, OTHER, L.NOT_EXECUTABLE, category="Blocked region: " + CATEGORY)
     _tab(w, "Reports")
     _button(w, "Refresh").click()
     qtbot.wait(500)

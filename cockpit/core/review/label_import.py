@@ -34,7 +34,7 @@ def read_label_file(path: Path | str) -> list[dict]:
     kind = path.suffix.lower()
     if kind not in (".jsonl", ".csv"):
         raise CockpitError(f"{path}: give a .jsonl or .csv label export (as `cockpit export --format "
-                           "labels-jsonl` or `labels-csv` writes)")
+                           "labels-jsonl` or `labels-csv` writes), or Online-Mind2Web's human_label.json")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:

@@ -44,7 +44,7 @@ class ReasonDialog(QDialog):
         lay.addWidget(self.buttons)
         self.choices.installEventFilter(self)
         self.choices.itemDoubleClicked.connect(lambda _item: self.accept())
-        self.choices.currentRowChanged.connect(lambda _row: self._update())
+        self.choices.itemSelectionChanged.connect(self._update)
         self.text.textChanged.connect(lambda _t: self._update())
         self._preset(before)
         self._update()
@@ -57,13 +57,13 @@ class ReasonDialog(QDialog):
             self.choices.setCurrentRow(NOT_EXECUTABLE_REASONS.index(head))
             self.text.setText(rest)
         else:
-            self.choices.setCurrentRow(-1)
+            self.choices.clearSelection()
             self.text.setText(before)
 
     def reason(self) -> str:
         """"CAPTCHA", "CAPTCHA: details", or the annotator's own words; '' when nothing was said."""
-        row = self.choices.currentRow()
-        picked = NOT_EXECUTABLE_REASONS[row] if row >= 0 else ""
+        chosen = self.choices.selectedIndexes()  # (the list's focus makes a row current, not chosen)
+        picked = NOT_EXECUTABLE_REASONS[chosen[0].row()] if chosen else ""
         own = self.text.text().strip()
         return f"{picked}: {own}" if picked and own else picked or own
 
