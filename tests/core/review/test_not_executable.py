@@ -26,60 +26,60 @@ RUNS = {
 }
 
 
-def fill(store):
+def fill_five_runs(into):
     for i, (rid, (labels, judge)) in enumerate(RUNS.items()):
-        store.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site="shop", model="m",
+        into.new_run(NewRun(f"task of {rid}", "http://example.test/", run_id=rid, site="shop", model="m",
                              task_id=f"t{i}", started=1000.0 + i))
-        store.finish_run(rid, "answered", answer="an answer")
+        into.finish_run(rid, "answered", answer="an answer")
         for who, (verdict, category) in labels.items():
-            lb.set_label(store, rid, who, verdict, category=category)
-        lb.set_verdict(store, rid, "gpt-j", 3, "v1", judge)
+            lb.set_label(into, rid, who, verdict, category=category)
+        lb.set_verdict(into, rid, "gpt-j", 3, "v1", judge)
 
 
 @pytest.fixture
-def store(tmp_path):
+def five_runs(tmp_path):
     with Store(tmp_path) as s:
-        fill(s)
+        fill_five_runs(s)
         yield s
 
 
-def test_the_label_keeps_its_reason_and_other_verdicts_keep_none(store):
-    assert lb.labels(store, "r1", "ada")[0]["verdict"] == NE
-    assert lb.labels(store, "r1", "ada")[0]["category"] == "CAPTCHA"
-    lb.set_label(store, "r1", "ada", "success", category="CAPTCHA")
-    assert lb.labels(store, "r1", "ada")[0]["category"] == ""
+def test_the_label_keeps_its_reason_and_other_verdicts_keep_none(five_runs):
+    assert lb.labels(five_runs, "r1", "ada")[0]["verdict"] == NE
+    assert lb.labels(five_runs, "r1", "ada")[0]["category"] == "CAPTCHA"
+    lb.set_label(five_runs, "r1", "ada", "success", category="CAPTCHA")
+    assert lb.labels(five_runs, "r1", "ada")[0]["category"] == ""
 
 
-def test_runs_found_not_executable_are_apart_from_the_consensus_and_the_failures(store):
-    assert consensus(store) == {"r3": 1, "r4": 0}  # r1, r5 not executable; r2 a tie (1 against 1)
-    assert not_executable(store) == {"r1": {"ada": "CAPTCHA", "bob": "Site down"},
+def test_runs_found_not_executable_are_apart_from_the_consensus_and_the_failures(five_runs):
+    assert consensus(five_runs) == {"r3": 1, "r4": 0}  # r1, r5 not executable; r2 a tie (1 against 1)
+    assert not_executable(five_runs) == {"r1": {"ada": "CAPTCHA", "bob": "Site down"},
                                      "r5": {"ada": "the shop's page asks for a phone number first", "bob": ""}}
-    outcomes = run_outcomes(store)
+    outcomes = run_outcomes(five_runs)
     assert outcomes["r1"] == (None, NE) and outcomes["r5"] == (None, NE)  # whatever the judge said
     assert outcomes["r2"] == (1, "judge")  # no consensus: the judge's verdict
-    [row] = success_rates(store, "site")
+    [row] = success_rates(five_runs, "site")
     assert row[:4] == ("shop", 3, 2, 2 / 3)  # r2 (judge), r3, r4; r1 and r5 are in no rate
     assert row[4]["not_executable"] == 2 and row[4]["human"] == 2
-    assert failure_categories(store) == {"Navigation stuck": 1}  # r4 only
+    assert failure_categories(five_runs) == {"Navigation stuck": 1}  # r4 only
 
 
-def test_judges_are_compared_on_the_executable_runs_only(store):
-    [row] = agreement.judge_agreement(store)
+def test_judges_are_compared_on_the_executable_runs_only(five_runs):
+    [row] = agreement.judge_agreement(five_runs)
     assert row["n"] == 2 and (row["tp"], row["tn"], row["fp"], row["fn"]) == (1, 1, 0, 0)
 
 
-def test_a_split_with_not_executable_is_a_disagreement_to_adjudicate(store):
-    listed = {d["run_id"]: d for d in agreement.disagreements(store)}
+def test_a_split_with_not_executable_is_a_disagreement_to_adjudicate(five_runs):
+    listed = {d["run_id"]: d for d in agreement.disagreements(five_runs)}
     assert "annotators disagree (1 success, 0 fail, 1 not executable)" in listed["r2"]["reasons"]
     assert "annotators disagree (2 success, 0 fail, 1 not executable)" in listed["r3"]["reasons"]
-    assert {i["run_id"] for i in to_adjudicate(store)} >= {"r1", "r2", "r3"}
-    set_adjudication(store, "r1", "fail", "the CAPTCHA was the agent's own doing", "qa")
-    assert "r1" not in not_executable(store) and consensus(store).get("r1") is None
-    assert run_outcomes(store)["r1"] == (0, "human")  # the adjudicated verdict takes the run back
+    assert {i["run_id"] for i in to_adjudicate(five_runs)} >= {"r1", "r2", "r3"}
+    set_adjudication(five_runs, "r1", "fail", "the CAPTCHA was the agent's own doing", "qa")
+    assert "r1" not in not_executable(five_runs) and consensus(five_runs).get("r1") is None
+    assert run_outcomes(five_runs)["r1"] == (0, "human")  # the adjudicated verdict takes the run back
 
 
-def test_the_report_counts_and_lists_them(store):
-    rep = agreement.report(store)
+def test_the_report_counts_and_lists_them(five_runs):
+    rep = agreement.report(five_runs)
     assert rep["not_executable"]["count"] == 2
     assert [r["run_id"] for r in rep["not_executable"]["runs"]] == ["r1", "r5"]
     assert rep["not_executable"]["runs"][0]["reasons"] == {"ada": "CAPTCHA", "bob": "Site down"}
@@ -88,7 +88,7 @@ def test_the_report_counts_and_lists_them(store):
 
 def test_cockpit_agreement_prints_them_apart(tmp_path):
     with Store(tmp_path) as s:
-        fill(s)
+        fill_five_runs(s)
     out = ok(cockpit(tmp_path, "agreement", "--resamples", "0", "--disagreements"))
     block = out.split("Not executable", 1)[1]
     assert block.splitlines()[0].endswith(": 2 runs")
@@ -102,7 +102,7 @@ def test_cockpit_agreement_prints_them_apart(tmp_path):
 
 def test_cockpit_annotate_asks_for_the_reason(tmp_path):
     with Store(tmp_path) as s:
-        fill(s)
+        fill_five_runs(s)
     r = cockpit(tmp_path, "annotate", "label", "r4", "--annotator", "dee", "--verdict", NE)
     assert r.returncode == 2 and "--reason" in r.stderr
     r = cockpit(tmp_path, "annotate", "label", "r4", "--annotator", "dee", "--verdict", "fail", "--reason", "x")
@@ -116,7 +116,7 @@ def test_cockpit_annotate_asks_for_the_reason(tmp_path):
 def test_exports_label_files_and_bundles_carry_the_label_and_its_reason(tmp_path, fmt):
     here, there = tmp_path / "here", tmp_path / "there"
     with Store(here) as s:
-        fill(s)
+        fill_five_runs(s)
     bundle = tmp_path / "all.zip"
     ok(cockpit(here, "export", "all", "--format", "bundle", "--out", str(bundle)))
     if fmt == "bundle":
@@ -140,7 +140,7 @@ def test_exports_label_files_and_bundles_carry_the_label_and_its_reason(tmp_path
                                      "r5": {"ada": "the shop's page asks for a phone number first", "bob": ""}}
 
 
-def test_the_html_report_names_the_reason(store):
+def test_the_html_report_names_the_reason(five_runs):
     from cockpit.core.review.exports import html_report
-    page = html_report(store, "r1")
+    page = html_report(five_runs, "r1")
     assert "not executable" in page and "CAPTCHA" in page

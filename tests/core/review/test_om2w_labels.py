@@ -27,7 +27,7 @@ PUBLISHED = [
 ]
 
 
-def results(root: Path, task_ids: list[str]) -> Path:
+def agent_results(root: Path, task_ids: list[str]) -> Path:
     """One agent's Online-Mind2Web result folders (task B's with a replaced task's date suffix)."""
     for tid in task_ids:
         folder_id = f"{tid}_110325" if tid == B else tid
@@ -46,7 +46,7 @@ def home_with_runs(home: Path, tmp_path: Path) -> dict[tuple[str, str], str]:
     the run ids by (task id, agent)."""
     with Store(home) as store:
         for agent, name in (("Browser Use", "bu"), ("seeact", "sa")):
-            import_mind2web(store, results(tmp_path / f"{home.name}-{name}", [A, B, C]), agent=agent)
+            import_mind2web(store, agent_results(tmp_path / f"{home.name}-{name}", [A, B, C]), agent=agent)
         return {(r["task_id"].split("_")[0], r["model"]): r["id"] for r in store.run_summaries()}
 
 

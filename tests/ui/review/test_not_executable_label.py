@@ -11,7 +11,7 @@ from testkit.fakeruns import make_run
 NE = L.NOT_EXECUTABLE
 
 
-def focus(qtbot, p):
+def focus_view(qtbot, p):
     p.activateWindow()
     p.viewer.view.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
@@ -40,7 +40,7 @@ def test_d_then_a_digit_labels_the_run_not_executable_with_that_reason(qtbot, pa
     assert any("D not executable (asks why)" in t for t in helps), helps  # the keys' help, before a run is picked
     p.show_run(rid)
     assert p.label_bar.btn_not_executable.text() == "Not executable (D)" and p.label_bar.btn_not_executable.isVisible()
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     dlg = press_d(qtbot, p)
     assert mine(store, rid) is None  # nothing stored before the reason is given
     qtbot.keyClick(dlg.choices, Qt.Key_1)
@@ -55,13 +55,13 @@ def test_own_words_or_details_are_typed_and_esc_labels_nothing(qtbot, panel, sto
     rid = make_run(store, steps=2, task="renew a library book")
     p = panel("ada")
     p.show_run(rid)
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     dlg = press_d(qtbot, p)
     qtbot.keyClick(dlg, Qt.Key_Escape)
     qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=3000)
     assert mine(store, rid) is None
     assert "not labelled" in p.label_bar.status.text()
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     dlg = press_d(qtbot, p)
     qtbot.keyClick(dlg.choices, Qt.Key_Down)
     qtbot.keyClick(dlg.choices, Qt.Key_Down)  # Login wall (focus made CAPTCHA current, not chosen)
@@ -72,7 +72,7 @@ def test_own_words_or_details_are_typed_and_esc_labels_nothing(qtbot, panel, sto
     qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=3000)
     assert mine(store, rid) == (NE, "Login wall: the library card number 12 is asked first")
     # D again: the reason as stored, to change; own words only
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     dlg = press_d(qtbot, p)
     assert dlg.choices.selectedIndexes()[0].row() == 2 and dlg.text.text() == "the library card number 12 is asked first"
     dlg.choices.clearSelection()
@@ -86,7 +86,7 @@ def test_a_comment_keeps_the_reason_and_f_afterwards_keeps_no_reason_as_category
     rid = make_run(store, steps=2, task="order a pizza")
     p = panel("ada")
     p.show_run(rid)
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     dlg = press_d(qtbot, p)
     qtbot.keyClick(dlg.choices, Qt.Key_4)
     qtbot.waitUntil(lambda: not dlg.isVisible(), timeout=3000)
@@ -94,7 +94,7 @@ def test_a_comment_keeps_the_reason_and_f_afterwards_keeps_no_reason_as_category
     p.label_bar.comment.editingFinished.emit()
     assert mine(store, rid) == (NE, "Blocked region")
     assert L.labels(store, rid, "ada")[0]["comment"] == "the shop says it does not deliver here"
-    focus(qtbot, p)
+    focus_view(qtbot, p)
     qtbot.keyClick(p.viewer.view, Qt.Key_F)
     assert mine(store, rid) == ("fail", "")
 
