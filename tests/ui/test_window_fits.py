@@ -542,6 +542,7 @@ def _labels(qtbot, w, states: States) -> None:
     _active(qtbot, w)
     states.reached("Review, a run not executable", _shows(w, "not executable (CAPTCHA)"), "the label")
     states.check("Review, a run not executable")
+    _key_points(qtbot, w, states)
     category = next(c for c in w.findChildren(QComboBox) if c.isVisible() and c.toolTip().startswith("Failure cat"))
     category.setEditText(CATEGORY)
     table.setFocus()
@@ -554,6 +555,25 @@ def _labels(qtbot, w, states: States) -> None:
     _key(qtbot, table, Qt.Key_Q)
     states.reached("Review, the Q judgement", _shows(w, "correct"), "the step's judgement (correct)")
     states.check("Review, the Q judgement")
+
+
+def _key_points(qtbot, w, states: States) -> None:
+    """K: the task's key points typed (long ones), then one ticked at the step shown (Alt+1)."""
+    table = w.review.browser.table
+
+    def typed(d):
+        d.setTextValue("\n".join(f"{n}. {CATEGORY} ({TASK[:80]})" for n in range(1, 7)))
+        d.accept()
+    seen = states.look_at(qtbot, QInputDialog, "Review, the task's key points typed", typed)
+    table.setFocus()
+    _key(qtbot, table, Qt.Key_K)
+    states.reached("Review, the task's key points typed", bool(seen), "the question")
+    qtbot.waitUntil(lambda: len(w.review.label_bar.key_points.boxes) == 6, timeout=5000)
+    _active(qtbot, w)
+    table.setFocus()
+    _key(qtbot, table, Qt.Key_1, Qt.AltModifier)
+    states.reached("Review, a key point ticked", _shows(w, "1 of 6 met"), "the count of ticks")
+    states.check("Review, a key point ticked")
 
 
 def _corrections(qtbot, w, states: States) -> None:

@@ -34,6 +34,7 @@ from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
 from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
+from cockpit.ui.review.key_points_box import TYPE_KEY
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
@@ -101,6 +102,9 @@ class ReviewPanel(QWidget):
         bar.verdictRequested.connect(self.label)
         bar.nextRequested.connect(lab.next_unlabelled)
         bar.annotatorChanged.connect(lambda _name: lab.on_annotator_changed())
+        bar.annotatorChanged.connect(lambda _name: bar.key_points.refresh())
+        bar.key_points.message.connect(bar.say)
+        self.viewer.stepMoved.connect(self._on_step_moved)
         bar.blindToggled.connect(self._on_blind)
         bar.axisPicked.connect(lab.axis_picked)
         bar.categoryPicked.connect(lab.category_picked)
@@ -137,6 +141,9 @@ class ReviewPanel(QWidget):
             sc(key, lambda x=verdict: self.label(x))
         sc(NOT_EXECUTABLE_KEY, lambda: self.label(L.NOT_EXECUTABLE))
         sc("N", lab.next_unlabelled)
+        sc(TYPE_KEY, self.label_bar.key_points.type_points)
+        for i in range(1, 10):
+            sc(f"Alt+{i}", lambda i=i: self.label_bar.key_points.toggle(i - 1))
         for axis, key in AXIS_KEYS.items():
             sc(key, lambda a=axis: self.adj_bar.adjudicating or lab.step_axis(a))  # adjudication settles success only
         sc("B", lambda: v.view.set_marks_visible(not v.view.marks_visible()))
@@ -201,9 +208,16 @@ class ReviewPanel(QWidget):
         self.browser.shown_run_id = run_id
         self.labeller.on_run_opened()
         self.viewer.go(0 if self.viewer.steps else -1)
+        self.label_bar.key_points.show_run(self.viewer.run)
+        self._on_step_moved()
         if not self.viewer.steps:
             self.viewer.view.clear("This run has no steps.")
         self._show_adjudication()
+
+    def _on_step_moved(self) -> None:
+        """Key points ticked now are met at the step shown."""
+        s = self.viewer.current()
+        self.label_bar.key_points.set_step(s["step"] if s is not None else None)
 
     def _where(self) -> tuple[str, int] | None:
         """The run and step the screenshot shows (for corrections)."""
