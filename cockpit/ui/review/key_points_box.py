@@ -1,8 +1,8 @@
-"""Review's key points: the open run's task's key points as checkboxes (Online-Mind2Web's human evaluation ticks
+"""Review's key points, a tab of the step's details: the open run's task's key points as checkboxes (Online-Mind2Web's human evaluation ticks
 them one by one, each with the step where it was met).
 
 A tick is the annotator's and binds the key point to the step on screen ("met at step 3"); ticking it again on
-another step moves it there, unticking removes it. Alt+1…9 tick or untick key point 1…9 from the keyboard; K
+another step moves it there, unticking removes it. Ctrl+1…9 tick or untick key point 1…9 from the keyboard; K
 types the task's key points (one a line, for every run of the task). The points are typed ones, else those of
 WebJudge's first stage (cockpit.core.review.key_points). The line before them counts the ticks: a suggestion for
 the verdict, which the annotator decides.
@@ -28,6 +28,7 @@ SHOWN_CHARS = 48
 
 class KeyPointsBox(QWidget):
     message = Signal(str)  # what a tick did, or what is missing (the label bar's footer says it)
+    counted = Signal(int, int, bool)  # points met, points, whether the annotator just ticked or typed them
 
     def __init__(self, store, who: Callable[[], str], parent=None):
         super().__init__(parent)
@@ -43,7 +44,8 @@ class KeyPointsBox(QWidget):
                                  "until some are typed)")
         self.type_btn.clicked.connect(self.type_points)
         self._lay = QVBoxLayout(self)
-        self._lay.setContentsMargins(0, 2, 0, 0)
+        self._lay.setContentsMargins(4, 4, 4, 4)
+        self._lay.addStretch(1)
         self.row: QWidget | None = None
         self._fill()
 
@@ -65,7 +67,7 @@ class KeyPointsBox(QWidget):
             return {}
         return {t["position"]: t for t in KP.ticks(self.store, self.run["id"], self.who())}
 
-    def _fill(self) -> None:
+    def _fill(self, acted: bool = False) -> None:
         if self.row is not None:
             self._lay.removeWidget(self.row)
             self.row.hide()
@@ -74,13 +76,14 @@ class KeyPointsBox(QWidget):
         self.boxes = []
         for i, point in enumerate(self.points):
             box = QCheckBox(_box_text(i, point, ticks.get(i)))
-            box.setToolTip(tip(f"{point}\n(Alt+{i + 1} ticks it at the step shown)" if i < 9 else point))
+            box.setToolTip(tip(f"{point}\n(Ctrl+{i + 1} ticks it at the step shown)" if i < 9 else point))
             box.setChecked(i in ticks)
             box.clicked.connect(lambda on, i=i: self.set_tick(i, on))
             self.boxes.append(box)
         self._say_summary(ticks)
+        self.counted.emit(len(ticks), len(self.points), acted)
         self.row = flow_row([self.summary, *self.boxes, self.type_btn])
-        self._lay.addWidget(self.row)
+        self._lay.insertWidget(0, self.row)
         self.row.show()  # (added to a shown box: not shown until told)
         self.type_btn.setEnabled(self.run is not None)
 
@@ -93,7 +96,7 @@ class KeyPointsBox(QWidget):
 
     # ---------- the annotator's ticks ----------
     def toggle(self, i: int) -> None:
-        """Alt+N: tick key point N at the step shown, or untick it."""
+        """Ctrl+N: tick key point N at the step shown, or untick it."""
         if 0 <= i < len(self.boxes):
             self.set_tick(i, not self.boxes[i].isChecked())
 
@@ -110,7 +113,7 @@ class KeyPointsBox(QWidget):
         else:
             KP.untick(self.store, self.run["id"], who, i)
             self.message.emit(f"key point {i + 1} not met")
-        self._fill()
+        self._fill(acted=True)
 
     def type_points(self) -> bool:
         """K: type the task's key points, one a line (an empty text goes back to WebJudge's, if any)."""
@@ -125,7 +128,8 @@ class KeyPointsBox(QWidget):
         except CockpitError as e:
             self.message.emit(str(e))
             return False
-        self.show_run(self.run)
+        self.points = of_run(self.store, self.run).points
+        self._fill(acted=True)
         self.message.emit(f"{plural(len(self.points), 'key point')} for this task")
         return True
 

@@ -1,5 +1,5 @@
 """Review's label bar: the annotator's name, Blind, the verdict buttons, the two axes, category and comment,
-the task's key points (cockpit.ui.review.key_points_box), and the footer line saying what was stored or what to do next.
+and the footer line saying what was stored or what to do next.
 
 A widget that owns these fields and says what the person asked for (signals); cockpit.ui.review.labelling
 stores the labels. The footer line ("step 3: wrong target — click the right box on the screenshot", "your
@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row, labelled
-from cockpit.ui.review.key_points_box import KeyPointsBox
 from cockpit.ui.review.queue import QueueBar
 
 #: The key of Online-Mind2Web's third label, not executable (the task could not be attempted; Review asks why).
@@ -80,7 +79,6 @@ class LabelBar(QWidget):
             box.setToolTip(f"{L.AXIS_QUESTIONS[axis]} ({key} steps through {' / '.join(AXIS_CHOICES[1:])})")
             box.activated.connect(lambda _i: self.axisPicked.emit())
             self.axes[axis] = box
-        self.key_points = KeyPointsBox(store, self.who)  # the task's key points, ticked at a step
         self.queue_bar = QueueBar(store)  # the annotator's batch, above their label
         self.queue_bar.nextRequested.connect(self.nextRequested)
         self._build()
@@ -99,7 +97,6 @@ class LabelBar(QWidget):
         bl.addWidget(self.queue_bar)
         bl.addWidget(r1)
         bl.addLayout(r2)
-        bl.addWidget(self.key_points)
         bl.addWidget(self.status)
         self.annotator.currentTextChanged.connect(self.annotatorChanged)
         self.blind.toggled.connect(self.blindToggled)

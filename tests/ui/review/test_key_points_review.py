@@ -1,5 +1,5 @@
 """Review's key points: WebJudge's (or typed ones) as checkboxes, each tick the annotator's and bound to the step
-shown, from the keyboard (Alt+1…9, K to type them)."""
+shown, from the keyboard (Ctrl+1…9, K to type them)."""
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QInputDialog
 
@@ -27,22 +27,25 @@ def test_alt_digit_ticks_a_key_point_at_the_step_shown(qtbot, panel, store):
                       reply="Status: success")
     p = panel("ada")
     p.show_run(rid)
-    kp = p.label_bar.key_points
+    kp = p.key_points
     assert [b.text() for b in kp.boxes] == ["1. Gamestop store near 90028", "2. Set it as the home store"]
     assert kp.summary.text() == "Key points (WebJudge (judge-x)): 0 of 2 met"
-    assert all(b.isVisible() for b in kp.boxes)
+    tabs = p.viewer.details
+    assert tabs.tabText(tabs.indexOf(p.key_points_tab)) == "Key points 0/2"
     view_focused(qtbot, p)
     qtbot.keyClick(p.viewer.view, Qt.Key_Right)
     qtbot.keyClick(p.viewer.view, Qt.Key_Right)
-    qtbot.keyClick(p.viewer.view, Qt.Key_1, Qt.AltModifier)
+    qtbot.keyClick(p.viewer.view, Qt.Key_1, Qt.ControlModifier)
     assert ticks(store, rid, "ada") == [(0, 3)]
     assert kp.boxes[0].isChecked() and kp.boxes[0].text() == "1. Gamestop store near 90028 (step 3)"
     assert kp.summary.text().endswith("1 of 2 met")
+    assert tabs.currentWidget() is p.key_points_tab and all(b.isVisible() for b in kp.boxes)  # the tick shows them
+    assert tabs.tabText(tabs.indexOf(p.key_points_tab)) == "Key points 1/2"
     assert p.label_bar.status.text() == "key point 1 met at step 3"
     qtbot.keyClick(p.viewer.view, Qt.Key_Right)
     qtbot.mouseClick(kp.boxes[1], Qt.LeftButton)  # a click ticks it too, at the step shown
     assert ticks(store, rid, "ada") == [(0, 3), (1, 4)]
-    qtbot.keyClick(p.viewer.view, Qt.Key_1, Qt.AltModifier)  # again: unticked
+    qtbot.keyClick(p.viewer.view, Qt.Key_1, Qt.ControlModifier)  # again: unticked
     assert ticks(store, rid, "ada") == [(1, 4)] and not kp.boxes[0].isChecked()
     p.label_bar.annotator.setCurrentText("bob")  # another annotator: their own ticks (none)
     assert not any(b.isChecked() for b in kp.boxes) and kp.summary.text().endswith("0 of 2 met")
@@ -54,7 +57,7 @@ def test_k_types_the_tasks_key_points_for_every_run_of_it(qtbot, panel, store):
     other = make_run(store, steps=2, task=task)
     p = panel("ada")
     p.show_run(rid)
-    kp = p.label_bar.key_points
+    kp = p.key_points
     assert kp.boxes == [] and kp.summary.text() == "Key points: none yet"
     asked = []
 
@@ -72,4 +75,4 @@ def test_k_types_the_tasks_key_points_for_every_run_of_it(qtbot, panel, store):
     assert kp.summary.text() == "Key points (typed): 0 of 2 met"
     assert p.label_bar.status.text() == "2 key points for this task"
     p.show_run(other)
-    assert [b.text() for b in p.label_bar.key_points.boxes] == ["1. A table for two", "2. 7 pm"]
+    assert [b.text() for b in p.key_points.boxes] == ["1. A table for two", "2. 7 pm"]
