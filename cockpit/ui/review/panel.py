@@ -34,8 +34,8 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
-from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
 from cockpit.ui.review.key_points_box import TYPE_KEY, KeyPointsBox
+from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
