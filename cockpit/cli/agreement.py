@@ -9,7 +9,10 @@ from cockpit.core.words import noun, plural
 HELP = "agreement between annotators and LLM judges (Cohen, Fleiss, WebVoyager Table 2) and success rates"
 
 DESCRIPTION = HELP + """. Human verdicts: success counts 1, fail 0, unsure is left out; the human
-consensus of a run is the majority of its annotators (ties are undecided). Judges are compared with the
+consensus of a run is the verdict more than half of its annotators gave (ties are undecided). Runs whose
+consensus is not executable (the task could not be attempted: a CAPTCHA, the site down, a login wall, a
+blocked region) are reported apart, with their reasons: they are in no agreement, no success rate and no
+failure count. Judges are compared with the
 consensus per judge model, k (screenshots shown) and prompt version, before and after adjudication (after:
 a run's adjudicated verdict, from `cockpit adjudicate set`, replaces its consensus), with the judge's
 precision and recall (AgentRewardBench's measure: the judge's success is the positive class). Success
@@ -89,6 +92,7 @@ def _print(rep: dict, show_disagreements: bool) -> None:
     _print_success(rep)
     _print_assisted(rep)
     _print_failures_and_steps(rep)
+    _print_not_executable(rep)
     if show_disagreements:
         _print_disagreements(rep)
 
@@ -309,6 +313,14 @@ def _print_failures_and_steps(rep: dict) -> None:
             print(f"  [{b['lo']:>3}, {b['hi']:>3}) {b['count']:>5}  {'#' * min(b['count'], 60)}")
     else:
         print("  no finished runs")
+
+
+def _print_not_executable(rep: dict) -> None:
+    ne = rep["not_executable"]
+    print(f"\nNot executable (the task could not be attempted; not counted as failures): {plural(ne['count'], 'run')}")
+    for r in ne["runs"]:
+        why = "; ".join(f"{who}: {reason or 'no reason given'}" for who, reason in r["reasons"].items())
+        print(f"  {r['run_id']}  {r['task'][:60]}  ({why})")
 
 
 def _print_disagreements(rep: dict) -> None:

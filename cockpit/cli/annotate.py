@@ -18,7 +18,8 @@ next: the annotator's next assigned run they have not labelled (any verdict coun
 With --blind, the reports hide the judge's verdicts and the agent's own claim (its answer and status)
 from an annotator on a run of the batch until they have labelled it (`cockpit export RUN --format html
 --annotator NAME`). label: one annotator's label of one run on AgentRewardBench's three questions: success
-(success / fail / unsure, with a failure category), side effects and repetition (yes / no / unsure); an
+(success / fail / unsure, with a failure category; or not_executable, Online-Mind2Web's third label: the task
+could not be attempted, with --reason), side effects and repetition (yes / no / unsure); an
 answer left out keeps what that annotator said before.""" 
 
 
@@ -42,9 +43,12 @@ def add_parser(sub) -> None:
     lab = s.add_parser("label", help="label a run: success, side effects, repetition", description=DESCRIPTION)
     lab.add_argument("run", metavar="RUN", help="a run id (or a unique prefix)")
     lab.add_argument("--annotator", required=True, metavar="NAME")
-    lab.add_argument("--verdict", choices=("success", "fail", "unsure"),
-                     help="did the agent complete the task? (needed for a first label of the run)")
+    lab.add_argument("--verdict", choices=("success", "fail", "unsure", "not_executable"),
+                     help="did the agent complete the task? not_executable: the task could not be attempted "
+                          "(needed for a first label of the run)")
     lab.add_argument("--category", default="", help="failure category (with --verdict fail)")
+    lab.add_argument("--reason", default="", help="why the task could not be attempted (with --verdict "
+                     "not_executable): CAPTCHA, Site down, Login wall, Blocked region, or your own words")
     lab.add_argument("--comment", default=None, help="a comment (default: keep the one there)")
     lab.add_argument("--side-effects", choices=("yes", "no", "unsure"),
                      help="did the agent change something nobody asked for?")
@@ -125,12 +129,18 @@ def _label(store, args) -> int:
     before = mine[0] if mine else None
     verdict = args.verdict or (before["verdict"] if before else None)
     if verdict is None:
-        return common.fail(f"{args.annotator} has not labelled {rid} yet: give --verdict success, fail or unsure", 2)
+        return common.fail(f"{args.annotator} has not labelled {rid} yet: give --verdict success, fail, unsure "
+                           "or not_executable", 2)
     keep = L.KEEP
     if args.category and verdict != "fail":
         return common.fail(f"--category goes with a failure; {rid} would be labelled {verdict}", 2)
+    if args.reason and verdict != L.NOT_EXECUTABLE:
+        return common.fail(f"--reason goes with not_executable; {rid} would be labelled {verdict}", 2)
     same = before is not None and verdict == before["verdict"]
-    category = args.category or (before["category"] if same else "")
+    category = args.category or args.reason.strip() or (before["category"] if same else "")
+    if verdict == L.NOT_EXECUTABLE and not category:
+        return common.fail(f"say why {rid} could not be attempted: --reason CAPTCHA, 'Site down', 'Login wall', "
+                           "'Blocked region' or your own words", 2)
     L.set_label(store, rid, args.annotator, verdict, category=category or "",
                 comment=args.comment if args.comment is not None else (before["comment"] if before else ""),
                 seconds=before["seconds"] if before else 0.0, blind=bool(before and before["blind"]),

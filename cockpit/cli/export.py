@@ -13,56 +13,64 @@ HELP = ("write runs out: WebVoyager or Online-Mind2Web run folders, labels as JS
         "keypoints), training data (SFT, preference, process labels, grounding), the recorded web as HAR")
 
 #: Formats written to one file for all the runs given; the others write one folder or file per run.
-SINGLE_FILE = ("labels-jsonl", "labels-csv", "bundle", "coco", "clicks-jsonl", "clicks-coco")
+SINGLE_FILE = ("labels-jsonl", "labels-csv", "labels-om2w", "bundle", "coco", "clicks-jsonl", "clicks-coco")
 #: Training data (cockpit.core.training): OUT is a folder with the data files and a dataset card.
 TRAINING = ("sft", "preference", "process", "grounding")
 FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif", "har") + TRAINING
 
 
+DESCRIPTION = (
+    "Write runs out of the run store. "
+    "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
+    "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
+    "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
+    "over its own folder. "
+    "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
+    "thoughts) and OUT/<task_id>/trajectory/<k>_screenshot.png, Online-Mind2Web's submission layout for its "
+    "judges; another run of the same task goes to OUT/<task_id>-<run id>. "
+    "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
+    "gets one row with an empty annotator), OUT is the file. "
+    "labels-om2w: Online-Mind2Web's human_label.json (per task id, <model>_human_label: 0 fail, 1 success, "
+    "2 not executable) from the human consensus after adjudication, or from one annotator's labels with "
+    "--annotator; runs without a human verdict are left out and counted; OUT is the file. "
+    "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
+    "checked by a manifest of sha256 hashes, for `cockpit import bundle` on another machine; OUT is "
+    "the file; the runs' web recordings go with them, their credentials only with --with-credentials. "
+    "har: OUT/<run id>.har, the run's recorded requests and responses as HAR 1.2 (one page per step) for "
+    "Chrome DevTools, Playwright's routeFromHAR or any HAR viewer; Authorization, Cookie and Set-Cookie are "
+    "left out unless --with-credentials. "
+    "html: OUT/<run id>.html, a self-contained report with the screenshots embedded (with --annotator "
+    "NAME, a run a blind batch gives NAME that NAME has not labelled yet leaves out the judges' verdicts "
+    "and the agent's own claim: its answer, status and ANSWER step). "
+    "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
+    "export of the run). "
+    "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
+    "(image file names are relative to the data dir). "
+    "clicks-jsonl / clicks-coco: pixel steps whose click a human corrected (a point correction, or a wrong-"
+    "target label with the right mark), for training: screenshot, task, thought, predicted and corrected "
+    "point (CSS and image pixels) as JSONL, or as COCO keypoints (predicted, corrected); OUT is the file. "
+    "sft / preference / process / grounding: training data from the runs and what people did to them (accepted, "
+    "edited, rejected and taken-over steps at the gate; targets, points and judgements from Review), written "
+    "into the folder OUT with a dataset card (README.md) and sources.jsonl: sft as --layout openai (chat JSONL, "
+    "images as data URLs, split to OpenAI's limits), hf (Parquet with Image features) or sharegpt (LLaMA-Factory); "
+    "preference as trl (Parquet: prompt, chosen, rejected, images) or sharegpt; process as trl (stepwise "
+    "supervision: prompt, completions, labels); grounding as screenspot (JSON, screenshots beside) or hf. "
+    "Corrected actions are written in the run's dialect, points in the model's coordinate space. Parquet "
+    "(hf, trl) needs pyarrow: pip install 'cockpit[parquet]'.")
+
+
 def add_parser(sub) -> None:
-    p = sub.add_parser("export", help=HELP, description=(
-        "Write runs out of the run store. "
-        "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
-        "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
-        "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
-        "over its own folder. "
-        "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
-        "thoughts) and OUT/<task_id>/trajectory/<k>_screenshot.png, Online-Mind2Web's submission layout for its "
-        "judges; another run of the same task goes to OUT/<task_id>-<run id>. "
-        "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
-        "gets one row with an empty annotator), OUT is the file. "
-        "bundle: one zip with the runs (their rows, screenshots and marks) and every annotator's labels, "
-        "checked by a manifest of sha256 hashes, for `cockpit import bundle` on another machine; OUT is "
-        "the file; the runs' web recordings go with them, their credentials only with --with-credentials. "
-        "har: OUT/<run id>.har, the run's recorded requests and responses as HAR 1.2 (one page per step) for "
-        "Chrome DevTools, Playwright's routeFromHAR or any HAR viewer; Authorization, Cookie and Set-Cookie are "
-        "left out unless --with-credentials. "
-        "html: OUT/<run id>.html, a self-contained report with the screenshots embedded (with --annotator "
-        "NAME, a run a blind batch gives NAME that NAME has not labelled yet leaves out the judges' verdicts "
-        "and the agent's own claim: its answer, status and ANSWER step). "
-        "gif: OUT/<run id>.gif, the marked screenshots animated (html and gif write over an earlier "
-        "export of the run). "
-        "coco: the Set-of-Mark boxes and their human corrections as COCO JSON, OUT is the file "
-        "(image file names are relative to the data dir). "
-        "clicks-jsonl / clicks-coco: pixel steps whose click a human corrected (a point correction, or a wrong-"
-        "target label with the right mark), for training: screenshot, task, thought, predicted and corrected "
-        "point (CSS and image pixels) as JSONL, or as COCO keypoints (predicted, corrected); OUT is the file. "
-        "sft / preference / process / grounding: training data from the runs and what people did to them (accepted, "
-        "edited, rejected and taken-over steps at the gate; targets, points and judgements from Review), written "
-        "into the folder OUT with a dataset card (README.md) and sources.jsonl: sft as --layout openai (chat JSONL, "
-        "images as data URLs, split to OpenAI's limits), hf (Parquet with Image features) or sharegpt (LLaMA-Factory); "
-        "preference as trl (Parquet: prompt, chosen, rejected, images) or sharegpt; process as trl (stepwise "
-        "supervision: prompt, completions, labels); grounding as screenspot (JSON, screenshots beside) or hf. "
-        "Corrected actions are written in the run's dialect, points in the model's coordinate space. Parquet "
-        "(hf, trl) needs pyarrow: pip install 'cockpit[parquet]'."))
+    p = sub.add_parser("export", help=HELP, description=DESCRIPTION)
     p.add_argument("runs", nargs="+", metavar="RUN", help="run ids (or unique prefixes); 'all' for every run")
     p.add_argument("--format", choices=FORMATS, default="webvoyager", help="what to write (default webvoyager)")
     p.add_argument("--out", type=Path, required=True, metavar="PATH",
-                   help="folder to write into; the file to write for labels-jsonl, labels-csv, bundle and coco")
+                   help="folder to write into; the file to write for labels-jsonl, labels-csv, labels-om2w, bundle "
+                        "and coco")
     p.add_argument("--drop-spurious", action="store_true",
                    help="coco: leave out marks a human flagged as on nothing (default: keep them, flagged)")
     p.add_argument("--annotator", metavar="NAME",
-                   help="html: the report is for this annotator (blind batches: see above)")
+                   help="html: the report is for this annotator (blind batches: see above); labels-om2w: write "
+                        "this annotator's labels instead of the consensus")
     p.add_argument("--with-credentials", action="store_true",
                    help="har and bundle: include the Authorization, Cookie and Set-Cookie headers, cookies and "
                         "storage the web recording kept on this computer (default: left out)")
@@ -142,8 +150,8 @@ def _bad_options(args) -> str:
     """What is wrong with the options together ("" when nothing is)."""
     if args.format in SINGLE_FILE and args.out.is_dir():
         return f"--out {args.out} is a folder; {args.format} writes one file: give its name"
-    if args.annotator and args.format != "html":
-        return "--annotator is for --format html"
+    if args.annotator and args.format not in ("html", "labels-om2w"):
+        return "--annotator is for --format html and labels-om2w"
     if args.with_credentials and args.format not in ("har", "bundle"):
         return "--with-credentials is for --format har and bundle"
     if args.width < 16 or args.seconds_per_step <= 0:
@@ -160,6 +168,14 @@ def _write_single(store, args, ids) -> Path:
         from cockpit.core.store.bundle import write_bundle
         return write_bundle(store, label_tables.run_ids_or_all(store, ids), args.out,
                             credentials=args.with_credentials)
+    if args.format == "labels-om2w":
+        from cockpit.core.review.om2w_labels import write_human_labels
+        rep = write_human_labels(store, ids, args.out, annotator=args.annotator)
+        print(f"{plural(rep.labels, 'label')} of {plural(rep.tasks, 'task')}; {plural(len(rep.without), 'run')} "
+              "without a human verdict left out", file=sys.stderr)
+        for d in rep.doubled:
+            print(f"warning: two runs of one task and agent, {d}", file=sys.stderr)
+        return rep.path
     if args.format in ("clicks-jsonl", "clicks-coco"):
         from cockpit.core.review import clicks
         if args.format == "clicks-coco":

@@ -25,7 +25,11 @@ bundle FILE (from `cockpit export --format bundle`): its runs are added with the
 here with the same id and content is skipped, one with the same id and other content refuses the import;
 labels merge per run and annotator, and where the same annotator labelled a run differently the newer
 label is kept and reported. labels FILE (.jsonl or .csv from `cockpit export --format labels-jsonl` or
-`labels-csv`): the labels merge the same way; their runs must be in the store. A bundle or label file that
+`labels-csv`): the labels merge the same way; their runs must be in the store. labels human_label.json
+(Online-Mind2Web's published human labels: per task, <agent>_human_label 0 fail, 1 success, 2 not executable):
+each label goes to the runs of that task id whose model is that agent (as --agent named it when the runs were
+imported; case, spaces, _ and - do not matter), under the annotator --annotator names (default
+online-mind2web); entries no run matches are listed as unmatched. A bundle or label file that
 is damaged, altered or does not fit the store is refused with the reason, and nothing is changed. A path that
 holds nothing of the kind asked for is refused (exit 2) with the layout that kind expects, and the kind the path
 holds where it holds another. Exit 1 when some folders could not be imported (listed; importing again retries
@@ -43,6 +47,8 @@ def add_parser(sub) -> None:
     p.add_argument("--agent", metavar="NAME", default="",
                    help="mind2web, browser-use: the agent that made the runs (default for browser-use: "
                         "browser-use); recorded as the run's model")
+    p.add_argument("--annotator", metavar="NAME", default="",
+                   help="labels from human_label.json: the annotator they are stored under (default online-mind2web)")
     p.add_argument("--task", metavar="TEXT", default="",
                    help="browser-use: the task the history was for (its file does not hold it)")
     p.add_argument("--answers", type=Path, metavar="FILE", help="webvoyager: WebVoyager reference answers JSON")
@@ -56,7 +62,7 @@ def run(args) -> int:
     from cockpit.core.review.importing import ImportRequest, run_import
     from cockpit.core.store import Store
     req = ImportRequest(args.format, args.dir, tasks=args.tasks, answers=args.answers, agent=args.agent,
-                        task=args.task)
+                        task=args.task, annotator=args.annotator)
     try:
         with Store() as store:
             result = run_import(store, req, progress=_progress,
@@ -83,6 +89,8 @@ def run(args) -> int:
 
 def _misplaced_option(args) -> str | None:
     """Why an option does not go with this kind, or None."""
+    if args.annotator and (args.format != "labels" or args.dir.suffix.lower() != ".json"):
+        return "--annotator is for `cockpit import labels human_label.json` (Online-Mind2Web's human labels)"
     if args.format in ("mind2web", "browser-use"):
         if args.answers:
             return "--answers is for `cockpit import webvoyager`"

@@ -18,7 +18,7 @@ def add_options(p) -> None:
     g.add_argument("--site", help="the run's site")
     g.add_argument("--model", help="the run's model")
     g.add_argument("--status", help="the run's status (answered, max_steps, refused, stopped, failed, ...)")
-    g.add_argument("--human", choices=("success", "fail", "unsure", "unlabelled"),
+    g.add_argument("--human", choices=("success", "fail", "unsure", "not_executable", "unlabelled"),
                    help="an annotator's verdict (the one of --annotated-by when given)")
     g.add_argument("--judge", choices=("success", "fail", "undecided", "unjudged"),
                    help="the newest verdict of an LLM judge")

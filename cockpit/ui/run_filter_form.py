@@ -37,7 +37,7 @@ class RunFilterForm(QWidget):
         sites, models, statuses = (store.distinct_values(c) for c in ("site", "model", "status"))
         self.site, self.model = _combo(sites), _combo(models)
         self.status = _combo([STATUS_WORDS.get(s, s) for s in statuses], statuses)
-        self.human = _combo(["success", "fail", "unsure", "unlabelled"])
+        self.human = _combo(["success", "fail", "unsure", "not_executable", "unlabelled"])
         self.judge = _combo(["success", "fail", "undecided", "unjudged"])
         self.annotator = _combo(L.annotators(store))
         self.agreement = _combo(list(AGREEMENT))

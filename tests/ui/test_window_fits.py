@@ -50,6 +50,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.assignments import assign
 from cockpit.ui.main_window import MainWindow
 from cockpit.ui.plaintext import shown_text
+from cockpit.ui.review.reason_dialog import ReasonDialog
 from testkit.fakeruns import make_run
 from tests.lookahead_helpers import mark_in, observation
 from tests.ui.every_window import Watcher, opening_sites, widget_classes
@@ -533,6 +534,16 @@ def _active(qtbot, w) -> None:
 def _labels(qtbot, w, states: States) -> None:
     _active(qtbot, w)
     table = w.review.browser.table
+    table.setFocus()
+    seen = states.look_at(qtbot, ReasonDialog, "Review, why is the run not executable?",
+                          lambda d: _key(qtbot, d.choices, Qt.Key_1))
+    _key(qtbot, table, Qt.Key_D)  # not executable: asks why; 1 picks CAPTCHA
+    states.reached("Review, why is the run not executable?", bool(seen), "the question")
+    qtbot.waitUntil(lambda: not any(t.isVisible() for t in seen), timeout=5000)
+    _active(qtbot, w)
+    states.reached("Review, a run not executable", _shows(w, "not executable (CAPTCHA)"), "the label")
+    states.check("Review, a run not executable")
+    _key_points(qtbot, w, states)
     category = next(c for c in w.findChildren(QComboBox) if c.isVisible() and c.toolTip().startswith("Failure cat"))
     category.setEditText(CATEGORY)
     table.setFocus()
@@ -545,6 +556,27 @@ def _labels(qtbot, w, states: States) -> None:
     _key(qtbot, table, Qt.Key_Q)
     states.reached("Review, the Q judgement", _shows(w, "correct"), "the step's judgement (correct)")
     states.check("Review, the Q judgement")
+
+
+def _key_points(qtbot, w, states: States) -> None:
+    """K: the task's key points typed (long ones), then one ticked at the step shown (Ctrl+1)."""
+    table = w.review.browser.table
+
+    def typed(d):
+        d.setTextValue("\n".join(f"{n}. {CATEGORY} ({TASK[:80]})" for n in range(1, 7)))
+        d.accept()
+    seen = states.look_at(qtbot, QInputDialog, "Review, the task's key points typed", typed)
+    table.setFocus()
+    _key(qtbot, table, Qt.Key_K)
+    states.reached("Review, the task's key points typed", bool(seen), "the question")
+    qtbot.waitUntil(lambda: len(w.review.key_points.boxes) == 6, timeout=5000)
+    _active(qtbot, w)
+    table.setFocus()
+    _key(qtbot, table, Qt.Key_1, Qt.ControlModifier)
+    states.reached("Review, a key point ticked", _shows(w, "1 of 6 met"),
+                   f"the count of ticks (the footer said {w.review.label_bar.status.text()!r}, the box "
+                   f"{w.review.key_points.summary.text()!r})")
+    states.check("Review, a key point ticked")
 
 
 def _corrections(qtbot, w, states: States) -> None:
@@ -666,6 +698,10 @@ def _reports(qtbot, w, states: States) -> None:
             canaries.finish_run(rid, "answered", answer="done")
             L.set_label(canaries, rid, KNOWN, "fail")
             L.set_verdict(canaries, rid, MODEL, 3, "cockpit-judge-1", 1)
+    with Store(w.store_root) as s:  # a run both annotators found not executable, with long reasons
+        blocked = make_run(s, steps=1, task=TASK, model=MODEL)
+        L.set_label(s, blocked, ANNOTATOR, L.NOT_EXECUTABLE, category="Login wall: " + CATEGORY)
+        L.set_label(s, blocked, OTHER, L.NOT_EXECUTABLE, category="Blocked region: " + CATEGORY)
     _tab(w, "Reports")
     _button(w, "Refresh").click()
     audit = w.reports.audit

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from cockpit.core.review.consensus import BINARY, consensus
+from cockpit.core.review.consensus import CODES, consensus
 
 HEADER = "Examples of how similar tasks were done before:"
 FOOTER = ("(Element numbers in these examples belong to the pages of those runs; "
@@ -113,8 +113,8 @@ def _outcomes(store, run_ids: list[str]) -> dict[str, tuple[int | None, str]]:
     """(1 | 0 | None, source) per run: human consensus, else the newest decided judge verdict."""
     matrix: dict[str, dict] = {}
     for row in store.run_labels(run_ids):
-        if row["verdict"] in BINARY:
-            matrix.setdefault(row["run_id"], {})[row["annotator"]] = BINARY[row["verdict"]]
+        if row["verdict"] in CODES:  # a run found not executable has no consensus: not a confirmed memory
+            matrix.setdefault(row["run_id"], {})[row["annotator"]] = CODES[row["verdict"]]
     cons = consensus(store, matrix)
     out: dict[str, tuple[int | None, str]] = {rid: (v, "human") for rid, v in cons.items()}
     newest: dict[str, tuple[float, int]] = {}

@@ -28,6 +28,9 @@ agree):
 * Judge verdicts are 1, 0 or ``None`` (undecided: the reply said neither
   SUCCESS nor NOT SUCCESS). Undecided verdicts are left out of agreement and
   counted separately.
+* A run whose consensus is *not executable* (the task could not be attempted: Online-Mind2Web's third label)
+  is neither a success nor a failure: it is left out of judge agreement and success rates and reported apart
+  (``not_executable`` of :func:`report`: a count and the runs, with their reasons).
 * Kappa values are ``None`` when there is nothing to compute them over.
 """
 from __future__ import annotations
@@ -38,13 +41,21 @@ from collections.abc import Sequence
 
 from cockpit.core.review import bootstrap as B
 from cockpit.core.review import canary_audit
-from cockpit.core.review.consensus import AXES, NAMES, adjudicated_consensus, consensus, human_matrix
+from cockpit.core.review.consensus import (
+    AXES,
+    NAMES,
+    adjudicated_consensus,
+    consensus,
+    human_matrix,
+    verdict_matrix,
+)
 from cockpit.core.review.judges import FIGURES as JUDGES_FIGURES
 from cockpit.core.review.judges import judge_rows, k_label
 from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreement
 from cockpit.core.review.outcomes import (
     assisted_success,
     failure_categories,
+    not_executable_runs,
     ratio,
     runs_by_id,
     steps_histogram,
@@ -170,7 +181,7 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
                   annotators: bool = True) -> list[dict]:
     """Runs to look at again: the human consensus differs from a judge's decided
     verdict (only this judge and/or k when given), or, with ``annotators``, the
-    annotators disagree among themselves (both success and fail were given;
+    annotators disagree among themselves (two of success, fail and not executable were given;
     ``unsure`` does not count as disagreeing).
 
     One dict per run, oldest run first: run_id, task, task_id, site, model,
@@ -180,7 +191,7 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
     and reasons (short sentences for a list view).
     """
     raw = human_matrix(store, binary=False)
-    matrix = human_matrix(store)
+    matrix = verdict_matrix(store)  # not executable (2) disagrees with success and fail too
     cons = consensus(store, matrix)
     against: dict[str, list[dict]] = defaultdict(list)
     for v in _verdicts(store):
@@ -200,7 +211,8 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
         reasons = []
         if split:
             votes = Counter(matrix[run_id].values())
-            reasons.append(f"annotators disagree ({votes[1]} success, {votes[0]} fail)")
+            reasons.append(f"annotators disagree ({votes[1]} success, {votes[0]} fail"
+                           + (f", {votes[2]} not executable)" if votes[2] else ")"))
         for j in against.get(run_id, []):
             reasons.append(f"{j['judge']} (k={j['k_label']}) says {NAMES[j['verdict']]}, "
                            f"humans say {NAMES[cons[run_id]]}")
@@ -236,6 +248,7 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
         "success_by_model": [dict(zip(("model", "n", "successes", "rate", "sources"), r))
                              for r in success_rates(store, "model")],
         "failure_categories": failure_categories(store),
+        "not_executable": not_executable_runs(store),
         "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
         "adjudication": adjudication_summary(store, boot),
         "assisted": assisted_success(store),

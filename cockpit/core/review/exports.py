@@ -210,9 +210,9 @@ def _interventions_text(store: Store, run_id: str) -> str:
 def _labels_html(labs: list[dict], verds: list[dict], blind: bool) -> list[str]:
     """The run's human labels and judge verdicts (the verdicts hidden when `blind`)."""
     return ["<h2>Human labels</h2>",
-            _grid(("Annotator", "Verdict", "Category", "Side effects", "Repetition", "Comment", "Seconds", "Blind",
+            _grid(("Annotator", "Verdict", "Category or reason", "Side effects", "Repetition", "Comment", "Seconds", "Blind",
                    "Labelled at"),
-                  [(x["annotator"], x["verdict"], x["category"], x.get("side_effects") or "-",
+                  [(x["annotator"], x["verdict"].replace("_", " "), x["category"], x.get("side_effects") or "-",
                     x.get("repetition") or "-", x["comment"], x["seconds"], "yes" if x["blind"] else "no",
                     iso_time(x["created"])) for x in labs])
             if labs else '<p class="muted">not labelled</p>',

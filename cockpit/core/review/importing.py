@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from cockpit.core.review.label_import import import_label_file
+from cockpit.core.review.om2w_labels import ANNOTATOR as OM2W_ANNOTATOR
+from cockpit.core.review.om2w_labels import import_human_labels
 from cockpit.core.store.bundle_import import import_bundle
 from cockpit.core.store.db import Store
 from cockpit.core.store.detect import KINDS
@@ -33,6 +35,7 @@ class ImportRequest:
     tasks: Path | None = None  # webvoyager: the task JSONL; mind2web: Online_Mind2Web.json
     answers: Path | None = None  # webvoyager: reference answers JSON
     agent: str = ""  # mind2web, browser-use: the agent that made the runs
+    annotator: str = ""  # labels from Online-Mind2Web's human_label.json: stored under this name
     task: str = ""  # browser-use: the task the histories were for
 
 
@@ -139,13 +142,15 @@ def _bundle_or_labels(store, req, result) -> None:
                            "already here (same content)")
         result.details += [f"  added {rid}" for rid in report.imported]
         result.details += [f"  skipped {rid}: already here, same content" for rid in report.skipped]
+    elif req.path.suffix.lower() == ".json":  # Online-Mind2Web's human_label.json
+        merge, adj = _human_labels(store, req, result), None
     else:
         merge, adj = import_label_file(store, req.path), None
     result.done = result.total = 1
     labels = (f"labels: {merge.added} added, {merge.same} already here, "
               f"{plural(len(merge.conflicts), 'conflicting relabel')} (the newer kept)")
     if req.kind == "labels":
-        result.headline = labels
+        result.headline = labels + (f"; {result.headline}" if result.headline else "")
     else:
         result.details.append(labels)
     result.details += [f"  conflict: {c}" for c in merge.conflicts]
@@ -153,3 +158,13 @@ def _bundle_or_labels(store, req, result) -> None:
         result.details.append(f"adjudicated verdicts: {adj.added} added, {adj.same} already here, "
                               f"{len(adj.conflicts)} conflicting (the newer kept)")
         result.details += [f"  conflict: {c}" for c in adj.conflicts]
+
+
+def _human_labels(store, req, result):
+    """Online-Mind2Web's human_label.json: its labels on the runs they match; the entries no run matches listed."""
+    rep = import_human_labels(store, req.path, annotator=req.annotator or OM2W_ANNOTATOR)
+    result.headline = (f"{plural(rep.entries, 'Online-Mind2Web label')} for {plural(rep.runs, 'run')} here, "
+                       f"under {req.annotator or OM2W_ANNOTATOR}; {len(rep.unmatched)} unmatched")
+    result.details += [f"  unmatched: {u}" for u in rep.unmatched]
+    result.details += [f"  blank (no label given): {b}" for b in rep.blank]
+    return rep.merge

@@ -16,7 +16,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.store.db import Store
 from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.labelmerge import LabelMerge, merge_labels
-from cockpit.core.store.labels import AXIS_ANSWERS, VERDICTS
+from cockpit.core.store.labels import AXIS_ANSWERS, NOT_EXECUTABLE, VERDICTS
 
 #: Columns a label export must have to be read back.
 REQUIRED = ("run_id", "annotator", "verdict", "labelled_at")
@@ -34,7 +34,7 @@ def read_label_file(path: Path | str) -> list[dict]:
     kind = path.suffix.lower()
     if kind not in (".jsonl", ".csv"):
         raise CockpitError(f"{path}: give a .jsonl or .csv label export (as `cockpit export --format "
-                           "labels-jsonl` or `labels-csv` writes)")
+                           "labels-jsonl` or `labels-csv` writes), or Online-Mind2Web's human_label.json")
     try:
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError:
@@ -105,6 +105,6 @@ def _label(row: dict, line: int, path: Path) -> dict:
             raise CockpitError(f"{where}: {axis} must be one of {', '.join(AXIS_ANSWERS)} or empty, not {answer!r}")
         axes[axis] = answer
     return {**axes, "run_id": str(row["run_id"]), "annotator": str(row["annotator"]), "verdict": verdict,
-            "category": (row.get("category") or "") if verdict == "fail" else "",
+            "category": (row.get("category") or "") if verdict in ("fail", NOT_EXECUTABLE) else "",  # or the reason
             "comment": row.get("comment") or "", "seconds": seconds, "blind": int(bool(blind)),
             "created": created}

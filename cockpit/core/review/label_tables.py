@@ -4,7 +4,8 @@ One row per run and per annotator (:func:`labels_rows`), for a spreadsheet or a
 statistics script. A run nobody has labelled still gets one row, with an empty
 annotator, verdict, category, comment, seconds, blind and labelled_at (empty
 cells in CSV, ``null`` in JSONL), so the table lists every run exported. Judge
-verdicts are a separate table (:func:`verdict_rows`). Cell values are written as
+verdicts are a separate table (:func:`verdict_rows`). verdict is success, fail, unsure or not_executable;
+category is a failure's category, or why a not-executable run could not be attempted. Cell values are written as
 they are stored: a comment or a model's answer starting with ``=`` is not
 defused against spreadsheet formulas (that would break the round trip); open the
 CSV as data, not by double-click, if the answers may come from hostile pages.

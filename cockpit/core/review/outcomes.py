@@ -7,7 +7,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from cockpit.core.review import interventions as IV
-from cockpit.core.review.consensus import adjudicated_consensus
+from cockpit.core.review.consensus import adjudicated_consensus, not_executable
 from cockpit.core.store.labels import CATEGORIES
 from cockpit.core.store.labels import labels as _labels
 from cockpit.core.store.labels import verdicts as _verdicts
@@ -27,7 +27,8 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
     """Each finished run's success (1/0, or None when unknown) and where it came from.
 
     Sources, in order of preference: 'human' (the consensus, or the adjudicated verdict where
-    there is one: :func:`adjudicated_consensus`), 'judge' (the newest
+    there is one: :func:`adjudicated_consensus`), 'not_executable' (the annotators' consensus is that the task
+    could not be attempted: ``(None, 'not_executable')`` whatever a judge says, never a failure), 'judge' (the newest
     decided judge verdict, any judge and k), 'no_answer' (the run ended without an
     ANSWER: status max_steps, stopped, failed, interrupted or closed, which
     WebVoyager scores 0). An answered run nobody has judged is ``(None,
@@ -36,6 +37,7 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
     the agent, ended it, so it counts neither way. Runs still running are absent.
     """
     cons = adjudicated_consensus(store)
+    blocked = not_executable(store)
     newest: dict[str, tuple[float, int]] = {}
     for v in _verdicts(store):
         if v["verdict"] is None:
@@ -49,6 +51,8 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
             continue
         if run_id in cons:
             out[run_id] = (cons[run_id], "human")
+        elif run_id in blocked:
+            out[run_id] = (None, "not_executable")
         elif run_id in newest:
             out[run_id] = (newest[run_id][1], "judge")
         elif run["status"] == "refused":
@@ -67,8 +71,9 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     newest judge verdict, else 0 for a run that never answered). ``n`` counts runs
     with a known outcome; answered runs nobody judged are left out of n and
     counted in ``sources['unjudged']``, runs refused at the gate in
-    ``sources['refused']``. ``sources`` counts the runs of the row by
-    source: human, judge, no_answer, unjudged, refused. ``rate`` is successes / n (None
+    ``sources['refused']``, runs the annotators found not executable in ``sources['not_executable']`` (never
+    failures). ``sources`` counts the runs of the row by source: human, judge, no_answer, unjudged, refused,
+    not_executable. ``rate`` is successes / n (None
     when n = 0). A run with no site or model is grouped under ''. Groups are
     sorted by name.
     """
@@ -86,7 +91,8 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     rows = []
     for name in sorted(groups):
         g = groups[name]
-        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged", "refused")}
+        sources = {s: g["sources"][s] for s in ("human", "judge", "no_answer", "unjudged", "refused",
+                                                 "not_executable")}
         rows.append((name, g["n"], g["ok"], g["ok"] / g["n"] if g["n"] else None, sources))
     return rows
 
@@ -129,6 +135,17 @@ def assisted_success(store) -> dict:
                        "interventions": ivs[run_id].to_dict(), "described": ivs[run_id].describe()})
     return {**total, **rates(total), "runs": listed,
             "by_model": [{"model": name, **g, **rates(g)} for name, g in sorted(models.items())]}
+
+
+def not_executable_runs(store) -> dict:
+    """The runs whose human consensus is not executable (:func:`~cockpit.core.review.consensus.not_executable`),
+    reported apart: ``{count, runs}``, each run ``{run_id, task, task_id, site, model, reasons: {annotator:
+    reason}}``, by run id. They are in no success rate and no failure count."""
+    runs = runs_by_id(store)
+    listed = [{"run_id": rid, "task": runs[rid]["task"], "task_id": runs[rid]["task_id"] or "",
+               "site": runs[rid]["site"] or "", "model": runs[rid]["model"] or "", "reasons": reasons}
+              for rid, reasons in not_executable(store).items() if rid in runs]
+    return {"count": len(listed), "runs": listed}
 
 
 def failure_categories(store) -> dict[str, int]:

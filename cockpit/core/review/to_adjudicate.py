@@ -1,14 +1,14 @@
 """Adjudication: the runs to settle, with every verdict and its reason side by side.
 
-A run needs adjudicating when its annotators disagree (both success and fail were given; ``unsure``
-does not count), or when the annotators' consensus and a judge's decided verdict differ. The
+A run needs adjudicating when its annotators disagree (two of success, fail and not executable were given;
+``unsure`` does not count), or when the annotators' consensus and a judge's decided verdict differ. The
 adjudicated verdict itself is stored by :mod:`cockpit.core.store.adjudications`; the agreement
 report then reads it in place of the consensus (:func:`cockpit.core.review.consensus.adjudicated_consensus`).
 """
 from __future__ import annotations
 
 from cockpit.core.review.agreement import k_label
-from cockpit.core.review.consensus import NAMES, consensus, human_matrix
+from cockpit.core.review.consensus import NAMES, consensus, verdict_matrix
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assignments, get_batch
 from cockpit.core.store.labels import labels, verdicts
@@ -24,7 +24,7 @@ def to_adjudicate(store, batch: str | None = None) -> list[dict]:
     if batch:
         get_batch(store, batch)
         runs = {a["run_id"] for a in assignments(store, batch)}
-    matrix = human_matrix(store)
+    matrix = verdict_matrix(store)
     cons = consensus(store, matrix)
     judged: dict[str, list[dict]] = {}
     for v in verdicts(store):

@@ -16,7 +16,8 @@ from cockpit.core.store.bundle import MANIFEST
 KINDS = ("webvoyager", "mind2web", "browser-use", "bundle", "labels")
 #: What each kind is, as a person names it.
 NAMES = {"webvoyager": "WebVoyager run folders", "mind2web": "Online-Mind2Web result folders",
-         "browser-use": "browser-use histories", "bundle": "a Cockpit bundle", "labels": "a Cockpit label export"}
+         "browser-use": "browser-use histories", "bundle": "a Cockpit bundle",
+         "labels": "a label file"}
 #: What each kind expects to find: the layout, in one sentence.
 LAYOUTS = {
     "webvoyager": "task<id>/ folders holding screenshot<k>.png, interact_messages.json or agent.log, at the folder "
@@ -26,7 +27,8 @@ LAYOUTS = {
     "browser-use": "a JSON file holding a \"history\" list of steps (Agent.save_history, "
                    "AgentHistoryList.save_to_file), or a folder with such files anywhere below it",
     "bundle": "a .zip written by `cockpit export --format bundle` (it holds manifest.json)",
-    "labels": "a .jsonl or .csv written by `cockpit export --format labels-jsonl` or `labels-csv`",
+    "labels": "a .jsonl or .csv written by `cockpit export --format labels-jsonl` or `labels-csv`, or "
+              "Online-Mind2Web's human_label.json (a JSON array of objects with task_id and <agent>_human_label)",
 }
 
 
@@ -79,11 +81,20 @@ def _file_kinds(path: Path) -> list[str]:
             with open(path, encoding="utf-8-sig", errors="replace") as f:
                 head = f.read(4096)
             return ["labels"] if "run_id" in head and "annotator" in head else []
+        if suffix == ".json" and _has_human_labels(path):
+            return ["labels"]
         if suffix == ".json" and bu_read.find_histories(path) and _has_history(path):
             return ["browser-use"]
     except (OSError, zipfile.BadZipFile):
         return []
     return []
+
+
+def _has_human_labels(path: Path) -> bool:
+    """Online-Mind2Web's human_label.json: an array whose first object has task_id and an <agent>_human_label."""
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        head = f.read(4096)
+    return head.lstrip().startswith("[") and '"task_id"' in head and '_human_label"' in head
 
 
 def _has_history(path: Path) -> bool:

@@ -9,7 +9,13 @@ import time
 
 from cockpit.core.store.db import Store, StoreError, where_equal
 
-VERDICTS = ("success", "fail", "unsure")
+#: Online-Mind2Web's third human label: the task could not be attempted at all (a CAPTCHA, the site down, a
+#: login wall, a region blocked), so the run says nothing about the agent. Its reason is kept in the label's
+#: category column (see NOT_EXECUTABLE_REASONS).
+NOT_EXECUTABLE = "not_executable"
+VERDICTS = ("success", "fail", "unsure", NOT_EXECUTABLE)
+#: Why a task could not be attempted, as Online-Mind2Web's human evaluation names them; people may write their own.
+NOT_EXECUTABLE_REASONS = ("CAPTCHA", "Site down", "Login wall", "Blocked region")
 #: WebVoyager's four failure issues first, then Cockpit's additions. Users may add their own.
 CATEGORIES = ("Navigation stuck", "Visual grounding issue", "Hallucination", "Prompt misalignment",
               "Blocked by login/CAPTCHA", "Site changed or unavailable", "Unsafe action attempted", "Loop")
@@ -40,11 +46,12 @@ def annotators(store: Store) -> list[str]:
 def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, category: str = "",
               comment: str = "", seconds: float = 0.0, blind: bool = False, side_effects=KEEP,
               repetition=KEEP) -> None:
-    """Label a run (replacing this annotator's label). side_effects / repetition: "yes", "no", "unsure", None
-    (not answered), or left out to keep this annotator's earlier answers."""
+    """Label a run (replacing this annotator's label). category: a failure's category, or why a not-executable
+    run could not be attempted (its reason); other verdicts keep none. side_effects / repetition: "yes", "no",
+    "unsure", None (not answered), or left out to keep this annotator's earlier answers."""
     if verdict not in VERDICTS:
         raise StoreError(f"verdict must be one of {', '.join(VERDICTS)}, not {verdict!r}")
-    if verdict != "fail":
+    if verdict not in ("fail", NOT_EXECUTABLE):
         category = ""
     axes = {"side_effects": side_effects, "repetition": repetition}
     for axis, answer in axes.items():

@@ -59,6 +59,11 @@ def load_task_file(path: Path) -> dict[str, dict]:
     return {str(t["task_id"]): t for t in data}
 
 
+def base_task_id(task_id: str) -> str:
+    """A task id without a replaced task's date suffix (<id>_110325 is <id>)."""
+    return _SUFFIX.sub("", task_id)
+
+
 def task_of(task_id: str, tasks: dict[str, dict]) -> dict | None:
     """The task a folder's id names; a suffixed id (<id>_110325) matches its task either way round."""
     return tasks.get(task_id) or tasks.get(_SUFFIX.sub("", task_id)) or next(

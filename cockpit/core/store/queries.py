@@ -45,7 +45,7 @@ class RunFilter:
     model: str = ""
     status: str = ""
     since: float | None = None  # epoch seconds
-    human: str = ""  # success | fail | unsure | unlabelled
+    human: str = ""  # success | fail | unsure | not_executable | unlabelled
     judge: str = ""  # success | fail | undecided | unjudged
     annotator: str = ""  # runs this annotator labelled
     until: float | None = None  # epoch seconds: runs started before it

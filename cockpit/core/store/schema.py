@@ -149,7 +149,22 @@ def _v10(db: sqlite_utils.Database) -> None:
     db["labels"].add_column("repetition", str)
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10]
+def _v11(db: sqlite_utils.Database) -> None:
+    """Key points per task, typed in Review (WebJudge's first stage gives them too), and each annotator's ticks,
+    each with the step where the point was met (cockpit.core.store.key_points)."""
+    db["key_points"].create({
+        "task_key": str,  # the run's task id, or its task text when it has none
+        "position": int, "text": str, "by": str, "created": float,
+    }, pk=("task_key", "position"))
+    db["key_point_ticks"].create({
+        "run_id": str, "annotator": str, "position": int,  # the key point's place in the run's list
+        "point": str,  # its text when ticked
+        "step": int,  # the step shown when it was ticked: where the point was met
+        "created": float,
+    }, pk=("run_id", "annotator", "position"), foreign_keys=[("run_id", "runs", "id")])
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

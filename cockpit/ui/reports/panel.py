@@ -125,6 +125,11 @@ class ReportsPanel(QWidget):
         self.disagree = _list()
         self.disagree.itemActivated.connect(self._open)
         self.disagree.itemDoubleClicked.connect(self._open)
+        self.not_executable = _wrapped()  # runs the annotators found not executable: apart, never failures
+        self.not_executable_runs = _list()
+        self.not_executable_runs.setMaximumHeight(90)
+        self.not_executable_runs.itemActivated.connect(self._open)
+        self.not_executable_runs.itemDoubleClicked.connect(self._open)
         self.by_site = BarChart("Success rate by site")
         self.by_model = BarChart("Success rate by model")
         self.categories = BarChart("Failure categories")
@@ -151,6 +156,8 @@ class ReportsPanel(QWidget):
         left.addWidget(self.audit)
         left.addWidget(_wrapped("<b>Disagreements</b> (double-click to open the run)"))
         left.addWidget(self.disagree)
+        left.addWidget(self.not_executable)
+        left.addWidget(self.not_executable_runs)
         grid.addLayout(left, 1, 0)
         charts = QVBoxLayout()
         charts.addWidget(self.refresh_btn, 0, Qt.AlignRight)
@@ -173,6 +180,7 @@ class ReportsPanel(QWidget):
         self._show_success(rep)
         self._show_agreement(rep)
         self._show_disagreements(rep)
+        self._show_not_executable(rep)
         self._show_charts(rep)
         self.audit.refresh()
 
@@ -221,6 +229,23 @@ class ReportsPanel(QWidget):
                                    "label them")
             note.setFlags(Qt.ItemFlag.NoItemFlags)
             self.disagree.addItem(note)
+
+    def _show_not_executable(self, rep: dict) -> None:
+        """The runs whose consensus is not executable, with each annotator's reason (a blind batch's runs
+        left out until labelled, as with the disagreements)."""
+        ne, hidden = rep["not_executable"], blind_runs(self.store, self.annotator())
+        self.not_executable.setText(f"<b>Not executable</b>: {plural(ne['count'], 'run')} the annotators found could "
+                                    "not be attempted; in no success rate, agreement or failure count")
+        self.not_executable_runs.clear()
+        for r in ne["runs"]:
+            if r["run_id"] in hidden:
+                continue
+            why = "; ".join(f"{who}: {reason or 'no reason given'}" for who, reason in r["reasons"].items())
+            it = QListWidgetItem(f"{r['run_id']} ({why}) — {_cut(r['task'], 60)}")
+            it.setData(Qt.UserRole, r["run_id"])
+            it.setToolTip(tip(f"{r['run_id']} ({why}) — {r['task']}"))
+            self.not_executable_runs.addItem(it)
+        self.not_executable_runs.setVisible(self.not_executable_runs.count() > 0)
 
     def _show_charts(self, rep: dict) -> None:
         self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")

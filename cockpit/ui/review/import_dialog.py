@@ -43,7 +43,7 @@ DETECT = "detect"  # the kind box's first entry: what the path holds decides
 #: The kind box's entries, as a person names them.
 CHOICES = {DETECT: "Detect from the path", "webvoyager": "WebVoyager run folders",
            "mind2web": "Online-Mind2Web result folders", "browser-use": "browser-use histories",
-           "bundle": "Cockpit bundle (.zip)", "labels": "Label export (.jsonl, .csv)"}
+           "bundle": "Cockpit bundle (.zip)", "labels": "Labels (.jsonl, .csv, human_label.json)"}
 ERROR_STYLE = "color: #b00020"
 
 

@@ -25,13 +25,15 @@ from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row, labelled
 from cockpit.ui.review.queue import QueueBar
 
+#: The key of Online-Mind2Web's third label, not executable (the task could not be attempted; Review asks why).
+NOT_EXECUTABLE_KEY = "D"
 #: The keys that step through the side effects and repetition answers (E and R judge steps).
 AXIS_KEYS = {"side_effects": "X", "repetition": "L"}
 AXIS_CHOICES = ("–", "no", "yes", "unsure")  # the first: not answered
 
 
 class LabelBar(QWidget):
-    verdictRequested = Signal(str)  # success, fail, unsure
+    verdictRequested = Signal(str)  # success, fail, unsure, not_executable (then Review asks why)
     nextRequested = Signal()
     annotatorChanged = Signal(str)
     blindToggled = Signal(bool)
@@ -54,6 +56,9 @@ class LabelBar(QWidget):
         self.btn_success = QPushButton("Success (S)")
         self.btn_fail = QPushButton("Fail (F)")
         self.btn_unsure = QPushButton("Unsure (U)")
+        self.btn_not_executable = QPushButton(f"Not executable ({NOT_EXECUTABLE_KEY})")
+        self.btn_not_executable.setToolTip("The task could not be attempted (a CAPTCHA, the site down, a login wall, "
+                                           "a blocked region): asks why; never counted as a failure")
         self.btn_next = QPushButton("Next unlabelled (N)")
         self.category = QComboBox()
         self.category.setEditable(True)
@@ -80,7 +85,7 @@ class LabelBar(QWidget):
 
     def _build(self) -> None:
         r1 = flow_row((labelled("Annotator:", self.annotator), self.blind, self.btn_success, self.btn_fail,
-                       self.btn_unsure, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
+                       self.btn_unsure, self.btn_not_executable, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
                        labelled(f"Loop ({AXIS_KEYS['repetition']}):", self.axes["repetition"]),
                        self.btn_next))  # wraps on a narrow window, each label with its field
         r2 = QHBoxLayout()
@@ -95,7 +100,8 @@ class LabelBar(QWidget):
         bl.addWidget(self.status)
         self.annotator.currentTextChanged.connect(self.annotatorChanged)
         self.blind.toggled.connect(self.blindToggled)
-        for btn, verdict in ((self.btn_success, "success"), (self.btn_fail, "fail"), (self.btn_unsure, "unsure")):
+        for btn, verdict in ((self.btn_success, "success"), (self.btn_fail, "fail"), (self.btn_unsure, "unsure"),
+                             (self.btn_not_executable, L.NOT_EXECUTABLE)):
             btn.clicked.connect(lambda _=False, v=verdict: self.verdictRequested.emit(v))
         self.btn_next.clicked.connect(self.nextRequested)
         self.category.activated.connect(lambda _: self.categoryPicked.emit())
@@ -110,7 +116,7 @@ class LabelBar(QWidget):
 
     def load(self, mine: dict | None) -> None:
         """The fields as the annotator's label on the open run left them (blank: not labelled)."""
-        self.category.setCurrentText(mine["category"] if mine else "")
+        self.category.setCurrentText(mine["category"] if mine and mine["verdict"] == "fail" else "")
         self.category.lineEdit().setCursorPosition(0)  # a long category: its beginning in view
         self.comment.setText(mine["comment"] if mine else "")
         for axis, box in self.axes.items():
@@ -139,4 +145,7 @@ class LabelBar(QWidget):
 
 
 def label_text(verdict: str, category: str = "") -> str:
-    return f"your label: {verdict}" + (f" ({category})" if category and verdict == "fail" else "")
+    """"your label: fail (Hallucination)", "your label: not executable (CAPTCHA)": a failure's category, or why
+    the task could not be attempted."""
+    kept = category and verdict in ("fail", L.NOT_EXECUTABLE)
+    return f"your label: {verdict.replace('_', ' ')}" + (f" ({category})" if kept else "")

@@ -20,6 +20,7 @@ from cockpit.core.errors import ActionParseError
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
 from cockpit.ui.review.label_bar import label_text
+from cockpit.ui.review.reason_dialog import ReasonDialog
 from cockpit.ui.review.words import words
 from cockpit.ui.screenshot.pointer import css_point
 
@@ -28,6 +29,7 @@ NEED_NAME = "Enter your annotator name first"
 
 class Labeller(QObject):
     labelled = Signal(str)  # run id
+    reasonAsked = Signal(object)  # the ReasonDialog just opened (D: why is the run not executable?)
     openRequested = Signal(str)  # run id: the next one to label
     hiddenRuns = Signal(object)  # the runs a blind batch hides from the annotator (a set of run ids)
 
@@ -85,7 +87,7 @@ class Labeller(QObject):
     def _others_html(self) -> str:
         parts = []
         for lab in L.labels(self.store, self.run["id"]):
-            parts.append(f"{html.escape(lab['annotator'])}: {lab['verdict']}"
+            parts.append(f"{html.escape(lab['annotator'])}: {words(lab['verdict'])}"
                          + (f" ({html.escape(lab['category'])})" if lab["category"] else ""))
         for v in L.verdicts(self.store, self.run["id"]):
             word = {1: "success", 0: "fail"}.get(v["verdict"], "undecided")
@@ -96,7 +98,26 @@ class Labeller(QObject):
         return ("<br>" + " · ".join(parts)) if parts else ""
 
     # ---------- the run's label ----------
-    def label(self, verdict: str) -> bool:
+    def ask_not_executable(self, parent) -> ReasonDialog | None:
+        """D: ask why the task could not be attempted (ReasonDialog); the label is stored once answered."""
+        if not self.run:
+            return None
+        if not self.who():
+            self.bar.say(NEED_NAME)
+            self.bar.annotator.setFocus()
+            return None
+        before = self.my_label()
+        dlg = ReasonDialog(parent, before["category"] if before and before["verdict"] == L.NOT_EXECUTABLE else "")
+        run_id = self.run["id"]
+        dlg.accepted.connect(lambda: self.run and self.run["id"] == run_id and self.label(L.NOT_EXECUTABLE, dlg.reason()))
+        dlg.rejected.connect(lambda: self.bar.say("not labelled: say why the task could not be attempted"))
+        dlg.finished.connect(dlg.deleteLater)
+        dlg.open()
+        self.reasonAsked.emit(dlg)
+        return dlg
+
+    def label(self, verdict: str, reason: str | None = None) -> bool:
+        """Store the annotator's verdict; not executable with its `reason` (None: the one stored before)."""
         if not self.run:
             return False
         who = self.who()
@@ -104,11 +125,13 @@ class Labeller(QObject):
             self.bar.say(NEED_NAME)
             self.bar.annotator.setFocus()
             return False
-        category = self.bar.category_text() if verdict == "fail" else ""
         # Blind means this verdict was formed before the others were shown: a first label in blind mode,
         # or the same verdict saved again (comment, category) after a blind one.
         # A run a blind batch gave this annotator was opened with the others' verdicts hidden, as with Blind.
         before = self.my_label()
+        category = self.bar.category_text() if verdict == "fail" else ""
+        if verdict == L.NOT_EXECUTABLE:
+            category = reason if reason is not None else before["category"] if before else ""
         blind = (self.bar.blind.isChecked() or self.opened_blind) and (not self.revealed or bool(
             before and before["blind"] and before["verdict"] == verdict))
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.bar.comment.text(),

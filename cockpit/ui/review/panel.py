@@ -12,6 +12,7 @@ the part (``panel.viewer.view``, ``panel.browser.table``, ``panel.label_bar.stat
 - RunViewer (run_viewer): the open run, its header, filmstrip, the step's screenshot and details, and the
   tools on it (run_tools).
 - LabelBar (label_bar) with the batch queue (queue): the annotator's fields and the footer line.
+- KeyPointsBox (key_points_box): the task's key points, ticked at the step shown, a tab of the step's details.
 - Labeller (labelling): stores verdicts and step judgements, the queue N goes through, blind mode.
 - MarkCorrector (cockpit.ui.screenshot.corrector): spurious and missing marks on the step's screenshot,
   as in Live (right-click on a box; M draws a missing one).
@@ -23,7 +24,7 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QInputDialog, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QInputDialog, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.replay import resume
@@ -33,7 +34,8 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
-from cockpit.ui.review.label_bar import AXIS_KEYS, LabelBar
+from cockpit.ui.review.key_points_box import TYPE_KEY, KeyPointsBox
+from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
@@ -67,6 +69,12 @@ class ReviewPanel(QWidget):
         self.viewer = RunViewer(store, self.label_bar.who)
         self.adjudication = AdjudicationView(store, self.label_bar.who)
         self.labeller = Labeller(store, self.viewer, self.label_bar, self)
+        self.key_points = KeyPointsBox(store, self.label_bar.who)  # a tab of the step's details
+        self.key_points_tab = QScrollArea()
+        self.key_points_tab.setWidgetResizable(True)
+        self.key_points_tab.setWidget(self.key_points)
+        self.key_points_tab.setMinimumHeight(28)  # as the details' other pages: the screenshot keeps the room
+        self.viewer.details.addTab(self.key_points_tab, "Key points")
         self.corrector = MarkCorrector(self.viewer.view, store, self._where, lambda: f"human:{self.label_bar.who()}",
                                        parent=self)  # "human:ada", as Live stores it
         self._build()
@@ -101,6 +109,10 @@ class ReviewPanel(QWidget):
         bar.verdictRequested.connect(self.label)
         bar.nextRequested.connect(lab.next_unlabelled)
         bar.annotatorChanged.connect(lambda _name: lab.on_annotator_changed())
+        bar.annotatorChanged.connect(lambda _name: self.key_points.refresh())
+        self.key_points.message.connect(bar.say)
+        self.key_points.counted.connect(self._on_key_points_counted)
+        self.viewer.stepMoved.connect(self._on_step_moved)
         bar.blindToggled.connect(self._on_blind)
         bar.axisPicked.connect(lab.axis_picked)
         bar.categoryPicked.connect(lab.category_picked)
@@ -135,7 +147,11 @@ class ReviewPanel(QWidget):
         sc("End", lambda: v.go(len(v.steps) - 1))
         for key, verdict in (("S", "success"), ("F", "fail"), ("U", "unsure")):
             sc(key, lambda x=verdict: self.label(x))
+        sc(NOT_EXECUTABLE_KEY, lambda: self.label(L.NOT_EXECUTABLE))
         sc("N", lab.next_unlabelled)
+        sc(TYPE_KEY, self.key_points.type_points)
+        for i in range(1, 10):
+            sc(f"Ctrl+{i}", lambda i=i: self.key_points.toggle(i - 1))
         for axis, key in AXIS_KEYS.items():
             sc(key, lambda a=axis: self.adj_bar.adjudicating or lab.step_axis(a))  # adjudication settles success only
         sc("B", lambda: v.view.set_marks_visible(not v.view.marks_visible()))
@@ -164,6 +180,8 @@ class ReviewPanel(QWidget):
             if self.viewer.run:
                 self.adjudication.pick(verdict)
             return False
+        if verdict == L.NOT_EXECUTABLE:  # asks why first (ReasonDialog), stores once answered
+            return self.labeller.ask_not_executable(self) is not None
         return self.labeller.label(verdict)
 
     def pick_category(self, i: int) -> None:
@@ -199,9 +217,23 @@ class ReviewPanel(QWidget):
         self.labeller.on_run_opened()
         self.viewer.look_ahead(self.labeller.upcoming())  # N's next run: its first screenshot decoded meanwhile
         self.viewer.go(self.viewer.first_shown() if self.viewer.steps else -1)
+        self.key_points.show_run(self.viewer.run)
+        self._on_step_moved()
         if not self.viewer.steps:
             self.viewer.view.clear("This run has no steps.")
         self._show_adjudication()
+
+    def _on_key_points_counted(self, met: int, total: int, ticked: bool) -> None:
+        """The tab says how many key points are met; a tick (or typed points) brings the tab to the front."""
+        tabs = self.viewer.details
+        tabs.setTabText(tabs.indexOf(self.key_points_tab), f"Key points {met}/{total}" if total else "Key points")
+        if ticked:
+            tabs.setCurrentWidget(self.key_points_tab)
+
+    def _on_step_moved(self) -> None:
+        """Key points ticked now are met at the step shown."""
+        s = self.viewer.current()
+        self.key_points.set_step(s["step"] if s is not None else None)
 
     def _where(self) -> tuple[str, int] | None:
         """The run and step the screenshot shows (for corrections)."""

@@ -34,8 +34,10 @@ from cockpit.ui.screenshot.view import ScreenshotView
 CACHE = 24  # decoded screenshots kept
 PRELOAD = 3  # steps decoded ahead and behind
 MARKED_NOTE = "clean screenshot missing; showing the marked one (its boxes are part of the image)"
-HELP = ("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, 1–8 failure category, "
-        "N next unlabelled run, Q/W/E/R judge the step, M add a missing mark (right-click a box: spurious), "
+HELP = ("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, D not executable "
+        "(asks why), 1–8 failure category, "
+        "N next unlabelled run, K type key points, Ctrl+1–9 tick one at the step shown, Q/W/E/R judge the step, "
+        "M add a missing mark (right-click a box: spurious), "
         "Z the screenshot alone.")
 
 

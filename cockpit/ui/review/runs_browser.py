@@ -51,7 +51,7 @@ class RunsBrowser(QWidget):
         self.search.returnPressed.connect(self.apply_filter)
         self.f_site, self.f_model, self.f_status = QComboBox(), QComboBox(), QComboBox()
         self.f_human, self.f_judge, self.f_annotator, self.f_since = QComboBox(), QComboBox(), QComboBox(), QComboBox()
-        self.f_human.addItems(["human: any", "success", "fail", "unsure", "unlabelled"])
+        self.f_human.addItems(["human: any", "success", "fail", "unsure", "not_executable", "unlabelled"])
         self.f_judge.addItems(["judge: any", "success", "fail", "undecided", "unjudged"])
         self.f_since.addItems(["any time", "today", "last 7 days", "last 30 days"])
         self.fill_filters()

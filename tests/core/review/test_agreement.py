@@ -292,13 +292,13 @@ def test_success_rates_prefer_humans_then_judges(labelled_store):
     assert list(by_site) == ["allrecipes", "amazon", "github"]
     assert by_site["allrecipes"][:3] == ("allrecipes", 3, 2)
     assert round(by_site["allrecipes"][3], 3) == 0.667
-    assert by_site["allrecipes"][4] == {"human": 3, "judge": 0, "no_answer": 0, "unjudged": 0, "refused": 0}
+    assert by_site["allrecipes"][4] == {"human": 3, "judge": 0, "no_answer": 0, "unjudged": 0, "refused": 0, "not_executable": 0}
     # r8 (annotators tie) falls back to its judge verdict, 1
     assert by_site["github"][:4] == ("github", 5, 3, 0.6)
-    assert by_site["github"][4] == {"human": 4, "judge": 1, "no_answer": 0, "unjudged": 0, "refused": 0}
+    assert by_site["github"][4] == {"human": 4, "judge": 1, "no_answer": 0, "unjudged": 0, "refused": 0, "not_executable": 0}
     # r9 judged success, r10 never answered (0), r11 answered but unjudged (left out), r12 running
     assert by_site["amazon"][:4] == ("amazon", 2, 1, 0.5)
-    assert by_site["amazon"][4] == {"human": 0, "judge": 1, "no_answer": 1, "unjudged": 1, "refused": 0}
+    assert by_site["amazon"][4] == {"human": 0, "judge": 1, "no_answer": 1, "unjudged": 1, "refused": 0, "not_executable": 0}
     by_model = {r[0]: r[:4] for r in success_rates(labelled_store, by="model")}
     assert by_model == {"claude": ("claude", 5, 3, 0.6), "gpt-4o": ("gpt-4o", 5, 3, 0.6)}
     with pytest.raises(ValueError):
@@ -317,7 +317,7 @@ def test_a_run_refused_at_the_gate_counts_neither_way_unless_someone_judged_it(t
                                           "g4": (1, "judge")}
         [(site, n, ok, rate, sources)] = success_rates(labelled_store)
         assert (site, n, ok) == ("shop", 3, 1)
-        assert sources == {"human": 1, "judge": 1, "no_answer": 1, "unjudged": 0, "refused": 1}
+        assert sources == {"human": 1, "judge": 1, "no_answer": 1, "unjudged": 0, "refused": 1, "not_executable": 0}
 
 
 def test_failure_categories(labelled_store):

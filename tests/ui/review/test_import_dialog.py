@@ -156,3 +156,28 @@ def test_fits_a_small_screen_with_long_content(qtbot, small_window, tmp_path):
     qtbot.wait(50)
     assert dlg.width() <= 1024 and dlg.height() <= 700
     assert fit_violations(dlg) == []
+
+
+def test_online_mind2webs_human_labels_are_detected_and_imported_with_the_unmatched_listed(qtbot, window, tmp_path):
+    results = mind2web_folders(tmp_path / "m2w", 2)
+    dlg = open_dialog(qtbot, window)
+    choose(qtbot, dlg, results)
+    dlg.agent.setText("Browser Use")
+    imported(qtbot, dlg)
+    dlg.close()
+    labels = tmp_path / "human_label.json"
+    labels.write_text(json.dumps([{"task_id": "m000", "confirmed_task": "x", "Browser_Use_human_label": "2"},
+                                  {"task_id": "m001", "confirmed_task": "y", "Browser_Use_human_label": "1",
+                                   "SeeAct_human_label": "0"}]))
+    dlg = open_dialog(qtbot, window)
+    choose(qtbot, dlg, labels)
+    assert dlg.found.fullText() == "Holds a label file."
+    imported(qtbot, dlg)
+    report = dlg.report.toPlainText()
+    assert report.splitlines()[0].endswith("3 Online-Mind2Web labels for 2 runs here, under online-mind2web; "
+                                           "1 unmatched"), report
+    assert "unmatched: task m001, agent SeeAct: no run of this task by this agent in the store" in report
+    with Store(window.store.root) as store:
+        from cockpit.core.store import labels as L
+        got = {store.run(x["run_id"])["task_id"]: x["verdict"] for x in L.labels(store, annotator="online-mind2web")}
+    assert got == {"m000": L.NOT_EXECUTABLE, "m001": "success"}

@@ -1,0 +1,38 @@
+"""A run's key points for Review: typed for its task (:mod:`cockpit.core.store.key_points`), else those
+WebJudge's first stage wrote for this run (its newest judgement), one per line, numbering and bullets taken
+off; else none."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from cockpit.core.review.webjudge_prompt import parse_key_points
+from cockpit.core.store import judge_stages
+from cockpit.core.store import key_points as KP
+from cockpit.core.store.db import Store
+
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)]|\(\d+\))\s*")
+
+
+@dataclass
+class KeyPoints:
+    points: list[str]
+    source: str  # "typed", "WebJudge (<judge>)", or "" when there are none
+
+
+def split_points(text: str) -> list[str]:
+    """Key points written as lines ("1. Find the store", "- 90028"), as WebJudge lists them."""
+    return [p for p in (_BULLET.sub("", line).strip() for line in (text or "").splitlines()) if p]
+
+
+def of_run(store: Store, run: dict) -> KeyPoints:
+    typed = KP.typed(store, KP.task_key(run))
+    if typed:
+        return KeyPoints(typed, "typed")
+    stages = [s for s in judge_stages.of(store, run["id"]) if s["stage"] == "key_points" and s["reply"]]
+    if stages:
+        newest = max(stages, key=lambda s: s["created"] or 0)
+        points = split_points(parse_key_points(newest["reply"])[0])
+        if points:
+            return KeyPoints(points, f"WebJudge ({newest['judge']})")
+    return KeyPoints([], "")
