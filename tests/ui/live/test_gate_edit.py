@@ -1,5 +1,6 @@
 """An action edited at the approval gate (#38): a box number not on the screenshot is refused in the field, the
-edit is rated again on its own element, and the window, the store, `cockpit runs` and a replay all say the same.
+edit is rated again on its own element, and the window, the store and `cockpit runs` all say the same. (The demo's
+run cannot be replayed up to its gate: it types a card number first; tests/core/agent/test_gate.py replays an edit.)
 
 Real window (offscreen), real Chromium, the demo policy on the bundled Demo Shop; `cockpit runs` in a subprocess.
 """
@@ -67,7 +68,7 @@ def test_a_box_not_on_the_screenshot_is_refused_in_the_field_and_the_edit_is_rec
                     in w.live.details.summary.toPlainText(), timeout=10_000)
 
 
-def test_a_retargeted_irreversible_click_is_rated_again_and_its_replay_does_not_ask(qtbot, window_factory):
+def test_a_click_retargeted_from_place_order_to_a_field_is_rated_again_and_shown_as_edited(qtbot, window_factory):
     w = window_factory(demo=True)
     w.resize(1600, 1000)
     a, asked = _gate(qtbot, w)
@@ -88,14 +89,3 @@ def test_a_retargeted_irreversible_click_is_rated_again_and_its_replay_does_not_
     assert f"action:   {ran}   [{step['risk']}]" in said and "decision: edited by human:ada" in said
     assert w.live.log_panel.items[asked.step].text(1) == ran
 
-    # Replay in browser: the click on a text field is not irreversible, so nobody is asked about it
-    assert w.start_replay(run["id"], speed=1.0)
-    qtbot.waitUntil(lambda: w.live.approval.isVisible() or (w.bridge.state != "replaying" and not w.runs.running),
-                    timeout=LONG)
-    asked_again = w.live.approval.request if w.live.approval.isVisible() else None
-    if asked_again is not None:
-        w.live.approval.reject_btn.click()
-        wait_idle(qtbot, w)
-    assert asked_again is None, asked_again.display  # before the fix: an "irreversible" click on the Name field
-    assert w.live.banner.fullText().startswith("replay: replayed ")
-    assert w.live.log_panel.items[asked.step].text(1) == ran
