@@ -276,7 +276,7 @@ def test_a_click_retargeted_from_place_order_to_a_field_is_rated_as_that_click(s
                              config=AgentConfig(wait_seconds=0.2, max_steps=3)).run(
             Fresh("Order a copy", shop.url("agent_order.html")))
     asked = approver.requests[0]
-    assert asked.risk.level == "irreversible" and asked.boxes == len(observe(browser).marks) >= 2
+    assert asked.risk.level == "irreversible"
     step = store.steps(result.run_id)[0]
     ran = f"Click [{proposed['name']}]"
     assert step["action"] == ran and step["status"] == "ok" and not shop.posts  # no order was sent
@@ -292,17 +292,24 @@ def test_a_click_retargeted_from_place_order_to_a_field_is_rated_as_that_click(s
     replayer = ScriptedApprover([])  # no one to say yes: before the fix the replay stopped here, refused
     done = replay(RunContext(browser, store, approver=replayer), result.run_id)
     assert replayer.requests == [] and [r.step for r in done if r.action] == [1] and not shop.posts
+    assert asked.boxes == len(observe(browser).marks) >= 2  # what the gate's edit field checks numbers against
 
 
-def test_the_terminal_approver_refuses_an_edit_to_a_box_not_on_the_screenshot():
-    """`--approval ask`: "e", then `Click [99]` with nine boxes: said so, and asked again."""
-    from cockpit.core.agent.approval import ApprovalRequest, TerminalApprover
-    from cockpit.core.safety.risk import Risk
+def test_the_terminal_approver_refuses_an_edit_to_a_box_not_on_the_screenshot(shop, browser, store, clients):
+    """`--approval ask`: "e", then `Click [99]` on a page of three boxes: said so before anything runs, and asked
+    again (here: no). Before the fix the click ran, failed ("there is no element [99]") and spent a step."""
+    from cockpit.core.agent.approval import TerminalApprover
     from tests.clitools import Tty
+    responder = by_page({"Order": [lambda b: f"Thought: order it\nAction: Click [{mark_for(b, 'Place order')}]",
+                                   "Thought: later\nAction: ANSWER; not ordered"]})
     out = Tty()
-    approver = TerminalApprover("ada", stdin=Tty("e\nClick [99]\ne\nClick [3]\n"), stdout=out)
-    req = ApprovalRequest("r", 1, parse_action("Click [9]"), None, Risk("irreversible", ("x",)), "irreversible",
-                          boxes=9)
-    decision = approver.decide(req, threading.Event())
-    assert "there is no box [99] on this screenshot: the boxes are [1] to [9]" in out.getvalue()
-    assert decision.approved and str(decision.action) == "Click [3]"
+    approver = TerminalApprover("ada", stdin=Tty("e\nClick [99]\nn\nnot now\n"), stdout=out)
+    with ModelServer(responder) as srv:
+        result = gated_agent(browser, store, srv, clients, approver,
+                             config=AgentConfig(wait_seconds=0.2, max_steps=3)).run(
+            Fresh("Order a copy", shop.url("agent_order.html")))
+    boxes = len(observe(browser).marks)
+    assert f"there is no box [99] on this screenshot: the boxes are [1] to [{boxes}]" in out.getvalue()
+    step = store.steps(result.run_id)[0]
+    assert (step["status"], step["outcome"]) == ("refused", "refused by ada: not now") and not shop.posts
+    assert [(d["approved"], d["edited_action"]) for d in store.decisions(result.run_id)] == [(0, None)]

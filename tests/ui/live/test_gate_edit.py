@@ -37,7 +37,7 @@ def test_a_box_not_on_the_screenshot_is_refused_in_the_field_and_the_edit_is_rec
     w.resize(1024, 700)
     a, asked = _gate(qtbot, w)
     boxes = len(w.live.view.marks())
-    assert asked.boxes == boxes > 1
+    assert boxes > 1
     a.edit_btn.click()
     a.edit.setText(f"Click [{boxes + 90}]")
     qtbot.keyClick(a.edit, Qt.Key_Return, Qt.ControlModifier)  # Ctrl+Enter: approve what is written
