@@ -63,6 +63,7 @@ class ApprovalRequest:
     thought: str = ""
     screenshot_path: str = ""
     shown: str = ""  # the action as displayed: text typed into a secret field masked ("" = str(action))
+    boxes: int | None = None  # how many numbered boxes the screenshot shows, [1] to [boxes] (None: not known)
     # from the look-ahead step hook (cockpit.core.agent.hooks.lookahead), when preview or planning is on
     prediction: str = ""  # what the world model expects the action to change ("" = no preview)
     candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
@@ -89,6 +90,23 @@ class Decision:
     candidate: int | None = None  # planning mode: run this candidate (its index) instead
     decided_at: float = field(default_factory=time.time)
     key: tuple[str, str] | None = None  # the request answered: ApprovalRequest.key (see ApprovalDesk)
+
+
+def off_screenshot(action: Action, boxes: int | None) -> str:
+    """Why an edited action cannot run: the box it names is not on the screenshot ("" when it is, when it names
+    none, or when the number of boxes is not known)."""
+    if boxes is None or action.pixel or action.target is None or 0 < action.target <= boxes:
+        return ""
+    there = f"the boxes are [1] to [{boxes}]" if boxes > 1 else "the only box is [1]" if boxes else "there are none"
+    return f"there is no box [{action.target}] on this screenshot: {there}"
+
+
+def verdict(decision: dict) -> str:
+    """A stored decision's verdict: edited (a person approved an action of their own instead), approved;
+    rejected (by a person); refused (by the run's policy or a site rule)."""
+    if decision.get("approved"):
+        return "edited" if decision.get("edited_action") else "approved"
+    return "rejected" if str(decision.get("by") or "").startswith("human:") else "refused"
 
 
 def decider(by) -> str:
@@ -188,18 +206,22 @@ class TerminalApprover:
                 print("  message to the agent (optional): ", end="", file=out, flush=True)
                 return Decision(False, f"human:{self.user}", self.stdin.readline().strip())
             if answer in ("e", "edit"):
-                edited = self._edit(out)
+                edited = self._edit(out, r.boxes)
                 if edited is not None:
                     return Decision(True, f"human:{self.user}", action=edited)
 
 
-    def _edit(self, out) -> Action | None:
+    def _edit(self, out, boxes: int | None) -> Action | None:
         print("  action to run instead: ", end="", file=out, flush=True)
         try:
-            return parse_action(self.stdin.readline())
+            action = parse_action(self.stdin.readline())
         except ActionParseError as e:
             print(f"  {e}", file=out)
             return None
+        if why := off_screenshot(action, boxes):
+            print(f"  {why}", file=out)
+            return None
+        return action
 
 
 class ApprovalDesk:

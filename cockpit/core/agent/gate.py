@@ -87,7 +87,8 @@ def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -
     if not control.taken_over:
         run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url, st.row.get("thought", ""),
-                              str(run.store.file(StepImages.files(st)["screenshot"])), shown=shown)
+                              str(run.store.file(StepImages.files(st)["screenshot"])), shown=shown,
+                              boxes=len(obs.marks))
         for h in agent.hooks:  # e.g. the prediction and the plan's candidates
             h.gating(st, req)
         decision = pixelstep.vet(st, agent.approver.decide(req, control.interrupted))
@@ -105,18 +106,23 @@ def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -
                    "approved": int(decision.approved), "by": decision.by, "message": decision.message,
                    "edited_action": edited, "requested_at": requested, "decided_at": decision.decided_at}
     st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
-                          "edited_action": edited, **({"took_over": True} if took_over else {})}
+                          "edited_action": edited, **({"took_over": True} if took_over else {}),
+                          **({"proposed_action": shown, "proposed_risk": risk.level} if edited else {})}
     run.emit(ev.ApprovalDecided(run.run_id, st.n, decision.approved, decision.by, decision.message,
                                 edited or shown))
     return decision
 
 
 def approve(agent: Agent, st: Step, action: Action, decision: Decision) -> tuple[Action, Binding]:
-    """The approved action (the human's edit, if any) and the exact target it was approved on."""
+    """The approved action (the human's edit, if any) and the exact target it was approved on. An edit is
+    rated again on its own element: the step records its risk, not the proposed action's (the decision keeps
+    that), so a replay asks only where the action that ran is itself risky (issue #38)."""
     if decision.action is not None:
         action = decision.action
         pixelstep.edited(agent, st, action)
-        st.row.update(action=pixelstep.shown(agent, st, action), target=action.target)
+        risk = rate(agent, st, action, st.resolved if action.pixel else redaction.mark_of(action, st.obs.marks))
+        st.row.update(action=pixelstep.shown(agent, st, action), target=action.target, risk=risk.level,
+                      evidence=list(risk.evidence))
     approved = Binding.of(action, st.resolved if action.pixel else redaction.mark_of(action, st.obs.marks))
     pixelstep.acknowledge(agent, st)
     st.row["decision"]["approved_target"] = dict(approved.to_dict(), action=st.row["action"])

@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
 
 from cockpit.core.actions.grammar import Action, parse_action
-from cockpit.core.agent.approval import ApprovalRequest, Decision
+from cockpit.core.agent.approval import ApprovalRequest, Decision, off_screenshot
 from cockpit.core.errors import ActionParseError
 from cockpit.ui.elide import breakable, wrap_within
 from cockpit.ui.flow_layout import flow_row
@@ -297,6 +297,9 @@ class ApprovalPanel(QFrame):
             return
         if action.kind == "answer":
             self._show_error("use Reject with a message to end the run; an edited action cannot answer")
+            return
+        if why := off_screenshot(action, self.request.boxes if self.request is not None else None):
+            self._show_error(why)  # it would fail and spend a step
             return
         self._decide(Decision(True, f"human:{self.user}", action=action))
 

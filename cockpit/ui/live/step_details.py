@@ -15,17 +15,11 @@ from PIL import Image
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser
 
 from cockpit.core.agent.approval import decider
+from cockpit.core.agent.approval import verdict as verdict  # the window's and the CLI's word for a decision
 from cockpit.core.llm import prompt
 from cockpit.core.store.records import Step, outcome_text
 from cockpit.core.words import plural
 from cockpit.ui.live.step_page import RecordedPage
-
-
-def verdict(decision: dict) -> str:
-    """A stored decision's verdict: approved; rejected (by a person); refused (by the run's policy or a site rule)."""
-    if decision.get("approved"):
-        return "approved"
-    return "rejected" if str(decision.get("by") or "").startswith("human:") else "refused"
 
 
 def who_decided(by) -> str:
@@ -110,7 +104,7 @@ class StepDetails(QTabWidget):
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
                 ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
                 ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
-                               + (f", ran {d['edited_action']}" if d.get("edited_action") else "")
+                               + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),
                 ("URL after", e(step.get("url_after") or "")),

@@ -208,8 +208,9 @@ class StepLogPanel(QTreeWidget):
         verdict = ("edited" if e.approved and e.action and e.action != _action(it)
                    else "approved" if e.approved else "rejected" if e.by.startswith("human:") else "refused")
         self._decision(it, f"{verdict} by {who_decided(e.by)}")  # "refused by policy", "rejected by ada"
-        if verdict == "edited":
-            self._child(it, "human chose", e.action)
+        if verdict == "edited":  # the row shows the action that runs; the expanded row what the agent proposed
+            self._child(it, "agent proposed", _action(it))
+            _set_action(it, e.action)
         if e.message:
             self._child(it, "message", e.message)
         if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column

@@ -251,3 +251,65 @@ def test_a_refusal_on_the_last_allowed_step_ends_the_run_as_refused(site, browse
             Fresh("Delete the article", site.url("gate_admin_change.html")))
     assert len(approver.requests) == 1 and store.steps(result.run_id)[-1]["status"] == "refused"
     assert result.status == "refused" and store.run(result.run_id)["status"] == "refused"
+
+
+# ---------- an action edited at the gate (issue #38) ----------
+def test_a_click_retargeted_from_place_order_to_a_field_is_rated_as_that_click(shop, browser, store, clients):
+    """The person aims "Place order" at the Name field: the step is that click, with its own risk, not the
+    order button's; the decision keeps what was proposed and says it was edited."""
+    proposed = {}
+
+    def order(b):
+        proposed.update(place=mark_for(b, "Place order"), name=mark_for(b, "Name"))
+        return f"Thought: order it\nAction: Click [{proposed['place']}]"
+    responder = by_page({"Order": [order, "Thought: later\nAction: ANSWER; not ordered"]})
+
+    class Retarget:
+        requests = []
+
+        def decide(self, request, cancel):
+            self.requests.append(request)
+            return Decision(True, "human:ada", action=parse_action(f"Click [{proposed['name']}]"))
+    approver = Retarget()
+    with ModelServer(responder) as srv:
+        result = gated_agent(browser, store, srv, clients, approver,
+                             config=AgentConfig(wait_seconds=0.2, max_steps=3)).run(
+            Fresh("Order a copy", shop.url("agent_order.html")))
+    asked = approver.requests[0]
+    assert asked.risk.level == "irreversible"
+    step = store.steps(result.run_id)[0]
+    ran = f"Click [{proposed['name']}]"
+    assert step["action"] == ran and step["status"] == "ok" and not shop.posts  # no order was sent
+    # before the fix: the field's click was stored as irreversible, with the order button's evidence
+    assert step["risk"] != "irreversible" and not any("Place order" in e for e in step["evidence"])
+    d = store.decisions(result.run_id)[0]
+    assert (d["action"], d["risk"], d["edited_action"], d["by"]) == (
+        f"Click [{proposed['place']}]", "irreversible", ran, "human:ada")
+    assert step["decision"]["proposed_action"] == f"Click [{proposed['place']}]"
+    # a replay asks only where the action that ran is itself risky: the click on a field runs unasked
+    from cockpit.core.agent.start import RunContext
+    from cockpit.core.replay.replay import replay
+    replayer = ScriptedApprover([])  # no one to say yes: before the fix the replay stopped here, refused
+    done = replay(RunContext(browser, store, approver=replayer), result.run_id)
+    assert replayer.requests == [] and [r.step for r in done if r.action] == [1] and not shop.posts
+    assert asked.boxes == len(observe(browser).marks) >= 2  # what the gate's edit field checks numbers against
+
+
+def test_the_terminal_approver_refuses_an_edit_to_a_box_not_on_the_screenshot(shop, browser, store, clients):
+    """`--approval ask`: "e", then `Click [99]` on a page of three boxes: said so before anything runs, and asked
+    again (here: no). Before the fix the click ran, failed ("there is no element [99]") and spent a step."""
+    from cockpit.core.agent.approval import TerminalApprover
+    from tests.clitools import Tty
+    responder = by_page({"Order": [lambda b: f"Thought: order it\nAction: Click [{mark_for(b, 'Place order')}]",
+                                   "Thought: later\nAction: ANSWER; not ordered"]})
+    out = Tty()
+    approver = TerminalApprover("ada", stdin=Tty("e\nClick [99]\nn\nnot now\n"), stdout=out)
+    with ModelServer(responder) as srv:
+        result = gated_agent(browser, store, srv, clients, approver,
+                             config=AgentConfig(wait_seconds=0.2, max_steps=3)).run(
+            Fresh("Order a copy", shop.url("agent_order.html")))
+    boxes = len(observe(browser).marks)
+    assert f"there is no box [99] on this screenshot: the boxes are [1] to [{boxes}]" in out.getvalue()
+    step = store.steps(result.run_id)[0]
+    assert (step["status"], step["outcome"]) == ("refused", "refused by ada: not now") and not shop.posts
+    assert [(d["approved"], d["edited_action"]) for d in store.decisions(result.run_id)] == [(0, None)]
