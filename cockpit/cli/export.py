@@ -125,13 +125,16 @@ def run(args) -> int:
         refs = [r["id"] for r in reversed(store.runs(limit=10**9))] if every else args.runs
         for ref in refs:
             problems: list[str] = []
+            notes: list[str] = []  # what the format could not hold, and how it was written instead
             try:
-                print(_write_one(store, args, store.resolve(ref), problems))
+                print(_write_one(store, args, store.resolve(ref), problems, notes))
             except (CockpitError, OSError) as e:
                 errors += 1
                 common.fail(f"{ref}: {e}")
             for p in problems:  # written, but without these files
                 print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
+            for n in notes:
+                print(f"cockpit: note: {ref}: {n}", file=sys.stderr)
             incomplete += bool(problems)
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
         print(f"cockpit: {plural(incomplete, 'run')} written with files missing (see the warnings above)", file=sys.stderr)
@@ -174,10 +177,10 @@ def _write_single(store, args, ids) -> Path:
     return label_tables.write_labels_jsonl(rows, args.out)
 
 
-def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
+def _write_one(store, args, run_id: str, problems: list[str], notes: list[str]) -> Path:
     from cockpit.core.store.exchange import export_run, missing_step_files
     if args.format == "webvoyager":
-        return export_run(store, run_id, args.out, problems)
+        return export_run(store, run_id, args.out, problems, notes)
     if args.format == "mind2web":
         from cockpit.core.store.mind2web import export_mind2web
         return export_mind2web(store, run_id, args.out, problems)
