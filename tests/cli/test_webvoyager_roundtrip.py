@@ -33,11 +33,13 @@ def test_a_supervised_run_comes_back_step_for_step(browser, site, store, tmp_pat
     run = supervised_run(browser, site, store)
     before = store.steps(run.run_id)
     assert [s["actor"] for s in before][5] == "human" and before[3]["status"] == "refused"
-    exported, imported, folder, other = export_and_import(store.home, run.run_id, tmp_path)
+    exported, imported, folder, other = export_and_import(store.root, run.run_id, tmp_path)
 
     # The export says what WebVoyager's format could not hold, and how it was written instead.
     assert "1 step taken by a human (step 6)" in exported.stderr
-    assert "1 step refused at the gate (step 4)" in exported.stderr
+    refused = [s["step"] for s in before if s["status"] == "refused"]  # 4 rejected; 5 dropped by the take-over
+    assert refused == [4, 5] and before[4]["decision"]["took_over"]
+    assert "2 steps refused at the gate or dropped by a take-over (steps 4, 5)" in exported.stderr
     side = json.loads((folder / SIDE_FILE).read_text())
     assert any("human" in n for n in side["notes"])
     assert [s["actor"] for s in side["steps"]] == [s["actor"] for s in before]
@@ -68,7 +70,7 @@ def test_a_ui_tars_run_comes_back_with_its_points(browser, site, store, tmp_path
         Move("click", "#name"), Move("type", text="Ada"), Move("click", "#press"), Move("answer", text="done")],
         dialect="uitars", space="norm1000")
     assert result.status == "answered" and "start_box" in before[0]["reply"]
-    exported, imported, folder, other = export_and_import(store.home, result.run_id, tmp_path)
+    exported, imported, folder, other = export_and_import(store.root, result.run_id, tmp_path)
     assert "written in the model's own dialect" in exported.stderr and "uitars" in exported.stderr
     assert json.loads((folder / SIDE_FILE).read_text())["steps"][0]["pointer"]["dialect"] == "uitars"
 

@@ -208,12 +208,15 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
         shutil.rmtree(staging, ignore_errors=True)
         sides = wv_steps.side_steps(wv_steps.read_side(fr.path))
         rows = [_stage_step(store, staging, run_id, st, fr, started, sides) for st in fr.steps]
+        answer = fr.answer
+        if answer is None and rows and rows[-1]["status"] == "answered":  # a pixel dialect's answer (finished(...))
+            answer = wv_steps.answer_of(rows[-1]["action"])
         with store.atomic():
             store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
                                  config=config, source="webvoyager", run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
-            store.finish_run(run_id, "answered" if fr.answer is not None else "ended", answer=fr.answer)
+            store.finish_run(run_id, "answered" if answer is not None else "ended", answer=answer)
             store.set_run(run_id, finished=started)
             shutil.rmtree(final, ignore_errors=True)  # files of an earlier failed attempt, with no rows
             staging.mkdir(parents=True, exist_ok=True)
@@ -257,6 +260,9 @@ def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float
                    decision=side.get("decision"), pointer=pointer)
         if action is not None and side.get("status") in RECORDED_STATUSES:
             row["status"] = side["status"]
+        edited = wv_steps.edited_action(side)
+        if edited is not None and action is not None:  # the person's edit ran; the reply keeps the model's
+            row.update(action=str(edited), target=edited.target)
         if row["actor"] == "human":
             row.update(reply=None, thought=None, action_text=row["action"], request=[])
     return row

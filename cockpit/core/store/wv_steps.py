@@ -114,8 +114,13 @@ def notes(steps: list[dict]) -> list[str]:
                    f"(Thought: {HUMAN_THOUGHT}); {SIDE_FILE} marks them human")
     refused = [s["step"] for s in steps if s["status"] == "refused"]
     if refused:
-        out.append(f"{plural(len(refused), 'step')} refused at the gate ({_nums(refused)}) written as the "
-                   f"model's reply, not executed; the refusal is in the next user turn and in {SIDE_FILE}")
+        out.append(f"{plural(len(refused), 'step')} refused at the gate or dropped by a take-over ({_nums(refused)}) "
+                   "written as the model's reply though not executed; why is in the next user turn and in "
+                   f"{SIDE_FILE}")
+    edited = [s["step"] for s in steps if (s.get("decision") or {}).get("edited_action")]
+    if edited:
+        out.append(f"{plural(len(edited), 'step')} edited at the gate ({_nums(edited)}) written as the model's "
+                   f"reply; the action that ran instead is in {SIDE_FILE} and agent.log")
     pixel = sorted({(s.get("pointer") or {}).get("dialect") for s in steps if _pixel(s)} - {None, "human"})
     if pixel:
         out.append(f"pixel-grounded replies ({', '.join(pixel)}) written in the model's own dialect and "
@@ -159,6 +164,18 @@ def read_action(reply_action: str, reply: str, side: dict | None) -> tuple[Actio
         except (coords.PointOutside, ValueError, TypeError):
             return None, pointer
     return _grammar(reply_action), None
+
+
+def edited_action(side: dict | None) -> Action | None:
+    """The action a person edited at the gate and that ran instead of the model's (None: no edit)."""
+    decision = (side or {}).get("decision") or {}
+    return _grammar(side.get("action")) if isinstance(decision, dict) and decision.get("edited_action") else None
+
+
+def answer_of(action: str | None) -> str | None:
+    """The answer of a recorded ``ANSWER; ...`` action, else None."""
+    a = _grammar(action)
+    return a.text if a is not None and a.kind == "answer" else None
 
 
 def _grammar(text: str | None) -> Action | None:
