@@ -23,7 +23,9 @@ def add_parser(sub) -> None:
     p = sub.add_parser("export", help=HELP, description=(
         "Write runs out of the run store. "
         "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
-        "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
+        "agent.log (WebVoyager's layout, for its judge script), one reply per screenshot (a person's step as "
+        "the action they took), and cockpit_steps.json with what the layout cannot hold (who acted, refusals, a pixel "
+        "model's dialect), for `cockpit import webvoyager`; another run of the same task goes to "
         "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
         "over its own folder. "
         "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
@@ -131,14 +133,18 @@ def run(args) -> int:
             except (CockpitError, OSError) as e:
                 errors += 1
                 common.fail(f"{ref}: {e}")
-            for p in problems:  # written, but without these files
-                print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
-            for n in notes:
-                print(f"cockpit: note: {ref}: {n}", file=sys.stderr)
+            _say(ref, problems, notes)
             incomplete += bool(problems)
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
         print(f"cockpit: {plural(incomplete, 'run')} written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
+
+
+def _say(ref: str, problems: list[str], notes: list[str]) -> None:
+    for p in problems:  # written, but without these files
+        print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
+    for n in notes:  # written, in another form than the run's own (a format that cannot hold it)
+        print(f"cockpit: note: {ref}: {n}", file=sys.stderr)
 
 
 def _bad_options(args) -> str:

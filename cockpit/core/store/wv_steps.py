@@ -111,7 +111,7 @@ def notes(steps: list[dict]) -> list[str]:
     human = [s["step"] for s in steps if s.get("actor") == "human"]
     if human:
         out.append(f"{plural(len(human), 'step')} taken by a human ({_nums(human)}) written as replies "
-                   f"(Thought: {HUMAN_THOUGHT}); {SIDE_FILE} marks them human")
+                   f"(Thought: {HUMAN_THOUGHT}); {SIDE_FILE} records who acted")
     refused = [s["step"] for s in steps if s["status"] == "refused"]
     if refused:
         out.append(f"{plural(len(refused), 'step')} refused at the gate or dropped by a take-over ({_nums(refused)}) "
