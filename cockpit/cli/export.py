@@ -22,7 +22,9 @@ FORMATS = ("webvoyager", "mind2web") + SINGLE_FILE + ("html", "gif", "har") + TR
 DESCRIPTION = (
     "Write runs out of the run store. "
     "webvoyager: OUT/task<id>/screenshot{k}.png, screenshot{k}_no_box.png, interact_messages.json, "
-    "agent.log (WebVoyager's layout, for its judge script); another run of the same task goes to "
+    "agent.log (WebVoyager's layout, for its judge script), one reply per screenshot (a person's step as "
+    "the action they took), and cockpit_steps.json with what the layout cannot hold (who acted, refusals, a pixel "
+    "model's dialect), for `cockpit import webvoyager`; another run of the same task goes to "
     "OUT/task<id>-<run id> (WebVoyager's judge reads only task<id>), and exporting a run again writes "
     "over its own folder. "
     "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
@@ -133,17 +135,24 @@ def run(args) -> int:
         refs = [r["id"] for r in reversed(store.runs(limit=10**9))] if every else args.runs
         for ref in refs:
             problems: list[str] = []
+            notes: list[str] = []  # what the format could not hold, and how it was written instead
             try:
-                print(_write_one(store, args, store.resolve(ref), problems))
+                print(_write_one(store, args, store.resolve(ref), problems, notes))
             except (CockpitError, OSError) as e:
                 errors += 1
                 common.fail(f"{ref}: {e}")
-            for p in problems:  # written, but without these files
-                print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
+            _say(ref, problems, notes)
             incomplete += bool(problems)
     if incomplete:  # still a success: what is there is written, the gaps are legal in each format
         print(f"cockpit: {plural(incomplete, 'run')} written with files missing (see the warnings above)", file=sys.stderr)
     return 1 if errors else 0
+
+
+def _say(ref: str, problems: list[str], notes: list[str]) -> None:
+    for p in problems:  # written, but without these files
+        print(f"cockpit: warning: {ref}: {p}", file=sys.stderr)
+    for n in notes:  # written, in another form than the run's own (a format that cannot hold it)
+        print(f"cockpit: note: {ref}: {n}", file=sys.stderr)
 
 
 def _bad_options(args) -> str:
@@ -190,10 +199,10 @@ def _write_single(store, args, ids) -> Path:
     return label_tables.write_labels_jsonl(rows, args.out)
 
 
-def _write_one(store, args, run_id: str, problems: list[str]) -> Path:
+def _write_one(store, args, run_id: str, problems: list[str], notes: list[str]) -> Path:
     from cockpit.core.store.exchange import export_run, missing_step_files
     if args.format == "webvoyager":
-        return export_run(store, run_id, args.out, problems)
+        return export_run(store, run_id, args.out, problems, notes)
     if args.format == "mind2web":
         from cockpit.core.store.mind2web import export_mind2web
         return export_mind2web(store, run_id, args.out, problems)

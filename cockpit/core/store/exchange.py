@@ -8,9 +8,9 @@ ours or WebVoyager's, into the store as runs like any other (source
 """
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -18,10 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from cockpit.core.actions.grammar import parse_action
-from cockpit.core.errors import ActionParseError, CockpitError
-from cockpit.core.llm import prompt
-from cockpit.core.store import webvoyager
+from cockpit.core.errors import CockpitError
+from cockpit.core.store import webvoyager, wv_steps
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.newrun import NewRun
@@ -29,7 +27,8 @@ from cockpit.core.store.staging import staging_dir, sweep
 from cockpit.core.tasks.task import Task
 
 
-def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None) -> Path:
+def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | None = None,
+               notes: list[str] | None = None) -> Path:
     """Write one run as ``out_root/task<id>/``; returns the folder.
 
     When ``task<id>`` already holds another run (a second run of the same task, or a folder
@@ -37,6 +36,8 @@ def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | 
     exported to before is written over (see :func:`export_folder`).
     A screenshot file that is missing or unreadable leaves a gap (WebVoyager's layout allows
     them, as where a step errored) and a line in ``problems`` naming the file; the rest is written.
+    What WebVoyager's format cannot hold (human steps, refusals, a pixel model's dialect) is written as
+    :mod:`cockpit.core.store.wv_steps` says, kept in its side file, and said in ``notes``.
     """
     run, steps = store.run(run_id), store.steps(run_id)
     if not steps:
@@ -58,8 +59,12 @@ def export_run(store: Store, run_id: str, out_root: Path, problems: list[str] | 
             except CockpitError as e:
                 problems.append(f"the {what} of step {s['step']} {store.file(s[key])} is damaged ({e}); "
                                 "not exported")
-    return webvoyager.write_run_folder(out_root, name, _final_messages(steps), shots, clean,
-                                       _log_lines(run, steps), overwrite=again)
+    side = wv_steps.side_file(run, steps)
+    if notes is not None:
+        notes += side["notes"]
+    extra = {wv_steps.SIDE_FILE: json.dumps(side, ensure_ascii=False, indent=2).encode("utf-8")}
+    return webvoyager.write_run_folder(out_root, name, wv_steps.conversation(run, steps), shots, clean,
+                                       _log_lines(run, steps), extra_files=extra, overwrite=again)
 
 
 #: The first line of the agent.log Cockpit writes, naming the run (see :func:`_log_lines`).
@@ -110,23 +115,6 @@ def missing_step_files(store: Store, run_id: str) -> list[str]:
             if s.get(key) and not store.file(s[key]).is_file():
                 out.append(f"step {s['step']}: the {what} {store.file(s[key])} is missing")
     return out
-
-
-def _final_messages(steps: list[dict]) -> list:
-    """The conversation as it stood at the end: the last request plus the last reply."""
-    last = steps[-1]
-    msgs = copy.deepcopy(last["request"] or [])
-    if last["reply"] is not None:
-        reply = last["reply"]
-        if last["status"] == "answered" and "Action: ANSWER" not in reply:
-            # We parse "**action:** answer [x]" too; WebVoyager's judge only finds "Action: ANSWER".
-            reply = f"Thought: {last['thought'] or ''}\n\nAction: {last['action']}"
-        msgs.append({"role": "assistant", "content": reply})
-    for m in msgs:
-        for part in m["content"] if isinstance(m.get("content"), list) else []:
-            if part.get("type") == "image_url" and part["image_url"]["url"].startswith(prompt.IMAGE_REF):
-                part["image_url"]["url"] = webvoyager.PLACEHOLDER
-    return msgs
 
 
 def _log_lines(run: dict, steps: list[dict]) -> list[str]:
@@ -218,13 +206,17 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
     moved = False
     try:
         shutil.rmtree(staging, ignore_errors=True)
-        rows = [_stage_step(store, staging, run_id, st, fr, started) for st in fr.steps]
+        sides = wv_steps.side_steps(wv_steps.read_side(fr.path))
+        rows = [_stage_step(store, staging, run_id, st, fr, started, sides) for st in fr.steps]
+        answer = fr.answer
+        if answer is None and rows and rows[-1]["status"] == "answered":  # a pixel dialect's answer (finished(...))
+            answer = wv_steps.answer_of(rows[-1]["action"])
         with store.atomic():
             store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
                                  config=config, source="webvoyager", run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
-            store.finish_run(run_id, "answered" if fr.answer is not None else "ended", answer=fr.answer)
+            store.finish_run(run_id, "answered" if answer is not None else "ended", answer=answer)
             store.set_run(run_id, finished=started)
             shutil.rmtree(final, ignore_errors=True)  # files of an earlier failed attempt, with no rows
             staging.mkdir(parents=True, exist_ok=True)
@@ -246,7 +238,7 @@ def _started(fr) -> float:
     return fr.path.stat().st_mtime if fr.path.exists() else time.time()
 
 
-def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float) -> dict:
+def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float, sides: dict) -> dict:
     """Copy a step's screenshots into the staging folder; the step's row, with the files' final paths."""
     final = store.step_dir(run_id, st.index)
     d = staging / final.name
@@ -256,15 +248,28 @@ def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float
         if src is not None:
             shutil.copyfile(src, d / STEP_FILES[key])
             files[key] = store.step_file(run_id, st.index, key)
-    try:
-        action = parse_action(st.action) if st.action else None
-    except ActionParseError:
-        action = None
+    side = sides.get(st.index)
+    action, pointer = wv_steps.read_action(st.action, st.reply, side)
     status = "format_error" if action is None else ("answered" if action.kind == "answer" else "ok")
-    return dict(step=st.index, reply=st.reply, thought=st.thought, action_text=st.action,
-                action=str(action) if action else None, target=action.target if action else None,
-                status=status, request=_request_before(fr.messages, st.index), started=started,
-                finished=started, **files)
+    row = dict(step=st.index, reply=st.reply, thought=st.thought, action_text=st.action,
+               action=str(action) if action else None, target=action.target if action else None,
+               status=status, request=_request_before(fr.messages, st.index), started=started,
+               finished=started, **files)
+    if side:  # exported by Cockpit: who acted, and what became of the action (refused at the gate, failed...)
+        row.update(actor=side.get("actor") or "agent", outcome=side.get("outcome"), error=side.get("error"),
+                   decision=side.get("decision"), pointer=pointer)
+        if action is not None and side.get("status") in RECORDED_STATUSES:
+            row["status"] = side["status"]
+        edited = wv_steps.edited_action(side)
+        if edited is not None and action is not None:  # the person's edit ran; the reply keeps the model's
+            row.update(action=str(edited), target=edited.target)
+        if row["actor"] == "human":
+            row.update(reply=None, thought=None, action_text=row["action"], request=[])
+    return row
+
+
+#: The statuses of an exported step that its side file restores (the others follow from its action).
+RECORDED_STATUSES = ("ok", "answered", "refused", "error", "changed")
 
 
 def _request_before(messages: list, k: int) -> list:
