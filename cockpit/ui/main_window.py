@@ -304,20 +304,18 @@ class MainWindow(QMainWindow):
         served from the run's web recording (None: as Review's "as recorded" box says). `model`: the model to
         go on with; None: the run's own, the person asked first when Model… says another or the run's server
         is gone (review.run_model; False returned meanwhile, the branch starts on their answer)."""
-        from cockpit.core.replay.resume import resume_policy
         if self.bridge.busy:
             self.live.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
+        run_model, policy = resume_settings(run, self.toolbar.policy.currentText())  # as a resume goes on
         if recorded is None:
             recorded = self.review.viewer.tools.recorded_box.isChecked()
         if model is None and not run["demo"]:  # a demo run's policy is served by the bridge, whatever Model… says
             started = []
-            self.branch_question = ask_which_model(
-                self, resume_settings(run, "")[0], self.settings.model,
-                lambda m: started.append(self.start_branch(run_id, step, recorded, m)))
+            self.branch_question = ask_which_model(self, run_model, self.settings.model, lambda m: started.append(
+                self.start_branch(run_id, step, recorded, m)))
             return bool(started and started[0])
-        policy = resume_policy(run, self.toolbar.policy.currentText())
         return self._start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded, model=model)
 
     def start_replay(self, run_id: str, speed: float | None = 1.0, recorded: bool = False) -> bool:

@@ -99,3 +99,16 @@ def test_branch_cancelled_starts_nothing(qtbot, window, site):
         box.button(QMessageBox.Cancel).click()
         qtbot.wait(300)
         assert w.runs.run_id == parent and not w.runs.running and not b.requests
+
+
+def test_branch_with_the_model_set_now_asks_nothing(qtbot, window, site):
+    w = window
+    with ModelServer(som) as a:
+        parent = parent_run(qtbot, w, a, site)  # Model… still says som-7b at a's address
+        w.modes.setCurrentWidget(w.review)
+        w.review.show_run(parent)
+        w.review.go(2)
+        w.review.viewer.tools.branch_btn.click()
+        assert w.branch_question is None  # the same model: nothing to choose
+        child = child_of(qtbot, w, parent)
+        assert child["config"]["model"]["model"] == "som-7b" and child["parent_step"] == 3

@@ -80,7 +80,9 @@ def ask_which_model(parent: QWidget, run_cfg: ModelConfig | None, now: ModelConf
     else:
         text, offered = (f"This run was made by {describe(run_cfg)}; Model… is set to {describe(now)} now. "
                          "Which should go on from this step?"), True
-        box.addButton(f"{RUNS} ({run_cfg.model})", QMessageBox.AcceptRole).clicked.connect(lambda: go(run_cfg))
+        runs = box.addButton(f"{RUNS} ({run_cfg.model})", QMessageBox.AcceptRole)
+        runs.clicked.connect(lambda: go(run_cfg))
+        box.setDefaultButton(runs)  # Enter: as the run was made
     if offered:
         box.addButton(current, QMessageBox.AcceptRole).clicked.connect(lambda: go(now))
     box.setText(text)
