@@ -117,28 +117,34 @@ class RunsBrowser(QWidget):
             combo.setToolTip(tip(combo.currentText()))
             combo.blockSignals(False)
 
-    def apply_filter(self) -> None:
+    def current_filter(self) -> RunFilter:
+        """The search and the filter boxes as they read now."""
         def pick(c: QComboBox) -> str:
             return (c.currentData() or c.currentText()) if c.currentIndex() > 0 else ""
         since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
-        self.model.reload(RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
-                                    status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
-                                    annotator=pick(self.f_annotator),
-                                    since=time.time() - since * 86400 if since else None))
+        return RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
+                         status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
+                         annotator=pick(self.f_annotator), since=time.time() - since * 86400 if since else None)
+
+    def apply_filter(self) -> None:
+        self.model.reload(self.current_filter())
         self.update_count()
         self.reselect()
         self.listChanged.emit()
 
     def reload_kept(self) -> None:
         """The list read again (new runs, new labels) as it was on screen: the rows loaded so far, the selected
-        run, the scroll position."""
+        run, the scroll position. The same runs listed: only the rows that changed are redrawn."""
         loaded, bar = len(self.model.rows), self.table.verticalScrollBar()
         pos = bar.value()
-        self.apply_filter()
+        if not self.model.update(self.current_filter()):
+            return
         while len(self.model.rows) < loaded and self.model.canFetchMore():
             self.model.fetchMore()
+        self.update_count()
         self.reselect()
         bar.setValue(pos)
+        self.listChanged.emit()
 
     def update_count(self) -> None:
         self.count.setText(plural(self.model.total, 'run', grouped=True))
