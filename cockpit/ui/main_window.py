@@ -34,6 +34,7 @@ from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
 from cockpit.ui.review.import_dialog import ImportDialog
 from cockpit.ui.review.panel import ReviewPanel
+from cockpit.ui.review.run_model import ask_which_model
 from cockpit.ui.window_layout import LayoutMemory
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,7 @@ class MainWindow(QMainWindow):
                                    f"({IMPORT_SHORTCUT})")
         self.act_import.triggered.connect(self.open_import)
         self._import_dialog = None
+        self.branch_question = None  # the box asking which model a branch goes on with (review.run_model)
         self.act_export_training = QAction("Export training data…", self)
         self.act_export_training.setShortcut(QKeySequence(TRAINING_SHORTCUT))
         self.act_export_training.setToolTip("SFT, preference, process-label or grounding data from the runs "
@@ -296,15 +298,25 @@ class MainWindow(QMainWindow):
         self.status.set_elapsed(0)
         return self.runs.launch(spec, paused=paused)
 
-    def start_branch(self, run_id: str, step: int, recorded: bool | None = None) -> bool:
+    def start_branch(self, run_id: str, step: int, recorded: bool | None = None, model=None) -> bool:
         """Replay `run_id` up to `step` in the browser, then let the agent go on from there (Live tab), asking
         at least as the parent run did (as a resume does; core.resume.resume_policy). `recorded`: the replay is
-        served from the run's web recording (None: as Review's "as recorded" box says)."""
-        from cockpit.core.replay.resume import resume_policy
-        policy = resume_policy(self.store.run(run_id), self.toolbar.policy.currentText())
+        served from the run's web recording (None: as Review's "as recorded" box says). `model`: the model to
+        go on with; None: the run's own, the person asked first when Model… says another or the run's server
+        is gone (review.run_model; False returned meanwhile, the branch starts on their answer)."""
+        if self.bridge.busy:
+            self.live.show_error("A run is going; stop it first.")
+            return False
+        run = self.store.run(run_id)
+        run_model, policy = resume_settings(run, self.toolbar.policy.currentText())  # as a resume goes on
         if recorded is None:
             recorded = self.review.viewer.tools.recorded_box.isChecked()
-        return self._start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded)
+        if model is None and not run["demo"]:  # a demo run's policy is served by the bridge, whatever Model… says
+            started = []
+            self.branch_question = ask_which_model(self, run_model, self.settings.model, lambda m: started.append(
+                self.start_branch(run_id, step, recorded, m)))
+            return bool(started and started[0])
+        return self._start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded, model=model)
 
     def start_replay(self, run_id: str, speed: float | None = 1.0, recorded: bool = False) -> bool:
         """Watch a finished run again on today's site (no model), or as recorded (served from its recording)."""
@@ -323,8 +335,10 @@ class MainWindow(QMainWindow):
         demo = bool(run["demo"])  # the bridge serves the demo policy itself for demo runs
         spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo, policy),
                        demo=demo, task_id=run["task_id"] or "", **kw)
+        self.live.task_bar.show_run_task(run)  # the fields say what runs now, not the picker's last task
         verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
         banner = verb + f"run {run_id}" + (" as recorded" if kw.get("recorded") else "") + \
+            (f" with {spec.model.model}" if "branch_from" in kw and not demo else "") + \
             (f" (approval policy: {policy})" if policy else "") + "…"
         started = self._launch(spec, banner)
         self.status.say(banner, 15000)

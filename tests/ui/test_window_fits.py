@@ -635,6 +635,11 @@ def _reask(qtbot, w, states: States, model_run: str, srv: ModelServer) -> None:
     qtbot.waitUntil(lambda: dlg.result is not None, timeout=LONG)
     states.check("Re-ask with the current model settings")
     dlg.close()
+    _button(w, "Branch from this step").click()  # the run's server is gone: said, the current model offered
+    box = w.branch_question
+    qtbot.waitUntil(lambda: box is not None and box.isVisible(), timeout=LONG)
+    states.check("Branch from a step: the run's model server is gone")
+    box.button(QMessageBox.Cancel).click()
     with Store(w.store_root) as s:
         human = next((r["id"], st["step"]) for r in s.run_summaries() for st in s.steps(r["id"], with_request=False)
                      if st["actor"] == "human")

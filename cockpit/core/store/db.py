@@ -165,6 +165,12 @@ class Store(StoreQueries):
         with self._lock:
             return self.db.execute("PRAGMA user_version").fetchone()[0]
 
+    def data_version(self) -> int:
+        """SQLite's change counter: another connection's commit (another process, a worker's Store) changes it,
+        this connection's own do not. Cheap enough to poll (Review's list follows a batch with it)."""
+        with self._lock:
+            return self.db.execute("PRAGMA data_version").fetchone()[0]
+
     def _refuse_unusable(self) -> None:
         """StoreError (with its damage) for a database of a newer Cockpit or of another program: never write
         Cockpit's tables into one."""

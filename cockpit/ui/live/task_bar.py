@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.errors import CockpitError
+from cockpit.core.safety.runlimits import kept_domains
 from cockpit.core.tasks.task import Task
 from cockpit.core.tasks.taskfile import load_tasks
 from cockpit.core.words import plural
@@ -103,6 +104,15 @@ class TaskBar(QWidget):
         self.task_id = task_id
         if domains is not None:
             self.domains_edit.setText(", ".join(domains))
+
+    def show_run_task(self, run: dict) -> None:
+        """A branch, replay or resume of `run` starts: its task, address and allowed domains in the fields, and the
+        picker on its task when that is loaded (else empty), so nothing there names another task."""
+        self.set_task(run["task"], run["url"] or "", run.get("task_id") or "", kept_domains(run))
+        index = self.picker.findData(run.get("task_id")) if run.get("task_id") else -1
+        self.picker.setCurrentIndex(index)
+        if index < 0:
+            self.picker.clearEditText()
 
     def fill_demo(self, task: str, url: str) -> None:
         """Demo policy ticked: the demo's task and address go where the fields are empty; what was there is

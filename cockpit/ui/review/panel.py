@@ -20,9 +20,10 @@ the part (``panel.viewer.view``, ``panel.browser.table``, ``panel.label_bar.stat
 """
 from __future__ import annotations
 
+import sqlite3
 from typing import Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QInputDialog, QScrollArea, QSplitter, QVBoxLayout, QWidget
 
@@ -48,6 +49,7 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
 
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress", "T": "harmful"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
+WATCH_MS = 1500  # how often a shown Review asks the store whether another process wrote to it
 
 
 class ReviewPanel(QWidget):
@@ -82,6 +84,9 @@ class ReviewPanel(QWidget):
         self._wire()
         self._shortcuts()
         self.labeller.refresh_queue()
+        self._seen = store.data_version()  # the list follows other processes' writes (a batch) while shown
+        self.watch = QTimer(self, interval=WATCH_MS)
+        self.watch.timeout.connect(self.follow_store)
 
     def _build(self) -> None:
         right = QWidget()
@@ -103,6 +108,7 @@ class ReviewPanel(QWidget):
     def _wire(self) -> None:
         b, bar, lab, tools = self.browser, self.label_bar, self.labeller, self.viewer.tools
         b.runPicked.connect(self.open_run)
+        b.listChanged.connect(self._on_list_changed)
         self.adj_bar.onlyChanged.connect(b.set_only)
         self.adj_bar.modeChanged.connect(self._on_adjudication_mode)
         self.adjudication.recorded.connect(self._on_adjudicated)
@@ -161,7 +167,29 @@ class ReviewPanel(QWidget):
             sc(key, lambda j=judgement: lab.judge_step(j))
         sc(ADD_MARK_KEY, self.corrector.toggle_adding)
 
+    def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        super().showEvent(event)
+        self.watch.start()
+
+    def hideEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        self.watch.stop()  # another tab: nothing polled; the tab switch back refreshes
+        super().hideEvent(event)
+
+    def follow_store(self) -> bool:
+        """Another process or connection wrote to the store since last asked: the list, the queue and the open
+        run's header read again, keeping the selection and the scroll. True when it did."""
+        try:
+            seen = self.store.data_version()
+        except (CockpitError, sqlite3.Error):  # the store closed under a last tick
+            return False
+        if seen == self._seen:
+            return False
+        self._seen = seen
+        self.refresh()
+        return True
+
     def closeEvent(self, event) -> None:
+        self.watch.stop()
         self.viewer.loader.stop()
         super().closeEvent(event)
 
@@ -180,6 +208,9 @@ class ReviewPanel(QWidget):
             if self.viewer.run:
                 self.adjudication.pick(verdict)
             return False
+        if self.viewer.run and not self.browser.listed(self.viewer.run["id"]):  # never to a run the list hides
+            self.label_bar.say(f"Run {self.viewer.run['id']} is not in the list; label keys do nothing.")
+            return False
         if verdict == L.NOT_EXECUTABLE:  # asks why first (ReasonDialog), stores once answered
             return self.labeller.ask_not_executable(self) is not None
         return self.labeller.label(verdict)
@@ -195,7 +226,7 @@ class ReviewPanel(QWidget):
         """New runs or labels elsewhere: reload the table, keep the open run."""
         self.browser.fill_filters()
         self.labeller.refresh_queue()
-        self.browser.apply_filter()
+        self.browser.reload_kept()
         if self.adj_bar.adjudicating:  # new labels or verdicts may add runs to settle, or settle some
             self.adj_bar.reload()
             self._show_adjudication()
@@ -204,13 +235,15 @@ class ReviewPanel(QWidget):
             self.labeller.show_header()
 
     def show_run(self, run_id: str) -> None:
-        """Open a run and select it in the table when it is listed."""
-        self.browser.select(run_id)
+        """Open a run and select its row (open_run does both)."""
         self.open_run(run_id)
 
     def open_run(self, run_id: str | None) -> None:
+        """Open a run, its row selected in the list: a search or filter hiding it is cleared, and the status
+        line says so (the run shown is always one the list shows, #38)."""
         if not run_id or (self.viewer.run and self.viewer.run["id"] == run_id):
             return
+        cleared = self.browser.list_and_select(run_id)
         if not self.viewer.open(run_id):
             return
         self.browser.shown_run_id = run_id
@@ -222,6 +255,19 @@ class ReviewPanel(QWidget):
         if not self.viewer.steps:
             self.viewer.view.clear("This run has no steps.")
         self._show_adjudication()
+        if cleared:
+            self.label_bar.say(f"Cleared {cleared} to show run {run_id} in the list.")
+
+    def _on_list_changed(self) -> None:
+        """The search or a filter took the open run out of the list: the pane shows it no more (a label key
+        would otherwise go to a run the list does not show)."""
+        if self.viewer.run and not self.browser.listed(self.viewer.run["id"]):
+            gone = self.viewer.run["id"]
+            self.browser.shown_run_id = None
+            self.viewer.close_run(f"Run {gone} is not in the list any more (search or filters); pick a run there.")
+            self.label_bar.load(None)
+            self.label_bar.say(f"Run {gone} left the list; label keys do nothing until a run is open.")
+            self._show_adjudication()
 
     def _on_key_points_counted(self, met: int, total: int, ticked: bool) -> None:
         """The tab says how many key points are met; a tick (or typed points) brings the tab to the front."""

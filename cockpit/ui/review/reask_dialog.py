@@ -31,7 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.errors import CockpitError
-from cockpit.core.llm import apikeys, prompt
+from cockpit.core.llm import prompt
 from cockpit.core.llm.modelerrors import ModelError
 from cockpit.core.replay.reask import ReaskEdit, model_config_of, reask, rebuild_request, request_text
 from cockpit.core.settings import Settings
@@ -39,6 +39,7 @@ from cockpit.core.store import Store
 from cockpit.core.words import plural
 from cockpit.ui.background import Task, run_in_background
 from cockpit.ui.elide import ElidedLabel, breakable, wrap_within
+from cockpit.ui.review.run_model import gone_text
 from cockpit.ui.room import resize_within_screen
 
 SEND = "Send (Ctrl+Enter)"
@@ -185,17 +186,11 @@ class ReaskDialog(QDialog):
         self.verdict.setStyleSheet(ERROR_STYLE)
         text = str(e)
         if self._server_gone(e):
-            url = self.asked.display_url
-            said = (f"The run's model server is gone: nothing answers at {url} any more"
-                    + (" (a server started for a session, such as the demo policy's, ends with it)."
-                       if apikeys.is_local(url) else "."))
             now = self._current().model if self._current is not None else None
-            if now is not None and (now.base_url or "", now.model) != (self.asked.base_url or "", self.asked.model):
+            said, offered = gone_text(self.asked, now, USE_CURRENT)
+            if offered:
                 self.use_current_btn.setToolTip(f"{now.model} at {now.display_url} (Model…)")
                 self.use_current_btn.setVisible(True)
-                said += f" Press “{USE_CURRENT}” to ask {now.model} at {now.display_url} instead."
-            else:
-                said += " Start that server again, or set another one in Model… (Ctrl+,)."
             text = f"{said} ({text})"
         self.verdict.setText(breakable(text))
 

@@ -135,6 +135,21 @@ class RunViewer(QWidget):
         self.index = -1
         return True
 
+    def close_run(self, message: str) -> None:
+        """Show no run, `message` in its place (the run left the list: nothing may be labelled unseen)."""
+        self.run, self.steps, self.index, self.claim_hidden = None, [], -1, False
+        self.filmstrip.blockSignals(True)
+        self.filmstrip.clear()
+        self.filmstrip.blockSignals(False)
+        self.loader.request("image", [])
+        self.loader.request("thumb", [])
+        for label in (self.header, self.answer, self.header_line, self.answer_line, self.step_info):
+            label.setText("")
+        self.set_note("")
+        self.tools.set_run_status("")
+        self.details.show_step(self.store, {}, None)
+        self.view.clear(message)
+
     def first_shown(self) -> int:
         """The step a run opens on: its first with a screenshot. Imported Online-Mind2Web and browser-use runs
         shoot the page after each action, so their step 1 has none: an annotator would open each on a blank."""

@@ -35,12 +35,14 @@ TASK_WIDTH = 220
 
 class RunsBrowser(QWidget):
     runPicked = Signal(str)  # run id: the person selected its row
+    listChanged = Signal()  # the search or a filter changed the runs listed
 
     def __init__(self, store, parent=None):
         super().__init__(parent)
         self.store = store
         self.model = RunsTableModel(store, self)
         self.shown_run_id: str | None = None  # the run whose row is (to be) selected
+        self._quiet = False  # selecting a row for a run being opened: no runPicked
         self._build()
         self.model.reload()
         self.update_count()
@@ -92,7 +94,7 @@ class RunsBrowser(QWidget):
 
     def _on_row(self, cur, _prev) -> None:
         rid = self.model.run_id(cur.row())
-        if rid:
+        if rid and not self._quiet:
             self.shown_run_id = rid
             self.runPicked.emit(rid)
 
@@ -115,16 +117,34 @@ class RunsBrowser(QWidget):
             combo.setToolTip(tip(combo.currentText()))
             combo.blockSignals(False)
 
-    def apply_filter(self) -> None:
+    def current_filter(self) -> RunFilter:
+        """The search and the filter boxes as they read now."""
         def pick(c: QComboBox) -> str:
             return (c.currentData() or c.currentText()) if c.currentIndex() > 0 else ""
         since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
-        self.model.reload(RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
-                                    status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
-                                    annotator=pick(self.f_annotator),
-                                    since=time.time() - since * 86400 if since else None))
+        return RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
+                         status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
+                         annotator=pick(self.f_annotator), since=time.time() - since * 86400 if since else None)
+
+    def apply_filter(self) -> None:
+        self.model.reload(self.current_filter())
         self.update_count()
         self.reselect()
+        self.listChanged.emit()
+
+    def reload_kept(self) -> None:
+        """The list read again (new runs, new labels) as it was on screen: the rows loaded so far, the selected
+        run, the scroll position. The same runs listed: only the rows that changed are redrawn."""
+        loaded, bar = len(self.model.rows), self.table.verticalScrollBar()
+        pos = bar.value()
+        if not self.model.update(self.current_filter()):
+            return
+        while len(self.model.rows) < loaded and self.model.canFetchMore():
+            self.model.fetchMore()
+        self.update_count()
+        self.reselect()
+        bar.setValue(pos)
+        self.listChanged.emit()
 
     def update_count(self) -> None:
         self.count.setText(plural(self.model.total, 'run', grouped=True))
@@ -134,8 +154,35 @@ class RunsBrowser(QWidget):
         self.shown_run_id = run_id
         row = self.model.ensure_loaded(run_id)
         if row >= 0:
-            self.table.setCurrentIndex(self.model.index(row, 0))
+            self._quiet = True
+            try:
+                self.table.setCurrentIndex(self.model.index(row, 0))
+            finally:
+                self._quiet = False
             self.table.scrollTo(self.model.index(row, 0))
+
+    def listed(self, run_id: str) -> bool:
+        return run_id in self.model.ids
+
+    def list_and_select(self, run_id: str) -> str:
+        """List and select `run_id`: the list read again when it is not in it (a new run), then the search and
+        filters cleared when they hide it. Returns what was cleared, in words ("" when nothing was)."""
+        if not self.listed(run_id):
+            self.apply_filter()
+        cleared = []
+        if not self.listed(run_id):
+            if self.search.text().strip():
+                cleared.append(f"the search “{self.search.text().strip()}”")
+            cleared += [f"the filter {c.currentText()}" for c in self.filters() if c.currentIndex() > 0]
+            self.search.clear()
+            for c in self.filters():
+                c.blockSignals(True)
+                c.setCurrentIndex(0)
+                c.setToolTip(tip(c.currentText()))
+                c.blockSignals(False)
+            self.apply_filter()
+        self.select(run_id)
+        return ", ".join(cleared)
 
     def reselect(self) -> None:
         """Select the shown run's row again after a reload, without opening it again."""

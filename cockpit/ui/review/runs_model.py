@@ -36,6 +36,8 @@ def column(key: str) -> int:
     return [k for _, k in COLUMNS].index(key)
 
 
+_USER, _TIP = int(Qt.UserRole), int(Qt.ToolTipRole)
+_ASKED = frozenset((int(Qt.DisplayRole), int(Qt.ToolTipRole), _USER))  # the roles data() answers
 HIDDEN_WHEN_BLIND = ("human", "judge")
 #: What a run of a blind batch hides from its annotator until they have labelled it: the verdicts and the agent's claim.
 HIDDEN_FOR_BATCH = ("human", "judge", "status", "answer")
@@ -61,18 +63,43 @@ class RunsTableModel(QAbstractTableModel):
         if flt is not None:
             self.filter = flt
         self.beginResetModel()
-        key = COLUMNS[self.sort_column][1]
-        if (self.blind and key in HIDDEN_WHEN_BLIND) or (self.hidden_runs and key in HIDDEN_FOR_BATCH):
-            key = "started"  # ordering by a hidden column would give its values away
-        self.ids = self.store.filtered_run_ids(self.filter, key, self.sort_order == Qt.DescendingOrder)
-        if self.hidden_runs and self._filters_hidden():  # a filter on a hidden value would narrow them by it
-            self.ids = [i for i in self.ids if i not in self.hidden_runs]
-        if self.only is not None:
-            only = set(self.only)
-            self.ids = [i for i in self.ids if i in only]
+        self.ids = self._ids()
         self.total = len(self.ids)
         self.rows = self._page(0)
         self.endResetModel()
+
+    def update(self, flt: RunFilter | None = None) -> bool:
+        """Read the list again (another process wrote to the store). When the same runs are listed in the same
+        order, only the loaded rows that changed are told (no reset: the view keeps its selection, scroll and
+        column widths, and does not measure every cell again). True when the model was reset."""
+        if flt is not None:
+            self.filter = flt
+        ids = self._ids()
+        if ids != self.ids:
+            self.reload()
+            return True
+        fresh = self.store.table_rows(self.ids[:len(self.rows)])
+        if len(fresh) != len(self.rows):  # a listed run went meanwhile
+            self.reload()
+            return True
+        for i, (old, new) in enumerate(zip(self.rows, fresh)):
+            if old != new:
+                self.rows[i] = new
+                self.dataChanged.emit(self.index(i, 0), self.index(i, len(COLUMNS) - 1))
+        return False
+
+    def _ids(self) -> list[str]:
+        """The ordered ids the filter, the sort, a blind batch and the runs to adjudicate let through."""
+        key = COLUMNS[self.sort_column][1]
+        if (self.blind and key in HIDDEN_WHEN_BLIND) or (self.hidden_runs and key in HIDDEN_FOR_BATCH):
+            key = "started"  # ordering by a hidden column would give its values away
+        ids = self.store.filtered_run_ids(self.filter, key, self.sort_order == Qt.DescendingOrder)
+        if self.hidden_runs and self._filters_hidden():  # a filter on a hidden value would narrow them by it
+            ids = [i for i in ids if i not in self.hidden_runs]
+        if self.only is not None:
+            only = set(self.only)
+            ids = [i for i in ids if i in only]
+        return ids
 
     def _page(self, offset: int) -> list[dict]:
         return self.store.table_rows(self.ids[offset:offset + PAGE])
@@ -143,14 +170,12 @@ class RunsTableModel(QAbstractTableModel):
         return None
 
     def data(self, index, role=Qt.DisplayRole):
-        if not index.isValid():
+        if role not in _ASKED or not index.isValid():  # first: the view asks each cell for many roles
             return None
         row = self.rows[index.row()]
         key = COLUMNS[index.column()][1]
-        if role == Qt.UserRole:
+        if role == _USER:
             return row["id"]
-        if role not in (Qt.DisplayRole, Qt.ToolTipRole):
-            return None
         if (self.blind and key in HIDDEN_WHEN_BLIND) or (row["id"] in self.hidden_runs and key in HIDDEN_FOR_BATCH):
             return "(hidden)"
         value = row.get(key)
@@ -167,7 +192,7 @@ class RunsTableModel(QAbstractTableModel):
         if key == "model" and row.get("source") == "webvoyager":
             value = "(imported)" if value in (None, "", "(imported)") else value
         text = "" if value is None else str(value)
-        return tip(text, "open the run to read it all") if role == Qt.ToolTipRole else text.replace("\n", " ")[:200]
+        return tip(text, "open the run to read it all") if role == _TIP else text.replace("\n", " ")[:200]
 
     def run_id(self, row: int) -> str | None:
         return self.rows[row]["id"] if 0 <= row < len(self.rows) else None

@@ -19,7 +19,9 @@ def test_an_imported_run_is_reviewed_like_a_native_one(qtbot, tmp_path):
         qtbot.waitExposed(p)
         f_model = p.browser.f_model
         assert "abp" in [f_model.itemText(i) for i in range(f_model.count())]  # the agent, to filter by
-        p.show_run(rid)  # step 1 (Navigate): ABP shot no page before its first action
+        p.show_run(rid)  # opens on step 2, its first screenshot (#42)
+        assert p.viewer.current()["step"] == 2
+        p.go(0)  # step 1 (Navigate): ABP shot no page before its first action
         qtbot.waitUntil(lambda: "has no screenshot" in p.viewer.view.message(), timeout=5000)
         p.go(1)  # step 2: "Click at (963, 72)", on the page of shot 1
         qtbot.waitUntil(lambda: p.viewer.view.pointer_marker() is not None, timeout=5000)
