@@ -33,6 +33,7 @@ from cockpit.ui.menus import build_menus
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
 from cockpit.ui.review.import_dialog import ImportDialog
+from cockpit.ui.placement import keep_on_screen_once_framed
 from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.window_layout import LayoutMemory
 
@@ -56,6 +57,7 @@ class MainWindow(QMainWindow):
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
                                                  "review": self.review.split})
         self.layout_memory.restore()
+        self._placed = False  # placed again, with its real frame, once the window manager has framed it
         self.toolbar.follow_tab()
         self._update_controls()
         QTimer.singleShot(0, self.bridge.warm_up)
@@ -368,6 +370,12 @@ class MainWindow(QMainWindow):
             self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
         elif said := self.live.task_bar.leave_demo():
             self.status.say(said, 15000)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._placed:
+            self._placed = True
+            keep_on_screen_once_framed(self)
 
     def closeEvent(self, event) -> None:
         # The stopped run's last events are queued for this window; they must not reach its closed store.

@@ -35,6 +35,9 @@ from PySide6.QtWidgets import (
 from cockpit.ui.plaintext import shown_text
 
 SCREEN = QSize(1024, 700)
+#: What a window manager's frame takes around a window at most (openbox: a 20-pixel title bar and borders; a GNOME
+#: or KDE title bar is up to ~38 px): a window's minimum, frame included, must fit the screen (issue #38, B1).
+FRAME = QSize(16, 50)
 
 
 # ---------- the checker ----------
@@ -228,6 +231,21 @@ def _cut_by_parent(child: QWidget, top: QWidget) -> bool:
     if parent is None or parent is top or _in_scroll_area(child, top) or isinstance(parent, QTabBar):
         return False
     return not parent.rect().contains(child.geometry())
+
+
+def frame_violations(top: QWidget, screen: QSize = SCREEN, frame: QSize = FRAME) -> list[str]:
+    """A window whose minimum size, with a window manager's `frame` around it, is larger than the screen: the
+    window manager cannot fit it, and its title bar or its status bar ends up off the screen (issue #38)."""
+    for _ in range(3):
+        QApplication.processEvents()
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    room = screen - frame
+    hint = top.minimumSizeHint()
+    if hint.width() <= room.width() and hint.height() <= room.height():
+        return []
+    return [f"{type(top).__name__} wants at least {hint.width()}x{hint.height()}, more than the {room.width()}x"
+            f"{room.height()} a {screen.width()}x{screen.height()} screen leaves inside a window frame"
+            + _who_wants(top, hint, room)]
 
 
 def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:

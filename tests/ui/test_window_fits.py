@@ -53,7 +53,7 @@ from cockpit.ui.plaintext import shown_text
 from testkit.fakeruns import make_run
 from tests.lookahead_helpers import mark_in, observation
 from tests.ui.every_window import Watcher, opening_sites, widget_classes
-from tests.ui.fits import SCREEN, fit_violations
+from tests.ui.fits import SCREEN, fit_violations, frame_violations
 from tests.ui.windowtools import choose_file, right_click, when_shown
 
 LONG = 120_000
@@ -197,6 +197,9 @@ class States:
     def check(self, state: str, top: QWidget | None = None, *, site: str = "") -> None:
         """Every visible window (or `top`, and credit `site` for it) laid out and checked."""
         self.watcher.check(state, only=top, site=site)
+        if top is None:  # the main window's minimum leaves room for a window manager's frame
+            print(f"  {state}: minimum {self.w.minimumSizeHint().width()}x{self.w.minimumSizeHint().height()}")
+            self.watcher.violations.setdefault(state, []).extend(frame_violations(self.w))
         self.w.resize(SCREEN)  # each state is judged from 1024x700, not from what the previous one left
 
     def reached(self, state: str, seen: bool, what: str) -> None:

@@ -40,7 +40,9 @@ class ReviewLayout(QObject):
         for key, slot in (("+", v.zoom.zoom_in), ("=", v.zoom.zoom_in), ("-", v.zoom.zoom_out), ("0", v.zoom.fit)):
             _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
         panel.installEventFilter(self)
-        self.set_compact(False)
+        # compact until its height is known: Review, a hidden tab, asked the window for its full layout's height
+        # (560 px), and the window's minimum on a 700-px screen left no room for a title bar (issue #38)
+        self.set_compact(True)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if obj is self.panel and event.type() == QEvent.Resize:
@@ -62,6 +64,12 @@ class ReviewLayout(QObject):
             v.vsplit.setSizes([int(total * 0.72), int(total * 0.28)])
         v.compact = on
         self.show_parts()
+        at = v
+        while at is not None and at is not self.panel.parentWidget():  # a hidden tab's layouts keep old sizes
+            if at.layout() is not None:
+                at.layout().invalidate()
+            at.updateGeometry()
+            at = at.parentWidget()
         if v.run:
             v.decorate()
 
