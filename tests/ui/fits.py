@@ -294,3 +294,22 @@ def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
         if isinstance(child, (QTableView, QTreeView, QListView)) and not _in_combo(child):
             found += [f"{_name(child)} in {_owner(child)}: {p}" for p in _view_problems(child)]
     return found
+
+
+def overlaps(top: QWidget) -> list[str]:
+    """Shown widgets of one layout drawn over each other (a row squeezed under the next: the step page button
+    under Review's step header at the window's minimum size, issue #38 B8)."""
+    found = []
+    for parent in [top, *top.findChildren(QWidget)]:
+        lay = parent.layout()
+        if lay is None or not parent.isVisible() or parent.window() is not top:
+            continue
+        kids = [c for c in parent.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+                if c.isVisible() and not c.isWindow() and lay.indexOf(c) >= 0 and c.width() > 0 and c.height() > 0]
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                both = a.geometry().intersected(b.geometry())
+                if both.width() > 1 and both.height() > 1:
+                    found.append(f"{_name(a, _text_of(a))} and {_name(b, _text_of(b))} in {_owner(a)} overlap "
+                                 f"({both.width()}x{both.height()} px at {both.x()},{both.y()})")
+    return found

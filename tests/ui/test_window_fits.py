@@ -120,6 +120,10 @@ def _tab(w, text: str) -> None:
     raise AssertionError(f"no tab {text!r}")
 
 
+def _text(widget: QWidget) -> str:
+    return widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
+
+
 def _status(w) -> str:
     return " | ".join(lab.text() for lab in w.statusBar().findChildren(QLabel) if lab.isVisible())
 
@@ -201,6 +205,15 @@ class States:
             print(f"  {state}: minimum {self.w.minimumSizeHint().width()}x{self.w.minimumSizeHint().height()}")
             self.watcher.violations.setdefault(state, []).extend(frame_violations(self.w))
         self.w.resize(SCREEN)  # each state is judged from 1024x700, not from what the previous one left
+
+    def whole(self, state: str, *widgets: QWidget) -> None:
+        """Each of `widgets` all in view at 1024x700, none of it scrolled away (the Live panels scroll only in a
+        window shorter than that, issue #38)."""
+        for part in widgets:
+            if part.visibleRegion().boundingRect() != part.rect():
+                self.watcher.violations.setdefault(state, []).append(
+                    f"{type(part).__name__} {_text(part)!r}: {part.visibleRegion().boundingRect().getRect()} of it "
+                    f"in view, not all of {part.rect().getRect()}")
 
     def reached(self, state: str, seen: bool, what: str) -> None:
         """A state is judged only once a person would see it; if not, that is said."""
@@ -368,6 +381,8 @@ def _model_run(qtbot, w, states: States) -> None:
     _wait(qtbot, w, lambda: _has_button(w, "Approve"), "the approval gate")
     qtbot.wait(300)
     states.reached("the approval gate", w.live.hop_strip.isVisible(), "the hops and the memory line")
+    gate = w.live.approval
+    states.whole("the approval gate", gate.title, gate.approve_btn, gate.reject_btn, gate.edit_btn)
     states.check("the approval gate")
     _button(w, "Edit the action").click()
     edit = w.live.approval.edit
@@ -377,6 +392,7 @@ def _model_run(qtbot, w, states: States) -> None:
     _key(qtbot, edit, Qt.Key_Return)
     qtbot.wait(300)
     states.reached("the gate, editing, an error", w.live.approval.error.isVisible(), "the edit's error")
+    states.whole("the gate, editing, an error", gate.edit, gate.error, gate.approve_btn, gate.reject_btn)
     states.check("the gate, editing, an error")
     _key(qtbot, edit, Qt.Key_Escape)
     _shortcut(qtbot, w, "F8")  # take over at the gate
