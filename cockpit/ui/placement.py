@@ -54,6 +54,13 @@ def keep_on_screen(window: QWidget, frame: QMargins | None = None) -> None:
 
 
 def keep_on_screen_once_framed(window: QWidget) -> None:
-    """Place the window again once the window manager has framed it (its frame is known only then)."""
+    """Place the window again once the window manager has framed it (its frame is known only then). Without a
+    window manager there is no frame, and the window stays where it was put; one sized since it was shown (by the
+    person, or a program) keeps that size."""
+    size = window.size()
+
+    def again():
+        if not frame_margins(window).isNull() and window.size() == size:
+            keep_on_screen(window)
     for delay in (0, 300, 1200):
-        QTimer.singleShot(delay, window, lambda: keep_on_screen(window))
+        QTimer.singleShot(delay, window, again)

@@ -30,6 +30,7 @@ class ReviewLayout(QObject):
         self.panel, self.viewer, self.side, self.split = panel, viewer, side, split
         self.label_bar, self.adjudication = bars
         self.compact: bool | None = None
+        self._sized = False  # shown at a real size yet (the splitters' sizes are set for it)
         self.full_view = False
         self.adjudicating = False
         self._full_keys = []
@@ -46,11 +47,13 @@ class ReviewLayout(QObject):
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if obj is self.panel and event.type() == QEvent.Resize:
-            self.set_compact(self.panel.height() < COMPACT_BELOW)
+            sized, self._sized = self._sized, self.panel.isVisible()
+            self.set_compact(self.panel.height() < COMPACT_BELOW, again=not sized and self._sized)
         return False
 
-    def set_compact(self, on: bool) -> None:
-        if on == self.compact:
+    def set_compact(self, on: bool, *, again: bool = False) -> None:
+        """`again`: the panel's first real size; the runs list's width is set for it."""
+        if on == self.compact and not again:
             return
         self.compact = on
         v = self.viewer
