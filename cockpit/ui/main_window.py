@@ -30,10 +30,10 @@ from cockpit.ui.live.run_toolbar import RunToolbar
 from cockpit.ui.live.status import RunStatus
 from cockpit.ui.live.takeover_acts import HumanActs
 from cockpit.ui.menus import build_menus
+from cockpit.ui.placement import keep_on_screen_once_framed
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
 from cockpit.ui.review.import_dialog import ImportDialog
-from cockpit.ui.placement import keep_on_screen_once_framed
 from cockpit.ui.review.panel import ReviewPanel
 from cockpit.ui.window_layout import LayoutMemory
 

@@ -24,11 +24,11 @@ def frame_margins(window: QWidget) -> QMargins:
                     outer.bottom() - inner.bottom())
 
 
-def within(inside: QRect, free: QRect, frame: QMargins, minimum: QSize = QSize(0, 0)) -> QRect:
+def within(inside: QRect, free: QRect, frame: QMargins, minimum: QSize | None = None) -> QRect:
     """`inside` (a window's geometry) made no larger than `free` less the `frame` (not smaller than `minimum`)
     and moved so that the window with its frame lies in `free`; where it cannot, its title bar (the top left)
     stays on the screen."""
-    room = free.marginsRemoved(frame)
+    room, minimum = free.marginsRemoved(frame), minimum or QSize(0, 0)
     width = max(min(inside.width(), room.width()), minimum.width())
     height = max(min(inside.height(), room.height()), minimum.height())
     x = max(min(inside.x(), room.x() + room.width() - width), room.x())

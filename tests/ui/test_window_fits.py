@@ -120,10 +120,6 @@ def _tab(w, text: str) -> None:
     raise AssertionError(f"no tab {text!r}")
 
 
-def _text(widget: QWidget) -> str:
-    return widget.text() if hasattr(widget, "text") and callable(widget.text) else ""
-
-
 def _status(w) -> str:
     return " | ".join(lab.text() for lab in w.statusBar().findChildren(QLabel) if lab.isVisible())
 
@@ -211,8 +207,9 @@ class States:
         window shorter than that, issue #38)."""
         for part in widgets:
             if part.visibleRegion().boundingRect() != part.rect():
+                text = part.text() if hasattr(part, "text") else ""
                 self.watcher.violations.setdefault(state, []).append(
-                    f"{type(part).__name__} {_text(part)!r}: {part.visibleRegion().boundingRect().getRect()} of it "
+                    f"{type(part).__name__} {text!r}: {part.visibleRegion().boundingRect().getRect()} of it "
                     f"in view, not all of {part.rect().getRect()}")
 
     def reached(self, state: str, seen: bool, what: str) -> None:
