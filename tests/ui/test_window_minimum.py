@@ -88,6 +88,8 @@ def test_at_its_minimum_size_the_window_leaves_room_for_a_frame_and_nothing_over
                          tools.step_page_btn.size())
             info = w.review.viewer.step_info
             assert not page.intersects(QRect(info.mapTo(w, info.rect().topLeft()), info.size()))
+    _long_step_at_the_smallest_review(qtbot, w)
+    w.modes.setCurrentWidget(w.live)
     w.start_run()  # the demo run, to its gate before Place order
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     size = at_minimum(qtbot, w)
@@ -96,3 +98,32 @@ def test_at_its_minimum_size_the_window_leaves_room_for_a_frame_and_nothing_over
     assert size.height() <= 700 - FRAME.height(), states
     w.live.approval.reject_btn.click()
     qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+
+
+def _long_step_at_the_smallest_review(qtbot, w) -> None:
+    """B8: Review at its smallest, then a run opened whose step says a lot (a long thought and address): the step's
+    text takes the lines it needs, below the run's tools ("Open this step's page" on their last line), not over."""
+    from cockpit.core.store.newrun import NewRun
+    from testkit.fakeruns import screenshot
+    with Store(w.store_root) as s:
+        rid = s.new_run(NewRun("Buy the cheapest pair of headphones in the Demo Shop and ship it to Ada Lovelace",
+                               "https://shop.example/index.html", model="demo"))
+        for k in (1, 2):
+            png, marks = screenshot(k)
+            files = s.write_step_files(rid, k, screenshot=png, marked=png, marks=marks)
+            s.commit_step(rid, dict(step=k, thought="I need to find the cheapest headphones in the Demo Shop. " * 4,
+                                    action="Type [2]; headphones", action_text="Type [2]; headphones",
+                                    url="https://shop.example/search?q=" + "headphones-" * 8, **files))
+        s.finish_run(rid, "stopped")
+    w.modes.setCurrentWidget(w.review)
+    w.review.refresh()
+    at_minimum(qtbot, w)
+    w.review.show_run(rid)
+    qtbot.waitUntil(lambda: w.review.viewer.view.has_screenshot(), timeout=LONG)
+    qtbot.wait(200)
+    tools, info = w.review.viewer.tools, w.review.viewer.step_info
+    page = QRect(tools.step_page_btn.mapTo(w, tools.step_page_btn.rect().topLeft()), tools.step_page_btn.size())
+    assert info.height() >= info.heightForWidth(info.width()), (info.height(), info.heightForWidth(info.width()))
+    assert not page.intersects(QRect(info.mapTo(w, info.rect().topLeft()), info.size())), "the step's text over it"
+    found = overlaps(w) + fit_violations(w, w.size())
+    assert not found, "\n".join(found)
