@@ -30,6 +30,7 @@ from cockpit.ui.live.run_toolbar import RunToolbar
 from cockpit.ui.live.status import RunStatus
 from cockpit.ui.live.takeover_acts import HumanActs
 from cockpit.ui.menus import build_menus
+from cockpit.ui.placement import keep_on_screen_once_framed
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.import_dialog import SHORTCUT as IMPORT_SHORTCUT
 from cockpit.ui.review.import_dialog import ImportDialog
@@ -57,6 +58,7 @@ class MainWindow(QMainWindow):
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
                                                  "review": self.review.split})
         self.layout_memory.restore()
+        self._placed = False  # placed again, with its real frame, once the window manager has framed it
         self.toolbar.follow_tab()
         self._update_controls()
         QTimer.singleShot(0, self.bridge.warm_up)
@@ -382,6 +384,12 @@ class MainWindow(QMainWindow):
             self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
         elif said := self.live.task_bar.leave_demo():
             self.status.say(said, 15000)
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if not self._placed:
+            self._placed = True
+            keep_on_screen_once_framed(self)
 
     def closeEvent(self, event) -> None:
         # The stopped run's last events are queued for this window; they must not reach its closed store.

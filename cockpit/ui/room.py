@@ -13,12 +13,17 @@ from PySide6.QtWidgets import QFrame, QLabel, QScrollArea, QSplitter, QWidget
 
 
 class RoomKeeper(QObject):
+    """`pane` may be a scroll area: its contents are what must be shown whole while there is room."""
+
     def __init__(self, splitter: QSplitter, pane: QWidget):
         super().__init__(splitter)
         self.splitter, self.pane = splitter, pane
+        self.body = pane.widget() if isinstance(pane, QScrollArea) else pane
         self._pending = False
         self._before: list[int] | None = None  # the sizes before it grew the pane
         pane.installEventFilter(self)
+        if self.body is not pane:
+            self.body.installEventFilter(self)
 
     def eventFilter(self, obj, event) -> bool:
         if event.type() in (QEvent.LayoutRequest, QEvent.Resize, QEvent.Show) and not self._pending:
@@ -30,11 +35,13 @@ class RoomKeeper(QObject):
         """Grow the pane to what its contents want (the approval's evidence too), taking it from the pane below
         down to that one's minimum; give it back once they want less (the approval answered)."""
         self._pending = False
-        lay = self.pane.layout()
+        lay = self.body.layout()
         i = self.splitter.indexOf(self.pane)
         if lay is None or not self.pane.isVisible() or i < 0 or i + 1 >= self.splitter.count():
             return
-        want = lay.totalHeightForWidth(self.pane.width()) if lay.hasHeightForWidth() else lay.totalSizeHint().height()
+        width = self.pane.width()
+        want = lay.totalHeightForWidth(width) if lay.hasHeightForWidth() else lay.totalSizeHint().height()
+        want = max(want, lay.totalMinimumSize().height())  # all of it shown, none of it scrolled, where there is room
         sizes = self.splitter.sizes()
         if self._before is not None and want <= self._before[i]:
             self.splitter.setSizes(self._before)  # as the human left them

@@ -2,18 +2,19 @@
 
 Restored when the window opens, saved when it closes; it owns no widget, it is given the
 window and the splitters to remember. The window opens at 1280x800, or at the
-screen's available area when that is smaller (no window manager may clamp it:
-issue #20); a remembered size is used only when it fits the screen it opens on.
+screen's available area less a window frame when that is smaller (no window manager may clamp it:
+issue #20; its title bar on the screen: issue #38); a remembered size is used only when it fits the
+screen it opens on, and its place is moved so that the window and its frame are on that screen.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import QRect, QSettings, QSize
-from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
 from cockpit.core import paths
+from cockpit.ui.placement import frame_margins, free_area, within
 
 DEFAULT = QSize(1280, 800)
 
@@ -27,14 +28,17 @@ class LayoutMemory:
 
     def restore(self) -> None:
         w, qs = self.window, self._qsettings()
-        screen = self._available()
+        free = self._available()
         saved = qs.value("geometry")
-        if not (saved and w.restoreGeometry(saved) and w.width() <= screen.width()
-                and w.height() <= screen.height()):
-            if DEFAULT.width() <= screen.width() and DEFAULT.height() <= screen.height():
-                w.resize(DEFAULT)
-            else:  # a small screen: all of it, from its corner (else Reject would be off it at the gate)
-                w.setGeometry(QRect(screen.topLeft(), DEFAULT.boundedTo(screen.size())))
+        frame = frame_margins(w)
+        room = free.marginsRemoved(frame)
+        if saved and w.restoreGeometry(saved) and w.width() <= room.width() and w.height() <= room.height():
+            if not w.isMaximized():
+                    w.setGeometry(within(w.geometry(), free, frame, w.minimumSizeHint()))  # all of it and its frame
+        elif DEFAULT.width() <= room.width() and DEFAULT.height() <= room.height():
+            w.resize(DEFAULT)
+        else:  # a small screen: all of it, its frame too, from its corner (else Reject would be off it at the gate)
+            w.setGeometry(within(QRect(room.topLeft(), DEFAULT), free, frame, w.minimumSizeHint()))
         if qs.value("state"):
             w.restoreState(qs.value("state"))
         for name, splitter in self.splitters.items():
@@ -43,8 +47,7 @@ class LayoutMemory:
 
     def _available(self) -> QRect:
         """The area of the screen the window opens on that windows may use (no panels, no docks)."""
-        screen = self.window.screen() or QGuiApplication.primaryScreen()
-        return screen.availableGeometry()
+        return free_area(self.window)
 
     def save(self) -> None:
         qs = self._qsettings()

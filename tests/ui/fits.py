@@ -35,6 +35,9 @@ from PySide6.QtWidgets import (
 from cockpit.ui.plaintext import shown_text
 
 SCREEN = QSize(1024, 700)
+#: What a window manager's frame takes around a window at most (openbox: a 20-pixel title bar and borders; a GNOME
+#: or KDE title bar is up to ~38 px): a window's minimum, frame included, must fit the screen (issue #38, B1).
+FRAME = QSize(16, 50)
 
 
 # ---------- the checker ----------
@@ -230,6 +233,21 @@ def _cut_by_parent(child: QWidget, top: QWidget) -> bool:
     return not parent.rect().contains(child.geometry())
 
 
+def frame_violations(top: QWidget, screen: QSize = SCREEN, frame: QSize = FRAME) -> list[str]:
+    """A window whose minimum size, with a window manager's `frame` around it, is larger than the screen: the
+    window manager cannot fit it, and its title bar or its status bar ends up off the screen (issue #38)."""
+    for _ in range(3):
+        QApplication.processEvents()
+    QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+    room = screen - frame
+    hint = top.minimumSizeHint()
+    if hint.width() <= room.width() and hint.height() <= room.height():
+        return []
+    return [f"{type(top).__name__} wants at least {hint.width()}x{hint.height()}, more than the {room.width()}x"
+            f"{room.height()} a {screen.width()}x{screen.height()} screen leaves inside a window frame"
+            + _who_wants(top, hint, room)]
+
+
 def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
     """What does not fit `top` (a window or dialog) on a `screen`-sized screen, in words that say what to fix:
     the window grown or wanting to grow past the screen; a shown widget outside the window or cut off by its
@@ -275,4 +293,23 @@ def fit_violations(top: QWidget, screen: QSize = SCREEN) -> list[str]:
             found.append(f"{where}: {problem}")
         if isinstance(child, (QTableView, QTreeView, QListView)) and not _in_combo(child):
             found += [f"{_name(child)} in {_owner(child)}: {p}" for p in _view_problems(child)]
+    return found
+
+
+def overlaps(top: QWidget) -> list[str]:
+    """Shown widgets of one layout drawn over each other (a row squeezed under the next: the step page button
+    under Review's step header at the window's minimum size, issue #38 B8)."""
+    found = []
+    for parent in [top, *top.findChildren(QWidget)]:
+        lay = parent.layout()
+        if lay is None or not parent.isVisible() or parent.window() is not top:
+            continue
+        kids = [c for c in parent.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)
+                if c.isVisible() and not c.isWindow() and lay.indexOf(c) >= 0 and c.width() > 0 and c.height() > 0]
+        for i, a in enumerate(kids):
+            for b in kids[i + 1:]:
+                both = a.geometry().intersected(b.geometry())
+                if both.width() > 1 and both.height() > 1:
+                    found.append(f"{_name(a, _text_of(a))} and {_name(b, _text_of(b))} in {_owner(a)} overlap "
+                                 f"({both.width()}x{both.height()} px at {both.x()},{both.y()})")
     return found

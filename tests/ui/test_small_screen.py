@@ -133,10 +133,13 @@ def test_every_toolbar_action_is_in_the_menu_bar_with_its_shortcut(small_window)
 def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if_it_fits(
         qtbot, window_factory, monkeypatch, tmp_path):
     from PySide6.QtGui import QScreen
+
+    from cockpit.ui.placement import FRAME_GUESS
     monkeypatch.setenv("COCKPIT_HOME", str(tmp_path / "ui-home"))  # its own window.ini
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
     w = window_factory(demo=True)  # no window.ini yet: the first window
-    assert w.size() == QSize(1024, 700)  # not 1280x800, with Reject off the screen
+    # not 1280x800, with Reject off the screen; and room left for a window manager's title bar and borders
+    assert w.geometry() == QRect(0, 0, 1024, 700).marginsRemoved(FRAME_GUESS)
     assert_fits(w, "the first window")
     w.close()
     (tmp_path / "ui-home" / "window.ini").unlink()
@@ -150,7 +153,7 @@ def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if
     again.close()
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1024, 700))
     small = window_factory(demo=True)
-    assert small.size() == QSize(1024, 700)  # 740 px high does not fit this one: not used
+    assert small.geometry() == QRect(0, 0, 1024, 700).marginsRemoved(FRAME_GUESS)  # 740 px high does not fit
 
 
 def test_reviews_queue_guideline_blind_batch_and_adjudication_fit_1024x700(qtbot, window_factory):

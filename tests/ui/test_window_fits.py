@@ -54,7 +54,7 @@ from cockpit.ui.review.reason_dialog import ReasonDialog
 from testkit.fakeruns import make_run
 from tests.lookahead_helpers import mark_in, observation
 from tests.ui.every_window import Watcher, opening_sites, widget_classes
-from tests.ui.fits import SCREEN, fit_violations
+from tests.ui.fits import SCREEN, fit_violations, frame_violations
 from tests.ui.windowtools import choose_file, right_click, when_shown
 
 LONG = 120_000
@@ -198,7 +198,20 @@ class States:
     def check(self, state: str, top: QWidget | None = None, *, site: str = "") -> None:
         """Every visible window (or `top`, and credit `site` for it) laid out and checked."""
         self.watcher.check(state, only=top, site=site)
+        if top is None:  # the main window's minimum leaves room for a window manager's frame
+            print(f"  {state}: minimum {self.w.minimumSizeHint().width()}x{self.w.minimumSizeHint().height()}")
+            self.watcher.violations.setdefault(state, []).extend(frame_violations(self.w))
         self.w.resize(SCREEN)  # each state is judged from 1024x700, not from what the previous one left
+
+    def whole(self, state: str, *widgets: QWidget) -> None:
+        """Each of `widgets` all in view at 1024x700, none of it scrolled away (the Live panels scroll only in a
+        window shorter than that, issue #38)."""
+        for part in widgets:
+            if part.visibleRegion().boundingRect() != part.rect():
+                text = part.text() if hasattr(part, "text") else ""
+                self.watcher.violations.setdefault(state, []).append(
+                    f"{type(part).__name__} {text!r}: {part.visibleRegion().boundingRect().getRect()} of it "
+                    f"in view, not all of {part.rect().getRect()}")
 
     def reached(self, state: str, seen: bool, what: str) -> None:
         """A state is judged only once a person would see it; if not, that is said."""
@@ -366,6 +379,8 @@ def _model_run(qtbot, w, states: States) -> None:
     _wait(qtbot, w, lambda: _has_button(w, "Approve"), "the approval gate")
     qtbot.wait(300)
     states.reached("the approval gate", w.live.hop_strip.isVisible(), "the hops and the memory line")
+    gate = w.live.approval
+    states.whole("the approval gate", gate.title, gate.approve_btn, gate.reject_btn, gate.edit_btn)
     states.check("the approval gate")
     _button(w, "Edit the action").click()
     edit = w.live.approval.edit
@@ -375,6 +390,7 @@ def _model_run(qtbot, w, states: States) -> None:
     _key(qtbot, edit, Qt.Key_Return)
     qtbot.wait(300)
     states.reached("the gate, editing, an error", w.live.approval.error.isVisible(), "the edit's error")
+    states.whole("the gate, editing, an error", gate.edit, gate.error, gate.approve_btn, gate.reject_btn)
     states.check("the gate, editing, an error")
     _key(qtbot, edit, Qt.Key_Escape)
     _shortcut(qtbot, w, "F8")  # take over at the gate

@@ -35,7 +35,7 @@ from cockpit.ui.live.step_log import StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
 from cockpit.ui.live.thought_strip import ThoughtStrip
-from cockpit.ui.room import RoomKeeper
+from cockpit.ui.room import RoomKeeper, TallScrollArea
 from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
@@ -110,10 +110,13 @@ class LivePane(QWidget):
         pv.addWidget(self.takeover)
         pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)
-        self.right.addWidget(panels)
+        # the panels scroll in a window shorter than they are (the gate's question, its edit field and error, on a
+        # 700-px screen with a title bar): the window's minimum leaves room for a window frame (issue #38)
+        self.panels = TallScrollArea(panels)
+        self.right.addWidget(self.panels)
         self.right.addWidget(self.details)
         self.right.setSizes([420, 300])
-        RoomKeeper(self.right, panels)  # the approval panel's wrapped text and buttons: never cut off below
+        RoomKeeper(self.right, self.panels)  # the approval panel's wrapped text and buttons: never cut off below
         self.split = QSplitter(Qt.Horizontal)
         self.split.addWidget(left)
         self.split.addWidget(self.right)

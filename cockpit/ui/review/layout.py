@@ -30,6 +30,7 @@ class ReviewLayout(QObject):
         self.panel, self.viewer, self.side, self.split = panel, viewer, side, split
         self.label_bar, self.adjudication = bars
         self.compact: bool | None = None
+        self._sized = False  # shown at a real size yet (the splitters' sizes are set for it)
         self.full_view = False
         self.adjudicating = False
         self._full_keys = []
@@ -40,15 +41,19 @@ class ReviewLayout(QObject):
         for key, slot in (("+", v.zoom.zoom_in), ("=", v.zoom.zoom_in), ("-", v.zoom.zoom_out), ("0", v.zoom.fit)):
             _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
         panel.installEventFilter(self)
-        self.set_compact(False)
+        # compact until its height is known: Review, a hidden tab, asked the window for its full layout's height
+        # (560 px), and the window's minimum on a 700-px screen left no room for a title bar (issue #38)
+        self.set_compact(True)
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
         if obj is self.panel and event.type() == QEvent.Resize:
-            self.set_compact(self.panel.height() < COMPACT_BELOW)
+            sized, self._sized = self._sized, self.panel.isVisible()
+            self.set_compact(self.panel.height() < COMPACT_BELOW, again=not sized and self._sized)
         return False
 
-    def set_compact(self, on: bool) -> None:
-        if on == self.compact:
+    def set_compact(self, on: bool, *, again: bool = False) -> None:
+        """`again`: the panel's first real size; the runs list's width is set for it."""
+        if on == self.compact and not again:
             return
         self.compact = on
         v = self.viewer
@@ -62,6 +67,12 @@ class ReviewLayout(QObject):
             v.vsplit.setSizes([int(total * 0.72), int(total * 0.28)])
         v.compact = on
         self.show_parts()
+        at = v
+        while at is not None and at is not self.panel.parentWidget():  # a hidden tab's layouts keep old sizes
+            if at.layout() is not None:
+                at.layout().invalidate()
+            at.updateGeometry()
+            at = at.parentWidget()
         if v.run:
             v.decorate()
 

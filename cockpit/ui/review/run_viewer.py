@@ -29,6 +29,7 @@ from cockpit.ui.plaintext import tip
 from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools
 from cockpit.ui.review.words import words
+from cockpit.ui.room import WrappedLabel
 from cockpit.ui.screenshot.view import ScreenshotView
 
 CACHE = 24  # decoded screenshots kept
@@ -41,9 +42,11 @@ HELP = ("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsur
         "Z the screenshot alone.")
 
 
-def _wrapping(rich: bool = True) -> QLabel:
-    """A label for text from data: it wraps, and never makes the window wider."""
-    label = wrap_within(QLabel())
+def _wrapping(rich: bool = True, whole: bool = False) -> QLabel:
+    """A label for text from data: it wraps, and never makes the window wider. `whole`: it asks for the height of
+    all its lines (a plain label asks for one, and the step's text, in a splitter's pane, was drawn over the run's
+    tools above it at the window's minimum size, issue #38 B8)."""
+    label = wrap_within(WrappedLabel() if whole else QLabel())
     label.setTextFormat(Qt.RichText if rich else Qt.PlainText)
     return label
 
@@ -88,8 +91,8 @@ class RunViewer(QWidget):
         self.view = ScreenshotView()
         self.view.clear(HELP)
         self.tools = RunTools()
-        self.step_info = _wrapping()
-        self.image_note = _wrapping(rich=False)  # says when the shown image is not the clean screenshot
+        self.step_info = _wrapping(whole=True)
+        self.image_note = _wrapping(rich=False, whole=True)  # says when the shown image is not the clean screenshot
         self.image_note.setStyleSheet("color:#e65100")
         self.image_note.hide()
         self.details = StepDetails()
