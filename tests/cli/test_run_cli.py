@@ -166,7 +166,7 @@ def test_export_then_import_round_trip(site, tmp_path):
     assert e.returncode == 0, e.stderr
     folder = out / f"task{run_id}"
     assert sorted(p.name for p in folder.iterdir()) == [
-        "agent.log", "interact_messages.json", "screenshot1.png", "screenshot1_no_box.png",
+        "agent.log", "cockpit_steps.json", "interact_messages.json", "screenshot1.png", "screenshot1_no_box.png",
         "screenshot2.png", "screenshot2_no_box.png"]
     messages = json.loads((folder / "interact_messages.json").read_text())
     assert "Now given a task: Scroll once  Please interact with" in messages[1]["content"][0]["text"]

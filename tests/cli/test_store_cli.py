@@ -3,6 +3,7 @@
 whole (nothing deleted) and the next command starts on a new store; `cockpit run` says it before any browser."""
 import pytest
 
+from cockpit.core.store import SCHEMA_VERSION
 from testkit import damaged as damaged_stores
 from tests.clitools import cockpit, no_traceback, ok
 
@@ -67,13 +68,13 @@ def test_a_sound_store_is_set_aside_only_when_forced(tmp_path):
     home = tmp_path / "home"
     damaged_stores.filled_store(home, runs=2)
     before = damaged_stores.fingerprints(home)
-    assert ok(cockpit(home, "store", "check")) == f"{home / 'cockpit.db'} is sound: schema 10, 2 runs\n"
+    assert ok(cockpit(home, "store", "check")) == f"{home / 'cockpit.db'} is sound: schema {SCHEMA_VERSION}, 2 runs\n"
     r = cockpit(home, "store", "set-aside")
-    assert r.returncode == 2 and "is sound (schema 10, 2 runs); give --force" in r.stderr
+    assert r.returncode == 2 and f"is sound (schema {SCHEMA_VERSION}, 2 runs); give --force" in r.stderr
     assert damaged_stores.fingerprints(home) == before and not list(home.glob("set-aside-*"))
     ok(cockpit(home, "store", "set-aside", "--force"))
     [aside] = list(home.glob("set-aside-*"))
-    assert ok(cockpit(aside, "store", "check")).endswith("is sound: schema 10, 2 runs\n")
+    assert ok(cockpit(aside, "store", "check")).endswith(f"is sound: schema {SCHEMA_VERSION}, 2 runs\n")
 
 
 def test_nothing_to_check_before_the_first_run(tmp_path):

@@ -185,7 +185,8 @@ def test_export_names_a_missing_screenshot_and_still_writes_everything_else(two_
     assert str(gone) in r.stderr and "missing" in r.stderr and a in r.stderr
     assert "1 run written with files missing" in r.stderr
     assert sorted(p.name for p in (out / f"task{a}").iterdir()) == [  # the gap, and everything else
-        "agent.log", "interact_messages.json", "screenshot1.png", "screenshot1_no_box.png", "screenshot2_no_box.png"]
+        "agent.log", "cockpit_steps.json", "interact_messages.json", "screenshot1.png", "screenshot1_no_box.png",
+        "screenshot2_no_box.png"]
     assert len(list((out / f"task{b}").glob("screenshot?.png"))) == 3
     html = cockpit(two_runs_home, "export", a, b, "--format", "html", "--out", str(tmp_path / "html"))
     no_traceback(html)

@@ -84,7 +84,7 @@ def careful(body):
     return "Looked at it.\n" + ("SUCCESS" if ok else "NOT SUCCESS")
 
 
-def home_with_runs(tmp_path, built):
+def home_with_user_runs(tmp_path, built):
     """A data folder with three labelled runs (two successes, one failure) and the canaries already made."""
     home = tmp_path / "home"
     shutil.copytree(built[0] / FOLDER, home / FOLDER)
@@ -109,7 +109,7 @@ def judge_cli(home, srv, name, *extra):
 ])
 def test_a_broken_judge_is_flagged_wherever_its_verdicts_are_reported(tmp_path, built, responder, name, missed,
                                                                        unread):
-    home = home_with_runs(tmp_path, built)
+    home = home_with_user_runs(tmp_path, built)
     with ModelServer(responder) as srv:
         r = judge_cli(home, srv, name)
         assert r.returncode == 0, r.stderr
@@ -138,7 +138,7 @@ def test_a_broken_judge_is_flagged_wherever_its_verdicts_are_reported(tmp_path, 
 
 
 def test_a_careful_judge_passes_and_its_canary_verdicts_are_kept(tmp_path, built):
-    home = home_with_runs(tmp_path, built)
+    home = home_with_user_runs(tmp_path, built)
     with ModelServer(careful) as srv:
         r = judge_cli(home, srv, "careful-judge")
         assert r.returncode == 0, r.stderr
