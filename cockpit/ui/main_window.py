@@ -220,6 +220,7 @@ class MainWindow(QMainWindow):
 
     # ---------- controls ----------
     def run_clicked(self) -> None:
+        self.modes.setCurrentWidget(self.live)  # F5 from Review or Reports: the run is watched where it runs
         if self.bridge.busy:
             if self.bridge.state in (PAUSED, TAKEN_OVER):
                 self.bridge.resume()
@@ -228,6 +229,7 @@ class MainWindow(QMainWindow):
         self.start_run()
 
     def step_clicked(self) -> None:
+        self.modes.setCurrentWidget(self.live)
         if self.bridge.busy:
             self.bridge.step()
         else:

@@ -274,6 +274,17 @@ def test_a_task_file_loaded_with_ctrl_o_leaves_the_task_field_its_room_and_names
     assert bar.picker.width() >= 400  # a row of its own: the entries get the width
 
 
+def test_run_from_the_reports_tab_shows_the_live_tab(qtbot, w):
+    """A walkthrough pressed F5 on Reports: the demo ran unseen. Run and Step bring the Live tab forward."""
+    for tab in (w.reports, w.review):
+        w.modes.setCurrentWidget(tab)
+        w.toolbar.act_run.trigger()
+        assert w.modes.currentWidget() is w.live
+        qtbot.waitUntil(lambda: w.runs.running and w.toolbar.act_stop.isEnabled(), timeout=LONG)
+        w.toolbar.act_stop.trigger()
+        wait_idle(qtbot, w)
+
+
 def test_a_png_picked_as_a_task_file_is_named_and_keeps_the_tasks_loaded(qtbot, w, tmp_path):
     """A walkthrough picked a screenshot in the task file dialog: a wall of "line 1: not valid UTF-8" and the
     ten tasks loaded before gone. Now: one line that says what the file is, and the list stays."""
