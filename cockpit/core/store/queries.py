@@ -68,7 +68,7 @@ class RunFilter:
             params.append(self.until)
         if self.search.strip():
             where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
-            params.append(fts_query(self.search))
+            params.append(fts_query(self.search, prefix=True))
         # With an annotator picked, the human verdict is that annotator's (fail = runs *they* called a
         # failure; unlabelled = runs *they* have not labelled), not anyone's.
         who, who_params = ("AND labels.annotator = ?", [self.annotator]) if self.annotator else ("", [])
@@ -282,7 +282,9 @@ class StoreQueries:
                           [run_id])
 
 
-def fts_query(text: str) -> str:
-    """Plain words to an FTS5 query that cannot be a syntax error."""
+def fts_query(text: str, prefix: bool = False) -> str:
+    """Plain words to an FTS5 query that cannot be a syntax error; `prefix`: each word matches the words it
+    begins (a search box read as it is typed: "lasag" finds lasagna)."""
     words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
-    return " ".join(f'"{w}"' for w in words) or '""'
+    star = "*" if prefix else ""
+    return " ".join(f'"{w}"{star}' for w in words) or '""'

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -50,6 +50,10 @@ class RunsBrowser(QWidget):
     def _build(self) -> None:
         self.search = QLineEdit(placeholderText="search task and answer…")
         self.search.setMinimumWidth(80)
+        self.search.setToolTip("Lists the runs whose task or answer holds these words as you type")
+        self._typed = QTimer(self, singleShot=True, interval=300)  # the list follows the typing, once it pauses
+        self._typed.timeout.connect(self.apply_filter)
+        self.search.textEdited.connect(lambda _t: self._typed.start())
         self.search.returnPressed.connect(self.apply_filter)
         self.f_site, self.f_model, self.f_status = QComboBox(), QComboBox(), QComboBox()
         self.f_human, self.f_judge, self.f_annotator, self.f_since = QComboBox(), QComboBox(), QComboBox(), QComboBox()

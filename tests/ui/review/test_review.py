@@ -117,6 +117,17 @@ def test_blind_mode_hides_other_verdicts_until_labelled(qtbot, panel, store):
     assert L.labels(store, rid, "ada")[0]["blind"] == 1
 
 
+def test_the_list_follows_the_search_as_it_is_typed(qtbot, panel, store):
+    """A walkthrough typed a search and saw nothing happen until Enter (nothing said so)."""
+    make_run(store, steps=1, task="find lasagna recipes")
+    make_run(store, steps=1, task="book a flight")
+    p = panel()
+    assert p.browser.model.total == 2
+    qtbot.keyClicks(p.browser.search, "lasag")
+    qtbot.waitUntil(lambda: p.browser.model.total == 1, timeout=3000)
+    assert "lasagna" in p.browser.model.rows[0]["task"]
+
+
 def test_filters_and_search(qtbot, panel, store):
     make_run(store, steps=1, task="find lasagna recipes", site="Allrecipes", model="m1")
     make_run(store, steps=1, task="book a flight", site="Booking", model="m2", answer=None, status="max_steps")
