@@ -180,6 +180,7 @@ class MainWindow(QMainWindow):
             self.setWindowTitle(f"Cockpit — {e.task[:80]}")
             self.status.browser.setText("browser: running")
             self._say_fence(e.run_id)
+            self._update_controls()  # Take over, now that there is a page
 
     def _say_fence(self, run_id: str) -> None:
         """Say in the status bar when the run may only visit some sites (as recorded with the run)."""
@@ -343,6 +344,7 @@ class MainWindow(QMainWindow):
         verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
         banner = verb + f"run {run_id}" + (" as recorded" if kw.get("recorded") else "") + \
             (f" with {spec.model.model}" if "branch_from" in kw and not demo else "") + \
+            (" with the demo policy (a demo run goes on as it was made)" if "branch_from" in kw and demo else "") + \
             (f" (approval policy: {policy})" if policy else "") + "…"
         started = self._launch(spec, banner)
         self.status.say(banner, 15000)
@@ -369,6 +371,8 @@ class MainWindow(QMainWindow):
     def _update_controls(self) -> None:
         busy = self.bridge.busy
         self.toolbar.follow(busy, self.bridge.state, self.bridge.taken_over)
+        if busy and not self.runs.run_id and not self.runs.began:  # the browser is still starting: no page to
+            self.toolbar.act_take.setEnabled(False)                 # take over yet (it had none to show)
         for w in (self.live.task_bar, self.lookahead.box):
             w.setEnabled(not busy)
 

@@ -64,6 +64,7 @@ class ReviewPanel(QWidget):
         super().__init__(parent)
         self.store = store
         self._settings = settings
+        self._left_list: str | None = None  # the run a search or filter took out of the list (shown again after)
         self.browser = RunsBrowser(store)
         self.adj_bar = AdjudicationBar(store)
         self.browser.add_above_table(self.adj_bar)
@@ -247,6 +248,7 @@ class ReviewPanel(QWidget):
         if not self.viewer.open(run_id):
             return
         self.browser.shown_run_id = run_id
+        self._left_list = None  # (the run the search or a filter took away: it does not come back over this one)
         self.labeller.on_run_opened()
         self.viewer.look_ahead(self.labeller.upcoming())  # N's next run: its first screenshot decoded meanwhile
         self.viewer.go(self.viewer.first_shown() if self.viewer.steps else -1)
@@ -260,9 +262,14 @@ class ReviewPanel(QWidget):
 
     def _on_list_changed(self) -> None:
         """The search or a filter took the open run out of the list: the pane shows it no more (a label key
-        would otherwise go to a run the list does not show)."""
+        would otherwise go to a run the list does not show). Listed again (the search cleared): it comes back."""
+        left = self._left_list
+        if self.viewer.run is None and left and self.browser.listed(left):
+            self.open_run(left)
+            self.label_bar.say(f"Run {left} is in the list again.")
+            return
         if self.viewer.run and not self.browser.listed(self.viewer.run["id"]):
-            gone = self.viewer.run["id"]
+            gone = self._left_list = self.viewer.run["id"]
             self.browser.shown_run_id = None
             self.viewer.close_run(f"Run {gone} is not in the list any more (search or filters); pick a run there.")
             self.label_bar.load(None)

@@ -63,6 +63,9 @@ def test_a_filter_that_drops_the_shown_run_clears_the_pane_and_label_keys_do_not
     qtbot.keyClick(p.viewer.view, Qt.Key_S)
     assert L.labels(store, shown) == []  # no label went to the run the list hides
     assert "label keys do nothing" in p.label_bar.status.text()
+    f.setCurrentIndex(0)  # the filter taken off: the run is listed, and shown, again (not "not in the list")
+    assert p.viewer.run is not None and p.viewer.run["id"] == shown and selected_run(p) == shown
+    assert "not in the list" not in p.viewer.view.message() and "again" in p.label_bar.status.text()
 
 
 def test_the_list_follows_runs_another_process_writes(qtbot, panel, store):
