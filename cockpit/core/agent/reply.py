@@ -27,14 +27,18 @@ if TYPE_CHECKING:
 
 def streaming(agent: Agent, st: Step, partial: Partial) -> None:
     """A reply still being written, announced (ModelStreaming): text the model types into a secret field
-    (a Set-of-Mark ``Type`` into a password or card field) and every secret typed so far hidden. A pixel
+    (a Set-of-Mark ``Type`` into a password or card field) and every secret typed so far hidden; on a page
+    with a secret field the thought is held back until the reply is read (it may name the secret first). A pixel
     action's target is not known before the reply is complete, so on a page with a secret field its
     action shows by its name alone until then."""
     thought, action = partial.preview()
     hide = set(agent.executor.secrets)
+    secret_field = any(m.secret for m in st.obs.marks)
+    if secret_field:  # the thought may say what is about to be typed there ("the password is …") before the
+        thought = ""  # action that names the field is written: it shows once the reply is read (ModelReplied)
     if agent.protocol.mode == "marks":
         hide.add(redaction.typed_secret(prompt.parse_reply(partial.text).action, st.obs.marks))
-    elif action and any(m.secret for m in st.obs.marks):
+    elif action and secret_field:
         action = name_only(action)
     agent.scope.emit(ev.ModelStreaming(agent.run_id, st.n, redaction.scrub(thought, hide) or "",
                                        redaction.scrub(action, hide) or "", partial.pieces, partial.seconds,
