@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 import sqlite3
 from pathlib import Path
 from urllib.parse import quote, quote_plus
@@ -99,3 +100,13 @@ def prompt_text(body) -> str:
         c = m["content"]
         parts += [c] if isinstance(c, str) else [p.get("text", "") for p in c if p.get("type") == "text"]
     return "\n".join(parts)
+
+
+def mark_of(body, pattern: str) -> int:
+    """The number of the element whose prompt line matches `pattern`, read like a model would."""
+    text = prompt_text({"messages": [m for m in body["messages"] if m["role"] == "user"][-1:]})
+    for line in text.splitlines():
+        m = re.match(r"\[(\d+)\]: (.*)", line)
+        if m and re.search(pattern, m.group(2)):
+            return int(m.group(1))
+    raise AssertionError(f"no element matching {pattern!r} in the prompt:\n{text}")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import re
 import zipfile
 from pathlib import Path
 
@@ -21,21 +20,12 @@ from tests.secret_scan import (
     TRAINING_EXPORTS,
     count,
     db_hits,
+    mark_of,
     needles,
     parquet_text,
     prompt_text,
     scan_files,
 )
-
-
-def mark_of(body, pattern: str) -> int:
-    """The number of the element whose prompt line matches `pattern`, read like a model would."""
-    text = prompt_text({"messages": [m for m in body["messages"] if m["role"] == "user"][-1:]})
-    for line in text.splitlines():
-        m = re.match(r"\[(\d+)\]: (.*)", line)
-        if m and re.search(pattern, m.group(2)):
-            return int(m.group(1))
-    raise AssertionError(f"no element matching {pattern!r} in the prompt:\n{text}")
 
 
 def login_model():

@@ -10,8 +10,8 @@ import pytest
 
 from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer
-from tests.faults.test_secrets import PASSWORD, count, db_hits, needles, prompt_text
 from tests.models import model_client
+from tests.secret_scan import PASSWORD, count, db_hits, needles, prompt_text
 
 
 def password_model(body):

@@ -17,8 +17,8 @@ from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
 from cockpit.core.replay.resume import resume
 from cockpit.core.store import Store
 from tests.clitools import cockpit
-from tests.faults.test_secrets import mark_of
 from tests.models import model_client
+from tests.secret_scan import mark_of
 
 pytestmark = pytest.mark.fault("secrets")
 CARD = "4111 1111 1111 1111"

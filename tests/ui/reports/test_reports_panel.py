@@ -298,8 +298,8 @@ def test_reports_with_long_names_fit_1024x700(qtbot, store):
     outside the tab, no sideways scrolling for the lists, and the tab asks for no more than a small screen."""
     from PySide6.QtCore import QSize
 
+    from tests.ui.fit_driving import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK
     from tests.ui.fits import fit_violations
-    from tests.ui.test_window_fits import ANNOTATOR, CATEGORY, MODEL, OTHER, TASK
     site = "A very long site name for a shop that sells everything under the sun " * 2
     ids = [make_run(store, steps=2 + i, task=TASK, site=site, model=MODEL) for i in range(4)]
     ids += [make_run(store, steps=3, answer=None, status="max_steps", task=TASK) for _ in range(2)]
