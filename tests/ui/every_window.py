@@ -147,7 +147,8 @@ class Watcher(QObject):
             for w in [win, *win.findChildren(QWidget)]:
                 if w.isVisible() and type(w).__module__.startswith("cockpit.ui"):
                     name = f"{type(w).__module__}.{type(w).__qualname__}"
-                    self.seen_classes.add(name)
+                    self.seen_classes.update(f"{c.__module__}.{c.__qualname__}" for c in type(w).__mro__
+                                             if c.__module__.startswith("cockpit.ui"))  # a base: by its kinds
                     for attr, part in vars(w).items():
                         if isinstance(part, QWidget) and not attr.startswith("_"):
                             self.parts[f"{name}.{attr}"] = self.parts.get(f"{name}.{attr}", False) or part.isVisible()
