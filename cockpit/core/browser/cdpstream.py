@@ -51,6 +51,18 @@ class CDPStream:
             raise DirectCDPError(f"{method}: {msg['error'].get('message', msg['error'])}")
         return msg.get("result") or {}
 
+    def set_up(self, calls: list[tuple[str, dict]], what: str) -> bool:
+        """Send the commands that start a listener, in order; on the first that fails, log why `what` cannot
+        be done, close the connection and return False."""
+        try:
+            for method, params in calls:
+                self.call(method, params, timeout=5.0)
+        except DirectCDPError as e:
+            log.warning("cannot %s: %s", what, e)
+            self.close()
+            return False
+        return True
+
     def call_async(self, method: str, params: dict | None = None) -> Future:
         """Send a command; the Future gets its whole reply message (``result`` or ``error``)."""
         fut: Future = Future()

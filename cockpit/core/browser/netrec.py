@@ -89,14 +89,8 @@ class NetworkRecorder:
         rec = cls(stream_of, sink, target_id, on_other)
         if rec.stream is None:
             return None
-        try:
-            rec.stream.call("Network.enable", BUFFERS, timeout=5.0)
-            rec.stream.call("Network.setBypassServiceWorker", {"bypass": True}, timeout=5.0)
-        except DirectCDPError as e:
-            log.warning("cannot record the network: %s", e)
-            rec.stream.close()
-            return None
-        return rec
+        calls = [("Network.enable", BUFFERS), ("Network.setBypassServiceWorker", {"bypass": True})]
+        return rec if rec.stream.set_up(calls, "record the network") else None
 
     @property
     def alive(self) -> bool:

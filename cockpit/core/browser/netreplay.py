@@ -56,17 +56,11 @@ class Interceptor:
         icp = cls(stream_of, answer)
         if icp.stream is None:
             return None
-        try:
-            icp.stream.call("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}, timeout=5.0)
-            icp.stream.call("Network.setBypassServiceWorker", {"bypass": True}, timeout=5.0)
-            icp.stream.call("Network.setBlockedURLs", {"urls": ["ws://*", "wss://*"]}, timeout=5.0)
-            icp.stream.call("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]},
-                            timeout=5.0)
-        except DirectCDPError as e:
-            log.warning("cannot serve the page from its recording: %s", e)
-            icp.stream.close()
-            return None
-        return icp
+        calls = [("Network.enable", {"maxTotalBufferSize": 0, "maxResourceBufferSize": 0}),
+                 ("Network.setBypassServiceWorker", {"bypass": True}),
+                 ("Network.setBlockedURLs", {"urls": ["ws://*", "wss://*"]}),
+                 ("Fetch.enable", {"patterns": [{"urlPattern": "*", "requestStage": "Request"}]})]
+        return icp if icp.stream.set_up(calls, "serve the page from its recording") else None
 
     @property
     def alive(self) -> bool:
