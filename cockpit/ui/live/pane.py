@@ -32,6 +32,7 @@ from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_details import StepDetails
 from cockpit.ui.live.step_log import StepLogPanel
+from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
 from cockpit.ui.live.thought_strip import ThoughtStrip
@@ -107,6 +108,8 @@ class LivePane(QWidget):
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
         pv.addWidget(self.approval)
+        self.attempt_bar = AttemptBar()  # your own attempt's end (cockpit.ui.live.attempt)
+        pv.addWidget(self.attempt_bar)
         pv.addWidget(self.takeover)
         pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)

@@ -52,6 +52,9 @@ class RunTools(QWidget):
         self.resume_replay = QCheckBox("by replaying its steps")
         self.resume_replay.setToolTip("Restore the page by replaying the recorded actions (irreversible ones are "
                                       "asked about again) instead of opening the address the last step ended on")
+        self.attempt_btn = QPushButton("Attempt this task yourself")
+        self.attempt_btn.setToolTip("Do this run's task yourself from its start URL in the Live tab's browser, "
+                                    "as a human run (no model), to set your steps beside the agent's")
         self.close_run_btn = QPushButton("Close run")
         self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
         self.compare_btn.clicked.connect(self.compareClicked)
@@ -65,7 +68,7 @@ class RunTools(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.addWidget(flow_row((self.compare_btn, self.reask_btn, self.branch_btn, self.replay_btn,
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
-                                self.resume_replay, self.close_run_btn)))
+                                self.resume_replay, self.close_run_btn, self.attempt_btn)))
         self.set_run_status("")
 
     def set_run_status(self, status: str) -> None:
