@@ -15,6 +15,7 @@ from cockpit.core.agent.human_run import GAVE_UP, HUMAN, HumanRun
 from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.words import plural
 from cockpit.ui.background import run_in_background
+from cockpit.ui.live.bridge import TAKEN_OVER
 
 SHORTCUT = "Ctrl+Shift+H"
 
@@ -88,7 +89,8 @@ class HumanAttempt(QObject):
 
     def _end(self, how) -> None:
         run = self.w.bridge.agent
-        if not (self.w.bridge.human and isinstance(run, HumanRun)):
+        if not (self.w.bridge.human and self.w.bridge.taken_over and isinstance(run, HumanRun)):
+            self.w.live.show_error("Your attempt has not started yet: wait for its first page.")
             return
         try:
             fut = how(run)
@@ -109,7 +111,7 @@ class HumanAttempt(QObject):
     def _controls(self) -> None:
         """While an attempt goes: the bar shows, and nothing hands the browser to an agent."""
         on = bool(self.w.bridge.human) and self.w.bridge.busy
-        self.bar.setVisible(on)
+        self.bar.setVisible(on and self.w.bridge.state == TAKEN_OVER)  # from its first page on
         self.w.live.takeover.hand_btn.setVisible(not on)
         self.w.live.takeover.note.setVisible(not on)
         tb = self.w.toolbar

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import functools
 import dataclasses
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -152,8 +152,7 @@ class AgentBridge(QObject):
         if self.busy:
             return False
         self.control = RunControl(paused=paused or bool(spec.human))
-        self.taken_over = bool(spec.human)  # a person's own attempt is taken over from step 0
-        self.human = spec.human  # ... and nothing resumes it or hands it back
+        self.human = spec.human  # a person's own attempt: nothing resumes it or hands it back
         self._set_state(STARTING)
         control = self.control
         self._task = run_in_background(lambda: self._work(spec, control), self._ended, name="agent")
@@ -284,6 +283,7 @@ class AgentBridge(QObject):
             kind = functools.partial(HumanRun, by=spec.human) if spec.human else Agent
             self.agent = kind(session, client, store, config=spec.agent, approver=self.approver,
                               control=control, listener=self._on_event)
+            self.taken_over = bool(spec.human)  # taken over from step 0, once its run is there to act in
             return self.agent.run(Fresh(task.task, task.url, task_id=spec.task_id, task_extra=task.extra or None))
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):

@@ -26,13 +26,13 @@ from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.step_details import StepDetails
 from cockpit.ui.live.step_log import StepLogPanel
-from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
 from cockpit.ui.live.thought_strip import ThoughtStrip

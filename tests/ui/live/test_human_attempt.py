@@ -4,17 +4,9 @@ or giving up; the stored run is a human run that Review lists and filters.
 
 Real window (offscreen), real headless Chromium, the bundled demo shop; no model is asked.
 """
-import pytest
-
+from cockpit.core.agent.human_run import HumanRun
 from cockpit.core.store import Store
 from tests.ui.windowtools import LONG, click_mark, records, wait_idle
-
-
-@pytest.fixture
-def w(window_factory):
-    win = window_factory(demo=True)
-    win.resize(1024, 700)
-    return win
 
 
 def _ready(qtbot, w):
@@ -23,10 +15,13 @@ def _ready(qtbot, w):
                     and bool(w.live.view.marks()), timeout=LONG)
 
 
-def test_an_attempt_from_the_run_menu_records_human_steps_and_the_answer(qtbot, w):
+def test_an_attempt_from_the_run_menu_records_human_steps_and_the_answer(qtbot, small_window):
+    w = small_window
     run_menu = next(a.menu() for a in w.menuBar().actions() if a.text() == "&Run")
     assert w.attempt.action in run_menu.actions() and w.attempt.action.shortcut().toString() == "Ctrl+Shift+H"
     w.attempt.action.trigger()
+    qtbot.waitUntil(w.live.attempt_bar.isVisible, timeout=LONG)  # not while the browser starts: nothing to end yet
+    assert isinstance(w.bridge.agent, HumanRun) and w.bridge.state == "taken over"
     _ready(qtbot, w)
     # nothing hands the browser to an agent: no Hand back, no Run / Step / Take over
     assert not w.live.takeover.hand_btn.isVisible()
@@ -69,7 +64,8 @@ def test_an_attempt_from_the_run_menu_records_human_steps_and_the_answer(qtbot, 
     qtbot.waitUntil(lambda: [r["id"] for r in b.model.rows] == [run["id"]], timeout=5000)
 
 
-def test_an_attempt_from_review_takes_the_runs_task_and_can_be_given_up(qtbot, w):
+def test_an_attempt_from_review_takes_the_runs_task_and_can_be_given_up(qtbot, small_window):
+    w = small_window
     w.toolbar.max_steps.setValue(2)
     w.toolbar.policy.setCurrentText("never")
     assert w.start_run()
