@@ -89,3 +89,15 @@ def test_an_attempt_from_review_takes_the_runs_task_and_can_be_given_up(qtbot, s
     assert steps == []
     with Store(w.store_root) as s:
         assert s.run(agent_run["id"])["model"] != "human"
+
+
+def test_stop_ends_an_attempt_as_stopped(qtbot, small_window):
+    w = small_window
+    w.attempt.action.trigger()
+    _ready(qtbot, w)
+    assert w.toolbar.act_stop.isEnabled() and not w.attempt.action.isEnabled()  # one run at a time
+    w.toolbar.act_stop.trigger()
+    wait_idle(qtbot, w)
+    run, steps, _ = records(w)
+    assert (run["model"], run["status"], run["answer"], steps) == ("human", "stopped", None, [])
+    assert not w.live.attempt_bar.isVisible() and not w.live.takeover.isVisible()
