@@ -21,13 +21,14 @@ from cockpit.cli import (
     run,
     runs,
     store,
+    tiers,
 )
 from cockpit.core.logsetup import setup_logging
 
 COMMANDS = {"run": run, "demo": demo, "runs": runs, "export": export, "import": importcmd,
             "judge": judge, "agreement": agreement, "reask": reask, "branch": branch, "key": key,
             "hops": hops, "observe": observe, "model": model, "annotate": annotate, "adjudicate": adjudicate,
-            "store": store}
+            "store": store, "tiers": tiers}
 from cockpit.cli import resume  # noqa: E402
 
 COMMANDS.update({"resume": resume, "close": resume.Close})

@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # the store is imported when a command runs, not when the CLI
 
 HELP = "list recorded runs, or show one run step by step"
 STATUSES = (  # "running" and the store's FINAL ones
-    "running", "answered", "refused", "max_steps", "stopped", "failed", "interrupted", "closed")
+    "running", "answered", "refused", "max_steps", "stopped", "failed", "interrupted", "closed", "gave_up")
 JSON_COLUMNS = ("config", "memories", "hops")  # stored as JSON text; --json prints them as JSON values
 
 

@@ -22,6 +22,7 @@ from cockpit.core.tasks.starturl import start_address
 from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
+from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
@@ -98,8 +99,9 @@ class MainWindow(QMainWindow):
                                             f"Review's filter selects ({TRAINING_SHORTCUT})")
         self.act_export_training.triggered.connect(self.export_training)
         self.addAction(self.act_export_training)
+        self.attempt = HumanAttempt(self)  # your own attempt at a task: Run ▸ Attempt it yourself…
         build_menus(self, self.toolbar, self.modes, (self.lookahead.box,),
-                    (self.act_import, self.act_export_training))
+                    (self.act_import, self.act_export_training), (self.attempt.action,))
 
     def _connect(self) -> None:
         b, live, tb = self.bridge, self.live, self.toolbar
@@ -241,7 +243,8 @@ class MainWindow(QMainWindow):
         if self.live.take_over():
             self._update_controls()
 
-    def start_run(self, paused: bool = False) -> bool:
+    def start_run(self, paused: bool = False, human: str = "") -> bool:
+        """The task bar's task; `human` ("human:ada"): their own attempt, no model (RunSpec.human)."""
         task, url, task_id = self.live.task_bar.task()
         demo = self.toolbar.demo_box.isChecked()
         if not task:
@@ -276,8 +279,9 @@ class MainWindow(QMainWindow):
             from cockpit.core.tasks.hops import tracker_for
             agent.hops = tracker_for(extra)
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
-                       task_extra=extra or None)
-        started = self._launch(spec, "Starting the browser…", paused=paused)
+                       task_extra=extra or None, human=human)
+        started = self._launch(spec, "Starting the browser for your attempt…" if human else "Starting the browser…",
+                               paused=paused)
         if note:  # "'example.com' has no scheme; opening https://example.com", as `cockpit run` says it
             self.status.say(note, 15000)
         return started
@@ -321,18 +325,19 @@ class MainWindow(QMainWindow):
             self.branch_question = ask_which_model(self, run_model, self.settings.model, lambda m: started.append(
                 self.start_branch(run_id, step, recorded, m)))
             return bool(started and started[0])
-        return self._start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded, model=model)
+        return self.start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded, model=model)
 
     def start_replay(self, run_id: str, speed: float | None = 1.0, recorded: bool = False) -> bool:
         """Watch a finished run again on today's site (no model), or as recorded (served from its recording)."""
-        return self._start_special(run_id, replay_run=run_id, replay_speed=speed, recorded=recorded)
+        return self.start_special(run_id, replay_run=run_id, replay_speed=speed, recorded=recorded)
 
     def start_resume(self, run_id: str, replay: bool = False) -> bool:
         """Continue an interrupted run, as the same run, in a new browser (model, policy: resume_settings)."""
         model, policy = resume_settings(self.store.run(run_id), self.toolbar.policy.currentText())
-        return self._start_special(run_id, resume_run=run_id, resume_replay=replay, model=model, policy=policy)
+        return self.start_special(run_id, resume_run=run_id, resume_replay=replay, model=model, policy=policy)
 
-    def _start_special(self, run_id: str, model=None, policy: str | None = None, **kw) -> bool:
+    def start_special(self, run_id: str, model=None, policy: str | None = None, **kw) -> bool:
+        """A new run from `run_id`: its branch, replay, resume, or (human=…) your own attempt at its task."""
         if self.bridge.busy:
             self.live.show_error("A run is going; stop it first.")
             return False
@@ -341,7 +346,8 @@ class MainWindow(QMainWindow):
         spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo, policy),
                        demo=demo, task_id=run["task_id"] or "", **kw)
         self.live.task_bar.show_run_task(run)  # the fields say what runs now, not the picker's last task
-        verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else "Branching "
+        verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else \
+            "Your own attempt at the task of " if kw.get("human") else "Branching "
         banner = verb + f"run {run_id}" + (" as recorded" if kw.get("recorded") else "") + \
             (f" with {spec.model.model}" if "branch_from" in kw and not demo else "") + \
             (" with the demo policy (a demo run goes on as it was made)" if "branch_from" in kw and demo else "") + \

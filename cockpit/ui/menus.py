@@ -14,9 +14,10 @@ from cockpit.core.agent.approval import POLICIES
 
 
 def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, ...] = (),
-                file_actions: tuple[QAction, ...] = ()) -> None:
+                file_actions: tuple[QAction, ...] = (), run_actions: tuple[QAction, ...] = ()) -> None:
     """Fill `w`'s menu bar with the actions of `tb` (a RunToolbar), the check boxes `boxes` besides its own,
-    the window's own File actions `file_actions` (Import runs…, Export training data…) and one entry per tab of `modes`."""
+    the window's own File actions `file_actions` (Import runs…, Export training data…), its own Run actions
+    `run_actions` (Attempt it yourself…) and one entry per tab of `modes`."""
     bar = w.menuBar()
     file_menu = bar.addMenu("&File")
     for a in (tb.act_open, *file_actions, tb.act_settings):
@@ -27,7 +28,7 @@ def build_menus(w: QMainWindow, tb, modes: QTabWidget, boxes: tuple[QCheckBox, .
     for a in (tb.act_run, tb.act_pause, tb.act_step, tb.act_stop):
         run.addAction(a)
     run.addSeparator()
-    for a in (tb.act_take, tb.act_hand):
+    for a in (tb.act_take, tb.act_hand, *run_actions):
         run.addAction(a)
     run.addSeparator()
     _policy_menu(run.addMenu("Ask &before"), tb.policy)

@@ -302,12 +302,16 @@ def reports(qtbot, w, states: States) -> None:
         blocked = make_run(s, steps=1, task=TASK, model=MODEL)
         L.set_label(s, blocked, ANNOTATOR, L.NOT_EXECUTABLE, category="Login wall: " + CATEGORY)
         L.set_label(s, blocked, OTHER, L.NOT_EXECUTABLE, category="Blocked region: " + CATEGORY)
+        make_run(s, steps=12, task=TASK, model="human")  # a person's own attempt: the task is hard
     tab(w, "Reports")
     shown_button(w, "Refresh").click()
     audit = w.reports.audit
     qtbot.waitUntil(lambda: not audit.busy, timeout=LONG)
     states.reached("Reports, judges audited, one flagged", "FLAGGED" in audit.status.text(), "the flagged judge")
     states.check("Reports, labels and verdicts")
+    w.reports.findChild(QScrollArea).ensureWidgetVisible(w.reports.tiers.table)
+    states.reached("Reports, human attempts", w.reports.tiers.table.rowCount() >= 2, "the tiers table's rows")
+    states.check("Reports, human attempts: tiers and step ratios")
     audit.split.setFocus()
     audit.split.setCurrentIndex(audit.split.findData("agent"))
     qtbot.waitUntil(lambda: not audit.busy, timeout=LONG)

@@ -197,6 +197,13 @@ def _demo_run(qtbot, w, states: States) -> None:
     states.check("take-over, a human step")
     shortcut(qtbot, w, "Shift+F5")
     qtbot.waitUntil(lambda: run_over(w), timeout=LONG)
+    shortcut(qtbot, w, "Ctrl+Shift+H")  # your own attempt at the demo's task (Run ▸ Attempt it yourself…)
+    wait(qtbot, w, lambda: has_button(w, "Finish with this answer") and has_button(w, "Scroll down"),
+         "your own attempt")
+    w.live.attempt_bar.text.setText(TASK)
+    states.check("your own attempt at the task, a long answer typed")
+    shown_button(w, "Finish with this answer").click()
+    qtbot.waitUntil(lambda: run_over(w), timeout=LONG)
     demo.click()
 
 

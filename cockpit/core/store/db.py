@@ -35,7 +35,7 @@ log = logging.getLogger(__name__)
 
 DB_NAME = "cockpit.db"
 #: Statuses after which a run is over; 'running' runs of dead processes become 'interrupted'.
-FINAL = ("answered", "refused", "max_steps", "stopped", "failed", "interrupted", "closed")
+FINAL = ("answered", "refused", "max_steps", "stopped", "failed", "interrupted", "closed", "gave_up")
 #: Finished runs that a batch rerun skips (failed, stopped and interrupted ones are run again).
 DONE = ("answered", "refused", "max_steps")
 #: A step's files, by the steps column that holds each one's path.

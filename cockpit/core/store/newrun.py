@@ -25,3 +25,7 @@ class NewRun:
     run_id: str | None = None
     started: float | None = None
     status: str = "running"
+
+
+#: The model of a person's own attempt at a task (cockpit.core.agent.human_run): no model was asked.
+HUMAN = "human"

@@ -169,6 +169,13 @@ class StoreQueries:
         """The number of steps of each run that is not running (0 for none recorded)."""
         return [r["steps"] or 0 for r in self._rows("SELECT steps FROM runs WHERE status != 'running'")]
 
+    def action_step_counts(self) -> dict[str, int]:
+        """Each run's steps but its ANSWER step, for the runs that are not running: ``{run_id: n}`` (0 for none)."""
+        rows = self._rows("SELECT runs.id AS id, COUNT(steps.step) AS n FROM runs LEFT JOIN steps ON "
+                          "steps.run_id = runs.id AND COALESCE(steps.action, '') NOT LIKE 'ANSWER%' "
+                          "WHERE runs.status != 'running' GROUP BY runs.id")
+        return {r["id"]: r["n"] for r in rows}
+
     def run_summaries(self) -> list[dict]:
         """Every run, oldest first (ties by id): id, task, task_id, site, model, status, steps, started, source."""
         return self._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "

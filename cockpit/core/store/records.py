@@ -20,7 +20,7 @@ from cockpit.core.words import plural
 #: refused at the approval gate (cockpit.core.agent.approval.ended_at_gate).
 STATUS_MEANING = {"refused": "stopped at the gate"}
 #: Statuses whose stored name is an identifier: the words people read instead.
-STATUS_WORDS = {"max_steps": "out of steps"}
+STATUS_WORDS = {"max_steps": "out of steps", "gave_up": "given up"}
 
 
 def status_text(status: str | None) -> str:
@@ -35,7 +35,8 @@ def status_text(status: str | None) -> str:
 NO_ANSWER_BECAUSE = {"stopped": "stopped by the user before the agent answered",
                      "refused": "the action asked about at the approval gate was refused",
                      "interrupted": "the process running it ended before it finished",
-                     "closed": "given up with cockpit close", "running": "still running"}
+                     "closed": "given up with cockpit close", "running": "still running",
+                     "gave_up": "the person making their own attempt gave up"}
 
 
 def end_reason(run: Mapping) -> str:

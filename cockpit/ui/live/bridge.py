@@ -12,6 +12,7 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
+import functools
 import logging
 import time
 from dataclasses import dataclass
@@ -59,6 +60,7 @@ class RunSpec:
     resume_replay: bool = False  # ... restoring its page by replaying its steps
     recorded: bool = False  # branch / replay served from the run's web recording (cockpit.core.replay.recorded)
     keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a clean context
+    human: str = ""  # who makes their own attempt at the task ("human:ada"): no model (core.agent.human_run)
 
 
 def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
@@ -118,6 +120,7 @@ class AgentBridge(QObject):
         self.agent: Agent | None = None
         self.state = IDLE
         self.taken_over = False  # the human has the browser (from Take over until Hand back)
+        self.human = ""  # who makes their own attempt, while one goes (RunSpec.human)
         self.run_id = ""
         self._session: BrowserSession | None = None
         self._session_used = False  # a run has had the session: the next one starts a fresh one unless kept
@@ -148,7 +151,8 @@ class AgentBridge(QObject):
     def start(self, spec: RunSpec, *, paused: bool = False) -> bool:
         if self.busy:
             return False
-        self.control = RunControl(paused=paused)
+        self.control = RunControl(paused=paused or bool(spec.human))
+        self.human = spec.human  # a person's own attempt: nothing resumes it or hands it back
         self._set_state(STARTING)
         control = self.control
         self._task = run_in_background(lambda: self._work(spec, control), self._ended, name="agent")
@@ -159,14 +163,14 @@ class AgentBridge(QObject):
             self.control.pause()
 
     def resume(self) -> None:
-        if self.control:
+        if self.control and not self.human:
             self.taken_over = False
             self.control.resume()
             if self.state in (PAUSED, TAKEN_OVER):
                 self._set_state(RUNNING)
 
     def step(self) -> None:
-        if self.control:
+        if self.control and not self.human:
             self.control.step()
 
     def stop(self) -> None:
@@ -191,7 +195,7 @@ class AgentBridge(QObject):
         return self.agent.human_act(action) if (self.agent and self.busy) else None
 
     def hand_back(self, note: str = "") -> None:
-        if self.agent and self.busy:
+        if self.agent and self.busy and not self.human:
             self.taken_over = False
             self.agent.hand_back(note)
             self._set_state(RUNNING)
@@ -234,7 +238,7 @@ class AgentBridge(QObject):
                 url, model = self._demo_endpoints(spec)
             elif simulator.is_simulator(model.model) and simulator.usual_address(model.base_url):
                 model = dataclasses.replace(model, base_url=simulator.shared().base_url)  # started here, for the run
-            client = None if spec.replay_run else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
+            client = None if spec.replay_run or spec.human else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
             try:
                 with Store(self.store_root) as store:
                     self._set_state(PAUSED if control.paused else RUNNING)
@@ -258,7 +262,7 @@ class AgentBridge(QObject):
         finally:
             self._stop_live()
             self._drop_dead_session()
-            self.taken_over = False
+            self.taken_over, self.human = False, ""
             self._set_state(IDLE)
         return result
 
@@ -275,8 +279,11 @@ class AgentBridge(QObject):
         from cockpit.core.tasks.task import Task
         with ServedFolders() as local:
             task = local.served(Task(spec.task_id, spec.task, url, extra=dict(spec.task_extra or {})))
-            self.agent = Agent(session, client, store, config=spec.agent, approver=self.approver,
-                               control=control, listener=self._on_event)
+            from cockpit.core.agent.human_run import HumanRun
+            kind = functools.partial(HumanRun, by=spec.human) if spec.human else Agent
+            self.agent = kind(session, client, store, config=spec.agent, approver=self.approver,
+                              control=control, listener=self._on_event)
+            self.taken_over = bool(spec.human)  # taken over from step 0, once its run is there to act in
             return self.agent.run(Fresh(task.task, task.url, task_id=spec.task_id, task_extra=task.extra or None))
 
     def _branch(self, store, session, client, spec: RunSpec, control: RunControl):

@@ -26,6 +26,7 @@ from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
+from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.hop_strip import HopStrip
@@ -107,6 +108,8 @@ class LivePane(QWidget):
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
         pv.addWidget(self.approval)
+        self.attempt_bar = AttemptBar()  # your own attempt's end (cockpit.ui.live.attempt)
+        pv.addWidget(self.attempt_bar)
         pv.addWidget(self.takeover)
         pv.addWidget(self.log_tabs, 1)
         self.right = QSplitter(Qt.Vertical)

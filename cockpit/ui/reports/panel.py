@@ -45,6 +45,7 @@ from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.judge_audit import JudgeAuditView
+from cockpit.ui.reports.tier_table import TierTable
 from cockpit.ui.reports.words import bin_label, unjudged_failures_note
 
 MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
@@ -130,6 +131,8 @@ class ReportsPanel(QWidget):
         self.not_executable_runs.setMaximumHeight(90)
         self.not_executable_runs.itemActivated.connect(self._open)
         self.not_executable_runs.itemDoubleClicked.connect(self._open)
+        self.tiers = TierTable()  # human attempts: tiers and agent/human step ratios
+        self.tiers.openRun.connect(self.openRun)
         self.by_site = BarChart("Success rate by site")
         self.by_model = BarChart("Success rate by model")
         self.categories = BarChart("Failure categories")
@@ -158,6 +161,9 @@ class ReportsPanel(QWidget):
         left.addWidget(self.disagree)
         left.addWidget(self.not_executable)
         left.addWidget(self.not_executable_runs)
+        left.addWidget(_wrapped("<b>Human attempts</b>: each task's tier and each agent run's steps per human step "
+                                "(double-click to open the run)"))
+        left.addWidget(self.tiers)
         grid.addLayout(left, 1, 0)
         charts = QVBoxLayout()
         charts.addWidget(self.refresh_btn, 0, Qt.AlignRight)
@@ -182,6 +188,7 @@ class ReportsPanel(QWidget):
         self._show_disagreements(rep)
         self._show_not_executable(rep)
         self._show_charts(rep)
+        self.tiers.refresh(self.store)
         self.audit.refresh()
 
     def _show_success(self, rep: dict) -> None:

@@ -19,6 +19,7 @@ ENDINGS = {
     "failed": ("ended with an error", "ended with an error"),
     "interrupted": ("was interrupted", "were interrupted"),
     "closed": ("was closed", "were closed"),
+    "gave_up": ("a person gave up", "people gave up"),
 }
 
 

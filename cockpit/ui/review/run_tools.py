@@ -1,5 +1,5 @@
-"""Review's tools on the open run: compare, re-ask, branch, replay (live or as recorded), open a step's recorded
-page, and resume / close an interrupted run.
+"""Review's tools on the open run: compare, your own attempt at its task, re-ask, branch, replay (live or as
+recorded), open a step's recorded page, and resume / close an interrupted run.
 
 A row of buttons that wraps on a narrow window (no button has its text cut). It only says what was asked
 (signals); cockpit.ui.review.panel acts on the open run.
@@ -7,7 +7,7 @@ A row of buttons that wraps on a narrow window (no button has its text cut). It 
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QCheckBox, QComboBox, QPushButton, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from cockpit.core.replay import resume
 from cockpit.ui.flow_layout import flow_row
@@ -52,6 +52,9 @@ class RunTools(QWidget):
         self.resume_replay = QCheckBox("by replaying its steps")
         self.resume_replay.setToolTip("Restore the page by replaying the recorded actions (irreversible ones are "
                                       "asked about again) instead of opening the address the last step ended on")
+        self.attempt_btn = QPushButton("Attempt this task yourself")
+        self.attempt_btn.setToolTip("Do this run's task yourself from its start URL in the Live tab's browser, "
+                                    "as a human run (no model), to set your steps beside the agent's")
         self.close_run_btn = QPushButton("Close run")
         self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
         self.compare_btn.clicked.connect(self.compareClicked)
@@ -63,7 +66,13 @@ class RunTools(QWidget):
         self.step_page_btn.clicked.connect(self.stepPageClicked)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(flow_row((self.compare_btn, self.reask_btn, self.branch_btn, self.replay_btn,
+        # the two that bring in another run of the task, side by side: one line at the narrowest (no taller Review)
+        task_runs = QWidget()
+        pair = QHBoxLayout(task_runs)
+        pair.setContentsMargins(0, 0, 0, 0)
+        pair.addWidget(self.compare_btn)
+        pair.addWidget(self.attempt_btn)
+        lay.addWidget(flow_row((task_runs, self.reask_btn, self.branch_btn, self.replay_btn,
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
                                 self.resume_replay, self.close_run_btn)))
         self.set_run_status("")
