@@ -12,7 +12,6 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import decider
 from cockpit.core.words import plural
 
-
 #: Held while a line is written: the lines of tasks running at once (and the batch's counter) never run into
 #: each other (print writes a line and its newline apart, and another thread's line can come between).
 OUTPUT = threading.RLock()
