@@ -79,6 +79,8 @@ def run(args) -> int:
     for f in result.failed:
         common.fail(f)
     print(result.headline)
+    for line in result.skipped[:200]:  # "<path>: already imported as run <id>"
+        print(f"  skipped {line}")
     for line in result.details:
         print(line)
     if args.format == "webvoyager":

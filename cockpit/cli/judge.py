@@ -157,10 +157,11 @@ async def _judge(ids, root, config, args):
     with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
         loop.add_signal_handler(signal.SIGINT, cancel.set)  # Ctrl+C: stop cleanly, keep what is judged
         handled = True
+    said = _Progress(args.reference_only)
     try:
         return await judge_runs(ids, store_root=root, config=config, k=args.k, concurrency=args.concurrency,
-                                progress=_Progress(args.reference_only), cancel=cancel, redo=args.redo,
-                                reference_only=args.reference_only, protocol=args.protocol)
+                                progress=said, cancel=cancel, redo=args.redo,
+                                reference_only=args.reference_only, protocol=args.protocol, stage_progress=said.stage)
     finally:
         if handled:
             loop.remove_signal_handler(signal.SIGINT)
@@ -176,6 +177,12 @@ class _Progress:
         text = "checked" if self.reference_only else "no verdict" if verdict is None else VERDICT_TEXT.get(
             verdict, str(verdict))
         print(f"[{done}/{total}] {run_id} {text}", file=sys.stderr, flush=True)
+
+    @staticmethod
+    def stage(run_id: str, text: str) -> None:
+        """Where a run's judgement is: a WebJudge run's stages ('  <run>: screenshots 3/12 scored'), why one is
+        undecided ('  <run>: undecided: no 'Status:' line …')."""
+        print(f"  {run_id}: {text}", file=sys.stderr, flush=True)
 
 
 def _summary(report, ids, tasks, config, args, stream=None) -> None:
@@ -193,7 +200,8 @@ def _summary(report, ids, tasks, config, args, stream=None) -> None:
         else:
             verdict = "error" if r.error else "-"
         checks = " ".join(f"{CHECK_SHORT.get(n, n)}={'?' if v is None else v}" for n, v in r.references.items())
-        last = f"error: {r.error}" if r.error else tasks.get(rid, "").replace("\n", " ")[:70]
+        last = f"error: {r.error}" if r.error else f"undecided: {r.why}" if r.judged and r.verdict is None and r.why \
+            else tasks.get(rid, "").replace("\n", " ")[:70]
         rows.append((rid, verdict, checks or "-", last))
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
     for row in rows:

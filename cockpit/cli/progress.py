@@ -12,18 +12,32 @@ from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import decider
 from cockpit.core.words import plural
 
+#: Held while a line is written: the lines of tasks running at once (and the batch's counter) never run into
+#: each other (print writes a line and its newline apart, and another thread's line can come between).
+OUTPUT = threading.RLock()
+
+
+def say(line: str, stream) -> None:
+    """Print a whole line, in one write, under OUTPUT."""
+    with OUTPUT:
+        stream.write(line + "\n")
+        stream.flush()
+
 
 class StepPrinter:
-    """An event listener printing what the agent does, prefixed with the task when several run."""
+    """An event listener printing what the agent does; with `label_tasks` (several tasks) each line begins
+    with its task's id ("[Local--2] step 3/15  Click [4]"), so the lines of tasks run at once are told apart."""
 
-    def __init__(self, stream=None, *, label_of=None, verbose_steps: bool = True, live: bool | None = None):
+    def __init__(self, stream=None, *, label_of=None, verbose_steps: bool = True, live: bool | None = None,
+                 label_tasks: bool = False):
         self.stream = stream or sys.stderr
         self.label_of = label_of or {}
+        self.label_tasks = label_tasks
         self.verbose_steps = verbose_steps
         # the reply as it is written: only on a terminal (escape codes redraw it), never in a log file
         self.live = verbose_steps and (_is_terminal(self.stream) if live is None else live)
         self._drawn = 0  # lines of the reply being written now on the screen, replaced by the next line printed
-        self._lock = threading.Lock()
+        self._lock = OUTPUT
         self._max = {}  # run id -> the highest step number the run can reach
         self._budget = {}  # run id -> RunStarted.max_steps, until its first step says where it starts
 
@@ -37,7 +51,7 @@ class StepPrinter:
         if line:
             with self._lock:
                 self._redraw([])
-                print(line, file=self.stream, flush=True)
+                say(line, self.stream)
 
     def _redraw(self, lines: list[str]) -> None:
         """Replace the lines drawn last (the reply so far) with `lines`, the cursor left at their end."""
@@ -73,6 +87,8 @@ class StepPrinter:
         return f"[{label}] " if label else ""
 
     def _line(self, e: ev.Event) -> str | None:
+        if isinstance(e, ev.RunStarted) and self.label_tasks:
+            self.label_of[e.run_id] = e.task_id or e.run_id
         p = self._prefix(e)
         if isinstance(e, ev.RunStarted):
             self._max.pop(e.run_id, None)
@@ -162,5 +178,4 @@ class BatchCounter:
             left = ""
             if self.ran and self.done < self.total:
                 left = f", about {elapsed / self.ran * (self.total - self.done):.0f} s left"
-            print(f"[{bar}] {self.done}/{self.total} {item.task.id} {what} - {elapsed:.0f} s{left}",
-                  file=self.stream, flush=True)
+            say(f"[{bar}] {self.done}/{self.total} {item.task.id} {what} - {elapsed:.0f} s{left}", self.stream)

@@ -166,7 +166,7 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
     from cockpit.core.agent.batch import Batch
     from cockpit.core.errors import CockpitError
     many = len(tasks) > 1
-    printer = StepPrinter(verbose_steps=args.concurrency == 1)
+    printer = StepPrinter(verbose_steps=args.concurrency == 1, label_tasks=many)
     batch = Batch(tasks, mc, ac, common.browser_config(args), approver_factory=lambda: approver_for(args.approval),
                   concurrency=args.concurrency, resume=not args.no_resume, keep_browser=args.keep_browser_state,
                   batch_id=time.strftime("batch-%Y%m%d-%H%M%S") if many else "",

@@ -63,6 +63,15 @@ def test_a_supervised_run_comes_back_step_for_step(browser, site, store, tmp_pat
         assert after[3]["decision"]["message"] == REJECTION and not after[3]["decision"]["approved"]
         assert after[5]["reply"] is None and after[5]["action"].endswith("; Ada")
         assert back["answer"] == "ordered"
+        # What the side file keeps comes back too: the model, when the run began, tokens, addresses and risks
+        run, back = store.run(run.run_id), fresh.run(back["id"])
+        assert back["model"] == run["model"] != "(imported)"
+        assert back["started"] == run["started"] and back["config"].get("started_known", True)
+        assert (back["prompt_tokens"], back["completion_tokens"]) == (run["prompt_tokens"], run["completion_tokens"])
+        assert run["prompt_tokens"] > 0
+        for key in ("url", "url_after", "risk", "prompt_tokens", "completion_tokens", "started"):
+            assert [s[key] for s in after] == [s[key] for s in before], key
+        assert any(s["risk"] for s in before) and all(s["url"] for s in before)
 
 
 def test_a_ui_tars_run_comes_back_with_its_points(browser, site, store, tmp_path):

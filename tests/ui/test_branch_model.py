@@ -112,3 +112,25 @@ def test_branch_with_the_model_set_now_asks_nothing(qtbot, window, site):
         assert w.branch_question is None  # the same model: nothing to choose
         child = child_of(qtbot, w, parent)
         assert child["config"]["model"]["model"] == "som-7b" and child["parent_step"] == 3
+
+
+def test_a_branch_says_which_run_and_step_it_continues(qtbot, window, site):
+    """#38: a branch's steps are numbered from 1; its header in Live and Review says it continues run X at
+    step k, and each of its steps says which step of that run it is."""
+    w = window
+    with ModelServer(som) as a:
+        parent = parent_run(qtbot, w, a, site)
+        w.modes.setCurrentWidget(w.review)
+        w.review.show_run(parent)
+        w.review.go(2)
+        w.review.viewer.tools.branch_btn.click()
+        child = child_of(qtbot, w, parent)
+    said = f"continues run {parent} at step 3"
+    live = w.live.banner.fullText()
+    assert said in live, live  # Live's banner at the end of the branch
+    w.modes.setCurrentWidget(w.review)
+    w.review.show_run(child["id"])
+    viewer = w.review.viewer
+    assert said in viewer.header.text() and said in viewer.header_line.fullText()
+    viewer.go(0)
+    assert f"Step 1/{len(viewer.steps)}</b> (run {parent}&#x27;s step 3)" in viewer.step_info.text()

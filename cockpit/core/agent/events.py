@@ -21,6 +21,7 @@ class RunStarted(Event):
     task: str
     url: str
     max_steps: int
+    task_id: str = ""  # the task's id in its task file ("" for a task typed in)
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,8 @@ class Agent(TakeOver):
         self.hooks = for_run(self.scope)
         self.executor.risk_rules = self.config.risk_rules
         self.scope.run_id = self.record.open(start, self.hooks)
-        self._emit(ev.RunStarted(self.run_id, start.task, start.url, self.config.max_steps))
+        self._emit(ev.RunStarted(self.run_id, start.task, start.url, self.config.max_steps,
+                                 getattr(start, "task_id", "") or ""))
         self._next_n = start.first_step if isinstance(start, Resume) else 1
         step: Step | None = None
         try:

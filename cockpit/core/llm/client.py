@@ -168,15 +168,17 @@ def usage_of(completion, payload: list[dict], text: str) -> tuple[int, int, bool
 class ModelClient:
     """A chat client for one :class:`ModelConfig`. Thread-safe; ``close()`` when done."""
 
-    def __init__(self, config: ModelConfig, api_key: str | None = None):
+    def __init__(self, config: ModelConfig, api_key: str | None = None, *, connect_timeout: float | None = None):
+        """`connect_timeout`: seconds to wait for the server to accept the connection (None: the config's
+        timeout); a person waiting at a dialog (re-ask) gives a server that is gone only a few."""
         self.config = config
         self.key_source = "given"
         if api_key is None:
             api_key = self._find_key()
         self._key = api_key
         self.streams: bool | None = None  # whether the server streams replies: None until a call asked it to
-        self._client = openai.OpenAI(base_url=config.base_url, api_key=api_key,
-                                     timeout=config.timeout, max_retries=0)
+        timeout = config.timeout if connect_timeout is None else openai.Timeout(config.timeout, connect=connect_timeout)
+        self._client = openai.OpenAI(base_url=config.base_url, api_key=api_key, timeout=timeout, max_retries=0)
 
     @property
     def retry(self) -> RetryPolicy:

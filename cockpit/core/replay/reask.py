@@ -153,6 +153,16 @@ def edited_request(store: Store, run_id: str, step: int, edit: ReaskEdit | None 
 # --------------------------------------------------------------------------- asking
 
 
+#: Seconds a re-ask waits for the model server to accept the connection.
+REASK_CONNECT_TIMEOUT = 3.0
+
+
+def _quick_to_fail(config: ModelConfig) -> None:
+    """A person waits at the dialog: a server that is gone (refused, or silent) is said within seconds, not
+    after the run's full retries (4, backing off to ~30 s); one quick retry still rides out a blip."""
+    config.max_retries, config.backoff, config.backoff_cap = min(config.max_retries, 1), 0.5, 1.0
+
+
 def reask(store: Store, run_id: str, step: int, edit: ReaskEdit | None = None, *,
           api_key: str | None = None, cancel: threading.Event | None = None,
           save: bool = True) -> ReaskResult:
@@ -178,8 +188,9 @@ def reask(store: Store, run_id: str, step: int, edit: ReaskEdit | None = None, *
         # The demo policy was served on a port that is long gone: serve it again for this call.
         demo_server = serve_demo_model()
         config.base_url = demo_server.base_url
+    _quick_to_fail(config)
     try:
-        client = ModelClient(config, api_key)
+        client = ModelClient(config, api_key, connect_timeout=REASK_CONNECT_TIMEOUT)
         try:
             if config.pixel:
                 chat, parsed, reply = reask_pixel.ask(store, run_id, row, msgs, client, load, cancel)

@@ -104,7 +104,7 @@ def _webvoyager(store, req, result, progress, cancel, warn) -> None:
     answers = load_reference_answers(req.answers) if req.answers else {}
     report = import_folders(store, req.path, tasks=tasks, answers=answers, progress=progress, cancel=cancel)
     result.imported, result.failed, result.problems = report.imported, report.failed, report.problems
-    result.skipped = [f"{f}: imported before" for f in report.skipped]
+    result.skipped = list(report.skipped)  # "<path>: already imported as run <id>"
     result.cancelled = report.cancelled
     result.headline = (f"imported {plural(len(report.imported), 'run')}, skipped {len(report.skipped)} already "
                        f"imported, {plural(len(report.problems), 'problem')}" + _not_imported(report.failed))
@@ -119,7 +119,7 @@ def _mind2web(store, req, result, progress, cancel) -> None:
         report = import_mind2web(store, req.path, tasks=tasks, agent=req.agent.strip(), progress=progress,
                                  cancel=cancel)
     result.imported, result.failed, result.problems = report.imported, report.failed, report.problems
-    result.skipped = [f"{f}: imported before" for f in report.skipped]
+    result.skipped = list(report.skipped)  # "<path>: already imported as run <id>"
     result.cancelled = report.cancelled
     result.headline = (f"imported {plural(len(report.imported), 'run')}, skipped {len(report.skipped)} already "
                        f"imported, {plural(report.missing_screenshots, 'step')} without a screenshot, "

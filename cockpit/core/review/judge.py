@@ -117,6 +117,15 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str, "int | None"], Any]
+#: stage_progress(run id, what its judgement is at: "key points", "screenshots 3/12 scored", "outcome")
+StageProgress = Callable[[str, str], Any]
+
+
+def undecided_why(reply: str | None) -> str:
+    """Why a WebVoyager judge reply decides nothing, in words."""
+    if not (reply or "").strip():
+        return "the judge's reply was empty"
+    return "the judge's reply says neither SUCCESS nor NOT SUCCESS (no final verdict)"
 
 
 @dataclass
@@ -137,6 +146,7 @@ class JudgeBatch:
                  api_key: str | None, need_model: bool, protocol: str = WEBVOYAGER):
         self.store, self.config, self.k, self.report, self.protocol = store, config, k, report, protocol
         self.sem = asyncio.Semaphore(concurrency)
+        self.on_stage: StageProgress | None = None
         self.helper: ModelClient | None = None
         self.client: openai.AsyncOpenAI | None = None
         if need_model:
@@ -144,6 +154,14 @@ class JudgeBatch:
             # asyncio twin, error messages and retry policy, so both paths behave and read the same.
             self.helper = ModelClient(config, api_key)
             self.client = self.helper.open_async()
+
+    def tell(self, run_id: str, text: str) -> None:
+        """Say where a run's judgement is (stage_progress); a failing callback never stops the judging."""
+        if self.on_stage is not None:
+            try:
+                self.on_stage(run_id, text)
+            except Exception:
+                log.exception("judge stage progress callback failed")
 
     async def close(self) -> None:
         if self.client is not None:
@@ -206,6 +224,8 @@ class JudgeBatch:
         if problems:
             res.error = "; ".join(problems)
             self.report.errors[res.run_id] = res.error
+        elif res.judged and res.verdict is None and res.why:
+            self.tell(res.run_id, f"undecided: {res.why}")
 
     async def _main(self, item: "PlannedRun") -> None:
         res, run = item.result, item.run
@@ -222,6 +242,8 @@ class JudgeBatch:
             res.asked = True
             ans = await self.ask(messages)
         verdict = parse_verdict(ans.text)
+        if verdict is None:
+            res.why = undecided_why(ans.text)
         labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, verdict, reply=ans.text,
                            prompt_tokens=ans.prompt_tokens, completion_tokens=ans.completion_tokens,
                            cost=ans.cost)
@@ -283,7 +305,8 @@ def _ref_reply(answer: str | None, refs: list[str], how: str) -> str:
 async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelConfig, k: int,
                      concurrency: int = 4, api_key: str | None = None, progress: Progress | None = None,
                      cancel: asyncio.Event | None = None, redo: bool = False,
-                     reference_only: bool = False, protocol: str = WEBVOYAGER) -> JudgeReport:
+                     reference_only: bool = False, protocol: str = WEBVOYAGER,
+                     stage_progress: StageProgress | None = None) -> JudgeReport:
     """Judge ``run_ids`` with the judge model of ``config`` and run their reference checks.
 
     protocol: "webvoyager" (one request: task, answer, last k marked screenshots) or "webjudge"
@@ -292,7 +315,10 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
 
     k: screenshots shown to the judge (the last k; 0 = all). concurrency: model
     requests in flight at most. progress(done, total, run_id, verdict) after
-    each run (verdict: the judge's, None when undecided or not judged).
+    each run (verdict: the judge's, None when undecided or not judged; the run's
+    ``why`` in the report says why an undecided one is). stage_progress(run_id,
+    text) as a WebJudge run goes through its stages (key points, each screenshot
+    scored, the outcome).
     cancel: when set, nothing new starts and requests in flight are cancelled
     at once; the report then has ``cancelled`` and the verdicts written so far
     stay. redo: ask again even where a verdict for (run, judge model, k,
@@ -324,6 +350,7 @@ async def judge_runs(run_ids, *, store_root: Path | str | None, config: ModelCon
         # the loop may be the window's.
         judge = await asyncio.to_thread(JudgeBatch, store, config, k, concurrency, report, api_key,
                                         needs_model(items, protocol), protocol)
+        judge.on_stage = stage_progress
         await _judge_all(judge, items, report, progress, cancel)
     finally:
         if judge is not None:

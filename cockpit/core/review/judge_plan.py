@@ -34,6 +34,7 @@ class RunJudgement:
         when undecided, not judged (reference-only, error) or cancelled.
     skipped: the judge verdict was already stored and was not asked again.
     references: check name ("exact_match", ...) -> 1 / 0 / None.
+    why: when the judge was asked and its verdict is undecided, why (in words).
     """
 
     run_id: str
@@ -44,6 +45,7 @@ class RunJudgement:
     references: dict[str, int | None] = field(default_factory=dict)
     error: str | None = None
     done: bool = False
+    why: str = ""  # an undecided verdict: why the judge's reply decided nothing (no final status, unreadable...)
 
 
 @dataclass

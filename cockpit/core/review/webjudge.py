@@ -39,6 +39,7 @@ from cockpit.core.review.webjudge_prompt import (
     screenshot_files,
 )
 from cockpit.core.store import judge_stages
+from cockpit.core.words import plural
 
 
 def _stage(name: str, messages: list[dict], steps: list[int], ans, **extra) -> dict:
@@ -54,27 +55,33 @@ async def _read(path: Path) -> bytes | None:
         return None
 
 
-async def _score_all(judge, task: str, key_points: str, files: list[tuple[int, Path]], missing: list[int]
-                     ) -> list[dict]:
+async def _score_all(judge, task: str, key_points: str, files: list[tuple[int, Path]], missing: list[int],
+                     run_id: str = "") -> list[dict]:
     """Stage 2: every screenshot scored, its stage record in step order (unreadable files go to `missing`)."""
+    scored = [0]
+
+    def told(st: dict | None) -> dict | None:
+        scored[0] += 1
+        judge.tell(run_id, f"screenshots {scored[0]}/{len(files)} scored")
+        return st
 
     async def score(step: int, path: Path) -> dict | None:
         async with judge.sem:
             png = await _read(path)
             if png is None:
                 missing.append(step)
-                return None
+                return told(None)
             msgs = image_request(task, key_points, png)
             try:
                 ans = await judge.ask(msgs, STAGE_MAX_TOKENS["image"])
             except ModelError as e:
                 if e.retryable:
                     raise
-                return {"stage": "image", "request": for_the_record(msgs, [step]), "reply": "", "step": step,
-                        "score": 0, "kept": 0, "note": f"the request failed, scored 0: {e}"}
+                return told({"stage": "image", "request": for_the_record(msgs, [step]), "reply": "", "step": step,
+                             "score": 0, "kept": 0, "note": f"the request failed, scored 0: {e}"})
         value, reason, note = parse_image_score(ans.text)
-        return _stage("image", msgs, [step], ans, step=step, score=value, kept=0, note=note or None,
-                      reason=reason)
+        return told(_stage("image", msgs, [step], ans, step=step, score=value, kept=0, note=note or None,
+                           reason=reason))
 
     try:
         async with asyncio.TaskGroup() as group:  # one failing for good cancels the others
@@ -91,6 +98,7 @@ async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, 
     res.asked = True
     stages: list[dict] = []
 
+    judge.tell(res.run_id, "key points")
     msgs = keypoints_request(task)
     ans = await judge.ask_limited(msgs, STAGE_MAX_TOKENS["key_points"])
     key_points, note = parse_key_points(ans.text)
@@ -99,7 +107,8 @@ async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, 
     files = screenshot_files(store, res.run_id)
     missing: list[int] = []
     kept_steps = []
-    for st in await _score_all(judge, task, key_points, files, missing):
+    judge.tell(res.run_id, f"screenshots 0/{len(files)} scored")
+    for st in await _score_all(judge, task, key_points, files, missing, res.run_id):
         if st["score"] >= threshold and len(kept_steps) < max_images:
             st["kept"] = 1
             kept_steps.append(st)
@@ -116,6 +125,7 @@ async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, 
             if png is not None:
                 kept.append((Shot(st["step"], png), st.pop("reason", "")))
         msgs = outcome_request(task, key_points, actions, kept)
+        judge.tell(res.run_id, f"outcome (from {plural(len(kept), 'screenshot')} kept)")
         ans = await judge.ask(msgs, STAGE_MAX_TOKENS["outcome"])
     verdict, note = parse_status(ans.text)
     notes = [note] if note else []
@@ -125,3 +135,6 @@ async def judge_run(judge, run: dict, res, *, threshold: int = SCORE_THRESHOLD, 
 
     judge_stages.save(store, res.run_id, judge.config.model, PROMPT_VERSION, verdict, stages, reply=ans.text)
     res.verdict, res.judged = verdict, True
+    if verdict is None:
+        res.why = ("the outcome reply has no 'Status:' line (Online-Mind2Web's script would count a failure)"
+                   if (ans.text or "").strip() else "the judge's outcome reply was empty")

@@ -84,7 +84,7 @@ def read_history(path: Path, task: str = "") -> M2WRun:
     run.missing = sum(1 for s in steps if s.screenshot is None and s.image is None and not s.answer)
     starts = [(h.get("metadata") or {}).get("step_start_time") if isinstance(h.get("metadata"), dict) else None
               for h in history]
-    run.started = next((float(t) for t in starts if isinstance(t, (int, float))), None) or path.stat().st_mtime
+    run.started = next((float(t) for t in starts if isinstance(t, (int, float))), None)  # None: it has no time
     return run
 
 

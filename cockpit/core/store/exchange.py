@@ -140,7 +140,7 @@ def _log_lines(run: dict, steps: list[dict]) -> list[str]:
 @dataclass
 class ImportReport:
     imported: list[str] = field(default_factory=list)  # run ids
-    skipped: list[str] = field(default_factory=list)  # folders already in the store
+    skipped: list[str] = field(default_factory=list)  # "<folder>: already imported as run <id>"
     problems: list[str] = field(default_factory=list)  # "<folder>: <problem>" (imported all the same)
     failed: list[str] = field(default_factory=list)  # "<folder>: <why>": not imported at all
     cancelled: bool = False  # stopped before the last folder (those done are kept)
@@ -170,7 +170,7 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
         report.problems += [f"{folder}: {p}" for p in fr.problems]
         run_id = _import_id(folder)
         if not store.missing_runs([run_id]):
-            report.skipped.append(str(folder))
+            report.skipped.append(f"{folder}: already imported as run {run_id}")
         else:
             try:
                 _import_one(store, fr, run_id, tasks or {}, answers or {})
@@ -198,26 +198,30 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
     known = tasks.get(fr.task_id)
     task = fr.task or (known.task if known else "")
     url = fr.url or (known.url if known else "")
-    started = _started(fr)
+    side = wv_steps.read_side(fr.path)
+    started = own_start(fr, side)
     config = {"imported_from": str(fr.path), "problems": fr.problems}
+    if started is None:  # the folder does not say when the run began: Review says when it was imported
+        started, config["started_known"] = time.time(), False
     if fr.task_id in answers:
         config["reference_answers"] = answers[fr.task_id]
     final, staging = store.run_dir(run_id), staging_dir(store, run_id)
     moved = False
     try:
         shutil.rmtree(staging, ignore_errors=True)
-        sides = wv_steps.side_steps(wv_steps.read_side(fr.path))
+        sides = wv_steps.side_steps(side)
         rows = [_stage_step(store, staging, run_id, st, fr, started, sides) for st in fr.steps]
         answer = fr.answer
         if answer is None and rows and rows[-1]["status"] == "answered":  # a pixel dialect's answer (finished(...))
             answer = wv_steps.answer_of(rows[-1]["action"])
         with store.atomic():
-            store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "", model="(imported)",
+            store.new_run(NewRun(task, url, task_id=fr.task_id, site=known.site if known else "",
+                                 model=str((side or {}).get("model") or "(imported)"),
                                  config=config, source="webvoyager", run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
             store.finish_run(run_id, "answered" if answer is not None else "ended", answer=answer)
-            store.set_run(run_id, finished=started)
+            store.set_run(run_id, finished=_number((side or {}).get("finished")) or started)
             shutil.rmtree(final, ignore_errors=True)  # files of an earlier failed attempt, with no rows
             staging.mkdir(parents=True, exist_ok=True)
             os.replace(staging, final)
@@ -229,13 +233,29 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
         raise
 
 
-def _started(fr) -> float:
+#: The time at the head of an agent.log line, as WebVoyager's logging writes it.
+_LOG_TIME = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d)(?:,(\d{1,6}))? - ")
+
+
+def own_start(fr, side: dict | None) -> float | None:
+    """When the run in a WebVoyager folder began, from what the folder records: Cockpit's side file, else the
+    first time in agent.log, else the timestamp folder above it. None when it records none (the files' own
+    times say when they were copied, not when the run was made)."""
+    if (t := _number((side or {}).get("started"))) is not None:
+        return t
+    for line in fr.log_text.splitlines()[:5]:
+        if m := _LOG_TIME.match(line):
+            return dt.datetime.fromisoformat(m.group(1)).timestamp() + float(f"0.{m.group(2) or 0}")
     if fr.started:
         try:
             return dt.datetime.fromisoformat(fr.started).timestamp()
         except ValueError:
             pass
-    return fr.path.stat().st_mtime if fr.path.exists() else time.time()
+    return None
+
+
+def _number(value) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0 else None
 
 
 def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float, sides: dict) -> dict:
@@ -256,6 +276,7 @@ def _stage_step(store: Store, staging: Path, run_id: str, st, fr, started: float
                status=status, request=_request_before(fr.messages, st.index), started=started,
                finished=started, **files)
     if side:  # exported by Cockpit: who acted, and what became of the action (refused at the gate, failed...)
+        row.update({k: side[k] for k in wv_steps.KEPT_STEP_FIELDS if k in side})
         row.update(actor=side.get("actor") or "agent", outcome=side.get("outcome"), error=side.get("error"),
                    decision=side.get("decision"), pointer=pointer)
         if action is not None and side.get("status") in RECORDED_STATUSES:

@@ -136,12 +136,14 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
             break
         shown = _printable(str(folder))
         try:
+            content = _content_id(folder, "")
             run_id = f"{prefix}-{_content_id(folder, agent)}"
-            if not store.missing_runs([run_id]):
-                report.skipped.append(shown)
+            before = _imported_as(store, source, content, run_id)
+            if before:
+                report.skipped.append(f"{shown}: already imported as run {before}")
             else:
                 run = read(folder)
-                _import_one(store, run, run_id, tasks or {}, agent, report, source)
+                _import_one(store, run, run_id, tasks or {}, agent, report, source, content)
                 report.imported.append(run_id)
                 where = _printable(folder.parent.name + "/" + folder.name if folder.is_file() else folder.name)
                 report.problems += [f"{where}: {p}" for p in run.problems]
@@ -160,13 +162,27 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
     return report
 
 
+def _imported_as(store: Store, source: str, content: str, run_id: str) -> str | None:
+    """The run already imported from the same content, else None. A browser-use history is the same run
+    whatever --agent said (a second import without it must not duplicate the run); an Online-Mind2Web folder
+    imported under another agent is that agent's run (its labels are matched by agent)."""
+    if not store.missing_runs([run_id]):
+        return run_id
+    if source != "browser-use":
+        return None
+    rows = store.db.execute("SELECT id FROM runs WHERE source = ? AND json_valid(config) AND "
+                            "json_extract(config, '$.content') = ? LIMIT 1", [source, content]).fetchall()
+    return rows[0][0] if rows else None
+
+
 def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str, report: M2WReport,
-                source: str = SOURCE) -> None:
+                source: str = SOURCE, content: str = "") -> None:
     known = task_of(run.task_id, tasks) or {}
     url = str(known.get("website") or next((s.url for s in run.steps if s.url), ""))
-    started = _started(run)
+    started = run.started or time.time()  # no time in the source: the import's, and Review says so
     run.task_id = _printable(run.task_id)
-    config = {"imported_from": _printable(str(run.path)), "schema": run.schema, "agent": agent,
+    config = {"imported_from": _printable(str(run.path)), "schema": run.schema, "agent": agent, "content": content,
+              **({} if run.started else {"started_known": False}),
               "problems": run.problems, "lists": run.extra_lists,
               "missing_screenshots": run.missing, **({"harness": run.extra} if run.extra else {}),
               "trajectory_names": {str(k): s.screenshot.name for k, s in enumerate(run.steps, 1) if s.screenshot},
@@ -242,12 +258,3 @@ def _printable(text: str) -> str:
 def _site(url: str) -> str:
     host = urlparse(url).hostname or ""
     return host[4:] if host.startswith("www.") else host
-
-
-def _started(run: M2WRun) -> float:
-    if run.started:
-        return run.started
-    try:
-        return (run.path / "result.json").stat().st_mtime
-    except OSError:
-        return time.time()

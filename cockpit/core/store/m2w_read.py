@@ -29,6 +29,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from cockpit.core.actions.grammar import Action
@@ -120,10 +121,29 @@ def read_result_folder(folder: Path) -> M2WRun:
     task_id = folder.name  # run.py's rule: the folder names the task
     run = (_read_v2 if data.get("schema_version") == V2 else _read_v1)(folder, data, task_id, task)
     run.verdicts = _verdicts(data)
+    run.started = own_time(data)
     known = {"task", "final_result_response", "action_history", "thoughts", "schema_version",
              "agent_final_answer"}  # the rest (its own task_id too) is kept, and written back on export
     run.extra = {k: v for k, v in data.items() if k not in known}
     return run
+
+
+#: Keys some harnesses write into result.json saying when the run began (Online-Mind2Web's own has none).
+_TIME_KEYS = ("start_time", "started_at", "started", "start_timestamp", "timestamp", "created_at")
+
+
+def own_time(data: dict) -> float | None:
+    """When the run began, where its result.json says (seconds since 1970, or an ISO date); else None."""
+    for key in _TIME_KEYS:
+        value = data.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+            return float(value) / (1000 if value > 1e11 else 1)  # milliseconds too
+        if isinstance(value, str) and value.strip():
+            try:
+                return datetime.fromisoformat(value.strip().replace("Z", "+00:00")).timestamp()
+            except ValueError:
+                continue
+    return None
 
 
 def _strings(data: dict, key: str) -> list[str]:

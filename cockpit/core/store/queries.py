@@ -22,6 +22,7 @@ _JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE '
 
 _TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
+  CASE WHEN json_valid(runs.config) THEN json_extract(runs.config, '$.started_known') END AS started_known,
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
   {_JUDGE} AS judge,
   (SELECT verdict FROM adjudications WHERE adjudications.run_id = runs.id) AS adjudicated

@@ -31,6 +31,19 @@ def status_text(status: str | None) -> str:
     return f"{status} ({STATUS_MEANING[status]})" if status in STATUS_MEANING else status
 
 
+def continues_text(run: dict) -> str:
+    """What a branch goes on from, for its header: "continues run <id> at step k" ("" for another run).
+    A branch's steps are numbered from 1: its step 1 is its parent's step k (cockpit.core.replay.branch)."""
+    return f"continues run {run['parent_run']} at step {run['parent_step']}" \
+        if run.get("parent_run") and run.get("parent_step") else ""
+
+
+def parent_step_text(run: dict, step: int) -> str:
+    """A branch's step as its parent numbers it ("run <id>'s step k+step-1"); "" for another run."""
+    return f"run {run['parent_run']}'s step {run['parent_step'] + step - 1}" \
+        if run.get("parent_run") and run.get("parent_step") else ""
+
+
 #: Why a run that has no answer ended, where its record holds no error that says it.
 NO_ANSWER_BECAUSE = {"stopped": "stopped by the user before the agent answered",
                      "refused": "the action asked about at the approval gate was refused",

@@ -100,9 +100,16 @@ def side_file(run: dict, steps: list[dict]) -> dict:
             row["decision"] = s["decision"]
         if s.get("pointer"):
             row["pointer"] = s["pointer"]
+        row.update({k: s.get(k) for k in KEPT_STEP_FIELDS if s.get(k) not in (None, "", [])})
         out.append({k: v for k, v in row.items() if v is not None})
-    return {"version": SIDE_VERSION, "run_id": run["id"], "model": run["model"], "steps": out,
-            "notes": notes(steps)}
+    return {"version": SIDE_VERSION, "run_id": run["id"], "model": run["model"], "started": run.get("started"),
+            "finished": run.get("finished"), "steps": out, "notes": notes(steps)}
+
+
+#: A step's fields the side file keeps that WebVoyager's folder cannot: its addresses, the risk the gate saw,
+#: the model's tokens and when it ran; importing the folder gives them back.
+KEPT_STEP_FIELDS = ("url", "url_after", "title", "risk", "evidence", "prompt_tokens", "completion_tokens",
+                    "cost", "model_seconds", "started", "finished")
 
 
 def notes(steps: list[dict]) -> list[str]:

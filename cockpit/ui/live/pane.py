@@ -21,7 +21,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import Mark, marks_from_json
 from cockpit.core.settings import Settings
 from cockpit.core.store import Store
-from cockpit.core.store.records import status_text
+from cockpit.core.store.records import continues_text, parent_step_text, status_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.fieldnames import in_window_terms
@@ -65,6 +65,7 @@ class LivePane(QWidget):
         self.last_marks: list[Mark] = []
         self.live_frame = None  # the live page's last image, to come back to from another step
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
+        self.branch: dict = {}  # the run going, when it is a branch (its parent run and step)
         self._details_synced = 0.0  # when the details last followed a reply being written
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
@@ -207,8 +208,9 @@ class LivePane(QWidget):
         self.view.set_pointer(row.get("action") or row.get("action_text"), row.get("pointer"), color)
         self.log_panel.set_pointer(step, row)
         self.corrector.show(run_id, step)
-        self.banner.setText(f"step {step} ({row.get('actor') or 'agent'}) — {row.get('title') or ''} — "
-                            f"{row.get('url') or ''}")
+        there = parent_step_text(self.branch, step)
+        self.banner.setText(f"step {step}" + (f" ({there})" if there else "") + f" ({row.get('actor') or 'agent'}) — "
+                            f"{row.get('title') or ''} — {row.get('url') or ''}")
         self.details.show_step(self.store, self.store.run(run_id), row)
         self.approval.set_away(self.shown_step is not None and self.shown_step != self._asked_step())
         self.stepOpened.emit(step, row)
@@ -293,7 +295,13 @@ class LivePane(QWidget):
         if isinstance(e, ev.RunStarted):
             label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
                      " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
-            self.banner.setText(f"Run {e.run_id}{label}")
+            try:
+                run = self.store.run(e.run_id)
+            except CockpitError:
+                run = {}
+            self.branch = run if continues_text(run) else {}  # a branch: its steps as its parent numbers them
+            branch = continues_text(self.branch)
+            self.banner.setText(f"Run {e.run_id}{label}" + (f" — {branch}" if branch else ""))
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)
         elif isinstance(e, ev.ActionProposed) and self.shown_step is None and (e.target or e.pointer):
@@ -310,8 +318,9 @@ class LivePane(QWidget):
             status = status_text(e.status)  # "refused (stopped at the gate)"
             self.message.emit(f"Run finished ({status})" + (f": {e.answer}" if e.answer else ""), 30000)
             if self.shown_step is None:  # else the pane's caption stays that of the step shown
-                self.banner.setText(f"Run {e.run_id} finished: {status}" + (f" — answer: {e.answer}"
-                                                                             if e.answer else ""))
+                branch = continues_text(self.branch)
+                self.banner.setText(f"Run {e.run_id}" + (f" ({branch})" if branch else "") + f" finished: {status}"
+                                    + (f" — answer: {e.answer}" if e.answer else ""))
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
             if self.live_frame is None:  # it ended before any page was shown: no "Starting the browser…" left
@@ -348,7 +357,8 @@ class LivePane(QWidget):
                 self.corrector.show(self.runs.run_id, e.step)
 
     def _caption_live(self, step: int, stored: bool, title: str, url: str) -> None:
-        what = (f"step {step}: what the model sees" if stored else
+        there = parent_step_text(self.branch, step)
+        what = (f"step {step}" + (f" ({there})" if there else "") + ": what the model sees" if stored else
                 "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
         self.banner.setText(f"{what} — {title} — {url}")
 

@@ -299,9 +299,11 @@ class ReportsPanel(QWidget):
         self.j_progress.setValue(0)
         self.j_start.setEnabled(False)
         self.j_cancel.setEnabled(True)
-        self.j_status.setText(f"Judging {plural(len(ids), 'run')} with {html.escape(self.j_model.text())}…")
+        self._judging = f"Judging {plural(len(ids), 'run')} with {html.escape(self.j_model.text())}…"
+        self.j_status.setText(self._judging)
         options = dict(store_root=self.store.root, config=self.judge_config(), k=self._k(),
                        concurrency=self.j_conc.value(), progress=on_gui_thread(self._on_progress),
+                       stage_progress=on_gui_thread(self._on_stage),
                        redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())
         self.judge_task = run_in_background(lambda: judge_runs_blocking(ids, cancel=cancel, **options),
                                             self._on_done, name="cockpit-judge")
@@ -317,6 +319,11 @@ class ReportsPanel(QWidget):
         self.j_progress.setMaximum(total)
         self.j_progress.setValue(done)
 
+    def _on_stage(self, run_id: str, text: str) -> None:
+        """Where a run's judgement is within it (a WebJudge run's stages), under the line that counts runs."""
+        if self.judge_task is not None:
+            self.j_status.setText(f"{self._judging}<br>{html.escape(run_id)}: {html.escape(text)}")
+
     def _on_done(self, future: concurrent.futures.Future) -> None:
         self.judge_task = self._cancel = None
         self.j_start.setEnabled(True)
@@ -328,8 +335,10 @@ class ReportsPanel(QWidget):
         rep = future.result()
         counts = rep.counts() if hasattr(rep, "counts") else {}
         errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
+        why = [f"{rid}: {r.why}" for rid, r in rep.runs.items() if r.judged and r.verdict is None and r.why][:3]
         self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(
-            f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else ""))
+            f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else "")
+            + (". Undecided: " + "; ".join(why) if why else ""))
         self.refresh()
 
 

@@ -41,6 +41,8 @@ class Labeller(QObject):
         self.opened_blind = False  # the open run's claim was hidden when it was opened (a blind batch's)
         self.pick_target = False  # after W: the next click on a box (or a point) is the right target
         self.queue: list[str] = []
+        self.in_batch = False  # the queue is the annotator's batches' (in batch order)
+        self.list_order = lambda: []  # the ids in the runs list's current order (the panel sets it)
         viewer.stepMoved.connect(self.on_step_moved)
         viewer.view.markClicked.connect(self.on_view_mark)
         viewer.view.pointClicked.connect(self.on_view_point)  # a pixel step's corrected point (W, then a click)
@@ -224,9 +226,16 @@ class Labeller(QObject):
         self.openRequested.emit(nxt)
 
     def upcoming(self) -> str | None:
-        """The run N opens from here, by the queue as last read (None: nothing left)."""
+        """The run N opens from here, by the queue as last read (None: nothing left): outside a batch, the next
+        unlabelled run after this one in the list's current order (its sort), going round at the end."""
         current = self.run["id"] if self.run else None
         queue = self.queue
+        order = {} if self.in_batch else {rid: i for i, rid in enumerate(self.list_order())}
+        if order:  # the list's order; runs the filter hides after those it shows
+            queue = sorted(queue, key=lambda r: order.get(r, len(order)))
+            if current in order and current not in queue:
+                at = sum(1 for r in queue if order.get(r, len(order)) < order[current])
+                queue = queue[at:] + queue[:at]
         if current in queue:  # skipping this one: go on after it (else N would swap between two runs)
             i = queue.index(current)
             queue = queue[i + 1:] + queue[:i]
@@ -238,6 +247,7 @@ class Labeller(QObject):
         who = self.who()
         assigned = self.bar.queue_bar.assigned(who)
         self.queue = assigned if assigned is not None else L.unlabelled_runs(self.store, who) if who else []
+        self.in_batch = assigned is not None
         self.bar.set_queue_mode(assigned is not None)
         self.hiddenRuns.emit(self.bar.queue_bar.blind_runs(who))
 

@@ -127,6 +127,7 @@ class ReviewPanel(QWidget):
         lab.hiddenRuns.connect(b.model.set_hidden_runs)
         lab.labelled.connect(self._on_labelled)
         lab.openRequested.connect(self.show_run)
+        lab.list_order = lambda: b.model.ids
         self.viewer.imageShown.connect(self._show_corrections)
         self.corrector.message.connect(bar.say)
         self.corrector.error.connect(bar.say)

@@ -21,7 +21,7 @@ from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
 from cockpit.core.review.exports import BLIND_NOTE, blind_step
 from cockpit.core.store import labels as L
-from cockpit.core.store.records import end_reason, status_text
+from cockpit.core.store.records import continues_text, end_reason, parent_step_text, status_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
 from cockpit.ui.live.step_details import StepDetails, verdict, who_decided
@@ -211,14 +211,16 @@ class RunViewer(QWidget):
             return
         r, e = self.shown_run(), html.escape
         status = status_text(r["status"])
+        branch = continues_text(r)
         self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "
                             f"{e(r['model'] or '')} · {e(status)} · {plural(r['steps'], 'step')} · run {e(r['id'])}"
-                            f"</span>{others_html}")
+                            + (f" · {e(branch)}" if branch else "") + f"</span>{others_html}")
         answer = r["answer"]
         reason = end_reason(r)  # "stopped by the user…", never an empty "(stopped: )"
         none = f"none ({status}: {reason})" if reason else f"none ({status})"
         self.answer.setText("<b>Final answer:</b> " + (e(answer) if answer is not None else f"<i>{e(none)}</i>"))
-        self.header_line.setText(f"{r['task']} — {status} · {plural(r['steps'], 'step')} · run {r['id']}")
+        self.header_line.setText(f"{r['task']} — {status} · {plural(r['steps'], 'step')} · run {r['id']}"
+                                 + (f" · {branch}" if branch else ""))
         self.answer_line.setText("Final answer: " + (answer if answer is not None else none))
 
     # ---------- stepping ----------
@@ -275,7 +277,9 @@ class RunViewer(QWidget):
         thought = s.get("thought") or ""
         if self.compact and len(thought) > 150:  # a small screen: the whole thought is in the details
             thought = thought[:149] + "…"
-        return (f"<b>Step {s['step']}/{len(self.steps)}</b> ({e(s.get('actor') or 'agent')}) "
+        there = parent_step_text(self.run, s["step"])  # a branch: the step as the run it continues numbers it
+        return (f"<b>Step {s['step']}/{len(self.steps)}</b>" + (f" ({e(there)})" if there else "")
+                + f" ({e(s.get('actor') or 'agent')}) "
                 f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
                 f"<br><i>{e(thought)}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
 

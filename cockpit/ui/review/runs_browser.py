@@ -16,6 +16,9 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QProxyStyle,
+    QStyle,
+    QStyleOptionHeader,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -31,6 +34,20 @@ from cockpit.ui.review.runs_model import RunFilter, RunsTableModel, column
 #: The columns sized to their contents: rows told apart at a glance, shown whole.
 WHOLE = ("started", "id", "status", "steps", "site")
 TASK_WIDTH = 220
+
+
+class SortArrows(QProxyStyle):
+    """The header's sort arrow as people read it: up for ascending (oldest first), down for descending (newest
+    first). Qt's header asks the style for the opposite (a down arrow for ascending), so the list of newest runs
+    first showed an up arrow."""
+    _FLIP = {QStyleOptionHeader.SortUp: QStyleOptionHeader.SortDown,
+             QStyleOptionHeader.SortDown: QStyleOptionHeader.SortUp}
+
+    def drawPrimitive(self, element, option, painter, widget=None):
+        if element == QStyle.PE_IndicatorHeaderArrow and isinstance(option, QStyleOptionHeader):
+            option = QStyleOptionHeader(option)
+            option.sortIndicator = self._FLIP.get(option.sortIndicator, option.sortIndicator)
+        super().drawPrimitive(element, option, painter, widget)
 
 
 class RunsBrowser(QWidget):
@@ -80,6 +97,11 @@ class RunsBrowser(QWidget):
             head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
         head.resizeSection(column("task"), TASK_WIDTH)
         head.setStretchLastSection(True)
+        self._arrows = SortArrows()  # kept: the header does not own its style
+        head.setStyle(self._arrows)
+        self._widths: dict[int, int] = {}
+        self.model.modelAboutToBeReset.connect(self._keep_widths)
+        self.model.modelReset.connect(self._fit_widths)
         self.table.setWordWrap(False)
         self.table.selectionModel().currentRowChanged.connect(self._on_row)
         self.count = QLabel()
@@ -89,6 +111,22 @@ class RunsBrowser(QWidget):
         self._lay.addWidget(self.search)
         self._lay.addWidget(flow_row((*self.filters(), self.count)))  # wraps: every box reads its whole text
         self._lay.addWidget(self.table, 1)
+
+    def _keep_widths(self) -> None:
+        head = self.table.horizontalHeader()
+        if self.model.rowCount():  # (an empty list keeps the widths its rows had)
+            self._widths = {column(k): head.sectionSize(column(k)) for k in WHOLE}
+
+    def _fit_widths(self) -> None:
+        """The columns sized to their rows; when a filter leaves no row, as wide as they were (not as their headers:
+        the columns would jump, and jump back when the filter is cleared)."""
+        head = self.table.horizontalHeader()
+        empty = self.model.rowCount() == 0
+        for key in WHOLE:
+            c = column(key)
+            head.setSectionResizeMode(c, QHeaderView.Interactive if empty else QHeaderView.ResizeToContents)
+            if empty and c in self._widths:
+                head.resizeSection(c, self._widths[c])
 
     def filters(self) -> tuple[QComboBox, ...]:
         return (self.f_site, self.f_model, self.f_status, self.f_human, self.f_judge, self.f_annotator, self.f_since)

@@ -31,6 +31,14 @@ COLUMNS = [  # (header, row key; also the sort key, see cockpit.core.store.queri
 ]
 
 
+def started_text(when: float | None, known=None) -> str:
+    """The Started cell: when the run began; "imported <date>" for an imported run whose source does not say."""
+    if not when:
+        return ""
+    text = dt.datetime.fromtimestamp(when).strftime("%Y-%m-%d %H:%M:%S")
+    return f"imported {text[:16]}" if known == 0 else text
+
+
 def column(key: str) -> int:
     """The table column showing row key `key`."""
     return [k for _, k in COLUMNS].index(key)
@@ -182,7 +190,7 @@ class RunsTableModel(QAbstractTableModel):
         if key == "human" and row.get("adjudicated"):
             value = f"{value or ''} → adjudicated {row['adjudicated']}".strip()
         if key == "started":
-            return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M:%S") if value else ""
+            return started_text(value, row.get("started_known"))
         if key == "task" and row.get("demo"):
             value = f"[demo] {value}"
         if key == "status":

@@ -115,6 +115,7 @@ def test_scripted_verdicts_are_parsed_and_stored_with_model_k_and_prompt_version
         bodies = srv.requests
     assert report.errors == {}
     assert {r: report.runs[r].verdict for r in (ok, bad, odd)} == {ok: 1, bad: 0, odd: None}
+    assert "neither SUCCESS nor NOT SUCCESS" in report.runs[odd].why and not report.runs[ok].why  # #38: why
     assert len(bodies) == 3
     for body in bodies:
         assert body["model"] == JUDGE and body["temperature"] == 0.0

@@ -324,3 +324,20 @@ def test_cli_judges_with_webjudge_and_shows_the_stages(tmp_path):
     assert f"{JUDGE}  k=all  {W.PROMPT_VERSION}: SUCCESS" in shown
     assert "step 1 screenshot: score 1\n" in shown and "step 3 screenshot: score 5 (kept)" in shown
     assert "key points:\n    **Key Points**:\n    1. Vegetarian lasagna recipe" in shown and 'Status: "success"' in shown
+
+
+def test_cli_says_each_stage_of_a_webjudge_run_and_why_it_is_undecided(tmp_path):
+    """#38: progress within a run (key points, each screenshot scored, the outcome), and the reason of an
+    undecided verdict in the progress and the table."""
+    from tests.clitools import cockpit
+    home, run_id = imported_run(tmp_path, 3)
+    scores = {k: score_reply(k, 4) for k in (1, 2, 3)}
+    with ModelServer(rules(scores, outcome="The agent seems to be done.")) as srv:
+        r = cockpit(home, "judge", "--no-canary", run_id, "--protocol", "webjudge", "--base-url", srv.base_url,
+                    "--model", JUDGE, "--concurrency", "1")
+    assert r.returncode == 0, r.stderr
+    said = [line.strip() for line in r.stderr.splitlines() if line.strip().startswith(f"{run_id}: ")]
+    assert said[:5] == [f"{run_id}: key points", f"{run_id}: screenshots 0/3 scored", f"{run_id}: screenshots 1/3 scored",
+                        f"{run_id}: screenshots 2/3 scored", f"{run_id}: screenshots 3/3 scored"], r.stderr
+    assert said[5].startswith(f"{run_id}: outcome") and "no 'Status:' line" in said[6], said
+    assert re.search(rf"{run_id}\s+undecided\s+-\s+undecided: the outcome reply has no 'Status:' line", r.stdout), r.stdout

@@ -331,3 +331,33 @@ def test_one_run_is_one_run(qtbot, store):
     qtbot.addWidget(panel)
     panel.refresh()
     assert panel.assisted.text().startswith("1 run with a known outcome: 0.0% succeeded")
+
+
+def test_webjudge_shows_each_runs_stages_and_why_a_verdict_is_undecided(qtbot, store):
+    """#38: a WebJudge run is three stages and a request per screenshot; the panel says which, as they go, and
+    an undecided verdict says why."""
+    (rid,) = [make_run(store, steps=3, task="task undecided")]
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.j_protocol.setCurrentIndex(panel.j_protocol.findData("webjudge"))
+    shown = []
+    panel.j_status.setText = lambda text, _set=panel.j_status.setText: (shown.append(shown_text(text)), _set(text))
+
+    def respond(body):
+        system = body["messages"][0]["content"]
+        if "list the key points" in system:
+            return "**Key Points**:\n1. Do the task"
+        if "one screenshot" in system:
+            return Reply(text="**Reasoning**: the result.\n\n**Score**: 4", delay=0.1)
+        return "Thoughts: it seems done."  # no Status: line
+    with ModelServer(respond) as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_model.setText("judge-model")
+        assert panel.start_judging() is not None
+        judged(qtbot, panel)
+    stages = [s.split(f"{rid}: ", 1)[1] for s in shown if f"{rid}: " in s and s.startswith("Judging")]
+    assert stages[0] == "key points" and "screenshots 3/3 scored" in stages and stages[-2].startswith("outcome")
+    assert "no 'Status:' line" in stages[-1]
+    assert stages.index("screenshots 1/3 scored") < stages.index("screenshots 3/3 scored")
+    done = shown_text(panel.j_status.text())
+    assert "undecided 1" in done and f"Undecided: {rid}: the outcome reply has no 'Status:' line" in done, done

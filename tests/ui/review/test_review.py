@@ -190,7 +190,7 @@ def test_n_skips_forward_through_the_queue(qtbot, panel, store):
     for _ in range(3):
         qtbot.keyClick(p.viewer.view, Qt.Key_N)  # skip without labelling
         seen.append(p.viewer.run["id"])
-    assert seen == [ids[0], ids[1], ids[2]]  # not ids[0], ids[1], ids[0], ...
+    assert seen == [ids[2], ids[1], ids[0]]  # down the list (newest first, #38), not ids[2], ids[1], ids[2], ...
 
 
 def test_refresh_keeps_the_chosen_filters(qtbot, panel, store):
