@@ -22,8 +22,10 @@ from cockpit.core.tasks.starturl import start_address
 from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
+from cockpit.ui.live import task_memory
 from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
+from cockpit.ui.live.close_question import may_close
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
 from cockpit.ui.live.run_controller import RunController
@@ -55,6 +57,7 @@ class MainWindow(QMainWindow):
         self.bridge = bridge or AgentBridge(self, store_root=store_root)
         self.runs = RunController(self.bridge, self)  # before the panes: they draw the counts it keeps
         self._build(demo)
+        task_memory.restore(self.live.task_bar, self.store.root)  # before the demo fills in what is empty
         self._connect()
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
                                                  "review": self.review.split})
@@ -133,7 +136,7 @@ class MainWindow(QMainWindow):
         live.view.addModeChanged.connect(tb.act_add.setChecked)
         tb.act_settings.triggered.connect(self.open_settings)
         tb.act_open.triggered.connect(live.task_bar.choose_file)
-        tb.act_quit.triggered.connect(self.close)
+        tb.act_quit.triggered.connect(self.quit)
         tb.demo_box.toggled.connect(self._on_demo_toggled)
         if tb.demo_box.isChecked():
             self._on_demo_toggled(True)
@@ -207,6 +210,7 @@ class MainWindow(QMainWindow):
         if state not in (IDLE, STARTING):  # the worker has its browser: a replay too, which starts no run
             self.status.browser.setText("browser: running")
         self.live.on_state(state)
+        self.status.on_state(state, self.runs.latest_step + 1)
         self._update_controls()
 
     def _on_failed(self, message: str) -> None:
@@ -280,6 +284,7 @@ class MainWindow(QMainWindow):
             agent.hops = tracker_for(extra)
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
                        task_extra=extra or None, human=human)
+        task_memory.remember(self.live.task_bar, self.store.root)
         started = self._launch(spec, "Starting the browser for your attempt…" if human else "Starting the browser…",
                                paused=paused)
         if note:  # "'example.com' has no scheme; opening https://example.com", as `cockpit run` says it
@@ -403,13 +408,23 @@ class MainWindow(QMainWindow):
             self._placed = True
             keep_on_screen_once_framed(self)
 
+    def quit(self) -> None:
+        """Ctrl+Q: as the title bar's close button, a run going on is asked about first."""
+        if may_close(self, self.bridge.busy and not self.runs.closed, self.runs.latest_step):
+            self.close()
+
     def closeEvent(self, event) -> None:
+        if event.spontaneous() and not may_close(self, self.bridge.busy and not self.runs.closed,
+                                                 self.runs.latest_step):
+            event.ignore()  # the person closed it (the window manager) and chose Cancel: the run goes on
+            return
         # The stopped run's last events are queued for this window; they must not reach its closed store.
         for signal, slot in (() if self.runs.closed else self._bridge_slots):  # a second close: done already
             with contextlib.suppress(RuntimeError, TypeError):
                 signal.disconnect(slot)
         self.runs.close()
         self.layout_memory.save()
+        task_memory.remember(self.live.task_bar, self.store.root)
         try:
             save_settings(self.settings)
         except CockpitError as e:

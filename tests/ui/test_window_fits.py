@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLabel,
     QMenu,
+    QMessageBox,
     QPushButton,
     QSizePolicy,
     QWidget,
@@ -195,6 +196,10 @@ def _demo_run(qtbot, w, states: States) -> None:
     wait(qtbot, w, lambda: any(w.live.log_panel.items[n].text(0).endswith("(you)") for n in w.live.log_panel.items),
           "the human step")
     states.check("take-over, a human step")
+    seen = states.look_at(qtbot, QMessageBox, "closing mid-run: the question", lambda m: m.button(
+        QMessageBox.Cancel).click())
+    shortcut(qtbot, w, "Ctrl+Q")  # a run is going on: asked first; Cancel
+    states.reached("closing mid-run: the question", bool(seen) and w.isVisible(), "the question")
     shortcut(qtbot, w, "Shift+F5")
     qtbot.waitUntil(lambda: run_over(w), timeout=LONG)
     shortcut(qtbot, w, "Ctrl+Shift+H")  # your own attempt at the demo's task (Run ▸ Attempt it yourself…)

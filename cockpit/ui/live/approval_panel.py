@@ -61,7 +61,7 @@ class ApprovalPanel(QFrame):
         self.edit = QLineEdit(placeholderText="Edit the action, e.g. Click [7] — or click a box on the screenshot")
         self.edit.setVisible(False)
         self.edit.returnPressed.connect(self._on_edit_run)
-        self.edit.textEdited.connect(lambda _t: self._clear_error())  # an old error is about old text
+        self.edit.textChanged.connect(lambda _t: self._check_edit())  # as it is typed, or a box clicked
         self.edit.installEventFilter(self)  # Esc in the field cancels the edit
         self.edit_hint = wrap_within(WrappedLabel(EDIT_HINT))  # what Approve does with an edited action, and the boxes
         self.edit_hint.setVisible(False)
@@ -226,8 +226,7 @@ class ApprovalPanel(QFrame):
             text = re.sub(r"\[\s*\d+\s*\]", f"[{mark_id}]", text, count=1)
         else:
             text = f"Click [{mark_id}]"
-        self.edit.setText(text)
-        self._clear_error()  # it was about the text before this box
+        self.edit.setText(text)  # checked again: an old error was about the text before this box
         self.edit.setFocus()  # Enter approves it, Esc goes back to the agent's action
 
     def eventFilter(self, obj, event) -> bool:  # noqa: N802 (Qt's name)
@@ -269,7 +268,7 @@ class ApprovalPanel(QFrame):
     def revert_edit(self) -> None:
         """The agent's action back in the edit field."""
         self.edit.setText(self.request.display if self.request is not None else "")
-        self._clear_error()
+        self._check_edit()
 
     def _show_error(self, text: str) -> None:
         """What is wrong with the edited action, in place of the hint (the panel keeps its height at 700 px)."""
@@ -280,11 +279,30 @@ class ApprovalPanel(QFrame):
     def _clear_error(self) -> None:
         self.error.setVisible(False)
         self.edit_hint.setVisible(self.edit.isVisible())
+        self.approve_btn.setEnabled(True)
+        self.approve_btn.setToolTip("")
+
+    def _check_edit(self) -> None:
+        """While the action is typed: a box not on the screenshot (or an answer) is said under the field at once,
+        and Approve waits until it is fixed (#38: it was said only on Approve). Text that is not an action yet
+        (half typed) is left alone; Approve says what is wrong with it."""
+        self._clear_error()
+        if not self.edit.isVisibleTo(self) or self.request is None:
+            return
+        try:
+            why = _edit_problem(parse_action(self.edit.text()), self.request.boxes)
+        except ActionParseError:
+            return
+        if why:
+            self._show_error(why)
+            self.approve_btn.setEnabled(False)
+            self.approve_btn.setToolTip(f"Fix the action first: {why}")
 
     def _set_editing(self, on: bool) -> None:
         for w in (self.edit, self.edit_hint, self.revert_btn, self.cancel_btn):
             w.setVisible(on)
         self.edit_btn.setVisible(not on)
+        self._check_edit()
 
     def _on_edit_run(self) -> None:
         if self.request is not None and self.edit.text().strip() == self.request.display:
@@ -295,10 +313,7 @@ class ApprovalPanel(QFrame):
         except ActionParseError as e:
             self._show_error(str(e))
             return
-        if action.kind == "answer":
-            self._show_error("use Reject with a message to end the run; an edited action cannot answer")
-            return
-        if why := off_screenshot(action, self.request.boxes if self.request is not None else None):
+        if why := _edit_problem(action, self.request.boxes if self.request is not None else None):
             self._show_error(why)  # it would fail and spend a step
             return
         self._decide(Decision(True, f"human:{self.user}", action=action))
@@ -308,3 +323,10 @@ class ApprovalPanel(QFrame):
             decision = dataclasses.replace(decision, key=self.request.key)
         self.close_request()
         self.decided.emit(decision)
+
+
+def _edit_problem(action: Action, boxes: int | None) -> str:
+    """Why an edited action cannot be approved ("" when it can): it answers, or names a box not on the screenshot."""
+    if action.kind == "answer":
+        return "use Reject with a message to end the run; an edited action cannot answer"
+    return off_screenshot(action, boxes)

@@ -31,6 +31,7 @@ from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
+from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
 from cockpit.ui.live.step_details import StepDetails
 from cockpit.ui.live.step_log import StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
@@ -41,6 +42,7 @@ from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
+GATE_LINES = 5  # the step's details at the gate: its thought and action readable, the question's buttons in view
 IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo and press Run."
 NO_STEP = "Start a run, or pick a step in the log: marks are corrected on a step's screenshot."
 
@@ -310,8 +312,11 @@ class LivePane(QWidget):
             else:
                 self.view.set_highlight(e.target, HIGHLIGHT_AGENT)
         elif isinstance(e, ev.ApprovalDecided) and e.message == TOOK_OVER:
-            self.message.emit(f"You have the browser. The agent's action at step {e.step} ({e.action}) was not "
-                              "run: it is recorded as rejected, and the agent will be told.", 30000)
+            self.message.emit(f"{YOU_HAVE_IT}the agent's action at step {e.step} ({e.action}) was not run: it is "
+                              "recorded as rejected, and the agent will be told.", WHILE_IT_LASTS)
+        elif isinstance(e, ev.ActionExecuted) and e.actor == "human" and self.bridge.taken_over:
+            done = e.message.split("; ")[0] if e.ok else f"your action failed: {e.message}"
+            self.message.emit(f"{YOU_HAVE_IT}step {e.step} (yours): {done}", WHILE_IT_LASTS)
         elif isinstance(e, ev.StepFinished) and e.actor == "human":
             self.takeover.set_busy(False)
         elif isinstance(e, ev.RunFinished):
@@ -391,6 +396,7 @@ class LivePane(QWidget):
         both = self.takeover.isVisibleTo(self) and self.approval.isVisibleTo(self)
         self.approval.set_compact(both)
         self.details.setVisible(not both)
+        self.details.keep_lines(GATE_LINES if self.approval.isVisibleTo(self) else 2)  # the thought at the gate
 
     def on_replayed(self, step: int, what: str) -> None:
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")

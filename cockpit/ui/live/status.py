@@ -1,7 +1,9 @@
 """The window's status bar, built from small items that each show one thing (as qutebrowser's is).
 
 - the message: the latest news ("Run finished (answered): …", "Enter a task first."), on one line, cut with
-  "…" and whole in its tooltip. It expires, and a new run clears it: it never describes an older state.
+  "…" and whole in its tooltip. It expires, and a new run clears it: it never describes an older state. During a
+  take-over it says what is happening now ("You have the browser — …", your last action) for as long as the
+  take-over lasts, and handing back says where the agent goes on (#38: the news of the gate stayed meanwhile).
 - the state (idle, running, waiting for you…), the run's row and budget, its tokens and cost, planning's
   cost (the look-ahead's label), the time it has run, and the browser's state: each a label of its own to the
   right, which the message never overlaps (it takes only the room they leave).
@@ -12,8 +14,13 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
 from cockpit.ui.elide import ElidedLabel
+from cockpit.ui.live.bridge import RUNNING, TAKEN_OVER
 
 MESSAGE_MS = 15000  # how long news stays, unless said otherwise
+WHILE_IT_LASTS = 0  # `say`'s ms: the news stays until other news replaces it (a take-over's)
+YOU_HAVE_IT = "You have the browser — "
+TAKEN_OVER_NEWS = (YOU_HAVE_IT + "click a box on the screenshot (or a point) and an action; Hand back (F9) "
+                   "lets the agent go on")
 
 
 class RunStatus(QObject):
@@ -31,18 +38,36 @@ class RunStatus(QObject):
             bar.addPermanentWidget(w)
         self._expiry = QTimer(self, singleShot=True)
         self._expiry.timeout.connect(self.clear)
+        self._lasting = False  # the news stays until replaced (WHILE_IT_LASTS)
+        self._state = ""
 
     def say(self, text: str, ms: int = MESSAGE_MS) -> None:
-        """Show `text` (its first line) for `ms` milliseconds."""
+        """Show `text` (its first line) for `ms` milliseconds (WHILE_IT_LASTS: until other news)."""
         self.message.setText(text.splitlines()[0] if text else "")
-        self._expiry.start(ms)
+        self._lasting = ms == WHILE_IT_LASTS
+        if self._lasting:
+            self._expiry.stop()
+        else:
+            self._expiry.start(ms)
 
     def current(self) -> str:
-        return self.message.fullText() if self._expiry.isActive() else ""
+        return self.message.fullText() if (self._expiry.isActive() or self._lasting) else ""
 
     def clear(self) -> None:
         self._expiry.stop()
+        self._lasting = False
         self.message.setText("")
+
+    def on_state(self, state: str, next_step: int) -> None:
+        """The run's state changed: a take-over says the person has the browser; handing back (F9, or Run) says
+        at which step the agent goes on; a take-over that ended otherwise (Stop) leaves no news of it."""
+        if state == TAKEN_OVER and self._state != TAKEN_OVER:
+            self.say(TAKEN_OVER_NEWS, WHILE_IT_LASTS)
+        elif self._state == TAKEN_OVER and state == RUNNING:
+            self.say(f"Handed back: the agent goes on at step {next_step}")
+        elif self._state == TAKEN_OVER and state != TAKEN_OVER and self._lasting:
+            self.clear()
+        self._state = state
 
     def set_elapsed(self, seconds: int | None) -> None:
         self.time.setText("" if seconds is None else f"{seconds // 60}:{seconds % 60:02d}")

@@ -77,13 +77,19 @@ class StepDetails(QTabWidget):
         self.currentChanged.connect(self._render_messages)
         self.currentChanged.connect(lambda *_: self.currentWidget() is self.page and self.page.render())
 
+    def keep_lines(self, lines: int) -> None:
+        """Show at least `lines` lines of the step (at the gate: its thought and action, #38), the tab bar above."""
+        for w in (self.summary, self.messages, self.raw, self.page):
+            w.setMinimumHeight(lines * w.fontMetrics().lineSpacing() + 2 * w.frameWidth() + 8)
+
     def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
         """A step still going: what is known of it so far, until it is stored."""
         e = html.escape
-        self.summary.setHtml(f"<h3>Step {step}</h3><p><i>In progress: its page, thought and messages show "
-                             "here once it is done.</i></p><table cellpadding=3>"
+        # what is known first (at the gate: the thought and the action, in a few lines on a 700-pixel screen)
+        self.summary.setHtml(f"<b>Step {step}</b><table cellpadding=2>"
                              + "".join(f"<tr><td valign=top><b>{e(k)}</b></td><td>{e(v)}</td></tr>" for k, v in facts)
-                             + "</table>")
+                             + "</table><p><i>In progress: its page and the messages sent show here once it is "
+                             "done.</i></p>")
         self._pending_messages = None
         self.messages.clear()
         self.raw.clear()

@@ -91,6 +91,13 @@ class StepLogPanel(QTreeWidget):
         h.sectionResized.connect(self._on_section_resized)
         self.items: dict[int, QTreeWidgetItem] = {}
         self.currentItemChanged.connect(self._on_current)
+        # The newest row stays in view as rows come and grow (a take-over's, the run's end), unless the person
+        # scrolled up to read: scrolling back to the bottom follows again (#38).
+        self.setVerticalScrollMode(QTreeWidget.ScrollPerPixel)
+        self.at_end = True
+        bar = self.verticalScrollBar()
+        bar.actionTriggered.connect(lambda _a: setattr(self, "at_end", bar.sliderPosition() >= bar.maximum() - 4))
+        bar.rangeChanged.connect(lambda *_: self.at_end and self.scrollToBottom())
 
     def _on_section_resized(self, column: int, _old: int, _new: int) -> None:
         if column == 1 and not self._fitting:
@@ -120,6 +127,7 @@ class StepLogPanel(QTreeWidget):
     def clear_run(self) -> None:
         self.clear()
         self.items.clear()
+        self.at_end = True
 
     def item(self, step: int) -> QTreeWidgetItem:
         if step not in self.items:
@@ -131,10 +139,14 @@ class StepLogPanel(QTreeWidget):
             if following:
                 # The newest row becomes current, silently (the window shows it once its texts are in); a row
                 # the human picked stays picked. Focus arriving in the list must not jump to step 1 either.
+                where = self.verticalScrollBar().value()
                 self.blockSignals(True)
-                self.setCurrentItem(it)
+                self.setCurrentItem(it)  # which scrolls to it: not when the person scrolled up to read
                 self.blockSignals(False)
-                self.scrollToItem(it)
+                if not self.at_end:
+                    self.verticalScrollBar().setValue(where)
+            if self.at_end:
+                self.scrollToBottom()
         return self.items[step]
 
     def current_step(self) -> int | None:
@@ -147,11 +159,14 @@ class StepLogPanel(QTreeWidget):
         return step is None or not self.items or step == max(self.items)
 
     def row_facts(self, step: int) -> list[tuple[str, str]]:
-        """What the row says so far (action, decision, outcome): the details of a step not yet stored."""
+        """What the row says so far (thought, action, decision, outcome): the details of a step not yet stored."""
         it = self.items.get(step)
         if it is None:
             return []
-        return [(COLS[c].capitalize(), it.text(c)) for c in (1, 2, 3) if it.text(c)]
+        thought = next((it.child(i).data(2, Qt.UserRole) for i in range(it.childCount())
+                        if it.child(i).data(1, Qt.UserRole) == "thought"), "")
+        return ([("Thought", thought)] if thought else []) + [(COLS[c].capitalize(), it.text(c)) for c in (1, 2, 3)
+                                                              if it.text(c)]
 
     def add_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.StepStarted):
@@ -294,6 +309,7 @@ class StepLogPanel(QTreeWidget):
         flat = text.replace(chr(10), " ")
         c.setText(0, "thought: " + (flat if len(flat) <= 400 else "…" + flat[-400:]))
         c.setToolTip(0, tip(text, "see the step's details"))
+        c.setData(2, Qt.UserRole, text)  # whole: the details of a step still going (at the gate) show it
 
     def select_step(self, step: int) -> None:
         if step in self.items:

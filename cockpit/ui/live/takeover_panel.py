@@ -5,13 +5,17 @@ picks that point, for a click or typing at the point as a pixel action; the butt
 to the agent's thread, where they run and are recorded as human steps. Using
 an action, or a new look at the page, forgets the target and the typed text:
 box numbers are the old page's.
+
+The panel holds still: picking a target changes texts, never where the buttons are (the Click button is as wide
+as its widest text, the line above as tall as its longest), and the mouse wheel over it does nothing, where it
+scrolled the panel away from under the pointer (#38).
 """
 from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import Signal
-from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
+from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton, QSizePolicy
 
 from cockpit.core.actions.grammar import Action
 from cockpit.ui.flow_layout import flow_row
@@ -29,9 +33,10 @@ class TakeOverPanel(QFrame):
         self.target: int | None = None
         self.point: tuple[int, int] | None = None  # a point picked instead of a box
         g = QGridLayout(self)
-        self.info = QLabel("<b>You have the browser.</b> Click a box on the screenshot to pick a target.")
-        self.info.setWordWrap(True)
+        self.info = _SteadyLabel("<b>You have the browser.</b> Click a box on the screenshot to pick a target.")
         self.click_btn = QPushButton("Click target")
+        fm = self.click_btn.fontMetrics()  # as wide as "Click (1279, 1023)": the field beside it stays put
+        self.click_btn.setMinimumWidth(fm.horizontalAdvance("Click (0000, 0000)") + 24)
         self.text = QLineEdit(placeholderText="text to type into the target")
         self.type_btn = QPushButton("Type")
         self.enter_btn = QPushButton("Press Enter")
@@ -65,6 +70,10 @@ class TakeOverPanel(QFrame):
         self.hand_btn.clicked.connect(self.hand_back)
         self.set_target(None)
         self.setVisible(False)
+
+    def wheelEvent(self, event) -> None:  # noqa: N802 (Qt's name)
+        """The wheel over the panel's buttons and fields: nothing moves (it scrolled the panel under the pointer)."""
+        event.accept()
 
     def set_target(self, mark_id: int | None, label: str = "") -> None:
         self.target, self.point = mark_id, None
@@ -114,3 +123,28 @@ class TakeOverPanel(QFrame):
         note = self.note.text()
         self.note.clear()
         self.handBack.emit(note)
+
+
+class _SteadyLabel(QLabel):
+    """A wrapped label as tall as its longest text needs (three lines), whatever it says now: the rows below it
+    keep their place when a target is picked."""
+
+    LINES = 3
+
+    def __init__(self, text: str):
+        super().__init__(text)
+        self.setWordWrap(True)
+        self.setAlignment(Qt.AlignLeft | Qt.AlignTop)
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Fixed)
+
+    def hasHeightForWidth(self) -> bool:  # noqa: N802 (Qt's name)
+        return False
+
+    def _height(self) -> int:
+        return self.LINES * self.fontMetrics().lineSpacing() + 2 * self.margin() + 2
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(super().sizeHint().width(), self._height())
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        return QSize(super().minimumSizeHint().width(), self._height())

@@ -161,7 +161,7 @@ def test_taking_over_at_the_gate_drops_the_question_and_acts_at_once_on_the_page
     assert "Checkout" in w.live.banner.fullText() and w.status.state.text() == "taken over"
     row = w.live.log_panel.items[asked.step]
     assert row.text(2) == "rejected by ada" and row.text(3) == f"rejected: {TOOK_OVER}"
-    assert f"The agent's action at step {asked.step} ({asked.display}) was not run" in w.status.current()
+    assert f"You have the browser — the agent's action at step {asked.step} ({asked.display}) was not run" in w.status.current()
     assert w.height() <= 700 and w.width() <= 1024, (w.width(), w.height())
     assert _seen(w.live.takeover.hand_btn) and w.live.details.isVisible()  # nothing steps aside any more
     home = next(m for m in w.live.view.marks() if m.tag == "a" and m.text.startswith("Demo"))
