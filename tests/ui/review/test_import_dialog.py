@@ -87,7 +87,7 @@ def test_detected_imported_reported_and_shown_in_review(qtbot, window, tmp_path)
     dlg = open_dialog(qtbot, window)
     imported(qtbot, dlg)
     assert dlg.message.fullText().startswith("Imported 0 runs, skipped 3 already imported")
-    assert "skipped:" in dlg.report.toPlainText() and f"{results / 'm000'}: imported before" in dlg.report.toPlainText()
+    assert "skipped:" in dlg.report.toPlainText() and f"{results / 'm000'}: already imported as run " in dlg.report.toPlainText()
 
 
 def test_each_kind_shows_its_own_options(qtbot, window, tmp_path):
