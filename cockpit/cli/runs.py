@@ -167,7 +167,7 @@ def _show_judgements(store, run_id: str, as_json: bool) -> int:
 
 def _show(store, run_id: str, as_json: bool) -> int:
     from cockpit.core.agent.approval import verdict
-    from cockpit.core.store.records import outcome_text, status_text
+    from cockpit.core.store.records import continues_text, outcome_text, parent_step_text, status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
@@ -177,13 +177,17 @@ def _show(store, run_id: str, as_json: bool) -> int:
     run, steps = store.run_record(run_id), store.step_records(run_id)
     print(f"run {run.id}  [{status_text(run.status)}]  model {run.model}{'  (demo policy)' if run.demo else ''}")
     print(f"task: {run.task}\nurl:  {run.url}")
+    if continues := continues_text({"parent_run": run.parent_run, "parent_step": run.parent_step}):
+        print(f"{continues} (its step 1 is that run's step {run.parent_step})")
     for line in _setup_lines(run.config if isinstance(run.config, dict) else {}):
         print(line)
     imported = (run.source or "") not in ("", "cockpit")  # a WebVoyager folder records no URLs, risks or outcomes
     if imported:
         print(f"imported from {run.source}: its steps record no addresses, risks or outcomes")
     for s in steps:
-        print(f"\nstep {s.step}" + (f"  {s.url}" if s.url else ""))
+        print(f"\nstep {s.step}" + (f" ({there})" if (there := parent_step_text(
+            {"parent_run": run.parent_run, "parent_step": run.parent_step}, s.step)) else "")
+              + (f"  {s.url}" if s.url else ""))
         if s.thought:
             print(f"  thought:  {_clip(s.thought)}")
         print(f"  action:   {s.action or s.action_text or '(none)'}" + (f"   [{s.risk}]" if s.risk else ""))

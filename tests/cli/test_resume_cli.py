@@ -127,3 +127,9 @@ def test_a_branch_asks_as_its_parent_did_unless_told_otherwise(site, tmp_path):
         return store.run(run_id)["config"]["agent"]["approval_policy"]
     with Store(home) as store:
         assert policy(asked) == "every" and policy(told) == "never"
+    # `cockpit runs BRANCH` says where the branch goes on from, and each step's number in its parent
+    branch = re.search(r"^\d{8}-\d{6}-[0-9a-f]+$", asked.stdout, re.M).group(0)
+    shown = cockpit(home, "runs", branch)
+    assert shown.returncode == 0, shown.stderr
+    assert f"continues run {parent} at step 2 (its step 1 is that run's step 2)" in shown.stdout
+    assert f"\nstep 1 (run {parent}'s step 2)" in shown.stdout, shown.stdout
