@@ -36,6 +36,7 @@ def test_an_attempt_from_the_run_menu_records_human_steps_and_the_answer(qtbot, 
     assert w.live.takeover.click_btn.text() == f"Click [{link.id}]"
     w.live.takeover.click_btn.click()  # step 2: a click on a link
     qtbot.waitUntil(lambda: len(records(w)[1]) == 2 and w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+    qtbot.waitUntil(lambda: w.status.steps.text() == "row 2 · your attempt, 2 steps", timeout=5000)  # no agent
 
     w.live.attempt_bar.text.setText("The cheapest mug costs $4.99")
     w.live.attempt_bar.answer_btn.click()
