@@ -49,13 +49,20 @@ def server_gone(cfg: ModelConfig, timeout: float = 1.0) -> bool:
         return True
 
 
-def gone_text(asked: ModelConfig, now: ModelConfig | None, use_current: str) -> tuple[str, bool]:
+def gone_text(asked: ModelConfig, now: ModelConfig | None, use_current: str,
+              same_way: bool = False) -> tuple[str, bool]:
     """What to say when nothing answers at the run's server: (the text, whether the current settings are offered,
-    named by the button `use_current`)."""
+    named by the button `use_current`). `same_way`: the current model is offered only when it answers the way
+    the run's did (marks or the same pixel dialect): re-ask sends the step's recorded prompt as it was."""
     url = asked.display_url
     said = (f"The run's model server is gone: nothing answers at {url} any more"
             + (" (a server started for a session, such as the demo policy's, ends with it)."
                if apikeys.is_local(url) else "."))
+    if same_way and now is not None and (now.pixel, now.dialect if now.pixel else "") != (
+            asked.pixel, asked.dialect if asked.pixel else ""):
+        return said + (f" The current model ({describe(now)}) answers another way than this step was asked "
+                       f"({describe(asked).split(' (', 1)[-1].rstrip(')')}): set such a model in Model… "
+                       "(Ctrl+,) to re-ask it."), False
     if now is not None and (now.base_url or "", now.model) != (asked.base_url or "", asked.model):
         return said + f" Press “{use_current}” to ask {now.model} at {now.display_url} instead.", True
     return said + " Start that server again, or set another one in Model… (Ctrl+,).", False

@@ -194,3 +194,21 @@ def test_the_label_bar_keeps_each_label_on_the_row_of_its_field(qtbot, window_fa
         top, bottom = field.mapTo(bar, QPoint(0, 0)).y(), field.mapTo(bar, QPoint(0, field.height())).y()
         assert label.isVisible() and field.isVisible() and top <= lc <= bottom, (text, lc, top, bottom)
         assert label.mapTo(bar, label.rect().topRight()).x() <= field.mapTo(bar, field.rect().topLeft()).x()
+
+
+def test_reask_does_not_offer_a_model_that_answers_another_way(qtbot, window_factory, tmp_path, screen_size):
+    """The run asked with marks; the current model is a pixel model (walkthrough: a UI-TARS model was offered for
+    a Set-of-Mark step): re-ask sends the recorded prompt, so the person is told why nothing is offered."""
+    from cockpit.core.llm.client import ModelConfig
+    screen_size(1024, 700)
+    with Store(tmp_path / "home") as s:
+        rid = stored_run_of(s, "http://127.0.0.1:9/v1")  # port 9: nothing there
+    w = window_factory()
+    w.settings.model = ModelConfig(base_url="http://127.0.0.1:9/v1", model="ui-tars-1.5-7b", dialect="uitars",
+                                   coords="qwen", max_retries=0)
+    dlg = open_reask_at_step_1(qtbot, w, rid)
+    dlg.send_btn.click()
+    qtbot.waitUntil(lambda: dlg.send_btn.isEnabled() and bool(dlg.verdict.text()), timeout=8_000)
+    said = shown_text(dlg.verdict.text())
+    assert "model server is gone" in said and "answers another way than this step was asked (Set-of-Mark)" in said
+    assert not dlg.use_current_btn.isVisible()
