@@ -13,6 +13,7 @@ from collections import Counter
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
 
+from cockpit.core.review.key_points import suggested_verdict, suggestion_text
 from cockpit.core.store.adjudications import final_key_points
 from cockpit.ui.plaintext import tip
 
@@ -41,6 +42,7 @@ class FinalKeyPoints(QWidget):
         self.final: dict[int, int | None] = {}
         self.step: int | None = None
         self.enabled_for_run = False
+        self.source = ""
         self.note = QLabel()
         self.note.setTextFormat(Qt.PlainText)
         self.note.setWordWrap(True)
@@ -71,9 +73,7 @@ class FinalKeyPoints(QWidget):
             self.final = majority(self.points, ticks, len(people))
             source = "the annotators' majority until you change it"
         self.enabled_for_run = bool(item) and bool(self.points)
-        self.note.setText(f"Key points, each annotator's ticks and the final ones ({source}; click a final cell or "
-                          "press Ctrl+1…9 to mark it met at the step shown):" if self.points else
-                          "Key points: none for this task (type them in Review with K)" if item else "")
+        self.source = source if self.points else ("none for this task (type them in Review with K)" if item else "")
         self.table.setVisible(bool(self.points))
         self.table.setColumnCount(len(people) + 2)
         self.table.setHorizontalHeaderLabels(["Key point", *people, "Final"])
@@ -91,6 +91,7 @@ class FinalKeyPoints(QWidget):
         for c in range(1, len(people) + 2):
             head.setSectionResizeMode(c, QHeaderView.ResizeToContents)
         self.table.resizeRowsToContents()
+        self._say()
 
     def _show_final(self, r: int) -> None:
         step = self.final.get(r)
@@ -99,6 +100,19 @@ class FinalKeyPoints(QWidget):
         cell.setToolTip("Click (or Ctrl+%d) to mark it met at the step shown, or not met" % (r + 1) if r < 9 else
                         "Click to mark it met at the step shown, or not met")
         self.table.setItem(r, self.table.columnCount() - 1, cell)
+        self._say()
+
+    def _say(self) -> None:
+        if not self.points:
+            self.note.setText(f"Key points: {self.source}" if self.source else "")
+            return
+        self.note.setText(f"Key points, each annotator's ticks and the final ones ({self.source}; a click on a final "
+                          f"cell or Ctrl+1…9 marks it met at the step shown). Final: "
+                          f"{suggestion_text(self.met(), len(self.points))} (A takes it)")
+
+    def suggested(self) -> str | None:
+        """The verdict the final key points suggest (None without key points)."""
+        return suggested_verdict(self.met(), len(self.points))
 
     def toggle(self, i: int) -> None:
         """Key point i met at the step shown, or (met already) not met."""

@@ -36,7 +36,7 @@ from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
 from cockpit.ui.review.key_points_box import TYPE_KEY, KeyPointsBox
-from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
+from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, SUGGESTION_KEY, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
@@ -120,6 +120,7 @@ class ReviewPanel(QWidget):
         bar.annotatorChanged.connect(lambda _name: self.adj_bar.adjudicating and self.refresh())  # a QA reviewer?
         self.key_points.message.connect(bar.say)
         self.key_points.counted.connect(self._on_key_points_counted)
+        self.key_points.counted.connect(lambda met, total, _t: bar.set_suggestion(met, total))
         self.viewer.stepMoved.connect(self._on_step_moved)
         bar.blindToggled.connect(self._on_blind)
         bar.axisPicked.connect(lab.axis_picked)
@@ -157,6 +158,8 @@ class ReviewPanel(QWidget):
             sc(key, lambda x=verdict: self.label(x))
         sc(NOT_EXECUTABLE_KEY, lambda: self.label(L.NOT_EXECUTABLE))
         sc("N", lab.next_unlabelled)
+        sc(SUGGESTION_KEY, lambda: self.adjudication.pick(self.adjudication.points.suggested() or "")
+           if self.adj_bar.adjudicating else self.label_bar.accept_suggestion())
         sc(TYPE_KEY, self.key_points.type_points)
         for i in range(1, 10):
             sc(f"Ctrl+{i}", lambda i=i: (self.adjudication.points if self.adj_bar.adjudicating

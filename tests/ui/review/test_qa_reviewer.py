@@ -58,7 +58,8 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     p.go(3)  # step 4 on screen
     press(qtbot, p, Qt.Key_3, Qt.ControlModifier)
     assert column(t, 3) == ["✓ step 2", "not met", "✓ step 4"]
-    press(qtbot, p, Qt.Key_F)
+    assert "Final: 2 of 3 key points met: suggests failure (A takes it)" in view.points.note.text()
+    press(qtbot, p, Qt.Key_A)  # the final key points' suggestion
     assert view.fail.isChecked() and not view.why.isEnabled()
     view.rationale.setText("the home store was never saved")
     view.record_btn.click()
