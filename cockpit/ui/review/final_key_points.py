@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections import Counter
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QLabel,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cockpit.core.review.key_points import suggested_verdict, suggestion_text
 from cockpit.core.store.adjudications import final_key_points

@@ -8,8 +8,8 @@ from cockpit.core.store import Store
 from cockpit.core.store import key_points as KP
 from cockpit.core.store import labels as lb
 from cockpit.core.store.adjudications import adjudications, final_key_points, set_adjudication
-from tests.core.store.bundle_helpers import bundle, label, make_runs, ok
 from tests.clitools import cockpit
+from tests.core.store.bundle_helpers import bundle, label, make_runs, ok
 
 POINTS = ["Find the store", "Set it as home"]
 
@@ -54,8 +54,7 @@ def test_a_bundle_round_trips_ticks_typed_points_and_the_final_ones(tmp_path):
     with Store(home) as a, Store(other) as b:
         for s in (a, b):
             assert KP.typed(s, "t--r1") == POINTS
-        strip = lambda rows: [{k: v for k, v in r.items()} for r in rows]  # noqa: E731
-        assert strip(KP.ticks(b, "r1")) == strip(KP.ticks(a, "r1"))
+        assert KP.ticks(b, "r1") == KP.ticks(a, "r1") and len(KP.ticks(a, "r1")) == 2
         assert adjudications(b) == adjudications(a)
         assert [p["step"] for p in final_key_points(adjudications(b, "r1")[0])] == [1, None]
         assert adjudications(b, "r2")[0]["category"] == "Login wall"
