@@ -20,12 +20,14 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFrame,
     QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
     QPushButton,
     QRadioButton,
+    QScrollArea,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -94,18 +96,31 @@ class AdjudicationView(QWidget):
         self.message.setTextFormat(Qt.PlainText)
         self.message.setStyleSheet("color:#b00020")
         self.message.setWordWrap(True)
+        self._build()
+        self.show_item(None)
+
+    def _build(self) -> None:
         form = QHBoxLayout()
         form.addWidget(self.rationale, 1)
+        seen = QWidget()  # what the annotators said: scrolls on a short screen, the form below stays whole
+        sl = QVBoxLayout(seen)
+        sl.setContentsMargins(0, 0, 0, 0)
+        sl.addWidget(self.summary)
+        sl.addWidget(self.table)
+        sl.addWidget(self.points)
+        self.said = QScrollArea()
+        self.said.setWidgetResizable(True)
+        self.said.setFrameShape(QFrame.NoFrame)
+        self.said.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
+        self.said.setWidget(seen)
+        self.said.setMinimumHeight(60)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
-        lay.addWidget(self.summary)
-        lay.addWidget(self.table)
-        lay.addWidget(self.points)
+        lay.addWidget(self.said, 1)
         lay.addWidget(flow_row((QLabel("Adjudicated verdict:"), self.success, self.fail, self.not_executable,
                                 self.why, self.record_btn)))
         lay.addLayout(form)
         lay.addWidget(self.message)
-        self.show_item(None)
 
     def show_item(self, item: dict | None) -> None:
         """Show a to_adjudicate item (None: the open run has nothing to adjudicate)."""

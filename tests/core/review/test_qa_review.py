@@ -22,7 +22,7 @@ POINTS = ["Open the store locator", "Search near 90028", "Set it as the home sto
 
 
 @pytest.fixture
-def home(tmp_path):
+def qa_home(tmp_path):
     with Store(tmp_path) as s:
         for i, rid in enumerate(("r1", "r2", "r3")):
             s.new_run(NewRun("Set the Gamestop near 90028 as my home store", "http://example.test/", run_id=rid,
@@ -42,8 +42,8 @@ def home(tmp_path):
     return tmp_path
 
 
-def test_not_executable_against_a_failure_is_a_disagreement_never_a_failure(home):
-    with Store(home) as s:
+def test_not_executable_against_a_failure_is_a_disagreement_never_a_failure(qa_home):
+    with Store(qa_home) as s:
         listed = {d["run_id"]: d for d in disagreements(s)}
         assert "r1" in listed and listed["r1"]["annotators_disagree"]
         assert listed["r1"]["reasons"] == ["annotators disagree (0 success, 1 fail, 1 not executable)"]
@@ -51,8 +51,8 @@ def test_not_executable_against_a_failure_is_a_disagreement_never_a_failure(home
         assert failure_categories(s) == {"Hallucination": 1}  # r3 only: r1's "Navigation stuck" is not counted
 
 
-def test_the_qa_reviewer_sees_every_run_with_labels_and_ticks_side_by_side(home):
-    out = ok(cockpit(home, "adjudicate", "list", "--batch", "pilot", "--qa"))
+def test_the_qa_reviewer_sees_every_run_with_labels_and_ticks_side_by_side(qa_home):
+    out = ok(cockpit(qa_home, "adjudicate", "list", "--batch", "pilot", "--qa"))
     blocks = {b.split()[0]: b for b in ("\n" + out).split("\nr")[1:]}
     assert sorted(blocks) == ["1", "2", "3"], out  # every run of the batch, not only r1
     r1, r2 = blocks["1"], blocks["2"]
@@ -60,20 +60,20 @@ def test_the_qa_reviewer_sees_every_run_with_labels_and_ticks_side_by_side(home)
     assert "no disagreement; consensus success" in r2
     assert "key points: 1. Open the store locator; 2. Search near 90028; 3. Set it as the home store" in r2
     assert "ada            2 of 3 met: 1@2 2@3" in r2 and "bob            1 of 3 met: 1@2" in r2
-    only_disputed = ok(cockpit(home, "adjudicate", "list", "--batch", "pilot"))
+    only_disputed = ok(cockpit(qa_home, "adjudicate", "list", "--batch", "pilot"))
     assert [line.split()[0] for line in only_disputed.splitlines() if line.startswith("r")] == ["r1"]
 
 
-def test_adjudicating_not_executable_and_the_final_key_points_is_the_final_answer(home):
-    out = ok(cockpit(home, "adjudicate", "set", "r1", "--verdict", "not_executable", "--why", "CAPTCHA",
+def test_adjudicating_not_executable_and_the_final_key_points_is_the_final_answer(qa_home):
+    out = ok(cockpit(qa_home, "adjudicate", "set", "r1", "--verdict", "not_executable", "--why", "CAPTCHA",
                      "--reason", "the second screenshot is a CAPTCHA wall", "--by", "cy"))
     assert "r1: adjudicated not executable (CAPTCHA) by cy" in out
-    out = ok(cockpit(home, "adjudicate", "set", "r2", "--verdict", "fail", "--reason", "never set as home store",
+    out = ok(cockpit(qa_home, "adjudicate", "set", "r2", "--verdict", "fail", "--reason", "never set as home store",
                      "--by", "cy", "--met", "1:2", "--met", "2:4"))
     assert "key points: 2 of 3 met" in out
-    ok(cockpit(home, "adjudicate", "set", "r3", "--verdict", "not_executable", "--why", "Site down",
+    ok(cockpit(qa_home, "adjudicate", "set", "r3", "--verdict", "not_executable", "--why", "Site down",
                "--reason", "the store locator was down", "--by", "cy"))
-    with Store(home) as s:
+    with Store(qa_home) as s:
         assert final_key_points(adjudications(s, "r2")[0]) == [
             {"position": 0, "point": POINTS[0], "step": 2}, {"position": 1, "point": POINTS[1], "step": 4},
             {"position": 2, "point": POINTS[2], "step": None}]
@@ -83,25 +83,25 @@ def test_adjudicating_not_executable_and_the_final_key_points_is_the_final_answe
         assert failure_categories(s) == {}
         assert run_outcomes(s)["r1"] == (None, "not_executable") and run_outcomes(s)["r3"] == (None, "not_executable")
         assert human_codes(s) == {"r1": 2, "r2": 0, "r3": 2}
-    rep = json.loads(ok(cockpit(home, "agreement", "--json")))
+    rep = json.loads(ok(cockpit(qa_home, "agreement", "--json")))
     assert rep["not_executable"]["count"] == 2
     assert rep["adjudication"]["changed"] == ["r2", "r3"]
-    status = ok(cockpit(home, "annotate", "status", "--batch", "pilot"))
+    status = ok(cockpit(qa_home, "annotate", "status", "--batch", "pilot"))
     assert "QA reviewer cy (3 of 3 runs adjudicated)" in status
 
 
-def test_what_the_cli_refuses(home):
-    r = cockpit(home, "adjudicate", "set", "r1", "--verdict", "not_executable", "--reason", "blocked", "--by", "cy")
+def test_what_the_cli_refuses(qa_home):
+    r = cockpit(qa_home, "adjudicate", "set", "r1", "--verdict", "not_executable", "--reason", "blocked", "--by", "cy")
     assert r.returncode == 2 and "why the task could not be attempted" in r.stderr
-    r = cockpit(home, "adjudicate", "set", "r2", "--verdict", "fail", "--reason", "x", "--by", "cy", "--met", "4:2")
+    r = cockpit(qa_home, "adjudicate", "set", "r2", "--verdict", "fail", "--reason", "x", "--by", "cy", "--met", "4:2")
     assert r.returncode == 2 and "N from 1 to 3" in r.stderr
-    r = cockpit(home, "adjudicate", "set", "r2", "--verdict", "fail", "--why", "CAPTCHA", "--reason", "x", "--by", "cy")
+    r = cockpit(qa_home, "adjudicate", "set", "r2", "--verdict", "fail", "--why", "CAPTCHA", "--reason", "x", "--by", "cy")
     assert r.returncode == 2 and "--why goes with" in r.stderr
-    with Store(home) as s:
+    with Store(qa_home) as s:
         assert adjudications(s) == []
 
 
-def test_the_qa_reviewer_can_be_named_later(home):
-    ok(cockpit(home, "annotate", "qa", "--batch", "pilot", "--reviewer", "dee"))
-    status = ok(cockpit(home, "annotate", "status"))
+def test_the_qa_reviewer_can_be_named_later(qa_home):
+    ok(cockpit(qa_home, "annotate", "qa", "--batch", "pilot", "--reviewer", "dee"))
+    status = ok(cockpit(qa_home, "annotate", "status"))
     assert "QA reviewer dee (0 of 3 runs adjudicated)" in status

@@ -12,7 +12,7 @@ from testkit.fakeruns import make_run
 FAILS = "missed answer-without-doing, buy-refused, captcha-blocked, price-wrong"
 
 
-def task_of(body) -> str:
+def canary_task_of(body) -> str:
     content = body["messages"][-1]["content"]
     return re.search(r"Task: (.*)", content if isinstance(content, str) else content[0]["text"]).group(1)
 
@@ -30,7 +30,7 @@ def test_judge_runs_the_canaries_first_and_shows_a_flagged_judge(qtbot, store):
         panel.start_judging()
         assert "Judging the canary runs first, then 2 runs" in panel.j_status.text()
         qtbot.waitUntil(lambda: not panel.judging, timeout=240_000)  # the canaries made once, in Chromium
-        tasks = [task_of(b) for b in srv.requests]
+        tasks = [canary_task_of(b) for b in srv.requests]
     assert len(tasks) == 6 + 2 and all(t.startswith("user task") for t in tasks[6:])  # the canaries first
     line = panel.j_canary_result
     assert line.isVisible() and line.text() == (f"Canary runs: judge yes-judge is FLAGGED by the canaries: {FAILS}. "
@@ -55,5 +55,5 @@ def test_unticked_only_the_users_runs_are_judged(qtbot, store):
         panel.j_model.setText("yes-judge")
         panel.start_judging()
         qtbot.waitUntil(lambda: not panel.judging, timeout=60_000)
-        assert [task_of(b) for b in srv.requests] == ["user task 0"]
+        assert [canary_task_of(b) for b in srv.requests] == ["user task 0"]
     assert not panel.j_canary_result.isVisible() and not canary_root(store.root).exists()

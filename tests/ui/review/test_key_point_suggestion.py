@@ -1,19 +1,12 @@
 """The verdict suggests itself from the key points' ticks (#42): beside the verdict buttons, "1 of 2 key points
 met: suggests failure"; A (or a click) takes the suggestion; the annotator still decides."""
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from cockpit.core.review.key_points import suggestion_text
 from cockpit.core.store import key_points as KP
 from cockpit.core.store import labels as L
 from testkit.fakeruns import make_run
-
-
-def press(qtbot, p, key, mod=Qt.NoModifier):
-    p.activateWindow()
-    p.viewer.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
-    qtbot.keyClick(p.viewer.view, key, mod)
+from tests.ui.review.review_keys import key_in_review
 
 
 def verdict(store, rid, who="ada"):
@@ -28,15 +21,15 @@ def test_the_ticks_suggest_the_verdict_and_a_takes_it(qtbot, panel, store):
     p.show_run(rid)
     s = p.label_bar.btn_suggestion
     assert s.isVisible() and s.text() == "0 of 2 key points met: suggests failure (A)"
-    press(qtbot, p, Qt.Key_1, Qt.ControlModifier)
+    key_in_review(qtbot, p, Qt.Key_1, Qt.ControlModifier)
     assert s.text() == "1 of 2 key points met: suggests failure (A)"
     assert verdict(store, rid) is None  # a suggestion, not a label
-    press(qtbot, p, Qt.Key_Right)
-    press(qtbot, p, Qt.Key_2, Qt.ControlModifier)
+    key_in_review(qtbot, p, Qt.Key_Right)
+    key_in_review(qtbot, p, Qt.Key_2, Qt.ControlModifier)
     assert s.text() == "2 of 2 key points met: suggests success (A)"
-    press(qtbot, p, Qt.Key_A)
+    key_in_review(qtbot, p, Qt.Key_A)
     assert verdict(store, rid) == "success" and p.label_bar.status.text() == "your label: success"
-    press(qtbot, p, Qt.Key_2, Qt.ControlModifier)  # unticked: the suggestion changes, the label stays
+    key_in_review(qtbot, p, Qt.Key_2, Qt.ControlModifier)  # unticked: the suggestion changes, the label stays
     assert s.text() == "1 of 2 key points met: suggests failure (A)" and verdict(store, rid) == "success"
     qtbot.mouseClick(s, Qt.LeftButton)  # a click takes it too
     assert verdict(store, rid) == "fail"
@@ -47,7 +40,7 @@ def test_without_key_points_there_is_no_suggestion(qtbot, panel, store):
     p = panel("ada")
     p.show_run(rid)
     assert not p.label_bar.btn_suggestion.isVisible()
-    press(qtbot, p, Qt.Key_A)
+    key_in_review(qtbot, p, Qt.Key_A)
     assert verdict(store, rid) is None and "no key points" in p.label_bar.status.text()
 
 

@@ -2,7 +2,6 @@
 shows every annotator's key-point ticks side by side with the final ones, and the keyboard settles the verdict
 (S, F, or D: not executable with its reason) and the final key points (Ctrl+N at the step shown)."""
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication
 
 from cockpit.core.review.consensus import not_executable
 from cockpit.core.store import key_points as KP
@@ -10,23 +9,18 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications, final_key_points
 from cockpit.core.store.assignments import assign
 from testkit.fakeruns import make_run
+from tests.ui.review.review_keys import key_in_review
 
 TASK = "Set the Gamestop near 90028 as my home store"
 POINTS = ["Open the store locator", "Search near 90028", "Set it as the home store"]
 
 
-def press(qtbot, p, key, mod=Qt.NoModifier):
-    p.activateWindow()
-    p.viewer.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
-    qtbot.keyClick(p.viewer.view, key, mod)
 
-
-def column(table, c):
+def cells_of(table, c):
     return [table.item(r, c).text() for r in range(table.rowCount())]
 
 
-def batch(store):
+def qa_batch(store):
     blocked = make_run(store, steps=3, task=TASK, task_id="gs-1")
     agreed = make_run(store, steps=5, task=TASK, task_id="gs-1")
     KP.set_typed(store, "gs-1", POINTS, "cy")
@@ -42,7 +36,7 @@ def batch(store):
 
 
 def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel, store):
-    blocked, agreed = batch(store)
+    blocked, agreed = qa_batch(store)
     p = panel("cy")
     p.adj_bar.adj_toggle.click()
     assert {p.browser.model.run_id(i) for i in range(p.browser.model.total)} == {blocked, agreed}
@@ -52,14 +46,14 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     t = view.points.table
     assert view.points.isVisible() and t.isVisible()
     assert [t.horizontalHeaderItem(c).text() for c in range(t.columnCount())] == ["Key point", "ada", "bob", "Final"]
-    assert column(t, 1) == ["step 2", "step 3", "–"] and column(t, 2) == ["step 2", "–", "–"]
-    assert column(t, 3) == ["✓ step 2", "not met", "not met"]  # the majority: only point 1 was ticked by both
+    assert cells_of(t, 1) == ["step 2", "step 3", "–"] and cells_of(t, 2) == ["step 2", "–", "–"]
+    assert cells_of(t, 3) == ["✓ step 2", "not met", "not met"]  # the majority: only point 1 was ticked by both
     assert "QA review" in view.summary.text()
     p.go(3)  # step 4 on screen
-    press(qtbot, p, Qt.Key_3, Qt.ControlModifier)
-    assert column(t, 3) == ["✓ step 2", "not met", "✓ step 4"]
+    key_in_review(qtbot, p, Qt.Key_3, Qt.ControlModifier)
+    assert cells_of(t, 3) == ["✓ step 2", "not met", "✓ step 4"]
     assert "Final: 2 of 3 key points met: suggests failure (A takes it)" in view.points.note.text()
-    press(qtbot, p, Qt.Key_A)  # the final key points' suggestion
+    key_in_review(qtbot, p, Qt.Key_A)  # the final key points' suggestion
     assert view.fail.isChecked() and not view.why.isEnabled()
     view.rationale.setText("the home store was never saved")
     view.record_btn.click()
@@ -71,7 +65,7 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     assert "annotators disagree" in view.summary.text()
     rows = [tuple(view.table.item(r, c).text() for c in range(2)) for r in range(view.table.rowCount())]
     assert rows == [("ada (annotator)", "not_executable"), ("bob (annotator)", "fail")]
-    press(qtbot, p, Qt.Key_D)
+    key_in_review(qtbot, p, Qt.Key_D)
     assert view.not_executable.isChecked() and view.why.isEnabled()
     view.rationale.setText("step 2 is a CAPTCHA wall")
     view.record_btn.click()
@@ -85,7 +79,7 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
 
 
 def test_an_annotator_who_is_not_the_qa_reviewer_gets_only_the_disputed_runs(qtbot, panel, store):
-    blocked, _agreed = batch(store)
+    blocked, _agreed = qa_batch(store)
     p = panel("ada")
     p.adj_bar.adj_toggle.click()
     assert p.browser.model.total == 1 and p.browser.model.run_id(0) == blocked
