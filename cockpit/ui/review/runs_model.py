@@ -180,7 +180,7 @@ class RunsTableModel(QAbstractTableModel):
             return "(hidden)"
         value = row.get(key)
         if key == "human" and row.get("adjudicated"):
-            value = f"{value or ''} → adjudicated {row['adjudicated']}".strip()
+            value = f"{value or ''} → adjudicated {row['adjudicated'].replace('_', ' ')}".strip()
         if key == "started":
             return dt.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M:%S") if value else ""
         if key == "task" and row.get("demo"):

@@ -79,3 +79,28 @@ def test_typed_key_points_that_differ_keep_the_newer_and_say_so(tmp_path):
     assert "task 't--r1', its typed key points: those in b.zip replace ours, the newer is kept" in out
     with Store(home) as a:
         assert KP.typed(a, "t--r1") == [*POINTS, "Say which store"]
+
+
+def test_a_labels_file_brings_the_ticks_back(tmp_path):
+    home = alice_home(tmp_path)
+    other = tmp_path / "other"
+    ok(cockpit(other, "import", "bundle", bundle(home, tmp_path / "a.zip", "r1").strip()))
+    with Store(other) as b:  # the runs without their ticks, as if labelled elsewhere
+        b.db.execute("DELETE FROM key_point_ticks")
+        b.db.conn.commit()
+    for fmt, name in (("labels-csv", "l.csv"), ("labels-jsonl", "l.jsonl")):
+        ok(cockpit(home, "export", "r1", "--format", fmt, "--out", str(tmp_path / name)))
+        ok(cockpit(other, "import", "labels", str(tmp_path / name)))
+        with Store(home) as a, Store(other) as b:
+            assert [(t["annotator"], t["position"], t["step"]) for t in KP.ticks(b, "r1")] == [
+                (t["annotator"], t["position"], t["step"]) for t in KP.ticks(a, "r1")] == [("alice", 0, 1), ("bob", 1, 1)]
+            b.db.execute("DELETE FROM key_point_ticks")
+            b.db.conn.commit()
+    bad = tmp_path / "bad.jsonl"
+    row = json.loads((tmp_path / "l.jsonl").read_text().splitlines()[0])
+    row["key_points"][1] = {"point": POINTS[1], "met": True, "step": "late"}
+    bad.write_text(json.dumps(row) + "\n")
+    r = cockpit(other, "import", "labels", str(bad))
+    assert r.returncode != 0 and "key point 2 is met at step 'late'" in r.stderr
+    with Store(other) as b:
+        assert KP.ticks(b, "r1") == []

@@ -8,6 +8,7 @@ from cockpit.core.store import key_points as KP
 from cockpit.core.store import labels as L
 from cockpit.core.store.adjudications import adjudications, final_key_points
 from cockpit.core.store.assignments import assign
+from cockpit.ui.review.runs_model import column
 from testkit.fakeruns import make_run
 from tests.ui.review.review_keys import key_in_review
 
@@ -75,6 +76,9 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     assert adjudications(store, blocked)[0]["category"] == "CAPTCHA"
     assert not_executable(store) == {blocked: {"cy": "CAPTCHA"}}
     assert "adjudicated not executable" in view.message.text()
+    p.adj_bar.adj_open.setChecked(False)  # all the batch's runs: the Human column says what was settled
+    human = p.browser.model.data(p.browser.model.index(p.browser.model.row_of(blocked), column("human")))
+    assert human.endswith("→ adjudicated not executable")
     assert p.adj_bar.qa_note.text() == "QA reviewer of pilot: 2 of 2 runs adjudicated"
 
 
