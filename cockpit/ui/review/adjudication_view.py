@@ -85,7 +85,8 @@ class AdjudicationView(QWidget):
         self.why.setToolTip("Why the task could not be attempted (pick one or type your own)")
         self.why.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.why.setMinimumContentsLength(10)
-        self.not_executable.toggled.connect(self.why.setEnabled)
+        self.why.hide()
+        self.not_executable.toggled.connect(self.why.setVisible)  # asked only for not executable
         self.points = FinalKeyPoints()
         self.points.message.connect(self._say_ok)
         self.rationale = QLineEdit(placeholderText="rationale (why this verdict; required)")
@@ -106,14 +107,17 @@ class AdjudicationView(QWidget):
         sl = QVBoxLayout(seen)
         sl.setContentsMargins(0, 0, 0, 0)
         sl.addWidget(self.summary)
-        sl.addWidget(self.table)
-        sl.addWidget(self.points)
+        side = QHBoxLayout()  # the verdicts and the key points side by side: the screenshot keeps its room
+        side.addWidget(self.table, 1)
+        side.addWidget(self.points, 1)
+        sl.addLayout(side)
         self.said = QScrollArea()
         self.said.setWidgetResizable(True)
         self.said.setFrameShape(QFrame.NoFrame)
         self.said.setHorizontalScrollBarPolicy(Qt.ScrollBarAlwaysOff)
         self.said.setWidget(seen)
         self.said.setMinimumHeight(60)
+        self.said.setMaximumHeight(160)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 4, 0, 0)
         lay.addWidget(self.said, 1)
@@ -156,7 +160,7 @@ class AdjudicationView(QWidget):
             button.setChecked(done is not None and done["verdict"] == verdict)
             button.setAutoExclusive(True)
         self.why.setCurrentText((done or {}).get("category") or "")
-        self.why.setEnabled(self.not_executable.isChecked())
+        self.why.setVisible(self.not_executable.isChecked())
         self.rationale.setText(done["reason"] if done else "")
 
     def _buttons(self):

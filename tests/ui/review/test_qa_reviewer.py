@@ -55,7 +55,7 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     assert cells_of(t, 3) == ["✓ step 2", "not met", "✓ step 4"]
     assert "Final: 2 of 3 key points met: suggests failure (A takes it)" in view.points.note.text()
     key_in_review(qtbot, p, Qt.Key_A)  # the final key points' suggestion
-    assert view.fail.isChecked() and not view.why.isEnabled()
+    assert view.fail.isChecked() and not view.why.isVisible()
     view.rationale.setText("the home store was never saved")
     view.record_btn.click()
     got = adjudications(store, agreed)[0]
@@ -67,7 +67,7 @@ def test_the_qa_reviewer_settles_every_run_with_ticks_side_by_side(qtbot, panel,
     rows = [tuple(view.table.item(r, c).text() for c in range(2)) for r in range(view.table.rowCount())]
     assert rows == [("ada (annotator)", "not_executable"), ("bob (annotator)", "fail")]
     key_in_review(qtbot, p, Qt.Key_D)
-    assert view.not_executable.isChecked() and view.why.isEnabled()
+    assert view.not_executable.isChecked() and view.why.isVisible()
     view.rationale.setText("step 2 is a CAPTCHA wall")
     view.record_btn.click()
     assert "why the task could not be attempted" in view.message.text() and not adjudications(store, blocked)
