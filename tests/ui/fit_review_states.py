@@ -286,6 +286,12 @@ def _qa_review(qtbot, w, states: States, runs: list[str]) -> None:
     states.reached("Review, the QA reviewer's ticks side by side", view.points.table.isVisible()
                    and w.review.adj_bar.qa_note.isVisible(), "the key points' table and the QA reviewer's line")
     states.check("Review, the QA reviewer's ticks side by side")
+    active(qtbot, w)
+    w.review.browser.table.setFocus()
+    key(qtbot, w.review.browser.table, Qt.Key_D)  # not executable: the field asking why shows
+    view.why.setCurrentText("Login wall: " + CATEGORY)
+    states.reached("Review, adjudicated not executable, why", view.why.isVisible(), "the field asking why")
+    states.check("Review, adjudicated not executable, why")
 
 
 def _interrupted_run(qtbot, w, states: States) -> None:
