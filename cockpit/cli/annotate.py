@@ -1,5 +1,5 @@
-"""`cockpit annotate assign | status | next | label`: annotation batches, each annotator's queue and progress,
-and labelling a run from the command line."""
+"""`cockpit annotate assign | qa | status | next | label`: annotation batches, their QA reviewer, each annotator's
+queue and progress, and labelling a run from the command line."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -12,7 +12,10 @@ HELP = ("annotation batches: assign runs to annotators, see their status (progre
 DESCRIPTION = HELP + """. assign: makes a batch (a name, its runs, N annotators per run, a guideline
 text) and deals the runs in the order given (all: every finished run, oldest first), each run to the N
 annotators with the fewest runs so far, so everyone gets as many runs as the others, give or take one;
-the same command always deals the same way. A batch is made once; give a new one another name. status:
+the same command always deals the same way. A batch is made once; give a new one another name. --qa NAME (or
+qa later) names the batch's QA reviewer, Online-Mind2Web's fourth person: they see every annotator's labels and
+key-point ticks on each run of the batch and adjudicate its final verdict and key points (`cockpit adjudicate
+list --batch NAME --qa`, or Review's To adjudicate under their name). status:
 per annotator, runs labelled / assigned and the median seconds spent per labelled run (from the labels).
 next: the annotator's next assigned run they have not labelled (any verdict counts, unsure too).
 With --blind, the reports hide the judge's verdicts and the agent's own claim (its answer and status)
@@ -35,6 +38,10 @@ def add_parser(sub) -> None:
     a.add_argument("--guideline", type=Path, metavar="FILE", help="the labelling guideline, a text file")
     a.add_argument("--blind", action="store_true",
                    help="blind batch: reports hide the judge's verdicts and the agent's own claim until labelled")
+    a.add_argument("--qa", default="", metavar="NAME", help="the batch's QA reviewer, who adjudicates every run")
+    qa = s.add_parser("qa", help="name a batch's QA reviewer (who adjudicates its runs)")
+    qa.add_argument("--batch", required=True, metavar="NAME")
+    qa.add_argument("--reviewer", required=True, metavar="NAME", help="the QA reviewer ('' names none)")
     st = s.add_parser("status", help="per annotator: runs done / assigned, median seconds per run")
     st.add_argument("--batch", metavar="NAME", help="only this batch (default: all batches together)")
     n = s.add_parser("next", help="the annotator's next unlabelled assigned run")
@@ -60,7 +67,8 @@ def run(args) -> int:
     from cockpit.core.store import Store
     try:
         with Store() as store:
-            return {"assign": _assign, "status": _status, "next": _next, "label": _label}[args.action](store, args)
+            return {"assign": _assign, "qa": _qa, "status": _status, "next": _next,
+                    "label": _label}[args.action](store, args)
     except CockpitError as e:
         return common.fail(str(e), 2)
     except OSError as e:
@@ -74,12 +82,33 @@ def _assign(store, args) -> int:
     else:
         runs = [store.resolve(r) for r in args.runs]
     guideline = args.guideline.read_text(encoding="utf-8") if args.guideline else ""
-    dealt = assign(store, args.batch, runs, args.annotators.split(","), args.per_run, guideline, blind=args.blind)
+    dealt = assign(store, args.batch, runs, args.annotators.split(","), args.per_run, guideline, blind=args.blind,
+                   qa=args.qa)
     print(f"batch {args.batch}: {plural(len(runs), 'run')}, {plural(args.per_run, 'annotator')} per run"
-          + (", blind" if args.blind else "") + (f", guideline {args.guideline}" if args.guideline else ""))
+          + (", blind" if args.blind else "") + (f", guideline {args.guideline}" if args.guideline else "")
+          + (f", QA reviewer {args.qa.strip()}" if args.qa.strip() else ""))
     for name, runs_of in dealt.items():
         print(f"  {name}: {plural(len(runs_of), 'run')}")
     return 0
+
+
+def _qa(store, args) -> int:
+    from cockpit.core.store.assignments import set_qa
+    set_qa(store, args.batch, args.reviewer)
+    name = args.reviewer.strip()
+    print(f"batch {args.batch}: " + (f"QA reviewer {name}" if name else "no QA reviewer"))
+    return 0
+
+
+def _qa_line(store, batch: dict) -> str:
+    """', QA reviewer cy (2 of 5 runs adjudicated)' for a batch with one."""
+    from cockpit.core.store.adjudications import adjudications
+    from cockpit.core.store.assignments import assignments
+    if not batch.get("qa"):
+        return ""
+    runs = {a["run_id"] for a in assignments(store, batch["name"])}
+    done = sum(a["run_id"] in runs for a in adjudications(store))
+    return f", QA reviewer {batch['qa']} ({done} of {plural(len(runs), 'run')} adjudicated)"
 
 
 def _status(store, args) -> int:
@@ -92,7 +121,8 @@ def _status(store, args) -> int:
         return 0
     for b in batches(store):
         if not args.batch or b["name"] == args.batch:
-            print(f"batch {b['name']}: {plural(b['runs'], 'run')}, {b['per_run']} per run" + (", blind" if b["blind"] else ""))
+            print(f"batch {b['name']}: {plural(b['runs'], 'run')}, {b['per_run']} per run" + (", blind" if b["blind"] else "")
+                  + _qa_line(store, b))
     w = max(9, *(len(r.annotator) for r in rows))
     print(f"  {'annotator':<{w}} {'done':>5} {'assigned':>8} {'median s/run':>12}")
     for r in rows:

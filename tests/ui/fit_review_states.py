@@ -267,6 +267,31 @@ def _queue_and_adjudication(qtbot, w, states: States) -> None:
     qtbot.wait(1000)
     states.reached("Review, adjudication", has_button(w, "Record adjudicated verdict"), "Record adjudicated verdict")
     states.check("Review, adjudication")
+    _qa_review(qtbot, w, states, runs)
+
+
+def _qa_review(qtbot, w, states: States, runs: list[str]) -> None:
+    """The annotator as the batch's QA reviewer: every run of the batch, the key points' ticks side by side."""
+    from cockpit.core.store import key_points as KP
+    from cockpit.core.store.assignments import set_qa
+    with Store(w.store_root) as s:
+        set_qa(s, "night-shift-pilot-batch-with-a-long-name", ANNOTATOR)
+        shown = next(r for r in runs if KP.typed(s, KP.task_key(s.run(r))))  # a run with the typed key points
+        for i, point in enumerate(KP.typed(s, KP.task_key(s.run(shown)))[:4]):
+            KP.tick(s, shown, OTHER, i, point, 1)
+    w.review.refresh()
+    w.review.show_run(shown)
+    qtbot.wait(1000)
+    view = w.review.adjudication
+    states.reached("Review, the QA reviewer's ticks side by side", view.points.table.isVisible()
+                   and w.review.adj_bar.qa_note.isVisible(), "the key points' table and the QA reviewer's line")
+    states.check("Review, the QA reviewer's ticks side by side")
+    active(qtbot, w)
+    w.review.browser.table.setFocus()
+    key(qtbot, w.review.browser.table, Qt.Key_D)  # not executable: the field asking why shows
+    view.why.setCurrentText("Login wall: " + CATEGORY)
+    states.reached("Review, adjudicated not executable, why", view.why.isVisible(), "the field asking why")
+    states.check("Review, adjudicated not executable, why")
 
 
 def _interrupted_run(qtbot, w, states: States) -> None:
@@ -308,6 +333,10 @@ def reports(qtbot, w, states: States) -> None:
     audit = w.reports.audit
     qtbot.waitUntil(lambda: not audit.busy, timeout=LONG)
     states.reached("Reports, judges audited, one flagged", "FLAGGED" in audit.status.text(), "the flagged judge")
+    w.reports.j_model.setText(MODEL)  # as after Judge: the canary runs' line under the bar, a flagged judge
+    w.reports._show_canaries({"checked": True, "flagged": True, "total": 6, "judged": 6, "unreadable": [],
+                              "missed": ["answer-without-doing", "buy-refused", "captcha-blocked", "price-wrong"],
+                              "errors": []})
     states.check("Reports, labels and verdicts")
     w.reports.findChild(QScrollArea).ensureWidgetVisible(w.reports.tiers.table)
     states.reached("Reports, human attempts", w.reports.tiers.table.rowCount() >= 2, "the tiers table's rows")

@@ -294,6 +294,7 @@ def adjudication_summary(store, boot: B.Bootstrap | None = None) -> dict:
     kappa, precision and recall after adjudication; ``judges`` of :func:`report` is before)."""
     cons = consensus(store)
     after = adjudicated_consensus(store, cons)
-    changed = sorted(r for r, v in after.items() if cons.get(r) != v)
+    dropped = {a["run_id"] for a in _adjudications(store) if a["run_id"] not in after}  # adjudicated not executable
+    changed = sorted({r for r, v in after.items() if cons.get(r) != v} | {r for r in dropped if r in cons})
     return {"adjudicated": len(_adjudications(store)), "changed": changed,
             "judges": _with_canaries(judge_agreement(store, after, boot), canary_audit.audit(store.root))}

@@ -83,20 +83,30 @@ def consensus(store, matrix: dict | None = None) -> dict[str, int]:
 
 
 def not_executable(store) -> dict[str, dict[str, str]]:
-    """The runs whose human consensus is not executable and that no adjudicated verdict took back:
-    ``{run_id: {annotator: reason}}`` (each not-executable label's reason, '' when none was given), by run id."""
-    settled = {a["run_id"] for a in _adjudications(store)}
+    """The runs found not executable: those whose human consensus is not executable and that no adjudicated
+    verdict took back, and those adjudicated not executable (a QA reviewer's or adjudicator's final answer):
+    ``{run_id: {annotator or adjudicator: reason}}`` (each not-executable label's reason, '' when none was given;
+    an adjudicated run's reason is the adjudicator's), by run id."""
+    settled = {a["run_id"]: a for a in _adjudications(store)}
     runs = {r for r, v in _decided(store, None).items() if v == CODES[NOT_EXECUTABLE] and r not in settled}
     out: dict[str, dict[str, str]] = {}
     for row in _labels(store):
         if row["run_id"] in runs and row["verdict"] == NOT_EXECUTABLE:
             out.setdefault(row["run_id"], {})[row["annotator"]] = row["category"] or ""
+    for run_id, a in settled.items():
+        if a["verdict"] == NOT_EXECUTABLE:
+            out[run_id] = {a["by"]: a.get("category") or ""}
     return dict(sorted(out.items()))
 
 
 def adjudicated_consensus(store, cons: dict[str, int] | None = None) -> dict[str, int]:
     """The consensus after adjudication, ``{run_id: 1 | 0}``: a run's adjudicated verdict
-    (:mod:`cockpit.core.store.adjudications`) replaces its consensus, or settles a tie."""
+    (:mod:`cockpit.core.store.adjudications`) replaces its consensus, or settles a tie; a run adjudicated not
+    executable leaves it (it is in :func:`not_executable`, never a failure)."""
     out = dict(consensus(store) if cons is None else cons)
-    out.update({a["run_id"]: BINARY[a["verdict"]] for a in _adjudications(store)})
+    for a in _adjudications(store):
+        if a["verdict"] in BINARY:
+            out[a["run_id"]] = BINARY[a["verdict"]]
+        else:
+            out.pop(a["run_id"], None)
     return out

@@ -135,7 +135,7 @@ def _not_imported(failed: list[str]) -> str:
 def _bundle_or_labels(store, req, result) -> None:
     if req.kind == "bundle":
         report = import_bundle(store, req.path)
-        merge, adj = report.labels, report.adjudications
+        merge, adj, kp = report.labels, report.adjudications, report.key_points
         result.imported = list(report.imported)
         result.skipped = [f"{rid}: already here, same content" for rid in report.skipped]
         result.headline = (f"imported {plural(len(report.imported), 'run')}, skipped {len(report.skipped)} "
@@ -143,9 +143,9 @@ def _bundle_or_labels(store, req, result) -> None:
         result.details += [f"  added {rid}" for rid in report.imported]
         result.details += [f"  skipped {rid}: already here, same content" for rid in report.skipped]
     elif req.path.suffix.lower() == ".json":  # Online-Mind2Web's human_label.json
-        merge, adj = _human_labels(store, req, result), None
+        merge, adj, kp = _human_labels(store, req, result), None, None
     else:
-        merge, adj = import_label_file(store, req.path), None
+        merge, adj, kp = import_label_file(store, req.path), None, None
     result.done = result.total = 1
     labels = (f"labels: {merge.added} added, {merge.same} already here, "
               f"{plural(len(merge.conflicts), 'conflicting relabel')} (the newer kept)")
@@ -154,6 +154,10 @@ def _bundle_or_labels(store, req, result) -> None:
     else:
         result.details.append(labels)
     result.details += [f"  conflict: {c}" for c in merge.conflicts]
+    if kp and (kp.added or kp.same or kp.conflicts):
+        result.details.append(f"key points (ticks and typed ones): {kp.added} added, {kp.same} already here, "
+                              f"{len(kp.conflicts)} conflicting (the newer kept)")
+        result.details += [f"  conflict: {c}" for c in kp.conflicts]
     if adj and (adj.added or adj.same or adj.conflicts):
         result.details.append(f"adjudicated verdicts: {adj.added} added, {adj.same} already here, "
                               f"{len(adj.conflicts)} conflicting (the newer kept)")

@@ -36,3 +36,18 @@ def of_run(store: Store, run: dict) -> KeyPoints:
         if points:
             return KeyPoints(points, f"WebJudge ({newest['judge']})")
     return KeyPoints([], "")
+
+
+def suggested_verdict(met: int, total: int) -> str | None:
+    """What the ticks suggest: success when every key point is met, fail when any is not; None without points."""
+    if total <= 0:
+        return None
+    return "success" if met >= total else "fail"
+
+
+def suggestion_text(met: int, total: int) -> str:
+    """"3 of 4 key points met: suggests failure" ('' without key points). The annotator still decides."""
+    verdict = suggested_verdict(met, total)
+    if verdict is None:
+        return ""
+    return f"{met} of {total} key points met: suggests {'success' if verdict == 'success' else 'failure'}"

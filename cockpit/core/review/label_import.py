@@ -1,7 +1,8 @@
 """Reading the labels table back (`cockpit import labels`): the JSONL or CSV that
 :mod:`cockpit.core.review.label_tables` writes (`cockpit export --format labels-jsonl|labels-csv`).
 
-Rows without an annotator (a run nobody labelled) carry no label and are passed over. The run's own
+Rows without an annotator (a run nobody labelled) carry no label and are passed over. A row's key_points
+(the points as that annotator ticked them) come back as their ticks, merged as a bundle's are. The run's own
 columns (task, model, ...) are not read: the run must be in the store already. A file that is not
 such a table, or a row with a bad value, raises CockpitError naming the line; nothing is imported.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 from cockpit.core.errors import CockpitError
 from cockpit.core.store.db import Store
 from cockpit.core.store.detect import nothing_found
-from cockpit.core.store.labelmerge import LabelMerge, merge_labels
+from cockpit.core.store.labelmerge import LabelMerge, merge_key_points, merge_labels
 from cockpit.core.store.labels import AXIS_ANSWERS, NOT_EXECUTABLE, VERDICTS
 
 #: Columns a label export must have to be read back.
@@ -23,14 +24,48 @@ REQUIRED = ("run_id", "annotator", "verdict", "labelled_at")
 
 
 def import_label_file(store: Store, path: Path | str) -> LabelMerge:
-    """Merge the labels of a label export into the store (see :func:`merge_labels`), all or none."""
+    """Merge the labels of a label export into the store (see :func:`merge_labels`), and their key-point ticks,
+    all or none."""
     path = Path(path)
-    return merge_labels(store, read_label_file(path), source=path.name)
+    rows = [(line, row) for line, row in _file_rows(path) if row.get("annotator")]
+    labels = [_label(row, line, path) for line, row in rows]
+    ticks = [t for (line, row), lab in zip(rows, labels) for t in _ticks(row, lab, f"{path}, line {line}")]
+    with store.atomic():
+        merge = merge_labels(store, labels, source=path.name)
+        merge_key_points(store, ticks, [], source=path.name)
+    return merge
 
 
 def read_label_file(path: Path | str) -> list[dict]:
     """The label rows of a labels-jsonl or labels-csv export, as rows of the store's labels table."""
     path = Path(path)
+    return [_label(row, line, path) for line, row in _file_rows(path) if row.get("annotator")]
+
+
+def _ticks(row: dict, label: dict, where: str) -> list[dict]:
+    """The row's key points that were met, as the annotator's ticks (an export without the column: none)."""
+    points = row.get("key_points")
+    if isinstance(points, str):  # CSV: a JSON cell
+        try:
+            points = json.loads(points) if points.strip() else []
+        except ValueError:
+            raise CockpitError(f"{where}: key_points is not JSON ({points[:60]!r})") from None
+    if points is None:
+        return []
+    if not isinstance(points, list) or not all(isinstance(p, dict) for p in points):
+        raise CockpitError(f"{where}: key_points must be a list of {{point, met, step}}")
+    out = []
+    for i, p in enumerate(points):
+        step = p.get("step")
+        if p.get("met") and not (isinstance(step, int) and step >= 0):
+            raise CockpitError(f"{where}: key point {i + 1} is met at step {step!r}, not a step number")
+        if p.get("met"):
+            out.append({"run_id": label["run_id"], "annotator": label["annotator"], "position": i,
+                        "point": str(p.get("point") or ""), "step": step, "created": label["created"]})
+    return out
+
+
+def _file_rows(path: Path) -> list[tuple[int, dict]]:
     kind = path.suffix.lower()
     if kind not in (".jsonl", ".csv"):
         raise CockpitError(f"{path}: give a .jsonl or .csv label export (as `cockpit export --format "
@@ -44,7 +79,7 @@ def read_label_file(path: Path | str) -> list[dict]:
     rows = _csv_rows(text, path) if kind == ".csv" else _jsonl_rows(text, path)
     if not rows:
         raise nothing_found("labels", path)
-    return [_label(row, line, path) for line, row in rows if row.get("annotator")]
+    return rows
 
 
 def _jsonl_rows(text: str, path: Path) -> list[tuple[int, dict]]:

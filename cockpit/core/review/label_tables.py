@@ -5,7 +5,10 @@ statistics script. A run nobody has labelled still gets one row, with an empty
 annotator, verdict, category, comment, seconds, blind and labelled_at (empty
 cells in CSV, ``null`` in JSONL), so the table lists every run exported. Judge
 verdicts are a separate table (:func:`verdict_rows`). verdict is success, fail, unsure or not_executable;
-category is a failure's category, or why a not-executable run could not be attempted. Cell values are written as
+category is a failure's category, or why a not-executable run could not be attempted. key_points: the run's task's
+key points as that annotator ticked them, in order, each ``{"point", "met", "step"}`` (met at that step, or not
+met: step null; on a run nobody labelled met is null), [] when the task has none; a JSON cell in CSV. Cell values
+are written as
 they are stored: a comment or a model's answer starting with ``=`` is not
 defused against spreadsheet formulas (that would break the round trip); open the
 CSV as data, not by double-click, if the answers may come from hostile pages.
@@ -20,13 +23,15 @@ import json
 from pathlib import Path
 
 from cockpit.core.review import interventions
+from cockpit.core.review.key_points import of_run
+from cockpit.core.store import key_points as KP
 from cockpit.core.store import labels as labels_mod
 from cockpit.core.store.db import Store
 
 #: Columns of the labels table, in order.
 LABEL_FIELDS = ("run_id", "task_id", "task", "site", "model", "status", "answer", "steps", "assisted",
-                "interventions", "annotator", "verdict", "category", "side_effects", "repetition", "comment", "seconds",
-                "blind", "labelled_at")
+                "interventions", "annotator", "verdict", "category", "side_effects", "repetition", "key_points", "comment",
+                "seconds", "blind", "labelled_at")
 #: Columns of the judge-verdicts table, in order. verdict is "success", "not success" or "" (undecided).
 VERDICT_FIELDS = ("run_id", "task_id", "judge", "k", "prompt_version", "verdict", "judged_at")
 
@@ -65,6 +70,8 @@ def labels_rows(store: Store, run_ids=None) -> list[dict]:
                 "answer": run["answer"], "steps": run["steps"] or 0, "assisted": rid in helped,
                 "interventions": helped[rid].describe() if rid in helped else "none"}
         labs = by_run.get(rid) or [None]
+        points = of_run(store, run).points
+        ticks = {(t["annotator"], t["position"]): t["step"] for t in KP.ticks(store, rid)} if points else {}
         for lab in labs:
             row = dict(base)
             if lab is None:
@@ -75,8 +82,18 @@ def labels_rows(store: Store, run_ids=None) -> list[dict]:
                            side_effects=lab.get("side_effects"), repetition=lab.get("repetition"),
                            comment=lab["comment"] or "", seconds=lab["seconds"], blind=bool(lab["blind"]),
                            labelled_at=iso_time(lab["created"]))
-            rows.append(row)
+            row["key_points"] = key_point_cells(points, ticks, lab["annotator"] if lab else None)
+            rows.append({f: row[f] for f in LABEL_FIELDS})
     return rows
+
+
+def key_point_cells(points: list[str], ticks: dict[tuple[str, int], int], annotator: str | None) -> list[dict]:
+    """The key points as `annotator` ticked them: point, met, step (None: not met; met None when nobody labelled)."""
+    out = []
+    for i, point in enumerate(points):
+        step = ticks.get((annotator, i)) if annotator else None
+        out.append({"point": point, "met": None if annotator is None else step is not None, "step": step})
+    return out
 
 
 def verdict_rows(store: Store, run_ids=None) -> list[dict]:
@@ -116,5 +133,6 @@ def write_labels_csv(rows: list[dict], path: Path | str, fields=None) -> Path:
     with open(path, "w", encoding="utf-8", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
         w.writeheader()
-        w.writerows(rows)
+        w.writerows({k: json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+                     for k, v in row.items()} for row in rows)  # key points: a JSON cell
     return path

@@ -4,22 +4,29 @@ A run needs adjudicating when its annotators disagree (two of success, fail and 
 ``unsure`` does not count), or when the annotators' consensus and a judge's decided verdict differ. The
 adjudicated verdict itself is stored by :mod:`cockpit.core.store.adjudications`; the agreement
 report then reads it in place of the consensus (:func:`cockpit.core.review.consensus.adjudicated_consensus`).
+
+A batch's QA reviewer goes over every run of the batch (``every``), not only the disputed ones: each item also
+carries the run's key points and every annotator's ticks, so the final key points are settled with the verdict.
 """
 from __future__ import annotations
 
 from cockpit.core.review.agreement import k_label
 from cockpit.core.review.consensus import NAMES, consensus, verdict_matrix
+from cockpit.core.review.key_points import of_run
+from cockpit.core.store import key_points as KP
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.assignments import assignments, get_batch
 from cockpit.core.store.labels import labels, verdicts
 
 
-def to_adjudicate(store, batch: str | None = None) -> list[dict]:
-    """Runs to adjudicate (only the runs of `batch` when given), oldest first. One dict per run:
+def to_adjudicate(store, batch: str | None = None, *, every: bool = False) -> list[dict]:
+    """Runs to adjudicate (only the runs of `batch` when given; with `every`, all of them: the QA reviewer's
+    pass), oldest first. One dict per run:
     run_id, task, consensus (1/0, None on a tie), annotators_disagree, judge_disagrees (bool),
     labels (each annotator's verdict, category and comment, by name), judges (every judge verdict
-    with its reply: judge, k_label, prompt_version, verdict 'success'/'fail'/'undecided', reason) and
-    adjudication (the stored one, or None: verdict, reason, by, created)."""
+    with its reply: judge, k_label, prompt_version, verdict 'success'/'fail'/'undecided', reason),
+    adjudication (the stored one, or None: verdict, reason, by, created, category, key_points), key_points (the
+    run's key points, texts) and ticks (``{annotator: {position: step}}``, every annotator who ticked)."""
     runs = None
     if batch:
         get_batch(store, batch)
@@ -38,8 +45,11 @@ def to_adjudicate(store, batch: str | None = None) -> list[dict]:
         split = len(set(matrix.get(rid, {}).values())) > 1
         against = rid in cons and any(v["verdict"] is not None and int(v["verdict"]) != cons[rid]
                                       for v in judged.get(rid, []))
-        if not split and not against:
+        if not (split or against or (every and runs is not None)):
             continue
+        ticks: dict[str, dict[int, int]] = {}
+        for t in KP.ticks(store, rid):
+            ticks.setdefault(t["annotator"], {})[t["position"]] = t["step"]
         out.append({"run_id": rid, "task": run["task"], "consensus": cons.get(rid),
                     "annotators_disagree": split, "judge_disagrees": against,
                     "labels": {x["annotator"]: {"verdict": x["verdict"], "category": x["category"] or "",
@@ -48,5 +58,5 @@ def to_adjudicate(store, batch: str | None = None) -> list[dict]:
                                 "prompt_version": v["prompt_version"] or "",
                                 "verdict": NAMES.get(v["verdict"], "undecided"), "reason": v["reply"] or ""}
                                for v in judged.get(rid, [])],
-                    "adjudication": settled.get(rid)})
+                    "adjudication": settled.get(rid), "key_points": of_run(store, run).points, "ticks": ticks})
     return out

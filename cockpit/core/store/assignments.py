@@ -25,8 +25,9 @@ class Progress:
 
 
 def assign(store: Store, batch: str, run_ids: list[str], annotators: list[str], per_run: int,
-           guideline: str = "", *, blind: bool = False) -> dict[str, list[str]]:
-    """Make batch `batch` and deal its runs; returns each annotator's runs, in batch order."""
+           guideline: str = "", *, blind: bool = False, qa: str = "") -> dict[str, list[str]]:
+    """Make batch `batch` and deal its runs; returns each annotator's runs, in batch order. `qa`: the batch's
+    QA reviewer, who sees every annotator's labels and key-point ticks and adjudicates (:func:`set_qa`)."""
     batch = batch.strip()
     names = list(dict.fromkeys(a.strip() for a in annotators if a.strip()))
     runs = list(dict.fromkeys(run_ids))
@@ -46,7 +47,8 @@ def assign(store: Store, batch: str, run_ids: list[str], annotators: list[str], 
     dealt = _deal(runs, names, per_run)
     with store.atomic():
         store.db["batches"].insert({"name": batch, "guideline": guideline, "per_run": per_run,
-                                    "blind": int(blind), "created": time.time()})
+                                    "blind": int(blind), "created": time.time(),
+                                    "qa": qa.strip()})
         for name in names:
             store.db["annotators"].insert({"name": name, "created": time.time()}, ignore=True)
         store.db["assignments"].insert_all(
@@ -79,6 +81,20 @@ def get_batch(store: Store, name: str) -> dict:
         known = ", ".join(b["name"] for b in batches(store)) or "none yet"
         raise StoreError(f"no batch {name!r} (batches: {known}; see `cockpit annotate assign`)")
     return rows[0]
+
+
+def set_qa(store: Store, batch: str, name: str) -> None:
+    """Name the batch's QA reviewer (replacing the one named before; '' names none)."""
+    get_batch(store, batch)
+    with store.atomic():
+        store.db.execute("UPDATE batches SET qa = ? WHERE name = ?", [name.strip(), batch])
+        if name.strip():
+            store.db["annotators"].insert({"name": name.strip(), "created": time.time()}, ignore=True)
+
+
+def qa_batches(store: Store, name: str | None) -> list[str]:
+    """The batches `name` is the QA reviewer of, oldest first."""
+    return [b["name"] for b in batches(store) if name and (b.get("qa") or "") == name.strip()]
 
 
 def assignments(store: Store, batch: str | None = None, annotator: str | None = None) -> list[dict]:

@@ -2,7 +2,8 @@
 
 A bundle is a zip holding ``manifest.json`` and, per run, ``runs/<id>/run.json`` (the run's row, its
 steps and approval decisions, as the store holds them), ``runs/<id>/labels.json`` (every annotator's
-run and step labels, and the run's adjudicated verdict) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks, the web archive; its
+run and step labels and key-point ticks, the key points typed for the run's task, and the run's adjudicated
+verdict with its final key points) and ``runs/<id>/files/...`` (everything in the run's folder: screenshots, marks, the web archive; its
 ``web/credentials.jsonl`` only when asked for).
 The manifest names the format and its version, lists the runs with a hash of each one's content
 (rows and files, not labels) and holds the sha256 of every other member. Reading checks all of it
@@ -32,6 +33,8 @@ MANIFEST = "manifest.json"
 LABEL_COLUMNS = ("run_id", "annotator", "verdict", "category", "comment", "seconds", "blind", "side_effects",
                  "repetition", "created")
 STEP_LABEL_COLUMNS = ("run_id", "step", "annotator", "judgement", "corrected_target", "comment", "created")
+TICK_COLUMNS = ("run_id", "annotator", "position", "point", "step", "created")
+KEY_POINT_COLUMNS = ("task_key", "position", "text", "by", "created")
 _SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
 
 
@@ -47,6 +50,8 @@ class BundleRun:
     adjudications: list[dict] = field(default_factory=list)  # the run's adjudicated verdict, if any (0 or 1)
     files: dict[str, bytes] = field(default_factory=dict)  # path inside the run's folder -> bytes
     content_hash: str = ""
+    ticks: list[dict] = field(default_factory=list)  # every annotator's key-point ticks (bundles of schema 11 on)
+    key_points: list[dict] = field(default_factory=list)  # the key points typed for the run's task
 
     @property
     def id(self) -> str:
@@ -95,6 +100,17 @@ def store_hash(store: Store, run_id: str) -> str:
     return content_hash(run_content(store, run_id), files)
 
 
+def run_key_points(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
+    """The run's key-point ticks, and the key points typed for its task (its task id, else its text)."""
+    ticks = store._rows(f"SELECT {', '.join(TICK_COLUMNS)} FROM key_point_ticks WHERE run_id = ? "
+                        "ORDER BY annotator, position", [run_id])
+    run = store._rows("SELECT task_id, task FROM runs WHERE id = ?", [run_id])[0]
+    key = (run["task_id"] or "").strip() or (run["task"] or "").strip()
+    typed = store._rows(f"SELECT {', '.join(KEY_POINT_COLUMNS)} FROM key_points WHERE task_key = ? "
+                        "ORDER BY position", [key])
+    return ticks, typed
+
+
 def run_labels(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
     labels = store._rows(f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels WHERE run_id = ? ORDER BY annotator",
                          [run_id])
@@ -118,8 +134,10 @@ def write_bundle(store: Store, run_ids: list[str], out: Path | str, *, credentia
         labels, step_labels = run_labels(store, rid)
         files = {rel: p.read_bytes() for rel, p in run_files(store, rid, credentials=credentials).items()}
         members[f"runs/{rid}/run.json"] = _json(content)
+        ticks, typed = run_key_points(store, rid)
         members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels,
-                                                    "adjudications": adjudications(store, rid)})
+                                                    "adjudications": adjudications(store, rid),
+                                                    "key_point_ticks": ticks, "key_points": typed})
         members |= {f"runs/{rid}/files/{rel}": data for rel, data in files.items()}
         runs.append({"id": rid, "demo": bool(content["run"]["demo"]),
                      "content_hash": content_hash(content, {r: _sha(d) for r, d in files.items()})})
@@ -223,9 +241,13 @@ def _bundle_run(entry, members: dict[str, bytes], path: Path) -> BundleRun:
     prefix = f"runs/{rid}/files/"
     files = {name[len(prefix):]: data for name, data in members.items() if name.startswith(prefix)}
     run = BundleRun(content, labels.get("labels", []), labels.get("step_labels", []),
-                    labels.get("adjudications", []), files)  # bundles from before schema 7 have none
+                    labels.get("adjudications", []), files,  # bundles from before schema 7 have none
+                    ticks=labels.get("key_point_ticks", []), key_points=labels.get("key_points", []))
+    if not all(isinstance(x, dict) for x in run.labels + run.step_labels + run.adjudications + run.ticks
+               + run.key_points):
+        raise BundleError(f"{path}: the labels of run {rid} are damaged (a row is not an object)")
     if content.get("run", {}).get("id") != rid or any(
-            lab.get("run_id") != rid for lab in run.labels + run.step_labels + run.adjudications):
+            lab.get("run_id") != rid for lab in run.labels + run.step_labels + run.adjudications + run.ticks):
         raise BundleError(f"{path}: the rows of run {rid} name another run")
     run.content_hash = content_hash(content, {r: _sha(d) for r, d in files.items()})
     if run.content_hash != entry.get("content_hash"):

@@ -2,7 +2,8 @@
 
 Runs the store lacks are added with their files; a run it holds already (same id) is skipped when its
 content hash is the same, and the whole import is refused when it differs. Labels merge per (run,
-annotator) (:mod:`cockpit.core.store.labelmerge`), adjudicated verdicts per run. The bundle is checked completely first; files are
+annotator) (:mod:`cockpit.core.store.labelmerge`), adjudicated verdicts per run, key-point ticks per (run,
+annotator, key point), typed key points per task. The bundle is checked completely first; files are
 written to a staging folder and moved into place inside the database transaction, so any failure
 leaves the database and the run folders as they were.
 """
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from cockpit.core.store.bundle import BundleError, BundleRun, read_bundle, store_hash
 from cockpit.core.store.db import Store
-from cockpit.core.store.labelmerge import LabelMerge, merge_adjudications, merge_labels
+from cockpit.core.store.labelmerge import LabelMerge, merge_adjudications, merge_key_points, merge_labels
 from cockpit.core.store.staging import staging_dir, sweep
 from cockpit.core.words import noun
 
@@ -26,6 +27,7 @@ class BundleReport:
     skipped: list[str] = field(default_factory=list)  # run ids already here with the same content
     labels: LabelMerge = field(default_factory=LabelMerge)
     adjudications: LabelMerge = field(default_factory=LabelMerge)  # adjudicated verdicts, merged like labels
+    key_points: LabelMerge = field(default_factory=LabelMerge)  # key-point ticks and typed key points
 
 
 def import_bundle(store: Store, path: Path | str) -> BundleReport:
@@ -48,6 +50,8 @@ def import_bundle(store: Store, path: Path | str) -> BundleReport:
                                          [x for r in runs for x in r.step_labels], source=path.name)
             report.adjudications = merge_adjudications(store, [x for r in runs for x in r.adjudications],
                                                        source=path.name)
+            report.key_points = merge_key_points(store, [x for r in runs for x in r.ticks],
+                                                 [x for r in runs for x in r.key_points], source=path.name)
             for run in new:  # last, just before the commit; undone below if the commit fails
                 if (staging / run.id).is_dir():
                     store.files.mkdir(parents=True, exist_ok=True)

@@ -18,9 +18,10 @@ from cockpit.core.words import plural
 _RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind",
                                                   "side_effects", "repetition"))
 _STEP_LABEL = ("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
-_ADJUDICATION = ("adjudications", ("run_id",), ("verdict", "reason", "by"))
-#: Fields older bundles and exports do not have: absent is "not answered".
-OPTIONAL = ("side_effects", "repetition")
+_ADJUDICATION = ("adjudications", ("run_id",), ("verdict", "reason", "by", "category", "key_points"))
+_TICK = ("key_point_ticks", ("run_id", "annotator", "position"), ("step", "point"))
+#: Fields older bundles and exports do not have: absent is "not answered" (or, for an adjudication, not settled).
+OPTIONAL = ("side_effects", "repetition", "category", "key_points")
 
 
 @dataclass
@@ -46,7 +47,7 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
                          "first (`cockpit import bundle`); nothing was imported")
     for row in labels:
-        for axis in OPTIONAL:
+        for axis in ("side_effects", "repetition"):
             if row.get(axis) not in (None, *AXIS_ANSWERS):
                 raise StoreError(f"{source}: run {row.get('run_id')}, {row.get('annotator')}: {axis.replace('_', ' ')} "
                                  f"must be one of {', '.join(AXIS_ANSWERS)}, not {row.get(axis)!r}; "
@@ -74,6 +75,48 @@ def merge_adjudications(store: Store, rows: list[dict], *, source: str = "the im
         for row in rows:
             _merge_one(store, merge, _ADJUDICATION, row, source)
     return merge
+
+
+def merge_key_points(store: Store, ticks: list[dict], typed: list[dict], *,
+                     source: str = "the import") -> LabelMerge:
+    """Merge key-point ticks per (run, annotator, key point), like labels, and typed key points per task: a task
+    the store has none for gets them; where both have some and they differ, the newer list is kept and reported."""
+    for row in ticks:
+        if not all(k in row for k in ("run_id", "annotator", "position", "step", "created")):
+            raise StoreError(f"{source}: a key-point tick is damaged ({str(row)[:80]}); nothing was imported")
+    for row in typed:
+        if not all(k in row for k in ("task_key", "position", "text")):
+            raise StoreError(f"{source}: a typed key point is damaged ({str(row)[:80]}); nothing was imported")
+    merge = LabelMerge()
+    with store.atomic():
+        for row in ticks:
+            _merge_one(store, merge, _TICK, row, source)
+        tasks: dict[str, dict[int, dict]] = {}
+        for row in typed:
+            tasks.setdefault(str(row["task_key"]), {})[row["position"]] = row  # a task once, however many runs
+        for key, rows in tasks.items():
+            _merge_typed(store, merge, key, [rows[p] for p in sorted(rows)], source)
+    return merge
+
+
+def _merge_typed(store: Store, merge: LabelMerge, key: str, rows: list[dict], source: str) -> None:
+    have = store._rows("SELECT * FROM key_points WHERE task_key = ? ORDER BY position", [key])
+    theirs = [r["text"] for r in rows]
+    if [r["text"] for r in have] == theirs:
+        merge.same += 1
+        return
+    newer = max((r.get("created") or 0) for r in rows) > max([(r["created"] or 0) for r in have] or [-1])
+    what = f"task {key[:60]!r}, its typed key points"
+    if not have or newer:
+        store.db.execute("DELETE FROM key_points WHERE task_key = ?", [key])
+        store.db["key_points"].insert_all([{"task_key": key, "position": i, "text": r["text"], "by": r.get("by") or "",
+                                            "created": r.get("created")} for i, r in enumerate(rows)])
+        if have:
+            merge.newer_kept.append(f"{what}: those in {source} replace ours, the newer is kept")
+        else:
+            merge.added += 1
+    else:
+        merge.ours_kept.append(f"{what}: ours stay over those in {source}, the newer is kept")
 
 
 def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: str) -> None:

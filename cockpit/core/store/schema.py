@@ -164,7 +164,15 @@ def _v11(db: sqlite_utils.Database) -> None:
     }, pk=("run_id", "annotator", "position"), foreign_keys=[("run_id", "runs", "id")])
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11]
+def _v12(db: sqlite_utils.Database) -> None:
+    """The QA reviewer of a batch, and what an adjudication settles beside the verdict: why a run adjudicated not
+    executable could not be attempted, and the final key points (cockpit.core.store.adjudications)."""
+    db["batches"].add_column("qa", str)  # the QA reviewer's name ('' or NULL: none)
+    db["adjudications"].add_column("category", str)  # not_executable: why the task could not be attempted
+    db["adjudications"].add_column("key_points", str)  # JSON [{position, point, step|null}]; NULL: not settled
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11, _v12]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

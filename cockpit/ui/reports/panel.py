@@ -5,6 +5,10 @@ requests, screenshot reads, image downscaling and SQLite writes happen on a
 worker thread, its progress comes back to the bar on the GUI thread, and Cancel
 stops it (the report of what was judged is still shown). The window never waits
 on it. Everything shown comes from cockpit.core.review.agreement.report().
+
+As `cockpit judge` does, Judge first judges the canary runs (cockpit.core.demo.canaries: made once on the demo
+shop in headless Chromium, then kept) with the same judge, unless "Canary runs first" is unticked; the line
+under the bar says how the judge did on them, and a judge they flag is named in red.
 """
 from __future__ import annotations
 
@@ -14,6 +18,7 @@ from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
@@ -44,6 +49,7 @@ from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_backgr
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
+from cockpit.ui.reports.canary_run import canary_line, judge_canaries
 from cockpit.ui.reports.judge_audit import JudgeAuditView
 from cockpit.ui.reports.tier_table import TierTable
 from cockpit.ui.reports.words import bin_label, unjudged_failures_note
@@ -87,12 +93,22 @@ class ReportsPanel(QWidget):
         self.j_which = QComboBox()
         self.j_which.addItems(["finished runs not yet judged", "all finished runs (judge again)"])
         _say_choice(self.j_which, "Which runs the judge is asked about")
+        self.j_canary = QCheckBox("Canary runs first")
+        self.j_canary.setChecked(True)
+        self.j_canary.setToolTip("Judge Cockpit's six canary runs (known outcomes, on the demo shop) with this judge "
+                                 "before your runs; a judge that gets one wrong or cannot be read is flagged in "
+                                 "every report. Made once in headless Chromium, then kept.")
+        self.j_canary_result = QLabel()  # how the judge did on the canaries
+        self.j_canary_result.setTextFormat(Qt.PlainText)
+        self.j_canary_result.setWordWrap(True)
+        self.j_canary_result.hide()
         form.addRow("Judge server", self.j_url)
         form.addRow("Judge model", self.j_model)
         form.addRow("Protocol", self.j_protocol)
         form.addRow("Last k screenshots", self.j_k)
         form.addRow("Concurrent requests", self.j_conc)
         form.addRow("Runs", self.j_which)
+        form.addRow("", self.j_canary)
         self.j_start = QPushButton("Judge")
         self.j_cancel = QPushButton("Cancel")
         self.j_cancel.setEnabled(False)
@@ -106,6 +122,7 @@ class ReportsPanel(QWidget):
         jl.addLayout(form)
         jl.addLayout(row)
         jl.addWidget(self.j_status)
+        jl.addWidget(self.j_canary_result)
         self.j_start.clicked.connect(self.start_judging)
         self.j_cancel.clicked.connect(self.cancel_judging)
 
@@ -299,14 +316,24 @@ class ReportsPanel(QWidget):
         self.j_progress.setValue(0)
         self.j_start.setEnabled(False)
         self.j_cancel.setEnabled(True)
-        self._judging = f"Judging {plural(len(ids), 'run')} with {html.escape(self.j_model.text())}…"
+        canaries = self.j_canary.isChecked()
+        self.j_canary_result.hide()
+        self._judging = ((f"Judging the canary runs first, then {plural(len(ids), 'run')}" if canaries else
+                          f"Judging {plural(len(ids), 'run')}") + f" with {html.escape(self.j_model.text())}…")
         self.j_status.setText(self._judging)
+        if canaries:
+            self.j_progress.setRange(0, 0)  # busy until the first of the user's runs is judged
         options = dict(store_root=self.store.root, config=self.judge_config(), k=self._k(),
                        concurrency=self.j_conc.value(), progress=on_gui_thread(self._on_progress),
                        stage_progress=on_gui_thread(self._on_stage),
                        redo=self.j_which.currentIndex() == 1, protocol=self.j_protocol.currentData())
-        self.judge_task = run_in_background(lambda: judge_runs_blocking(ids, cancel=cancel, **options),
-                                            self._on_done, name="cockpit-judge")
+        making = on_gui_thread(lambda name: self.j_status.setText(
+            f"Making canary run {name} on the demo shop (once, in headless Chromium)…"))
+
+        def work():
+            canary = judge_canaries(options, making) if canaries else None
+            return canary, judge_runs_blocking(ids, cancel=cancel, **options)
+        self.judge_task = run_in_background(work, self._on_done, name="cockpit-judge")
         return self.judge_task
 
     def cancel_judging(self) -> None:
@@ -332,7 +359,8 @@ class ReportsPanel(QWidget):
         if exc is not None:
             self.j_status.setText(in_window_terms(f"The judge could not run: {exc}", JUDGE_SERVER_FIELD))
             return
-        rep = future.result()
+        canary, rep = future.result()
+        self._show_canaries(canary)
         counts = rep.counts() if hasattr(rep, "counts") else {}
         errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
         why = [f"{rid}: {r.why}" for rid, r in rep.runs.items() if r.judged and r.verdict is None and r.why][:3]
@@ -340,6 +368,15 @@ class ReportsPanel(QWidget):
             f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else "")
             + (". Undecided: " + "; ".join(why) if why else ""))
         self.refresh()
+
+
+    def _show_canaries(self, canary: dict | None) -> None:
+        """The line under the bar: how the judge did on the canary runs (red when they flag it)."""
+        self.j_canary_result.setVisible(canary is not None)
+        if canary is not None:
+            text, bad = canary_line(canary, self.j_model.text().strip())
+            self.j_canary_result.setText(text)
+            self.j_canary_result.setStyleSheet("color:#b00020" if bad else "color:#1b5e20")
 
 
 def _table(headers: list[str]) -> QTableWidget:

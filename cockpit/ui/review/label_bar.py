@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cockpit.core.review.key_points import suggested_verdict, suggestion_text
 from cockpit.core.store import labels as L
 from cockpit.ui.flow_layout import flow_row, labelled
 from cockpit.ui.review.queue import QueueBar
@@ -30,6 +31,8 @@ NOT_EXECUTABLE_KEY = "D"
 #: The keys that step through the side effects and repetition answers (E and R judge steps).
 AXIS_KEYS = {"side_effects": "X", "repetition": "L"}
 AXIS_CHOICES = ("–", "no", "yes", "unsure")  # the first: not answered
+#: The key that takes the verdict the key points' ticks suggest (all met: success; any unmet: fail).
+SUGGESTION_KEY = "A"
 
 
 class LabelBar(QWidget):
@@ -59,6 +62,12 @@ class LabelBar(QWidget):
         self.btn_not_executable = QPushButton(f"Not executable ({NOT_EXECUTABLE_KEY})")
         self.btn_not_executable.setToolTip("The task could not be attempted (a CAPTCHA, the site down, a login wall, "
                                            "a blocked region): asks why; never counted as a failure")
+        self.suggested: str | None = None  # the verdict the key points suggest (None: the task has none)
+        self.btn_suggestion = QPushButton()  # "3 of 4 key points met: suggests failure (A)"; a click takes it
+        self.btn_suggestion.setFlat(True)
+        self.btn_suggestion.setToolTip(f"What your key-point ticks suggest; you decide ({SUGGESTION_KEY} or a click "
+                                       "takes it)")
+        self.btn_suggestion.hide()
         self.btn_next = QPushButton("Next unlabelled (N)")
         self.category = QComboBox()
         self.category.setEditable(True)
@@ -85,7 +94,7 @@ class LabelBar(QWidget):
 
     def _build(self) -> None:
         r1 = flow_row((labelled("Annotator:", self.annotator), self.blind, self.btn_success, self.btn_fail,
-                       self.btn_unsure, self.btn_not_executable, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
+                       self.btn_unsure, self.btn_not_executable, self.btn_suggestion, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
                        labelled(f"Loop ({AXIS_KEYS['repetition']}):", self.axes["repetition"]),
                        self.btn_next))  # wraps on a narrow window, each label with its field
         r2 = QHBoxLayout()
@@ -104,12 +113,27 @@ class LabelBar(QWidget):
                              (self.btn_not_executable, L.NOT_EXECUTABLE)):
             btn.clicked.connect(lambda _=False, v=verdict: self.verdictRequested.emit(v))
         self.btn_next.clicked.connect(self.nextRequested)
+        self.btn_suggestion.clicked.connect(self.accept_suggestion)
         self.category.activated.connect(lambda _: self.categoryPicked.emit())
         self.comment.editingFinished.connect(self.commentEdited)
 
     def who(self) -> str:
         """The annotator's name."""
         return self.annotator.currentText().strip()
+
+    def set_suggestion(self, met: int, total: int) -> None:
+        """The key points' count: the verdict it suggests beside the verdict buttons (hidden without key points)."""
+        self.suggested = suggested_verdict(met, total)
+        self.btn_suggestion.setText(f"{suggestion_text(met, total)} ({SUGGESTION_KEY})")
+        self.btn_suggestion.setVisible(self.suggested is not None)
+
+    def accept_suggestion(self) -> bool:
+        """A: the suggested verdict, as if its own key were pressed."""
+        if self.suggested is None:
+            self.say("No suggestion: this task has no key points (K types them)")
+            return False
+        self.verdictRequested.emit(self.suggested)
+        return True
 
     def say(self, text: str) -> None:
         self.status.setText(text)

@@ -36,7 +36,7 @@ from cockpit.core.store.records import status_text
 from cockpit.ui.review.adjudication_view import AdjudicationBar, AdjudicationView
 from cockpit.ui.review.compare_dialog import CompareDialog
 from cockpit.ui.review.key_points_box import TYPE_KEY, KeyPointsBox
-from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, LabelBar
+from cockpit.ui.review.label_bar import AXIS_KEYS, NOT_EXECUTABLE_KEY, SUGGESTION_KEY, LabelBar
 from cockpit.ui.review.labelling import Labeller
 from cockpit.ui.review.layout import SIDE, ReviewLayout
 from cockpit.ui.review.reask_dialog import open_reask
@@ -66,9 +66,9 @@ class ReviewPanel(QWidget):
         self._settings = settings
         self._left_list: str | None = None  # the run a search or filter took out of the list (shown again after)
         self.browser = RunsBrowser(store)
-        self.adj_bar = AdjudicationBar(store)
-        self.browser.add_above_table(self.adj_bar)
         self.label_bar = LabelBar(store, annotator)
+        self.adj_bar = AdjudicationBar(store, self.label_bar.who)  # a batch's QA reviewer: all its runs
+        self.browser.add_above_table(self.adj_bar)
         self.viewer = RunViewer(store, self.label_bar.who)
         self.adjudication = AdjudicationView(store, self.label_bar.who)
         self.labeller = Labeller(store, self.viewer, self.label_bar, self)
@@ -117,8 +117,10 @@ class ReviewPanel(QWidget):
         bar.nextRequested.connect(lab.next_unlabelled)
         bar.annotatorChanged.connect(lambda _name: lab.on_annotator_changed())
         bar.annotatorChanged.connect(lambda _name: self.key_points.refresh())
+        bar.annotatorChanged.connect(lambda _name: self.adj_bar.adjudicating and self.refresh())  # a QA reviewer?
         self.key_points.message.connect(bar.say)
         self.key_points.counted.connect(self._on_key_points_counted)
+        self.key_points.counted.connect(lambda met, total, _t: bar.set_suggestion(met, total))
         self.viewer.stepMoved.connect(self._on_step_moved)
         bar.blindToggled.connect(self._on_blind)
         bar.axisPicked.connect(lab.axis_picked)
@@ -157,9 +159,12 @@ class ReviewPanel(QWidget):
             sc(key, lambda x=verdict: self.label(x))
         sc(NOT_EXECUTABLE_KEY, lambda: self.label(L.NOT_EXECUTABLE))
         sc("N", lab.next_unlabelled)
+        sc(SUGGESTION_KEY, lambda: self.adjudication.pick(self.adjudication.points.suggested() or "")
+           if self.adj_bar.adjudicating else self.label_bar.accept_suggestion())
         sc(TYPE_KEY, self.key_points.type_points)
         for i in range(1, 10):
-            sc(f"Ctrl+{i}", lambda i=i: self.key_points.toggle(i - 1))
+            sc(f"Ctrl+{i}", lambda i=i: (self.adjudication.points if self.adj_bar.adjudicating
+                                         else self.key_points).toggle(i - 1))
         for axis, key in AXIS_KEYS.items():
             sc(key, lambda a=axis: self.adj_bar.adjudicating or lab.step_axis(a))  # adjudication settles success only
         sc("B", lambda: v.view.set_marks_visible(not v.view.marks_visible()))
@@ -288,6 +293,7 @@ class ReviewPanel(QWidget):
         """Key points ticked now are met at the step shown."""
         s = self.viewer.current()
         self.key_points.set_step(s["step"] if s is not None else None)
+        self.adjudication.set_step(s["step"] if s is not None else None)
 
     def _where(self) -> tuple[str, int] | None:
         """The run and step the screenshot shows (for corrections)."""
@@ -321,7 +327,7 @@ class ReviewPanel(QWidget):
         item = self.adj_bar.item(run_id)
         verdict = item["adjudication"]["verdict"] if item and item["adjudication"] else "?"
         self.adjudication.message.setStyleSheet("color:#1b5e20")
-        self.adjudication.message.setText(f"Recorded: run {run_id} adjudicated {verdict}.")
+        self.adjudication.message.setText(f"Recorded: run {run_id} adjudicated {verdict.replace('_', ' ')}.")
 
     # ---------- tools ----------
     def _branch(self) -> None:

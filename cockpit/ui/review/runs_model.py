@@ -188,7 +188,7 @@ class RunsTableModel(QAbstractTableModel):
             return "(hidden)"
         value = row.get(key)
         if key == "human" and row.get("adjudicated"):
-            value = f"{value or ''} → adjudicated {row['adjudicated']}".strip()
+            value = f"{value or ''} → adjudicated {row['adjudicated'].replace('_', ' ')}".strip()
         if key == "started":
             return started_text(value, row.get("started_known"))
         if key == "task" and row.get("demo"):

@@ -34,6 +34,7 @@ def test_judge_runs_in_the_background_without_blocking_the_gui_thread(qtbot, sto
         timer = QTimer(interval=20)
         timer.timeout.connect(lambda: ticks.append(time.monotonic()))
         timer.start()
+        panel.j_canary.setChecked(False)  # (the canary runs first: tests/ui/reports/test_reports_canaries.py)
         assert panel.start_judging() is not None
         judged(qtbot, panel)
         timer.stop()
@@ -69,6 +70,7 @@ def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store):
     with ModelServer(respond) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_model.setText("judge-model")
+        panel.j_canary.setChecked(False)  # (the canary runs first: tests/ui/reports/test_reports_canaries.py)
         assert panel.start_judging() is not None
         judged(qtbot, panel)
     assert "Done." in panel.j_status.text()
@@ -107,6 +109,7 @@ def test_cancel_stops_the_judge(qtbot, store):
     with ModelServer(lambda b: Reply(text="SUCCESS", delay=5)) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_conc.setValue(2)
+        panel.j_canary.setChecked(False)  # (the canary runs first: tests/ui/reports/test_reports_canaries.py)
         assert panel.start_judging() is not None
         from PySide6.QtCore import QTimer
         QTimer.singleShot(500, panel.cancel_judging)

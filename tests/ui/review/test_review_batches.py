@@ -145,7 +145,7 @@ def test_adjudication_needs_a_verdict_and_a_rationale(qtbot, panel, store):
     p.adj_bar.adj_toggle.click()
     p.browser.table.selectRow(0)
     p.adjudication.record_btn.click()
-    assert "Pick Success or Fail" in p.adjudication.message.text()
+    assert "Pick Success, Fail or Not executable" in p.adjudication.message.text()
     p.adjudication.success.click()
     p.adjudication.record_btn.click()
     assert "reason" in p.adjudication.message.text() and not adjudications(store, rid)
