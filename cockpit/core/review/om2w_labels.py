@@ -181,6 +181,6 @@ def write_human_labels(store: Store, run_ids: list[str] | None, path: Path | str
     report.tasks, report.labels = len(tasks), len(chosen)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(list(tasks.values()), ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    tmp.write_text(json.dumps([tasks[t] for t in sorted(tasks)], ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     tmp.replace(path)
     return report

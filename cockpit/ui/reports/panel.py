@@ -17,6 +17,7 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -237,6 +238,12 @@ class ReportsPanel(QWidget):
                              "" if r["agreement"] is None else f"{r['agreement']:.1%}",
                              "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
+        for i, r in enumerate(rep["judges"]):  # a flagged judge is seen in its first column, not only the last
+            if r["canary"]["flagged"]:
+                item = self.judges.item(i, 0)
+                item.setText(f"⚠ {r['judge']}")
+                item.setForeground(QColor("#c0392b"))
+                item.setToolTip(tip(f"{r['judge']}: FLAGGED by the canary runs: {describe(r['canary'])}"))
 
     def _show_disagreements(self, rep: dict) -> None:
         self.disagree.clear()

@@ -107,11 +107,11 @@ def test_export_writes_the_file_and_it_round_trips(tmp_path, published):
     assert r.returncode == 0, r.stderr
     assert "5 labels of 3 tasks; 1 run without a human verdict left out" in r.stderr  # C by seeact: blank
     got = json.loads(written.read_text())
-    assert got == [
+    assert got == sorted([  # by task id, whatever order the runs were imported in
         {"task_id": A, "confirmed_task": TASKS[A], "Browser_Use_human_label": "1", "seeact_human_label": "0"},
         {"task_id": f"{B}_110325", "confirmed_task": TASKS[B], "Browser_Use_human_label": "2",
          "seeact_human_label": "1"},
-        {"task_id": C, "confirmed_task": TASKS[C], "Browser_Use_human_label": "0"}]
+        {"task_id": C, "confirmed_task": TASKS[C], "Browser_Use_human_label": "0"}], key=lambda t: t["task_id"])
     out = ok(cockpit(other, "import", "labels", str(written)))
     assert "0 unmatched" in out
     assert verdicts_by_run(other) == {

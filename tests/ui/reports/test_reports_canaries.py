@@ -41,6 +41,8 @@ def test_judge_runs_the_canaries_first_and_shows_a_flagged_judge(qtbot, store):
         assert len(L.verdicts(canaries, judge="yes-judge")) == 6 and len(L.labels(canaries, annotator=KNOWN)) == 6
     canary_column = panel.judges.columnCount() - 1
     assert "FLAGGED" in panel.judges.item(0, canary_column).text()  # the table under it names it too
+    judge = panel.judges.item(0, 0)  # and in its first column, seen without scrolling sideways (walkthrough B5)
+    assert judge.text() == "⚠ yes-judge" and judge.foreground().color().name() == "#c0392b"
 
 
 def test_unticked_only_the_users_runs_are_judged(qtbot, store):
