@@ -85,15 +85,16 @@ class AdjudicationView(QWidget):
         lay.addWidget(self.message)
         self.show_item(None)
 
-    def show_item(self, item: dict | None) -> None:
-        """Show a to_adjudicate item (None: the open run has nothing to adjudicate)."""
+    def show_item(self, item: dict | None, run_open: bool = True) -> None:
+        """Show a to_adjudicate item (None: the open run has nothing to adjudicate, or no run is open)."""
         self.item = item
         self.message.setStyleSheet("color:#b00020")
         self.message.setText("")
         for w in (self.success, self.fail, self.rationale, self.record_btn):
             w.setEnabled(item is not None)
         if item is None:
-            self.summary.setText("Nothing to adjudicate on this run: its annotators and judges agree.")
+            self.summary.setText("Nothing to adjudicate on this run: its annotators and judges agree." if run_open
+                                 else "No run open: pick one in the list to see its verdicts.")
             self.table.setRowCount(0)
             return
         why = [w for w, on in (("annotators disagree", item["annotators_disagree"]),
