@@ -169,6 +169,7 @@ class ReviewPanel(QWidget):
         for key, judgement in STEP_KEYS.items():
             sc(key, lambda j=judgement: lab.judge_step(j))
         sc(ADD_MARK_KEY, self.corrector.toggle_adding)
+        sc("Ctrl+Z", lab.undo)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
