@@ -27,8 +27,8 @@ from collections import Counter, defaultdict
 from cockpit.core.review import bootstrap as B
 from cockpit.core.review import canary_audit
 from cockpit.core.review.consensus import NAMES, consensus
-from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, percent_agreement
 from cockpit.core.review.judge_prompt import NO_ANSWER_REPLY
+from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, percent_agreement
 from cockpit.core.review.outcomes import ratio, runs_by_id
 from cockpit.core.store.db import open_for_reading
 from cockpit.core.store.labels import verdicts as _verdicts

@@ -54,7 +54,7 @@ def unjudged_failures_note(store) -> str:
 
 
 #: The agreement tables' headers, explained in their tooltips.
-SMALL_N = (f"Over fewer than {MIN_ITEMS} runs in common, agreement is shown as a count (\"1 of 1\") and κ as "
+SMALL_N = (f"Over fewer than {plural(MIN_ITEMS, 'run')} in common, agreement is shown as a count (\"1 of 1\") and κ as "
            "\"n too small\": a figure over so few runs says next to nothing.")
 COLUMN_TIPS = {
     "runs": "Runs both sides gave a verdict on. \"automatic\": runs that gave no answer, scored 0 without asking the "

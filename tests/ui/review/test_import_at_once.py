@@ -9,15 +9,8 @@ from PySide6.QtTest import QTest
 
 from cockpit.core.store import Store
 from cockpit.ui.review.import_dialog import ERROR_STYLE
+from tests.ui.review.driving import open_dialog
 from tests.webvoyager_runs import webvoyager_results
-
-
-def open_dialog(qtbot, window):
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
-    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window._import_dialog is not None and window._import_dialog.isVisible(), timeout=5000)
-    return window._import_dialog
 
 
 def test_import_clicked_before_the_path_was_looked_at_imports_once_it_is(qtbot, window, tmp_path):

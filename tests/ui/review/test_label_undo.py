@@ -10,12 +10,7 @@ from PySide6.QtWidgets import QApplication
 from cockpit.core.store import labels as L
 from cockpit.ui.review.reason_dialog import ReasonDialog
 from testkit.fakeruns import make_run
-
-
-def focus_view(qtbot, p):
-    p.activateWindow()
-    p.viewer.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
+from tests.ui.review.driving import focus_view
 
 
 def label_site_down(qtbot, p):

@@ -10,7 +10,7 @@ from testkit.fakeruns import make_run
 
 
 @pytest.fixture
-def review(panel, store):
+def notes_review(panel, store):
     tasks = {"a": "Open Note A and read its first line", "b": "Open Note B and check it says a word",
              "lasagna": "Find a vegetarian lasagna recipe", "about": "Read about the notes app"}
     ids = {key: make_run(store, steps=1, task=task) for key, task in tasks.items()}
@@ -33,6 +33,6 @@ def found(qtbot, p, text: str) -> set[str]:
     ("lasagna vegetarian", set()),  # the words in the order typed
     ("Note A", {"a"}),
 ])
-def test_search_finds_the_words_in_the_order_typed(qtbot, review, text, keys):
-    p, ids = review
+def test_search_finds_the_words_in_the_order_typed(qtbot, notes_review, text, keys):
+    p, ids = notes_review
     assert found(qtbot, p, text) == {ids[k] for k in keys}
