@@ -93,6 +93,15 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
     return copy.deepcopy(request)
 
 
+def why_not_reask(store: Store, run_id: str, step: int) -> str:
+    """Why `step` of `run_id` cannot be re-asked ("" when it can): rebuild_request's reason."""
+    try:
+        rebuild_request(store, run_id, step)
+    except ReaskError as e:
+        return str(e)
+    return ""
+
+
 #: Re-clipping an edited request works exactly as the conversation does.
 clip_images = prompt.clip
 

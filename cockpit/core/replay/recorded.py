@@ -40,6 +40,20 @@ class NotRecorded(CockpitError):
     """The run has no web archive to replay from (recorded before #41, with recording off, or imported)."""
 
 
+def why_not_recorded(store: Store, run_id: str) -> str:
+    """Why run `run_id` cannot be served from a web recording ("" when it can): no archive (recording off,
+    recorded before Cockpit recorded the web, or imported) or one without the network."""
+    archive = WebArchive.of(store.run_dir(run_id))
+    if archive is None:
+        run = store.run(run_id)
+        how = (f"it was imported ({run.get('source')})" if run.get("source", "cockpit") != "cockpit"
+               else "it was made with recording off or before Cockpit recorded the web")
+        return f"This run has no web recording: {how}."
+    if not archive.meta.get("network", False):
+        return f"This run recorded no network ({archive.meta.get('why_not') or 'not recorded'})."
+    return ""
+
+
 def _base(url: str) -> str:
     return url.split("#", 1)[0]
 

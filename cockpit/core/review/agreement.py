@@ -156,7 +156,8 @@ def judge_agreement(store, reference: dict | None = None, boot: B.Bootstrap | No
     :data:`~cockpit.core.review.judges.SPLITS`: site, agent, level, prompt-version) one row per group and
     judge, the group's value in ``group`` (None without a split).
     ``n`` counts runs with both a human consensus and a decided judge verdict;
-    ``undecided`` counts runs with a consensus whose judge verdict was undecided; ``not_binary`` counts runs
+    ``automatic`` counts those of the n whose verdict was scored without asking the judge (the run gave no
+    answer: 0, as in WebVoyager); ``undecided`` counts runs with a consensus whose judge verdict was undecided; ``not_binary`` counts runs
     whose consensus is neither success nor fail (left out, never counted as failures).
     Keys: judge, k, k_label, prompt_version, group, n, agreement and accuracy (the same fraction, None if
     n = 0), kappa (Cohen's, judge vs consensus; None if n = 0), undecided, not_binary, tp, fn, fp, tn

@@ -34,5 +34,22 @@ def align(a: list[dict], b: list[dict]) -> list[tuple[int | None, int | None]]:
     return pairs
 
 
-def same(a: dict | None, b: dict | None) -> bool:
-    return a is not None and b is not None and _sig(a) == _sig(b)
+def _action(step: dict) -> str:
+    """The whole action as the model wrote it (kind and target), spaces and case evened out; '' for none."""
+    return " ".join((step.get("action") or step.get("action_text") or "").split()).lower()
+
+
+def _page(step: dict) -> str:
+    u = urlparse(step.get("url") or "")
+    return f"{u.netloc.lower()}{u.path.rstrip('/')}?{u.query}"
+
+
+def same_action(a: dict | None, b: dict | None) -> bool:
+    """Both steps did the same thing to the same target ('Click [13]' and 'Click [5]' differ; two steps
+    without an action are the same)."""
+    return a is not None and b is not None and _action(a) == _action(b)
+
+
+def same_page(a: dict | None, b: dict | None) -> bool:
+    """Both steps were taken on the same page (host, path and query of its address; not the #fragment)."""
+    return a is not None and b is not None and _page(a) == _page(b)

@@ -27,6 +27,7 @@ from collections import Counter, defaultdict
 from cockpit.core.review import bootstrap as B
 from cockpit.core.review import canary_audit
 from cockpit.core.review.consensus import NAMES, consensus
+from cockpit.core.review.judge_prompt import NO_ANSWER_REPLY
 from cockpit.core.review.kappa import cohen_kappa, confusion_matrix, percent_agreement
 from cockpit.core.review.outcomes import ratio, runs_by_id
 from cockpit.core.store.db import open_for_reading
@@ -92,7 +93,7 @@ def judge_rows(store, reference: dict, boot: B.Bootstrap | None = None, by: str 
 
 
 def _row(vs: list[dict], reference: dict, boot: B.Bootstrap | None) -> dict:
-    human, pred, undecided, not_binary = [], [], 0, 0
+    human, pred, undecided, not_binary, automatic = [], [], 0, 0, 0
     for v in vs:
         if v["run_id"] not in reference:
             continue
@@ -105,11 +106,13 @@ def _row(vs: list[dict], reference: dict, boot: B.Bootstrap | None) -> dict:
             continue
         human.append(int(h))
         pred.append(int(v["verdict"]))
+        automatic += v.get("reply") == NO_ANSWER_REPLY  # a run without an answer: scored 0, the judge not asked
     m = confusion_matrix([NAMES[h] for h in human], [NAMES[p] for p in pred], ("success", "fail"))
     tp, fn, fp, tn = m["success"]["success"], m["success"]["fail"], m["fail"]["success"], m["fail"]["fail"]
     agreement = percent_agreement(human, pred) if human else None
     row = {"n": len(human), "agreement": agreement, "accuracy": agreement,
            "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided, "not_binary": not_binary,
+           "automatic": automatic,
            "tp": tp, "fn": fn, "fp": fp, "tn": tn, "confusion": m,
            "precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "fpr": ratio(fp, fp + tn),
            "human_rate": ratio(sum(human), len(human)), "judge_rate": ratio(sum(pred), len(pred)),

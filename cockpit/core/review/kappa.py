@@ -11,6 +11,10 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from fractions import Fraction
 
+#: Fewer items in common than this, and agreement and kappa say next to nothing (κ = 1.000 over one run): the
+#: window shows "n too small" in place of kappa, and agreement as a count.
+MIN_ITEMS = 5
+
 
 def _pairs(a: Sequence, b: Sequence) -> None:
     if len(a) != len(b):

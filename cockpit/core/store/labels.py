@@ -116,3 +116,20 @@ def unlabelled_runs(store: Store, annotator: str, limit: int = 1000) -> list[str
                        "(SELECT run_id FROM labels WHERE annotator = ?) ORDER BY started LIMIT ?",
                        [annotator, limit])
     return [r["id"] for r in rows]
+
+
+def restore_label(store: Store, run_id: str, annotator: str, row: dict | None) -> None:
+    """Put back an annotator's label on a run exactly as `row` (a labels() row) held it; None: no label (undo)."""
+    with store._tx():
+        store.db.execute("DELETE FROM labels WHERE run_id = ? AND annotator = ?", [run_id, annotator])
+        if row is not None:
+            store.db["labels"].insert(dict(row, run_id=run_id, annotator=annotator))
+
+
+def restore_step_label(store: Store, run_id: str, step: int, annotator: str, row: dict | None) -> None:
+    """Put back an annotator's judgement of a step exactly as `row` (a step_labels() row); None: none (undo)."""
+    with store._tx():
+        store.db.execute("DELETE FROM step_labels WHERE run_id = ? AND step = ? AND annotator = ?",
+                         [run_id, step, annotator])
+        if row is not None:
+            store.db["step_labels"].insert(dict(row, run_id=run_id, step=step, annotator=annotator))

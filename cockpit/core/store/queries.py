@@ -292,9 +292,20 @@ class StoreQueries:
                           [run_id])
 
 
+#: In a search of several words, the last one is read as the beginning of a word from this many characters on.
+PREFIX_MIN = 3
+
+
 def fts_query(text: str, prefix: bool = False) -> str:
-    """Plain words to an FTS5 query that cannot be a syntax error; `prefix`: each word matches the words it
-    begins (a search box read as it is typed: "lasag" finds lasagna)."""
+    """Plain words to an FTS5 query that cannot be a syntax error. `prefix` (a search box read as it is typed):
+    one word matches the words it begins ("lasag" finds lasagna); several match as a phrase, in the order
+    typed, the last one a prefix only from PREFIX_MIN characters on ("Open Note A" finds "Open Note A…", not
+    "Open Note B" beside some word starting with a; "open not" finds both). Without `prefix`: every word."""
     words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
-    star = "*" if prefix else ""
-    return " ".join(f'"{w}"{star}' for w in words) or '""'
+    if not words:
+        return '""'
+    if not prefix:
+        return " ".join(f'"{w}"' for w in words)
+    if len(words) == 1:
+        return f'"{words[0]}"*'
+    return f'"{" ".join(words)}"' + ("*" if len(words[-1].replace('""', '"')) >= PREFIX_MIN else "")

@@ -53,7 +53,14 @@ from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.canary_run import canary_line, judge_canaries
 from cockpit.ui.reports.judge_audit import JudgeAuditView
 from cockpit.ui.reports.tier_table import TierTable
-from cockpit.ui.reports.words import bin_label, unjudged_failures_note
+from cockpit.ui.reports.words import (
+    agreement_cell,
+    bin_label,
+    explain_columns,
+    kappa_cell,
+    runs_cell,
+    unjudged_failures_note,
+)
 
 MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
 
@@ -140,6 +147,8 @@ class ReportsPanel(QWidget):
         self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
         self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
                               "TP", "FN", "FP", "TN", "canaries"])
+        for table in (self.pairs, self.judges):
+            explain_columns(table)  # agreement over too few runs, verdicts scored without the judge
         self.audit = JudgeAuditView(self.store.root)
         self.disagree = _list()
         self.disagree.itemActivated.connect(self._open)
@@ -232,11 +241,11 @@ class ReportsPanel(QWidget):
         self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {plural(f['n_runs'], 'run')} labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
                             "Fleiss' κ needs runs labelled by three or more annotators.")
-        _fill(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], f"{r['agreement']:.1%}", f"{r['kappa']:.3f}")
-                           for r in rep["pairwise_cohen"]])
-        _fill(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"], r["n"],
-                             "" if r["agreement"] is None else f"{r['agreement']:.1%}",
-                             "" if r["kappa"] is None else f"{r['kappa']:.3f}", r["undecided"],
+        _fill(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], agreement_cell(r["agreement"], r["n"]),
+                            kappa_cell(r["kappa"], r["n"])) for r in rep["pairwise_cohen"]])
+        _fill(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"],
+                             runs_cell(r["n"], r.get("automatic", 0)), agreement_cell(r["agreement"], r["n"]),
+                             kappa_cell(r["kappa"], r["n"]), r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
         for i, r in enumerate(rep["judges"]):  # a flagged judge is seen in its first column, not only the last
             if r["canary"]["flagged"]:

@@ -1,4 +1,5 @@
-"""What Reports says in words: the steps histogram's bins, and the runs counted as failures with no one's verdict.
+"""What Reports says in words: the steps histogram's bins, the runs counted as failures with no one's verdict, and
+agreement over too few runs to mean much (walkthrough 3, A12: κ = 1.000 over one run, scored without the judge).
 
 Runs that ended without an answer (the step limit, stopped, an error…) and that nobody labelled or judged are
 counted as failures, as WebVoyager and Online-Mind2Web score a run that gave no answer: leaving them out would
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cockpit.core.review.kappa import MIN_ITEMS
 from cockpit.core.review.outcomes import run_outcomes
 from cockpit.core.words import plural
 
@@ -49,3 +51,42 @@ def unjudged_failures_note(store) -> str:
     return (f"{said} ended without an answer and {'has' if one else 'have'} no label or judge's verdict: "
             f"{'it is counted as a failure' if one else 'they are counted as failures'} (a run with no answer "
             f"scores 0, as in WebVoyager). Label {'it' if one else 'them'} in Review to decide otherwise.")
+
+
+#: The agreement tables' headers, explained in their tooltips.
+SMALL_N = (f"Over fewer than {plural(MIN_ITEMS, 'run')} in common, agreement is shown as a count (\"1 of 1\") and κ as "
+           "\"n too small\": a figure over so few runs says next to nothing.")
+COLUMN_TIPS = {
+    "runs": "Runs both sides gave a verdict on. \"automatic\": runs that gave no answer, scored 0 without asking the "
+            "judge (WebVoyager's rule): the judge never saw them, yet they count here.",
+    "agreement": SMALL_N,
+    "κ": SMALL_N,
+}
+
+
+def agreement_cell(agreement: float | None, n: int) -> str:
+    """"87.5%", or over too few runs the count itself ("1 of 1"); "" when there is none."""
+    if agreement is None:
+        return ""
+    return f"{round(agreement * n)} of {n}" if n < MIN_ITEMS else f"{agreement:.1%}"
+
+
+def kappa_cell(kappa: float | None, n: int) -> str:
+    """"0.750", or "n too small" over fewer than MIN_ITEMS runs; "" when there is none."""
+    if kappa is None:
+        return ""
+    return "n too small" if n < MIN_ITEMS else f"{kappa:.3f}"
+
+
+def runs_cell(n: int, automatic: int = 0) -> str:
+    """"12", or "1 (1 automatic)" when some verdicts were scored without asking the judge."""
+    return f"{n} ({automatic} automatic)" if automatic else str(n)
+
+
+def explain_columns(table) -> None:
+    """The header tooltips of an agreement table: "runs", "agreement" and the κ column."""
+    for col in range(table.columnCount()):
+        item = table.horizontalHeaderItem(col)
+        said = COLUMN_TIPS.get("κ" if "κ" in item.text() else item.text()) if item is not None else None
+        if said:
+            item.setToolTip(said)

@@ -126,8 +126,8 @@ class AdjudicationView(QWidget):
         lay.addLayout(form)
         lay.addWidget(self.message)
 
-    def show_item(self, item: dict | None) -> None:
-        """Show a to_adjudicate item (None: the open run has nothing to adjudicate)."""
+    def show_item(self, item: dict | None, run_open: bool = True) -> None:
+        """Show a to_adjudicate item (None: the open run has nothing to adjudicate, or no run is open)."""
         self.item = item
         self.message.setStyleSheet("color:#b00020")
         self.message.setText("")
@@ -135,7 +135,8 @@ class AdjudicationView(QWidget):
             w.setEnabled(item is not None)
         self.points.show_item(item)
         if item is None:
-            self.summary.setText("Nothing to adjudicate on this run: its annotators and judges agree.")
+            self.summary.setText("Nothing to adjudicate on this run: its annotators and judges agree." if run_open
+                                 else "No run open: pick one in the list to see its verdicts.")
             self.table.setRowCount(0)
             return
         why = [w for w, on in (("annotators disagree", item["annotators_disagree"]),

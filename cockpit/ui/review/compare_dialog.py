@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
-from cockpit.core.review.compare import align, same
+from cockpit.core.review.compare import align, same_action, same_page
 from cockpit.core.store import Store
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.plaintext import tip
@@ -39,24 +39,7 @@ class CompareDialog(QDialog):
         self.runs = [store.run(run_a), store.run(run_b)]
         self.steps = [store.steps(run_a, with_request=False), store.steps(run_b, with_request=False)]
         self.pairs = align(*self.steps)
-        self.table = QTableWidget(len(self.pairs), 5)
-        self.table.setHorizontalHeaderLabels(["A step", "A action", "B step", "B action", "same?"])
-        self.table.setSelectionBehavior(QTableWidget.SelectRows)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        for row, (i, j) in enumerate(self.pairs):
-            a = self.steps[0][i] if i is not None else None
-            b = self.steps[1][j] if j is not None else None
-            cells = [str(a["step"]) if a else "—", _act(a), str(b["step"]) if b else "—", _act(b),
-                     "yes" if same(a, b) else "differs"]
-            for col, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip(text))
-                if not same(a, b):
-                    item.setBackground(QColor("#fff3e0"))
-                self.table.setItem(row, col, item)
-        head = self.table.horizontalHeader()
-        for col in range(5):  # the steps and "same?" as wide as their text, the two actions share the rest
-            head.setSectionResizeMode(col, QHeaderView.Stretch if col in (1, 3) else QHeaderView.ResizeToContents)
+        self.table = self._table()
         self.table.currentCellChanged.connect(lambda r, *_: self.show_pair(r))
         self.views = [ScreenshotView(), ScreenshotView()]
         self.labels = [ElidedLabel(), ElidedLabel()]  # the step's action and thought
@@ -88,6 +71,32 @@ class CompareDialog(QDialog):
             self.table.selectRow(0)
             self.show_pair(0)
 
+    def _table(self) -> QTableWidget:
+        """A row per aligned pair: both steps and actions, and whether they did the same action on the same page."""
+        table = QTableWidget(len(self.pairs), 6)
+        table.setHorizontalHeaderLabels(["A step", "A action", "B step", "B action", "same action?", "same page?"])
+        for col, text in ((4, "Did both steps do the same thing to the same target? ('Click [13]' and 'Click [5]' "
+                               "differ.) Rows whose actions differ are shaded."),
+                          (5, "Were both steps taken on the same page (its address, without the #part)?")):
+            table.horizontalHeaderItem(col).setToolTip(text)
+        table.setSelectionBehavior(QTableWidget.SelectRows)
+        table.setEditTriggers(QTableWidget.NoEditTriggers)
+        for row, (i, j) in enumerate(self.pairs):
+            a = self.steps[0][i] if i is not None else None
+            b = self.steps[1][j] if j is not None else None
+            cells = [str(a["step"]) if a else "—", _act(a), str(b["step"]) if b else "—", _act(b),
+                     _yes(same_action, a, b), _yes(same_page, a, b)]
+            for col, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                item.setToolTip(tip(text))
+                if not same_action(a, b):
+                    item.setBackground(QColor("#fff3e0"))
+                table.setItem(row, col, item)
+        head = table.horizontalHeader()
+        for col in range(6):  # the steps and the "same …?" columns as wide as their text, the two actions share the rest
+            head.setSectionResizeMode(col, QHeaderView.Stretch if col in (1, 3) else QHeaderView.ResizeToContents)
+        return table
+
     def show_pair(self, row: int) -> None:
         if not 0 <= row < len(self.pairs):
             return
@@ -109,6 +118,13 @@ class CompareDialog(QDialog):
                 view.clear(str(e))
             label.setText(f"step {s['step']}: {s.get('action') or s.get('action_text') or '(none)'} — "
                           f"{s.get('thought') or ''}")
+
+
+def _yes(test, a: dict | None, b: dict | None) -> str:
+    """'yes' / 'differs', or '—' where one run has no step in this row."""
+    if a is None or b is None:
+        return "—"
+    return "yes" if test(a, b) else "differs"
 
 
 def _act(step: dict | None) -> str:

@@ -63,6 +63,8 @@ class ImportDialog(QDialog):
         self._detected: list[str] = []
         self._detected_for = ""
         self.looked_at = ""  # the path whose look (detection, or "there is none") is shown
+        self._looking_for = ""  # the path being looked at in the background
+        self._start_after_look = ""  # Import pressed before the look at this path was done: it starts after
         self.result = None
         self._build()
         self._on_kind()
@@ -210,7 +212,10 @@ class ImportDialog(QDialog):
         text = self.path.text().strip()
         if self._detect_task is not None:
             self._detect_task.cancel()
-        self._detected, self._detected_for = [], ""
+        self._detected, self._detected_for, self._looking_for = [], "", ""
+        if self._start_after_look and self._start_after_look != text:  # another path since Import: not started
+            self._start_after_look = ""
+            self._say(self.message, "")
         if not text:
             self._say(self.found, "")
             self._on_kind()
@@ -219,17 +224,21 @@ class ImportDialog(QDialog):
             self._say(self.found, f"There is no file or folder {text}.", error=True)
             self.looked_at = text
             self._on_kind()
+            self._start_if_waiting(text)
             return
         self._say(self.found, "Looking at what it holds…")
+        self._looking_for = text
         self._detect_task = run_in_background(lambda: survey(Path(text).expanduser()),
                                               lambda f: self._on_detected(text, f), name="import-detect")
 
     def _on_detected(self, text: str, done) -> None:
+        self._looking_for = ""
         try:
             found = done.result()
         except Exception as e:  # noqa: BLE001 (shown, not raised: a folder that cannot be read)
             self._say(self.found, f"Cannot look into {text}: {e}", error=True)
             self.looked_at = text
+            self._start_if_waiting(text)
             return
         kinds = list(found)
         self._detected, self._detected_for = kinds, text
@@ -241,12 +250,21 @@ class ImportDialog(QDialog):
             self._say(self.found, "Holds nothing Cockpit imports (choose What to see what each kind expects).",
                       error=self.kind.currentData() == DETECT)
         self._on_kind()
+        self._start_if_waiting(text)
+
+    def _start_if_waiting(self, text: str) -> None:
+        """Import was pressed while the path was being looked at: it starts now (or says why it cannot)."""
+        if self._start_after_look and self._start_after_look == text == self.path.text().strip():
+            self._start_after_look = ""
+            self._say(self.message, "")
+            self.start()
 
     # ---------- importing ----------
     @property
     def busy(self) -> bool:
-        """From Import until the report (or the error) is shown."""
-        return self._importing
+        """From Import until the report (or the error) is shown (Import pressed while the path was still being
+        looked at included)."""
+        return self._importing or bool(self._start_after_look)
 
     def request(self) -> ImportRequest | None:
         """The import the fields describe, or None after saying in the dialog what is missing."""
@@ -258,6 +276,7 @@ class ImportDialog(QDialog):
         if kind is None:
             self._say(self.message, f"Cockpit found nothing it imports in {text}. Choose What it holds to see what "
                       "that kind expects." if self._detected_for == text else
+                      self.found.fullText() if self.looked_at == text else  # no such path, or unreadable
                       "Still looking at what the path holds; choose What it holds, or wait a moment.", error=True)
             return None
         opt = lambda f: Path(f.text().strip()).expanduser() if f.text().strip() else None  # noqa: E731
@@ -269,6 +288,14 @@ class ImportDialog(QDialog):
 
     def start(self) -> None:
         if self.busy:
+            return
+        text = self.path.text().strip()
+        if text and self.kind.currentData() == DETECT and self.looked_at != text:  # typed, not looked at yet
+            self._start_after_look = text  # starts when the look is done (walk3 A8: the click did nothing)
+            self._say(self.message, "Looking at what the path holds first; the import starts as soon as that is "
+                                    "known.")
+            if self._looking_for != text:
+                self._detect()
             return
         req = self.request()
         if req is None:
@@ -289,6 +316,10 @@ class ImportDialog(QDialog):
 
     def cancel(self) -> None:
         """Stop after the folder in hand; the report says what was imported by then."""
+        if self._start_after_look and not self._importing:  # not started yet: it will not start
+            self._start_after_look = ""
+            self._say(self.message, "Not imported: cancelled while looking at what the path holds.")
+            return
         if self.busy and not self._stop.is_set():
             self._stop.set()
             self.close_btn.setEnabled(False)

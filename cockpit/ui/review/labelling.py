@@ -20,6 +20,7 @@ from cockpit.core.errors import ActionParseError
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
 from cockpit.ui.review.label_bar import label_text
+from cockpit.ui.review.label_undo import LabelHistory
 from cockpit.ui.review.reason_dialog import ReasonDialog
 from cockpit.ui.review.words import words
 from cockpit.ui.screenshot.pointer import css_point
@@ -43,6 +44,7 @@ class Labeller(QObject):
         self.queue: list[str] = []
         self.in_batch = False  # the queue is the annotator's batches' (in batch order)
         self.list_order = lambda: []  # the ids in the runs list's current order (the panel sets it)
+        self.history = LabelHistory(store)  # Ctrl+Z: the labels as they were before each change
         viewer.stepMoved.connect(self.on_step_moved)
         viewer.view.markClicked.connect(self.on_view_mark)
         viewer.view.pointClicked.connect(self.on_view_point)  # a pixel step's corrected point (W, then a click)
@@ -136,6 +138,7 @@ class Labeller(QObject):
             category = reason if reason is not None else before["category"] if before else ""
         blind = (self.bar.blind.isChecked() or self.opened_blind) and (not self.revealed or bool(
             before and before["blind"] and before["verdict"] == verdict))
+        self.history.remember(self.run["id"], who)
         L.set_label(self.store, self.run["id"], who, verdict, category=category, comment=self.bar.comment.text(),
                     seconds=time.monotonic() - self.opened_at, blind=blind,
                     side_effects=self.bar.axis_answer("side_effects"), repetition=self.bar.axis_answer("repetition"))
@@ -147,6 +150,30 @@ class Labeller(QObject):
         self.show_header()
         self.viewer.decorate()
         self.labelled.emit(self.run["id"])
+        return True
+
+    def undo(self) -> bool:
+        """Ctrl+Z: the shown run's last label change undone, its earlier label back as it was stored."""
+        if not self.run:
+            return False
+        c = self.history.undo(self.run["id"])
+        if c is None:
+            self.bar.say("Nothing to undo on this run.")
+            return False
+        b = c.before
+        if c.step is None:
+            now = label_text(b["verdict"], b["category"]) if b else "not labelled"
+            what = f"{c.annotator}'s label is back to: {now.removeprefix('your label: ')}"
+        else:
+            what = f"step {c.step}: {c.annotator}'s judgement is back to: {words(b['judgement']) if b else 'none'}"
+        more = self.history.left(self.run["id"])
+        self.bar.load(self.my_label())
+        self.refresh_queue()
+        self.update_claim()
+        self.show_header()
+        self.viewer.decorate()
+        self.labelled.emit(self.run["id"])
+        self.bar.say(f"Undone (Ctrl+Z): {what}" + (f" · {more} more to undo" if more else ""))
         return True
 
     def resave(self) -> bool:
@@ -182,6 +209,7 @@ class Labeller(QObject):
         if not self.who():
             self.bar.say(NEED_NAME)
             return
+        self.history.remember(self.run["id"], self.who(), s["step"])
         L.set_step_label(self.store, self.run["id"], s["step"], self.who(), judgement)
         self.pick_target = judgement == "wrong_target"
         where = " (or the point it should have hit)" if _pixel(s) else ""
@@ -206,6 +234,7 @@ class Labeller(QObject):
         s = self.viewer.current()
         if not self.pick_target or s is None:
             return
+        self.history.remember(self.run["id"], self.who(), s["step"])
         L.set_step_label(self.store, self.run["id"], s["step"], self.who(), "wrong_target",
                          corrected_target=mark_id)
         self.pick_target = False

@@ -65,6 +65,7 @@ class ReviewPanel(QWidget):
         self.store = store
         self._settings = settings
         self._left_list: str | None = None  # the run a search or filter took out of the list (shown again after)
+        self._adj_note: tuple[str | None, str] = (None, "")  # (run, why To adjudicate shows it in place of another)
         self.browser = RunsBrowser(store)
         self.label_bar = LabelBar(store, annotator)
         self.adj_bar = AdjudicationBar(store, self.label_bar.who)  # a batch's QA reviewer: all its runs
@@ -173,6 +174,7 @@ class ReviewPanel(QWidget):
         for key, judgement in STEP_KEYS.items():
             sc(key, lambda j=judgement: lab.judge_step(j))
         sc(ADD_MARK_KEY, self.corrector.toggle_adding)
+        sc("Ctrl+Z", lab.undo)
 
     def showEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         super().showEvent(event)
@@ -274,6 +276,14 @@ class ReviewPanel(QWidget):
             self.open_run(left)
             self.label_bar.say(f"Run {left} is in the list again.")
             return
+        if self.viewer.run and not self.browser.listed(self.viewer.run["id"]) and self.adj_bar.adjudicating \
+                and self.browser.model.ids:  # "To adjudicate": the first run to settle, in place of the one open
+            gone, first = self.viewer.run["id"], self.browser.model.ids[0]
+            self.open_run(first)
+            self._left_list = gone
+            self._adj_note = (first, f"Run {gone} is not in this list; showing run {first}, the first in it.")
+            self._show_adjudication()
+            return
         if self.viewer.run and not self.browser.listed(self.viewer.run["id"]):
             gone = self._left_list = self.viewer.run["id"]
             self.browser.shown_run_id = None
@@ -319,7 +329,11 @@ class ReviewPanel(QWidget):
 
     def _show_adjudication(self) -> None:
         if self.adj_bar.adjudicating:
-            self.adjudication.show_item(self.adj_bar.item(self.viewer.run["id"] if self.viewer.run else None))
+            shown = self.viewer.run["id"] if self.viewer.run else None
+            self.adjudication.show_item(self.adj_bar.item(shown), run_open=shown is not None)
+            if self._adj_note[0] == shown:  # why this run is shown, until another is
+                self.adjudication.message.setText(self._adj_note[1])
+            self._adj_note = (shown, self._adj_note[1]) if self._adj_note[0] == shown else (None, "")
 
     def _on_adjudicated(self, run_id: str) -> None:
         self.adj_bar.reload()  # under "open only" the run leaves the list

@@ -10,6 +10,8 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from cockpit.core.replay import resume
+from cockpit.core.replay.reask import why_not_reask
+from cockpit.core.replay.recorded import why_not_recorded
 from cockpit.ui.flow_layout import flow_row
 
 
@@ -75,7 +77,22 @@ class RunTools(QWidget):
         lay.addWidget(flow_row((task_runs, self.reask_btn, self.branch_btn, self.replay_btn,
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
                                 self.resume_replay, self.close_run_btn)))
+        self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn)}
         self.set_run_status("")
+
+    def check_step(self, store, run: dict | None, step: int | None) -> None:
+        """Re-ask, "as recorded" and the step's page enabled only where they can work on the step shown; where
+        not, their tooltip says why (an imported run: no request to re-ask, no web recording; walk3 A16)."""
+        reask = why_not_reask(store, run["id"], step) if run and step is not None else "no step is shown"
+        recorded = why_not_recorded(store, run["id"]) if run else "no run is open"
+        recorded = recorded[:1].lower() + recorded[1:]
+        for w, what, why in ((self.reask_btn, "Cannot re-ask", reask),
+                             (self.recorded_box, "Cannot replay or branch as recorded", recorded),
+                             (self.step_page_btn, "Cannot open this step's page", recorded)):
+            w.setEnabled(not why)
+            w.setToolTip(self._tips[w] if not why else f"{what}: {why}")
+        if recorded:
+            self.recorded_box.setChecked(False)
 
     def set_run_status(self, status: str) -> None:
         """Resume for a run whose process died (cockpit.core.replay.resume), Close run for an interrupted one."""

@@ -135,6 +135,7 @@ class RunViewer(QWidget):
         self.loader.request("thumb", [(run_id, s["step"], str(self.store.file(s["screenshot"])))
                                       for s in steps if s["screenshot"]])
         self.tools.set_run_status(run["status"])
+        self.tools.check_step(self.store, run, None)
         self.index = -1
         return True
 
@@ -150,6 +151,7 @@ class RunViewer(QWidget):
             label.setText("")
         self.set_note("")
         self.tools.set_run_status("")
+        self.tools.check_step(self.store, None, None)
         self.details.show_step(self.store, {}, None)
         self.view.clear(message)
 
@@ -236,6 +238,7 @@ class RunViewer(QWidget):
         moved = self.index >= 0
         self.index = i
         s = self.steps[i]
+        self.tools.check_step(self.store, self.run, s["step"])  # what works on this step (re-ask, recording)
         key = (self.run["id"], s["step"])
         img = self._images.get(key)
         if img is not None:

@@ -253,6 +253,7 @@ class RunsBrowser(QWidget):
         self.model.set_only(run_ids)
         self.update_count()
         self.reselect()
+        self.listChanged.emit()  # (the open run may have left the list, or come back)
 
     def update_human(self, run_id: str) -> None:
         """The run's Human column after a label."""

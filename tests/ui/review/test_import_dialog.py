@@ -12,6 +12,7 @@ from PySide6.QtTest import QTest
 from cockpit.core.store import Store
 from tests.images import numbered_png
 from tests.ui.fits import fit_violations
+from tests.ui.review.driving import open_dialog
 from tests.webvoyager_runs import webvoyager_results
 
 
@@ -33,14 +34,6 @@ def mind2web_folders(root, n: int, shots: int = 2, size=(64, 48)):
                 data = buf.getvalue()
             (d / "trajectory" / f"{k}_screenshot.png").write_bytes(data)
     return root
-
-
-def open_dialog(qtbot, window):
-    window.activateWindow()
-    qtbot.waitUntil(window.isActiveWindow, timeout=5000)
-    QTest.keyClick(window, Qt.Key.Key_I, Qt.KeyboardModifier.ControlModifier)
-    qtbot.waitUntil(lambda: window._import_dialog is not None and window._import_dialog.isVisible(), timeout=5000)
-    return window._import_dialog
 
 
 def choose(qtbot, dlg, path) -> None:

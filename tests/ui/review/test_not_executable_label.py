@@ -7,14 +7,9 @@ from cockpit.core.store import labels as L
 from cockpit.ui.reports.panel import ReportsPanel
 from cockpit.ui.review.reason_dialog import ReasonDialog
 from testkit.fakeruns import make_run
+from tests.ui.review.driving import focus_view
 
 NE = L.NOT_EXECUTABLE
-
-
-def focus_view(qtbot, p):
-    p.activateWindow()
-    p.viewer.view.setFocus()
-    qtbot.waitUntil(lambda: QApplication.focusWidget() is p.viewer.view, timeout=3000)
 
 
 def press_d(qtbot, p) -> ReasonDialog:

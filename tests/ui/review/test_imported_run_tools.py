@@ -1,0 +1,31 @@
+"""Review's run tools on an imported run (walkthrough 3, A16: Re-ask was offered on an imported WebVoyager run,
+then refused in a dialog). Re-ask, "as recorded" and "Open this step's page" are disabled where they cannot
+work, their tooltip saying why; on a run Cockpit recorded itself Re-ask stays enabled.
+
+A real store, a WebVoyager results folder imported as the window imports it, the Review panel offscreen.
+"""
+from cockpit.core.store.exchange import import_folders
+from testkit.fakeruns import make_run
+from tests.webvoyager_runs import webvoyager_results
+
+
+def test_reask_and_the_recording_tools_are_disabled_with_the_reason_on_an_imported_run(qtbot, panel, store,
+                                                                                      tmp_path):
+    import_folders(store, webvoyager_results(tmp_path))
+    imported = store.runs()[0]["id"]
+    own = make_run(store, steps=2, task="a run of our own")
+    p = panel("ada")
+    tools = p.viewer.tools
+    p.show_run(imported)
+    qtbot.waitUntil(lambda: p.viewer.current() is not None)
+    assert not tools.reask_btn.isEnabled()
+    assert tools.reask_btn.toolTip().startswith("Cannot re-ask: step 1 of run")
+    assert "imported (webvoyager)" in tools.reask_btn.toolTip()
+    assert not tools.recorded_box.isEnabled() and not tools.recorded_box.isChecked()
+    assert "no web recording: it was imported" in tools.recorded_box.toolTip()
+    assert not tools.step_page_btn.isEnabled() and "imported" in tools.step_page_btn.toolTip()
+    assert tools.branch_btn.isEnabled() and tools.replay_btn.isEnabled()  # live, from the rebuilt history
+    p.show_run(own)
+    qtbot.waitUntil(lambda: p.viewer.current() is not None and p.viewer.run["id"] == own)
+    assert tools.reask_btn.isEnabled()
+    assert tools.reask_btn.toolTip().startswith("Send the exact request of this step again")
