@@ -246,7 +246,7 @@ def test_a_failed_commit_rolls_back_and_the_store_keeps_working(two_runs_home):
     a, _ = two_runs_home.runs
     with Store(two_runs_home) as store:
         with pytest.raises(StoreError, match=str(two_runs_home / "cockpit.db")):
-            with store._tx():  # a constraint checked only at COMMIT: the COMMIT itself fails
+            with store.atomic():  # a constraint checked only at COMMIT: the COMMIT itself fails
                 store.db.execute("PRAGMA defer_foreign_keys = ON")
                 store.db.execute("UPDATE runs SET answer = 'half-written' WHERE id = ?", [a])
                 store.db.execute("INSERT INTO steps (run_id, step) VALUES ('no-such-run', 1)")

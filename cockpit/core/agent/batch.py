@@ -227,7 +227,7 @@ class Batch:
         except BaseException:
             self._sessions.discard(session)
             raise
-        if session._closing:  # closed (a second Ctrl+C) while it started: what the start made goes too
+        if session.closing:  # closed (a second Ctrl+C) while it started: what the start made goes too
             self._close(session)
             raise BrowserError("the batch was interrupted while this browser started")
         return session

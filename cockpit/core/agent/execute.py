@@ -307,13 +307,13 @@ class Executor(PointerActs):
         ab.pointer_action.move_to_location(int(x), int(y))
         if click:
             ab.pointer_action.click()
-        self.session._call(ab.perform)
+        self.session.guarded(ab.perform)
 
     def _keys(self, *seq):
         chain = ActionChains(self.session.driver, duration=0)
         for k in seq:
             chain.send_keys(k)
-        self.session._call(chain.perform)
+        self.session.guarded(chain.perform)
 
     def _handle_dialog(self, outcome: ActionOutcome):
         """A dialog the action opened is read out and answered by policy.
@@ -413,7 +413,7 @@ class Executor(PointerActs):
         return f"opened {url}", None
 
     def _do_press(self, a: Action, m):
-        self.session._call(keys.chain(self.session.driver, a.text).perform)
+        self.session.guarded(keys.chain(self.session.driver, a.text).perform)
         return f"pressed {a.text}", None
 
     def _do_answer(self, a: Action, m):

@@ -143,7 +143,7 @@ class PointerActs:
             ab = ActionBuilder(self.session.driver, duration=0)
             ab.pointer_action.move_to_location(int(x), int(y))
             build(ab.pointer_action)
-            self.session._call(ab.perform)
+            self.session.guarded(ab.perform)
         finally:
             blocked = self._unguard() if m is not None else ""
         if blocked:
@@ -167,7 +167,7 @@ class PointerActs:
         x, y = a.point
         ab = ActionBuilder(self.session.driver, duration=0)
         ab.pointer_action.move_to_location(int(x), int(y))
-        self.session._call(ab.perform)
+        self.session.guarded(ab.perform)
         return lambda v: f"moved the mouse to {v.xy((x, y))} over {describe_hit(m)}", None
 
     def _px_drag(self, a: Action, m: Mark | None):
@@ -189,7 +189,7 @@ class PointerActs:
         before = self.session.js("return [window.scrollX, window.scrollY]")
         chain = ActionChains(self.session.driver, duration=0)
         chain.scroll_from_origin(ScrollOrigin.from_viewport(int(x), int(y)), dx, dy)
-        self.session._call(chain.perform)
+        self.session.guarded(chain.perform)
         after = self.session.js("return [window.scrollX, window.scrollY]")
         moved = "" if after != before else " (the window did not move; an inner area may have)"
         return lambda v: f"turned the wheel by ({dx}, {dy}) at {v.xy((x, y))} over {describe_hit(m)}{moved}", None

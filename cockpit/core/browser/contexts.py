@@ -6,7 +6,7 @@ workers, gone when it is disposed. For each task the session moves its one tab i
 and disposes the last one; the Chrome, its chromedriver and WebDriver session stay. The next context is
 made ready while the current task runs, so the switch costs one WebDriver command.
 
-Each context's tab gets what :meth:`BrowserSession._page_setup` gives the first one (the exact viewport,
+Each context's tab gets what :meth:`BrowserSession.page_setup` gives the first one (the exact viewport,
 instrument.js and the marking script before any page script, downloads into the session's folder) through
 a DevTools session of its own, attached to the tab for as long as the context lives: those settings last
 as long as the DevTools session that made them.
@@ -114,18 +114,16 @@ class Contexts:
         spare, self._spare = self._spare, None
         ctx = spare.result() if spare is not None else self._make()
         s = self.session
-        old_target, old = s._main_handle, self.current
+        old_target, old = s.main_handle, self.current
         try:
-            s._call(s.driver.switch_to.window, ctx.target_id)
+            s.guarded(s.driver.switch_to.window, ctx.target_id)
         except Exception:
             self._pool.submit(self._dispose, ctx, ctx.target_id)
             raise
         with self._lock:
             self._spare_target = None
-        s.drop_direct()  # those were the old tab's
-        s._main_handle, self.current = ctx.target_id, ctx
-        s._direct.update(ctx.direct)
-        s._loads = ctx.loads
+        s.move_to_tab(ctx.target_id, ctx.direct, ctx.loads)  # the old tab's connections dropped
+        self.current = ctx
         # The old tab goes now, before the next page load could take it for a popup to fold back;
         # its context (a few ms more) in the background.
         self._close_tab(old_target)
@@ -157,7 +155,7 @@ class Contexts:
             ctx = Context(ctx_id, target, self._attached(target))
             try:
                 ctx.conn.call("Page.enable")  # without it, scripts for new documents are not run
-                for method, params in s._page_setup():
+                for method, params in s.page_setup():
                     ctx.conn.call(method, params)
                 # Page stays enabled (disabling it drops the scripts): its events are read by the script-load
                 # watch, which listens on this socket; the session's other direct connections are made now too.

@@ -90,7 +90,7 @@ class BrowserSession:
         self._loads: ScriptLoads | None = None  # script requests in flight on the main tab
         self.remote: remote.RemoteInfo | None = None  # where a remote session runs (webdriver_url only)
         self._contexts = None  # browser/contexts.Contexts once used; False: this browser has none to give
-        self._closing = False
+        self.closing = False
 
     # ---------- lifecycle ----------
     def start(self) -> "BrowserSession":
@@ -109,7 +109,7 @@ class BrowserSession:
         try:
             if cfg.webdriver_url:
                 self.driver = remote.start(cfg.webdriver_url, opts, start_timeout=cfg.session_start_timeout,
-                                           command_timeout=cfg.command_timeout, stop=lambda: self._closing)
+                                           command_timeout=cfg.command_timeout, stop=lambda: self.closing)
                 sid = self.driver.session_id or ""
                 self.remote = remote.RemoteInfo(cfg.webdriver_url, sid, remote.node_of(cfg.webdriver_url, sid))
             else:
@@ -142,11 +142,24 @@ class BrowserSession:
             self.download_dir.mkdir(parents=True, exist_ok=True)
             self.downloads = DownloadFolder(self.download_dir)
 
+    @property
+    def main_handle(self) -> str | None:
+        """The window handle (target id) of the session's own tab."""
+        return self._main_handle
+
+    def move_to_tab(self, target_id: str, direct: dict, loads: ScriptLoads | None) -> None:
+        """Make `target_id` (a fresh context's tab, browser/contexts.py) the session's own tab, with the DevTools
+        connections and script-load watch already made to it; the old tab's connections are dropped first."""
+        self.drop_direct()
+        self._main_handle = target_id
+        self._direct.update(direct)
+        self._loads = loads
+
     def _metrics(self) -> dict:
         w, h = self.config.viewport
         return {"width": w, "height": h, "deviceScaleFactor": self.config.device_scale_factor, "mobile": False}
 
-    def _page_setup(self) -> list[tuple[str, dict]]:
+    def page_setup(self) -> list[tuple[str, dict]]:
         """The DevTools commands that make a tab Cockpit's: the exact viewport, instrument.js and the marking
         function before any page script (also sent to each new context's tab: browser/contexts.py)."""
         return [
@@ -165,7 +178,7 @@ class BrowserSession:
     def _setup_cdp(self):
         w, h = self.config.viewport
         try:
-            for method, params in self._page_setup():
+            for method, params in self.page_setup():
                 self.cdp(method, params)
             if self.download_dir:
                 self.cdp("Browser.setDownloadBehavior",
@@ -203,12 +216,12 @@ class BrowserSession:
         return self._open_contexts() is not None
 
     def _open_contexts(self):
-        if self._contexts is None and self.has_cdp and self.driver is not None and not self._closing:
+        if self._contexts is None and self.has_cdp and self.driver is not None and not self.closing:
             self._contexts = Contexts.open(self) or False  # False: tried, not available
         return self._contexts or None
 
     def close(self):
-        self._closing = True
+        self.closing = True
         self.drop_direct()
         contexts, self._contexts = self._contexts, None
         if contexts:
@@ -257,7 +270,9 @@ class BrowserSession:
             return False
 
     # ---------- primitives (all errors typed) ----------
-    def _call(self, fn, *args):
+    def guarded(self, fn, *args):
+        """`fn(*args)` on the driver under the session's lock, its errors typed (BrowserDied when the browser or
+        its driver went away): every WebDriver call goes through here."""
         if self.driver is None:
             raise BrowserDied("the browser is not running")
         try:
@@ -271,26 +286,26 @@ class BrowserSession:
             raise
 
     def cdp(self, cmd: str, params: dict | None = None) -> dict:
-        return self._call(self.driver.execute_cdp_cmd, cmd, params or {})
+        return self.guarded(self.driver.execute_cdp_cmd, cmd, params or {})
 
     def js(self, script: str, *args):
-        return self._call(self.driver.execute_script, script, *args)
+        return self.guarded(self.driver.execute_script, script, *args)
 
     def js_async(self, script: str, *args):
-        return self._call(self.driver.execute_async_script, script, *args)
+        return self.guarded(self.driver.execute_async_script, script, *args)
 
     @property
     def url(self) -> str:
-        return self._call(lambda: self.driver.current_url)
+        return self.guarded(lambda: self.driver.current_url)
 
     @property
     def title(self) -> str:
-        return self._call(lambda: self.driver.title)
+        return self.guarded(lambda: self.driver.title)
 
     def goto(self, url: str) -> None:
         self.script_loads()  # watching before the page starts, so an import() it makes on load is seen
         try:
-            self._call(self.driver.get, url)
+            self.guarded(self.driver.get, url)
         except TimeoutException:
             log.info("page load timed out after %.0fs; continuing with what loaded",
                      self.config.page_load_timeout)
@@ -307,7 +322,7 @@ class BrowserSession:
         return m.group(1) if m else "the page could not be loaded"
 
     def back(self) -> None:
-        self._call(self.driver.back)
+        self.guarded(self.driver.back)
         self.settle()
 
     def screenshot_png(self) -> bytes:
@@ -315,7 +330,7 @@ class BrowserSession:
         if self.has_cdp:
             res = self.cdp("Page.captureScreenshot", {"format": "png", "optimizeForSpeed": True})
             return base64.b64decode(res["data"])
-        return self._call(self.driver.get_screenshot_as_png)
+        return self.guarded(self.driver.get_screenshot_as_png)
 
     def direct_cdp(self, purpose: str = "screenshot"):
         """A DevTools connection of our own to the main tab (local Chrome, or Grid 4's se:cdp), else None.
@@ -391,7 +406,7 @@ class BrowserSession:
 
     def answer_dialog(self, accept: bool) -> None:
         alert = self.driver.switch_to.alert
-        self._call(alert.accept if accept else alert.dismiss)
+        self.guarded(alert.accept if accept else alert.dismiss)
 
     def ensure_single_tab(self) -> str | None:
         """Fold any extra tab or window back into the main tab.
@@ -401,7 +416,7 @@ class BrowserSession:
         (middle clicks, popups opened before it was installed, remote drivers
         without CDP).
         """
-        handles = self._call(lambda: self.driver.window_handles)
+        handles = self.guarded(lambda: self.driver.window_handles)
         if self._contexts:  # the next task's tab, made ready meanwhile, stays (and is never the main tab)
             handles = [h for h in handles if not self._contexts.is_spare(h)]
         if not handles:
@@ -413,17 +428,17 @@ class BrowserSession:
         for h in handles:
             if h == main:
                 continue
-            self._call(self.driver.switch_to.window, h)
-            url = self._call(lambda: self.driver.current_url)
+            self.guarded(self.driver.switch_to.window, h)
+            url = self.guarded(lambda: self.driver.current_url)
             if url and url != "about:blank":
                 moved = url
-            self._call(self.driver.close)
+            self.guarded(self.driver.close)
         self._main_handle = main
-        self._call(self.driver.switch_to.window, main)
+        self.guarded(self.driver.switch_to.window, main)
         if moved:
             log.info("folded a new tab into the current one: %s", moved)
             try:
-                self._call(self.driver.get, moved)
+                self.guarded(self.driver.get, moved)
             except TimeoutException:
                 pass
         return moved

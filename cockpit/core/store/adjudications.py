@@ -54,7 +54,7 @@ def adjudications(store: Store, run_id: str | None = None) -> list[dict]:
     """Adjudicated verdicts (run_id, verdict, reason, by, created, category, key_points: JSON text or None),
     by run id."""
     where, params = where_equal(run_id=run_id)
-    return store._rows(f"SELECT {', '.join(COLUMNS)} FROM adjudications{where} ORDER BY run_id", params)
+    return store.rows(f"SELECT {', '.join(COLUMNS)} FROM adjudications{where} ORDER BY run_id", params)
 
 
 def final_key_points(row: dict | None) -> list[dict] | None:

@@ -39,7 +39,7 @@ def assign(store: Store, batch: str, run_ids: list[str], annotators: list[str], 
         raise StoreError(f"--per-run must be between 1 and the number of annotators ({len(names)}), not {per_run}")
     if not runs:
         raise StoreError("a batch needs at least one run")
-    if store._rows("SELECT 1 FROM batches WHERE name = ?", [batch]):
+    if store.rows("SELECT 1 FROM batches WHERE name = ?", [batch]):
         raise StoreError(f"there is a batch {batch!r} already; give the new one another name")
     missing = store.missing_runs(runs)
     if missing:
@@ -71,7 +71,7 @@ def _deal(runs: list[str], names: list[str], per_run: int) -> list[tuple[str, li
 
 def batches(store: Store) -> list[dict]:
     """Every batch, oldest first: name, guideline, per_run, blind, created, runs (how many)."""
-    return store._rows("SELECT b.*, (SELECT COUNT(DISTINCT run_id) FROM assignments a WHERE a.batch = b.name) "
+    return store.rows("SELECT b.*, (SELECT COUNT(DISTINCT run_id) FROM assignments a WHERE a.batch = b.name) "
                        "AS runs FROM batches b ORDER BY created, name")
 
 
@@ -100,7 +100,7 @@ def qa_batches(store: Store, name: str | None) -> list[str]:
 def assignments(store: Store, batch: str | None = None, annotator: str | None = None) -> list[dict]:
     """Assignment rows (batch, run_id, annotator, position, labelled: 0/1, seconds), in queue order."""
     where, params = where_equal(a__batch=batch, a__annotator=annotator)
-    return store._rows("SELECT a.batch, a.run_id, a.annotator, a.position, l.id IS NOT NULL AS labelled, l.seconds "
+    return store.rows("SELECT a.batch, a.run_id, a.annotator, a.position, l.id IS NOT NULL AS labelled, l.seconds "
                        "FROM assignments a JOIN batches b ON b.name = a.batch "
                        "LEFT JOIN labels l ON l.run_id = a.run_id AND l.annotator = a.annotator"
                        f"{where} ORDER BY b.created, a.batch, a.position", params)
@@ -141,9 +141,9 @@ _BLIND = ("SELECT a.run_id FROM assignments a JOIN batches b ON b.name = a.batch
 def blind_for(store: Store, run_id: str, annotator: str | None) -> bool:
     """True when `annotator` must not yet see the judge's verdict or the agent's own claim on this run:
     a blind batch assigns it to them and they have not labelled it."""
-    return bool(annotator) and bool(store._rows(_BLIND + " AND a.run_id = ?", [annotator, run_id]))
+    return bool(annotator) and bool(store.rows(_BLIND + " AND a.run_id = ?", [annotator, run_id]))
 
 
 def blind_runs(store: Store, annotator: str | None) -> set[str]:
     """The runs `annotator` must not yet see verdicts or claims of (see :func:`blind_for`), all at once."""
-    return {r["run_id"] for r in store._rows(_BLIND, [annotator])} if annotator else set()
+    return {r["run_id"] for r in store.rows(_BLIND, [annotator])} if annotator else set()

@@ -75,11 +75,11 @@ def content_hash(content: dict, file_hashes: dict[str, str]) -> str:
 
 def run_content(store: Store, run_id: str) -> dict:
     """A run's rows as the store holds them (JSON columns as their text): run, steps, decisions."""
-    run = store._rows("SELECT * FROM runs WHERE id = ?", [run_id])
+    run = store.rows("SELECT * FROM runs WHERE id = ?", [run_id])
     if not run:
         raise StoreError(f"no run {run_id!r} in {store.path}")
-    steps = store._rows("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id])
-    decisions = store._rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
+    steps = store.rows("SELECT * FROM steps WHERE run_id = ? ORDER BY step", [run_id])
+    decisions = store.rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
     return {"run": run[0], "steps": steps, "decisions": [{k: v for k, v in d.items() if k != "id"}
                                                          for d in decisions]}
 
@@ -102,19 +102,19 @@ def store_hash(store: Store, run_id: str) -> str:
 
 def run_key_points(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
     """The run's key-point ticks, and the key points typed for its task (its task id, else its text)."""
-    ticks = store._rows(f"SELECT {', '.join(TICK_COLUMNS)} FROM key_point_ticks WHERE run_id = ? "
+    ticks = store.rows(f"SELECT {', '.join(TICK_COLUMNS)} FROM key_point_ticks WHERE run_id = ? "
                         "ORDER BY annotator, position", [run_id])
-    run = store._rows("SELECT task_id, task FROM runs WHERE id = ?", [run_id])[0]
+    run = store.rows("SELECT task_id, task FROM runs WHERE id = ?", [run_id])[0]
     key = (run["task_id"] or "").strip() or (run["task"] or "").strip()
-    typed = store._rows(f"SELECT {', '.join(KEY_POINT_COLUMNS)} FROM key_points WHERE task_key = ? "
+    typed = store.rows(f"SELECT {', '.join(KEY_POINT_COLUMNS)} FROM key_points WHERE task_key = ? "
                         "ORDER BY position", [key])
     return ticks, typed
 
 
 def run_labels(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
-    labels = store._rows(f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels WHERE run_id = ? ORDER BY annotator",
+    labels = store.rows(f"SELECT {', '.join(LABEL_COLUMNS)} FROM labels WHERE run_id = ? ORDER BY annotator",
                          [run_id])
-    steps = store._rows(f"SELECT {', '.join(STEP_LABEL_COLUMNS)} FROM step_labels WHERE run_id = ? "
+    steps = store.rows(f"SELECT {', '.join(STEP_LABEL_COLUMNS)} FROM step_labels WHERE run_id = ? "
                         "ORDER BY step, annotator", [run_id])
     return labels, steps
 

@@ -22,19 +22,19 @@ def add(store: Store, run_id: str, step: int, kind: str, *, mark_id: int | None 
            "point": json.dumps([int(v) for v in point]) if point is not None else None,
            "bbox": json.dumps(list(bbox)) if bbox else None, "label": label,
            "element": json.dumps(element) if element else None, "by": by, "created": time.time()}
-    with store._tx():
+    with store.atomic():
         return store.db["corrections"].insert(row).last_pk
 
 
 def withdraw(store: Store, correction_id: int) -> None:
-    with store._tx():
+    with store.atomic():
         store.db["corrections"].update(correction_id, {"withdrawn": 1})
 
 
 def of(store: Store, run_id: str | None = None, step: int | None = None) -> list[dict]:
     """The corrections kept (not withdrawn), of a run and step when given, oldest first."""
     cond, params = where_equal(run_id=run_id, step=step)
-    rows = store._rows(f"SELECT * FROM corrections{cond}{' AND' if cond else ' WHERE'} withdrawn = 0 ORDER BY id",
+    rows = store.rows(f"SELECT * FROM corrections{cond}{' AND' if cond else ' WHERE'} withdrawn = 0 ORDER BY id",
                        params)
     for r in rows:
         for key in ("bbox", "element", "point"):

@@ -190,7 +190,7 @@ class Store(StoreQueries):
                 self.db.execute(f"PRAGMA user_version = {v}")
             log.info("run store %s migrated to schema %d", self.path, v)
 
-    def _rows(self, sql: str, params=()) -> list[dict]:
+    def rows(self, sql: str, params=()) -> list[dict]:
         """A read, fully fetched under the lock: sqlite-utils wraps each query in a SAVEPOINT,
         which on a connection shared by threads would tangle with another thread's transaction."""
         with self._lock:
@@ -237,7 +237,7 @@ class Store(StoreQueries):
                 raise _explain(e, self.path) from e
 
     @contextlib.contextmanager
-    def _busy(self, seconds: float | None):
+    def waiting(self, seconds: float | None):
         """Wait at most `seconds` for another program's lock inside this block (None: the usual timeout)."""
         with self._lock:
             if seconds is not None:
@@ -330,7 +330,7 @@ class Store(StoreQueries):
 
     def resolve(self, ref: str) -> str:
         """A run id from a full id or a unique prefix; StoreError otherwise."""
-        rows = self._rows("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
+        rows = self.rows("SELECT id FROM runs WHERE id = ? OR id LIKE ? ORDER BY id LIMIT 3",
                           [ref, ref.replace("%", "") + "%"])
         exact = [r["id"] for r in rows if r["id"] == ref]
         if exact:
@@ -342,7 +342,7 @@ class Store(StoreQueries):
         raise StoreError(f"{ref!r} matches several runs ({', '.join(r['id'] for r in rows)}, ...); give more of the id")
 
     def run(self, run_id: str) -> dict:
-        rows = self._rows("SELECT * FROM runs WHERE id = ?", [run_id])
+        rows = self.rows("SELECT * FROM runs WHERE id = ?", [run_id])
         if not rows:
             raise StoreError(f"no run {run_id!r} in {self.path}")
         row = rows[0]
@@ -353,7 +353,7 @@ class Store(StoreQueries):
         """The run's steps in order; `with_request=False` leaves out the (large) messages sent."""
         cols = "*" if with_request else ", ".join(c for c in self.db["steps"].columns_dict if c != "request")
         return [_decode_step(r) for r in
-                self._rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])]
+                self.rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])]
 
     def update_step(self, run_id: str, step: int, **fields) -> None:
         """Add facts learnt after a step was committed (its effect, seen at the next observation)."""
@@ -362,11 +362,11 @@ class Store(StoreQueries):
             self.db["steps"].update((run_id, step), fields)
 
     def step(self, run_id: str, step: int) -> dict | None:
-        rows = self._rows("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step])
+        rows = self.rows("SELECT * FROM steps WHERE run_id = ? AND step = ?", [run_id, step])
         return _decode_step(rows[0]) if rows else None
 
     def decisions(self, run_id: str) -> list[dict]:
-        return self._rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
+        return self.rows("SELECT * FROM decisions WHERE run_id = ? ORDER BY id", [run_id])
 
     def runs(self, *, limit: int = 50, status: str | None = None, search: str | None = None,
              batch: str | None = None) -> list[dict]:
@@ -374,7 +374,7 @@ class Store(StoreQueries):
         if search:
             where += (" AND " if where else " WHERE ") + "rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)"
             params.append(fts_query(search))
-        return self._rows(f"SELECT * FROM runs{where} ORDER BY started DESC LIMIT ?", params + [limit])
+        return self.rows(f"SELECT * FROM runs{where} ORDER BY started DESC LIMIT ?", params + [limit])
 
     def done_tasks(self) -> set[tuple[str, str, str]]:
         """(task id, task, url) of tasks a Cockpit run finished (answered or out of steps): a batch rerun
@@ -384,7 +384,7 @@ class Store(StoreQueries):
         q = (f"SELECT DISTINCT task_id, task, url FROM runs WHERE task_id != '' AND source = 'cockpit' "
              f"AND parent_run IS NULL "
              f"AND status IN ({','.join('?' * len(DONE))})")
-        return {(r["task_id"], r["task"], r["url"]) for r in self._rows(q, list(DONE))}
+        return {(r["task_id"], r["task"], r["url"]) for r in self.rows(q, list(DONE))}
 
     def next_step(self, run_id: str) -> int:
         with self._lock:

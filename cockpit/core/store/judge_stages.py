@@ -21,7 +21,7 @@ def save(store: Store, run_id: str, judge: str, prompt_version: str, verdict: in
            "completion_tokens": sum(s.get("completion_tokens") or 0 for s in stages),
            "cost": sum(costs) if costs else None, "created": now}
     key = [run_id, judge, prompt_version]
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM verdicts WHERE run_id = ? AND judge = ? AND k = 0 AND prompt_version = ?", key)
         store.db.execute("DELETE FROM judge_stages WHERE run_id = ? AND judge = ? AND prompt_version = ?", key)
         store.db["verdicts"].insert(row)
@@ -33,4 +33,4 @@ def save(store: Store, run_id: str, judge: str, prompt_version: str, verdict: in
 def of(store: Store, run_id: str, judge: str | None = None, prompt_version: str | None = None) -> list[dict]:
     """A run's stages (this judge's and prompt version's when given), in the order they were asked."""
     where, params = where_equal(run_id=run_id, judge=judge, prompt_version=prompt_version)
-    return store._rows(f"SELECT * FROM judge_stages{where} ORDER BY judge, prompt_version, position", params)
+    return store.rows(f"SELECT * FROM judge_stages{where} ORDER BY judge, prompt_version, position", params)

@@ -20,7 +20,7 @@ def task_key(run: dict) -> str:
 
 def typed(store: Store, key: str) -> list[str]:
     """The key points typed for a task, in order ([] when none were)."""
-    rows = store._rows("SELECT text FROM key_points WHERE task_key = ? ORDER BY position", [key])
+    rows = store.rows("SELECT text FROM key_points WHERE task_key = ? ORDER BY position", [key])
     return [r["text"] for r in rows]
 
 
@@ -30,7 +30,7 @@ def set_typed(store: Store, key: str, points: list[str], by: str) -> list[str]:
         raise StoreError("key points need a task (the run has no task id and no task text)")
     kept = [p.strip() for p in points if p.strip()]
     now = time.time()
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM key_points WHERE task_key = ?", [key])
         if kept:
             store.db["key_points"].insert_all([{"task_key": key, "position": i, "text": t, "by": by, "created": now}
@@ -42,13 +42,13 @@ def tick(store: Store, run_id: str, annotator: str, position: int, point: str, s
     """This annotator saw key point `position` met at `step` (ticking it again moves it to that step)."""
     if not annotator.strip():
         raise StoreError("a tick needs the annotator's name")
-    with store._tx():
+    with store.atomic():
         store.db["key_point_ticks"].insert({"run_id": run_id, "annotator": annotator, "position": position,
                                             "point": point, "step": step, "created": time.time()}, replace=True)
 
 
 def untick(store: Store, run_id: str, annotator: str, position: int) -> None:
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM key_point_ticks WHERE run_id = ? AND annotator = ? AND position = ?",
                          [run_id, annotator, position])
 
@@ -59,4 +59,4 @@ def ticks(store: Store, run_id: str, annotator: str | None = None) -> list[dict]
     if annotator is not None:
         sql += " AND annotator = ?"
         params.append(annotator)
-    return store._rows(sql + " ORDER BY annotator, position", params)
+    return store.rows(sql + " ORDER BY annotator, position", params)

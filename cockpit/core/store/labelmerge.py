@@ -100,7 +100,7 @@ def merge_key_points(store: Store, ticks: list[dict], typed: list[dict], *,
 
 
 def _merge_typed(store: Store, merge: LabelMerge, key: str, rows: list[dict], source: str) -> None:
-    have = store._rows("SELECT * FROM key_points WHERE task_key = ? ORDER BY position", [key])
+    have = store.rows("SELECT * FROM key_points WHERE task_key = ? ORDER BY position", [key])
     theirs = [r["text"] for r in rows]
     if [r["text"] for r in have] == theirs:
         merge.same += 1
@@ -122,7 +122,7 @@ def _merge_typed(store: Store, merge: LabelMerge, key: str, rows: list[dict], so
 def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: str) -> None:
     table, keys, fields = kind
     where = " AND ".join(f"[{k}] = ?" for k in keys)
-    have = store._rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
+    have = store.rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
     absent = [f for f in OPTIONAL if f not in row]  # a file from before the question was asked: no answer given
     row = {k: row[k] if k in row or k not in OPTIONAL else None for k in (*keys, *fields, "created")}
     if not have:

@@ -34,12 +34,12 @@ def add_annotator(store: Store, name: str) -> None:
     name = name.strip()
     if not name:
         raise StoreError("an annotator needs a name")
-    with store._tx():
+    with store.atomic():
         store.db["annotators"].insert({"name": name, "created": time.time()}, ignore=True)
 
 
 def annotators(store: Store) -> list[str]:
-    rows = store._rows("SELECT name FROM annotators UNION SELECT DISTINCT annotator FROM labels ORDER BY 1")
+    rows = store.rows("SELECT name FROM annotators UNION SELECT DISTINCT annotator FROM labels ORDER BY 1")
     return [r["name"] for r in rows]
 
 
@@ -60,7 +60,7 @@ def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, catego
     add_annotator(store, annotator)
     row = {"run_id": run_id, "annotator": annotator, "verdict": verdict, "category": category,
            "comment": comment, "seconds": round(seconds, 1), "blind": int(blind), "created": time.time()}
-    with store._tx():
+    with store.atomic():
         before = labels(store, run_id, annotator)
         for axis, answer in axes.items():
             row[axis] = (before[0][axis] if before else None) if answer is KEEP else answer
@@ -70,7 +70,7 @@ def set_label(store: Store, run_id: str, annotator: str, verdict: str, *, catego
 
 def labels(store: Store, run_id: str | None = None, annotator: str | None = None) -> list[dict]:
     where, params = where_equal(run_id=run_id, annotator=annotator)
-    return store._rows(f"SELECT * FROM labels{where} ORDER BY run_id, annotator", params)
+    return store.rows(f"SELECT * FROM labels{where} ORDER BY run_id, annotator", params)
 
 
 def set_step_label(store: Store, run_id: str, step: int, annotator: str, judgement: str, *,
@@ -79,7 +79,7 @@ def set_step_label(store: Store, run_id: str, step: int, annotator: str, judgeme
         raise StoreError(f"step judgement must be one of {', '.join(STEP_JUDGEMENTS)}, not {judgement!r}")
     row = {"run_id": run_id, "step": step, "annotator": annotator, "judgement": judgement,
            "corrected_target": corrected_target, "comment": comment, "created": time.time()}
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM step_labels WHERE run_id = ? AND step = ? AND annotator = ?",
                          [run_id, step, annotator])
         store.db["step_labels"].insert(row)
@@ -90,7 +90,7 @@ def step_labels(store: Store, run_id: str, annotator: str | None = None) -> list
     if annotator:
         sql += " AND annotator = ?"
         params.append(annotator)
-    return store._rows(sql + " ORDER BY step, annotator", params)
+    return store.rows(sql + " ORDER BY step, annotator", params)
 
 
 def set_verdict(store: Store, run_id: str, judge: str, k: int, prompt_version: str, verdict: int | None, *,
@@ -99,7 +99,7 @@ def set_verdict(store: Store, run_id: str, judge: str, k: int, prompt_version: s
     row = {"run_id": run_id, "judge": judge, "k": k, "prompt_version": prompt_version, "verdict": verdict,
            "reply": reply, "prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
            "cost": cost, "created": time.time()}
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM verdicts WHERE run_id = ? AND judge = ? AND k = ? AND prompt_version = ?",
                          [run_id, judge, k, prompt_version])
         store.db["verdicts"].insert(row)
@@ -107,12 +107,12 @@ def set_verdict(store: Store, run_id: str, judge: str, k: int, prompt_version: s
 
 def verdicts(store: Store, run_id: str | None = None, judge: str | None = None) -> list[dict]:
     where, params = where_equal(run_id=run_id, judge=judge)
-    return store._rows(f"SELECT * FROM verdicts{where} ORDER BY run_id, judge, k", params)
+    return store.rows(f"SELECT * FROM verdicts{where} ORDER BY run_id, judge, k", params)
 
 
 def unlabelled_runs(store: Store, annotator: str, limit: int = 1000) -> list[str]:
     """Run ids this annotator has not labelled yet, oldest first: the labelling queue."""
-    rows = store._rows("SELECT id FROM runs WHERE status NOT IN ('running') AND id NOT IN "
+    rows = store.rows("SELECT id FROM runs WHERE status NOT IN ('running') AND id NOT IN "
                        "(SELECT run_id FROM labels WHERE annotator = ?) ORDER BY started LIMIT ?",
                        [annotator, limit])
     return [r["id"] for r in rows]
@@ -120,7 +120,7 @@ def unlabelled_runs(store: Store, annotator: str, limit: int = 1000) -> list[str
 
 def restore_label(store: Store, run_id: str, annotator: str, row: dict | None) -> None:
     """Put back an annotator's label on a run exactly as `row` (a labels() row) held it; None: no label (undo)."""
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM labels WHERE run_id = ? AND annotator = ?", [run_id, annotator])
         if row is not None:
             store.db["labels"].insert(dict(row, run_id=run_id, annotator=annotator))
@@ -128,7 +128,7 @@ def restore_label(store: Store, run_id: str, annotator: str, row: dict | None) -
 
 def restore_step_label(store: Store, run_id: str, step: int, annotator: str, row: dict | None) -> None:
     """Put back an annotator's judgement of a step exactly as `row` (a step_labels() row); None: none (undo)."""
-    with store._tx():
+    with store.atomic():
         store.db.execute("DELETE FROM step_labels WHERE run_id = ? AND step = ? AND annotator = ?",
                          [run_id, step, annotator])
         if row is not None:

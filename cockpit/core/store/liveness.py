@@ -18,10 +18,10 @@ def mark_interrupted(store: Store, *, wait: float | None = None) -> int:
     if store.read_only:
         return 0
     host = socket.gethostname()
-    dead = [r["id"] for r in store._rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
+    dead = [r["id"] for r in store.rows("SELECT id, pid, host FROM runs WHERE status = 'running'")
             if r["host"] == host and not alive(r["pid"])]
     if dead:
-        with store._busy(wait), store._tx():
+        with store.waiting(wait), store.atomic():
             for rid in dead:
                 store.db["runs"].update(rid, {"status": "interrupted",
                                              "error": "the process running it ended before it finished"})
@@ -33,14 +33,14 @@ def reopen_run(store: Store, run_id: str, *, allowed: tuple = ("interrupted", "f
     row = dict(fields, status="running", pid=os.getpid(), host=socket.gethostname(), answer=None,
                error=None, finished=None)
     sets = ", ".join(f"[{k}] = ?" for k in row)
-    with store._tx():
+    with store.atomic():
         cur = store.db.execute(f"UPDATE runs SET {sets} WHERE id = ? AND status IN "
                               f"({','.join('?' * len(allowed))})", [*row.values(), run_id, *allowed])
         return cur.rowcount == 1
 
 def close_run(store: Store, run_id: str) -> bool:
     """An interrupted run the user gives up on becomes 'closed' (its steps stay); False otherwise."""
-    with store._tx():
+    with store.atomic():
         cur = store.db.execute("UPDATE runs SET status = 'closed', finished = ? WHERE id = ? AND "
                               "status = 'interrupted'", [time.time(), run_id])
         return cur.rowcount == 1

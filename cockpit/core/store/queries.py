@@ -4,7 +4,7 @@
 so each read is a method of the store (``store.filtered_run_ids(flt)``) while
 its SQL lives here, and nowhere outside ``cockpit.core.store``. ``run_record``
 and ``step_records`` give the typed records of :mod:`cockpit.core.store.records`. Methods read
-through ``Store._rows`` (fully fetched under the store's lock). Rows are dicts
+through ``Store.rows`` (fully fetched under the store's lock). Rows are dicts
 keyed by column; JSON columns that a method names a meaning for are decoded.
 """
 from __future__ import annotations
@@ -132,7 +132,7 @@ class StoreQueries:
             sql = f"SELECT runs.id AS id, {col} AS k FROM ({_TABLE_ROW}) AS runs{where} ORDER BY k {order}, id"
         else:
             sql = f"SELECT runs.id AS id FROM runs{where} ORDER BY {col} {order}, runs.id"
-        return [r["id"] for r in self._rows(sql, params)]
+        return [r["id"] for r in self.rows(sql, params)]
 
     def table_rows(self, run_ids: list[str]) -> list[dict]:
         """The review table's rows of these runs, in the given order (ids not in the store left out):
@@ -140,7 +140,7 @@ class StoreQueries:
         ``adjudicated`` (the adjudicated verdict, or None)."""
         if not run_ids:
             return []
-        got = {r["id"]: r for r in self._rows(f"{_TABLE_ROW} WHERE runs.id IN ({_marks(len(run_ids))})",
+        got = {r["id"]: r for r in self.rows(f"{_TABLE_ROW} WHERE runs.id IN ({_marks(len(run_ids))})",
                                               list(run_ids))}
         return [got[i] for i in run_ids if i in got]
 
@@ -148,46 +148,46 @@ class StoreQueries:
         """The values a runs column (one of DISTINCT_COLUMNS) takes, sorted, empty ones left out."""
         if column not in DISTINCT_COLUMNS:
             raise ValueError(f"no distinct values of {column!r}")
-        rows = self._rows(f"SELECT DISTINCT {column} AS v FROM runs WHERE {column} != '' ORDER BY 1")
+        rows = self.rows(f"SELECT DISTINCT {column} AS v FROM runs WHERE {column} != '' ORDER BY 1")
         return [r["v"] for r in rows if r["v"]]
 
     def human_verdicts_text(self, run_id: str) -> str | None:
         """A run's labels as the table's Human column shows them ("ann:verdict ann2:verdict"); None without."""
-        return self._rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
+        return self.rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
                           "WHERE run_id = ?", [run_id])[0]["h"]
 
     def other_runs_of_task(self, run_id: str, task_id: str, task: str) -> list[dict]:
         """Other runs of a task (the same task id, or the same task text), newest first:
         id, model, status, started, answer."""
-        return self._rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
+        return self.rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
                           "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
                           [run_id, task_id or "", task])
 
     # ---------- runs as a whole ----------
     def finished_run_ids(self) -> list[str]:
         """Ids of the runs that are not running, oldest first."""
-        return [r["id"] for r in self._rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
+        return [r["id"] for r in self.rows("SELECT id FROM runs WHERE status != 'running' ORDER BY started")]
 
     def finished_step_counts(self) -> list[int]:
         """The number of steps of each run that is not running (0 for none recorded)."""
-        return [r["steps"] or 0 for r in self._rows("SELECT steps FROM runs WHERE status != 'running'")]
+        return [r["steps"] or 0 for r in self.rows("SELECT steps FROM runs WHERE status != 'running'")]
 
     def action_step_counts(self) -> dict[str, int]:
         """Each run's steps but its ANSWER step, for the runs that are not running: ``{run_id: n}`` (0 for none)."""
-        rows = self._rows("SELECT runs.id AS id, COUNT(steps.step) AS n FROM runs LEFT JOIN steps ON "
+        rows = self.rows("SELECT runs.id AS id, COUNT(steps.step) AS n FROM runs LEFT JOIN steps ON "
                           "steps.run_id = runs.id AND COALESCE(steps.action, '') NOT LIKE 'ANSWER%' "
                           "WHERE runs.status != 'running' GROUP BY runs.id")
         return {r["id"]: r["n"] for r in rows}
 
     def run_summaries(self) -> list[dict]:
         """Every run, oldest first (ties by id): id, task, task_id, site, model, status, steps, started, source."""
-        return self._rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
+        return self.rows("SELECT id, task, task_id, site, model, status, steps, started, source FROM runs "
                           "ORDER BY started, id")
 
     def run_levels(self) -> dict[str, str]:
         """Each run's task difficulty level where its task has one (Online-Mind2Web's easy / medium / hard, kept
         in the run's config by the importer, or a task file's ``level`` field): ``{run_id: level}``."""
-        rows = self._rows("SELECT id, COALESCE(json_extract(config, '$.level'), "
+        rows = self.rows("SELECT id, COALESCE(json_extract(config, '$.level'), "
                           "json_extract(config, '$.task_extra.level')) AS level FROM runs "
                           "WHERE config IS NOT NULL AND json_valid(config)")
         return {r["id"]: str(r["level"]) for r in rows if r["level"] not in (None, "")}
@@ -195,12 +195,12 @@ class StoreQueries:
     # ---------- hops (cockpit.core.tasks.hops) ----------
     def run_hops(self, run_id: str) -> dict | None:
         """A run's final hop result (``runs.hops``), or None when it was not tracked."""
-        rows = self._rows("SELECT hops FROM runs WHERE id = ?", [run_id])
+        rows = self.rows("SELECT hops FROM runs WHERE id = ?", [run_id])
         return json.loads(rows[0]["hops"]) if rows and rows[0]["hops"] else None
 
     def step_hops(self, run_id: str) -> dict[int, dict]:
         """Each tracked step's hop progress: ``{step: {"passed", "total", "new"}}``."""
-        rows = self._rows("SELECT step, hops FROM steps WHERE run_id = ? AND hops IS NOT NULL ORDER BY step",
+        rows = self.rows("SELECT step, hops FROM steps WHERE run_id = ? AND hops IS NOT NULL ORDER BY step",
                           [run_id])
         return {r["step"]: json.loads(r["hops"]) for r in rows}
 
@@ -216,14 +216,14 @@ class StoreQueries:
         if batch:
             where.append("batch = ?")
             params.append(batch)
-        return self._rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
+        return self.rows(f"SELECT id, task_id, hops FROM runs WHERE {' AND '.join(where)} ORDER BY started",
                           params)
 
     # ---------- procedural memory (cockpit.core.agent.procedural_memory) ----------
     def similar_runs(self, fts: str, limit: int) -> list[dict]:
         """Runs (not running) whose task matches the FTS5 query `fts`, best match first:
         id, task, answer, status and score (bm25 on the task; lower is better)."""
-        return self._rows(
+        return self.rows(
             "SELECT r.id, r.task, r.answer, r.status, bm25(runs_fts, 1.0, 0.0) AS score "
             "FROM runs_fts JOIN runs r ON r.rowid = runs_fts.rowid "
             "WHERE runs_fts MATCH ? AND r.status != 'running' ORDER BY score LIMIT ?", [fts, limit])
@@ -234,32 +234,32 @@ class StoreQueries:
         held: set[str] = set()
         for i in range(0, len(ids), 900):
             chunk = ids[i:i + 900]
-            held |= {r["id"] for r in self._rows(f"SELECT id FROM runs WHERE id IN ({_marks(len(chunk))})", chunk)}
+            held |= {r["id"] for r in self.rows(f"SELECT id FROM runs WHERE id IN ({_marks(len(chunk))})", chunk)}
         return [r for r in ids if r not in held]
 
     def run_labels(self, run_ids: list[str]) -> list[dict]:
         """The human labels of these runs: run_id, annotator, verdict."""
         if not run_ids:
             return []
-        return self._rows(f"SELECT run_id, annotator, verdict FROM labels WHERE run_id IN ({_marks(len(run_ids))})",
+        return self.rows(f"SELECT run_id, annotator, verdict FROM labels WHERE run_id IN ({_marks(len(run_ids))})",
                           list(run_ids))
 
     def decided_verdicts(self, run_ids: list[str]) -> list[dict]:
         """The judge verdicts (reference checks too) of these runs that decided: run_id, verdict, created."""
         if not run_ids:
             return []
-        return self._rows(f"SELECT run_id, verdict, created FROM verdicts WHERE run_id IN ({_marks(len(run_ids))}) "
+        return self.rows(f"SELECT run_id, verdict, created FROM verdicts WHERE run_id IN ({_marks(len(run_ids))}) "
                           "AND verdict IS NOT NULL", list(run_ids))
 
     def agent_actions(self, run_id: str) -> list[dict]:
         """The agent's own steps that ran or answered, in order: action and status."""
-        return self._rows("SELECT action, status FROM steps WHERE run_id = ? AND COALESCE(actor, 'agent') = 'agent' "
+        return self.rows("SELECT action, status FROM steps WHERE run_id = ? AND COALESCE(actor, 'agent') = 'agent' "
                           "AND status IN ('ok', 'answered') AND action IS NOT NULL AND action != '' ORDER BY step",
                           [run_id])
 
     def used_memories(self, run_id: str) -> list[str] | None:
         """The run ids a run was given as memories (None: memory was off for it)."""
-        rows = self._rows("SELECT memories FROM runs WHERE id = ?", [run_id])
+        rows = self.rows("SELECT memories FROM runs WHERE id = ?", [run_id])
         return json.loads(rows[0]["memories"]) if rows and rows[0]["memories"] else None
 
     # ---------- interventions ----------
@@ -267,14 +267,14 @@ class StoreQueries:
         """Every approval-gate decision a person made (in one run when given): run_id, step, approved,
         edited_action."""
         one = " AND run_id = ?" if run_id else ""
-        return self._rows("SELECT run_id, step, approved, edited_action FROM decisions WHERE by LIKE 'human:%'"
+        return self.rows("SELECT run_id, step, approved, edited_action FROM decisions WHERE by LIKE 'human:%'"
                           f"{one} ORDER BY run_id, id", [run_id] if run_id else [])
 
     def intervened_steps(self, run_id: str | None = None) -> list[dict]:
         """Steps a person took (take-over) or that paused for one (a breakpoint) or carry a person's note (in one
         run when given): run_id, step, actor, flags (JSON text)."""
         one = " AND run_id = ?" if run_id else ""
-        return self._rows("SELECT run_id, step, actor, flags FROM steps WHERE (actor = 'human' "
+        return self.rows("SELECT run_id, step, actor, flags FROM steps WHERE (actor = 'human' "
                           f"OR flags LIKE '%breakpoint: %' OR flags LIKE '%note: %'){one} ORDER BY run_id, step",
                           [run_id] if run_id else [])
 
@@ -282,13 +282,13 @@ class StoreQueries:
     def step_actions(self, run_id: str) -> list[dict]:
         """Each step's action as recorded, in order: step, action, action_text, target, marks_file, pointer
         (WebJudge's action history)."""
-        return self._rows("SELECT step, action, action_text, target, marks_file, pointer FROM steps "
+        return self.rows("SELECT step, action, action_text, target, marks_file, pointer FROM steps "
                           "WHERE run_id = ? ORDER BY step", [run_id])
 
     def step_screenshots(self, run_id: str) -> list[dict]:
         """Each step's screenshot paths, in order: step, screenshot (marked), screenshot_clean
         (only these: a long run's stored requests are large)."""
-        return self._rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
+        return self.rows("SELECT step, screenshot, screenshot_clean FROM steps WHERE run_id = ? ORDER BY step",
                           [run_id])
 
 

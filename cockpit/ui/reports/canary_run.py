@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import asyncio
 
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import QTableWidget
+
 from cockpit.core.demo.canaries import check_judge
 from cockpit.core.errors import CockpitError
 from cockpit.core.llm.client import ModelClient
 from cockpit.core.review.canary_audit import describe
 from cockpit.core.words import plural
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
+from cockpit.ui.plaintext import tip
 
 
 def judge_canaries(options: dict, making) -> dict:
@@ -36,3 +40,14 @@ def canary_line(canary: dict, model: str) -> tuple[str, bool]:
     if canary["flagged"]:
         text += ". Its verdicts are reported as flagged."
     return text, bool(canary["flagged"] or canary["errors"])
+
+
+def mark_flagged(table: QTableWidget, judges: list[dict]) -> None:
+    """A judge the canaries flagged is seen in the judges table's first column (⚠, red, why in its tooltip), not
+    only in the canary column at the far right, which a 1024-px window shows only when scrolled sideways."""
+    for i, r in enumerate(judges):
+        if r["canary"]["flagged"]:
+            item = table.item(i, 0)
+            item.setText(f"⚠ {r['judge']}")
+            item.setForeground(QColor("#c0392b"))
+            item.setToolTip(tip(f"{r['judge']}: FLAGGED by the canary runs: {describe(r['canary'])}"))

@@ -17,7 +17,6 @@ import html
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -50,7 +49,7 @@ from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_backgr
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.bar_chart import BarChart
-from cockpit.ui.reports.canary_run import canary_line, judge_canaries
+from cockpit.ui.reports.canary_run import canary_line, judge_canaries, mark_flagged
 from cockpit.ui.reports.judge_audit import JudgeAuditView
 from cockpit.ui.reports.tier_table import TierTable
 from cockpit.ui.reports.words import (
@@ -247,12 +246,7 @@ class ReportsPanel(QWidget):
                              runs_cell(r["n"], r.get("automatic", 0)), agreement_cell(r["agreement"], r["n"]),
                              kappa_cell(r["kappa"], r["n"]), r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
-        for i, r in enumerate(rep["judges"]):  # a flagged judge is seen in its first column, not only the last
-            if r["canary"]["flagged"]:
-                item = self.judges.item(i, 0)
-                item.setText(f"⚠ {r['judge']}")
-                item.setForeground(QColor("#c0392b"))
-                item.setToolTip(tip(f"{r['judge']}: FLAGGED by the canary runs: {describe(r['canary'])}"))
+        mark_flagged(self.judges, rep["judges"])
 
     def _show_disagreements(self, rep: dict) -> None:
         self.disagree.clear()

@@ -59,13 +59,13 @@ def test_the_tab_made_ready_is_not_folded_away_as_a_popup(site):
         b._contexts._spare.result()  # the next task's tab exists now
         # a stray tab in the default context, as a middle click would open (through the browser socket)
         stray = b._contexts._root.call("Target.createTarget", {"url": site.url("agent_details.html")})["targetId"]
-        assert len(b._call(lambda: b.driver.window_handles)) == 3
+        assert len(b.guarded(lambda: b.driver.window_handles)) == 3
         moved = b.ensure_single_tab()
         assert moved and moved.endswith("agent_details.html")
-        handles = b._call(lambda: b.driver.window_handles)
+        handles = b.guarded(lambda: b.driver.window_handles)
         assert stray not in handles and len(handles) == 2  # the tab in use and the one made ready
         assert b.fresh_context()
         b.goto(site.url("visits_deep.html"))
         assert b.title == FIRST
         assert b.js("return [innerWidth, innerHeight, !!window.__cockpitState]") == [1024, 768, True]
-        assert len(b._call(lambda: b.driver.window_handles)) == 1
+        assert len(b.guarded(lambda: b.driver.window_handles)) == 1

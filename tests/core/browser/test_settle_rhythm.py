@@ -11,7 +11,7 @@ from tests.core.browser.test_settle import browser_config
 
 
 def click_id(browser, element_id):
-    browser._call(lambda: browser.driver.find_element(By.ID, element_id).click())
+    browser.guarded(lambda: browser.driver.find_element(By.ID, element_id).click())
 
 
 def test_a_click_that_changes_nothing_is_not_held_by_the_pages_tickers(page, browser):

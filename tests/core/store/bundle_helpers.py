@@ -37,7 +37,7 @@ def label(home, who: str, verdicts: dict, category="Navigation stuck") -> None:
 def snapshot(home) -> tuple:
     """Everything a store holds: every table's rows and every file (with its bytes' hash) under it."""
     with Store(home) as store:
-        tables = {t: sorted(json.dumps(r, sort_keys=True) for r in store._rows(f"SELECT * FROM [{t}]"))
+        tables = {t: sorted(json.dumps(r, sort_keys=True) for r in store.rows(f"SELECT * FROM [{t}]"))
                   for t in ("runs", "steps", "decisions", "labels", "step_labels", "annotators")}
     files = sorted((str(p.relative_to(home)), hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir")
                    for p in home.rglob("*") if not p.name.startswith("cockpit.db"))

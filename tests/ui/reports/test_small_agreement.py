@@ -26,6 +26,7 @@ def judge_all(qtbot, panel, asked: list) -> None:
     with ModelServer(respond) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_model.setText("standin-som")
+        panel.j_canary.setChecked(False)  # the canaries are tested in test_reports_canaries.py
         assert panel.start_judging() is not None
         qtbot.waitUntil(lambda: not panel.judging, timeout=30_000)
     panel.refresh()

@@ -154,7 +154,7 @@ def test_ten_thousand_runs_open_without_waiting(qtbot, panel, store):
     rows = [{"id": f"run-{i:05d}", "task": f"task number {i}", "url": "https://x", "status": "answered",
              "started": now - i, "steps": 3, "config": json.dumps({}), "site": f"site{i % 7}", "model": "m"}
             for i in range(10_000)]
-    with store._tx():
+    with store.atomic():
         store.db["runs"].insert_all(rows, batch_size=1000)
     t0 = time.perf_counter()
     p = panel()
