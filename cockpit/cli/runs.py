@@ -187,6 +187,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
         if s.thought:
             print(f"  thought:  {_clip(s.thought)}")
         print(f"  action:   {s.action or s.action_text or '(none)'}" + (f"   [{s.risk}]" if s.risk else ""))
+        if not (s.action or s.action_text) and s.reply:  # e.g. a reply Stop cut off: what the model had written
+            print(f"  reply:    {_clip(' '.join(s.reply.split()))}")
         if s.pointer and s.pointer.get("mode") == "pixels":  # what the model wrote, in its space, and what it hit
             p, hit = s.pointer, (s.pointer.get("resolved") or {}).get("desc")
             print(f"  point:    {p.get('dialect')} in {p.get('space') or 'pixels'}: the model wrote "
