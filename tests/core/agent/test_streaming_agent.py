@@ -176,3 +176,20 @@ def test_a_reply_stop_cut_off_on_a_page_with_a_password_field_keeps_no_secret(ag
     assert "not kept: this page has a secret field" in step["reply"]
     pieces = [secret[:k] for k in range(4, len(secret) + 1)]
     assert not [p for p in pieces if p in json.dumps(store.steps(result.run_id))]
+
+
+def test_an_html_page_sent_as_the_reply_is_named_with_its_start_and_each_retry_says_why(browser, store, site):
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway from proxy</h1></body></html>"
+    with ModelServer(lambda b: Reply(body=page, content_type="text/event-stream")) as srv, \
+            model_client(srv, model="test-model", max_retries=2, backoff=0.05) as client:
+        events = []
+        agent = Agent(browser, client, store, listener=events.append, config=AgentConfig(max_steps=2))
+        result = agent.run(Fresh("Look around", site.url("agent_start.html")))
+    assert result.status == "failed"
+    said = "answered with an HTML page, not the API (502 Bad Gateway)"
+    assert said in result.error and '"502 Bad Gateway from proxy"' in result.error
+    assert "stream closed early" not in result.error
+    step = store.steps(result.run_id)[0]
+    assert said in step["error"] and step["status"] == "failed"
+    notes = [e.note for e in events if isinstance(e, ev.ModelCalled) and e.note]
+    assert len(notes) == 2 and all("an HTML page, not the API: 502 Bad Gateway" in n for n in notes)
