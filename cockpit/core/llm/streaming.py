@@ -16,14 +16,13 @@ a retryable error, like a truncated JSON body.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import threading
 import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable
-
-import importlib
 
 import openai
 from openai.lib.streaming.chat import ChatCompletionStreamState
