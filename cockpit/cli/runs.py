@@ -167,7 +167,7 @@ def _show_judgements(store, run_id: str, as_json: bool) -> int:
 
 def _show(store, run_id: str, as_json: bool) -> int:
     from cockpit.core.agent.approval import verdict
-    from cockpit.core.store.records import outcome_text, status_text
+    from cockpit.core.store.records import outcome_text, outcome_warning, status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
@@ -201,6 +201,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
         detail = s.error or s.outcome or ""
         if detail or not imported:
             print(f"  outcome:  {outcome_text(s.status, detail)}")
+            if warned := outcome_warning(s.status, s.outcome):
+                print(f"  warning:  {warned}")
         for label, text in _debug_lines(s):
             print(f"  {label + ':':<10}{text}")
         print(f"  files:    {store.file(s.screenshot) if s.screenshot else '-'}")

@@ -17,9 +17,12 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser
 from cockpit.core.agent.approval import decider
 from cockpit.core.agent.approval import verdict as verdict  # the window's and the CLI's word for a decision
 from cockpit.core.llm import prompt
-from cockpit.core.store.records import Step, outcome_text
+from cockpit.core.store.records import Step, outcome_text, outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.live.step_page import RecordedPage
+
+
+WARN = "#b26a00"  # amber: an outcome that may have done nothing (cockpit.core.store.records.outcome_warning)
 
 
 def who_decided(by) -> str:
@@ -112,7 +115,9 @@ class StepDetails(QTabWidget):
                 ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
                                + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
-                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),
+                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))
+                 + (f"<br><span style='color:{WARN}'>⚠ {e(warned)}</span>" if (warned := outcome_warning(
+                     step.get("status"), step.get("outcome"))) else "")),
                 ("URL after", e(step.get("url_after") or "")),
                 *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
                 *_lookahead_rows(step),  # hook: world-model preview and planning
