@@ -21,7 +21,6 @@ from cockpit.core.store.records import Step, outcome_text, outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.live.step_page import RecordedPage
 
-
 WARN = "#b26a00"  # amber: an outcome that may have done nothing (cockpit.core.store.records.outcome_warning)
 
 
