@@ -84,8 +84,8 @@ class StepDetails(QTabWidget):
         for w in (self.summary, self.messages, self.raw, self.page):
             w.setMinimumHeight(lines * w.fontMetrics().lineSpacing() + 2 * w.frameWidth() + 8)
 
-    def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
-        """A step still going: what is known of it so far, until it is stored."""
+    def show_pending(self, step: int, facts: list[tuple[str, str]], reply: str = "") -> None:
+        """A step still going: what is known of it so far (at the gate: its raw `reply`), until it is stored."""
         e = html.escape
         # what is known first (at the gate: the thought and the action, in a few lines on a 700-pixel screen)
         self.summary.setHtml(f"<b>Step {step}</b><table cellpadding=2>"
@@ -94,7 +94,7 @@ class StepDetails(QTabWidget):
                              "done.</i></p>")
         self._pending_messages = None
         self.messages.clear()
-        self.raw.clear()
+        self.raw.setPlainText(reply)
         self.page.set_step(None, "", None)
 
     def show_step(self, store, run: dict, step: dict | None) -> None:
@@ -106,7 +106,7 @@ class StepDetails(QTabWidget):
             return
         e = html.escape
         d = step.get("decision") or {}
-        rows = [("Page", f"{e(step.get('title') or '')} — {e(step.get('url') or '')}"),
+        rows = [("Page", f"{e(step.get('title') or '(no title)')} — {e(step.get('url') or '')}"),
                 ("Actor", e(step.get("actor") or "agent")),
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
