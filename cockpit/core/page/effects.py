@@ -7,7 +7,6 @@ common failure ("navigation stuck"). Pure functions on data.
 """
 from __future__ import annotations
 
-import http
 import io
 from collections import Counter
 from dataclasses import asdict, dataclass
@@ -137,30 +136,3 @@ class LoopWatch:
     @property
     def looping(self) -> bool:
         return self.same >= self.repeats or self.noops >= self.repeats
-
-
-#: how an outcome says the page the action led to is an HTTP error (core.store.records.outcome_warning reads it)
-ANSWERED_HTTP = "the site answered HTTP"
-
-
-def document(session) -> tuple[float, int]:
-    """(the page's document's time origin, its HTTP status; 0 when unknown) in `session` (a BrowserSession):
-    a new document has a new origin. Chromium's navigation timing tells the status."""
-    try:
-        got = session.js("const e = performance.getEntriesByType('navigation')[0];"
-                         "return [performance.timeOrigin, e ? (e.responseStatus || 0) : 0]")
-        return float(got[0]), int(got[1])
-    except Exception:  # a page that will not answer: no status to tell
-        return 0.0, 0
-
-
-def http_error(before: tuple[float, int], after: tuple[float, int]) -> str:
-    """"the site answered HTTP 501 (Not Implemented)" when the action led to a new document that is an HTTP
-    error page (a form post the site refused), else ""."""
-    if after[0] == before[0] or after[1] < 400:
-        return ""
-    try:
-        phrase = http.HTTPStatus(after[1]).phrase
-    except ValueError:
-        phrase = "an error"
-    return f"{ANSWERED_HTTP} {after[1]} ({phrase})"

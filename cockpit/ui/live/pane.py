@@ -156,7 +156,7 @@ class LivePane(QWidget):
         self.thinking.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = None
-        self.live_frame, self.live_seen, self.last_marks = None, None, []
+        self.live_frame, self.live_seen, self.last_marks, self._replies = None, None, [], {}
         self.corrector.set_adding(False)
         self.view.clear(banner)
         self.banner.setText(banner)
@@ -297,10 +297,8 @@ class LivePane(QWidget):
                 self._details_synced = time.monotonic()
                 self.sync_details(e.step)
             return
-        if isinstance(e, ev.ModelReplied):  # the reply as recorded (secrets hidden): Raw reply before it is stored
-            self._replies = {e.step: e.text}
+        self._replies = {e.step: e.text} if isinstance(e, ev.ModelReplied) else self._replies  # Raw reply at the gate
         if isinstance(e, ev.RunStarted):
-            self._replies = {}
             label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
                      " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
             try:

@@ -8,6 +8,7 @@ import pytest
 
 from cockpit.core.demo.simulator import SIM_MODEL, SimulatorSettings, serve_simulator
 from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
 from tests.clitools import cockpit, ok
 from tests.ui.windowtools import LONG, records, wait_idle
 
@@ -122,3 +123,22 @@ def test_pause_while_the_model_writes_says_so_at_once_and_holds_its_action_unrun
         assert len(steps) == 1 and decisions[0]["approved"] == 1
         w.toolbar.act_stop.trigger()
         wait_idle(qtbot, w)
+
+
+def test_a_proxy_page_instead_of_the_model_is_named_in_the_banner_the_status_and_each_retry(qtbot, window_1024, site):
+    w = window_1024
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway from proxy</h1></body></html>"
+    w.live.task_bar.set_task("Look around", site.url("agent_start.html"))
+    heads = []
+    with ModelServer(lambda b: Reply(body=page, content_type="text/event-stream", delay=0.4)) as srv:
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="test-model", max_retries=2, backoff=0.1,
+                                       timeout=30)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: heads.append(w.live.thinking.head.fullText()) or not w.runs.running, timeout=LONG)
+    said = "answered with an HTML page, not the API (502 Bad Gateway)"
+    assert said in w.live.error_banner.text() and '"502 Bad Gateway from proxy"' in w.live.error_banner.text()
+    assert said in w.status.message.fullText()
+    run, steps, _ = records(w)
+    assert run["status"] == "failed" and said in steps[0]["error"] and "stream closed early" not in steps[0]["error"]
+    # a later attempt says why the one before failed
+    assert any("(attempt 2, after an HTML page, not the API: 502 Bad Gateway)" in h for h in heads), set(heads)
