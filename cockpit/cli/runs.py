@@ -167,7 +167,7 @@ def _show_judgements(store, run_id: str, as_json: bool) -> int:
 
 def _show(store, run_id: str, as_json: bool) -> int:
     from cockpit.core.agent.approval import verdict
-    from cockpit.core.store.records import continues_text, outcome_text, parent_step_text, status_text
+    from cockpit.core.store.records import continues_text, outcome_text, outcome_warning, parent_step_text, status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
         for s in steps:
@@ -191,6 +191,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
         if s.thought:
             print(f"  thought:  {_clip(s.thought)}")
         print(f"  action:   {s.action or s.action_text or '(none)'}" + (f"   [{s.risk}]" if s.risk else ""))
+        if not (s.action or s.action_text) and s.reply:  # e.g. a reply Stop cut off: what the model had written
+            print(f"  reply:    {_clip(' '.join(s.reply.split()))}")
         if s.pointer and s.pointer.get("mode") == "pixels":  # what the model wrote, in its space, and what it hit
             p, hit = s.pointer, (s.pointer.get("resolved") or {}).get("desc")
             print(f"  point:    {p.get('dialect')} in {p.get('space') or 'pixels'}: the model wrote "
@@ -203,6 +205,8 @@ def _show(store, run_id: str, as_json: bool) -> int:
         detail = s.error or s.outcome or ""
         if detail or not imported:
             print(f"  outcome:  {outcome_text(s.status, detail)}")
+            if warned := outcome_warning(s.status, s.outcome):
+                print(f"  warning:  {warned}")
         for label, text in _debug_lines(s):
             print(f"  {label + ':':<10}{text}")
         print(f"  files:    {store.file(s.screenshot) if s.screenshot else '-'}")

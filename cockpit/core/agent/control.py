@@ -27,13 +27,19 @@ class RunControl:
         self._cond = threading.Condition()
         self._steps_allowed = 0
         self._paused = paused
+        #: Pause was pressed and has not yet taken effect: the action being written waits at the gate (#38)
+        self.pause_pending = False
         self._jobs: queue.Queue = queue.Queue()
         if not paused:
             self._go.set()
 
     # --- from the controlling thread ---
     def pause(self) -> None:
+        """Pause at the next step boundary; an action the model is writing now is held at the gate first
+        (:attr:`pause_pending`, :func:`cockpit.core.agent.gate.must_ask`)."""
         with self._cond:
+            if not self._paused:
+                self.pause_pending = True
             self._paused = True
             self._go.clear()
 
@@ -41,6 +47,7 @@ class RunControl:
         """Go on; a take-over ends here (the person hands back)."""
         with self._cond:
             self._paused = False
+            self.pause_pending = False
             self._end_take_over()
             self._go.set()
             self._cond.notify_all()
@@ -49,6 +56,7 @@ class RunControl:
         """Run one more step, then pause again (a take-over ends: the agent acts again)."""
         with self._cond:
             self._paused = True
+            self.pause_pending = False
             self._end_take_over()
             self._steps_allowed += 1
             self._cond.notify_all()
@@ -149,4 +157,5 @@ class RunControl:
                     self._cond.wait(0.25)
                     continue
             notified = True
+            self.pause_pending = False  # the pause took effect here
             on_pause()

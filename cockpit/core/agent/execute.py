@@ -42,7 +42,7 @@ from selenium.webdriver.common.keys import Keys
 from cockpit.core import resources
 from cockpit.core.actions.coords import PERSON, Voice
 from cockpit.core.actions.grammar import Action
-from cockpit.core.agent import downloads, keys
+from cockpit.core.agent import downloads, keys, landing
 from cockpit.core.agent.pointer import PointerActs, TargetChanged, say
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
@@ -116,6 +116,7 @@ class Executor(PointerActs):
                                                        f"({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
+        document = landing.document(s) if action.kind != "answer" else None
         if action.pixel and seen is not None:
             mark = seen
         elif action.point is not None:
@@ -142,6 +143,8 @@ class Executor(PointerActs):
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
                 outcome.for_model += f"; the page is now {outcome.url_after}" if outcome.for_model else ""
+            if said := landing.http_error(document, landing.document(s)):  # a new page, an HTTP error (#38)
+                outcome.message, outcome.for_model = f"{outcome.message}; {said}", outcome.for_model and f"{outcome.for_model}; {said}"
             outcome.message, outcome.for_model = self.redact(outcome.message), self.redact(outcome.for_model)
         outcome.seconds = time.perf_counter() - t0
         return outcome

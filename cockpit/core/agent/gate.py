@@ -15,6 +15,7 @@ proposes runs until they hand back (issue #38).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import TYPE_CHECKING
 
@@ -35,6 +36,8 @@ if TYPE_CHECKING:
 
 #: The message of a decision made by a take-over: the pending action was dropped, not judged.
 TOOK_OVER = "the supervisor took over"
+#: Why an action waits at the gate when Pause was pressed while the model wrote it
+PAUSED_HERE = "you pressed Pause while the model wrote this action: it has not run"
 #: The decision's ``policy`` then: no approval policy asked (a refusal at the gate it is not; see ended_at_gate).
 TAKE_OVER_POLICY = "take-over"
 
@@ -73,9 +76,12 @@ def propose(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Ris
 
 def must_ask(agent: Agent, st: Step, action: Action, risk: Risk) -> bool:
     """The approval policy asks, or the model attached safety checks (a person must see them), or a person
-    has the browser (then :func:`ask` drops the action without asking anyone)."""
+    has the browser (then :func:`ask` drops the action without asking anyone), or Pause was pressed while the
+    model wrote the action: it waits at the gate, unrun, to be approved, edited or rejected (#38). Once
+    answered, the run pauses before its next step."""
+    control = agent.scope.control
     return (needs_approval(agent.config.approval_policy, risk, action) or pixelstep.must_ask(st)
-            or bool(agent.scope.control.taken_over))
+            or bool(control.taken_over) or (control.pause_pending and action.kind != "answer"))
 
 
 def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -> Decision:
@@ -84,6 +90,9 @@ def ask(agent: Agent, st: Step, action: Action, mark: Mark | None, risk: Risk) -
     run, obs, policy, control = agent.scope, st.obs, agent.config.approval_policy, agent.scope.control
     requested = time.time()
     shown = pixelstep.shown(agent, st, action)
+    if control.pause_pending:  # held by Pause (#38): said among the reasons it waits
+        control.pause_pending = False
+        risk = dataclasses.replace(risk, evidence=(*risk.evidence, PAUSED_HERE))
     if not control.taken_over:
         run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
         req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url, st.row.get("thought", ""),

@@ -119,6 +119,7 @@ class Agent(TakeOver):
             return self._finish("max_steps", None)
 
         except (Stopped, ModelCancelled):
+            reply.cut_off(self, step)  # a reply Stop cut short: the text so far is kept
             self.record.commit_partial(step, "stopped", "stopped by the user")
             return self._finish("stopped", None)
         except CockpitError as e:  # the model, the browser, the store: the step is kept as far as it got

@@ -20,13 +20,23 @@ from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult
 from cockpit.core.llm.streaming import Partial, name_only
 from cockpit.core.safety import redaction
+from cockpit.core.words import plural
 
 if TYPE_CHECKING:
     from cockpit.core.agent.loop import Agent
 
 
 def streaming(agent: Agent, st: Step, partial: Partial) -> None:
-    """A reply still being written, announced (ModelStreaming): text the model types into a secret field
+    """A reply still being written, announced (ModelStreaming) as :func:`_shown` tells; kept on the step
+    (:func:`cut_off` records it when Stop ends the call)."""
+    st.partial = partial
+    thought, action = _shown(agent, st, partial)
+    agent.scope.emit(ev.ModelStreaming(agent.run_id, st.n, thought, action, partial.pieces, partial.seconds,
+                                       partial.tokens_per_second, partial.first, partial.attempt))
+
+
+def _shown(agent: Agent, st: Step, partial: Partial) -> tuple[str, str]:
+    """The (thought, action) of a reply so far as it may be shown: text the model types into a secret field
     (a Set-of-Mark ``Type`` into a password or card field) and every secret typed so far hidden; on a page
     with a secret field the thought is held back until the reply is read (it may name the secret first). A pixel
     action's target is not known before the reply is complete, so on a page with a secret field its
@@ -40,9 +50,32 @@ def streaming(agent: Agent, st: Step, partial: Partial) -> None:
         hide.add(redaction.typed_secret(prompt.parse_reply(partial.text).action, st.obs.marks))
     elif action and secret_field:
         action = name_only(action)
-    agent.scope.emit(ev.ModelStreaming(agent.run_id, st.n, redaction.scrub(thought, hide) or "",
-                                       redaction.scrub(action, hide) or "", partial.pieces, partial.seconds,
-                                       partial.tokens_per_second, partial.first, partial.attempt))
+    return redaction.scrub(thought, hide) or "", redaction.scrub(action, hide) or ""
+
+
+def cut_off(agent: Agent, st: Step | None) -> None:
+    """A reply Stop cut off while it streamed, kept on the step (#38): its raw reply is the text so far,
+    marked as cut off, its pieces counted as its tokens. Redacted as the live view showed it: on a page with a
+    secret field only the (scrubbed) action so far is kept, never the thought or the raw text, which may
+    name what was about to be typed there."""
+    partial = st.partial if st is not None and st.obs is not None else None
+    if partial is None or not partial.pieces or st.row.get("reply"):
+        return
+    thought, action = _shown(agent, st, partial)
+    if any(m.secret for m in st.obs.marks):
+        text = "\n".join(x for x in ("(the thought is not kept: this page has a secret field)",
+                                      f"Action so far: {action}" if action else "") if x)
+    else:
+        hide = agent.executor.secrets
+        text = redaction.scrub(partial.text or "\n".join(filter(None, partial.preview())), hide) or ""
+        thought = redaction.scrub(thought, hide) or ""
+    note = CUT_OFF.format(tokens=plural(partial.pieces, "token"), seconds=partial.seconds)
+    st.row.update(reply=f"{text}\n{note}" if text else note, thought=thought, completion_tokens=partial.pieces,
+                  model_seconds=partial.seconds, attempts=partial.attempt)
+
+
+#: the line that ends a kept reply Stop cut off
+CUT_OFF = "[cut off by Stop after {tokens}, {seconds:.1f} s: the model had not finished this reply]"
 
 
 def read(agent: Agent, st: Step, conv: prompt.Conversation, result: ChatResult) -> Action | None:

@@ -5,6 +5,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass, field
 
 from cockpit.core.actions.coords import Voice
+from cockpit.core.llm.streaming import Partial
 from cockpit.core.page.marks import Mark
 from cockpit.core.page.observation import Observation
 
@@ -26,4 +27,5 @@ class Step:
     drag_end: tuple | None = None  # a drag: (the element it ends on, act.js's answer)
     voice: Voice | None = None  # how points are named to a pixel model (cockpit.core.agent.pixelstep.voice)
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
+    partial: Partial | None = None  # the reply so far while it streams (kept when Stop cuts it off)
 

@@ -55,7 +55,7 @@ import openai
 
 from cockpit.core.llm import apikeys, modelerrors, streaming
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
-from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
+from cockpit.core.llm.modelerrors import ModelCancelled, ModelError, html_page
 from cockpit.core.llm.outimages import prepare_images
 from cockpit.core.llm.retry import RetryPolicy, with_retries
 from cockpit.core.llm.streaming import Partial
@@ -147,6 +147,10 @@ def check_json(raw, config: ModelConfig):
     parsed = raw.parse()
     if isinstance(parsed, str):
         ctype = raw.headers.get("content-type", "no content type")
+        page = html_page(parsed, config.display_url, ctype)
+        if page is not None:
+            page.status = raw.status_code
+            raise page
         raise ModelError(
             f"the server at {config.display_url} answered with {ctype} instead of JSON; "
             "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
@@ -362,5 +366,7 @@ class ModelClient:
     def classify(self, exc: BaseException, what: str = "model call") -> ModelError:
         """`exc` as a ModelError for the human, the key never in it (see :mod:`.modelerrors`)."""
         err = modelerrors.classify(exc, self.config, what)
-        return ModelError(self._scrub(str(err))[:1000], status=err.status, retryable=err.retryable,
-                          reason=err.reason, retry_after=err.retry_after)
+        scrubbed = ModelError(self._scrub(str(err))[:1000], status=err.status, retryable=err.retryable,
+                              reason=err.reason, retry_after=err.retry_after)
+        scrubbed.why = self._scrub(err.why)
+        return scrubbed

@@ -4,8 +4,10 @@ No calls here; the client retries by these errors (:mod:`cockpit.core.llm.client
 from __future__ import annotations
 
 import email.utils
+import html as html_lib
 import http
 import json
+import re
 import time
 
 import openai
@@ -36,6 +38,34 @@ class ModelError(CockpitError):
         self.retry_after = retry_after
         self.attempts = attempts
         self.result = None  # an answered but unusable call (empty reply): its usage
+        self.why = ""  # what a retry says it retries after, when the reason's tag would not tell a person
+
+
+HTML_START = 200  # characters of an HTML page's text quoted in the error
+
+
+def html_page(body: str | bytes | None, url: str, ctype: str = "") -> ModelError | None:
+    """A ModelError ("html-page") when `body` is an HTML page (a proxy's "502 Bad Gateway", a login page)
+    rather than the API's answer, quoting its title and the start of its text; else None (#38). A gateway's
+    error page is retried (the proxy may recover); any other page means a wrong base URL (not retried).
+    `ctype`: the content type the server gave, when it is worth saying."""
+    text = body.decode("utf-8", "replace") if isinstance(body, bytes) else (body or "")
+    head = text.lstrip()[:4000].lower()
+    if not (head.startswith(("<!doctype html", "<html", "<head", "<body", "<h1", "<title"))
+            or "<html" in head[:300]):
+        return None
+    title = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+    words = " ".join(html_lib.unescape(re.sub(r"<[^>]*>", " ", re.sub(
+        r"<(script|style|title)[^>]*>.*?</\1>", " ", text, flags=re.I | re.S))).split())
+    name = " ".join(html_lib.unescape(title.group(1)).split()) if title else words[:60]
+    start = words[:HTML_START] + ("…" if len(words) > HTML_START else "")
+    gateway = re.search(r"\b50[234]\b|bad gateway|unavailable|gateway time-?out", name + " " + start, re.I)
+    hint = ("; a proxy or gateway in front of the model is failing" if gateway else
+            f" — {ctype or 'HTML'} instead of JSON; is the base URL right? (OpenAI-compatible servers usually end in /v1)")
+    err = ModelError(f"the model server at {url} answered with an HTML page, not the API ({name}): "
+                     f"\"{start}\"{hint}", retryable=bool(gateway), reason="html-page" if gateway else "not-json")
+    err.why = f"an HTML page, not the API: {name}"
+    return err
 
 
 class ModelCancelled(CockpitError):
@@ -101,6 +131,8 @@ def classify(exc: BaseException, config: ModelConfig, what: str = "model call") 
     elif isinstance(exc, openai.APIError):  # an error event in the middle of a streamed reply
         err = ModelError(f"the server at {url} reported an error in the middle of its reply: {str(exc)[:300]}",
                          retryable=True, reason="stream-error")
+    elif isinstance(exc, json.JSONDecodeError) and html_page(exc.doc, url):
+        err = html_page(exc.doc, url)
     elif isinstance(exc, json.JSONDecodeError):
         err = ModelError(f"the server at {url} sent malformed JSON (truncated reply?): {exc.msg}",
                          retryable=True, reason="invalid-json")

@@ -140,7 +140,7 @@ def with_retries(call: Callable[[], Any], policy: RetryPolicy, classify: Classif
         wait = policy.after_failure(err, attempt, logger=logger)
         if on_retry is not None:
             try:
-                on_retry(attempt, wait, err.reason)
+                on_retry(attempt, wait, err.why or err.reason)
             except Exception:
                 log.exception("on_retry callback failed")
         if cancel is not None:

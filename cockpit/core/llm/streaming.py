@@ -16,6 +16,7 @@ a retryable error, like a truncated JSON body.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import re
 import threading
@@ -29,7 +30,7 @@ from openai.types.chat import ChatCompletion
 
 from cockpit.core.actions import replytext
 from cockpit.core.llm.modelconfig import ModelConfig
-from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
+from cockpit.core.llm.modelerrors import ModelCancelled, ModelError, html_page
 
 #: statuses with which a server may say "I do not stream" (it is then asked again without streaming)
 REFUSAL_STATUSES = (400, 404, 405, 415, 422, 501)
@@ -153,7 +154,11 @@ def _plain(stream, config: ModelConfig) -> Any:
     response = stream.response
     ctype = response.headers.get("content-type", "no content type")
     if "json" not in ctype:
+        page = html_page(response.read(), config.display_url, ctype)
         stream.close()
+        if page is not None:
+            page.status = response.status_code
+            raise page
         raise ModelError(f"the server at {config.display_url} answered with {ctype} instead of JSON; "
                          "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
                          status=response.status_code, reason="not-json")
@@ -162,6 +167,44 @@ def _plain(stream, config: ModelConfig) -> Any:
 
 def _streams(stream) -> bool:
     return "text/event-stream" in stream.response.headers.get("content-type", "")
+
+
+class _Head:
+    """A response body read through, its first bytes kept: a "stream" that held no events can say what it held."""
+
+    KEEP = 4096
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.head = b""
+
+    def __iter__(self):
+        for chunk in self.inner:
+            if len(self.head) < self.KEEP:
+                self.head += chunk[:self.KEEP - len(self.head)]
+            yield chunk
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+def _watch_head(stream) -> _Head | None:
+    """Keep the start of a stream's body (before it is read). The wrapper is of the HTTP package's own byte
+    stream class (the ``openai`` client's, whatever it is named), which the response insists on."""
+    response = stream.response
+    base = getattr(importlib.import_module(type(response).__module__.split(".")[0]), "SyncByteStream", None)
+    if base is None or not isinstance(response.stream, base):
+        return None
+    head = type("_HeadStream", (_Head, base), {})(response.stream)
+    response.stream = head
+    return head
+
+
+def _ended_early(config: ModelConfig, head: _Head | None, events: int) -> ModelError:
+    """The error of a stream that ended before its finish: an HTML page sent as the stream (a proxy's error
+    page, #38), else a truncated stream."""
+    page = html_page(head.head, config.display_url) if head is not None and not events else None
+    return page or _truncated(config)
 
 
 def _check_cancel(stream, cancel: threading.Event | None) -> None:
@@ -182,9 +225,11 @@ def chat(client: openai.OpenAI, params: dict, live: Live, cancel, config: ModelC
     if not _streams(stream):
         return ChatCompletion.construct(**_plain(stream, config))
     live.streamed = True
+    head, events = _watch_head(stream), 0
     state, finished, calls, text = ChatCompletionStreamState(), False, {}, ""
     with stream:
         for chunk in stream:
+            events += 1
             _check_cancel(stream, cancel)
             state.handle_chunk(chunk)
             for choice in chunk.choices[:1]:
@@ -199,7 +244,7 @@ def chat(client: openai.OpenAI, params: dict, live: Live, cancel, config: ModelC
                     live.update(piece=True, text=text, tool_calls=tuple(calls[i] for i in sorted(calls)))
                 finished = finished or choice.finish_reason is not None
     if not finished:
-        raise _truncated(config)
+        raise _ended_early(config, head, events)
     data = state.current_completion_snapshot.to_dict()
     for choice in data.get("choices") or []:
         for call in (choice.get("message") or {}).get("tool_calls") or []:
@@ -215,9 +260,11 @@ def respond(client: openai.OpenAI, body: dict, live: Live, cancel, config: Model
     if not _streams(stream):
         return openai.types.responses.Response.construct(**_plain(stream, config))
     live.streamed = True
+    head, events = _watch_head(stream), 0
     text, reasoning, items, final = "", "", [], None
     with stream:
         for event in stream:
+            events += 1
             _check_cancel(stream, cancel)
             kind = getattr(event, "type", "")
             if kind == "response.output_text.delta":
@@ -239,5 +286,5 @@ def respond(client: openai.OpenAI, body: dict, live: Live, cancel, config: Model
                 continue
             live.update(piece=kind.endswith(".delta"), text=text, reasoning=reasoning, items=tuple(items))
     if final is None:
-        raise _truncated(config)
+        raise _ended_early(config, head, events)
     return final

@@ -11,6 +11,7 @@ views: writing still goes through the store's dict methods.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
@@ -72,6 +73,19 @@ def outcome_text(status: str | None, detail: str | None) -> str:
     if not detail or detail.startswith(status):
         return detail or status
     return f"{status}: {detail}"
+
+
+def outcome_warning(status: str | None, detail: str | None) -> str:
+    """Why an action that ran may have done nothing or failed ("" when nothing says so), for the window's
+    amber and the CLI: text typed with nothing focused, a page the site answered with an HTTP error (#38)."""
+    detail = detail or ""
+    if status not in ("ok", None):
+        return ""
+    if "(nothing has the focus)" in detail:
+        return "nothing had the focus: the text may have gone nowhere"
+    if m := re.search(r"the site answered HTTP (\d{3}) \(([^)]*)\)", detail):
+        return f"the site answered HTTP {m.group(1)} ({m.group(2)}): the action may not have worked"
+    return ""
 
 
 def _json(value) -> Any:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButto
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision, off_screenshot
+from cockpit.core.agent.gate import PAUSED_HERE
 from cockpit.core.errors import ActionParseError
 from cockpit.ui.elide import breakable, wrap_within
 from cockpit.ui.flow_layout import flow_row
@@ -142,8 +143,9 @@ class ApprovalPanel(QFrame):
         where = html.escape(step_label[:1].upper() + step_label[1:]) if step_label else f"Step {req.step}"
         self.title.setText(f"<b>{where}: the agent wants to run</b> "
                            f"<code>{html.escape(breakable(req.display))}</code>{target}"
-                           f"<br>risk: <b>{html.escape(req.risk.level)}</b> (asked because the policy is "
-                           f"'{html.escape(req.policy)}')")
+                           f"<br>risk: <b>{html.escape(req.risk.level)}</b> ("
+                           + ("held because you pressed Pause" if PAUSED_HERE in req.risk.evidence else
+                              f"asked because the policy is '{html.escape(req.policy)}'") + ")")
         items = "".join(f"<li>{html.escape(breakable(e))}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
         cut = req.thought[:400] + ("…" if len(req.thought) > 400 else "")
         thought = f"<br><i>Agent's thought:</i> {html.escape(breakable(cut))}" if req.thought else ""

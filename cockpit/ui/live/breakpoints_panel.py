@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
 from cockpit.core.agent.breakpoints import KINDS, Breakpoint
 from cockpit.ui.elide import ElidedLabel, breakable, wrap_within
 
-NEEDS_VALUE = {"action": "click", "text": "regex, e.g. delete|remove", "url": "regex, e.g. checkout|example.com",
+NEEDS_VALUE = {"action": "action kind, e.g. click or type", "text": "regex, e.g. delete|remove", "url": "regex, e.g. checkout|example.com",
                "step": "step number, e.g. 5"}
 
 
@@ -54,7 +54,9 @@ class BreakpointsPanel(QWidget):
         lay.addWidget(self.error)
         lay.addWidget(self.list, 1)
         # One line on a narrow window (cut with "…", whole in its tooltip): the pane keeps its width and height.
-        lay.addWidget(ElidedLabel("A hit pauses the run before the action; Resume (F5) or Step (F10) goes on."))
+        # Short enough to be read whole at 1024 pixels (#38).
+        self.help = ElidedLabel("A hit pauses before the action; F5 resumes, F10 steps.")
+        lay.addWidget(self.help)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.add_btn.clicked.connect(self.add_from_form)
         self.value.returnPressed.connect(self.add_from_form)

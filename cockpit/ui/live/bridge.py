@@ -41,6 +41,8 @@ log = logging.getLogger(__name__)
 IDLE, STARTING, RUNNING, WAITING_MODEL, WAITING_YOU, PAUSED, TAKEN_OVER, STOPPING, REPLAYING = (
     "idle", "starting", "running", "waiting for the model", "waiting for you", "paused", "taken over",
     "stopping", "replaying")
+#: Pause pressed, not yet in effect: the action being written will wait at the gate (core.agent.gate.must_ask)
+PAUSING = "pausing after this reply…"
 
 
 @dataclass
@@ -161,6 +163,8 @@ class AgentBridge(QObject):
     def pause(self) -> None:
         if self.control:
             self.control.pause()
+            if self.state in (RUNNING, WAITING_MODEL):  # said at once, until the pause takes effect (#38)
+                self._set_state(PAUSING)
 
     def resume(self) -> None:
         if self.control and not self.human:
@@ -369,7 +373,7 @@ class AgentBridge(QObject):
     def _on_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.RunStarted):
             self.run_id = e.run_id
-        elif isinstance(e, ev.ObservationReady) and e.stored:
+        elif isinstance(e, ev.ObservationReady) and e.stored and self.state != PAUSING:
             self._set_state(WAITING_MODEL)
         elif isinstance(e, ev.ModelReplied) and self.state == WAITING_MODEL:
             self._set_state(RUNNING)

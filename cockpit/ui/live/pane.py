@@ -42,8 +42,9 @@ from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
+NO_TITLE = "(no title)"  # a page without a title, in the caption (not "— —")
 GATE_LINES = 5  # the step's details at the gate: its thought and action readable, the question's buttons in view
-IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo and press Run."
+IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo policy (offline) and press Run."
 NO_STEP = "Start a run, or pick a step in the log: marks are corrected on a step's screenshot."
 
 
@@ -68,6 +69,7 @@ class LivePane(QWidget):
         self.live_frame = None  # the live page's last image, to come back to from another step
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
         self.branch: dict = {}  # the run going, when it is a branch (its parent run and step)
+        self._replies: dict[int, str] = {}  # the step being gated's reply, until the step is stored
         self._details_synced = 0.0  # when the details last followed a reply being written
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
@@ -107,6 +109,7 @@ class LivePane(QWidget):
         self.log_tabs.addTab(self.log_panel, "Steps")
         self.log_tabs.addTab(self.bp_panel, "Breakpoints")
         self.details = StepDetails()
+        self.details.keep_lines(GATE_LINES)  # a selected step is read in a few lines, never a 2-line strip (#38)
         panels = QWidget()
         pv = QVBoxLayout(panels)
         pv.setContentsMargins(0, 0, 0, 0)
@@ -153,7 +156,7 @@ class LivePane(QWidget):
         self.thinking.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = None
-        self.live_frame, self.live_seen, self.last_marks = None, None, []
+        self.live_frame, self.live_seen, self.last_marks, self._replies = None, None, [], {}
         self.corrector.set_adding(False)
         self.view.clear(banner)
         self.banner.setText(banner)
@@ -193,7 +196,7 @@ class LivePane(QWidget):
         row = self.store.step(run_id, step)
         if row is None:  # not committed yet: the live view shows it, the details what the log knows
             self.follow_live()
-            self.details.show_pending(step, self.log_panel.row_facts(step))
+            self.details.show_pending(step, self.log_panel.row_facts(step), self._replies.get(step, ""))
             return
         self.shown_step = None if (step == self.runs.latest_step and self.bridge.busy) else step
         try:
@@ -212,7 +215,7 @@ class LivePane(QWidget):
         self.corrector.show(run_id, step)
         there = parent_step_text(self.branch, step)
         self.banner.setText(f"step {step}" + (f" ({there})" if there else "") + f" ({row.get('actor') or 'agent'}) — "
-                            f"{row.get('title') or ''} — {row.get('url') or ''}")
+                            f"{row.get('title') or NO_TITLE} — {row.get('url') or ''}")
         self.details.show_step(self.store, self.store.run(run_id), row)
         self.approval.set_away(self.shown_step is not None and self.shown_step != self._asked_step())
         self.stepOpened.emit(step, row)
@@ -247,7 +250,7 @@ class LivePane(QWidget):
             return
         row = self.store.step(run_id, step)
         if row is None:
-            self.details.show_pending(step, self.log_panel.row_facts(step))
+            self.details.show_pending(step, self.log_panel.row_facts(step), self._replies.get(step, ""))
         else:
             self.details.show_step(self.store, self.store.run(run_id), row)
 
@@ -294,6 +297,7 @@ class LivePane(QWidget):
                 self._details_synced = time.monotonic()
                 self.sync_details(e.step)
             return
+        self._replies = {e.step: e.text} if isinstance(e, ev.ModelReplied) else self._replies  # Raw reply at the gate
         if isinstance(e, ev.RunStarted):
             label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
                      " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
@@ -365,7 +369,7 @@ class LivePane(QWidget):
         there = parent_step_text(self.branch, step)
         what = (f"step {step}" + (f" ({there})" if there else "") + ": what the model sees" if stored else
                 "live page now (during take-over)" if self.bridge.taken_over else "live page now (paused)")
-        self.banner.setText(f"{what} — {title} — {url}")
+        self.banner.setText(f"{what} — {title or NO_TITLE} — {url}")
 
     def on_failed(self, message: str) -> None:
         self.show_error(message)
@@ -396,7 +400,7 @@ class LivePane(QWidget):
         both = self.takeover.isVisibleTo(self) and self.approval.isVisibleTo(self)
         self.approval.set_compact(both)
         self.details.setVisible(not both)
-        self.details.keep_lines(GATE_LINES if self.approval.isVisibleTo(self) else 2)  # the thought at the gate
+        self.details.keep_lines(GATE_LINES)  # a step readable, at the gate (its thought) and after (#38 A14)
 
     def on_replayed(self, step: int, what: str) -> None:
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")

@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.agent.approval import POLICIES
 from cockpit.core.settings import Settings
-from cockpit.ui.live.bridge import PAUSED, STOPPING, TAKEN_OVER
+from cockpit.ui.live.bridge import PAUSED, PAUSING, STOPPING, TAKEN_OVER
 
 
 class RunToolbar(QToolBar):
@@ -123,7 +123,7 @@ class RunToolbar(QToolBar):
         """Enable what the bridge's state allows."""
         self.act_run.setText("Resume" if busy and state in (PAUSED, TAKEN_OVER) else "Run")
         self.act_run.setEnabled(not busy or state in (PAUSED, TAKEN_OVER))
-        self.act_pause.setEnabled(busy and state not in (PAUSED, TAKEN_OVER, STOPPING))
+        self.act_pause.setEnabled(busy and state not in (PAUSED, PAUSING, TAKEN_OVER, STOPPING))
         self.act_step.setEnabled(not busy or state in (PAUSED,))
         self.act_stop.setEnabled(busy and state != STOPPING)
         self.act_take.setEnabled(busy and not taken_over and state != STOPPING)

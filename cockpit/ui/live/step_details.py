@@ -17,9 +17,11 @@ from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser
 from cockpit.core.agent.approval import decider
 from cockpit.core.agent.approval import verdict as verdict  # the window's and the CLI's word for a decision
 from cockpit.core.llm import prompt
-from cockpit.core.store.records import Step, outcome_text
+from cockpit.core.store.records import Step, outcome_text, outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.live.step_page import RecordedPage
+
+WARN = "#b26a00"  # amber: an outcome that may have done nothing (cockpit.core.store.records.outcome_warning)
 
 
 def who_decided(by) -> str:
@@ -82,8 +84,8 @@ class StepDetails(QTabWidget):
         for w in (self.summary, self.messages, self.raw, self.page):
             w.setMinimumHeight(lines * w.fontMetrics().lineSpacing() + 2 * w.frameWidth() + 8)
 
-    def show_pending(self, step: int, facts: list[tuple[str, str]]) -> None:
-        """A step still going: what is known of it so far, until it is stored."""
+    def show_pending(self, step: int, facts: list[tuple[str, str]], reply: str = "") -> None:
+        """A step still going: what is known of it so far (at the gate: its raw `reply`), until it is stored."""
         e = html.escape
         # what is known first (at the gate: the thought and the action, in a few lines on a 700-pixel screen)
         self.summary.setHtml(f"<b>Step {step}</b><table cellpadding=2>"
@@ -92,7 +94,7 @@ class StepDetails(QTabWidget):
                              "done.</i></p>")
         self._pending_messages = None
         self.messages.clear()
-        self.raw.clear()
+        self.raw.setPlainText(reply)
         self.page.set_step(None, "", None)
 
     def show_step(self, store, run: dict, step: dict | None) -> None:
@@ -104,7 +106,7 @@ class StepDetails(QTabWidget):
             return
         e = html.escape
         d = step.get("decision") or {}
-        rows = [("Page", f"{e(step.get('title') or '')} — {e(step.get('url') or '')}"),
+        rows = [("Page", f"{e(step.get('title') or '(no title)')} — {e(step.get('url') or '')}"),
                 ("Actor", e(step.get("actor") or "agent")),
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
@@ -112,7 +114,9 @@ class StepDetails(QTabWidget):
                 ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
                                + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
-                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))),
+                ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))
+                 + (f"<br><span style='color:{WARN}'>⚠ {e(warned)}</span>" if (warned := outcome_warning(
+                     step.get("status"), step.get("outcome"))) else "")),
                 ("URL after", e(step.get("url_after") or "")),
                 *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),
                 *_lookahead_rows(step),  # hook: world-model preview and planning

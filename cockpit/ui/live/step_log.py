@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.page.effects import in_words
+from cockpit.core.store.records import outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.elide import breakable
 from cockpit.ui.live.step_details import resolved_desc, who_decided
@@ -30,6 +31,7 @@ ACTION_MIN = 110  # pixels
 NARROW = 480  # pixels: a log narrower than this shows no time and tokens columns
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
                  "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
+WARN_COLOR = "#b26a00"  # amber: the action ran, but may have done nothing or met an error (outcome_warning)
 
 
 class _WrappedRows(QStyledItemDelegate):
@@ -199,8 +201,8 @@ class StepLogPanel(QTreeWidget):
             if not it.text(3) or _in_progress(it.text(3)):
                 it.setText(3, e.status.replace("_", " "))  # "format error", not format_error
                 self.fit_columns()
-            color = QColor(_STATUS_COLOR.get(e.status, "#000000"))
-            it.setForeground(3, color)
+            warned = e.status == "ok" and it.data(3, Qt.ItemDataRole.UserRole)
+            it.setForeground(3, QColor(WARN_COLOR if warned else _STATUS_COLOR.get(e.status, "#000000")))
         elif isinstance(e, ev.BreakpointHit):
             it = self.item(e.step)
             self._child(it, "⏸ breakpoint", e.reason)
@@ -264,8 +266,13 @@ class StepLogPanel(QTreeWidget):
         if e.actor == "human":
             _set_action(it, e.action)
         full = e.message if e.ok else f"error: {e.message}"
-        it.setText(3, full.split("; ")[0])  # 'clicked [7] <a> "Go to cart"', without '; the page is now …'
-        it.setToolTip(3, tip(full, "see the step's details"))
+        warning = outcome_warning("ok", full) if e.ok else ""  # ran, but may have done nothing (#38)
+        it.setText(3, ("⚠ " if warning else "") + full.split("; ")[0])  # without '; the page is now …'
+        it.setToolTip(3, tip((f"Warning: {warning}\n" if warning else "") + full, "see the step's details"))
+        it.setData(3, Qt.ItemDataRole.UserRole, warning)
+        if warning:
+            it.setForeground(3, QColor(WARN_COLOR))
+            self._child(it, "warning", warning)
         self._child(it, "outcome", full)  # whole, wrapped, in the expanded row
         self.fit_columns()
 

@@ -95,9 +95,12 @@ class ThoughtStrip(QFrame):
             self._show(f"Step {e.step}: waiting for the model…", "", "")
             self.setVisible(True)
         elif isinstance(e, ev.ModelCalled) and e.note:
+            self._retry = (e.step, e.note.partition("(")[2].rstrip(")"))  # why, said on the next attempt too
             self._show(f"Step {e.step}: the call failed; {e.note}", "", "")
         elif isinstance(e, ev.ModelStreaming):
-            again = f" (attempt {e.attempt})" if e.attempt > 1 else ""
+            why = getattr(self, "_retry", (0, ""))
+            again = (f" (attempt {e.attempt}" + (f", after {why[1]}" if why[0] == e.step and why[1] else "") + ")"
+                     if e.attempt > 1 else "")
             if e.first_token is None:
                 head = f"Step {e.step}: waiting for the model{again}… {e.seconds:.0f} s"
             else:

@@ -149,4 +149,47 @@ def test_stop_during_a_reply_ends_the_run_and_hangs_up_on_the_server(agent_for, 
     streamed = [e.tokens for e in seen if isinstance(e, ev.ModelStreaming)]
     assert max(streamed) < 200  # stopped well before the reply's ~1,000 pieces
     step = store.steps(result.run_id)[0]
-    assert step["status"] == "stopped" and not step["reply"]
+    assert step["status"] == "stopped"
+    # what the model had written is kept, marked as cut off, its pieces counted (#38 B2)
+    kept, tokens = step["reply"], max(streamed)
+    assert kept.startswith("Thought: Let me look at every link")
+    assert kept.rstrip().endswith("the model had not finished this reply]") and "cut off by Stop" in kept
+    assert step["completion_tokens"] >= tokens >= 10
+    assert step["thought"].startswith("Let me look at every link")
+
+
+def test_a_reply_stop_cut_off_on_a_page_with_a_password_field_keeps_no_secret(agent_for, store, site):
+    secret = "hunter2-correct-horse"
+    text = (f"Thought: the password is {secret}, I type it into the field now. " + "Still thinking. " * 100
+            + "\nAction: Wait")
+    control = RunControl()
+
+    def listener(e):
+        if isinstance(e, ev.ModelStreaming) and e.tokens >= 30:
+            control.stop()
+    with ModelServer(lambda b: Reply(text=text, token_delay=0.02)) as srv:
+        agent = agent_for(srv, control=control, listener=listener)
+        result = agent.run(Fresh("Sign in", site.url("secret_login.html")))
+    assert result.status == "stopped"
+    step = store.steps(result.run_id)[0]
+    assert "cut off by Stop" in step["reply"] and step["completion_tokens"] >= 30
+    assert "not kept: this page has a secret field" in step["reply"]
+    pieces = [secret[:k] for k in range(4, len(secret) + 1)]
+    assert not [p for p in pieces if p in json.dumps(store.steps(result.run_id))]
+
+
+def test_an_html_page_sent_as_the_reply_is_named_with_its_start_and_each_retry_says_why(browser, store, site):
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway from proxy</h1></body></html>"
+    with ModelServer(lambda b: Reply(body=page, content_type="text/event-stream")) as srv, \
+            model_client(srv, model="test-model", max_retries=2, backoff=0.05) as client:
+        events = []
+        agent = Agent(browser, client, store, listener=events.append, config=AgentConfig(max_steps=2))
+        result = agent.run(Fresh("Look around", site.url("agent_start.html")))
+    assert result.status == "failed"
+    said = "answered with an HTML page, not the API (502 Bad Gateway)"
+    assert said in result.error and '"502 Bad Gateway from proxy"' in result.error
+    assert "stream closed early" not in result.error
+    step = store.steps(result.run_id)[0]
+    assert said in step["error"] and step["status"] == "failed"
+    notes = [e.note for e in events if isinstance(e, ev.ModelCalled) and e.note]
+    assert len(notes) == 2 and all("an HTML page, not the API: 502 Bad Gateway" in n for n in notes)

@@ -8,6 +8,8 @@ import pytest
 
 from cockpit.core.demo.simulator import SIM_MODEL, SimulatorSettings, serve_simulator
 from cockpit.core.llm.client import ModelConfig
+from cockpit.core.llm.modelserver import ModelServer, Reply
+from tests.clitools import cockpit, ok
 from tests.ui.windowtools import LONG, records, wait_idle
 
 
@@ -85,3 +87,58 @@ def test_stop_during_a_reply_ends_the_run_at_once_and_hangs_up_on_the_model(qtbo
     assert run["status"] == "stopped" and steps[0]["status"] == "stopped"
     assert thought.startswith("Thought: I am on 'Agent start'.")
     assert "stopped" in w.live.log_panel.items[1].text(3)
+    # what the model had written is kept (#38 B2): the step's Raw reply and `cockpit runs` show it
+    assert steps[0]["reply"].startswith("Thought: I am on 'Agent start'.") and "cut off by Stop" in steps[0]["reply"]
+    assert steps[0]["completion_tokens"] >= 2
+    w.live.log_panel.select_step(1)
+    qtbot.waitUntil(lambda: "cut off by Stop" in w.live.details.raw.toPlainText(), timeout=5000)
+    assert w.live.details.raw.toPlainText().startswith("Thought: I am on 'Agent start'.")
+    printed = ok(cockpit(w.store_root, "runs", run["id"]))
+    assert "reply:    Thought: I am on 'Agent start'." in printed and "cut off by Stop" in printed
+
+
+def test_pause_while_the_model_writes_says_so_at_once_and_holds_its_action_unrun(qtbot, window_1024, site):
+    w = window_1024
+    settings = SimulatorSettings(latency=(1.0, 1.5), tokens_per_second=8.0, unreadable=0, wrong_target=0)
+    start = site.url("agent_start.html")
+    w.live.task_bar.set_task("Find the secret number on the details page", start)
+    with serve_simulator(settings) as srv:
+        use(w, srv)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: 1 in w.live.log_panel.items
+                        and w.live.log_panel.items[1].text(3).startswith("writing…"), timeout=LONG)
+        w.toolbar.act_pause.trigger()
+        assert w.status.state.text() == "pausing after this reply…"  # at once, not after the action ran
+        assert not w.toolbar.act_pause.isEnabled()
+        # the reply ends; its action waits at the gate, unrun, saying why
+        qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+        panel = w.live.approval
+        assert "held because you pressed Pause" in panel.title.text()
+        assert "you pressed Pause while the model wrote this action" in panel.evidence.text()
+        assert w.bridge.session.driver.current_url == start  # the click has not run
+        panel.approve()
+        qtbot.waitUntil(lambda: w.status.state.text() == "paused", timeout=LONG)
+        run, steps, decisions = records(w)
+        assert steps[0]["action"].startswith("Click [") and steps[0]["status"] == "ok"
+        assert len(steps) == 1 and decisions[0]["approved"] == 1
+        w.toolbar.act_stop.trigger()
+        wait_idle(qtbot, w)
+
+
+def test_a_proxy_page_instead_of_the_model_is_named_in_the_banner_the_status_and_each_retry(qtbot, window_1024, site):
+    w = window_1024
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway from proxy</h1></body></html>"
+    w.live.task_bar.set_task("Look around", site.url("agent_start.html"))
+    heads = []
+    with ModelServer(lambda b: Reply(body=page, content_type="text/event-stream", delay=0.4)) as srv:
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="test-model", max_retries=2, backoff=0.1,
+                                       timeout=30)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: heads.append(w.live.thinking.head.fullText()) or not w.runs.running, timeout=LONG)
+    said = "answered with an HTML page, not the API (502 Bad Gateway)"
+    assert said in w.live.error_banner.text() and '"502 Bad Gateway from proxy"' in w.live.error_banner.text()
+    assert said in w.status.message.fullText()
+    run, steps, _ = records(w)
+    assert run["status"] == "failed" and said in steps[0]["error"] and "stream closed early" not in steps[0]["error"]
+    # a later attempt says why the one before failed
+    assert any("(attempt 2, after an HTML page, not the API: 502 Bad Gateway)" in h for h in heads), set(heads)
