@@ -106,7 +106,9 @@ class HumanAttempt(QObject):
             self.w.live.show_error(f"Your attempt could not end: {short_message(done.exception())}")
 
     def _follow(self, _state: str) -> None:
-        QTimer.singleShot(0, self._controls)  # after the window's own (it enables Run, Take over, Hand back…)
+        # after the window's own (it enables Run, Take over, Hand back…); dropped if the window is gone by then (a
+        # run outlives its closed window: the bridge keeps it until it ends)
+        QTimer.singleShot(0, self.bar, self._controls)
 
     def _controls(self) -> None:
         """While an attempt goes: the bar shows, and nothing hands the browser to an agent."""
