@@ -12,6 +12,7 @@ from PySide6.QtCore import QObject, Signal
 
 from cockpit.core.agent import events as ev
 from cockpit.core.demo.simulator import is_simulator
+from cockpit.core.words import plural
 from cockpit.ui.live.bridge import AgentBridge, RunSpec
 
 
@@ -26,6 +27,7 @@ class RunController(QObject):
         self.agent_steps = 0  # of the budget: the model's replies
         self.max_steps = 0
         self.demo = False  # the run uses the rule-based demo policy, not a model
+        self.human = ""  # a person's own attempt at the task (RunSpec.human): no agent steps
         self.simulated = False  # the run uses the simulator (cockpit.core.demo.simulator), not a model
         self.tokens, self.cost = 0, 0.0
         self.started_at: float | None = None
@@ -39,7 +41,7 @@ class RunController(QObject):
     def launch(self, spec: RunSpec, *, paused: bool = False) -> bool:
         """Start `spec` with fresh counts; False when the bridge would not (a run is going)."""
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
-        self.max_steps, self.demo = spec.agent.max_steps, spec.demo
+        self.max_steps, self.demo, self.human = spec.agent.max_steps, spec.demo, spec.human
         self.simulated = not spec.demo and is_simulator(spec.model.model)
         self.run_id = ""  # until the bridge says the run started
         self.began = False
@@ -49,7 +51,10 @@ class RunController(QObject):
         return self.running
 
     def step_label(self, row: int) -> str:
-        """One numbering everywhere: the step log's row, and the agent's steps of its budget."""
+        """One numbering everywhere: the step log's row, and the agent's steps of its budget (a person's own
+        attempt has no agent and no budget: its steps)."""
+        if self.human:
+            return f"row {row} · your attempt, {plural(self.latest_step, 'step')}"
         return f"row {row} · agent step {self.agent_steps}/{self.max_steps}"
 
     def elapsed(self) -> int | None:
