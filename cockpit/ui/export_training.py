@@ -8,6 +8,7 @@ missing for a Parquet layout) are said in the dialog, in red, and keep Export di
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, QTimer
@@ -80,7 +81,8 @@ class ExportTrainingDialog(QDialog):
         self.stop_flag = CancelFlag()  # Stop: the export ends early, its outcome still shown
         self.result = None  # the last export's result
         self._build()
-        self.runs.set_filter(review_filter or RunFilter())
+        # Review's list shows running runs too; training data comes from finished ones only
+        self.runs.set_filter(replace(review_filter, running=False) if review_filter else RunFilter())
         self._fill_layouts()
 
     def _build(self) -> None:

@@ -40,7 +40,8 @@ AGREEMENT = ("agree", "disagree")
 
 @dataclass
 class RunFilter:
-    """Which finished runs the review table shows (running runs never)."""
+    """Which runs a list shows: finished ones, and running ones too with ``running`` (Review, where a batch started
+    from the command line is watched as it goes; an export or a report counts finished runs only)."""
     search: str = ""
     site: str = ""
     model: str = ""
@@ -54,9 +55,10 @@ class RunFilter:
     side_effects: str = ""  # yes | no | unsure: someone (the annotator, when picked) answered so
     repetition: str = ""  # yes | no | unsure
     extra: dict = field(default_factory=dict)
+    running: bool = False  # running runs too
 
     def sql(self) -> tuple[str, list]:
-        where, params = ["runs.status != 'running'"], []
+        where, params = ["1 = 1" if self.running else "runs.status != 'running'"], []
         for col in ("site", "model", "status"):
             if getattr(self, col):
                 where.append(f"runs.{col} = ?")

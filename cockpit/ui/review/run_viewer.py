@@ -173,11 +173,17 @@ class RunViewer(QWidget):
     def reload_run(self) -> None:
         """The open run's row again (its status may have changed: resumed, closed, finished)."""
         if self.run:
+            was = self.run["status"]
             try:
                 self.run = self.store.run(self.run["id"])
+                steps = len(self.store.steps(self.run["id"], with_request=False)) if was == "running" else 0
             except CockpitError:
                 return
             self.tools.set_run_status(self.run["status"])
+            if was == "running" and steps != len(self.steps):  # a run going on elsewhere: its new steps
+                at = self.index
+                if self.open(self.run["id"]):
+                    self.go(max(at, 0))
 
     def current(self) -> dict | None:
         """The step shown (its row), or None."""

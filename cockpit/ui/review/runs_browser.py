@@ -61,7 +61,7 @@ class RunsBrowser(QWidget):
         self.shown_run_id: str | None = None  # the run whose row is (to be) selected
         self._quiet = False  # selecting a row for a run being opened: no runPicked
         self._build()
-        self.model.reload()
+        self.model.reload(self.current_filter())
         self.update_count()
 
     def _build(self) -> None:
@@ -166,7 +166,8 @@ class RunsBrowser(QWidget):
         since = {1: 1, 2: 7, 3: 30}.get(self.f_since.currentIndex())
         return RunFilter(search=self.search.text(), site=pick(self.f_site), model=pick(self.f_model),
                          status=pick(self.f_status), human=pick(self.f_human), judge=pick(self.f_judge),
-                         annotator=pick(self.f_annotator), since=time.time() - since * 86400 if since else None)
+                         annotator=pick(self.f_annotator), since=time.time() - since * 86400 if since else None,
+                         running=True)  # a batch started from the command line shows as it goes
 
     def apply_filter(self) -> None:
         self.model.reload(self.current_filter())
