@@ -1,8 +1,9 @@
 """Review's layout on a small screen: a compact mode, and a one-key full-size screenshot.
 
-A controller ReviewPanel (cockpit.ui.review.panel) composes. Below COMPACT_BELOW pixels of height (a 1024x700
-screen) the run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
-step) and the step's details move under the runs list, so the screenshot gets the room. Z shows the screenshot
+A controller ReviewPanel (cockpit.ui.review.panel) composes. The step's details sit under the runs list (the list
+LIST_SHARE of the side's height, at least LIST_ROWS rows), so the screenshot keeps the viewer's height. Below
+COMPACT_BELOW pixels of height (a 1024x700 screen) the run's header and final answer share one line, the step's thought
+is cut short, the filmstrip hides (←/→ step) and the filter boxes fold behind a button (issue #38, walkthrough A2). Z shows the screenshot
 alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the
 screenshot and 0 fits it, wherever the focus is in Review.
 """

@@ -20,13 +20,6 @@ SCROLL = "Thought: read the page first.\nAction: Scroll [WINDOW]; down"
 ANSWER = "Thought: found it.\nAction: ANSWER; planning done"
 
 
-def wait_for(qtbot, what, timeout_s: float):
-    """Keep the event loop going until what() is true; how long it took (s)."""
-    t0 = time.monotonic()
-    qtbot.waitUntil(what, timeout=int(timeout_s * 1000))
-    return time.monotonic() - t0
-
-
 def test_a_running_command_line_batch_shows_in_review_with_its_steps_so_far(qtbot, panel, store, tmp_path, site):
     held, second_asked = threading.Event(), threading.Event()
     calls = []
@@ -53,7 +46,7 @@ def test_a_running_command_line_batch_shows_in_review_with_its_steps_so_far(qtbo
             assert second_asked.wait(120), proc.stderr.read() if proc.poll() is not None else "no second call"
             asked = time.monotonic()
             # the list shows the run as running, within a couple of seconds of its first step (Review polls)
-            wait_for(qtbot, lambda: p.browser.model.total == 1, 5)
+            qtbot.waitUntil(lambda: p.browser.model.total == 1, timeout=5000)
             shown_after = time.monotonic() - asked
             assert p.browser.count.text() == "1 run"
             cell = p.browser.model.index
@@ -77,5 +70,5 @@ def test_a_running_command_line_batch_shows_in_review_with_its_steps_so_far(qtbo
             proc.stderr.close()
             kill_leftovers(store.root)
     # the open run follows to its end: its answer step appears and the status reads answered
-    wait_for(qtbot, lambda: p.viewer.run["status"] == "answered" and len(p.viewer.steps) == 2, 5)
+    qtbot.waitUntil(lambda: p.viewer.run["status"] == "answered" and len(p.viewer.steps) == 2, timeout=5000)
     assert p.browser.model.index(0, column("status")).data() == "answered"
