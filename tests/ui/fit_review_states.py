@@ -116,6 +116,10 @@ def review(qtbot, w, states: States, srv: ModelServer) -> None:
     w.review.show_run(model_run)
     qtbot.wait(1500)  # the run's steps and screenshots load in the background
     states.check("Review, a run selected")
+    w.review.browser.filters_btn.click()  # a small screen: the filter boxes fold behind Filters; open them
+    states.reached("Review, the filter boxes open", w.review.browser.f_site.isVisible(), "the filter boxes")
+    states.check("Review, the filter boxes open")
+    w.review.browser.filters_btn.click()
     _labels(qtbot, w, states)
     _corrections(qtbot, w, states)
     _compare(qtbot, w, states)

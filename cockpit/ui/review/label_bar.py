@@ -12,7 +12,6 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QHBoxLayout,
     QLabel,
     QLineEdit,
     QPushButton,
@@ -76,7 +75,7 @@ class LabelBar(QWidget):
         self.category.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.category.setMinimumContentsLength(12)
         self.comment = QLineEdit(placeholderText="comment (optional)")
-        self.comment.setMinimumWidth(120)
+        self.comment.setMinimumWidth(220)
         self.status = QLabel()  # what was stored, or what to do next
         self.status.setTextFormat(Qt.PlainText)
         self.status.setWordWrap(True)
@@ -96,16 +95,13 @@ class LabelBar(QWidget):
         r1 = flow_row((labelled("Annotator:", self.annotator), self.blind, self.btn_success, self.btn_fail,
                        self.btn_unsure, self.btn_not_executable, self.btn_suggestion, labelled(f"Side effects ({AXIS_KEYS['side_effects']}):", self.axes["side_effects"]),
                        labelled(f"Loop ({AXIS_KEYS['repetition']}):", self.axes["repetition"]),
-                       self.btn_next))  # wraps on a narrow window, each label with its field
-        r2 = QHBoxLayout()
-        r2.addWidget(QLabel("Category:"))
-        r2.addWidget(self.category, 1)
-        r2.addWidget(self.comment, 2)
+                       self.btn_next, labelled("Category:", self.category), self.comment))
+        # wraps on a narrow window, each label with its field; Category and the comment on the same lines (one row
+        # fewer under Review's screenshot, #38 walkthrough A2)
         bl = QVBoxLayout(self)
         bl.setContentsMargins(0, 4, 0, 0)
         bl.addWidget(self.queue_bar)
         bl.addWidget(r1)
-        bl.addLayout(r2)
         bl.addWidget(self.status)
         self.annotator.currentTextChanged.connect(self.annotatorChanged)
         self.blind.toggled.connect(self.blindToggled)

@@ -1,14 +1,15 @@
 """Review's layout on a small screen: a compact mode, and a one-key full-size screenshot.
 
-A controller ReviewPanel (cockpit.ui.review.panel) composes. Below COMPACT_BELOW pixels of height (a 1024x700
-screen) the run's header and final answer take one line each, the step's thought is cut short, the filmstrip hides (←/→
-step) and the step's details move under the runs list, so the screenshot gets the room. Z shows the screenshot
+A controller ReviewPanel (cockpit.ui.review.panel) composes. The step's details sit under the runs list (the list
+LIST_SHARE of the side's height, at least LIST_ROWS rows), so the screenshot keeps the viewer's height. Below
+COMPACT_BELOW pixels of height (a 1024x700 screen) the run's header and final answer share one line, the step's thought
+is cut short, the filmstrip hides (←/→ step) and the filter boxes fold behind a button (issue #38, walkthrough A2). Z shows the screenshot
 alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the
 screenshot and 0 fits it, wherever the focus is in Review.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QSplitter, QWidget
 
@@ -16,6 +17,10 @@ COMPACT_BELOW = 820  # Review's own height, in pixels
 FULL_KEY = "Z"
 SIDE = 460  # the runs list's width: Started, Run, Status and some of the Task
 SIDE_COMPACT = 440
+LIST_ROWS = 9  # runs in view in compact mode (a 1024x700 screen), when the height allows
+LIST_SHARE = 0.66  # of the side's height on a taller window, the rest for the step's details
+DETAILS_MIN = 150
+VIEW_MIN = 150  # the step's screenshot, at the window's smallest  # the step's details under the list, compact: a few lines of them
 
 
 class ReviewLayout(QObject):
@@ -38,6 +43,12 @@ class ReviewLayout(QObject):
             self._full_keys.append(_shortcut(panel, key, slot))
         self._full_keys[1].setEnabled(False)  # Esc is the view's own key (leave add-mark) unless in full view
         v = viewer.view
+        # at the window's smallest: a screenshot one can read and a few runs (a 50-px screenshot and one run row
+        # were left, #38 walkthrough A13); the window's minimum height follows, within a 1024x700 screen
+        v.setMinimumHeight(VIEW_MIN)
+        table = side.widget(0).table
+        table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + 4 * table.verticalHeader().defaultSectionSize() + 20)
+        side.setCollapsible(0, False)
         for key, slot in (("+", v.zoom.zoom_in), ("=", v.zoom.zoom_in), ("-", v.zoom.zoom_out), ("0", v.zoom.fit)):
             _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
         panel.installEventFilter(self)
@@ -57,15 +68,15 @@ class ReviewLayout(QObject):
             return
         self.compact = on
         v = self.viewer
-        if on:  # the details go under the runs list: the screenshot keeps the viewer's height
-            self.side.addWidget(v.details)
-            self.side.setSizes([300, 300])
+        # the details go under the runs list, whatever the size: the screenshot keeps the viewer's height (under
+        # it they left a 1600x1000 screen a 400x300 screenshot, #38 walkthrough A2); the list has room to share
+        self.side.addWidget(v.details)
+        self.side.setSizes([300, 300])
+        if on:
             self.split.setSizes([SIDE_COMPACT, max(self.panel.width() - SIDE_COMPACT, 400)])
-        else:
-            v.vsplit.addWidget(v.details)
-            total = max(sum(v.vsplit.sizes()), 400)
-            v.vsplit.setSizes([int(total * 0.72), int(total * 0.28)])
+        QTimer.singleShot(0, self.size_side)  # once the list's parts have their heights
         v.compact = on
+        self.side.widget(0).set_compact(on)  # the runs browser: its filter boxes fold behind a button
         self.show_parts()
         at = v
         while at is not None and at is not self.panel.parentWidget():  # a hidden tab's layouts keep old sizes
@@ -75,6 +86,22 @@ class ReviewLayout(QObject):
             at = at.parentWidget()
         if v.run:
             v.decorate()
+
+    def size_side(self) -> None:
+        """The runs list LIST_ROWS rows high or LIST_SHARE of the side, the step's details under it the rest (at
+        least DETAILS_MIN); the person may drag the handle between them."""
+        if self.side.count() < 2:
+            return
+        sizes, table = self.side.sizes(), self.panel_table()
+        total = sum(sizes)
+        if total < 2 * DETAILS_MIN:
+            return
+        need = sizes[0] - table.viewport().height() + LIST_ROWS * table.verticalHeader().defaultSectionSize() + 2
+        list_h = max(min(max(need, int(total * LIST_SHARE)), total - DETAILS_MIN), total // 2)
+        self.side.setSizes([list_h, total - list_h])
+
+    def panel_table(self):
+        return self.side.widget(0).table  # the runs browser's table
 
     def set_adjudicating(self, on: bool) -> None:
         self.adjudicating = on

@@ -95,8 +95,6 @@ class ReviewPanel(QWidget):
         rl = QVBoxLayout(right)
         rl.setContentsMargins(0, 0, 0, 0)
         rl.addWidget(self.viewer, 1)
-        rl.addWidget(self.label_bar)
-        rl.addWidget(self.adjudication)
         self.side = QSplitter(Qt.Vertical)  # the runs list; on a small screen the step's details under it
         self.side.addWidget(self.browser)
         self.split = QSplitter(Qt.Horizontal)
@@ -105,7 +103,9 @@ class ReviewPanel(QWidget):
         self.split.setSizes([SIDE, 1280 - SIDE])
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
-        lay.addWidget(self.split)
+        lay.addWidget(self.split, 1)
+        lay.addWidget(self.label_bar)  # the whole width: two rows, not four, and the screenshot keeps the room
+        lay.addWidget(self.adjudication)
 
     def _wire(self) -> None:
         b, bar, lab, tools = self.browser, self.label_bar, self.labeller, self.viewer.tools

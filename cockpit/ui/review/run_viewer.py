@@ -14,7 +14,16 @@ from collections import OrderedDict
 
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QIcon, QImage, QPixmap
-from PySide6.QtWidgets import QLabel, QListView, QListWidget, QListWidgetItem, QSplitter, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListView,
+    QListWidget,
+    QListWidgetItem,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
@@ -108,7 +117,11 @@ class RunViewer(QWidget):
         self.vsplit.setSizes([520, 200])
         self.lay = QVBoxLayout(self)
         self.lay.setContentsMargins(0, 0, 0, 0)
-        for w in (self.header_line, self.header, self.answer_line, self.answer, self.filmstrip):
+        lines = QHBoxLayout()  # compact: the run's header and its answer side by side, one line for both
+        lines.addWidget(self.header_line, 3)
+        lines.addWidget(self.answer_line, 2)
+        self.lay.addLayout(lines)
+        for w in (self.header, self.answer, self.filmstrip):
             self.lay.addWidget(w)
         self.lay.addWidget(self.vsplit, 1)
 
@@ -290,7 +303,8 @@ class RunViewer(QWidget):
         return (f"<b>Step {s['step']}/{len(self.steps)}</b>" + (f" ({e(there)})" if there else "")
                 + f" ({e(s.get('actor') or 'agent')}) "
                 f"<code>{e(s.get('action') or s.get('action_text') or '(no action)')}</code>{decision}{judged}"
-                f"<br><i>{e(thought)}</i><br><span style='color:#555'>{e(s.get('url') or '')}</span>{err}")
+                f"<br><i>{e(thought)}</i>"  # compact: the address is in the details (Page), not a line here
+                + ("" if self.compact else f"<br><span style='color:#555'>{e(s.get('url') or '')}</span>") + err)
 
     def set_note(self, text: str) -> None:
         self.image_note.setText(text)

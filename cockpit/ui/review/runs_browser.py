@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
+    QHBoxLayout,
     QHeaderView,
     QLabel,
     QLineEdit,
@@ -20,6 +21,7 @@ from PySide6.QtWidgets import (
     QStyle,
     QStyleOptionHeader,
     QTableView,
+    QToolButton,
     QVBoxLayout,
     QWidget,
 )
@@ -92,6 +94,9 @@ class RunsBrowser(QWidget):
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(0, Qt.DescendingOrder)
         self.table.verticalHeader().setVisible(False)
+        rows = self.table.verticalHeader()  # rows one line of text high: more runs in view (issue #38, A2)
+        rows.setSectionResizeMode(QHeaderView.Fixed)
+        rows.setDefaultSectionSize(self.table.fontMetrics().height() + 6)
         head = self.table.horizontalHeader()
         for key in WHOLE:
             head.setSectionResizeMode(column(key), QHeaderView.ResizeToContents)
@@ -108,8 +113,16 @@ class RunsBrowser(QWidget):
         self.count.setTextFormat(Qt.PlainText)
         self._lay = QVBoxLayout(self)
         self._lay.setContentsMargins(0, 0, 0, 0)
-        self._lay.addWidget(self.search)
-        self._lay.addWidget(flow_row((*self.filters(), self.count)))  # wraps: every box reads its whole text
+        self.filters_btn = QToolButton(text="Filters", checkable=True)  # compact: the boxes fold away
+        self.filters_btn.setToolTip("Show or hide the filter boxes (a small screen: the list gets their room)")
+        self.filters_btn.toggled.connect(self._show_filters)
+        self.filters_btn.hide()
+        top = QHBoxLayout()
+        top.addWidget(self.search, 1)
+        top.addWidget(self.filters_btn)
+        self._lay.addLayout(top)
+        self.filter_row = flow_row((*self.filters(), self.count))  # wraps: every box reads its whole text
+        self._lay.addWidget(self.filter_row)
         self._lay.addWidget(self.table, 1)
 
     def _keep_widths(self) -> None:
@@ -127,6 +140,19 @@ class RunsBrowser(QWidget):
             head.setSectionResizeMode(c, QHeaderView.Interactive if empty else QHeaderView.ResizeToContents)
             if empty and c in self._widths:
                 head.resizeSection(c, self._widths[c])
+
+    def set_compact(self, on: bool) -> None:
+        """A small screen: the filter boxes fold behind the Filters button (open while one is set)."""
+        self.filters_btn.setVisible(on)
+        self._show_filters(not on or self.filters_btn.isChecked())
+
+    def _show_filters(self, on: bool) -> None:
+        self.filter_row.setVisible(on)
+        if not self.filters_btn.isVisible():
+            return
+        n = sum(c.currentIndex() > 0 for c in self.filters())
+        self.filters_btn.setText(f"Filters ({n} set) · {self.count.text()}" if n and not on
+                                 else f"Filters · {self.count.text()}" if not on else "Filters")
 
     def filters(self) -> tuple[QComboBox, ...]:
         return (self.f_site, self.f_model, self.f_status, self.f_human, self.f_judge, self.f_annotator, self.f_since)
@@ -191,6 +217,7 @@ class RunsBrowser(QWidget):
 
     def update_count(self) -> None:
         self.count.setText(plural(self.model.total, 'run', grouped=True))
+        self._show_filters(not self.filter_row.isHidden())  # the Filters button says the count when folded
 
     def select(self, run_id: str) -> None:
         """Select the run's row when it is listed (loading pages as needed), and scroll to it."""
