@@ -9,6 +9,7 @@ import signal
 import sys
 
 from cockpit.cli import common
+from cockpit.core.store.newrun import HUMAN
 from cockpit.core.words import plural
 
 HELP = "score runs with an LLM judge (WebVoyager's or Online-Mind2Web's WebJudge) and reference-answer checks"
@@ -46,7 +47,7 @@ def add_parser(sub) -> None:
         "the canaries it missed wherever its verdicts are used. --no-canary skips them."))
     what = p.add_argument_group("which runs")
     what.add_argument("runs", nargs="*", metavar="RUN", help="run ids (or unique prefixes)")
-    what.add_argument("--all", action="store_true", help="every finished run in the store")
+    what.add_argument("--all", action="store_true", help="every finished run in the store (people's own attempts only when named by id)")
     what.add_argument("--status", help="only runs with this status (e.g. answered)")
     what.add_argument("--batch", metavar="ID", help="only runs of this batch")
     how = p.add_argument_group("judging")
@@ -79,7 +80,8 @@ def _select(store, args) -> list[str]:
     if not (args.all or args.status or args.batch):
         raise SystemExit(common.fail("say which runs to judge: RUN ids, --all, --status STATUS or --batch ID", 2))
     rows = store.runs(limit=10 ** 9, status=args.status, batch=args.batch)
-    return [r["id"] for r in sorted(rows, key=lambda r: r["started"] or 0) if r["status"] != "running"]
+    return [r["id"] for r in sorted(rows, key=lambda r: r["started"] or 0)  # people's own attempts: named only
+            if r["status"] != "running" and r["model"] != HUMAN]
 
 
 def run(args) -> int:

@@ -11,6 +11,7 @@ from cockpit.core.review.consensus import adjudicated_consensus, not_executable
 from cockpit.core.store.labels import CATEGORIES
 from cockpit.core.store.labels import labels as _labels
 from cockpit.core.store.labels import verdicts as _verdicts
+from cockpit.core.store.newrun import HUMAN
 
 
 def ratio(a: int, b: int) -> float | None:
@@ -73,7 +74,8 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     counted in ``sources['unjudged']``, runs refused at the gate in
     ``sources['refused']``, runs the annotators found not executable in ``sources['not_executable']`` (never
     failures). ``sources`` counts the runs of the row by source: human, judge, no_answer, unjudged, refused,
-    not_executable. ``rate`` is successes / n (None
+    not_executable. People's own attempts (model ``human``) are left out of the sites' rates and have their row
+    by model. ``rate`` is successes / n (None
     when n = 0). A run with no site or model is grouped under ''. Groups are
     sorted by name.
     """
@@ -82,6 +84,8 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     runs = runs_by_id(store)
     groups: dict[str, dict] = {}
     for run_id, (ok, source) in run_outcomes(store).items():
+        if by == "site" and runs[run_id]["model"] == HUMAN:  # a person's own attempt: a row of its own by model
+            continue
         g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
         g["sources"][source] += 1
         if ok is None:

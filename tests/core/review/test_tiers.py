@@ -73,3 +73,20 @@ def test_cockpit_tiers_reads_the_store(tmp_path):
     assert [t["tier"] for t in rep["tasks"]] == ["easy", "medium", "hard", ""]
     empty = ok(cockpit(tmp_path / "empty", "tiers"))
     assert empty.startswith("No human attempt yet")
+
+
+def test_people_s_attempts_stay_out_of_the_sites_rates_and_judge_all(tmp_path):
+    """A site's success rate is the agents'; a given-up attempt is not one of its failures. The attempts have their
+    own row by model, and `cockpit judge --all` judges them only when named."""
+    from cockpit.core.review.outcomes import success_rates
+    home = tmp_path / "home"
+    ids = _store(home)
+    with Store(home) as s:
+        sites = {r[0]: r for r in success_rates(s, "site")}
+        models = {r[0]: r for r in success_rates(s, "model")}
+        site = s.run(ids["a_agent"])["site"]
+        agents = [r for r in s.run_summaries() if r["model"] != "human" and (r["site"] or "") == (site or "")]
+    assert sum(sites[site or ""][4].values()) == len(agents)  # every run of the site counted is an agent's
+    assert "human" in models and models["human"][4]["no_answer"] == 1  # D's attempt, given up: in its own row
+    r = cockpit(home, "judge", "--all", "--no-canary", "--reference-only")
+    assert ids["d_h"] not in r.stdout + r.stderr and ids["a_agent"] in r.stdout + r.stderr, r.stdout + r.stderr
