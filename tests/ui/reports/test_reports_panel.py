@@ -343,6 +343,7 @@ def test_webjudge_shows_each_runs_stages_and_why_a_verdict_is_undecided(qtbot, s
     panel = ReportsPanel(store)
     qtbot.addWidget(panel)
     panel.j_protocol.setCurrentIndex(panel.j_protocol.findData("webjudge"))
+    panel.j_canary.setChecked(False)  # the canaries are tested in test_reports_canaries.py
     shown = []
     panel.j_status.setText = lambda text, _set=panel.j_status.setText: (shown.append(shown_text(text)), _set(text))
 
