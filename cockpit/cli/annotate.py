@@ -7,8 +7,8 @@ from pathlib import Path
 from cockpit.cli import common
 from cockpit.core.words import plural
 
-HELP = ("annotation batches: assign runs to annotators, see their status (progress) and each one's next run; "
-        "label a run")
+HELP = ("annotation batches: assign runs to annotators, name a qa reviewer, see their status (progress) and each "
+        "one's next run; label a run")
 DESCRIPTION = HELP + """. assign: makes a batch (a name, its runs, N annotators per run, a guideline
 text) and deals the runs in the order given (all: every finished run, oldest first), each run to the N
 annotators with the fewest runs so far, so everyone gets as many runs as the others, give or take one;

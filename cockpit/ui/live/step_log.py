@@ -181,8 +181,8 @@ class StepLogPanel(QTreeWidget):
         elif isinstance(e, ev.ModelReplied):
             it = self.item(e.step)
             _set_action(it, e.action_text or "(no action)")
-            it.setToolTip(1, tip(f"{e.action_text or '(no action)'}\n\n{e.thought}" if e.thought else
-                                 e.action_text or "(no action)", "see the step's details"))
+            if e.thought:  # the thought behind the action (the action's own text: in the details)
+                it.setToolTip(1, tip(e.thought, "see the step's details"))
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
             self._thought(it, e.thought or "(none)")
@@ -349,5 +349,4 @@ def _name_hit(it: QTreeWidgetItem, action: str, desc: str | None) -> None:
 def _set_action(it: QTreeWidgetItem, text: str) -> None:
     it.setData(1, Qt.UserRole, None)
     it.setText(1, text)
-    if not it.toolTip(1):  # whole when the column cuts it (a model's reply adds its thought)
-        it.setToolTip(1, tip(text))
+    it.setToolTip(1, tip(text))  # whole when the column cuts it (a model's reply: its thought instead)
