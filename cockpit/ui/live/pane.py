@@ -13,7 +13,7 @@ import time
 from typing import Callable
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QLabel, QSplitter, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.gate import TOOK_OVER
@@ -23,12 +23,13 @@ from cockpit.core.settings import Settings
 from cockpit.core.store import Store
 from cockpit.core.store.records import continues_text, parent_step_text, status_text
 from cockpit.core.words import plural
-from cockpit.ui.elide import ElidedLabel, wrap_within
+from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.fieldnames import in_window_terms
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
+from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
@@ -87,10 +88,7 @@ class LivePane(QWidget):
         self.view = ScreenshotView()
         self.view.clear(IDLE_TEXT)
         self.banner = ElidedLabel()  # a long title or answer never widens the pane
-        self.error_banner = wrap_within(QLabel())  # a long path or address in it wraps, never widens the window
-        self.error_banner.setTextFormat(Qt.PlainText)
-        self.error_banner.setStyleSheet("background:#fdecea; color:#611a15; padding:6px; border:1px solid #f5c2c0")
-        self.error_banner.setVisible(False)
+        self.error_banner = ErrorBanner()
         left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
@@ -140,7 +138,10 @@ class LivePane(QWidget):
 
     def _connect(self) -> None:
         self.task_bar.fileProblems.connect(lambda p, probs: self.show_error(
-            f"{p}: {plural(len(probs), 'problem')}: " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else "")))
+            f"{p}: {plural(len(probs), 'problem')}: " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else ""),
+            about="tasks"))
+        self.task_bar.fileLoaded.connect(lambda path: self.error_banner.clear("tasks") and self.message.emit(
+            f"Tasks loaded from {path.rsplit('/', 1)[-1]}", 8000))
         self.log_panel.stepSelected.connect(self.show_step)
         self.view.markClicked.connect(self._on_mark_clicked)
         self.view.pointClicked.connect(self._on_point)  # take-over at a point
@@ -150,7 +151,7 @@ class LivePane(QWidget):
     def reset(self, banner: str) -> None:
         """A run is starting: nothing of the last one stays."""
         self.approval.user = self._settings().annotator_name()
-        self.error_banner.setVisible(False)
+        self.error_banner.clear()
         self.log_panel.clear_run()
         self.hop_strip.clear()
         self.thinking.clear()
@@ -161,11 +162,10 @@ class LivePane(QWidget):
         self.view.clear(banner)
         self.banner.setText(banner)
 
-    def show_error(self, message: str) -> None:
+    def show_error(self, message: str, about: str = "run") -> None:
+        """The red banner says `message`, about the run or ("tasks") a task file (ErrorBanner)."""
         message = in_window_terms(message)  # the Base URL field, not --base-url
-        self.error_banner.setText(message)
-        self.error_banner.setToolTip(message)
-        self.error_banner.setVisible(True)
+        self.error_banner.say(message, about)
         self.message.emit(message.splitlines()[0][:200], 15000)
 
     def show_idle(self, text: str = IDLE_TEXT) -> None:

@@ -38,6 +38,7 @@ DOMAINS_TIP = ("The only sites this run may visit, comma or space separated, e.g
 class TaskBar(QWidget):
     runRequested = Signal()
     fileProblems = Signal(str, list)  # path, problem messages
+    fileLoaded = Signal(str)  # path: its tasks loaded with no problem
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -192,6 +193,8 @@ class TaskBar(QWidget):
         self.file_row.setVisible(bool(tf.tasks))
         if tf.problems:
             self.fileProblems.emit(str(path), [p.message for p in tf.problems])
+        elif tf.tasks:
+            self.fileLoaded.emit(str(path))
         if tf.tasks:
             self._on_pick(0)
         return len(tf.tasks)

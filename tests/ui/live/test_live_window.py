@@ -309,6 +309,27 @@ def test_a_png_picked_as_a_task_file_is_named_and_keeps_the_tasks_loaded(qtbot, 
     assert bar.picker.count() == 10
 
 
+def test_a_good_task_file_takes_the_bad_one_s_banner_away_and_the_run_s_comes_back(qtbot, w, tmp_path):
+    """Walkthrough 4: after a bad task file, a good one loaded while the red banner and the status bar still said
+    the bad one's problem; and that problem had hidden why the run had stopped, which the screenshot pane still
+    pointed at ("the red banner above says why")."""
+    import json
+    good, bad = tmp_path / "tasks10.jsonl", tmp_path / "bad.jsonl"
+    good.write_text("".join(json.dumps({"id": f"t{i}", "task": f"task {i}", "url": "https://example.com/"}) + "\n"
+                            for i in range(10)))
+    bad.write_text(json.dumps({"hello": [1, 2, 3], "not": "tasks"}) + "\n")
+    banner = w.live.error_banner
+    w.live.show_error("The start page did not load: net::ERR_UNSAFE_PORT")  # as a run that stopped says it
+    assert w.live.task_bar.load_file(bad) == 0
+    assert banner.isVisible() and "bad.jsonl: 1 problem" in banner.text()
+    assert w.live.task_bar.load_file(good) == 10
+    assert banner.isVisible() and banner.text() == "The start page did not load: net::ERR_UNSAFE_PORT"
+    assert "Tasks loaded from tasks10.jsonl" in w.status.current()
+    w.live.error_banner.clear("run")
+    assert w.live.task_bar.load_file(bad) == 0 and w.live.task_bar.load_file(good) == 10
+    assert not banner.isVisible()
+
+
 @pytest.mark.parametrize("size", [(1024, 700), (1280, 800)])
 def test_the_step_log_shows_what_happened_and_who_decided_whole(qtbot, window_factory, size):
     """Issue #38: the Outcome ("typed …") and the Decision ("approved by …") were cut at 1024 and at 1280."""
