@@ -25,7 +25,7 @@ from cockpit.ui.export_training import ExportTrainingDialog
 from cockpit.ui.live import task_memory
 from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
-from cockpit.ui.live.close_question import may_close
+from cockpit.ui.live.close_question import ask_to_close
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
 from cockpit.ui.live.run_controller import RunController
@@ -410,12 +410,11 @@ class MainWindow(QMainWindow):
 
     def quit(self) -> None:
         """Ctrl+Q: as the title bar's close button, a run going on is asked about first."""
-        if may_close(self, self.bridge.busy and not self.runs.closed, self.runs.latest_step):
+        if ask_to_close(self, self.bridge, self.runs):
             self.close()
 
     def closeEvent(self, event) -> None:
-        if event.spontaneous() and not may_close(self, self.bridge.busy and not self.runs.closed,
-                                                 self.runs.latest_step):
+        if event.spontaneous() and not ask_to_close(self, self.bridge, self.runs):
             event.ignore()  # the person closed it (the window manager) and chose Cancel: the run goes on
             return
         # The stopped run's last events are queued for this window; they must not reach its closed store.

@@ -52,3 +52,40 @@ def test_closing_mid_run_asks_and_stop_and_close_leaves_no_browser(qtbot, window
     assert processes_mentioning(str(home)) == []  # Chromium and its driver are gone
     with Store(w.store_root) as s:
         assert s.run(w.runs.run_id)["status"] == "stopped"
+
+
+def test_the_run_waits_while_the_close_question_is_open(qtbot, window_factory, site):
+    """Walkthrough 4: the question said "step 7" while the run went on behind it to the gate at step 10 (with
+    "Ask before: never" an action could run while its person was being asked whether to stop). Now the run is
+    held while the question is open, the question says so, and after Cancel it goes on."""
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.llm.modelserver import ModelServer, Reply
+    w = window_factory()
+    w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
+    replies = iter(["Thought: scroll first.\nAction: Scroll [WINDOW]; down"] * 3 + ["Thought: done.\nAction: ANSWER; 7"])
+    with ModelServer(lambda body: Reply(text=next(replies), delay=1.5)) as srv:
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="slow-model", max_retries=0, timeout=60)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=LONG)  # the model is writing step 1
+        said: list[str] = []
+        seen_while_open: list[int] = []
+
+        def press_later(box):
+            said.append(box.text())
+            qtbot.wait(4000)  # the question open longer than two replies take
+            seen_while_open.append(len(srv.requests))
+            next(b for b in box.buttons() if b.text().replace("&", "") == "Cancel").click()
+        when_shown(qtbot, lambda: next((b for b in QApplication.topLevelWidgets()
+                                        if isinstance(b, QMessageBox) and b.isVisible()
+                                        and b.objectName() == "closeQuestion"), None), press_later)
+        w.toolbar.act_quit.trigger()
+        qtbot.waitUntil(lambda: bool(seen_while_open), timeout=20_000)
+        assert said and "it is paused while you decide" in said[0], said
+        assert seen_while_open == [1]  # no further model call while asked: the run was held
+        assert w.isVisible() and w.bridge.busy
+        qtbot.waitUntil(lambda: not w.bridge.busy or w.live.approval.isVisible(), timeout=LONG)
+        if w.live.approval.isVisible():  # the action being written when the pause came is held at the gate
+            w.live.approval.approve_btn.click()
+        qtbot.waitUntil(lambda: len(srv.requests) >= 2, timeout=LONG)  # Cancel: it went on
+        w.bridge.stop()
+        qtbot.waitUntil(lambda: not w.bridge.busy, timeout=LONG)
