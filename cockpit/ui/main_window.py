@@ -65,6 +65,7 @@ class MainWindow(QMainWindow):
         self._placed = False  # placed again, with its real frame, once the window manager has framed it
         self.toolbar.follow_tab()
         self._update_controls()
+        self.bridge.warmed.connect(self._on_warmed)
         QTimer.singleShot(0, self.bridge.warm_up)
 
     # ---------- building ----------
@@ -119,7 +120,7 @@ class MainWindow(QMainWindow):
         b.approvalClosed.connect(live.on_approval_closed)
         b.approvalClosed.connect(self.lookahead.on_approval_closed)
         live.approval.decided.connect(b.answer_approval)
-        live.message.connect(self.status.say)
+        live.message.connect(self.status.say_live)
         live.stepOpened.connect(self.lookahead.show_step)
         live.task_bar.runRequested.connect(self.run_clicked)
         self.human.error.connect(live.show_error)
@@ -167,6 +168,7 @@ class MainWindow(QMainWindow):
             self.toolbar.act_add.setChecked(False)
 
     def _on_modes_changed(self, index: int) -> None:
+        self.status.on_tab(self.modes.widget(index) is self.live)
         if self.modes.widget(index) is self.review:
             self.review.refresh()
         elif self.modes.widget(index) is self.reports:
@@ -212,6 +214,11 @@ class MainWindow(QMainWindow):
         self.live.on_state(state)
         self.status.on_state(state, self.runs.latest_step + 1)
         self._update_controls()
+
+    def _on_warmed(self, up: bool) -> None:
+        """The browser started ahead of the first run (walkthrough 4: Chromium ran while this said 'not started')."""
+        if self.bridge.state == IDLE and not self.runs.closed:
+            self.status.browser.setText("browser: ready" if up else "browser: not started")
 
     def _on_failed(self, message: str) -> None:
         self.live.on_failed(message)

@@ -108,6 +108,7 @@ class AgentBridge(QObject):
     liveFrame = Signal(object)  # QImage: the page while the agent waits on the model
     failed = Signal(str)  # a run could not start (no browser, no key...)
     replayed = Signal(int, str)  # step replayed (0 = done), what happened
+    warmed = Signal(bool)  # the warm-up's browser is up (True) or could not start (False)
     replayStep = Signal(object)  # a step of "Replay in browser" (core.replay.replay.StepReplay): its log row
 
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
@@ -144,6 +145,9 @@ class AgentBridge(QObject):
                 self._ensure_session()
             except CockpitError as e:
                 log.info("browser warm-up failed (the run will report it): %s", e)
+                self.warmed.emit(False)
+            else:
+                self.warmed.emit(self._session is not None)
         run_in_background(work, name="browser-warm-up")
 
     @property

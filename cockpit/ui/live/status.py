@@ -34,15 +34,32 @@ class RunStatus(QObject):
         self.tokens = QLabel("")
         self.time = QLabel("")
         self.browser = QLabel("browser: not started")
-        for w in (self.state, self.steps, self.tokens, *extra, self.time, self.browser):
+        self.where = QLabel("<b>Live run:</b>")  # shown on the other tabs: what follows is Live's, not theirs
+        self.where.setToolTip("The labels to the right are about the Live tab's run, not what this tab shows")
+        self.where.setVisible(False)
+        for w in (self.where, self.state, self.steps, self.tokens, *extra, self.time, self.browser):
             bar.addPermanentWidget(w)
         self._expiry = QTimer(self, singleShot=True)
         self._expiry.timeout.connect(self.clear)
         self._lasting = False  # the news stays until replaced (WHILE_IT_LASTS)
+        self._from_live = False  # the news is the Live tab's run's (say_live)
         self._state = ""
+
+    def say_live(self, text: str, ms: int = MESSAGE_MS) -> None:
+        """News of the Live tab's run: gone when another tab is shown (walkthrough 4: Review read "Run finished
+        (answered): …" as news of the run open there)."""
+        self.say(text, ms)
+        self._from_live = True
+
+    def on_tab(self, live: bool) -> None:
+        """The window shows Live (True) or another tab: the run's labels say whose they are; Live's news goes."""
+        self.where.setVisible(not live)
+        if not live and self._from_live:
+            self.clear()
 
     def say(self, text: str, ms: int = MESSAGE_MS) -> None:
         """Show `text` (its first line) for `ms` milliseconds (WHILE_IT_LASTS: until other news)."""
+        self._from_live = False
         self.message.setText(text.splitlines()[0] if text else "")
         self._lasting = ms == WHILE_IT_LASTS
         if self._lasting:
@@ -62,9 +79,9 @@ class RunStatus(QObject):
         """The run's state changed: a take-over says the person has the browser; handing back (F9, or Run) says
         at which step the agent goes on; a take-over that ended otherwise (Stop) leaves no news of it."""
         if state == TAKEN_OVER and self._state != TAKEN_OVER:
-            self.say(TAKEN_OVER_NEWS, WHILE_IT_LASTS)
+            self.say_live(TAKEN_OVER_NEWS, WHILE_IT_LASTS)
         elif self._state == TAKEN_OVER and state == RUNNING:
-            self.say(f"Handed back: the agent goes on at step {next_step}")
+            self.say_live(f"Handed back: the agent goes on at step {next_step}")
         elif self._state == TAKEN_OVER and state != TAKEN_OVER and self._lasting:
             self.clear()
         self._state = state

@@ -48,6 +48,7 @@ from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_background
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
+from cockpit.ui.reports import judge_memory
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.canary_run import canary_line, judge_canaries, mark_flagged
 from cockpit.ui.reports.judge_audit import JudgeAuditView
@@ -76,6 +77,7 @@ class ReportsPanel(QWidget):
         self.judge_task: Task | None = None  # until its outcome is shown
         self._cancel: CancelFlag | None = None
         self._build(judge_config or ModelConfig(temperature=0))
+        judge_memory.restore(self.j_url, self.j_model, store.root, given=judge_config)  # the judge used last time
 
     # ---------- building ----------
     def _build(self, cfg: ModelConfig) -> None:
@@ -320,6 +322,7 @@ class ReportsPanel(QWidget):
         if not ids:
             self.j_status.setText("No finished runs to judge.")
             return None
+        judge_memory.remember(self.j_url, self.j_model, self.store.root)
         # Not the task's own cancel flag: a cancelled task delivers nothing, and Cancel shows what was judged.
         cancel = self._cancel = CancelFlag()
         self.j_progress.setRange(0, len(ids))

@@ -93,6 +93,8 @@ class RunTools(QWidget):
             w.setToolTip(self._tips[w] if not why else f"{what}: {why}")
         if recorded:
             self.recorded_box.setChecked(False)
+        for w in (self.compare_btn, self.attempt_btn, self.branch_btn, self.replay_btn, self.replay_speed):
+            w.setEnabled(run is not None)  # no run open (a search took it away): nothing to do it on (walk4)
 
     def set_run_status(self, status: str) -> None:
         """Resume for a run whose process died (cockpit.core.replay.resume), Close run for an interrupted one."""

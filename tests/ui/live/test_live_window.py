@@ -352,3 +352,18 @@ def test_the_step_log_shows_what_happened_and_who_decided_whole(qtbot, window_fa
         if not it.text(1).startswith("ANSWER"):  # an answer gets three lines here, the banner and details have it
             assert cell_whole(log, it, 1), it.text(1)
     assert log.header().sectionSize(3) >= 120
+
+
+def test_the_status_bar_says_whose_news_it_is_on_the_other_tabs(qtbot, w):
+    """Walkthrough 4: after a run, Review and Reports kept Live's "Run finished (answered): …" and its counts, read
+    as news of the run open there. On another tab Live's news goes and the run's labels say they are Live's."""
+    w.live.task_bar.set_task("What is the price of the Glass French Press in the Demo Shop?", "demo:index.html")
+    w.toolbar.policy.setCurrentText("never")
+    assert w.start_run()
+    wait_idle(qtbot, w)
+    assert w.status.current().startswith("Run finished") and not w.status.where.isVisible()
+    w.modes.setCurrentWidget(w.review)
+    assert w.status.where.isVisible() and w.status.where.text() == "<b>Live run:</b>"
+    assert not w.status.current().startswith("Run finished")
+    w.modes.setCurrentWidget(w.live)
+    assert not w.status.where.isVisible()

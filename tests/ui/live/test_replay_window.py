@@ -15,7 +15,7 @@ def test_a_replay_shows_its_browser_and_its_steps(qtbot, window_factory):
     first.close()
 
     w = window_factory()  # a new window: the replay is the first thing its browser does
-    assert w.status.browser.text() == "browser: not started"
+    assert w.status.browser.text() in ("browser: not started", "browser: ready")  # ready: warmed up already
     assert w.start_replay(run["id"], speed=1.0)
     qtbot.waitUntil(lambda: w.bridge.state == "replaying", timeout=LONG)
     assert w.status.browser.text() == "browser: running"  # before #38: "browser: not started", Chromium running
@@ -27,3 +27,11 @@ def test_a_replay_shows_its_browser_and_its_steps(qtbot, window_factory):
     assert sorted(rows) == [r["step"] for r in replayed] and replayed  # before #38 the log stayed empty
     for r in replayed:
         assert rows[r["step"]].text(1) == r["action"] and rows[r["step"]].text(3).startswith("replayed: ")
+
+
+def test_the_browser_started_ahead_of_the_first_run_is_said(qtbot, window_factory):
+    """Walkthrough 4: the window starts Chromium ahead of the first run (the warm-up), and the status bar said
+    "browser: not started" while it ran."""
+    w = window_factory()
+    qtbot.waitUntil(lambda: w.status.browser.text() != "browser: not started", timeout=LONG)
+    assert w.status.browser.text() == "browser: ready" and w.bridge.session is not None

@@ -365,3 +365,20 @@ def test_webjudge_shows_each_runs_stages_and_why_a_verdict_is_undecided(qtbot, s
     assert stages.index("screenshots 1/3 scored") < stages.index("screenshots 3/3 scored")
     done = shown_text(panel.j_status.text())
     assert "undecided 1" in done and f"Undecided: {rid}: the outcome reply has no 'Status:' line" in done, done
+
+
+def test_the_judge_is_remembered_across_restarts(qtbot, store):
+    """Walkthrough 4: after a restart Reports was back to gpt-4o on OpenAI: Judge pressed without looking would
+    send the runs to another, paid judge. The judge a run was started with comes back."""
+    make_run(store, steps=2, task="task to judge")
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.j_canary.setChecked(False)
+    with ModelServer(lambda body: "Looks done.\nSUCCESS") as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_model.setText("my-local-judge")
+        assert panel.start_judging() is not None
+        judged(qtbot, panel)
+    again = ReportsPanel(store)  # the window opened again on the same data folder
+    qtbot.addWidget(again)
+    assert (again.j_url.text(), again.j_model.text()) == (srv.base_url, "my-local-judge")

@@ -29,3 +29,20 @@ def test_reask_and_the_recording_tools_are_disabled_with_the_reason_on_an_import
     qtbot.waitUntil(lambda: p.viewer.current() is not None and p.viewer.run["id"] == own)
     assert tools.reask_btn.isEnabled()
     assert tools.reask_btn.toolTip().startswith("Send the exact request of this step again")
+
+
+def test_with_no_run_open_the_run_tools_are_off(qtbot, panel, store):
+    """Walkthrough 4: a search took the open run out of the list ("not in the list any more") and Branch, Replay,
+    Compare and "Attempt this task yourself" stayed enabled; Branch then did nothing, without a word."""
+    own = make_run(store, steps=2, task="a run of our own")
+    p = panel("ada")
+    tools = p.viewer.tools
+    p.show_run(own)
+    qtbot.waitUntil(lambda: p.viewer.current() is not None)
+    assert tools.branch_btn.isEnabled() and tools.compare_btn.isEnabled()
+    p.viewer.close_run("Run … is not in the list any more")
+    assert not any(b.isEnabled() for b in (tools.branch_btn, tools.replay_btn, tools.compare_btn,
+                                           tools.attempt_btn, tools.reask_btn))
+    p.show_run(own)
+    qtbot.waitUntil(lambda: p.viewer.current() is not None)
+    assert tools.branch_btn.isEnabled() and tools.attempt_btn.isEnabled()
