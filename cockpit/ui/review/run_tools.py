@@ -79,6 +79,9 @@ class RunTools(QWidget):
                                 self.resume_replay, self.close_run_btn)))
         self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn)}
         self.set_run_status("")
+        for w in (self.compare_btn, self.attempt_btn, self.reask_btn, self.branch_btn, self.replay_btn,
+                  self.replay_speed, self.recorded_box, self.step_page_btn):
+            w.setEnabled(False)  # until a run is shown (check_step)
 
     def check_step(self, store, run: dict | None, step: int | None) -> None:
         """Re-ask, "as recorded" and the step's page enabled only where they can work on the step shown; where

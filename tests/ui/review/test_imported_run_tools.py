@@ -37,6 +37,8 @@ def test_with_no_run_open_the_run_tools_are_off(qtbot, panel, store):
     own = make_run(store, steps=2, task="a run of our own")
     p = panel("ada")
     tools = p.viewer.tools
+    buttons = (tools.branch_btn, tools.replay_btn, tools.compare_btn, tools.attempt_btn, tools.reask_btn)
+    assert not any(b.isEnabled() for b in buttons)  # "Pick a run on the left": nothing to do it on yet
     p.show_run(own)
     qtbot.waitUntil(lambda: p.viewer.current() is not None)
     assert tools.branch_btn.isEnabled() and tools.compare_btn.isEnabled()
