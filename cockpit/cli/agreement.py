@@ -1,8 +1,6 @@
 """`cockpit agreement`: agreement between annotators and judges, and success reports."""
 from __future__ import annotations
 
-import json
-
 from cockpit.cli import common
 from cockpit.core.words import noun, plural
 
@@ -50,27 +48,17 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cockpit.core.errors import CockpitError
     from cockpit.core.review import agreement
     from cockpit.core.review.bootstrap import Bootstrap
-    from cockpit.core.store import Store, liveness
     if args.bins < 1:
         return common.fail("--bins must be at least 1", 2)
     if args.resamples < 0:
         return common.fail("--resamples must be 0 (no intervals) or more", 2)
     boot = Bootstrap(resamples=args.resamples, seed=args.seed) if args.resamples else None
-    try:
-        with Store() as store:
-            liveness.mark_interrupted(store)
-            rep = agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
-                                   judge=args.judge, k=args.k, boot=boot, by=args.by)
-    except CockpitError as e:
-        return common.fail(str(e), 2)
-    if args.json:
-        print(json.dumps(rep, indent=1, default=str))
-        return 0
-    _print(rep, args.disagreements)
-    return 0
+    return common.store_report(
+        lambda store: agreement.report(store, bins=args.bins, disagreement_list=args.disagreements or args.json,
+                                       judge=args.judge, k=args.k, boot=boot, by=args.by),
+        lambda rep: _print(rep, args.disagreements), args.json)
 
 
 def _pct(x) -> str:

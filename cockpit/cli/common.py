@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
 import sys
 from pathlib import Path
 
@@ -88,6 +89,24 @@ def fail(msg: str, code: int = 1) -> int:
     return code
 
 
+
+
+def store_report(compute, show, as_json: bool) -> int:
+    """A report over the run store: `compute(store)` (runs whose process died marked interrupted first), printed
+    as JSON or by `show(report)`; a store that cannot be read exits 2 saying why (agreement, hops, tiers)."""
+    from cockpit.core.errors import CockpitError
+    from cockpit.core.store import Store, liveness
+    try:
+        with Store() as store:
+            liveness.mark_interrupted(store)
+            rep = compute(store)
+    except CockpitError as e:
+        return fail(str(e), 2)
+    if as_json:
+        print(json.dumps(rep, indent=1, default=str))
+    else:
+        show(rep)
+    return 0
 
 
 def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> None:

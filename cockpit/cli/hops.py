@@ -1,8 +1,6 @@
 """`cockpit hops`: hop and task success of multihop runs (MMInA Tables 2 and 3)."""
 from __future__ import annotations
 
-import json
-
 from cockpit.cli import common
 
 HELP = "hop success and task success of multihop (MMInA) runs, and the per-hop breakdown by task length"
@@ -21,21 +19,10 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cockpit.core.errors import CockpitError
-    from cockpit.core.store import Store, liveness
     from cockpit.core.tasks.hop_report import hop_report
-    try:
-        with Store() as store:
-            liveness.mark_interrupted(store)
-            ids = [store.resolve(r) for r in args.runs] if args.runs else None
-            rep = hop_report(store, ids, batch=args.batch)
-    except CockpitError as e:
-        return common.fail(str(e), 2)
-    if args.json:
-        print(json.dumps(rep, indent=1))
-        return 0
-    print_report(rep)
-    return 0
+    return common.store_report(
+        lambda store: hop_report(store, [store.resolve(r) for r in args.runs] if args.runs else None,
+                                 batch=args.batch), print_report, args.json)
 
 
 def _pct(x) -> str:

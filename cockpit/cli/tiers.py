@@ -1,8 +1,6 @@
 """`cockpit tiers`: each task's difficulty tier from a person's own attempt, and the agent/human step ratio."""
 from __future__ import annotations
 
-import json
-
 from cockpit.cli import common
 from cockpit.core.words import plural
 
@@ -22,20 +20,8 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from cockpit.core.errors import CockpitError
     from cockpit.core.review.tiers import tier_report
-    from cockpit.core.store import Store, liveness
-    try:
-        with Store() as store:
-            liveness.mark_interrupted(store)
-            rep = tier_report(store)
-    except CockpitError as e:
-        return common.fail(str(e), 2)
-    if args.json:
-        print(json.dumps(rep, indent=1))
-        return 0
-    print_report(rep)
-    return 0
+    return common.store_report(tier_report, print_report, args.json)
 
 
 def print_report(rep: dict) -> None:

@@ -19,7 +19,6 @@ from cockpit.core.agent.config import AgentConfig, RunResult
 from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, open_start
-from cockpit.core.agent.step import Step
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import BrowserDied, CockpitError
 from cockpit.core.llm.client import ModelClient
@@ -106,11 +105,8 @@ class HumanRun(Agent):
         return row
 
     def _answer_step(self, text: str) -> dict:
-        obs = self._last_obs or self._refresh()
-        st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)
-        self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
-        st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,
-                                               marked=obs.render(), marks=[m.to_dict() for m in obs.marks])
+        st = self._open_human_step()
+        obs = st.obs
         shown = str(Action("answer", text=text))
         st.row.update(actor="human", action=shown, action_text=shown, status="answered", outcome="answered",
                       url_after=obs.url)

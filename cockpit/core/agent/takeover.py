@@ -58,13 +58,19 @@ class TakeOver:
                                        dict(obs.timings), obs.screenshot, stored=False, masked=obs.masked))
         return obs
 
-    def _human_step(self, action: Action) -> dict:
+    def _open_human_step(self) -> Step:
+        """A person's step begun on the page as it is now: numbered, announced, its screenshot and marks stored
+        (Enter only when asked: Press [Enter])."""
         obs = self._last_obs or self._refresh()
-        # Enter only when asked: Press [Enter]
         st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)
         self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
         st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,
                                                marked=obs.render(), marks=[m.to_dict() for m in obs.marks])
+        return st
+
+    def _human_step(self, action: Action) -> dict:
+        st = self._open_human_step()
+        obs = st.obs
         mark = obs.marks[action.target - 1] if action.target and 0 < action.target <= len(obs.marks) else None
         if action.point is not None:  # a click at a point: what is under it, as for a pixel model's click
             st.row["pointer"] = {"mode": "pixels", "dialect": "human"}

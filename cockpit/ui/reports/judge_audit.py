@@ -10,14 +10,14 @@ from __future__ import annotations
 import concurrent.futures
 from pathlib import Path
 
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from cockpit.core.review.bootstrap import Bootstrap
 from cockpit.core.review.canary_audit import describe
 from cockpit.core.review.judges import audited_judges
 from cockpit.ui.background import Task, run_in_background
-from cockpit.ui.plaintext import tip
 from cockpit.ui.reports.interval_chart import IntervalChart
+from cockpit.ui.reports.tables import fill_table, report_table
 
 SPLITS = (("no split", None), ("site", "site"), ("agent", "agent"), ("task level", "level"),
           ("prompt version", "prompt-version"))
@@ -27,7 +27,6 @@ FIGURES = (("accuracy", "accuracy", False), ("Cohen's κ", "kappa", True), ("pre
            ("success-rate gap (judge − humans)", "gap", True))
 COLUMNS = ["group", "judge", "k", "prompt", "runs", "accuracy", "κ", "precision", "recall", "false pos.", "gap",
            "canaries"]
-MAX_COLUMN = 220
 
 
 def figure_text(key: str, value, ci) -> str:
@@ -59,12 +58,7 @@ class JudgeAuditView(QWidget):
         figure_label.setBuddy(self.figure)
         self.status = QLabel()
         self.status.setWordWrap(True)
-        self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setMinimumHeight(120)
+        self.table = report_table(COLUMNS)
         self.chart = IntervalChart("accuracy, 95% intervals")
         top = QHBoxLayout()
         for w in (split_label, self.split, figure_label, self.figure):
@@ -109,20 +103,12 @@ class JudgeAuditView(QWidget):
         self.status.setText("\n".join(lines) if self.rows else "No judge verdicts on labelled runs yet.")
 
     def _show_table(self) -> None:
-        self.table.setRowCount(len(self.rows))
-        for i, r in enumerate(self.rows):
-            cells = [r["group"] or "", r["judge"], r["k_label"], r["prompt_version"], str(r["n"])]
-            cells += [figure_text(key, r[key], r.get(f"{key}_ci"))
-                      for key in ("accuracy", "kappa", "precision", "recall", "fpr", "gap")]
-            cells.append(describe(r["canary"]))
-            for j, text in enumerate(cells):
-                item = QTableWidgetItem(text)
-                item.setToolTip(tip(text))
-                self.table.setItem(i, j, item)
+        fill_table(self.table, [
+            (r["group"] or "", r["judge"], r["k_label"], r["prompt_version"], str(r["n"]),
+             *(figure_text(key, r[key], r.get(f"{key}_ci")) for key in ("accuracy", "kappa", "precision", "recall",
+                                                                         "fpr", "gap")),
+             describe(r["canary"])) for r in self.rows])
         self.table.setColumnHidden(0, self.split.currentData() is None)
-        self.table.resizeColumnsToContents()
-        for j in range(self.table.columnCount()):
-            self.table.setColumnWidth(j, min(self.table.columnWidth(j), MAX_COLUMN))
 
     def _show_chart(self) -> None:
         name, key, signed = FIGURES[self.figure.currentIndex()]

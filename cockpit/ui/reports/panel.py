@@ -32,8 +32,6 @@ from PySide6.QtWidgets import (
     QPushButton,
     QScrollArea,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -52,6 +50,7 @@ from cockpit.ui.reports import judge_memory
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.canary_run import canary_line, judge_canaries, mark_flagged
 from cockpit.ui.reports.judge_audit import JudgeAuditView
+from cockpit.ui.reports.tables import fill_table, report_table
 from cockpit.ui.reports.tier_table import TierTable
 from cockpit.ui.reports.words import (
     agreement_cell,
@@ -61,8 +60,6 @@ from cockpit.ui.reports.words import (
     runs_cell,
     unjudged_failures_note,
 )
-
-MAX_COLUMN = 220  # pixels: the widest a table column is made; its cells are whole in their tooltips
 
 
 class ReportsPanel(QWidget):
@@ -145,8 +142,8 @@ class ReportsPanel(QWidget):
         self.assisted.setToolTip("Assisted: a person approved, rejected or edited an action, took the browser over, "
                                  "left a note or resumed a breakpoint during the run. `cockpit agreement` lists "
                                  "the runs and what was done.")
-        self.pairs = _table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
-        self.judges = _table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
+        self.pairs = report_table(["annotator", "annotator", "runs", "agreement", "Cohen's κ"])
+        self.judges = report_table(["judge", "k", "prompt", "runs", "agreement", "κ vs humans", "undecided",
                               "TP", "FN", "FP", "TN", "canaries"])
         for table in (self.pairs, self.judges):
             explain_columns(table)  # agreement over too few runs, verdicts scored without the judge
@@ -242,9 +239,9 @@ class ReportsPanel(QWidget):
         self.fleiss.setText(f"Fleiss' κ = {f['kappa']:.3f} over {plural(f['n_runs'], 'run')} labelled by "
                             f"{', '.join(f['annotators'])}" if f["kappa"] is not None else
                             "Fleiss' κ needs runs labelled by three or more annotators.")
-        _fill(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], agreement_cell(r["agreement"], r["n"]),
+        fill_table(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], agreement_cell(r["agreement"], r["n"]),
                             kappa_cell(r["kappa"], r["n"])) for r in rep["pairwise_cohen"]])
-        _fill(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"],
+        fill_table(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"],
                              runs_cell(r["n"], r.get("automatic", 0)), agreement_cell(r["agreement"], r["n"]),
                              kappa_cell(r["kappa"], r["n"]), r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
@@ -392,16 +389,6 @@ class ReportsPanel(QWidget):
             self.j_canary_result.setStyleSheet("color:#b00020" if bad else "color:#1b5e20")
 
 
-def _table(headers: list[str]) -> QTableWidget:
-    t = QTableWidget(0, len(headers))
-    t.setHorizontalHeaderLabels(headers)
-    t.verticalHeader().setVisible(False)
-    t.setEditTriggers(QTableWidget.NoEditTriggers)
-    t.setWordWrap(False)  # one line a row, cut with "…" (whole in the cell's tooltip)
-    t.setMinimumHeight(120)
-    return t
-
-
 def _cut(text: str, n: int) -> str:
     """The first n characters of a task in a list line, with "…" when there is more (the tooltip has it all)."""
     return text if len(text) <= n else text[:n - 1].rstrip() + "…"
@@ -409,18 +396,6 @@ def _cut(text: str, n: int) -> str:
 
 def _pct(x) -> str:
     return "-" if x is None else f"{x:.1%}"
-
-
-def _fill(table: QTableWidget, rows: list[tuple]) -> None:
-    table.setRowCount(len(rows))
-    for i, row in enumerate(rows):
-        for j, v in enumerate(row):
-            item = QTableWidgetItem(str(v))
-            item.setToolTip(tip(str(v)))  # a long annotator or judge name is cut in its column: whole here
-            table.setItem(i, j, item)
-    table.resizeColumnsToContents()
-    for j in range(table.columnCount()):  # a long name does not push the other columns out of view
-        table.setColumnWidth(j, min(table.columnWidth(j), MAX_COLUMN))
 
 
 def _list() -> QListWidget:

@@ -4,15 +4,14 @@ agent ran, the person's attempt) in Review."""
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import QLabel, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
 
 from cockpit.core.review.tiers import tier_report
 from cockpit.core.store import Store
 from cockpit.core.words import plural
-from cockpit.ui.plaintext import tip
+from cockpit.ui.reports.tables import fill_table, report_table
 
 HEADERS = ["task", "tier", "human steps", "agent run", "model", "agent steps", "agent / human"]
-MAX_COLUMN = 220  # pixels, as the other Reports tables
 
 
 class TierTable(QWidget):
@@ -22,12 +21,7 @@ class TierTable(QWidget):
         super().__init__(parent)
         self.summary = QLabel()
         self.summary.setWordWrap(True)
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setHorizontalHeaderLabels(HEADERS)
-        self.table.verticalHeader().setVisible(False)
-        self.table.setEditTriggers(QTableWidget.NoEditTriggers)
-        self.table.setWordWrap(False)
-        self.table.setMinimumHeight(120)
+        self.table = report_table(HEADERS)
         self.table.cellDoubleClicked.connect(self._open)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -47,16 +41,7 @@ class TierTable(QWidget):
                     ratio = "" if a["ratio"] is None else f"{a['ratio']:.2f}"
                     rows.append((t["task"], tier, human, a["run_id"], a["model"], str(a["steps"]), ratio,
                                  a["run_id"]))
-        self.table.setRowCount(len(rows))
-        for i, row in enumerate(rows):
-            for j, v in enumerate(row[:-1]):
-                item = QTableWidgetItem(v)
-                item.setToolTip(tip(v))
-                item.setData(Qt.UserRole, row[-1])
-                self.table.setItem(i, j, item)
-        self.table.resizeColumnsToContents()
-        for j in range(self.table.columnCount()):
-            self.table.setColumnWidth(j, min(self.table.columnWidth(j), MAX_COLUMN))
+        fill_table(self.table, [row[:-1] for row in rows], data=[row[-1] for row in rows])
         counts = ", ".join(f"{plural(n, 'task')} {name}" for name, n in rep["tiers"].items())
         ratios = "; ".join(f"{m}: {r:.2f}" for m, r in rep["mean_ratio"].items())
         self.summary.setText(
