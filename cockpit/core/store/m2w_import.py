@@ -34,6 +34,7 @@ from cockpit.core.store.newrun import NewRun
 from cockpit.core.store.staging import staging_dir, sweep
 
 SOURCE = "mind2web"
+BU_SOURCE = "browser-use"
 _SUFFIX = re.compile(r"_\d{6}$")  # a replaced task's date suffix: <task_id>_110325
 
 
@@ -116,7 +117,7 @@ def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str =
     paths = find_histories(Path(root))
     if not paths:
         raise nothing_found("browser-use", Path(root))
-    report = import_runs(store, paths, lambda p: read_history(p, task), "bu", "browser-use", agent=agent,
+    report = import_runs(store, paths, lambda p: read_history(p, task), "bu", BU_SOURCE, agent=agent,
                          progress=progress, cancel=cancel)
     if task and len(paths) > 1:
         report.problems.append(f"--task was given for {len(paths)} histories: each without a result.json beside "
@@ -130,21 +131,24 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
     `cancel()` true stops it between two of them (``cancelled``)."""
     report = M2WReport()
     sweep(store)
+    seen = _imported_contents(store, source)
     for i, folder in enumerate(paths, 1):
         if cancel is not None and cancel():
             report.cancelled = True
             break
         shown = _printable(str(folder))
         try:
-            content = _content_id(folder, "")
-            run_id = f"{prefix}-{_content_id(folder, agent)}"
-            before = _imported_as(store, source, content, run_id)
+            content, with_agent = _content_ids(folder, agent)
+            run_id = f"{prefix}-{with_agent}"
+            before = run_id if not store.missing_runs([run_id]) else seen.get(content)
             if before:
                 report.skipped.append(f"{shown}: already imported as run {before}")
             else:
                 run = read(folder)
                 _import_one(store, run, run_id, tasks or {}, agent, report, source, content)
                 report.imported.append(run_id)
+                if source == BU_SOURCE:
+                    seen[content] = run_id
                 where = _printable(folder.parent.name + "/" + folder.name if folder.is_file() else folder.name)
                 report.problems += [f"{where}: {p}" for p in run.problems]
                 report.missing_screenshots += run.missing
@@ -162,17 +166,15 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
     return report
 
 
-def _imported_as(store: Store, source: str, content: str, run_id: str) -> str | None:
-    """The run already imported from the same content, else None. A browser-use history is the same run
-    whatever --agent said (a second import without it must not duplicate the run); an Online-Mind2Web folder
-    imported under another agent is that agent's run (its labels are matched by agent)."""
-    if not store.missing_runs([run_id]):
-        return run_id
-    if source != "browser-use":
-        return None
-    rows = store.db.execute("SELECT id FROM runs WHERE source = ? AND json_valid(config) AND "
-                            "json_extract(config, '$.content') = ? LIMIT 1", [source, content]).fetchall()
-    return rows[0][0] if rows else None
+def _imported_contents(store: Store, source: str) -> dict[str, str]:
+    """{content id: run id} of the runs already imported from `source`, read once per import. Only for browser-use:
+    a history is the same run whatever --agent said (a second import without it must not duplicate the run); an
+    Online-Mind2Web folder imported under another agent is that agent's run (its labels are matched by agent)."""
+    if source != BU_SOURCE:
+        return {}
+    rows = store.rows("SELECT id, json_extract(config, '$.content') AS content FROM runs WHERE source = ? AND "
+                      "json_valid(config)", [source])
+    return {r["content"]: r["id"] for r in rows if r["content"]}
 
 
 def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str, report: M2WReport,
@@ -237,17 +239,19 @@ def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, st
                 error=s.error or None, reply=s.thought, started=started, finished=started, **files)
 
 
-def _content_id(path: Path, agent: str) -> str:
-    """What identifies an imported run: the agent and the folder's content (its result or history file and its
-    screenshots' names and sizes), so a copy is skipped and a folder whose files changed (an LFS pull) is new."""
-    h = hashlib.sha1(agent.encode() + b"\0")
+def _content_ids(path: Path, agent: str) -> tuple[str, str]:
+    """What identifies an imported run, without and with the agent: the folder's content (its result or history
+    file and its screenshots' names and sizes, read once), so a copy is skipped and a folder whose files changed
+    (an LFS pull) is new."""
     main = path if path.is_file() else path / "result.json"
-    h.update(main.read_bytes())
+    content = main.read_bytes()
     shots = main.parent / ("trajectory" if not path.is_file() else "screenshots")
-    if shots.is_dir():
-        for p in sorted(shots.iterdir()):
-            h.update(os.fsencode(p.name) + str(p.stat().st_size).encode())
-    return h.hexdigest()[:12]
+    names = b"".join(os.fsencode(p.name) + str(p.stat().st_size).encode()
+                     for p in sorted(shots.iterdir())) if shots.is_dir() else b""
+
+    def digest(who: str) -> str:
+        return hashlib.sha1(who.encode() + b"\0" + content + names).hexdigest()[:12]
+    return digest(""), digest(agent)
 
 
 def _printable(text: str) -> str:
