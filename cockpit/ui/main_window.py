@@ -120,7 +120,7 @@ class MainWindow(QMainWindow):
         b.approvalClosed.connect(live.on_approval_closed)
         b.approvalClosed.connect(self.lookahead.on_approval_closed)
         live.approval.decided.connect(b.answer_approval)
-        live.message.connect(self.status.say_live)
+        live.message.connect(lambda text, ms: self.status.say(text, ms, live=True))
         live.stepOpened.connect(self.lookahead.show_step)
         live.task_bar.runRequested.connect(self.run_clicked)
         self.human.error.connect(live.show_error)
@@ -199,7 +199,7 @@ class MainWindow(QMainWindow):
         if nav is not None and nav.restricted:
             before = self.status.current()
             self.status.say((before + " — " if before else "") +
-                            f"this run may only visit {nav.describe_domains()}", 30000)
+                            f"this run may only visit {nav.describe_domains()}", 30000, live=True)
 
     def _on_approval(self, req) -> None:
         self.live.on_approval(req)
@@ -236,7 +236,7 @@ class MainWindow(QMainWindow):
     def run_clicked(self) -> None:
         self.modes.setCurrentWidget(self.live)  # F5 from Review or Reports: the run is watched where it runs
         if self.bridge.busy:
-            if self.bridge.state in (PAUSED, TAKEN_OVER):
+            if self.bridge.state in (PAUSED, TAKEN_OVER) and not self.bridge.human:  # an attempt: not the agent's
                 self.bridge.resume()
                 self.live.takeover.setVisible(False)
             return
@@ -295,7 +295,7 @@ class MainWindow(QMainWindow):
         started = self._launch(spec, "Starting the browser for your attempt…" if human else "Starting the browser…",
                                paused=paused)
         if note:  # "'example.com' has no scheme; opening https://example.com", as `cockpit run` says it
-            self.status.say(note, 15000)
+            self.status.say(note, 15000, live=True)
         return started
 
     def _agent_config(self, demo: bool, policy: str | None = None, domains=()) -> AgentConfig:
@@ -365,7 +365,7 @@ class MainWindow(QMainWindow):
             (" with the demo policy (a demo run goes on as it was made)" if "branch_from" in kw and demo else "") + \
             (f" (approval policy: {policy})" if policy else "") + "…"
         started = self._launch(spec, banner)
-        self.status.say(banner, 15000)
+        self.status.say(banner, 15000, live=True)
         return started
 
     def open_import(self) -> ImportDialog:
@@ -388,9 +388,11 @@ class MainWindow(QMainWindow):
     # ---------- status ----------
     def _update_controls(self) -> None:
         busy = self.bridge.busy
-        self.toolbar.follow(busy, self.bridge.state, self.bridge.taken_over)
-        if busy and not self.runs.run_id and not self.runs.began:  # the browser is still starting: no page to
-            self.toolbar.act_take.setEnabled(False)                 # take over yet (it had none to show)
+        human = busy and bool(self.bridge.human)  # a person's own attempt: nothing hands it to an agent
+        self.toolbar.follow(busy, self.bridge.state, self.bridge.taken_over, human=human,
+                            has_page=bool(self.runs.run_id or self.runs.began))  # none while the browser starts
+        self.live.takeover.set_human(human)
+        self.attempt.follow()
         for w in (self.live.task_bar, self.lookahead.box):
             w.setEnabled(not busy)
 
@@ -407,7 +409,7 @@ class MainWindow(QMainWindow):
         if on:
             self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
         elif said := self.live.task_bar.leave_demo():
-            self.status.say(said, 15000)
+            self.status.say(said, 15000, live=True)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

@@ -7,7 +7,7 @@ agent meanwhile (Run, Step, Take over and Hand back are off).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton
 
@@ -76,7 +76,6 @@ class HumanAttempt(QObject):
         tools.attempt_btn.clicked.connect(lambda: w.review.viewer.run and self.start_task(w.review.viewer.run["id"]))
         self.bar.answered.connect(lambda text: self._end(lambda run: run.answer(text)))
         self.bar.gaveUp.connect(lambda why: self._end(lambda run: run.give_up(why)))
-        w.bridge.stateChanged.connect(self._follow)
         w.bridge.runEnded.connect(self._ended)
 
     def start(self) -> bool:
@@ -105,29 +104,18 @@ class HumanAttempt(QObject):
         if done.exception() is not None:
             self.w.live.show_error(f"Your attempt could not end: {short_message(done.exception())}")
 
-    def _follow(self, _state: str) -> None:
-        # after the window's own (it enables Run, Take over, Hand back…); dropped if the window is gone by then (a
-        # run outlives its closed window: the bridge keeps it until it ends)
-        QTimer.singleShot(0, self.bar, self._controls)
-
-    def _controls(self) -> None:
-        """While an attempt goes: the bar shows, and nothing hands the browser to an agent."""
+    def follow(self) -> None:
+        """The bar shows while an attempt goes, from its first page on; one run at a time. The window calls it with
+        its controls (MainWindow._update_controls), which keep the agent's commands off meanwhile."""
         on = bool(self.w.bridge.human) and self.w.bridge.busy
-        self.bar.setVisible(on and self.w.bridge.state == TAKEN_OVER)  # from its first page on
-        self.w.live.takeover.hand_btn.setVisible(not on)
-        self.w.live.takeover.note.setVisible(not on)
-        tb = self.w.toolbar
-        if on:
-            for a in (tb.act_run, tb.act_step, tb.act_pause, tb.act_take, tb.act_hand):
-                a.setEnabled(False)
+        self.bar.setVisible(on and self.w.bridge.state == TAKEN_OVER)
         self.action.setEnabled(not self.w.bridge.busy)
 
     def _ended(self, result) -> None:
         self.bar.setVisible(False)
         self.bar.set_busy(False)
         self.bar.text.clear()
-        self._controls()
         if result is not None and result.status in ("answered", GAVE_UP) and \
                 self.w.store.run(result.run_id).get("model") == HUMAN:
             self.w.status.say(f"Your attempt is run {result.run_id}: {result.status.replace('_', ' ')}, "
-                              f"{plural(result.steps, 'step')}", 15000)
+                              f"{plural(result.steps, 'step')}", 15000, live=True)

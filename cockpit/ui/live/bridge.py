@@ -122,6 +122,7 @@ class AgentBridge(QObject):
         self.control: RunControl | None = None
         self.agent: Agent | None = None
         self.state = IDLE
+        self._unpaused = RUNNING  # the state PAUSING stands in for: the run's, until the pause takes effect
         self.taken_over = False  # the human has the browser (from Take over until Hand back)
         self.human = ""  # who makes their own attempt, while one goes (RunSpec.human)
         self.run_id = ""
@@ -168,14 +169,21 @@ class AgentBridge(QObject):
         if self.control:
             self.control.pause()
             if self.state in (RUNNING, WAITING_MODEL):  # said at once, until the pause takes effect (#38)
+                self._unpaused = self.state
                 self._set_state(PAUSING)
 
     def resume(self) -> None:
         if self.control and not self.human:
             self.taken_over = False
-            self.control.resume()
+            self.control.resume()  # a pause not yet in effect is called off: the gate no longer holds for it
+            self._call_off_pause()
             if self.state in (PAUSED, TAKEN_OVER):
                 self._set_state(RUNNING)
+
+    def _call_off_pause(self) -> None:
+        """A pause not yet in effect is gone: the run's own state shows (PAUSING stayed after the close question)."""
+        if self.state == PAUSING:
+            self._set_state(self._unpaused)
 
     def step(self) -> None:
         if self.control and not self.human:
@@ -195,6 +203,7 @@ class AgentBridge(QObject):
             return None
         fut = self.agent.take_over(by)
         self.taken_over = True
+        self._call_off_pause()  # the take-over's own pause holds the run now
         if self.state in (PAUSED, RUNNING, WAITING_YOU):
             self._set_state(TAKEN_OVER)
         return fut
@@ -377,10 +386,10 @@ class AgentBridge(QObject):
     def _on_event(self, e: ev.Event) -> None:
         if isinstance(e, ev.RunStarted):
             self.run_id = e.run_id
-        elif isinstance(e, ev.ObservationReady) and e.stored and self.state != PAUSING:
-            self._set_state(WAITING_MODEL)
-        elif isinstance(e, ev.ModelReplied) and self.state == WAITING_MODEL:
-            self._set_state(RUNNING)
+        elif isinstance(e, ev.ObservationReady) and e.stored:
+            self._set_state(WAITING_MODEL, unless_pausing=True)
+        elif isinstance(e, ev.ModelReplied) and self.state in (WAITING_MODEL, PAUSING):
+            self._set_state(RUNNING, unless_pausing=True)
         elif isinstance(e, ev.RunPaused):
             self._set_state(TAKEN_OVER if self.taken_over else PAUSED)
             if e.between_steps and not self.taken_over and self.agent is not None:
@@ -390,7 +399,11 @@ class AgentBridge(QObject):
             self.observed.emit(e, QImage.fromData(e.screenshot))
         self.event.emit(e)
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: str, unless_pausing: bool = False) -> None:
+        # unless_pausing: the run's own progress, shown once a pause pressed meanwhile takes effect or is called off
+        if unless_pausing and self.state == PAUSING:
+            self._unpaused = state
+            return
         if state != self.state:
             self.state = state
             self.stateChanged.emit(state)

@@ -33,7 +33,7 @@ from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
-from cockpit.ui.live.step_details import StepDetails
+from cockpit.ui.live.step_details import NO_TITLE, StepDetails
 from cockpit.ui.live.step_log import StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
@@ -43,7 +43,6 @@ from cockpit.ui.screenshot.corrector import MarkCorrector
 from cockpit.ui.screenshot.view import ScreenshotView
 
 HIGHLIGHT_AGENT, HIGHLIGHT_HUMAN = "#e53935", "#1e88e5"
-NO_TITLE = "(no title)"  # a page without a title, in the caption (not "— —")
 GATE_LINES = 5  # the step's details at the gate: its thought and action readable, the question's buttons in view
 IDLE_TEXT = "No run yet. Enter a task and press Run (F5), or tick Demo policy (offline) and press Run."
 NO_STEP = "Start a run, or pick a step in the log: marks are corrected on a step's screenshot."
@@ -140,12 +139,16 @@ class LivePane(QWidget):
         self.task_bar.fileProblems.connect(lambda p, probs: self.show_error(
             f"{p}: {plural(len(probs), 'problem')}: " + "; ".join(probs[:5]) + (" …" if len(probs) > 5 else ""),
             about="tasks"))
-        self.task_bar.fileLoaded.connect(lambda path: self.error_banner.clear("tasks") and self.message.emit(
-            f"Tasks loaded from {path.rsplit('/', 1)[-1]}", 8000))
+        self.task_bar.fileLoaded.connect(self._on_tasks_loaded)
         self.log_panel.stepSelected.connect(self.show_step)
         self.view.markClicked.connect(self._on_mark_clicked)
         self.view.pointClicked.connect(self._on_point)  # take-over at a point
         self.approval.backRequested.connect(self.follow_live)
+
+    def _on_tasks_loaded(self, path: str) -> None:
+        """A good task file: its news said each time, and an earlier bad file's message gone from the banner."""
+        self.error_banner.clear("tasks")
+        self.message.emit(f"Tasks loaded from {path.rsplit('/', 1)[-1]}", 8000)
 
     # ---------- a run ----------
     def reset(self, banner: str) -> None:

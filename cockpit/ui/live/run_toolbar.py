@@ -119,15 +119,18 @@ class RunToolbar(QToolBar):
         """The option widgets a run going disables."""
         return self.demo_box, self.keep_browser_box, self.max_steps, self.policy
 
-    def follow(self, busy: bool, state: str, taken_over: bool) -> None:
-        """Enable what the bridge's state allows."""
-        self.act_run.setText("Resume" if busy and state in (PAUSED, TAKEN_OVER) else "Run")
-        self.act_run.setEnabled(not busy or state in (PAUSED, TAKEN_OVER))
-        self.act_pause.setEnabled(busy and state not in (PAUSED, PAUSING, TAKEN_OVER, STOPPING))
-        self.act_step.setEnabled(not busy or state in (PAUSED,))
+    def follow(self, busy: bool, state: str, taken_over: bool, human: bool = False, has_page: bool = True) -> None:
+        """Enable what the bridge's state allows. `human`: a person's own attempt goes (the bridge's `human`):
+        nothing hands its browser to an agent, so only Stop acts (cockpit.ui.live.attempt). `has_page`: the run
+        has shown a page (while its browser starts there is nothing to take over)."""
+        agent = busy and not human  # an agent's run, which Run, Step, Pause and the take-over act on
+        self.act_run.setText("Resume" if agent and state in (PAUSED, TAKEN_OVER) else "Run")
+        self.act_run.setEnabled(not busy or (agent and state in (PAUSED, TAKEN_OVER)))
+        self.act_pause.setEnabled(agent and state not in (PAUSED, PAUSING, TAKEN_OVER, STOPPING))
+        self.act_step.setEnabled(not busy or (agent and state in (PAUSED,)))
         self.act_stop.setEnabled(busy and state != STOPPING)
-        self.act_take.setEnabled(busy and not taken_over and state != STOPPING)
-        self.act_hand.setEnabled(busy and taken_over)
+        self.act_take.setEnabled(agent and has_page and not taken_over and state != STOPPING)
+        self.act_hand.setEnabled(agent and taken_over)
         for w in self.options():
             w.setEnabled(not busy)
 

@@ -4,6 +4,8 @@
   "…" and whole in its tooltip. It expires, and a new run clears it: it never describes an older state. During a
   take-over it says what is happening now ("You have the browser — …", your last action) for as long as the
   take-over lasts, and handing back says where the agent goes on (#38: the news of the gate stayed meanwhile).
+  News of the Live tab's run is said with `live=True`: it goes when another tab shows, and the take-over's lasting
+  news comes back with the Live tab.
 - the state (idle, running, waiting for you…), the run's row and budget, its tokens and cost, planning's
   cost (the look-ahead's label), the time it has run, and the browser's state: each a label of its own to the
   right, which the message never overlaps (it takes only the room they leave).
@@ -42,24 +44,28 @@ class RunStatus(QObject):
         self._expiry = QTimer(self, singleShot=True)
         self._expiry.timeout.connect(self.clear)
         self._lasting = False  # the news stays until replaced (WHILE_IT_LASTS)
-        self._from_live = False  # the news is the Live tab's run's (say_live)
+        self._from_live = False  # the news is the Live tab's run's (say's `live`)
+        self._kept = ""  # Live's lasting news (a take-over's), put away while another tab shows
         self._state = ""
 
-    def say_live(self, text: str, ms: int = MESSAGE_MS) -> None:
-        """News of the Live tab's run: gone when another tab is shown (walkthrough 4: Review read "Run finished
-        (answered): …" as news of the run open there)."""
-        self.say(text, ms)
-        self._from_live = True
-
     def on_tab(self, live: bool) -> None:
-        """The window shows Live (True) or another tab: the run's labels say whose they are; Live's news goes."""
+        """The window shows Live (True) or another tab: the run's labels say whose they are; Live's news goes, and
+        its lasting news (a take-over's) comes back with the Live tab."""
         self.where.setVisible(not live)
         if not live and self._from_live:
+            kept = self.message.fullText() if self._lasting else ""
             self.clear()
+            self._kept = kept
+        elif live and self._kept:
+            self.say(self._kept, WHILE_IT_LASTS, live=True)
 
-    def say(self, text: str, ms: int = MESSAGE_MS) -> None:
-        """Show `text` (its first line) for `ms` milliseconds (WHILE_IT_LASTS: until other news)."""
-        self._from_live = False
+    def say(self, text: str, ms: int = MESSAGE_MS, live: bool = False) -> None:
+        """Show `text` (its first line) for `ms` milliseconds (WHILE_IT_LASTS: until other news). `live`: news of
+        the Live tab's run (or its task), gone when another tab is shown (walkthrough 4: Review read "Run finished
+        (answered): …" as news of the run open there)."""
+        self._from_live = live
+        if live:  # newer news of the run: what was put away is no longer what happens now
+            self._kept = ""
         self.message.setText(text.splitlines()[0] if text else "")
         self._lasting = ms == WHILE_IT_LASTS
         if self._lasting:
@@ -72,18 +78,20 @@ class RunStatus(QObject):
 
     def clear(self) -> None:
         self._expiry.stop()
-        self._lasting = False
+        self._lasting = self._from_live = False
         self.message.setText("")
 
     def on_state(self, state: str, next_step: int) -> None:
         """The run's state changed: a take-over says the person has the browser; handing back (F9, or Run) says
         at which step the agent goes on; a take-over that ended otherwise (Stop) leaves no news of it."""
         if state == TAKEN_OVER and self._state != TAKEN_OVER:
-            self.say_live(TAKEN_OVER_NEWS, WHILE_IT_LASTS)
+            self.say(TAKEN_OVER_NEWS, WHILE_IT_LASTS, live=True)
         elif self._state == TAKEN_OVER and state == RUNNING:
-            self.say_live(f"Handed back: the agent goes on at step {next_step}")
-        elif self._state == TAKEN_OVER and state != TAKEN_OVER and self._lasting:
-            self.clear()
+            self.say(f"Handed back: the agent goes on at step {next_step}", live=True)
+        elif self._state == TAKEN_OVER and state != TAKEN_OVER:
+            self._kept = ""  # put away on another tab: it does not come back
+            if self._lasting:
+                self.clear()
         self._state = state
 
     def set_elapsed(self, seconds: int | None) -> None:

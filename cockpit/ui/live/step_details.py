@@ -21,7 +21,8 @@ from cockpit.core.store.records import Step, outcome_text, outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.live.step_page import RecordedPage
 
-WARN = "#b26a00"  # amber: an outcome that may have done nothing (cockpit.core.store.records.outcome_warning)
+WARN_COLOR = "#b26a00"  # amber: the action ran, but may have done nothing or met an error (outcome_warning)
+NO_TITLE = "(no title)"  # a page without a title (not "— —"): here and in Live's caption
 
 
 def who_decided(by) -> str:
@@ -106,7 +107,7 @@ class StepDetails(QTabWidget):
             return
         e = html.escape
         d = step.get("decision") or {}
-        rows = [("Page", f"{e(step.get('title') or '(no title)')} — {e(step.get('url') or '')}"),
+        rows = [("Page", f"{e(step.get('title') or NO_TITLE)} — {e(step.get('url') or '')}"),
                 ("Actor", e(step.get("actor") or "agent")),
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
@@ -115,7 +116,7 @@ class StepDetails(QTabWidget):
                                + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))
-                 + (f"<br><span style='color:{WARN}'>⚠ {e(warned)}</span>" if (warned := outcome_warning(
+                 + (f"<br><span style='color:{WARN_COLOR}'>⚠ {e(warned)}</span>" if (warned := outcome_warning(
                      step.get("status"), step.get("outcome"))) else "")),
                 ("URL after", e(step.get("url_after") or "")),
                 *([("Page seen", e(note))] if (note := Step.from_row(step).page_note) else []),

@@ -22,7 +22,7 @@ from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.elide import breakable
-from cockpit.ui.live.step_details import resolved_desc, who_decided
+from cockpit.ui.live.step_details import WARN_COLOR, resolved_desc, who_decided
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
@@ -31,7 +31,6 @@ ACTION_MIN = 110  # pixels
 NARROW = 480  # pixels: a log narrower than this shows no time and tokens columns
 _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "format_error": "#b00020",
                  "refused": "#e65100", "changed": "#e65100", "stopped": "#616161", "failed": "#b00020"}
-WARN_COLOR = "#b26a00"  # amber: the action ran, but may have done nothing or met an error (outcome_warning)
 
 
 class _WrappedRows(QStyledItemDelegate):

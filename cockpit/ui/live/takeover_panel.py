@@ -71,6 +71,11 @@ class TakeOverPanel(QFrame):
         self.set_target(None)
         self.setVisible(False)
 
+    def set_human(self, human: bool) -> None:
+        """A person's own attempt (cockpit.ui.live.attempt): no agent to hand back to, nor a note for it."""
+        self.hand_btn.setVisible(not human)
+        self.note.setVisible(not human)
+
     def wheelEvent(self, event) -> None:  # noqa: N802 (Qt's name)
         """The wheel over the panel's buttons and fields: nothing moves (it scrolled the panel under the pointer)."""
         event.accept()

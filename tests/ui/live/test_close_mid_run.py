@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox
 from cockpit.core.store import Store
 from cockpit.ui.live.close_question import STOP_AND_CLOSE
 from tests.clitools import processes_mentioning
-from tests.ui.windowtools import LONG, when_shown
+from tests.ui.windowtools import LONG, records, wait_idle, when_shown
 
 
 def _answer(qtbot, said: list, button: str) -> None:
@@ -89,3 +89,44 @@ def test_the_run_waits_while_the_close_question_is_open(qtbot, window_factory, s
         qtbot.waitUntil(lambda: len(srv.requests) >= 2, timeout=LONG)  # Cancel: it went on
         w.bridge.stop()
         qtbot.waitUntil(lambda: not w.bridge.busy, timeout=LONG)
+
+
+def test_cancel_before_the_reply_lets_the_run_go_on_unpaused(qtbot, window_factory, site):
+    """Cancel pressed while the model was still writing left the run "pausing after this reply…" for good: Pause
+    off, no live frames, the next steps run under a state that was not true. Now the state the run is in comes
+    back, and the action being written is not held at the gate for the pause called off."""
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.llm.modelserver import ModelServer, Reply
+    w = window_factory()
+    w.live.task_bar.set_task("Find the secret number on the details page", site.url("agent_start.html"))
+    w.toolbar.policy.setCurrentText("never")  # the gate asks only for a pause
+    replies = iter(["Thought: scroll first.\nAction: Scroll [WINDOW]; down"] * 2 + ["Thought: done.\nAction: ANSWER; 7"])
+    with ModelServer(lambda body: Reply(text=next(replies), delay=3.0)) as srv:
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="slow-model", max_retries=0, timeout=60)
+        assert w.start_run()
+        qtbot.waitUntil(lambda: len(srv.requests) == 1, timeout=LONG)  # the model is writing step 1
+        seen: list[tuple] = []
+
+        def cancel_at_once(box):
+            seen.append((box.text(), w.bridge.state))
+            next(b for b in box.buttons() if b.text().replace("&", "") == "Cancel").click()
+        when_shown(qtbot, lambda: next((b for b in QApplication.topLevelWidgets()
+                                        if isinstance(b, QMessageBox) and b.isVisible()
+                                        and b.objectName() == "closeQuestion"), None), cancel_at_once)
+        w.toolbar.act_quit.trigger()
+        qtbot.waitUntil(lambda: bool(seen), timeout=10_000)
+        said, state_while_asked = seen[0]
+        assert "it is paused while you decide" in said
+        assert state_while_asked == "pausing after this reply…" and len(srv.requests) == 1  # asked before the reply
+        # before the fix: "pausing after this reply…", Pause off, for the rest of the run
+        assert w.bridge.state == "waiting for the model" and w.status.state.text() == "waiting for the model"
+        assert w.toolbar.act_pause.isEnabled()
+        held: list[bool] = []
+        w.bridge.approvalRequested.connect(lambda _request: held.append(True))
+        qtbot.waitUntil(lambda: len(srv.requests) >= 2, timeout=LONG)  # step 1 ran: the run went on by itself
+        assert not held and not w.live.approval.isVisible()  # the scroll was not held at the gate
+        assert w.bridge.state in ("running", "waiting for the model")
+        assert [s["action"] for s in records(w)[1]][:1] == ["Scroll [WINDOW]; down"]
+        wait_idle(qtbot, w)
+        run, steps, _ = records(w)
+        assert run["status"] == "answered" and len(steps) == 3 and held == []

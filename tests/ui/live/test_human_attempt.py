@@ -102,3 +102,33 @@ def test_stop_ends_an_attempt_as_stopped(qtbot, small_window):
     run, steps, _ = records(w)
     assert (run["model"], run["status"], run["answer"], steps) == ("human", "stopped", None, [])
     assert not w.live.attempt_bar.isVisible() and not w.live.takeover.isVisible()
+
+
+def test_the_agents_commands_stay_off_whatever_updates_the_controls_during_an_attempt(qtbot, small_window):
+    """The attempt switched Run, Take over and Hand back off after each state change, and any other update of the
+    window's controls (a run starting, a take-over, a run ending) switched them on again: F5 then "resumed" the
+    attempt, which hid the take-over's controls, the only way to act in it. The toolbar now decides it itself."""
+    from PySide6.QtCore import Qt
+    w = small_window
+    w.attempt.action.trigger()
+    _ready(qtbot, w)
+    tb = w.toolbar
+    agents = (tb.act_run, tb.act_step, tb.act_pause, tb.act_take, tb.act_hand)
+    w._update_controls()  # as the run's start (RunStarted), a take-over or a run's end update them, no state change
+    assert not any(a.isEnabled() for a in agents), [a.text() for a in agents if a.isEnabled()]
+    assert tb.act_stop.isEnabled() and not w.live.takeover.hand_btn.isVisible()
+    qtbot.keyClick(w, Qt.Key_F5)
+    qtbot.keyClick(w, Qt.Key_F9)
+    qtbot.wait(300)
+    assert w.live.takeover.isVisible() and w.live.attempt_bar.isVisible()  # still hers to act in
+    assert w.bridge.state == "taken over" and w.bridge.busy
+    w.live.takeover.down_btn.click()  # and it still acts
+    qtbot.waitUntil(lambda: len(records(w)[1]) == 1 and w.live.takeover.down_btn.isEnabled(), timeout=LONG)
+    w.live.attempt_bar.text.setText("done")
+    w.live.attempt_bar.answer_btn.click()
+    wait_idle(qtbot, w)
+    assert "Your attempt is run" in w.status.current()
+    w.modes.setCurrentWidget(w.review)  # the attempt's news is the Live tab's: not shown as Review's
+    assert "Your attempt is run" not in w.status.current()
+    assert tb.act_run.isEnabled() and tb.act_run.text() == "Run" and w.live.takeover.hand_btn.isVisibleTo(
+        w.live.takeover)
