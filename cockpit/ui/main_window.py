@@ -60,7 +60,7 @@ class MainWindow(QMainWindow):
         task_memory.restore(self.live.task_bar, self.store.root)  # before the demo fills in what is empty
         self._connect()
         self.layout_memory = LayoutMemory(self, {"split": self.live.split, "right": self.live.right,
-                                                 "review": self.review.split})
+                                                 "review": self.review.split}, self.store.root)
         self.layout_memory.restore()
         self._placed = False  # placed again, with its real frame, once the window manager has framed it
         self.toolbar.follow_tab()
@@ -146,6 +146,7 @@ class MainWindow(QMainWindow):
         self.review.replayRequested.connect(lambda rid: self.start_replay(rid, speed.currentData(),
                                                                           recorded.isChecked()))
         self.review.resumeRequested.connect(self.start_resume)
+        self.review.attemptRequested.connect(self.attempt.start_task)
         self.reports.openRun.connect(self.open_in_review)
         self.modes.currentChanged.connect(self._on_modes_changed)
 

@@ -1,4 +1,7 @@
-"""The window's layout memory: geometry, toolbars and splitters, kept in window.ini in Cockpit's home.
+"""The window's layout memory: geometry, toolbars and splitters, kept in window.ini in the data folder.
+
+window_settings(root) is that file: the remembered fields (cockpit.ui.field_memory: the last task, Reports'
+judge) are kept in it too, so with another data folder the layout and the fields go to the same file.
 
 Restored when the window opens, saved when it closes; it owns no widget, it is given the
 window and the splitters to remember. The window opens at 1280x800, or at the
@@ -13,18 +16,23 @@ from pathlib import Path
 from PySide6.QtCore import QRect, QSettings, QSize
 from PySide6.QtWidgets import QMainWindow, QSplitter
 
-from cockpit.core import paths
 from cockpit.ui.placement import frame_margins, free_area, within
 
 DEFAULT = QSize(1280, 800)
 
 
+def window_settings(root: Path | str) -> QSettings:
+    """window.ini in the data folder `root` (the store's): the layout and the remembered fields."""
+    return QSettings(str(Path(root) / "window.ini"), QSettings.IniFormat)
+
+
 class LayoutMemory:
-    def __init__(self, window: QMainWindow, splitters: dict[str, QSplitter]):
-        self.window, self.splitters = window, splitters
+    def __init__(self, window: QMainWindow, splitters: dict[str, QSplitter], root: Path | str):
+        """`root`: the data folder (the store's root) whose window.ini keeps the layout."""
+        self.window, self.splitters, self.root = window, splitters, root
 
     def _qsettings(self) -> QSettings:
-        return QSettings(str(Path(paths.home()) / "window.ini"), QSettings.IniFormat)
+        return window_settings(self.root)
 
     def restore(self) -> None:
         w, qs = self.window, self._qsettings()

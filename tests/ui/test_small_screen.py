@@ -142,7 +142,7 @@ def test_the_first_window_opens_at_a_small_screens_size_and_a_saved_size_only_if
     assert w.geometry() == QRect(0, 0, 1024, 700).marginsRemoved(FRAME_GUESS)
     assert_fits(w, "the first window")
     w.close()
-    (tmp_path / "ui-home" / "window.ini").unlink()
+    (tmp_path / "home" / "window.ini").unlink()  # the data folder's window.ini (the layout is kept there)
     monkeypatch.setattr(QScreen, "availableGeometry", lambda self: QRect(0, 0, 1600, 1000))
     big = window_factory(demo=True)
     assert big.size() == QSize(1280, 800)  # a large screen: the default size

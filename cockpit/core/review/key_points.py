@@ -1,9 +1,10 @@
 """A run's key points for Review: typed for its task (:mod:`cockpit.core.store.key_points`), else those
 WebJudge's first stage wrote for this run (its newest judgement), one per line, numbering and bullets taken
-off; else none."""
+off; else none. What the ticks suggest (a verdict; the annotators' majority on each point) is worked out here too."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from cockpit.core.review.webjudge_prompt import parse_key_points
@@ -43,6 +44,19 @@ def suggested_verdict(met: int, total: int) -> str | None:
     if total <= 0:
         return None
     return "success" if met >= total else "fail"
+
+
+def majority(points: list[str], ticks: dict[str, dict[int, int]], voters: int) -> dict[int, int | None]:
+    """The annotators' majority on each key point: the step most of the tickers named, or None (not met)."""
+    out: dict[int, int | None] = {}
+    for i in range(len(points)):
+        steps = [t[i] for t in ticks.values() if i in t]
+        if steps and 2 * len(steps) > voters:
+            counts = Counter(steps)
+            out[i] = min(counts, key=lambda s: (-counts[s], s))
+        else:
+            out[i] = None
+    return out
 
 
 def suggestion_text(met: int, total: int) -> str:

@@ -19,9 +19,10 @@ from cockpit.core.store.assignments import assignments, get_batch
 from cockpit.core.store.labels import labels, verdicts
 
 
-def to_adjudicate(store, batch: str | None = None, *, every: bool = False) -> list[dict]:
+def to_adjudicate(store, batch: str | None = None, *, every: bool = False, whole=()) -> list[dict]:
     """Runs to adjudicate (only the runs of `batch` when given; with `every`, all of them: the QA reviewer's
-    pass), oldest first. One dict per run:
+    pass), oldest first; `whole`: batches whose every run is listed too, besides the disputed ones (Review's list
+    for a QA reviewer of them, in one pass). One dict per run:
     run_id, task, consensus (1/0, None on a tie), annotators_disagree, judge_disagrees (bool),
     labels (each annotator's verdict, category and comment, by name), judges (every judge verdict
     with its reply: judge, k_label, prompt_version, verdict 'success'/'fail'/'undecided', reason),
@@ -31,6 +32,9 @@ def to_adjudicate(store, batch: str | None = None, *, every: bool = False) -> li
     if batch:
         get_batch(store, batch)
         runs = {a["run_id"] for a in assignments(store, batch)}
+    listed_whole = {a["run_id"] for b in whole for a in assignments(store, b)}
+    if every and runs is not None:
+        listed_whole |= runs
     matrix = verdict_matrix(store)
     cons = consensus(store, matrix)
     judged: dict[str, list[dict]] = {}
@@ -45,7 +49,7 @@ def to_adjudicate(store, batch: str | None = None, *, every: bool = False) -> li
         split = len(set(matrix.get(rid, {}).values())) > 1
         against = rid in cons and any(v["verdict"] is not None and int(v["verdict"]) != cons[rid]
                                       for v in judged.get(rid, []))
-        if not (split or against or (every and runs is not None)):
+        if not (split or against or rid in listed_whole):
             continue
         ticks: dict[str, dict[int, int]] = {}
         for t in KP.ticks(store, rid):

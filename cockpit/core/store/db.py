@@ -349,11 +349,12 @@ class Store(StoreQueries):
         row["config"] = json.loads(row["config"] or "{}")
         return row
 
-    def steps(self, run_id: str, *, with_request: bool = True) -> list[dict]:
-        """The run's steps in order; `with_request=False` leaves out the (large) messages sent."""
+    def steps(self, run_id: str, *, with_request: bool = True, after: int = 0) -> list[dict]:
+        """The run's steps in order (those numbered above `after`); `with_request=False` leaves out the (large)
+        messages sent."""
         cols = "*" if with_request else ", ".join(c for c in self.db["steps"].columns_dict if c != "request")
         return [_decode_step(r) for r in
-                self.rows(f"SELECT {cols} FROM steps WHERE run_id = ? ORDER BY step", [run_id])]
+                self.rows(f"SELECT {cols} FROM steps WHERE run_id = ? AND step > ? ORDER BY step", [run_id, after])]
 
     def update_step(self, run_id: str, step: int, **fields) -> None:
         """Add facts learnt after a step was committed (its effect, seen at the next observation)."""

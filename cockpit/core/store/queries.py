@@ -121,6 +121,12 @@ class StoreQueries:
         """The run's steps in order as typed records (their messages sent left out)."""
         return [Step.from_row(r) for r in self.steps(run_id, with_request=False)]
 
+    def steps_with_request(self, run_id: str) -> set[int]:
+        """The run's steps whose request to the model is stored (Review offers Re-ask on them), in one read that
+        leaves the requests themselves on disk."""
+        return {r["step"] for r in self.rows("SELECT step FROM steps WHERE run_id = ? AND request IS NOT NULL "
+                                             "AND request NOT IN ('', '[]', '{}', 'null')", [run_id])}
+
     # ---------- the review table ----------
     def filtered_run_ids(self, flt: RunFilter, sort: str = "started", descending: bool = True) -> list[str]:
         """Ids of the runs `flt` lets through, ordered by the table column `sort` (a key of SORT_KEYS),

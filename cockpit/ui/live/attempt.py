@@ -72,8 +72,6 @@ class HumanAttempt(QObject):
                                f"action a step, ended with your answer ({SHORTCUT})")
         self.action.triggered.connect(self.start)
         w.addAction(self.action)
-        tools = w.review.viewer.tools
-        tools.attempt_btn.clicked.connect(lambda: w.review.viewer.run and self.start_task(w.review.viewer.run["id"]))
         self.bar.answered.connect(lambda text: self._end(lambda run: run.answer(text)))
         self.bar.gaveUp.connect(lambda why: self._end(lambda run: run.give_up(why)))
         w.bridge.runEnded.connect(self._ended)

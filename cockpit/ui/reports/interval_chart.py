@@ -46,8 +46,6 @@ class IntervalChart(AxisChart):
         n = round((self.hi - self.lo) / step)
         return [self.lo + i * step for i in range(n + 1)]
 
-    ticks = axis_ticks
-
     def tick_label(self, value: float) -> str:
         return f"{value:.0%}" if self.percent else f"{value:+.1f}".replace("+0.0", "0")
 

@@ -44,9 +44,9 @@ from cockpit.core.store import Store
 from cockpit.core.store.assignments import blind_runs
 from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Task, on_gui_thread, run_in_background
+from cockpit.ui.field_memory import FieldMemory
 from cockpit.ui.fieldnames import JUDGE_SERVER_FIELD, in_window_terms
 from cockpit.ui.plaintext import tip
-from cockpit.ui.reports import judge_memory
 from cockpit.ui.reports.bar_chart import BarChart
 from cockpit.ui.reports.canary_run import canary_line, judge_canaries, mark_flagged
 from cockpit.ui.reports.judge_audit import JudgeAuditView
@@ -74,7 +74,11 @@ class ReportsPanel(QWidget):
         self.judge_task: Task | None = None  # until its outcome is shown
         self._cancel: CancelFlag | None = None
         self._build(judge_config or ModelConfig(temperature=0))
-        judge_memory.restore(self.j_url, self.j_model, store.root, given=judge_config)  # the judge used last time
+        # the judge server and model used last time (walkthrough 4: a restart was back to gpt-4o on OpenAI, so Judge
+        # pressed without looking sent the runs to another, paid judge); the API key stays in the keyring
+        self.judge_memory = FieldMemory("judge", {"url": self.j_url, "model": self.j_model})
+        if judge_config is None:  # (a panel given a judge of its own keeps it)
+            self.judge_memory.restore(store.root)
 
     # ---------- building ----------
     def _build(self, cfg: ModelConfig) -> None:
@@ -319,7 +323,7 @@ class ReportsPanel(QWidget):
         if not ids:
             self.j_status.setText("No finished runs to judge.")
             return None
-        judge_memory.remember(self.j_url, self.j_model, self.store.root)
+        self.judge_memory.remember(self.store.root)
         # Not the task's own cancel flag: a cancelled task delivers nothing, and Cancel shows what was judged.
         cancel = self._cancel = CancelFlag()
         self.j_progress.setRange(0, len(ids))

@@ -247,14 +247,13 @@ class AdjudicationBar(QWidget):
 
     def reload(self) -> None:
         """The runs to settle again (new labels or verdicts may add some, or settle some)."""
-        self.to_settle = {i["run_id"]: i for i in to_adjudicate(self.store)}
+        qa = qa_batches(self.store, self.who())  # the QA reviewer's pass: every run of their batches
+        self.to_settle = {i["run_id"]: i for i in to_adjudicate(self.store, whole=qa)}
+        settled = {a["run_id"] for a in adjudications(self.store)} if qa else set()
         notes = []
-        for batch in qa_batches(self.store, self.who()):  # the QA reviewer's pass: every run of the batch
-            items = to_adjudicate(self.store, batch, every=True)
-            self.to_settle.update({i["run_id"]: i for i in items})
+        for batch in qa:
             runs = {a["run_id"] for a in assignments(self.store, batch)}
-            done = sum(a["run_id"] in runs for a in adjudications(self.store))
-            notes.append(f"QA reviewer of {batch}: {done} of {plural(len(runs), 'run')} adjudicated")
+            notes.append(f"QA reviewer of {batch}: {len(runs & settled)} of {plural(len(runs), 'run')} adjudicated")
         self.qa_note.setText("; ".join(notes))
         self.qa_note.setVisible(self.adjudicating and bool(notes))
         open_only = self.adj_open.isChecked()

@@ -8,8 +8,6 @@ the verdict (cockpit.core.store.adjudications).
 """
 from __future__ import annotations
 
-from collections import Counter
-
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -21,24 +19,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from cockpit.core.review.key_points import suggested_verdict, suggestion_text
+from cockpit.core.review.key_points import majority, suggested_verdict, suggestion_text
 from cockpit.core.store.adjudications import final_key_points
 from cockpit.ui.plaintext import tip
 
 NOT_MET = "–"
-
-
-def majority(points: list[str], ticks: dict[str, dict[int, int]], voters: int) -> dict[int, int | None]:
-    """The annotators' majority on each key point: the step most of the tickers named, or None (not met)."""
-    out: dict[int, int | None] = {}
-    for i in range(len(points)):
-        steps = [t[i] for t in ticks.values() if i in t]
-        if steps and 2 * len(steps) > voters:
-            counts = Counter(steps)
-            out[i] = min(counts, key=lambda s: (-counts[s], s))
-        else:
-            out[i] = None
-    return out
 
 
 class FinalKeyPoints(QWidget):

@@ -1,7 +1,8 @@
 """Review's layout on a small screen: a compact mode, and a one-key full-size screenshot.
 
-A controller ReviewPanel (cockpit.ui.review.panel) composes. The step's details sit under the runs list (the list
-LIST_SHARE of the side's height, at least LIST_ROWS rows), so the screenshot keeps the viewer's height. Below
+A controller ReviewPanel (cockpit.ui.review.panel) composes. The step's details sit under the runs list, in the side's
+splitter (sized once, as Review first shows: the list LIST_SHARE of the side's height, at least LIST_ROWS rows;
+the person's drag of the handle is kept after), so the screenshot keeps the viewer's height. Below
 COMPACT_BELOW pixels of height (a 1024x700 screen) the run's header and final answer share one line, the step's thought
 is cut short, the filmstrip hides (←/→ step) and the filter boxes fold behind a button (issue #38, walkthrough A2). Z shows the screenshot
 alone, as large as the tab (the step keys still work there); Z or Esc brings the rest back. +/- zoom the
@@ -19,15 +20,15 @@ SIDE = 460  # the runs list's width: Started, Run, Status and some of the Task
 SIDE_COMPACT = 440
 LIST_ROWS = 9  # runs in view in compact mode (a 1024x700 screen), when the height allows
 LIST_SHARE = 0.66  # of the side's height on a taller window, the rest for the step's details
-DETAILS_MIN = 150
-VIEW_MIN = 150  # the step's screenshot, at the window's smallest  # the step's details under the list, compact: a few lines of them
+DETAILS_MIN = 150  # the step's details under the list, when the side is sized
+VIEW_MIN = 150  # the step's screenshot, at the window's smallest
 
 
 class ReviewLayout(QObject):
     """Which of Review's parts show: all, compact (a small screen), or the screenshot alone (Z).
 
-    It watches the panel's height, and moves the step's details between the viewer and the side (under the runs
-    list); it owns no data, only which parts are on screen.
+    It watches the panel's height and puts the step's details under the runs list (once); it owns no data, only
+    which parts are on screen.
     """
 
     def __init__(self, panel: QWidget, viewer, side: QSplitter, split: QSplitter, bars: tuple[QWidget, QWidget]):
@@ -36,6 +37,7 @@ class ReviewLayout(QObject):
         self.label_bar, self.adjudication = bars
         self.compact: bool | None = None
         self._sized = False  # shown at a real size yet (the splitters' sizes are set for it)
+        self._side_sized = False  # the runs list and the details under it sized (once)
         self.full_view = False
         self.adjudicating = False
         self._full_keys = []
@@ -49,6 +51,9 @@ class ReviewLayout(QObject):
         table = side.widget(0).table
         table.setMinimumHeight(table.horizontalHeader().sizeHint().height() + 4 * table.verticalHeader().defaultSectionSize() + 20)
         side.setCollapsible(0, False)
+        # the details under the runs list, whatever the size: the screenshot keeps the viewer's height (under it
+        # they left a 1600x1000 screen a 400x300 screenshot, #38 walkthrough A2); the list has room to share
+        side.addWidget(viewer.details)
         for key, slot in (("+", v.zoom.zoom_in), ("=", v.zoom.zoom_in), ("-", v.zoom.zoom_out), ("0", v.zoom.fit)):
             _shortcut(panel, key, slot)  # as in Live, wherever the focus is in Review (not only on the view)
         panel.installEventFilter(self)
@@ -63,18 +68,15 @@ class ReviewLayout(QObject):
         return False
 
     def set_compact(self, on: bool, *, again: bool = False) -> None:
-        """`again`: the panel's first real size; the runs list's width is set for it."""
+        """`again`: the panel's first real size; the side's list and details are sized for it."""
         if on == self.compact and not again:
             return
         self.compact = on
         v = self.viewer
-        # the details go under the runs list, whatever the size: the screenshot keeps the viewer's height (under
-        # it they left a 1600x1000 screen a 400x300 screenshot, #38 walkthrough A2); the list has room to share
-        self.side.addWidget(v.details)
-        self.side.setSizes([300, 300])
         if on:
             self.split.setSizes([SIDE_COMPACT, max(self.panel.width() - SIDE_COMPACT, 400)])
-        QTimer.singleShot(0, self.size_side)  # once the list's parts have their heights
+        if again or not self._side_sized:  # once: after it the list and the details keep what the person dragged
+            QTimer.singleShot(0, self.size_side)  # once the list's parts have their heights
         v.compact = on
         self.side.widget(0).set_compact(on)  # the runs browser: its filter boxes fold behind a button
         self.show_parts()
@@ -90,8 +92,6 @@ class ReviewLayout(QObject):
     def size_side(self) -> None:
         """The runs list LIST_ROWS rows high or LIST_SHARE of the side, the step's details under it the rest (at
         least DETAILS_MIN); the person may drag the handle between them."""
-        if self.side.count() < 2:
-            return
         sizes, table = self.side.sizes(), self.panel_table()
         total = sum(sizes)
         if total < 2 * DETAILS_MIN:
@@ -99,6 +99,7 @@ class ReviewLayout(QObject):
         need = sizes[0] - table.viewport().height() + LIST_ROWS * table.verticalHeader().defaultSectionSize() + 2
         list_h = max(min(max(need, int(total * LIST_SHARE)), total - DETAILS_MIN), total // 2)
         self.side.setSizes([list_h, total - list_h])
+        self._side_sized = True
 
     def panel_table(self):
         return self.side.widget(0).table  # the runs browser's table

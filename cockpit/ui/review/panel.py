@@ -50,12 +50,14 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress", "T": "harmful"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
 WATCH_MS = 1500  # how often a shown Review asks the store whether another process wrote to it
+TYPING_MS = 300  # a pause in typing the annotator's name before To adjudicate lists the runs for it
 
 
 class ReviewPanel(QWidget):
     branchRequested = Signal(str, int)  # run id, step: replay up to it in a new browser, then the agent goes on
     replayRequested = Signal(str)
     resumeRequested = Signal(str, bool)  # run id, by replaying its steps (else: reopen the last address)
+    attemptRequested = Signal(str)  # run id: your own attempt at its task, in Live's browser
     labelled = Signal(str)  # run id
 
     def __init__(self, store: Store, parent=None, *, annotator: str = "",
@@ -118,7 +120,12 @@ class ReviewPanel(QWidget):
         bar.nextRequested.connect(lab.next_unlabelled)
         bar.annotatorChanged.connect(lambda _name: lab.on_annotator_changed())
         bar.annotatorChanged.connect(lambda _name: self.key_points.refresh())
-        bar.annotatorChanged.connect(lambda _name: self.adj_bar.adjudicating and self.refresh())  # a QA reviewer?
+        # a QA reviewer? To adjudicate lists their batches whole: at once for a name picked, after a pause in typing
+        self._typing = QTimer(self, singleShot=True, interval=TYPING_MS)
+        self._typing.timeout.connect(lambda: self.adj_bar.adjudicating and self.refresh())
+        bar.annotator.lineEdit().textEdited.connect(lambda _text: self._typing.start())  # (before annotatorChanged)
+        bar.annotatorChanged.connect(lambda _name: self._typing.isActive() or (self.adj_bar.adjudicating
+                                                                              and self.refresh()))
         self.key_points.message.connect(bar.say)
         self.key_points.counted.connect(self._on_key_points_counted)
         self.key_points.counted.connect(lambda met, total, _t: bar.set_suggestion(met, total))
@@ -141,6 +148,7 @@ class ReviewPanel(QWidget):
         tools.replayClicked.connect(lambda: v.run and self.replayRequested.emit(v.run["id"]))
         tools.resumeClicked.connect(lambda by_replay: v.run and self.resumeRequested.emit(v.run["id"], by_replay))
         tools.closeRunClicked.connect(self.close_run)
+        tools.attemptClicked.connect(lambda: v.run and self.attemptRequested.emit(v.run["id"]))
         self.step_pages = StepPageOpener(self.store, self)
         self.step_pages.message.connect(bar.say)
         tools.stepPageClicked.connect(self.open_step_page)

@@ -2,7 +2,10 @@
 recorded), open a step's recorded page, and resume / close an interrupted run.
 
 A row of buttons that wraps on a narrow window (no button has its text cut). It only says what was asked
-(signals); cockpit.ui.review.panel acts on the open run.
+(signals); cockpit.ui.review.panel acts on the open run. Whether the run can be served from its web recording is
+worked out once, when the run is shown (show_run: it reads the recording's log); whether a step can be re-asked
+is decided from the step's row as it steps (a person's step, an imported run, no request stored), so ←/→ reads
+nothing. The re-ask dialog still says anything else that stops it.
 """
 from __future__ import annotations
 
@@ -10,7 +13,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QCheckBox, QComboBox, QHBoxLayout, QPushButton, QVBoxLayout, QWidget
 
 from cockpit.core.replay import resume
-from cockpit.core.replay.reask import why_not_reask
 from cockpit.core.replay.recorded import why_not_recorded
 from cockpit.ui.flow_layout import flow_row
 
@@ -21,6 +23,7 @@ class RunTools(QWidget):
     branchClicked = Signal()
     replayClicked = Signal()
     resumeClicked = Signal(bool)  # by replaying its steps
+    attemptClicked = Signal()
     stepPageClicked = Signal()
     closeRunClicked = Signal()
 
@@ -59,10 +62,10 @@ class RunTools(QWidget):
                                     "as a human run (no model), to set your steps beside the agent's")
         self.close_run_btn = QPushButton("Close run")
         self.close_run_btn.setToolTip("Give this interrupted run up: it is marked closed and its steps are kept")
-        self.compare_btn.clicked.connect(self.compareClicked)
-        self.reask_btn.clicked.connect(self.reaskClicked)
-        self.branch_btn.clicked.connect(self.branchClicked)
-        self.replay_btn.clicked.connect(self.replayClicked)
+        for btn, signal in ((self.compare_btn, self.compareClicked), (self.reask_btn, self.reaskClicked),
+                            (self.branch_btn, self.branchClicked), (self.replay_btn, self.replayClicked),
+                            (self.attempt_btn, self.attemptClicked)):
+            btn.clicked.connect(signal)
         self.resume_btn.clicked.connect(lambda: self.resumeClicked.emit(self.resume_replay.isChecked()))
         self.close_run_btn.clicked.connect(self.closeRunClicked)
         self.step_page_btn.clicked.connect(self.stepPageClicked)
@@ -78,17 +81,30 @@ class RunTools(QWidget):
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
                                 self.resume_replay, self.close_run_btn)))
         self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn)}
+        self.run, self._recorded, self._asked = None, "no run is open", set()  # see show_run
         self.set_run_status("")
         for w in (self.compare_btn, self.attempt_btn, self.reask_btn, self.branch_btn, self.replay_btn,
                   self.replay_speed, self.recorded_box, self.step_page_btn):
             w.setEnabled(False)  # until a run is shown (check_step)
 
-    def check_step(self, store, run: dict | None, step: int | None) -> None:
-        """Re-ask, "as recorded" and the step's page enabled only where they can work on the step shown; where
-        not, their tooltip says why (an imported run: no request to re-ask, no web recording; walk3 A16)."""
-        reask = why_not_reask(store, run["id"], step) if run and step is not None else "no step is shown"
+    def show_run(self, store, run: dict | None) -> None:
+        """The run shown (None: no run): why its web recording cannot serve it ("" when it can: its log read once,
+        here) and which of its steps have a request stored; then no step is shown yet."""
+        self.run = run
         recorded = why_not_recorded(store, run["id"]) if run else "no run is open"
-        recorded = recorded[:1].lower() + recorded[1:]
+        self._recorded = recorded[:1].lower() + recorded[1:]
+        self.steps_added(store)
+        self.check_step(None)
+
+    def steps_added(self, store) -> None:
+        """The run shown has new steps (a run going on elsewhere): which have a request stored, again."""
+        self._asked = store.steps_with_request(self.run["id"]) if self.run else set()
+
+    def check_step(self, step: dict | None) -> None:
+        """Re-ask, "as recorded" and the step's page enabled only where they can work on the step shown (its row);
+        where not, their tooltip says why (an imported run: no request to re-ask, no web recording; walk3 A16)."""
+        run, recorded = self.run, self._recorded
+        reask = why_not_reask(run, step, self._asked) if run else "no step is shown"
         for w, what, why in ((self.reask_btn, "Cannot re-ask", reask),
                              (self.recorded_box, "Cannot replay or branch as recorded", recorded),
                              (self.step_page_btn, "Cannot open this step's page", recorded)):
@@ -104,3 +120,21 @@ class RunTools(QWidget):
         for w in (self.resume_btn, self.resume_replay):
             w.setVisible(status in resume.RESUMABLE)
         self.close_run_btn.setVisible(status == "interrupted")
+
+
+def why_not_reask(run: dict, step: dict | None, asked: set[int]) -> str:
+    """Why `step` (a row of `run`) cannot be re-asked, from the row alone ("" when it seems it can): a person's
+    step, an imported run's (its log keeps no request as sent), or one with no request stored (`asked`: the steps
+    with one). The re-ask dialog checks the request itself when asked."""
+    if step is None:
+        return "no step is shown"
+    where = f"step {step['step']} of run {run['id']}"
+    source = run.get("source") or "cockpit"
+    if step.get("actor") == "human":
+        return f"{where} was taken by the human supervisor: no model request was sent, so there is nothing to re-ask"
+    if source != "cockpit":
+        return (f"{where} cannot be re-asked as it was sent: the run was imported ({source}) and its log holds no "
+                "exact request for this step")
+    if step["step"] not in asked:
+        return f"{where} has no recorded request (the model was not asked at this step)"
+    return ""

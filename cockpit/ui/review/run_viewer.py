@@ -1,4 +1,5 @@
-"""Review's run viewer: the open run's header and final answer, the filmstrip, the step's screenshot and details.
+"""Review's run viewer: the open run's header and final answer, the filmstrip, the step's screenshot and details
+(the details are laid out under the runs list, by cockpit.ui.review.layout).
 
 A widget that owns the open run (its row, its steps, the step shown) and the decoded screenshots: they are
 decoded off the GUI thread (cockpit.ui.review.loader) and the neighbours of the step shown are preloaded, so
@@ -20,7 +21,6 @@ from PySide6.QtWidgets import (
     QListView,
     QListWidget,
     QListWidgetItem,
-    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -73,6 +73,7 @@ class RunViewer(QWidget):
         self.claim_hidden = False  # the run's claim is hidden (a blind batch's run, not labelled yet)
         self.compact = False
         self._images: OrderedDict[tuple[str, int], QImage] = OrderedDict()
+        self._thumbed: set[int] = set()  # the open run's steps whose thumbnail is in the filmstrip
         self._ahead: tuple | None = None  # (run id, step, paths): the first screenshot of the run N opens next
         self._marks: dict[tuple[str, int], list] = {}
         # No Qt parent: the loader thread holds it, so it cannot be destroyed under a pending emit.
@@ -111,10 +112,6 @@ class RunViewer(QWidget):
         for w in (self.tools, self.step_info, self.image_note):
             tl.addWidget(w)
         tl.addWidget(self.view, 1)
-        self.vsplit = QSplitter(Qt.Vertical)
-        self.vsplit.addWidget(self.top)
-        self.vsplit.addWidget(self.details)
-        self.vsplit.setSizes([520, 200])
         self.lay = QVBoxLayout(self)
         self.lay.setContentsMargins(0, 0, 0, 0)
         lines = QHBoxLayout()  # compact: the run's header and its answer side by side, one line for both
@@ -123,7 +120,7 @@ class RunViewer(QWidget):
         self.lay.addLayout(lines)
         for w in (self.header, self.answer, self.filmstrip):
             self.lay.addWidget(w)
-        self.lay.addWidget(self.vsplit, 1)
+        self.lay.addWidget(self.top, 1)
 
     # ---------- the open run ----------
     def open(self, run_id: str) -> bool:
@@ -133,23 +130,18 @@ class RunViewer(QWidget):
         except CockpitError as e:
             self.view.clear(str(e))
             return False
-        self.run, self.steps, self.claim_hidden = run, steps, False
+        self.run, self.steps, self.claim_hidden = run, [], False
         self.set_note("")
         self._marks = {k: v for k, v in self._marks.items() if k[0] == run_id}  # only this run's
         self.filmstrip.blockSignals(True)
         self.filmstrip.clear()
-        placeholder = QPixmap(144, 108)
-        placeholder.fill(Qt.lightGray)
-        for _ in steps:
-            self.filmstrip.addItem(QListWidgetItem(QIcon(placeholder), ""))
-        self._label_filmstrip()
         self.filmstrip.blockSignals(False)
         self.loader.request("image", [])
-        self.loader.request("thumb", [(run_id, s["step"], str(self.store.file(s["screenshot"])))
-                                      for s in steps if s["screenshot"]])
+        self._thumbed = set()
         self.tools.set_run_status(run["status"])
-        self.tools.check_step(self.store, run, None)
+        self.tools.show_run(self.store, run)
         self.index = -1
+        self._add_steps(steps)
         return True
 
     def close_run(self, message: str) -> None:
@@ -164,7 +156,7 @@ class RunViewer(QWidget):
             label.setText("")
         self.set_note("")
         self.tools.set_run_status("")
-        self.tools.check_step(self.store, None, None)
+        self.tools.show_run(self.store, None)
         self.details.show_step(self.store, {}, None)
         self.view.clear(message)
 
@@ -186,19 +178,45 @@ class RunViewer(QWidget):
             self._ahead = (run_id, s["step"], self._image_paths(s))
 
     def reload_run(self) -> None:
-        """The open run's row again (its status may have changed: resumed, closed, finished)."""
-        if self.run:
-            was = self.run["status"]
-            try:
-                self.run = self.store.run(self.run["id"])
-                steps = len(self.store.steps(self.run["id"], with_request=False)) if was == "running" else 0
-            except CockpitError:
-                return
-            self.tools.set_run_status(self.run["status"])
-            if was == "running" and steps != len(self.steps):  # a run going on elsewhere: its new steps
-                at = self.index
-                if self.open(self.run["id"]):
-                    self.go(max(at, 0))
+        """The open run's row again (its status may have changed: resumed, closed, finished); a run still being
+        written gets its new steps added to the filmstrip (the step shown stays)."""
+        if not self.run:
+            return
+        was = self.run["status"]
+        try:
+            run = self.store.run(self.run["id"])
+            new = self.store.steps(run["id"], with_request=False, after=self.steps[-1]["step"] if self.steps else 0) \
+                if was == "running" else []
+        except CockpitError:
+            return
+        self.run = run
+        self.tools.set_run_status(run["status"])
+        if new:  # a run going on elsewhere: its new steps
+            self._add_steps(new, shown=True)
+
+    def _add_steps(self, new: list[dict], shown: bool = False) -> None:
+        """Steps after the last one: in the filmstrip (their thumbnails decoded behind); `shown`: the run was
+        shown before (the step shown stays, or the first comes when there was none)."""
+        self.steps.extend(new)
+        placeholder = QPixmap(144, 108)
+        placeholder.fill(Qt.lightGray)
+        self.filmstrip.blockSignals(True)
+        for _ in new:
+            self.filmstrip.addItem(QListWidgetItem(QIcon(placeholder), ""))
+        self._label_filmstrip()
+        self.filmstrip.blockSignals(False)
+        self.loader.request("thumb", self._thumb_jobs())
+        if not shown:
+            return
+        self.tools.steps_added(self.store)
+        if self.index < 0:
+            self.go(0)
+        else:
+            self.decorate()  # "Step 3/7": the count of steps went up
+
+    def _thumb_jobs(self) -> list[tuple[str, int, str]]:
+        return [(self.run["id"], s["step"], str(self.store.file(s["screenshot"])))
+                for s in self.steps if s["screenshot"] and s["step"] not in self._thumbed]
 
     def current(self) -> dict | None:
         """The step shown (its row), or None."""
@@ -251,7 +269,7 @@ class RunViewer(QWidget):
         moved = self.index >= 0
         self.index = i
         s = self.steps[i]
-        self.tools.check_step(self.store, self.run, s["step"])  # what works on this step (re-ask, recording)
+        self.tools.check_step(s)  # what works on this step (re-ask, recording), from its row
         key = (self.run["id"], s["step"])
         img = self._images.get(key)
         if img is not None:
@@ -392,6 +410,7 @@ class RunViewer(QWidget):
         for i, s in enumerate(self.steps):
             if s["step"] == step:
                 self.filmstrip.item(i).setIcon(QIcon(QPixmap.fromImage(img)))
+                self._thumbed.add(step)
                 return
 
 
