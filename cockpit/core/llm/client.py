@@ -55,7 +55,7 @@ import openai
 
 from cockpit.core.llm import apikeys, modelerrors, streaming
 from cockpit.core.llm.modelconfig import PRICES, ModelConfig, estimate_cost, price_for
-from cockpit.core.llm.modelerrors import ModelCancelled, ModelError, html_page
+from cockpit.core.llm.modelerrors import ModelCancelled, ModelError
 from cockpit.core.llm.outimages import prepare_images
 from cockpit.core.llm.retry import RetryPolicy, with_retries
 from cockpit.core.llm.streaming import Partial
@@ -146,15 +146,8 @@ def check_json(raw, config: ModelConfig):
     with something else (usually a wrong base URL)."""
     parsed = raw.parse()
     if isinstance(parsed, str):
-        ctype = raw.headers.get("content-type", "no content type")
-        page = html_page(parsed, config.display_url, ctype)
-        if page is not None:
-            page.status = raw.status_code
-            raise page
-        raise ModelError(
-            f"the server at {config.display_url} answered with {ctype} instead of JSON; "
-            "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
-            status=raw.status_code, reason="not-json")
+        raise modelerrors.not_json(parsed, config.display_url, raw.headers.get("content-type", "no content type"),
+                                   raw.status_code)
     return parsed
 
 

@@ -42,6 +42,7 @@ class ModelError(CockpitError):
 
 
 HTML_START = 200  # characters of an HTML page's text quoted in the error
+BASE_URL_HINT = "is the base URL right? (OpenAI-compatible servers usually end in /v1)"
 
 
 def html_page(body: str | bytes | None, url: str, ctype: str = "") -> ModelError | None:
@@ -61,10 +62,19 @@ def html_page(body: str | bytes | None, url: str, ctype: str = "") -> ModelError
     start = words[:HTML_START] + ("…" if len(words) > HTML_START else "")
     gateway = re.search(r"\b50[234]\b|bad gateway|unavailable|gateway time-?out", name + " " + start, re.I)
     hint = ("; a proxy or gateway in front of the model is failing" if gateway else
-            f" — {ctype or 'HTML'} instead of JSON; is the base URL right? (OpenAI-compatible servers usually end in /v1)")
+            f" — {ctype or 'HTML'} instead of JSON; {BASE_URL_HINT}")
     err = ModelError(f"the model server at {url} answered with an HTML page, not the API ({name}): "
                      f"\"{start}\"{hint}", retryable=bool(gateway), reason="html-page" if gateway else "not-json")
     err.why = f"an HTML page, not the API: {name}"
+    return err
+
+
+def not_json(body: str | bytes | None, url: str, ctype: str, status: int | None) -> ModelError:
+    """The error for a server that answered with something other than JSON (usually a wrong base URL), its HTTP
+    `status` kept: its HTML page quoted (:func:`html_page`), else its content type `ctype` named ("not-json")."""
+    err = html_page(body, url, ctype) or ModelError(
+        f"the server at {url} answered with {ctype} instead of JSON; {BASE_URL_HINT}", reason="not-json")
+    err.status = status
     return err
 
 
@@ -131,8 +141,8 @@ def classify(exc: BaseException, config: ModelConfig, what: str = "model call") 
     elif isinstance(exc, openai.APIError):  # an error event in the middle of a streamed reply
         err = ModelError(f"the server at {url} reported an error in the middle of its reply: {str(exc)[:300]}",
                          retryable=True, reason="stream-error")
-    elif isinstance(exc, json.JSONDecodeError) and html_page(exc.doc, url):
-        err = html_page(exc.doc, url)
+    elif isinstance(exc, json.JSONDecodeError) and (page := html_page(exc.doc, url)):
+        err = page
     elif isinstance(exc, json.JSONDecodeError):
         err = ModelError(f"the server at {url} sent malformed JSON (truncated reply?): {exc.msg}",
                          retryable=True, reason="invalid-json")

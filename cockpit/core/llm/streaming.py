@@ -30,7 +30,7 @@ from openai.types.chat import ChatCompletion
 
 from cockpit.core.actions import replytext
 from cockpit.core.llm.modelconfig import ModelConfig
-from cockpit.core.llm.modelerrors import ModelCancelled, ModelError, html_page
+from cockpit.core.llm.modelerrors import ModelCancelled, ModelError, html_page, not_json
 
 #: statuses with which a server may say "I do not stream" (it is then asked again without streaming)
 REFUSAL_STATUSES = (400, 404, 405, 415, 422, 501)
@@ -154,14 +154,9 @@ def _plain(stream, config: ModelConfig) -> Any:
     response = stream.response
     ctype = response.headers.get("content-type", "no content type")
     if "json" not in ctype:
-        page = html_page(response.read(), config.display_url, ctype)
+        err = not_json(response.read(), config.display_url, ctype, response.status_code)
         stream.close()
-        if page is not None:
-            page.status = response.status_code
-            raise page
-        raise ModelError(f"the server at {config.display_url} answered with {ctype} instead of JSON; "
-                         "is the base URL right? (OpenAI-compatible servers usually end in /v1)",
-                         status=response.status_code, reason="not-json")
+        raise err
     return json.loads(response.read())
 
 

@@ -52,13 +52,28 @@ class ReaskError(CockpitError):
 
 
 def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
-    """The messages sent to the model at `step`, exactly as recorded, images as references.
+    """The messages sent to the model at `step`, exactly as recorded, images as references (a copy).
 
     Raises ReaskError (a CockpitError) when the run or step does not exist or the
     step has no request to re-ask: a human's step, a step where the model was
     not asked, or a run imported from WebVoyager (whose logs keep placeholders
     instead of the screenshots sent).
     """
+    return copy.deepcopy(_recorded_request(store, run_id, step))
+
+
+def why_not_reask(store: Store, run_id: str, step: int) -> str:
+    """Why `step` of `run_id` cannot be re-asked ("" when it can): rebuild_request's reason."""
+    try:
+        _recorded_request(store, run_id, step)
+    except ReaskError as e:
+        return str(e)
+    return ""
+
+
+def _recorded_request(store: Store, run_id: str, step: int) -> list[dict] | dict:
+    """The request recorded at `step`, as the store gave it (not copied), once it is one that can be re-asked;
+    ReaskError otherwise (see :func:`rebuild_request`)."""
     run = _run(store, run_id)
     row = store.step(run_id, step)
     if row is None:
@@ -77,7 +92,7 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
         raise ReaskError(f"{where} has no recorded request (the model was not asked at this step)")
     if isinstance(request, dict):  # a Responses API body (OpenAI computer use), sent again as it was
         reask_pixel.check_request(request, where)
-        return copy.deepcopy(request)
+        return request
     if not isinstance(request, list) or not all(isinstance(m, dict) for m in request):
         raise ReaskError(f"the request recorded for {where} is not a list of messages")
     for m in request:
@@ -90,16 +105,7 @@ def rebuild_request(store: Store, run_id: str, step: int) -> list[dict]:
                         "its recorded messages hold a placeholder instead of each screenshot sent")
                 raise ReaskError(f"{where} cannot be rebuilt: an image in its request is not a step "
                                  f"reference ({url[:40]!r})")
-    return copy.deepcopy(request)
-
-
-def why_not_reask(store: Store, run_id: str, step: int) -> str:
-    """Why `step` of `run_id` cannot be re-asked ("" when it can): rebuild_request's reason."""
-    try:
-        rebuild_request(store, run_id, step)
-    except ReaskError as e:
-        return str(e)
-    return ""
+    return request
 
 
 #: Re-clipping an edited request works exactly as the conversation does.

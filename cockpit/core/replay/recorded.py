@@ -43,15 +43,20 @@ class NotRecorded(CockpitError):
 def why_not_recorded(store: Store, run_id: str) -> str:
     """Why run `run_id` cannot be served from a web recording ("" when it can): no archive (recording off,
     recorded before Cockpit recorded the web, or imported) or one without the network."""
+    return _recording(store, run_id)[1]
+
+
+def _recording(store: Store, run_id: str) -> tuple[WebArchive | None, str]:
+    """Run `run_id`'s web archive and "", or None and why it cannot be served from it (:func:`why_not_recorded`)."""
     archive = WebArchive.of(store.run_dir(run_id))
     if archive is None:
         run = store.run(run_id)
         how = (f"it was imported ({run.get('source')})" if run.get("source", "cockpit") != "cockpit"
                else "it was made with recording off or before Cockpit recorded the web")
-        return f"This run has no web recording: {how}."
+        return None, f"This run has no web recording: {how}."
     if not archive.meta.get("network", False):
-        return f"This run recorded no network ({archive.meta.get('why_not') or 'not recorded'})."
-    return ""
+        return None, f"This run recorded no network ({archive.meta.get('why_not') or 'not recorded'})."
+    return archive, ""
 
 
 def _base(url: str) -> str:
@@ -84,13 +89,9 @@ class ServedRun:
     @classmethod
     def open(cls, session: BrowserSession, store: Store, run_id: str) -> "ServedRun":
         """Serve `session`'s tab from run `run_id`'s archive from now on; NotRecorded, CockpitError."""
-        archive = WebArchive.of(store.run_dir(run_id))
+        archive, why = _recording(store, run_id)
         if archive is None:
-            raise NotRecorded(f"run {run_id} has no web recording (it was made with recording off, before "
-                              "Cockpit recorded the web, or imported); replay it live instead")
-        if not archive.meta.get("network", False):
-            raise NotRecorded(f"run {run_id} recorded no network ({archive.meta.get('why_not') or 'not recorded'});"
-                              " replay it live instead")
+            raise NotRecorded(f"{why} Replay run {run_id} live instead.")
         served = cls(session, archive, run_id)
         served.interceptor = Interceptor.start(lambda on_event: open_stream(session, "replay", on_event),
                                                served.lookup)

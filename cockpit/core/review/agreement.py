@@ -53,11 +53,11 @@ from cockpit.core.review.judges import FIGURES as JUDGES_FIGURES
 from cockpit.core.review.judges import judge_rows, k_label
 from cockpit.core.review.kappa import cohen_kappa, fleiss_kappa, percent_agreement
 from cockpit.core.review.outcomes import (
+    agent_runs,
     assisted_success,
     failure_categories,
     not_executable_runs,
     ratio,
-    runs_by_id,
     steps_histogram,
     success_rates,
 )
@@ -205,7 +205,7 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
         against[v["run_id"]].append({"judge": v["judge"], "k": v["k"] or 0, "k_label": k_label(v["k"]),
                                      "prompt_version": v["prompt_version"] or "", "verdict": int(v["verdict"])})
     out = []
-    for run_id, run in runs_by_id(store).items():
+    for run_id, run in agent_runs(store).items():
         split = annotators and len(set(matrix.get(run_id, {}).values())) > 1
         if not split and run_id not in against:
             continue
@@ -295,7 +295,7 @@ def adjudication_summary(store, boot: B.Bootstrap | None = None) -> dict:
     kappa, precision and recall after adjudication; ``judges`` of :func:`report` is before)."""
     cons = consensus(store)
     after = adjudicated_consensus(store, cons)
-    dropped = {a["run_id"] for a in _adjudications(store) if a["run_id"] not in after}  # adjudicated not executable
-    changed = sorted({r for r, v in after.items() if cons.get(r) != v} | {r for r in dropped if r in cons})
+    # a new or other verdict, or a consensus gone (adjudicated not executable: only adjudication takes runs out)
+    changed = sorted({r for r, v in after.items() if cons.get(r) != v} | (cons.keys() - after.keys()))
     return {"adjudicated": len(_adjudications(store)), "changed": changed,
             "judges": _with_canaries(judge_agreement(store, after, boot), canary_audit.audit(store.root))}

@@ -36,12 +36,6 @@ def import_label_file(store: Store, path: Path | str) -> LabelMerge:
     return merge
 
 
-def read_label_file(path: Path | str) -> list[dict]:
-    """The label rows of a labels-jsonl or labels-csv export, as rows of the store's labels table."""
-    path = Path(path)
-    return [_label(row, line, path) for line, row in _file_rows(path) if row.get("annotator")]
-
-
 def _ticks(row: dict, label: dict, where: str) -> list[dict]:
     """The row's key points that were met, as the annotator's ticks (an export without the column: none)."""
     points = row.get("key_points")

@@ -20,12 +20,19 @@ def ratio(a: int, b: int) -> float | None:
 
 
 def runs_by_id(store) -> dict[str, dict]:
-    """The store's run summaries by run id."""
+    """The store's run summaries by run id (people's own attempts too)."""
     return {r["id"]: r for r in store.run_summaries()}
 
 
-def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
-    """Each finished run's success (1/0, or None when unknown) and where it came from.
+def agent_runs(store) -> dict[str, dict]:
+    """The agents' run summaries by run id: :func:`runs_by_id` without people's own attempts (model ``human``),
+    which are not the agents' successes or failures."""
+    return {rid: r for rid, r in runs_by_id(store).items() if r["model"] != HUMAN}
+
+
+def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str]]:
+    """Each finished agent run's success (1/0, or None when unknown) and where it came from; with `people`, people's
+    own attempts (model ``human``) too.
 
     Sources, in order of preference: 'human' (the consensus, or the adjudicated verdict where
     there is one: :func:`adjudicated_consensus`), 'not_executable' (the annotators' consensus is that the task
@@ -47,7 +54,7 @@ def run_outcomes(store) -> dict[str, tuple[int | None, str]]:
         if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
             newest[v["run_id"]] = (t, int(v["verdict"]))
     out = {}
-    for run_id, run in runs_by_id(store).items():
+    for run_id, run in (runs_by_id if people else agent_runs)(store).items():
         if run["status"] == "running":
             continue
         if run_id in cons:
@@ -74,8 +81,8 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     counted in ``sources['unjudged']``, runs refused at the gate in
     ``sources['refused']``, runs the annotators found not executable in ``sources['not_executable']`` (never
     failures). ``sources`` counts the runs of the row by source: human, judge, no_answer, unjudged, refused,
-    not_executable. People's own attempts (model ``human``) are left out of the sites' rates and have their row
-    by model. ``rate`` is successes / n (None
+    not_executable. People's own attempts (model ``human``) are in no site's rate; by model they have a row
+    of their own. ``rate`` is successes / n (None
     when n = 0). A run with no site or model is grouped under ''. Groups are
     sorted by name.
     """
@@ -83,9 +90,7 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
         raise ValueError(f"success rates are by 'site' or 'model', not {by!r}")
     runs = runs_by_id(store)
     groups: dict[str, dict] = {}
-    for run_id, (ok, source) in run_outcomes(store).items():
-        if by == "site" and runs[run_id]["model"] == HUMAN:  # a person's own attempt: a row of its own by model
-            continue
+    for run_id, (ok, source) in run_outcomes(store, people=by == "model").items():
         g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
         g["sources"][source] += 1
         if ok is None:
@@ -108,11 +113,11 @@ def assisted_success(store) -> dict:
     successes, and the *assisted success rate* success / n; ``autonomous`` the successes of runs nobody
     intervened in, and the *autonomous success rate* autonomous / n (a success a person helped to does not
     count); ``assisted_runs`` the runs with interventions among the n, and ``assisted_successes`` those
-    that succeeded. ``runs``: every finished run with interventions (any outcome), ``{run_id, task,
+    that succeeded. ``runs``: every finished agent run with interventions (any outcome), ``{run_id, task,
     outcome (1/0/None), source, interventions: {approved, rejected, ..., assisted}, described}``,
     sorted by run id. Also per model: ``by_model`` rows ``{model, n, success, autonomous, rates}``.
     """
-    outcomes, runs = run_outcomes(store), runs_by_id(store)
+    outcomes, runs = run_outcomes(store), agent_runs(store)
     ivs = IV.of_runs(store)
     total = {"n": 0, "success": 0, "autonomous": 0, "assisted_runs": 0, "assisted_successes": 0}
     models: dict[str, dict] = {}
@@ -133,7 +138,7 @@ def assisted_success(store) -> dict:
     listed = []
     for run_id in sorted(ivs):
         if run_id not in outcomes:
-            continue  # still running
+            continue  # still running, or a person's own attempt
         ok, source = outcomes[run_id]
         listed.append({"run_id": run_id, "task": runs[run_id]["task"], "outcome": ok, "source": source,
                        "interventions": ivs[run_id].to_dict(), "described": ivs[run_id].describe()})
@@ -142,10 +147,10 @@ def assisted_success(store) -> dict:
 
 
 def not_executable_runs(store) -> dict:
-    """The runs whose human consensus is not executable (:func:`~cockpit.core.review.consensus.not_executable`),
+    """The agent runs whose human consensus is not executable (:func:`~cockpit.core.review.consensus.not_executable`),
     reported apart: ``{count, runs}``, each run ``{run_id, task, task_id, site, model, reasons: {annotator:
     reason}}``, by run id. They are in no success rate and no failure count."""
-    runs = runs_by_id(store)
+    runs = agent_runs(store)
     listed = [{"run_id": rid, "task": runs[rid]["task"], "task_id": runs[rid]["task_id"] or "",
                "site": runs[rid]["site"] or "", "model": runs[rid]["model"] or "", "reasons": reasons}
               for rid, reasons in not_executable(store).items() if rid in runs]

@@ -21,6 +21,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from cockpit.core.store import key_points
 from cockpit.core.store.adjudications import adjudications
 from cockpit.core.store.db import Store, StoreError
 from cockpit.core.store.schema import SCHEMA_VERSION
@@ -100,14 +101,13 @@ def store_hash(store: Store, run_id: str) -> str:
     return content_hash(run_content(store, run_id), files)
 
 
-def run_key_points(store: Store, run_id: str) -> tuple[list[dict], list[dict]]:
-    """The run's key-point ticks, and the key points typed for its task (its task id, else its text)."""
+def run_key_points(store: Store, run: dict) -> tuple[list[dict], list[dict]]:
+    """The key-point ticks of `run` (its row in the store), and the key points typed for its task
+    (:func:`~cockpit.core.store.key_points.task_key`)."""
     ticks = store.rows(f"SELECT {', '.join(TICK_COLUMNS)} FROM key_point_ticks WHERE run_id = ? "
-                        "ORDER BY annotator, position", [run_id])
-    run = store.rows("SELECT task_id, task FROM runs WHERE id = ?", [run_id])[0]
-    key = (run["task_id"] or "").strip() or (run["task"] or "").strip()
+                        "ORDER BY annotator, position", [run["id"]])
     typed = store.rows(f"SELECT {', '.join(KEY_POINT_COLUMNS)} FROM key_points WHERE task_key = ? "
-                        "ORDER BY position", [key])
+                        "ORDER BY position", [key_points.task_key(run)])
     return ticks, typed
 
 
@@ -134,7 +134,7 @@ def write_bundle(store: Store, run_ids: list[str], out: Path | str, *, credentia
         labels, step_labels = run_labels(store, rid)
         files = {rel: p.read_bytes() for rel, p in run_files(store, rid, credentials=credentials).items()}
         members[f"runs/{rid}/run.json"] = _json(content)
-        ticks, typed = run_key_points(store, rid)
+        ticks, typed = run_key_points(store, content["run"])
         members[f"runs/{rid}/labels.json"] = _json({"labels": labels, "step_labels": step_labels,
                                                     "adjudications": adjudications(store, rid),
                                                     "key_point_ticks": ticks, "key_points": typed})

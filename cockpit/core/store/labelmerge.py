@@ -9,19 +9,29 @@ from __future__ import annotations
 import datetime as dt
 import time
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from cockpit.core.store.adjudications import VERDICTS
 from cockpit.core.store.db import Store, StoreError
 from cockpit.core.store.labels import AXIS_ANSWERS
 from cockpit.core.words import plural
 
-_RUN_LABEL = ("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind",
-                                                  "side_effects", "repetition"))
-_STEP_LABEL = ("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
-_ADJUDICATION = ("adjudications", ("run_id",), ("verdict", "reason", "by", "category", "key_points"))
-_TICK = ("key_point_ticks", ("run_id", "annotator", "position"), ("step", "point"))
-#: Fields older bundles and exports do not have: absent is "not answered" (or, for an adjudication, not settled).
-OPTIONAL = ("side_effects", "repetition", "category", "key_points")
+
+class _Kind(NamedTuple):
+    """A kind of row that merges: its table, the columns naming one row, the columns it holds, and those of
+    them older bundles and exports do not have (absent is "not answered", or for an adjudication "not settled")."""
+    table: str
+    keys: tuple[str, ...]
+    fields: tuple[str, ...]
+    optional: tuple[str, ...] = ()
+
+
+_RUN_LABEL = _Kind("labels", ("run_id", "annotator"), ("verdict", "category", "comment", "seconds", "blind",
+                                                       "side_effects", "repetition"), ("side_effects", "repetition"))
+_STEP_LABEL = _Kind("step_labels", ("run_id", "step", "annotator"), ("judgement", "corrected_target", "comment"))
+_ADJUDICATION = _Kind("adjudications", ("run_id",), ("verdict", "reason", "by", "category", "key_points"),
+                      ("category", "key_points"))
+_TICK = _Kind("key_point_ticks", ("run_id", "annotator", "position"), ("step", "point"))
 
 
 @dataclass
@@ -47,7 +57,7 @@ def merge_labels(store: Store, labels: list[dict], step_labels: list[dict] = (),
                          f"({', '.join(missing[:5])}{', ...' if len(missing) > 5 else ''}); import the runs "
                          "first (`cockpit import bundle`); nothing was imported")
     for row in labels:
-        for axis in ("side_effects", "repetition"):
+        for axis in _RUN_LABEL.optional:  # the run's side effects and repetition
             if row.get(axis) not in (None, *AXIS_ANSWERS):
                 raise StoreError(f"{source}: run {row.get('run_id')}, {row.get('annotator')}: {axis.replace('_', ' ')} "
                                  f"must be one of {', '.join(AXIS_ANSWERS)}, not {row.get(axis)!r}; "
@@ -119,12 +129,16 @@ def _merge_typed(store: Store, merge: LabelMerge, key: str, rows: list[dict], so
         merge.ours_kept.append(f"{what}: ours stay over those in {source}, the newer is kept")
 
 
-def _merge_one(store: Store, merge: LabelMerge, kind: tuple, row: dict, source: str) -> None:
-    table, keys, fields = kind
+def _merge_one(store: Store, merge: LabelMerge, kind: _Kind, row: dict, source: str) -> None:
+    table, keys, fields, optional = kind
+    lacking = [k for k in (*keys, *fields, "created") if k not in row and k not in optional]
+    if lacking:
+        raise StoreError(f"{source}: a row of {table.replace('_', ' ')} has no {', '.join(lacking)} "
+                         f"({str(row)[:80]}); nothing was imported")
     where = " AND ".join(f"[{k}] = ?" for k in keys)
     have = store.rows(f"SELECT * FROM {table} WHERE {where}", [row[k] for k in keys])
-    absent = [f for f in OPTIONAL if f not in row]  # a file from before the question was asked: no answer given
-    row = {k: row[k] if k in row or k not in OPTIONAL else None for k in (*keys, *fields, "created")}
+    absent = [f for f in optional if f not in row]  # a file from before the question was asked: no answer given
+    row = {k: row.get(k) for k in (*keys, *fields, "created")}
     if not have:
         store.db[table].insert(row)
         merge.added += 1

@@ -88,7 +88,7 @@ def _items(kind: str, facts, keep: str, tally: Tally) -> list:
 
 def _walk(store: Store, options: ExportOptions, progress, cancel, each) -> tuple[list[str], Tally, bool]:
     ids = selected_runs(store, options)
-    outcomes = run_outcomes(store)
+    outcomes = run_outcomes(store, people=True)  # a person's own attempt is a demonstration too
     tally = Tally()
     step = max(1, len(ids) // 200)
     for n, rid in enumerate(ids):

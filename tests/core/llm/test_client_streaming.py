@@ -102,6 +102,24 @@ def test_a_streamed_request_answered_with_a_web_page_is_a_wrong_base_url():
     assert err.value.reason == "not-json"
 
 
+@pytest.mark.parametrize("body, says", [
+    ("OK", "answered with text/plain instead of JSON; is the base URL right"),
+    ("<html><title>Sign in</title><body>Sign in to the proxy</body></html>", "HTML page, not the API (Sign in)")])
+def test_a_body_that_is_not_json_is_told_the_same_streamed_or_not(body, says):
+    """Asked with and without streaming, a server that answers with something else gets one message, its status
+    kept."""
+    errors = []
+    with ModelServer(lambda b: Reply(body=body, content_type="text/plain" if body == "OK" else "text/html")) \
+            as srv, model_client(srv) as client:
+        for on_delta in (None, lambda p: None):
+            with pytest.raises(ModelError, match=says.replace("(", r"\(").replace(")", r"\)")) as err:
+                client.chat(USER, on_delta=on_delta)
+            errors.append(err.value)
+    first, streamed = errors
+    assert str(first) == str(streamed) and first.reason == streamed.reason == "not-json"
+    assert first.status == streamed.status == 200
+
+
 def test_retries_still_work_a_500_and_a_stream_broken_off_are_asked_again_and_the_preview_restarts():
     script = [Reply.error(500), Reply(text=TEXT, cut_after=6), Reply(text=TEXT, prompt_tokens=50, completion_tokens=20)]
     with ModelServer(scripted(script)) as srv, model_client(srv, max_retries=3, backoff=0.05) as client:

@@ -11,7 +11,7 @@ from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.replay.branch import branch
-from cockpit.core.replay.recorded import NotRecorded, ServedRun
+from cockpit.core.replay.recorded import NotRecorded, ServedRun, why_not_recorded
 from cockpit.core.replay.replay import Diverged, ReplayOptions, replay
 from cockpit.core.replay.stepcheck import SERVED_NOTE
 from cockpit.core.store.webarchive import WebArchive
@@ -101,5 +101,7 @@ def test_a_run_without_a_recording_says_so(make_agent, store, tmp_path, fresh_br
     with WebShop(tmp_path / "shop") as shop, ModelServer(web_shopper()) as srv:
         agent = make_agent(srv, AgentConfig(wait_seconds=0.2, record_web=False), approver=PolicyApprover(True))
         run_id = agent.run(Fresh("buy", shop.url("web_list.html"))).run_id
-    with pytest.raises(NotRecorded, match="no web recording"):
+    with pytest.raises(NotRecorded, match="no web recording") as err:
         replay(RunContext(fresh_browser, store), run_id, None, ReplayOptions(recorded=True))
+    # the same words as Review's disabled Replay button gives (why_not_recorded), and what to do instead
+    assert str(err.value) == f"{why_not_recorded(store, run_id)} Replay run {run_id} live instead."

@@ -90,3 +90,22 @@ def test_people_s_attempts_stay_out_of_the_sites_rates_and_judge_all(tmp_path):
     assert "human" in models and models["human"][4]["no_answer"] == 1  # D's attempt, given up: in its own row
     r = cockpit(home, "judge", "--all", "--no-canary", "--reference-only")
     assert ids["d_h"] not in r.stdout + r.stderr and ids["a_agent"] in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_people_s_attempts_are_no_agent_s_outcome(tmp_path):
+    """A given-up attempt is not a failure of the agents: it is in no outcome, no assisted success and no
+    disagreement; asked for, its outcome is there (no answer)."""
+    from cockpit.core.review.agreement import report
+    from cockpit.core.review.outcomes import assisted_success, run_outcomes
+    home = tmp_path / "home"
+    ids = _store(home)
+    with Store(home) as s:
+        agents = run_outcomes(s)
+        everyone = run_outcomes(s, people=True)
+        assisted = assisted_success(s)
+        rep = report(s)
+    assert {rid for rid, (_ok, source) in agents.items() if source == "no_answer"} == {ids["b_other"]}
+    assert everyone[ids["d_h"]] == (0, "no_answer") and ids["d_h"] not in agents
+    assert (assisted["n"], [m["model"] for m in assisted["by_model"]]) == (1, ["ui-tars"])
+    assert [r["model"] for r in rep["success_by_model"]] == ["gpt-4o", "human", "ui-tars"]
+    assert sum(sum(r["sources"].values()) for r in rep["success_by_site"]) == 6  # the agents' six finished runs
