@@ -99,13 +99,16 @@ class Executor(PointerActs):
         return scrub(text, self.secrets)
 
     def run(self, action: Action, marks: list[Mark], *, press_enter: bool = True,
-            approved: Binding | None = None, seen: Mark | None = None, voice: Voice = PERSON) -> ActionOutcome:
+            approved: Binding | None = None, seen: Mark | None = None, voice: Voice = PERSON,
+            document: landing.Document | None = None) -> ActionOutcome:
         """Execute `action`; `press_enter=False` makes Type leave out its closing Enter.
 
         `approved`: what the human approved; the action runs only if it is still that (else TargetChanged).
         `seen`: a pixel action's element as rated (resolved under its point, or the focus); its point must
         still hit it, unchanged. None: resolved now. `voice`: how the outcome and errors name points to the
-        model (``for_model``; the person's words name viewport CSS pixels).
+        model (``for_model``; the person's words name viewport CSS pixels). `document`: the page's document as
+        the marks were taken (``Observation.document``), to tell a new page the site answered with an HTTP
+        error (:mod:`landing`); None: not told.
         """
         s = self.session
         self._press_enter = press_enter
@@ -116,7 +119,6 @@ class Executor(PointerActs):
                                                        f"({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
-        document = landing.document(s) if action.kind != "answer" else None
         if action.pixel and seen is not None:
             mark = seen
         elif action.point is not None:
@@ -137,13 +139,13 @@ class Executor(PointerActs):
             self._handle_dialog(outcome)
             downloads.collect(s, outcome, mark)
             outcome.url_after = s.url
-            self._nav_after(outcome)
+            left = self._nav_after(outcome)
             # as recorded and shown from here on: a GET form puts a typed password into the address
             outcome.url_before, outcome.url_after = self.redact(outcome.url_before), self.redact(outcome.url_after)
             if outcome.url_changed and action.kind not in ("goto", "google", "back"):
                 outcome.message += f"; the page is now {outcome.url_after}"
                 outcome.for_model += f"; the page is now {outcome.url_after}" if outcome.for_model else ""
-            if said := landing.http_error(document, landing.document(s)):  # a new page, an HTTP error (#38)
+            if said := landing.warning(s, document, outcome.settle, left=left):  # a new page, an HTTP error (#38)
                 outcome.message, outcome.for_model = f"{outcome.message}; {said}", outcome.for_model and f"{outcome.for_model}; {said}"
             outcome.message, outcome.for_model = self.redact(outcome.message), self.redact(outcome.for_model)
         outcome.seconds = time.perf_counter() - t0
@@ -274,14 +276,16 @@ class Executor(PointerActs):
         if problem:
             raise self._error(ActionError, lambda v: f"{v.action(action)} was refused: {problem}")
 
-    def _nav_after(self, outcome: ActionOutcome) -> None:
+    def _nav_after(self, outcome: ActionOutcome) -> bool:
+        """Leave a forbidden page the action led to; whether it did."""
         bad = outcome.url_after
         problem = self.nav.landing_problem(bad)
         if problem is None:
-            return
+            return False
         outcome.url_after = where = self._leave(bad, outcome.url_before)
         outcome.message += (f"; the page then went to {bad[:200]}, which this run does not allow ({problem}), "
                             f"so Cockpit went back to {where}")
+        return True
 
     def _leave(self, bad: str, fallback: str) -> str:
         """Get off a forbidden page: back, else `fallback`, else about:blank. Returns where it ended."""

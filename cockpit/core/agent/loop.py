@@ -277,7 +277,8 @@ class Agent(TakeOver):
         try:
             seen = st.resolved if action.pixel else None
             out: ActionOutcome = self.executor.run(action, st.obs.marks, press_enter=st.press_enter,
-                                                   approved=approved, seen=seen, voice=pixelstep.voice(self, st))
+                                                   approved=approved, seen=seen, voice=pixelstep.voice(self, st),
+                                                   document=st.obs.document)
         except ActionError as e:  # "changed": the approved target is not what was approved; nothing was done
             changed = isinstance(e, TargetChanged)
             st.row.update(status="changed" if changed else "error", error=str(e), url_after=self.session.url,

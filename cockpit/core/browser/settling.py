@@ -18,7 +18,9 @@ def settle(session) -> dict:
     """Wait for the page to finish reacting, within settle_cap_ms (js/settle.js says what it waits for).
 
     Returns {'settled': bool, 'waited_ms': float, 'pending': [what was still pending, in words]}
-    ('pending' is empty once settled; when the cap hit: "timer 300ms", "fetch 1", "text 'Loading...'").
+    ('pending' is empty once settled; when the cap hit: "timer 300ms", "fetch 1", "text 'Loading...'"),
+    and, when the settle script answered on the page as it is left, 'document': [its time origin, its HTTP
+    status] (0: unknown; not there when no script answered, or a popup was folded in after it).
     """
     cfg = session.config
     deadline = time.monotonic() + cfg.settle_cap_ms / 1000
@@ -36,6 +38,7 @@ def settle(session) -> dict:
                 started = started or time.monotonic() - result.get("waited_ms", 0) / 1000
                 if left := loads.wait(deadline):
                     result = {**result, "settled": False, "pending": [f"script {u[-80:]}" for u in left]}
+                    result.pop("document", None)  # of the page before the wait
                     break
                 session.js("const s = window.__cockpitState; if (s) s.lastActivity = s.now();")  # it runs now
                 continue
@@ -52,7 +55,8 @@ def settle(session) -> dict:
             if time.monotonic() >= deadline:
                 break
             time.sleep(0.03)
-    session.ensure_single_tab()
+    if session.ensure_single_tab() and result:  # a popup's page, loaded in the tab after the script answered
+        result.pop("document", None)
     if started and result:
         result["waited_ms"] = (time.monotonic() - started) * 1000
     return result or {}

@@ -49,6 +49,7 @@ class Observation:
     model_image: bytes | None = None  # the marked screenshot as the model is sent it; see for_model()
     drawn: Image.Image | None = field(default=None, repr=False)  # the marked screenshot, decoded
     masked: tuple = ()  # [x, y, w, h] boxes painted over in `screenshot`: secrets typed there (see masking)
+    document: tuple[float, int] | None = None  # (time origin, HTTP status; 0: unknown) of the page marked
     _model_key: tuple = field(default=(), repr=False)  # (format, max width) model_image was made for
 
     def render(self, **style) -> bytes:
@@ -220,12 +221,21 @@ def observe(session: BrowserSession, *, render: bool = True, image_format: str |
     obs = Observation(url=page["url"], title=page["title"], screenshot=png, marks=res["marks"],
                       viewport=tuple(page["viewport"]), scroll=tuple(page["scroll"]),
                       page_size=tuple(page["page_size"]), stats=res["stats"], masked=tuple(secret),
-                      timings=timings)
+                      timings=timings, document=document_of(page.get("document")))
     if secret:
         obs.timings["mask_ms"] = (t4 - t3) * 1000
     if render:
         _render(obs, prepared, image_format, max_width)
     return obs
+
+
+def document_of(got) -> tuple[float, int] | None:
+    """A script's ``document`` ([time origin, HTTP status], as js/som.js's page and js/settle.js's answer
+    give it) as a tuple; None when it is not there (or malformed)."""
+    try:
+        return float(got[0]), int(got[1])
+    except (TypeError, ValueError, IndexError):
+        return None
 
 
 def _take(session: BrowserSession, render: bool) -> tuple[dict, bytes, tuple | None, dict]:

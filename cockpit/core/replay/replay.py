@@ -324,7 +324,8 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
                                                opts.rules, ctx.approver, ctx.control.stop_event, label, diverged)
     t0 = time.perf_counter()
     try:  # an approved step runs only on the element the approver saw (safety/binding.py), as in a live run
-        out = executor.run(todo_action, obs.marks, press_enter=press_enter, approved=approved)
+        out = executor.run(todo_action, obs.marks, press_enter=press_enter, approved=approved,
+                           document=obs.document)
     except ActionError as e:
         diverged(step=n, reason="action", expected_url=row.get("url") or "", actual_url=obs.url,
                  similarity=sim, action=row["action"], detail=str(e))

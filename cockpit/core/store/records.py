@@ -75,6 +75,12 @@ def outcome_text(status: str | None, detail: str | None) -> str:
     return f"{status}: {detail}"
 
 
+#: how an outcome says the page the action led to is an HTTP error: "the site answered HTTP 501 (Not
+#: Implemented)" (cockpit.core.agent.landing writes it, :func:`outcome_warning` reads it back)
+ANSWERED_HTTP = "the site answered HTTP"
+_ANSWERED = re.compile(re.escape(ANSWERED_HTTP) + r" (\d{3}) \(([^)]*)\)")
+
+
 def outcome_warning(status: str | None, detail: str | None) -> str:
     """Why an action that ran may have done nothing or failed ("" when nothing says so), for the window's
     amber and the CLI: text typed with nothing focused, a page the site answered with an HTTP error (#38)."""
@@ -83,8 +89,8 @@ def outcome_warning(status: str | None, detail: str | None) -> str:
         return ""
     if "(nothing has the focus)" in detail:
         return "nothing had the focus: the text may have gone nowhere"
-    if m := re.search(r"the site answered HTTP (\d{3}) \(([^)]*)\)", detail):
-        return f"the site answered HTTP {m.group(1)} ({m.group(2)}): the action may not have worked"
+    if m := _ANSWERED.search(detail):
+        return f"{ANSWERED_HTTP} {m.group(1)} ({m.group(2)}): the action may not have worked"
     return ""
 
 

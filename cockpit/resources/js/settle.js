@@ -11,6 +11,8 @@
 // that mutates forever settles after `mutationCapMs` of otherwise quiet; loading signals hold at
 // most `signalCapMs` (a spinner that never stops).
 // Called with execute_async_script(SOURCE, quietMs, capMs, mutationCapMs, lookMs, signalCapMs).
+// The answer also names the document it settled on: `document` is [time origin, HTTP status (0: unknown)]
+// (cockpit.core.agent.landing tells from it whether the action led to an error page, without asking again).
 (function (quietMs, capMs, mutationCapMs, lookMs, signalCapMs, done) {
   const st0 = window.__cockpitState;
   const clock = st0 && st0.now ? st0.now : () => performance.now();
@@ -96,6 +98,11 @@
     return out;
   }
 
+  function landed() {
+    const e = performance.getEntriesByType("navigation")[0];
+    return [performance.timeOrigin, e ? (e.responseStatus || 0) : 0];
+  }
+
   function check() {
     const st = window.__cockpitState;
     const now = clock();
@@ -127,14 +134,16 @@
       // The second look: quiet for lookMs after the work cleared, and no mutation for quietMs --
       // unless the page mutates forever (then mutationCapMs of otherwise quiet will do).
       if (now - idleSince >= lookMs && (now - last >= quietMs || now - idleSince >= mutationCapMs)) {
-        return done({ settled: !held, waited_ms: now - t0, instrumented: !!st, pending: held ? signals : [] });
+        return done({ settled: !held, waited_ms: now - t0, instrumented: !!st, pending: held ? signals : [],
+          document: landed() });
       }
     } else {
       idleSince = null;
     }
     first = false;
     if (now - t0 >= capMs) {
-      return done({ settled: false, waited_ms: now - t0, ready: ready, instrumented: !!st, pending: pending });
+      return done({ settled: false, waited_ms: now - t0, ready: ready, instrumented: !!st, pending: pending,
+        document: landed() });
     }
     later(check, 15);
   }

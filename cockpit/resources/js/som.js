@@ -166,11 +166,14 @@
     secretBoxes.push([Math.round(r.left), Math.round(r.top), Math.round(r.width), Math.round(r.height)]);
   }
   const se = topDoc.scrollingElement || topDoc.documentElement;
+  const navEntry = performance.getEntriesByType("navigation")[0];
   return {
     marks: marks,
     page: { url: location.href, title: topDoc.title, viewport: [VW, VH],
       scroll: [Math.round(window.scrollX), Math.round(window.scrollY)],
-      page_size: [se.scrollWidth, se.scrollHeight], secret_boxes: secretBoxes },
+      page_size: [se.scrollWidth, se.scrollHeight], secret_boxes: secretBoxes,
+      // [time origin, HTTP status (0: unknown)]: the document an action starts from (cockpit.core.agent.landing)
+      document: [performance.timeOrigin, navEntry ? (navEntry.responseStatus || 0) : 0] },
     stats: Object.assign(stats, { ms: Math.round(performance.now() - t0) }),
   };
 })

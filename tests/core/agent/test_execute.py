@@ -231,3 +231,15 @@ def test_click_in_iframe_with_padding(page, browser):
     obs = observe(page("review.html"))
     act(browser, obs, f"Click [{mark_id(obs, 'Padded frame button')}]")
     assert browser.js("return document.getElementById('pf').contentDocument.querySelector('button').textContent") == "pad clicked"
+
+
+def test_a_post_the_site_refuses_is_said_once_from_the_observation_and_settle_scripts(page, browser):
+    """#38: the page before comes from the observation (``Observation.document``), the page after from the
+    settle script: the click on a form the site answers with 404 says so; a Wait on that error page does not."""
+    obs = observe(page("refused_post.html"))
+    out = Executor(browser).run(parse_action(f"Click [{mark_id(obs, 'Delete all notes')}]"), obs.marks,
+                                document=obs.document)
+    assert out.message.endswith("; the site answered HTTP 404 (Not Found)")
+    obs = observe(browser)
+    out = Executor(browser, wait_seconds=0).run(parse_action("Wait"), obs.marks, document=obs.document)
+    assert out.message == "waited 0 seconds"
