@@ -207,13 +207,7 @@ def test_the_files_architecture_md_names_exist():
 
 
 #: Private attributes still read off another object, and why; issue #40 empties this list.
-PRIVATE_STATE_PENDING = {
-    "cockpit/cli/branch.py": {"p._actions"},  # argparse has no public way to change an added option's help
-    "cockpit/cli/judge.py": {"p._actions"},
-    "cockpit/cli/resume.py": {"p._actions"},
-    "cockpit/core/agent/observing.py": {"agent._last_obs", "agent._measure"},  # #40: phases own their state
-    "cockpit/core/agent/pixelstep.py": {"agent._conv"},
-}
+PRIVATE_STATE_PENDING: dict[str, set[str]] = {}  # empty (#40): what others need is public
 
 
 def _own_private_names(tree) -> set[str]:

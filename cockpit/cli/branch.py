@@ -42,16 +42,13 @@ def add_parser(sub) -> None:
     p.add_argument("--allow-domain", action="append", default=[], metavar="DOMAIN", dest="allow_domain",
                    help="only let the new run visit this domain (and its subdomains); repeat for more. When "
                         "the parent run was limited, its allowed domains and start host stay and these add to them")
-    common.add_model_options(p, from_run=True)
-    say_run_defaults(p, "the parent run's")
-    common.add_agent_options(p)
-    for a in p._actions:  # these are the new run's, not taken from the parent
-        if a.dest == "max_steps":
-            a.help = "agent steps the new run may take after the replay (default 15, whatever the parent's budget)"
-        elif a.dest == "ask_before":
-            a.help = ("which actions go through the gate: irreversible ones, every action, none (default: as "
-                      "the parent run asked; a branch must not ask less than its parent did without being told)")
-            a.default = None
+    say_run_defaults(common.add_model_options(p, from_run=True), "the parent run's")
+    agent = common.add_agent_options(p)  # these are the new run's, not taken from the parent
+    agent["max_steps"].help = "agent steps the new run may take after the replay (default 15, whatever the parent's budget)"
+    agent["ask_before"].help = ("which actions go through the gate: irreversible ones, every action, none (default: "
+                                "as the parent run asked; a branch must not ask less than its parent did without "
+                                "being told)")
+    agent["ask_before"].default = None
     common.add_browser_options(p)
 
 
@@ -61,9 +58,10 @@ FROM_RUN = ("base_url", "model", "temperature", "max_tokens", "timeout", "retrie
             "image_max_width", "image_format", "price")
 
 
-def say_run_defaults(p, whose: str = "the run's") -> None:
-    """Make the model options' help say "(default: the run's)" instead of the defaults of a new run."""
-    for a in p._actions:
+def say_run_defaults(options: dict, whose: str = "the run's") -> None:
+    """Make the model options' help (`options`: add_model_options' by dest) say "(default: the run's)" instead of
+    the defaults of a new run."""
+    for a in options.values():
         if a.dest in FROM_RUN and a.help:
             text = re.sub(r"\s*\(default [^()]*\)\s*$|;\s*default: OpenAI\s*$", "", a.help)
             what = {"base_url": " server", "model": " model"}.get(a.dest, "")

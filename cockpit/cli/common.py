@@ -109,10 +109,24 @@ def store_report(compute, show, as_json: bool) -> int:
     return 0
 
 
-def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> None:
-    """The model options; `from_run`: for a command going on from a recorded run (resume, branch), where an
-    option not given means "as in that run" (None), and the help texts name the usual defaults."""
-    g = p.add_argument_group("model (any OpenAI-compatible chat endpoint)")
+class Added:
+    """An argument group that keeps the options added to it by dest (argparse keeps a parser's own list private),
+    so a command can restate an option's help or default: ``add_model_options(p)["temperature"].help = …``."""
+
+    def __init__(self, group):
+        self.group, self.actions = group, {}
+
+    def add_argument(self, *flags, **kw) -> argparse.Action:
+        action = self.group.add_argument(*flags, **kw)
+        self.actions[action.dest] = action
+        return action
+
+
+def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> dict[str, argparse.Action]:
+    """The model options, returned by dest; `from_run`: for a command going on from a recorded run (resume,
+    branch), where an option not given means "as in that run" (None), and the help texts name the usual
+    defaults."""
+    g = Added(p.add_argument_group("model (any OpenAI-compatible chat endpoint)"))
     g.add_argument("--base-url", metavar="URL",
                    help="server URL, e.g. http://localhost:8000/v1 (vLLM), http://localhost:11434/v1 (Ollama), "
                         "http://localhost:1234/v1 (LM Studio); default: OpenAI")
@@ -152,6 +166,7 @@ def add_model_options(p: argparse.ArgumentParser, *, from_run: bool = False) -> 
     if from_run:
         p.set_defaults(model=None, temperature=None, max_tokens=None, timeout=None, retries=None,
                        image_detail=None, image_format=None)
+    return g.actions
 
 
 def preset(text: str) -> str:
@@ -196,8 +211,9 @@ def model_config(args):
     return config
 
 
-def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask") -> None:
-    g = p.add_argument_group("agent")
+def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask") -> dict[str, argparse.Action]:
+    """The agent options, returned by dest."""
+    g = Added(p.add_argument_group("agent"))
     g.add_argument("--max-steps", type=int, default=15, help="step budget per task (default 15)")
     g.add_argument("--keep-images", type=int, default=3, metavar="N",
                    help="screenshots attached to each request; older ones become a note (default 3)")
@@ -214,6 +230,7 @@ def add_agent_options(p: argparse.ArgumentParser, approval_default: str = "ask")
     g.add_argument("--record-web", choices=("on", "off"), default="on",
                    help="record every request and response and each step's page in the run's folder, for "
                         "replaying as recorded (branch --recorded), inspecting steps and HAR export (default on)")
+    return g.actions
 
 
 def agent_config(args, *, demo: bool = False):

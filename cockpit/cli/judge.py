@@ -62,11 +62,9 @@ def add_parser(sub) -> None:
                      help="only the reference-answer checks (fuzzy_match still asks the judge model)")
     how.add_argument("--no-canary", action="store_true",
                      help="do not judge the canary runs first (the judge then reads as not checked in reports)")
-    common.add_model_options(p)
-    for action in p._actions:  # the judge is asked at temperature 0, as in WebVoyager
-        if action.dest == "temperature":
-            action.default = 0.0
-            action.help = "sampling temperature of the judge (default 0)"
+    temperature = common.add_model_options(p)["temperature"]  # the judge is asked at temperature 0, as in WebVoyager
+    temperature.default = 0.0
+    temperature.help = "sampling temperature of the judge (default 0)"
 
 
 def _select(store, args) -> list[str]:

@@ -29,21 +29,17 @@ def add_parser(sub) -> None:
     p.add_argument("--no-lookahead", action="store_true",
                    help="go on without the world-model preview and planning the run was started with "
                         "(default: use them again)")
-    common.add_model_options(p, from_run=True)
-    say_run_defaults(p)
-    common.add_agent_options(p)
+    say_run_defaults(common.add_model_options(p, from_run=True))
+    agent = common.add_agent_options(p)
     p.set_defaults(max_steps=None, ask_before=None)
-    for a in p._actions:  # the budget and the gate mean something else here
-        if a.dest == "max_steps":
-            a.help = "agent steps allowed from here (default: what is left of the run's budget)"
-        elif a.dest == "ask_before":
-            a.help = "which actions go through the gate (default: as the run was started)"
-        elif a.dest == "keep_images":
-            a.help = "screenshots attached to each request; older ones become a note (default 3, whatever the run used)"
-        elif a.dest == "memory":
-            a.help = ("procedural memory for a run resumed before its first step: include the action sequences "
-                      "of the K most similar past successful runs as examples (default 0 = off); a run with "
-                      "steps goes on with the prompt it had")
+    # the budget and the gate mean something else here
+    agent["max_steps"].help = "agent steps allowed from here (default: what is left of the run's budget)"
+    agent["ask_before"].help = "which actions go through the gate (default: as the run was started)"
+    agent["keep_images"].help = ("screenshots attached to each request; older ones become a note (default 3, "
+                                 "whatever the run used)")
+    agent["memory"].help = ("procedural memory for a run resumed before its first step: include the action "
+                            "sequences of the K most similar past successful runs as examples (default 0 = off); a "
+                            "run with steps goes on with the prompt it had")
     common.add_browser_options(p)
 
 

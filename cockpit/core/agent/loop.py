@@ -58,7 +58,7 @@ class Agent(TakeOver):
         self.listener = listener
         self.executor = Executor(session, wait_seconds=self.config.wait_seconds,
                                  dialog_policy=self.config.dialog_policy)
-        self._last_obs: Observation | None = None  # what a human acting during a take-over sees
+        self.last_obs: Observation | None = None  # what a human acting during a take-over sees
         self._human_notes: list[str] = []  # what the human did or said, for the agent's next prompt
         self._acted: tuple[int, Observation] | None = None  # the last step whose action ran, and what it saw
         self._flags: dict[int, list[str]] = {}
@@ -66,7 +66,7 @@ class Agent(TakeOver):
         self._next_n = 1
         self.protocol = protocol_for(client)  # marks, or a pixel dialect (cockpit.core.agent.protocol)
         self.images = StepImages(store, self.protocol, self.config.keep_images)  # the steps' screenshots
-        self._conv = None
+        self.conversation = None
         self.scope = RunScope(  # what the step hooks may use
             config=self.config, store=store, client=client, executor=self.executor, control=self.control,
             loops=self.loops, emit=self._emit, flag=self._flag, call_model=self._call_model,
@@ -145,7 +145,7 @@ class Agent(TakeOver):
             open_start(self.session, start.url)
 
         seed, lead = (start.seed, start.lead) if continued else (None, None)
-        conv = self._conv = self.protocol.conversation(self.config.keep_images, pixelstep.first_frame(self))
+        conv = self.conversation = self.protocol.conversation(self.config.keep_images, pixelstep.first_frame(self))
         if seed:
             conv.seed(seed)
         lead = prompt.task_text(start.task, start.url) if lead is None else lead
@@ -209,7 +209,7 @@ class Agent(TakeOver):
                                    error=st.row.get("error") or ""))
         return next_lead, pdf, answer
 
-    def _measure(self, obs: Observation) -> None:
+    def measure(self, obs: Observation) -> None:
         """The effect of the last action that ran, now that the page after it is observed."""
         if self._acted is None:
             return

@@ -25,8 +25,8 @@ def look(agent: Agent, st: Step) -> None:
     obs = hidden(observe(agent.session, image_format=cfg.image_format, max_width=cfg.image_max_width),
                  agent.executor.secrets)
     st.obs = obs
-    agent._last_obs = obs
-    agent._measure(obs)
+    agent.last_obs = obs
+    agent.measure(obs)
     for h in agent.hooks:  # e.g. the web archive's snapshot of this page
         h.observed(st)
     seen = agent.images.record(agent.run_id, st, obs)

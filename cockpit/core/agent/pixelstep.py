@@ -176,6 +176,6 @@ def edited(agent, st, action: Action) -> None:
 def acknowledge(agent, st) -> None:
     """A person approved: the model's safety checks go back acknowledged with the next screenshot."""
     checks = (st.row.get("pointer") or {}).get("safety_checks")
-    if checks and isinstance(agent._conv, ResponsesConversation):
-        agent._conv.acknowledged = list(checks)
+    if checks and isinstance(agent.conversation, ResponsesConversation):
+        agent.conversation.acknowledged = list(checks)
         st.row["pointer"]["acknowledged"] = [c.get("id") for c in checks]

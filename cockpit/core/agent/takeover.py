@@ -52,8 +52,8 @@ class TakeOver:
 
     def _refresh(self) -> Observation:
         obs = observing.hidden(observe(self.session), self.executor.secrets)
-        self._last_obs = obs
-        self._measure(obs)
+        self.last_obs = obs
+        self.measure(obs)
         self._emit(ev.ObservationReady(self.run_id, self._next_n, obs.url, obs.title, "", tuple(obs.marks),
                                        dict(obs.timings), obs.screenshot, stored=False, masked=obs.masked))
         return obs
@@ -61,7 +61,7 @@ class TakeOver:
     def _open_human_step(self) -> Step:
         """A person's step begun on the page as it is now: numbered, announced, its screenshot and marks stored
         (Enter only when asked: Press [Enter])."""
-        obs = self._last_obs or self._refresh()
+        obs = self.last_obs or self._refresh()
         st = Step(self._take_n(), time.time(), obs=obs, press_enter=False)
         self._emit(ev.StepStarted(self.run_id, st.n, actor="human"))
         st.files = self.store.write_step_files(self.run_id, st.n, screenshot=obs.screenshot,

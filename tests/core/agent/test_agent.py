@@ -290,7 +290,7 @@ def test_take_over_records_human_steps_and_hands_back_with_a_note(site, agent_fo
             scrolled = agent.human_act(parse_action("Scroll [WINDOW]; up")).result(20)
             if "cannot scroll further" in scrolled["outcome"]:
                 break
-        link = next(m.id for m in agent._last_obs.marks if "details" in m.text)
+        link = next(m.id for m in agent.last_obs.marks if "details" in m.text)
         clicked = agent.human_act(parse_action(f"Click [{link}]")).result(20)
         assert clicked["status"] == "ok" and clicked["url_after"].endswith("agent_details.html")
         time.sleep(0.3)

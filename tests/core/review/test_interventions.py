@@ -51,7 +51,7 @@ def helped_run(site, agent_for, approver):
         t.start()
         assert rejected.wait(30)
         agent.take_over().result(20)
-        name = next(m.id for m in agent._last_obs.marks if m.tag == "input")
+        name = next(m.id for m in agent.last_obs.marks if m.tag == "input")
         agent.human_act(parse_action(f"Type [{name}]; Ada")).result(20)
         agent.hand_back("the name is filled in")
         t.join(30)

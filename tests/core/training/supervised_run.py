@@ -87,7 +87,7 @@ def supervised_run(browser, site, store: Store) -> SupervisedRun:
         t.start()
         assert scrolled.wait(60)
         agent.take_over().result(30)  # pauses before step 6
-        name = next(m.id for m in agent._last_obs.marks if m.tag == "input")
+        name = next(m.id for m in agent.last_obs.marks if m.tag == "input")
         agent.human_act(parse_action(f"Type [{name}]; Ada", pixel=False)).result(30)
         agent.hand_back()
         t.join(60)
