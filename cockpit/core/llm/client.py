@@ -289,10 +289,11 @@ class ModelClient:
         return result
 
     def list_models(self) -> list[str]:
-        """Model ids the server offers (one attempt; ModelError on failure)."""
+        """Model ids the server offers, in the server's order (one attempt; ModelError on failure). Not sorted: a
+        server lists the model it serves first (vLLM, LM Studio's loaded model), which the Model… dialog picks."""
         try:
             page = self._client.models.list()
-            return sorted(m.id for m in page)
+            return list(dict.fromkeys(m.id for m in page))
         except Exception as exc:
             raise self.classify(exc, what="listing models") from None
 

@@ -166,11 +166,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         path = self._path()
         owner = self.server.owner
-        model = {"id": owner.model_name, "object": "model", "created": owner.created, "owned_by": "cockpit"}
+        models = {name: {"id": name, "object": "model", "created": owner.created, "owned_by": "cockpit"}
+                  for name in (owner.model_name, *owner.also_listed)}
         if path == "/v1/models":
-            self._send(200, json.dumps({"object": "list", "data": [model]}).encode())
-        elif path == f"/v1/models/{owner.model_name}":
-            self._send(200, json.dumps(model).encode())
+            self._send(200, json.dumps({"object": "list", "data": list(models.values())}).encode())
+        elif path.startswith("/v1/models/") and path[len("/v1/models/"):] in models:
+            self._send(200, json.dumps(models[path[len("/v1/models/"):]]).encode())
         elif path.startswith("/v1/models/"):
             self._error(404, f"The model '{path[len('/v1/models/'):]}' does not exist", code="model_not_found")
         else:
@@ -275,7 +276,8 @@ class ModelServer:
 
     ``responder`` may also be a list of replies, short for ``scripted(list)``.
     The model in each completion echoes the request's ``model`` (or
-    ``model_name`` if the request has none); ``/v1/models`` lists ``model_name``.
+    ``model_name`` if the request has none); ``/v1/models`` lists ``model_name``, then ``also_listed`` (in
+    that order, as a server lists what it serves first).
     ``require_key``: answer 401 to any request without ``Authorization: Bearer
     <require_key>`` (counted in ``rejected``; such requests never reach the
     responder nor ``requests``).
@@ -286,7 +288,7 @@ class ModelServer:
 
     def __init__(self, responder: Responder | Iterable[Reply | str], *,
                  model_name: str = "cockpit-test-model", port: int = 0, require_key: str | None = None,
-                 streaming: str = "sse"):
+                 streaming: str = "sse", also_listed: Iterable[str] = ()):
         if streaming not in ("sse", "refuse", "plain"):
             raise ValueError(f"streaming must be 'sse', 'refuse' or 'plain', not {streaming!r}")
         self.streaming = streaming
@@ -295,6 +297,7 @@ class ModelServer:
             responder = scripted(responder)
         self.responder: Responder = responder
         self.model_name = model_name
+        self.also_listed = tuple(also_listed)
         self.require_key = require_key
         self._rejected = 0
         self.created = int(time.time())

@@ -407,6 +407,12 @@ def test_list_models():
         assert c.list_models() == ["qwen2.5-vl-7b"]
 
 
+def test_list_models_in_the_server_s_order():
+    """Walkthrough 4: List models picked the alphabetically first model; the server's first is the one it serves."""
+    with ModelServer(["x"], model_name="zeta-vl-72b", also_listed=["alpha-embed", "mid-7b"]) as srv, client(srv) as c:
+        assert c.list_models() == ["zeta-vl-72b", "alpha-embed", "mid-7b"]
+
+
 def test_list_models_wrong_base_url():
     with ModelServer(["x"]) as srv:
         wrong = srv.base_url[: -len("/v1")]
