@@ -6,6 +6,8 @@
   take-over lasts, and handing back says where the agent goes on (#38: the news of the gate stayed meanwhile).
   News of the Live tab's run is said with `live=True`: it goes when another tab shows, and the take-over's lasting
   news comes back with the Live tab.
+- the model the next run talks to ("model: gpt-4o", "model: demo policy"), leftmost of the labels (walkthrough 4:
+  nothing in the window said which model was set); its tooltip names the server.
 - the state (idle, running, waiting for you…), the run's row and budget, its tokens and cost, planning's
   cost (the look-ahead's label), the time it has run, and the browser's state: each a label of its own to the
   right, which the message never overlaps (it takes only the room they leave).
@@ -19,6 +21,7 @@ from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.live.bridge import RUNNING, TAKEN_OVER
 
 MESSAGE_MS = 15000  # how long news stays, unless said otherwise
+MODEL_CHARS = 28  # the model's name in the status bar, longer ones cut (whole in the tooltip)
 WHILE_IT_LASTS = 0  # `say`'s ms: the news stays until other news replaces it (a take-over's)
 YOU_HAVE_IT = "You have the browser — "
 TAKEN_OVER_NEWS = (YOU_HAVE_IT + "click a box on the screenshot (or a point) and an action; Hand back (F9) "
@@ -31,6 +34,8 @@ class RunStatus(QObject):
         self.message = ElidedLabel()
         self.message.setObjectName("statusMessage")
         bar.addWidget(self.message, 1)
+        self.model = QLabel("")
+        self.model.setObjectName("statusModel")
         self.state = QLabel("idle")
         self.steps = QLabel("")
         self.tokens = QLabel("")
@@ -39,7 +44,7 @@ class RunStatus(QObject):
         self.where = QLabel("<b>Live run:</b>")  # shown on the other tabs: what follows is Live's, not theirs
         self.where.setToolTip("The labels to the right are about the Live tab's run, not what this tab shows")
         self.where.setVisible(False)
-        for w in (self.where, self.state, self.steps, self.tokens, *extra, self.time, self.browser):
+        for w in (self.model, self.where, self.state, self.steps, self.tokens, *extra, self.time, self.browser):
             bar.addPermanentWidget(w)
         self._expiry = QTimer(self, singleShot=True)
         self._expiry.timeout.connect(self.clear)
@@ -72,6 +77,12 @@ class RunStatus(QObject):
             self._expiry.stop()
         else:
             self._expiry.start(ms)
+
+    def set_model(self, name: str, tip: str) -> None:
+        """The model the next run talks to: `name` (cut to MODEL_CHARS with "…"), `tip` its server in words."""
+        shown = name if len(name) <= MODEL_CHARS else name[:MODEL_CHARS - 1] + "…"
+        self.model.setText(f"model: {shown}")
+        self.model.setToolTip(tip)
 
     def current(self) -> str:
         return self.message.fullText() if (self._expiry.isActive() or self._lasting) else ""
