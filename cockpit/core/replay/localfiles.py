@@ -81,6 +81,16 @@ def served_from(run: dict) -> dict | None:
     return info if isinstance(info, dict) and info.get("folder") and info.get("port") else None
 
 
+def start_address(run: dict) -> str:
+    """`run`'s start address as a person gave it: the local file a run started on (not the address its folder was
+    served at while it ran, which is gone with that run's process), else the run's URL."""
+    info, url = served_from(run), run.get("url") or ""
+    if info is None:
+        return url
+    name = unquote(urlparse(url).path).lstrip("/")
+    return str(Path(info["folder"]) / name) if name else url
+
+
 def demo_port(run: dict) -> int | None:
     """The demo shop's port for a demo run whose start page was the demo shop at that port, else None."""
     if not run.get("demo"):

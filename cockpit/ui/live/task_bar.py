@@ -109,8 +109,11 @@ class TaskBar(QWidget):
 
     def show_run_task(self, run: dict) -> None:
         """A branch, replay or resume of `run` starts: its task, address and allowed domains in the fields, and the
-        picker on its task when that is loaded (else empty), so nothing there names another task."""
-        self.set_task(run["task"], run["url"] or "", run.get("task_id") or "", kept_domains(run))
+        picker on its task when that is loaded (else empty), so nothing there names another task. A run started on a
+        local file shows that file (walkthrough 5: the address its folder was served at, gone after the run, made
+        the next Run fail)."""
+        from cockpit.core.replay.localfiles import start_address
+        self.set_task(run["task"], start_address(run), run.get("task_id") or "", kept_domains(run))
         index = self.picker.findData(run.get("task_id")) if run.get("task_id") else -1
         self.picker.setCurrentIndex(index)
         if index < 0:
