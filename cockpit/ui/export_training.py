@@ -34,6 +34,7 @@ from cockpit.core.training.layouts import LAYOUTS, PARQUET
 from cockpit.core.training.samples import KEEP
 from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, on_gui_thread, run_in_background
+from cockpit.ui.enter_keys import ctrl_enter
 from cockpit.ui.run_filter_form import RunFilterForm
 from cockpit.ui.settings.parts import MessageLabel
 
@@ -115,7 +116,7 @@ class ExportTrainingDialog(QDialog):
         self.progress.setVisible(False)
         self.export_btn = QPushButton("Export")
         self.export_btn.setDefault(True)
-        self.export_btn.setShortcut("Ctrl+Return")
+        ctrl_enter(self, self.export_btn.click)
         self.export_btn.setToolTip("Write the training data into the folder (Ctrl+Return)")
         self.stop_btn = QPushButton("Stop")
         self.stop_btn.setEnabled(False)

@@ -1,6 +1,7 @@
 """The cockpit window driving real runs (offscreen Qt, real Chromium, real store)."""
 import time
 
+import pytest
 from PySide6.QtCore import Qt
 
 from cockpit.core.llm.client import ModelConfig
@@ -9,7 +10,9 @@ from cockpit.core.store import Store, corrections
 from tests.ui.windowtools import LONG, click_mark, records, wait_idle, wait_paused_after
 
 
-def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, demo_window):
+@pytest.mark.parametrize("key, modifiers", [(Qt.Key_Return, Qt.ControlModifier),  # the keypad's Enter too
+                                            (Qt.Key_Enter, Qt.ControlModifier | Qt.KeypadModifier)])
+def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, demo_window, key, modifiers):
     w = demo_window
     assert w.start_run()
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
@@ -18,7 +21,7 @@ def test_demo_runs_to_the_approval_and_approve_places_the_order(qtbot, demo_wind
     assert w.live.view.highlighted() == w.live.approval.request.mark.id  # the target box is highlighted
     assert w.status.state.text() == "waiting for you"
     assert w.live.log_panel.topLevelItemCount() == 10
-    qtbot.keyClick(w, Qt.Key_Return, Qt.ControlModifier)  # approve from the keyboard
+    qtbot.keyClick(w, key, modifiers)  # approve from the keyboard
     wait_idle(qtbot, w)
     run, steps, decisions = records(w)
     assert run["status"] == "answered" and "Kids Headphones" in run["answer"]

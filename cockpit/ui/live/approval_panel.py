@@ -18,6 +18,7 @@ from cockpit.core.agent.approval import ApprovalRequest, Decision, off_screensho
 from cockpit.core.agent.gate import PAUSED_HERE
 from cockpit.core.errors import ActionParseError
 from cockpit.ui.elide import breakable, wrap_within
+from cockpit.ui.enter_keys import ctrl_enter
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.plaintext import tip
 from cockpit.ui.room import WrappedLabel
@@ -123,10 +124,10 @@ class ApprovalPanel(QFrame):
 
     def install_shortcuts(self, window) -> None:
         """Window-wide keys, so the human need not focus the panel first."""
-        for key, slot in ((APPROVE_KEY, self.approve), (REJECT_KEY, self.reject)):
-            sc = QShortcut(QKeySequence(key), window)
-            sc.setContext(Qt.WindowShortcut)
-            sc.activated.connect(lambda s=slot: self.isVisible() and s())
+        ctrl_enter(window, lambda: self.isVisible() and self.approve())  # APPROVE_KEY, or the keypad's Enter
+        sc = QShortcut(QKeySequence(REJECT_KEY), window)
+        sc.setContext(Qt.WindowShortcut)
+        sc.activated.connect(lambda: self.isVisible() and self.reject())
         for n in range(1, 10):
             sc = QShortcut(QKeySequence(PICK_KEY.format(n)), window)
             sc.setContext(Qt.WindowShortcut)

@@ -39,6 +39,7 @@ from cockpit.core.store import Store
 from cockpit.core.words import plural
 from cockpit.ui.background import Task, run_in_background
 from cockpit.ui.elide import ElidedLabel, breakable, wrap_within
+from cockpit.ui.enter_keys import ctrl_enter
 from cockpit.ui.review.run_model import gone_text
 from cockpit.ui.room import resize_within_screen
 
@@ -80,7 +81,7 @@ class ReaskDialog(QDialog):
         self.verdict.setTextFormat(Qt.PlainText)
         self.verdict.setTextInteractionFlags(Qt.TextSelectableByMouse)
         self.send_btn = QPushButton(SEND)
-        self.send_btn.setShortcut("Ctrl+Return")
+        ctrl_enter(self, self.send_btn.click)  # a disabled button (a call going) does nothing
         self.send_btn.clicked.connect(self.send)
         self.use_current_btn = QPushButton(USE_CURRENT)
         self.use_current_btn.clicked.connect(self.use_current)

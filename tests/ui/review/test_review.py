@@ -414,3 +414,37 @@ def test_side_effects_and_repetition_from_the_keyboard(qtbot, panel, store):
     assert p.viewer.run["id"] != first and axes["side_effects"].currentText() == "–"  # the next run starts blank
     p.show_run(first)
     assert (axes["side_effects"].currentText(), axes["repetition"].currentText()) == ("yes", "unsure")
+
+
+@pytest.mark.parametrize("key, modifiers", [(Qt.Key_Return, Qt.ControlModifier),
+                                            (Qt.Key_Enter, Qt.ControlModifier | Qt.KeypadModifier)])
+def test_reask_sends_with_ctrl_enter_on_either_enter_key(qtbot, panel, store, key, modifiers):
+    """Walkthrough 5: "Send (Ctrl+Enter)" did nothing with the keypad's Enter; both Enter keys send, wherever the
+    focus is in the dialog."""
+    from cockpit.core.llm import prompt
+    from cockpit.core.llm.client import ModelConfig
+    from cockpit.core.llm.modelserver import ModelServer
+    from testkit.fakeruns import screenshot
+    with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
+        rid = store.new_run(NewRun("pick", "https://example.com/",
+                                   config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()}))
+        conv = prompt.Conversation(prompt.system_prompt())
+        png, marks = screenshot(3)
+        files = store.write_step_files(rid, 1, screenshot=png, marked=png, marks=marks)
+        conv.add_observation(1, prompt.observation_text("[1]: <button> \"A\";"), lead=prompt.task_text("pick", "u"))
+        store.commit_step(rid, dict(step=1, request=conv.request(), reply="Thought: a\nAction: Click [1]",
+                                    action="Click [1]", action_text="Click [1]", **files))
+        store.finish_run(rid, "max_steps")
+        p = panel()
+        p.show_run(rid)
+        dlg = p.reask()
+        qtbot.addWidget(dlg)
+        dlg.show()
+        qtbot.waitExposed(dlg)
+        dlg.activateWindow()
+        qtbot.waitUntil(dlg.isActiveWindow)
+        for n, field in enumerate((dlg.note, dlg.new), start=1):  # a line edit, the read-only reply pane
+            field.setFocus()
+            qtbot.keyClick(field, key, modifiers)
+            qtbot.waitUntil(lambda: len(srv.requests) == n and dlg.send_btn.isEnabled(), timeout=10000)
+        assert "Click [5]" in dlg.new.toPlainText()
