@@ -446,5 +446,5 @@ def test_reask_sends_with_ctrl_enter_on_either_enter_key(qtbot, panel, store, ke
         for n, field in enumerate((dlg.note, dlg.new), start=1):  # a line edit, the read-only reply pane
             field.setFocus()
             qtbot.keyClick(field, key, modifiers)
-            qtbot.waitUntil(lambda: len(srv.requests) == n and dlg.send_btn.isEnabled(), timeout=10000)
+            qtbot.waitUntil(lambda n=n: len(srv.requests) == n and dlg.send_btn.isEnabled(), timeout=10000)
         assert "Click [5]" in dlg.new.toPlainText()
