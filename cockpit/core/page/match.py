@@ -5,6 +5,7 @@ recorded one and finds the recorded target among the current marks.
 """
 from __future__ import annotations
 
+import difflib
 from collections import Counter
 from urllib.parse import urlsplit, urlunsplit
 
@@ -45,6 +46,11 @@ def similarity(marks_a, marks_b) -> float:
     return sum((a & b).values()) / union
 
 
+def _like_labels(a: str, b: str) -> bool:
+    """Two labels (mark_key's) alike enough for the same link: either empty (an icon), or SAME_LINK_LABEL alike."""
+    return not a or not b or difflib.SequenceMatcher(None, a, b).ratio() >= SAME_LINK_LABEL
+
+
 def same_url(a: str, b: str) -> bool:
     """Equal addresses, ignoring the fragment, the case of scheme and host, and an empty path."""
     return _norm_url(a) == _norm_url(b)
@@ -58,13 +64,20 @@ def _norm_url(url: str) -> str:
     return urlunsplit((p.scheme.lower(), p.netloc.lower(), p.path or "/", p.query, ""))
 
 
+#: How alike two labels must be (difflib's ratio) for a link with the same address to stand for the recorded one:
+#: "Cart (2)" and "Cart (3)" are (0.88); "Call Alice about the report" and "Renew passport", both at
+#: ``/note?i=0`` once a note was deleted, are not (walkthrough 5: replay clicked the other note).
+SAME_LINK_LABEL = 0.6
+
+
 def match_mark(recorded: Mark, marks: list[Mark]) -> Mark | None:
     """The current mark standing for `recorded`: same tag and label (else same tag and link
-    address), nearest to the recorded box; None when there is none."""
+    address with a like label, :data:`SAME_LINK_LABEL`), nearest to the recorded box; None when there is none."""
     key = mark_key(recorded)
     found = [m for m in marks if mark_key(m) == key]
     if not found and recorded.href:
-        found = [m for m in marks if m.tag == recorded.tag and m.href == recorded.href]
+        found = [m for m in marks if m.tag == recorded.tag and m.href == recorded.href
+                 and _like_labels(key[1], mark_key(m)[1])]
     if not found:
         return None
     rx, ry = recorded.center

@@ -259,6 +259,12 @@ def test_similarity_and_matching_marks():
     shifted = [mk(1, "a", "New!"), mk(2, "button", "Buy", x=500), mk(3, "button", "Buy", x=5)]
     assert match_mark(mk(2, "button", "Buy", x=0), shifted).id == 3  # the nearest of the same kind
     assert match_mark(mk(9, "a", "Gone", href="http://h/x"), shifted) is None
+    # a link found by its address only when its label is alike (a count changed), not another one at that address
+    # (walkthrough 5: a note deleted, /note?i=0 was another note, and replay clicked it)
+    notes = [mk(1, "a", "Renew passport", href="http://h/note?i=0"), mk(2, "a", "Cart (3)", href="http://h/cart")]
+    assert match_mark(mk(1, "a", "Call Alice about the quarterly report", href="http://h/note?i=0"), notes) is None
+    assert match_mark(mk(5, "a", "Cart (2)", href="http://h/cart"), notes).id == 2
+    assert match_mark(mk(5, "a", "", href="http://h/cart"), notes).id == 2  # an icon link: its address is all
 
 
 def test_cli_replays_branches_and_reports_divergence(browser, bsite, tmp_path):
