@@ -37,6 +37,9 @@ _CLICK = ("click_element", "click_element_by_index", "click")
 _INPUT = ("input_text", "input")
 _GOTO = ("go_to_url", "navigate", "open_tab")
 
+#: The task of a history imported without one (a task given on a later import replaces it).
+NO_TASK = "(no task recorded: "
+
 
 def find_histories(root: Path) -> list[Path]:
     """History files: `root` itself, or the *.json files below it holding a "history" list."""
@@ -79,7 +82,11 @@ def read_history(path: Path, task: str = "") -> M2WRun:
                 verdicts = [("self_report", int(done["success"]), "the agent's own done(success=...)")]
     generic = path.stem.lower().startswith(("agenthistory", "agent_history", "history"))
     task_id = path.parent.name if generic else path.stem  # one folder per task, each with its AgentHistory.json
-    run = M2WRun(path, task_id, _sibling_task(path) or task or f"(no task recorded: {path.name})", answer, steps,
+    given = sibling_task(path) or task
+    if not given:  # walkthrough 5: imported without a word, the run stayed taskless
+        problems.append("the history holds no task and none was given: give it (the Task field, --task) and import "
+                        "it again to set it")
+    run = M2WRun(path, task_id, given or f"{NO_TASK}{path.name})", answer, steps,
                  "browser-use", problems=problems, verdicts=verdicts)
     run.missing = sum(1 for s in steps if s.screenshot is None and s.image is None and not s.answer)
     starts = [(h.get("metadata") or {}).get("step_start_time") if isinstance(h.get("metadata"), dict) else None
@@ -205,7 +212,8 @@ def _screenshot(state: dict, path: Path, problems: list[str], n: int) -> tuple[b
     return None, None
 
 
-def _sibling_task(path: Path) -> str:
+def sibling_task(path: Path) -> str:
+    """The task of a result.json beside history `path` ("" when there is none)."""
     try:
         data = json.loads((path.parent / "result.json").read_text(encoding="utf-8"))
         return str(data.get("task") or "") if isinstance(data, dict) else ""

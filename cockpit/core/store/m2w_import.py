@@ -26,7 +26,7 @@ from PIL import Image
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
 from cockpit.core.store import labels
-from cockpit.core.store.bu_read import find_histories, read_history
+from cockpit.core.store.bu_read import NO_TASK, find_histories, read_history, sibling_task
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.detect import nothing_found
 from cockpit.core.store.m2w_read import M2WRun, M2WStep, find_result_folders, read_result_folder
@@ -47,6 +47,7 @@ class M2WReport:
     missing_screenshots: int = 0
     unparsed_actions: int = 0
     cancelled: bool = False  # stopped before the last folder (those done are kept)
+    existing: dict[str, str] = field(default_factory=dict)  # path -> the run it was already imported as (skipped)
 
 
 def load_task_file(path: Path) -> dict[str, dict]:
@@ -119,10 +120,23 @@ def import_browser_use(store: Store, root: Path, *, task: str = "", agent: str =
         raise nothing_found("browser-use", Path(root))
     report = import_runs(store, paths, lambda p: read_history(p, task), "bu", BU_SOURCE, agent=agent,
                          progress=progress, cancel=cancel)
+    if task:
+        _give_task(store, report, task)
     if task and len(paths) > 1:
         report.problems.append(f"--task was given for {len(paths)} histories: each without a result.json beside "
                                "it got that task")
     return report
+
+
+def _give_task(store: Store, report: M2WReport, task: str) -> None:
+    """Histories already imported without a task (none in the file, none given then) get `task` now: said on their
+    skipped line (walkthrough 5: a taskless run could not be mended)."""
+    for path, run_id in report.existing.items():
+        if not store.run(run_id)["task"].startswith(NO_TASK) or sibling_task(Path(path)):
+            continue
+        store.set_run(run_id, task=task)
+        line = next(i for i, s in enumerate(report.skipped) if s.endswith(f"already imported as run {run_id}"))
+        report.skipped[line] += "; it had no task, and now has the one given"
 
 
 def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str, *, tasks: dict | None = None,
@@ -143,6 +157,7 @@ def import_runs(store: Store, paths: list[Path], read, prefix: str, source: str,
             before = run_id if not store.missing_runs([run_id]) else seen.get(content)
             if before:
                 report.skipped.append(f"{shown}: already imported as run {before}")
+                report.existing[str(folder)] = before
             else:
                 run = read(folder)
                 _import_one(store, run, run_id, tasks or {}, agent, report, source, content)

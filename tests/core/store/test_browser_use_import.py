@@ -126,3 +126,27 @@ def test_odd_histories_import_what_they_can(tmp_path):
         assert run["answer"] == "finished" and run["task_id"] in ("t1", "t2")
         steps = store.steps(run["id"])
         assert steps[0]["action"] is None and steps[0]["action_text"] == "click_element(index='abc')"
+
+
+def test_a_history_imported_without_a_task_says_so_and_takes_the_task_given_later(tmp_path):
+    """Walkthrough 5: a history holding no task was imported as "(no task recorded: …)" without a word, and importing
+    it again with the task was skipped as already imported: the run stayed taskless for good."""
+    root = tmp_path / "bu" / "notes-search"
+    root.mkdir(parents=True)
+    (root / "AgentHistory.json").write_text(json.dumps(old_history()))
+    home = tmp_path / "home"
+    r = cockpit(home, "import", "browser-use", str(root))
+    assert r.returncode == 0, r.stderr
+    assert "holds no task and none was given: give it" in r.stderr  # said, not silent
+    with Store(home) as store:
+        (run,) = store.runs()
+    assert run["task"].startswith("(no task recorded")
+    r = cockpit(home, "import", "browser-use", str(root), "--task", "Find the note about Alice")
+    assert r.returncode == 0, r.stderr
+    assert f"already imported as run {run['id']}; it had no task, and now has the one given" in r.stdout
+    with Store(home) as store:
+        assert [x["task"] for x in store.runs()] == ["Find the note about Alice"]  # the same run, mended
+    r = cockpit(home, "import", "browser-use", str(root), "--task", "Another task")
+    assert "now has the one given" not in r.stdout  # a task it has is never replaced
+    with Store(home) as store:
+        assert store.run(run["id"])["task"] == "Find the note about Alice"
