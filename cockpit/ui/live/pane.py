@@ -145,10 +145,12 @@ class LivePane(QWidget):
         self.view.pointClicked.connect(self._on_point)  # take-over at a point
         self.approval.backRequested.connect(self.follow_live)
 
-    def _on_tasks_loaded(self, path: str) -> None:
-        """A good task file: its news said each time, and an earlier bad file's message gone from the banner."""
+    def _on_tasks_loaded(self, path: str, notes: list) -> None:
+        """A good task file: its news said each time (with its notes, which are no problem), and an earlier bad
+        file's message gone from the banner."""
         self.error_banner.clear("tasks")
-        self.message.emit(f"Tasks loaded from {path.rsplit('/', 1)[-1]}", 8000)
+        said = f" ({plural(len(notes), 'note')}: {'; '.join(notes[:3])}{' …' if len(notes) > 3 else ''})" if notes else ""
+        self.message.emit(f"Tasks loaded from {path.rsplit('/', 1)[-1]}{said}", 15000 if notes else 8000)
 
     # ---------- a run ----------
     def reset(self, banner: str) -> None:

@@ -38,7 +38,7 @@ DOMAINS_TIP = ("The only sites this run may visit, comma or space separated, e.g
 class TaskBar(QWidget):
     runRequested = Signal()
     fileProblems = Signal(str, list)  # path, problem messages
-    fileLoaded = Signal(str)  # path: its tasks loaded with no problem
+    fileLoaded = Signal(str, list)  # path, its notes (no problem: "url has no scheme, using http://…")
 
     def __init__(self, parent=None):
         super().__init__(parent)
@@ -194,10 +194,11 @@ class TaskBar(QWidget):
         self.file_label.setText(f"Tasks from {path.name}:")
         self.file_label.setToolTip(str(path))
         self.file_row.setVisible(bool(tf.tasks))
-        if tf.problems:
-            self.fileProblems.emit(str(path), [p.message for p in tf.problems])
+        problems = [p.message for p in tf.problems if not p.note]
+        if problems:  # notes are not problems (walkthrough 5: a red "1 problem" for a URL given without its scheme)
+            self.fileProblems.emit(str(path), problems + [f"{p.message} (a note)" for p in tf.problems if p.note])
         elif tf.tasks:
-            self.fileLoaded.emit(str(path))
+            self.fileLoaded.emit(str(path), [p.message for p in tf.problems])
         if tf.tasks:
             self._on_pick(0)
         return len(tf.tasks)

@@ -45,3 +45,23 @@ def test_a_task_file_loaded_is_said_whether_or_not_a_banner_showed(qtbot, window
     assert w.live.task_bar.load_file(good) == 3
     assert w.status.current() == "Tasks loaded from three.jsonl"  # before: said only when it cleared a banner
     assert not w.live.error_banner.isVisible()
+
+
+def test_a_task_file_s_notes_are_news_not_a_red_problem(qtbot, window_factory, tmp_path):
+    """Walkthrough 5: a URL given without its scheme showed a red banner "1 problem: … using http://…", where
+    `cockpit run --dry-run` calls it "a note, not a problem"."""
+    w = window_factory(demo=True)
+    tasks = tmp_path / "notes.jsonl"
+    tasks.write_text(json.dumps({"id": "a", "task": "task a", "url": "127.0.0.1:8731/"}) + "\n"
+                     + json.dumps({"id": "b", "task": "task b", "url": "https://example.com/"}) + "\n")
+    assert w.live.task_bar.load_file(tasks) == 2
+    assert not w.live.error_banner.isVisible()
+    said = w.status.current()
+    assert said.startswith("Tasks loaded from notes.jsonl (1 note: line 1:") and "http://127.0.0.1:8731/" in said
+    bad = tmp_path / "bad.jsonl"  # a real problem beside the note: red, the note named as one
+    bad.write_text(json.dumps({"id": "c", "task": "task c", "url": "127.0.0.1:8731/"}) + "\n" + "{not json\n"
+                   + json.dumps({"id": "d", "task": "task d", "url": "https://example.com/"}) + "\n")
+    w.live.task_bar.load_file(bad)
+    assert w.live.error_banner.isVisible()
+    text = w.live.error_banner.text()
+    assert "1 problem" not in text and "(a note)" in text and "line 2" in text, text
