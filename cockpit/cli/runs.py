@@ -166,7 +166,7 @@ def _show_judgements(store, run_id: str, as_json: bool) -> int:
 
 
 def _show(store, run_id: str, as_json: bool) -> int:
-    from cockpit.core.agent.approval import verdict
+    from cockpit.core.agent.approval import STOPPED_BY, decided, verdict
     from cockpit.core.store.records import continues_text, outcome_text, outcome_warning, parent_step_text, status_text
     if as_json:
         run, steps = store.run(run_id), store.steps(run_id)
@@ -199,7 +199,7 @@ def _show(store, run_id: str, as_json: bool) -> int:
                   f"{_clip(s.action_text or '')!s}" + (f"; it hit {hit}" if hit else ""))
         if s.decision:
             d = s.decision
-            print(f"  decision: {verdict(d)} by {d['by']}"
+            print(f"  decision: {decided(d) if d['by'] == STOPPED_BY else verdict(d) + ' by ' + d['by']}"
                   + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                   + (f": {d['message']}" if d.get("message") else ""))
         detail = s.error or s.outcome or ""

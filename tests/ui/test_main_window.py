@@ -234,3 +234,20 @@ def test_branch_and_replay_a_demo_run_from_the_review_tab(qtbot, demo_window):
     assert w.live.error_banner.isVisible() and "step 9 typed into a secret field" in w.live.error_banner.text()
     with Store(w.store_root) as s:  # the shop never got the placeholder: the replay typed nothing at step 9
         assert s.steps(parent)[8]["action"] == "Type [8]; (secret)"
+
+
+def test_stop_at_the_gate_is_said_as_a_stop_not_a_refusal(qtbot, demo_window):
+    """Walkthrough 5: Stop while the gate asked recorded and showed the step as "refused by policy"; it was the person
+    stopping the run."""
+    w = demo_window
+    assert w.start_run()
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+    w.toolbar.act_stop.trigger()
+    wait_idle(qtbot, w)
+    run, steps, decisions = records(w)
+    assert run["status"] == "stopped" and decisions[-1]["by"] == "policy:stopped"
+    row = w.live.log_panel.items[steps[-1]["step"]]
+    assert row.text(2) == "stopped before anyone decided"
+    w.live.log_panel.setCurrentItem(row)
+    assert "stopped before anyone decided" in w.live.details.summary.toPlainText()
+    assert "refused by policy" not in w.live.details.summary.toPlainText()

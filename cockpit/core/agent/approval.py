@@ -101,6 +101,17 @@ def off_screenshot(action: Action, boxes: int | None) -> str:
     return f"there is no box [{action.target}] on this screenshot: {there}"
 
 
+#: Who "decided" a gate the run was stopped at before anyone answered (walkthrough 5: shown as "refused by policy").
+STOPPED_BY = "policy:stopped"
+
+
+def decided(decision: dict) -> str:
+    """A stored decision in words: "approved by ada", "refused by policy", "stopped before anyone decided"."""
+    if decision.get("by") == STOPPED_BY:
+        return "stopped before anyone decided"
+    return f"{verdict(decision)} by {decider(decision.get('by'))}"
+
+
 def verdict(decision: dict) -> str:
     """A stored decision's verdict: edited (a person approved an action of their own instead), approved;
     rejected (by a person); refused (by the run's policy or a site rule)."""
@@ -118,6 +129,8 @@ def decider(by) -> str:
 def refused_outcome(decision: Decision) -> str:
     """A refused step's outcome, naming who refused: ``refused by ada: not today``, ``refused by policy: ...``,
     ``refused by site rule: site rule for shop.example: orders are final ...``."""
+    if decision.by == STOPPED_BY:
+        return "stopped before anyone decided"
     return f"refused by {decider(decision.by)}: {decision.message or 'no message'}"
 
 
@@ -253,7 +266,7 @@ class ApprovalDesk:
                     return fut.result(timeout=0.1)
                 except concurrent.futures.TimeoutError:
                     if cancel.is_set():
-                        return Decision(False, "policy:stopped", "the run was stopped before anyone decided")
+                        return Decision(False, STOPPED_BY, "the run was stopped before anyone decided")
         finally:
             with self._lock:
                 self._pending.pop(request.key, None)

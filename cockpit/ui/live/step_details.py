@@ -14,8 +14,7 @@ from collections import OrderedDict
 from PIL import Image
 from PySide6.QtWidgets import QPlainTextEdit, QTabWidget, QTextBrowser
 
-from cockpit.core.agent.approval import decider
-from cockpit.core.agent.approval import verdict as verdict  # the window's and the CLI's word for a decision
+from cockpit.core.agent.approval import decided
 from cockpit.core.llm import prompt
 from cockpit.core.store.records import Step, outcome_text, outcome_warning
 from cockpit.core.words import plural
@@ -23,11 +22,6 @@ from cockpit.ui.live.step_page import RecordedPage
 
 WARN_COLOR = "#b26a00"  # amber: the action ran, but may have done nothing or met an error (outcome_warning)
 NO_TITLE = "(no title)"  # a page without a title (not "— —"): here and in Live's caption
-
-
-def who_decided(by) -> str:
-    """A decision's ``by`` as people read it: "ada", "policy", "site rule", not "human:ada" or "policy:deny"."""
-    return decider(by)
 
 
 def resolved_desc(row: dict | None) -> str:
@@ -112,7 +106,7 @@ class StepDetails(QTabWidget):
                 ("Thought", e(step.get("thought") or "")),
                 ("Action", f"<code>{e(step.get('action') or step.get('action_text') or '(none)')}</code>"),
                 ("Risk", e(": ".join(x for x in (step.get("risk") or "-", "; ".join(step.get("evidence") or [])) if x))),
-                ("Decision", e(f"{verdict(d)} by {who_decided(d.get('by'))}"
+                ("Decision", e(decided(d)
                                + (f" (the agent proposed {d['proposed_action']})" if d.get("proposed_action") else "")
                                + (f" — {d['message']}" if d.get("message") else "")) if d else "-"),
                 ("Outcome", e(outcome_text(step.get("status"), step.get("error") or step.get("outcome")))

@@ -17,12 +17,13 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.agent import events as ev
+from cockpit.core.agent.approval import decided
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.elide import breakable
-from cockpit.ui.live.step_details import WARN_COLOR, resolved_desc, who_decided
+from cockpit.ui.live.step_details import WARN_COLOR, resolved_desc
 from cockpit.ui.plaintext import tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
@@ -224,7 +225,8 @@ class StepLogPanel(QTreeWidget):
     def _decided(self, it: QTreeWidgetItem, e: ev.ApprovalDecided) -> None:
         verdict = ("edited" if e.approved and e.action and e.action != _action(it)
                    else "approved" if e.approved else "rejected" if e.by.startswith("human:") else "refused")
-        self._decision(it, f"{verdict} by {who_decided(e.by)}")  # "refused by policy", "rejected by ada"
+        # "refused by policy", "rejected by ada", "stopped before anyone decided"
+        self._decision(it, decided({"approved": e.approved, "by": e.by, "edited_action": verdict == "edited"}))
         if verdict == "edited":  # the row shows the action that runs; the expanded row what the agent proposed
             self._child(it, "agent proposed", _action(it))
             _set_action(it, e.action)

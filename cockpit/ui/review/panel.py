@@ -296,6 +296,7 @@ class ReviewPanel(QWidget):
             gone = self._left_list = self.viewer.run["id"]
             self.browser.shown_run_id = None
             self.viewer.close_run(f"Run {gone} is not in the list any more (search or filters); pick a run there.")
+            self.key_points.show_run(None)  # walkthrough 5: its key points and their suggestion stayed
             self.label_bar.load(None)
             self.label_bar.say(f"Run {gone} left the list; label keys do nothing until a run is open.")
             self._show_adjudication()

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from cockpit.core.agent.approval import decided
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.effects import in_words
 from cockpit.core.page.marks import marks_from_json
@@ -33,7 +34,7 @@ from cockpit.core.store import labels as L
 from cockpit.core.store.records import continues_text, end_reason, parent_step_text, status_text
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel, wrap_within
-from cockpit.ui.live.step_details import StepDetails, verdict, who_decided
+from cockpit.ui.live.step_details import StepDetails
 from cockpit.ui.plaintext import tip
 from cockpit.ui.review.loader import SOURCE, RunLoader
 from cockpit.ui.review.run_tools import RunTools
@@ -303,7 +304,7 @@ class RunViewer(QWidget):
     def _step_html(self, s: dict) -> str:
         e = html.escape
         d = s.get("decision") or {}
-        decision = f" · {verdict(d)} by {e(who_decided(d.get('by')))}" if d else ""
+        decision = f" · {e(decided(d))}" if d else ""
         mine = [x for x in L.step_labels(self.store, self.run["id"], self.who()) if x["step"] == s["step"]]
         judged = f" · you: {words(mine[0]['judgement'])}" + (f" → [{mine[0]['corrected_target']}]"
                                                             if mine[0]["corrected_target"] else "") if mine else ""

@@ -76,3 +76,26 @@ def test_k_types_the_tasks_key_points_for_every_run_of_it(qtbot, panel, store):
     assert p.label_bar.status.text() == "2 key points for this task"
     p.show_run(other)
     assert [b.text() for b in p.key_points.boxes] == ["1. A table for two", "2. 7 pm"]
+
+
+def test_key_points_go_with_a_run_that_leaves_the_list(qtbot, panel, store):
+    """Walkthrough 5: a search took the open run out of the list and its key points, and "1 of 2 key points met:
+    suggests failure (A)" beside the label buttons, stayed while the pane said no run was open."""
+    rid = make_run(store, steps=3, task="Find the closest Gamestop to 90028 and set it as the home store")
+    make_run(store, steps=2, task="another task")
+    judge_stages.save(store, rid, "judge-x", "webjudge-cockpit-1", 1, [{"stage": "key_points", "reply": REPLY}],
+                      reply="Status: success")
+    p = panel("ada")
+    p.show_run(rid)
+    p.key_points.set_tick(0, True)
+    assert p.label_bar.btn_suggestion.isVisibleTo(p) and "1 of 2" in p.label_bar.btn_suggestion.text()
+    p.browser.search.setText("another")
+    p.browser.apply_filter()
+    assert p.viewer.run is None
+    assert p.key_points.boxes == [] and p.key_points.summary.text() == "Key points:"
+    assert not p.label_bar.btn_suggestion.isVisibleTo(p)
+    tabs = p.viewer.details
+    assert tabs.tabText(tabs.indexOf(p.key_points_tab)) == "Key points"
+    p.browser.search.setText("")
+    p.browser.apply_filter()  # back in the list: its key points and ticks again
+    assert p.viewer.run["id"] == rid and [b.isChecked() for b in p.key_points.boxes] == [True, False]
