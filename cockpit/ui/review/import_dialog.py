@@ -66,6 +66,7 @@ class ImportDialog(QDialog):
         self._looking_for = ""  # the path being looked at in the background
         self._start_after_look = ""  # Import pressed before the look at this path was done: it starts after
         self.result = None
+        self._reported = ""  # the path the report shown is about
         self._build()
         self._on_kind()
         self._say(self.found, "")
@@ -154,6 +155,7 @@ class ImportDialog(QDialog):
         lay.addLayout(buttons)
         self.kind.currentIndexChanged.connect(self._on_kind)
         self.path.textChanged.connect(lambda _t: self._detect_soon.start())
+        self.path.textChanged.connect(self._new_path)
         self._detect_soon = QTimer(self, singleShot=True, interval=300)
         self._detect_soon.timeout.connect(self._detect)
         self.folder_btn.clicked.connect(self._pick_folder)
@@ -205,6 +207,14 @@ class ImportDialog(QDialog):
         path, _ = QFileDialog.getOpenFileName(self, title, field.text(), f"{pattern};;All files (*)")
         if path:
             field.setText(path)
+
+    def _new_path(self, text: str) -> None:
+        """Another path typed or picked: the last import's report and headline go (walkthrough 5: they stayed, read as
+        the new path's)."""
+        if not self.busy and self._reported and text.strip() != self._reported:
+            self._reported = ""
+            self.report.clear()
+            self._say(self.message, "")
 
     def _detect(self) -> None:
         """What the path holds, found in the background; the kind box follows when it says Detect."""
@@ -302,6 +312,7 @@ class ImportDialog(QDialog):
             return
         self._stop = CancelFlag()
         self.result = None
+        self._reported = self.path.text().strip()  # the path the report will be about
         self.report.clear()
         self.show_btn.setEnabled(False)
         self._say(self.message, f"Importing {NAMES[req.kind]} from {req.path}…")

@@ -174,3 +174,19 @@ def test_online_mind2webs_human_labels_are_detected_and_imported_with_the_unmatc
         from cockpit.core.store import labels as L
         got = {store.run(x["run_id"])["task_id"]: x["verdict"] for x in L.labels(store, annotator="online-mind2web")}
     assert got == {"m000": L.NOT_EXECUTABLE, "m001": "success"}
+
+
+def test_another_path_takes_the_last_report_away(qtbot, window, tmp_path):
+    """Walkthrough 5: after an import, typing a new path left the old report in the dialog, read as the new path's."""
+    results = mind2web_folders(tmp_path / "m2w", 2)
+    others = mind2web_folders(tmp_path / "more", 1)
+    dlg = open_dialog(qtbot, window)
+    choose(qtbot, dlg, results)
+    imported(qtbot, dlg)
+    assert dlg.message.fullText().startswith("Imported 2 runs") and dlg.report.toPlainText()
+    choose(qtbot, dlg, others)
+    assert dlg.report.toPlainText() == "" and dlg.message.fullText() == ""
+    assert dlg.found.fullText() == "Holds 1 Online-Mind2Web result folder."
+    imported(qtbot, dlg)  # the same run's content: skipped, and the report is this path's
+    assert dlg.message.fullText().startswith("Imported 0 runs, skipped 1 already imported")
+    assert f"{others / 'm000'}: already imported as run " in dlg.report.toPlainText()
