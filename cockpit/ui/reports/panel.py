@@ -73,6 +73,7 @@ class ReportsPanel(QWidget):
         self.annotator: Callable[[], str] = lambda: ""
         self.judge_task: Task | None = None  # until its outcome is shown
         self._cancel: CancelFlag | None = None
+        self._judged_of: tuple[set, int] = (set(), 0)  # the runs being judged, and how many are done
         self._build(judge_config or ModelConfig(temperature=0))
         # the judge server and model used last time (walkthrough 4: a restart was back to gpt-4o on OpenAI, so Judge
         # pressed without looking sent the runs to another, paid judge); the API key stays in the keyring
@@ -335,6 +336,7 @@ class ReportsPanel(QWidget):
         self._judging = ((f"Judging the canary runs first, then {plural(len(ids), 'run')}" if canaries else
                           f"Judging {plural(len(ids), 'run')}") + f" with {html.escape(self.j_model.text())}…")
         self.j_status.setText(self._judging)
+        self._judged_of = (set(ids), 0)  # the user's runs, and how many of them are judged so far
         if canaries:
             self.j_progress.setRange(0, 0)  # busy until the first of the user's runs is judged
         options = dict(store_root=self.store.root, config=self.judge_config(), k=self._k(),
@@ -359,11 +361,20 @@ class ReportsPanel(QWidget):
             return  # a report queued before the outcome was shown
         self.j_progress.setMaximum(total)
         self.j_progress.setValue(done)
+        self._judged_of = (self._judged_of[0], done)
+        self.j_status.setText(f"{self._judging} {done} of {total} judged.")
 
     def _on_stage(self, run_id: str, text: str) -> None:
-        """Where a run's judgement is within it (a WebJudge run's stages), under the line that counts runs."""
-        if self.judge_task is not None:
-            self.j_status.setText(f"{self._judging}<br>{html.escape(run_id)}: {html.escape(text)}")
+        """Where a run's judgement is within it (a WebJudge run's stages), under the line that counts runs; the
+        bar counts runs from the first of the user's runs on (walkthrough 5: busy for a whole WebJudge pass)."""
+        if self.judge_task is None:
+            return
+        ids, done = self._judged_of
+        if run_id in ids and self.j_progress.maximum() == 0:  # the canaries are done
+            self.j_progress.setRange(0, len(ids))
+            self.j_progress.setValue(done)
+        counted = f" {done} of {len(ids)} judged." if run_id in ids else ""
+        self.j_status.setText(f"{self._judging}{counted}<br>{html.escape(run_id)}: {html.escape(text)}")
 
     def _on_done(self, future: concurrent.futures.Future) -> None:
         self.judge_task = self._cancel = None

@@ -382,3 +382,32 @@ def test_the_judge_is_remembered_across_restarts(qtbot, store):
     again = ReportsPanel(store)  # the window opened again on the same data folder
     qtbot.addWidget(again)
     assert (again.j_url.text(), again.j_model.text()) == (srv.base_url, "my-local-judge")
+
+
+def test_a_webjudge_pass_counts_the_runs_judged(qtbot, store):
+    """Walkthrough 5: a WebJudge pass over 23 runs took 5 minutes and the panel never said how many were done."""
+    ids = [make_run(store, steps=2, task=f"task {i}") for i in range(2)]
+    panel = ReportsPanel(store)
+    qtbot.addWidget(panel)
+    panel.j_protocol.setCurrentIndex(panel.j_protocol.findData("webjudge"))
+    panel.j_canary.setChecked(False)
+    shown = []
+    panel.j_status.setText = lambda text, _set=panel.j_status.setText: (shown.append(shown_text(text)), _set(text))
+
+    def respond(body):
+        system = body["messages"][0]["content"]
+        if "list the key points" in system:
+            return "**Key Points**:\n1. Do the task"
+        if "one screenshot" in system:
+            return "**Reasoning**: the result.\n\n**Score**: 4"
+        return "Thoughts: done.\nStatus: success"
+    with ModelServer(respond) as srv:
+        panel.j_url.setText(srv.base_url)
+        panel.j_model.setText("judge-model")
+        assert panel.start_judging() is not None
+        judged(qtbot, panel)
+    counted = [s for s in shown if s.startswith("Judging")]
+    assert any("0 of 2 judged." in s and "key points" in s for s in counted), counted
+    assert any("1 of 2 judged." in s for s in counted), counted  # counted as each run is judged
+    assert panel.j_progress.maximum() == 2 and panel.j_progress.value() == 2
+    assert "Done." in shown_text(panel.j_status.text())
