@@ -12,7 +12,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 from cockpit.core.agent.start import DEMO_SITE  # also shown for a demo run recorded before runs named it
 from cockpit.core.store import Store
 from cockpit.core.store.queries import RunFilter
-from cockpit.core.store.records import status_text
+from cockpit.core.store.records import STATUS_WORDS, status_text
 from cockpit.ui.plaintext import tip
 
 PAGE = 200
@@ -193,8 +193,8 @@ class RunsTableModel(QAbstractTableModel):
             return started_text(value, row.get("started_known"))
         if key == "task" and row.get("demo"):
             value = f"[demo] {value}"
-        if key == "status":
-            value = status_text(value)
+        if key == "status":  # short in the list, whole in the tooltip (walkthrough 5: it squeezed the Task column)
+            value = status_text(value) if role == _TIP else STATUS_WORDS.get(value, value)
         if key == "site" and not value and row.get("demo"):
             value = DEMO_SITE
         if key == "model" and row.get("source") == "webvoyager":
