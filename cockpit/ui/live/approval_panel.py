@@ -9,9 +9,19 @@ import dataclasses
 import html
 import re
 
-from PySide6.QtCore import QEvent, Qt, Signal
+from PySide6.QtCore import QEvent, QSize, Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
-from PySide6.QtWidgets import QFrame, QHBoxLayout, QLabel, QLineEdit, QPushButton, QScrollArea, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision, off_screenshot
@@ -109,7 +119,7 @@ class ApprovalPanel(QFrame):
         wl.addWidget(self.prediction)
         wl.addWidget(self.evidence)
         wl.addStretch(1)
-        self.why = QScrollArea()
+        self.why = _AsTallAsItHolds()
         self.why.setWidget(why)
         self.why.setWidgetResizable(True)
         self.why.setFrameShape(QFrame.NoFrame)
@@ -153,6 +163,7 @@ class ApprovalPanel(QFrame):
         self.evidence.setToolTip(tip(req.thought) if len(req.thought) > 400 else "")
         self.evidence.setText(f"Why it was flagged:<ul style='margin:0'>{items}</ul>{thought}")
         self.prediction.setText(f"If you approve: {breakable(req.prediction[:600])}" if req.prediction else "")
+        self.why.updateGeometry()  # its height is what it now holds
         self.prediction.setVisible(bool(req.prediction))
         self.message.clear()
         self.back_btn.setVisible(False)
@@ -333,3 +344,20 @@ def _edit_problem(action: Action, boxes: int | None) -> str:
     if action.kind == "answer":
         return "use Reject with a message to end the run; an edited action cannot answer"
     return off_screenshot(action, boxes)
+
+
+class _AsTallAsItHolds(QScrollArea):
+    """The gate's reasons: as tall as they are at its width and never taller (walkthrough 5: at 1280x800 the panel
+    was mostly blank and the step log showed three rows), shrinking to scroll on a short screen."""
+
+    def __init__(self):
+        super().__init__()
+        self.setSizePolicy(QSizePolicy.Preferred, QSizePolicy.Maximum)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 (Qt's name)
+        body = self.widget()
+        if body is None:
+            return super().sizeHint()
+        width = max(self.viewport().width(), 100)
+        height = body.heightForWidth(width) if body.hasHeightForWidth() else body.sizeHint().height()
+        return QSize(super().sizeHint().width(), max(height, self.minimumHeight()) + 2 * self.frameWidth())

@@ -60,3 +60,22 @@ def test_the_gate_at_1024x700_shows_the_thought_and_flags_a_bad_box_while_it_is_
     qtbot.keyClick(a.edit, Qt.Key_Escape)  # the agent's action again: nothing to fix
     assert not a.edit.isVisible() and a.approve_btn.isEnabled() and not a.error.isVisible()
     w.bridge.stop()
+
+
+def test_the_gate_on_a_large_window_takes_what_it_holds_and_the_step_log_the_rest(qtbot, window_factory,
+                                                                                   screen_size):
+    """Walkthrough 4 and 5: at 1280x800 the gate was mostly blank below its reasons, and the step log showed three
+    rows."""
+    screen_size(1600, 1000)
+    w = window_factory(demo=True)
+    w.resize(1280, 800)
+    assert w.start_run()
+    a = w.live.approval
+    qtbot.waitUntil(lambda: a.isVisible(), timeout=LONG)
+    qtbot.wait(300)  # the room keeper has given the panel its height
+    why = a.why.widget()
+    blank = a.why.height() - why.layout().heightForWidth(a.why.viewport().width())
+    assert blank <= 8, blank  # no empty band under the reasons
+    log = w.live.log_panel
+    assert log.viewport().height() >= 6 * log.sizeHintForRow(0), (log.viewport().height(), log.sizeHintForRow(0))
+    assert _wholly_seen(a.approve_btn) and _wholly_seen(a.reject_btn)
