@@ -45,6 +45,7 @@ from cockpit.ui.screenshot.view import ScreenshotView
 CACHE = 24  # decoded screenshots kept
 PRELOAD = 3  # steps decoded ahead and behind
 MARKED_NOTE = "clean screenshot missing; showing the marked one (its boxes are part of the image)"
+BOXES_IN_IMAGE_NOTE = "the screenshot with its boxes as recorded (no box positions were kept to draw them)"
 HELP = ("Pick a run on the left. Keys: ←/→ steps, S success, F fail, U unsure, D not executable "
         "(asks why), 1–8 failure category, "
         "N next unlabelled run, K type key points, Ctrl+1–9 tick one at the step shown, Q/W/E/R judge the step, "
@@ -341,9 +342,11 @@ class RunViewer(QWidget):
         return self._marks[key]
 
     def _image_paths(self, s: dict) -> tuple[str, ...]:
-        """The files to show for step `s`, best first: the clean screenshot, then the marked one."""
+        """The files to show for step `s`, best first: the clean screenshot (its boxes drawn from the marks), then
+        the marked one; a step with no marks (a WebVoyager import) the marked one first, so its boxes show
+        (walkthrough 5: `Click [4]` could not be checked by eye)."""
         paths = []
-        for key in ("screenshot_clean", "screenshot"):
+        for key in ("screenshot_clean", "screenshot") if s.get("marks_file") else ("screenshot", "screenshot_clean"):
             if s.get(key) and str(self.store.file(s[key])) not in paths:
                 paths.append(str(self.store.file(s[key])))
         return tuple(paths)
@@ -352,7 +355,10 @@ class RunViewer(QWidget):
         """Show a decoded image of step `s`, with a note when it is not the clean screenshot."""
         self.view.set_screenshot(img, self._marks_of(s), keep_view=True)
         clean = s.get("screenshot_clean")
-        self.set_note("" if clean and img.text(SOURCE) == str(self.store.file(clean)) else MARKED_NOTE)
+        if clean and img.text(SOURCE) == str(self.store.file(clean)):
+            self.set_note("")
+        else:
+            self.set_note(BOXES_IN_IMAGE_NOTE if not s.get("marks_file") and clean else MARKED_NOTE)
         self.imageShown.emit()
 
     def _request_image(self, s: dict, first: bool = False) -> None:

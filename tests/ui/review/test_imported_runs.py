@@ -61,3 +61,25 @@ def test_importing_a_history_again_without_agent_names_the_run(tmp_path):
     assert f"already imported as run {first['id']}" in again.stdout
     with Store(home) as store:
         assert [r["id"] for r in store.runs()] == [first["id"]]  # no duplicate
+
+
+def test_a_webvoyager_import_shows_the_screenshot_with_its_boxes(qtbot, panel, store, tmp_path):
+    """Walkthrough 5: WebVoyager keeps no box positions, so Review showed the clean screenshot with no boxes and
+    `Click [4]` could not be checked by eye; the screenshot WebVoyager drew its boxes on is shown, and said to be."""
+    from cockpit.ui.review.run_viewer import BOXES_IN_IMAGE_NOTE
+    wv = tmp_path / "wv" / "20240601_12_30_00" / "taskBoxes--1"
+    wv.mkdir(parents=True)
+    (wv / "screenshot1.png").write_bytes(numbered_png(1))  # the marked one
+    (wv / "screenshot1_no_box.png").write_bytes(numbered_png(2))
+    (wv / "interact_messages.json").write_text(json.dumps([
+        {"role": "user", "content": "Now given a task: Find the boxes  Please interact with https://example.org"},
+        {"role": "assistant", "content": "Thought: there\n\nAction: Click [4]"}]))
+    ok(cockpit(store.root, "import", "webvoyager", str(tmp_path / "wv")))
+    p = panel()
+    (run,) = store.runs()
+    p.show_run(run["id"])
+    v = p.viewer
+    qtbot.waitUntil(lambda: v.view.has_screenshot(), timeout=5000)
+    # the note is the shown image's: set when the image shown is not the clean one
+    qtbot.waitUntil(lambda: v.image_note.text() == BOXES_IN_IMAGE_NOTE, timeout=5000)
+    assert v.image_note.isVisible()
