@@ -75,6 +75,8 @@ def run_window(*, demo: bool = False, task: str | None = None, url: str | None =
         print(f"cockpit: {e}", file=sys.stderr)
         start_error_box(str(e)).exec()
         return 2
+    from cockpit.ui import unexpected
+    unexpected.install(win)  # an error nobody foresaw is said in the window, not only on the terminal
     if news:
         win.status.say(news, 120000)
     _quit_on_signals(app, win)

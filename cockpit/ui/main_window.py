@@ -139,9 +139,7 @@ class MainWindow(QMainWindow):
         tb.act_open.triggered.connect(live.task_bar.choose_file)
         tb.act_quit.triggered.connect(self.quit)
         tb.demo_box.toggled.connect(self._on_demo_toggled)
-        if tb.demo_box.isChecked():
-            self._on_demo_toggled(True)
-        self._show_model()
+        self._on_demo_toggled(True) if tb.demo_box.isChecked() else self.status.show_model(self.settings.model, False)
         self.review.branchRequested.connect(self.start_branch)
         speed, recorded = self.review.viewer.tools.replay_speed, self.review.viewer.tools.recorded_box
         self.review.replayRequested.connect(lambda rid: self.start_replay(rid, speed.currentData(),
@@ -386,17 +384,7 @@ class MainWindow(QMainWindow):
         if dlg.exec():
             self.settings = dlg.result_settings()
             self.lookahead.settings_changed()
-            self._show_model()
-
-    def _show_model(self) -> None:
-        """The status bar names the model the next run talks to: the demo policy, or the one set in Model…."""
-        if self.toolbar.demo_box.isChecked():
-            self.status.set_model("demo policy", "Runs use the scripted demo policy (no model is called); untick "
-                                  "Demo policy to use the model set in Model… (Ctrl+,)")
-            return
-        cfg = self.settings.model
-        self.status.set_model(cfg.model or "(none)", f"{cfg.model or 'No model'} at {cfg.display_url}; "
-                              "Model… (Ctrl+,) changes it")
+            self.status.show_model(self.settings.model, self.toolbar.demo_box.isChecked())
 
     # ---------- status ----------
     def _update_controls(self) -> None:
@@ -419,7 +407,7 @@ class MainWindow(QMainWindow):
         """Ticked: the demo's task and address fill empty fields. Unticked: they go again (#38), said in the
         status bar, so a real model never starts on ``demo:index.html``."""
         from cockpit.core.demo.policy import DEMO_TASK
-        self._show_model()
+        self.status.show_model(self.settings.model, self.toolbar.demo_box.isChecked())
         if on:
             self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
         elif said := self.live.task_bar.leave_demo():

@@ -105,6 +105,7 @@ def test_every_window_dialog_and_state_fits_1024x700_with_worst_case_content(qtb
                 review(qtbot, w, states, srv)
                 import_and_export(qtbot, w, states, tmp_path)
                 reports(qtbot, w, states)
+                _unexpected_error(qtbot, w, states)
             finally:
                 if not run_over(w):
                     shortcut(qtbot, w, "Shift+F5")
@@ -296,6 +297,15 @@ def _pixel_model_dialog(qtbot, w, states: States, pixel: ModelServer) -> None:
     menu_action(w, "Model…").trigger()
     states.reached("the Model dialog, a pixel preset", bool(seen), "the dialog")
     assert w.settings.model.model == TODAYS_MODEL, w.settings.model
+
+
+def _unexpected_error(qtbot, w, states: States) -> None:
+    """The box over the window for an error nobody foresaw, with a long message."""
+    from cockpit.ui import unexpected
+    box = unexpected.show(w, AttributeError, AttributeError("'str' object has no attribute 'get' " + "in a slot " * 60))
+    qtbot.waitUntil(box.isVisible, timeout=5000)
+    states.watcher.check("an unexpected error", only=box, site="cockpit.ui.unexpected:show")
+    box.close()
 
 
 def _start_error(qtbot, states: States) -> None:

@@ -60,6 +60,7 @@ from cockpit.core.replay.localfiles import with_run_files
 from cockpit.core.replay.recorded import ServedRun
 from cockpit.core.safety.runlimits import recorded_policy
 from cockpit.core.store import Store
+from cockpit.core.store.records import agent_settings
 from cockpit.core.store.stepmarks import step_marks
 
 log = logging.getLogger(__name__)
@@ -295,7 +296,7 @@ def replay(ctx: RunContext, run_id: str, upto: int | None = None,
 
 def _executor(session: BrowserSession, run: dict) -> Executor:
     """An executor set up as the run's agent had it, under the run's own navigation limits."""
-    agent_cfg = run["config"].get("agent") or {}
+    agent_cfg = agent_settings(run)
     executor = Executor(session, wait_seconds=float(agent_cfg.get("wait_seconds", 5.0)),
                         dialog_policy=agent_cfg.get("dialog_policy", "dismiss"))
     executor.nav = recorded_policy(run) or executor.nav  # the steps run under the run's own limits

@@ -52,6 +52,7 @@ from cockpit.core.replay.replay import MIN_SIMILARITY, Diverged, ReplayOptions
 from cockpit.core.replay.replay import replay as replay_run
 from cockpit.core.safety.runlimits import kept_domains, recorded_policy
 from cockpit.core.store import Store, liveness
+from cockpit.core.store.records import agent_settings
 from cockpit.core.tasks.hops import HopTracker
 
 log = logging.getLogger(__name__)
@@ -81,7 +82,7 @@ _ASKS_MORE = ("never", "irreversible", "every")
 
 def recorded_approval_policy(run: dict) -> str:
     """The approval policy `run` was started with ("irreversible", the default, when none was recorded)."""
-    p = ((run.get("config") or {}).get("agent") or {}).get("approval_policy") or run.get("approval_policy")
+    p = agent_settings(run).get("approval_policy") or run.get("approval_policy")
     return p if p in _ASKS_MORE else "irreversible"
 
 
@@ -147,7 +148,7 @@ def plan(store: Store, run_id: str, *, replay: bool = False, max_steps: int | No
             raise CockpitError("max steps must be at least 1")
         budget = max_steps
     else:
-        recorded = int(((run.get("config") or {}).get("agent") or {}).get("max_steps") or 15)
+        recorded = int(agent_settings(run).get("max_steps") or 15)
         budget = recorded - taken
         if budget < 1 and answered is None:
             raise CockpitError(f"run {run_id} has used all {recorded} of its agent steps; give a budget "
@@ -256,7 +257,7 @@ def recorded_hops(run: dict) -> HopTracker | None:
 def recorded_lookahead(run: dict) -> tuple[WorldModelConfig | None, PlanningConfig | None]:
     """The world-model preview and planning settings `run` was started with (keys are never recorded: the
     key store's, or the agent's, are used), so a resume does not quietly go on without them."""
-    agent = (run.get("config") or {}).get("agent") or {}
+    agent = agent_settings(run)
 
     def world(d) -> WorldModelConfig | None:
         if not isinstance(d, dict) or not isinstance(d.get("model"), dict):

@@ -60,7 +60,7 @@ def end_reason(run: Mapping) -> str:
         return str(run["error"])
     status = run.get("status") or ""
     if status == "max_steps":
-        budget = (_dict(run.get("config")).get("agent") or {}).get("max_steps")
+        budget = agent_settings(run).get("max_steps")
         return f"the agent did not answer within its {plural(budget, 'step')}" if budget else \
             "the agent did not answer within its step budget"
     return NO_ANSWER_BECAUSE.get(status, "")
@@ -104,6 +104,13 @@ def _json(value) -> Any:
         except ValueError:
             return None
     return value
+
+
+def agent_settings(run: dict) -> dict:
+    """The agent settings `run` was started with (its config's ``agent``); {} for an imported run, whose config names
+    its agent there instead (walkthrough 6: branching an imported run failed on that name)."""
+    agent = _dict(run.get("config")).get("agent")
+    return agent if isinstance(agent, dict) else {}
 
 
 def _dict(value) -> dict:

@@ -25,6 +25,7 @@ from cockpit.core.llm import pixelprompt, prompt
 from cockpit.core.page import images
 from cockpit.core.page.marks import element_text
 from cockpit.core.store import Store
+from cockpit.core.store.records import agent_settings
 from cockpit.core.training.supervision import RunFacts, StepFacts, marks_of
 
 
@@ -106,7 +107,7 @@ def prompt_of(facts: RunFacts, i: int) -> list[dict]:
 
 
 def _keep(facts: RunFacts) -> int:
-    agent = (facts.run.get("config") or {}).get("agent") or {}
+    agent = agent_settings(facts.run)
     return int(agent.get("keep_images") or AgentConfig().keep_images)
 
 

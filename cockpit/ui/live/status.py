@@ -78,10 +78,16 @@ class RunStatus(QObject):
         else:
             self._expiry.start(ms)
 
-    def set_model(self, name: str, tip: str) -> None:
-        """The model the next run talks to: `name` (cut to MODEL_CHARS with "…"), `tip` its server in words."""
-        shown = name if len(name) <= MODEL_CHARS else name[:MODEL_CHARS - 1] + "…"
-        self.model.setText(f"model: {shown}")
+    def show_model(self, cfg, demo: bool) -> None:
+        """The model the next run talks to: the demo policy (`demo`), else `cfg`'s (a ModelConfig) model, cut to
+        MODEL_CHARS with "…", whole with its server in the tooltip."""
+        if demo:
+            name, tip = "demo policy", ("Runs use the scripted demo policy (no model is called); untick Demo "
+                                        "policy to use the model set in Model… (Ctrl+,)")
+        else:
+            name = cfg.model or "(none)"
+            tip = f"{cfg.model or 'No model'} at {cfg.display_url}; Model… (Ctrl+,) changes it"
+        self.model.setText(f"model: {name if len(name) <= MODEL_CHARS else name[:MODEL_CHARS - 1] + '…'}")
         self.model.setToolTip(tip)
 
     def current(self) -> str:

@@ -150,3 +150,26 @@ def test_a_history_imported_without_a_task_says_so_and_takes_the_task_given_late
     assert "now has the one given" not in r.stdout  # a task it has is never replaced
     with Store(home) as store:
         assert store.run(run["id"])["task"] == "Find the note about Alice"
+
+
+def test_an_imported_run_can_be_branched_and_replayed_without_a_traceback(tmp_path):
+    """Walkthrough 6: an imported run's config names its agent ("browser-use") where a Cockpit run keeps its agent
+    settings; branching it read that name as settings and failed with AttributeError (Branch did nothing in the
+    window, a traceback on the terminal)."""
+    from cockpit.core.replay.resume import recorded_approval_policy, resume_policy
+    from cockpit.core.store.records import agent_settings
+    root = tmp_path / "bu" / "one"
+    root.mkdir(parents=True)
+    local = json.dumps(old_history()).replace("https://www.qatarairways.com", "http://127.0.0.1:9")  # nothing there
+    (root / "AgentHistory.json").write_text(local)
+    home = tmp_path / "home"
+    r = cockpit(home, "import", "browser-use", str(root), "--task", "Find the baggage allowance")
+    assert r.returncode == 0, r.stderr
+    with Store(home) as store:
+        (run,) = store.runs()
+        run = store.run(run["id"])
+    assert agent_settings(run) == {} and recorded_approval_policy(run) == "irreversible"
+    assert resume_policy(run, "every") == "every"
+    r = cockpit(home, "branch", run["id"], "1", "--replay-only", timeout=240)
+    assert "Traceback" not in r.stderr and "AttributeError" not in r.stderr, r.stderr
+    assert r.returncode == 4 and "DIVERGED step 1: the start page http://127.0.0.1:9/ could not be opened" in r.stdout
