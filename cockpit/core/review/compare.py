@@ -7,6 +7,7 @@ leaves a gap instead of shifting every later row. Pure functions on step rows.
 from __future__ import annotations
 
 import difflib
+import re
 from urllib.parse import urlparse
 
 
@@ -44,10 +45,30 @@ def _page(step: dict) -> str:
     return f"{u.netloc.lower()}{u.path.rstrip('/')}?{u.query}"
 
 
-def same_action(a: dict | None, b: dict | None) -> bool:
+def target_of(step: dict, marks: list | None = None) -> tuple[str, str] | None:
+    """The element `step` acted on, as (tag, label lower-cased), from its pixel action's resolved element or its box
+    among `marks` (the step's marks); None when it had no target or it is not known."""
+    pointer = step.get("pointer") if isinstance(step.get("pointer"), dict) else {}
+    hit = pointer.get("resolved")
+    if isinstance(hit, dict) and hit.get("tag"):
+        return str(hit["tag"]), " ".join(str(hit.get("text") or "").split()).lower()[:80]
+    mark = next((m for m in marks or () if m.id == step.get("target")), None) if step.get("target") else None
+    return (mark.tag, " ".join(mark.label.split()).lower()[:80]) if mark is not None else None
+
+
+_WHERE = re.compile(r"\s*(\[\d+\]|\(\s*-?[\d.]+\s*,\s*-?[\d.]+\s*\))")  # a box number or a point
+
+
+def same_action(a: dict | None, b: dict | None, targets: tuple | None = None) -> bool:
     """Both steps did the same thing to the same target ('Click [13]' and 'Click [5]' differ; two steps
-    without an action are the same)."""
-    return a is not None and b is not None and _action(a) == _action(b)
+    without an action are the same). With both `targets` known (:func:`target_of`), the target is the element, not
+    its box number or point: `Click [4]` and `Click (201, 163)` on the same link are the same action, and
+    `Click [4]` on two different elements is not (walkthroughs 5 and 6)."""
+    if a is None or b is None:
+        return False
+    if targets and all(targets):
+        return _WHERE.sub("", _action(a)) == _WHERE.sub("", _action(b)) and targets[0] == targets[1]
+    return _action(a) == _action(b)
 
 
 def same_page(a: dict | None, b: dict | None) -> bool:

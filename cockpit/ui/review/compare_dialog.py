@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.errors import CockpitError
 from cockpit.core.page.marks import marks_from_json
-from cockpit.core.review.compare import align, same_action, same_page
+from cockpit.core.review.compare import align, same_action, same_page, target_of
 from cockpit.core.store import Store
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.plaintext import tip
@@ -39,6 +39,7 @@ class CompareDialog(QDialog):
         self.runs = [store.run(run_a), store.run(run_b)]
         self.steps = [store.steps(run_a, with_request=False), store.steps(run_b, with_request=False)]
         self.pairs = align(*self.steps)
+        self.targets = [[target_of(s, self._marks(s)) for s in steps] for steps in self.steps]  # by element
         self.table = self._table()
         self.table.currentCellChanged.connect(lambda r, *_: self.show_pair(r))
         self.views = [ScreenshotView(), ScreenshotView()]
@@ -75,8 +76,9 @@ class CompareDialog(QDialog):
         """A row per aligned pair: both steps and actions, and whether they did the same action on the same page."""
         table = QTableWidget(len(self.pairs), 6)
         table.setHorizontalHeaderLabels(["A step", "A action", "B step", "B action", "same action?", "same page?"])
-        for col, text in ((4, "Did both steps do the same thing to the same target? ('Click [13]' and 'Click [5]' "
-                               "differ.) Rows whose actions differ are shaded."),
+        for col, text in ((4, "Did both steps do the same thing to the same element? Compared by the element each acted "
+                               "on where it is known (its box number or point may differ), else as written ('Click "
+                               "[13]' and 'Click [5]' differ). Rows whose actions differ are shaded."),
                           (5, "Were both steps taken on the same page (its address, without the #part)?")):
             table.horizontalHeaderItem(col).setToolTip(text)
         table.setSelectionBehavior(QTableWidget.SelectRows)
@@ -84,18 +86,27 @@ class CompareDialog(QDialog):
         for row, (i, j) in enumerate(self.pairs):
             a = self.steps[0][i] if i is not None else None
             b = self.steps[1][j] if j is not None else None
+            targets = (self.targets[0][i] if i is not None else None, self.targets[1][j] if j is not None else None)
+            same = same_action(a, b, targets)
             cells = [str(a["step"]) if a else "—", _act(a), str(b["step"]) if b else "—", _act(b),
-                     _yes(same_action, a, b), _yes(same_page, a, b)]
+                     _yes(lambda *_, same=same: same, a, b), _yes(same_page, a, b)]
             for col, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 item.setToolTip(tip(text))
-                if not same_action(a, b):
+                if not same:
                     item.setBackground(QColor("#fff3e0"))
                 table.setItem(row, col, item)
         head = table.horizontalHeader()
         for col in range(6):  # the steps and the "same …?" columns as wide as their text, the two actions share the rest
             head.setSectionResizeMode(col, QHeaderView.Stretch if col in (1, 3) else QHeaderView.ResizeToContents)
         return table
+
+    def _marks(self, s: dict) -> list:
+        """Step `s`'s marks ([] when it has none or they cannot be read)."""
+        try:
+            return marks_from_json(json.loads(self.store.read_file(s["marks_file"], "marks"))) if s["marks_file"] else []
+        except (CockpitError, ValueError):
+            return []
 
     def show_pair(self, row: int) -> None:
         if not 0 <= row < len(self.pairs):
@@ -109,9 +120,7 @@ class CompareDialog(QDialog):
             s = self.steps[k][idx]
             try:
                 png = self.store.read_file(s["screenshot_clean"] or s["screenshot"], "screenshot")
-                marks = marks_from_json(json.loads(self.store.read_file(s["marks_file"], "marks"))) \
-                    if s["marks_file"] else []
-                view.set_screenshot(png, marks)
+                view.set_screenshot(png, self._marks(s))
                 if s.get("target"):
                     view.set_highlight(s["target"])
             except (CockpitError, ValueError) as e:

@@ -60,3 +60,40 @@ def test_a_step_only_one_run_has_is_neither_same_nor_differing(qtbot, store):
     assert lone[4:] == ["—", "—"]
     last = next(r for r in got if r[1] == "Click [2]")
     assert last[4:] == ["yes", "differs"]
+
+
+def record_marked(store, steps: list[tuple[str, int | None, list[dict], dict | None]]) -> str:
+    """A run whose steps did (action, target box, the page's marks, the pixel step's pointer) on one page."""
+    run_id = store.new_run(NewRun("Open Note A", "http://127.0.0.1/notes", model="som"))
+    png, _ = screenshot(1)
+    for k, (action, target, marks, pointer) in enumerate(steps, 1):
+        files = store.write_step_files(run_id, k, screenshot=png, marked=png, marks=marks)
+        store.commit_step(run_id, dict(step=k, url="http://127.0.0.1/notes", title="Notes", action=action,
+                                       action_text=action, target=target, pointer=pointer, status="ok", **files))
+    store.finish_run(run_id, "stopped")
+    return run_id
+
+
+def link(i: int, text: str) -> dict:
+    return {"id": i, "bbox": [10, 30 * i, 200, 20], "tag": "a", "text": text}
+
+
+def test_same_action_is_judged_by_the_element_not_its_box_number(qtbot, store):
+    """Walkthroughs 5 and 6: `Click [4]` on two different notes read "yes", and a pixel click and `Click [4]` on the
+    same link read "differs"."""
+    before = [link(1, "Settings"), link(4, "Call Alice about the report"), link(5, "Renew passport")]
+    after = [link(1, "Settings"), link(3, "Call Alice about the report"), link(4, "Renew passport")]
+    on_alice = {"resolved": {"tag": "a", "text": "Call Alice about the report", "desc": '<a> "Call Alice…"'}}
+    a = record_marked(store, [("Click [4]", 4, before, None), ("Click [4]", 4, before, None),
+                              ("Click [1]", 1, before, None)])
+    b = record_marked(store, [("Click [4]", 4, after, None), ("Click [3]", 3, after, None),
+                              ("Click (120, 95)", None, after, on_alice)])
+    dlg = CompareDialog(store, a, b)
+    qtbot.addWidget(dlg)
+    got = rows(dlg)
+    assert got[0][4] == "differs"  # box 4 was Alice's note in A, the passport in B
+    assert got[1][4] == "yes"  # Alice's note, box 4 in A and box 3 in B
+    assert got[2][1:4:2] == ["Click [1]", "Click (120, 95)"] and got[2][4] == "differs"  # Settings vs Alice
+    c = record_marked(store, [("Click (120, 95)", None, after, on_alice)])
+    d = record_marked(store, [("Click [4]", 4, before, None)])
+    assert rows(CompareDialog(store, c, d))[0][4] == "yes"  # a point and a box on the same link
