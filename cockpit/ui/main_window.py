@@ -365,6 +365,7 @@ class MainWindow(QMainWindow):
             (" with the demo policy (a demo run goes on as it was made)" if "branch_from" in kw and demo else "") + \
             (f" (approval policy: {policy})" if policy else "") + "…"
         started = self._launch(spec, banner)
+        self.live.replayed_run = run_id if "replay_run" in kw else None  # its rows open its recorded steps
         self.status.say(banner, 15000, live=True)
         return started
 

@@ -64,6 +64,7 @@ class LivePane(QWidget):
         super().__init__()
         self.store, self.runs, self._settings = store, runs, settings
         self.shown_step: int | None = None  # None: following the run live
+        self.replayed_run: str | None = None  # the run "Replay in browser" replays: its rows open its steps
         self.live_step: int | None = None  # the pane shows the live page (paused, taken over), this step to be
         self.last_marks: list[Mark] = []
         self.live_frame = None  # the live page's last image, to come back to from another step
@@ -161,7 +162,7 @@ class LivePane(QWidget):
         self.hop_strip.clear()
         self.thinking.clear()
         self.details.show_step(None, {}, None)
-        self.shown_step = self.live_step = None
+        self.shown_step = self.live_step = self.replayed_run = None
         self.live_frame, self.live_seen, self.last_marks, self._replies = None, None, [], {}
         self.corrector.set_adding(False)
         self.view.clear(banner)
@@ -195,7 +196,8 @@ class LivePane(QWidget):
         return self.bridge.session if (self.shown_step is None and self.bridge.busy) else None
 
     def show_step(self, step: int) -> None:
-        run_id = self.runs.run_id
+        """Step `step` of the run (of a replay: the recorded step it replayed, walkthroughs 4 and 6) as it was."""
+        run_id = self.runs.run_id or self.replayed_run
         if not run_id:
             return
         row = self.store.step(run_id, step)

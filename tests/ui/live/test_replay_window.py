@@ -27,6 +27,12 @@ def test_a_replay_shows_its_browser_and_its_steps(qtbot, window_factory):
     assert sorted(rows) == [r["step"] for r in replayed] and replayed  # before #38 the log stayed empty
     for r in replayed:
         assert rows[r["step"]].text(1) == r["action"] and rows[r["step"]].text(3).startswith("replayed: ")
+    # a replayed row opens the step it replayed, as recorded (walkthroughs 4 and 6: "No step selected")
+    first = replayed[0]
+    w.live.log_panel.setCurrentItem(rows[first["step"]])
+    qtbot.waitUntil(lambda: w.live.banner.fullText().startswith(f"step {first['step']} "), timeout=5000)
+    assert w.live.view.has_screenshot() and "No step selected" not in w.live.details.summary.toPlainText()
+    assert first["action"] in w.live.details.summary.toPlainText()
 
 
 def test_the_browser_started_ahead_of_the_first_run_is_said(qtbot, window_factory):
