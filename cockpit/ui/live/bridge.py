@@ -14,11 +14,10 @@ import contextlib
 import dataclasses
 import functools
 import logging
-import time
 from dataclasses import dataclass
 
-from PySide6.QtCore import QObject, QRect, Signal
-from PySide6.QtGui import QColor, QImage, QPainter
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QImage
 
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
@@ -30,10 +29,10 @@ from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.demo import simulator
 from cockpit.core.errors import BrowserError, CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
-from cockpit.core.page import masking
 from cockpit.core.store import Store
 from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Lock, Task, run_in_background
+from cockpit.ui.live import live_frames
 
 log = logging.getLogger(__name__)
 
@@ -330,6 +329,7 @@ class AgentBridge(QObject):
             self.replayed.emit(i, info.describe())
         steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
                        spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        self._last_frame(session)  # the page the replay left: a short replay ends before the live view's first frame
         missing = sum(len(s.missing) for s in steps)
         how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else
                                         ", nothing sent to the site")) if spec.recorded else ""
@@ -420,31 +420,17 @@ class AgentBridge(QObject):
         if self._live_task is not None:
             self._live_task.cancel()
 
+    def _last_frame(self, session: BrowserSession) -> None:
+        """One frame of the page as it is now (walkthrough 6: a replay of one step ended with the pane still saying
+        "Replaying run …", and a longer one showed the page before its last action)."""
+        if (frame := live_frames.grab(session, self._live_mask, wait=2)) is not None:
+            self.liveFrame.emit(frame)
+
     def _live(self, session: BrowserSession, stop: CancelFlag) -> None:
         """A low-rate capture while the agent waits on the model, between its own commands."""
         while not stop.wait(self.live_interval):
             if self.state not in (WAITING_MODEL, REPLAYING):
                 continue
-            if not session.lock.acquire(timeout=0.05):
-                continue
-            try:
-                t = time.perf_counter()
-                png = session.screenshot_png()
-                log.debug("live frame in %.0f ms", (time.perf_counter() - t) * 1000)
-            except Exception:
-                continue
-            finally:
-                session.lock.release()
-            if self.state in (WAITING_MODEL, REPLAYING):
-                self.liveFrame.emit(_masked(QImage.fromData(png), self._live_mask))
-
-
-def _masked(frame: QImage, boxes: list) -> QImage:
-    """A live frame with typed card numbers and codes painted over, as observation.observe does for the
-    screenshots it keeps and sends (core.masking; the boxes are the last observation's)."""
-    if boxes and not frame.isNull():
-        painter = QPainter(frame)
-        for box in boxes:
-            painter.fillRect(QRect(*box), QColor(*masking.FILL))
-        painter.end()
-    return frame
+            frame = live_frames.grab(session, self._live_mask, wait=0.05)
+            if frame is not None and self.state in (WAITING_MODEL, REPLAYING):
+                self.liveFrame.emit(frame)

@@ -4,7 +4,7 @@ from PySide6.QtGui import QImage
 
 from cockpit.core.page import masking
 from cockpit.core.page.observation import observe
-from cockpit.ui.live.bridge import _masked
+from cockpit.ui.live.live_frames import masked as _masked
 from tests.core.page.test_masking import box, decode, fields, filled_page, red
 
 

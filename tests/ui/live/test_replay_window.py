@@ -41,3 +41,23 @@ def test_the_browser_started_ahead_of_the_first_run_is_said(qtbot, window_factor
     w = window_factory()
     qtbot.waitUntil(lambda: w.status.browser.text() != "browser: not started", timeout=LONG)
     assert w.status.browser.text() == "browser: ready" and w.bridge.session is not None
+
+
+def test_a_one_step_replay_shows_the_page_it_left(qtbot, window_factory, site):
+    """Walkthrough 6: a replay of a run of one click and its answer ended with the pane still saying "Replaying run
+    …" (it ended before the live view's first frame); it shows the page the replay left."""
+    from cockpit.core.llm.modelserver import ModelServer
+    from tests.clitools import cockpit, ok
+    w = window_factory()
+    home = w.store_root
+    w.close()
+    with ModelServer(["Thought: the details.\nAction: Click [1]", "Thought: done.\nAction: ANSWER; 4217"]) as srv:
+        ok(cockpit(home, "run", "--task", "What is the secret number?", "--url", site.url("agent_start.html"),
+                   "--base-url", srv.base_url, "--model", "m", "--approval", "allow"))
+    with Store(home) as s:
+        (run,) = s.runs()
+    w = window_factory()
+    w.bridge.live_interval = 60  # no periodic frame comes in time: only the one the replay ends with
+    assert w.start_replay(run["id"], speed=None)
+    wait_idle(qtbot, w)
+    qtbot.waitUntil(lambda: w.live.view.has_screenshot(), timeout=5000)  # before: "Replaying run …" for good
