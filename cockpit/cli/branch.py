@@ -156,7 +156,8 @@ def _replay_only(args, store, run_id: str) -> int:
     steps = [d for d in done if not d.is_check]
     moved = sum(d.id_changed for d in steps)
     missing = [m for d in steps for m in d.missing]
-    print(f"replayed {plural(len(steps), 'step')} of {run_id}{how}; the pages matched"
+    matched = "the pages matched" if any(d.similarity is not None for d in done) else "the pages were not checked"
+    print(f"replayed {plural(len(steps), 'step')} of {run_id}{how}; {matched}"
           + (f" ({moved} element ids changed)" if moved else ""), flush=True)
     if args.recorded:
         print(f"{plural(len(missing), 'request')} not in the recording, answered with a network error"

@@ -333,8 +333,9 @@ class AgentBridge(QObject):
         missing = sum(len(s.missing) for s in steps)
         how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else
                                         ", nothing sent to the site")) if spec.recorded else ""
+        checked = any(s.similarity is not None for s in steps)  # a run without marks is not checked (walkthrough 6)
         self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}{how}; "
-                              "the page matched throughout")
+                              + ("the page matched throughout" if checked else "the pages were not checked"))
         return None
 
     def _drop_dead_session(self) -> None:

@@ -381,8 +381,9 @@ class LivePane(QWidget):
     def on_failed(self, message: str) -> None:
         self.show_error(message)
         if not self.runs.began:  # it never started: nothing of it (or of the last run) to show
-            self.banner.setText("The run did not start.")
-            self.view.clear("The run did not start; the red banner above says why.")
+            what = "The replay stopped" if self.replayed_run else "The run did not start"  # walkthrough 6
+            self.banner.setText(f"{what}.")
+            self.view.clear(f"{what}; the red banner above says why.")
 
     def on_approval(self, req) -> None:
         self.approval.show_request(req, self.runs.step_label(req.step))

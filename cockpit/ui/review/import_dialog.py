@@ -67,6 +67,7 @@ class ImportDialog(QDialog):
         self._start_after_look = ""  # Import pressed before the look at this path was done: it starts after
         self.result = None
         self._reported = ""  # the path the report shown is about
+        self._kind_shown: str | None = None  # the kind whose options were last shown
         self._build()
         self._on_kind()
         self._say(self.found, "")
@@ -176,6 +177,9 @@ class ImportDialog(QDialog):
 
     def _on_kind(self) -> None:
         kind = self.chosen_kind()
+        if kind and self._kind_shown and kind != self._kind_shown:  # a task file is of one kind (walkthrough 6: a
+            self.tasks.clear()  # WebVoyager task file kept for an Online-Mind2Web folder failed its import)
+        self._kind_shown = kind or self._kind_shown
         self.expects.setText(f"Expects {LAYOUTS[kind]}." if kind else
                              "Cockpit reads WebVoyager run folders, Online-Mind2Web result folders, browser-use "
                              "histories, Cockpit bundles and label exports; pick a path, or what it holds.")
@@ -215,6 +219,7 @@ class ImportDialog(QDialog):
             self._reported = ""
             self.report.clear()
             self._say(self.message, "")
+            self.show_btn.setEnabled(False)  # it showed the runs the report was about
 
     def _detect(self) -> None:
         """What the path holds, found in the background; the kind box follows when it says Detect."""

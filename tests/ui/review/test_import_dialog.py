@@ -185,8 +185,29 @@ def test_another_path_takes_the_last_report_away(qtbot, window, tmp_path):
     imported(qtbot, dlg)
     assert dlg.message.fullText().startswith("Imported 2 runs") and dlg.report.toPlainText()
     choose(qtbot, dlg, others)
-    assert dlg.report.toPlainText() == "" and dlg.message.fullText() == ""
+    assert dlg.report.toPlainText() == "" and dlg.message.fullText() == "" and not dlg.show_btn.isEnabled()
     assert dlg.found.fullText() == "Holds 1 Online-Mind2Web result folder."
     imported(qtbot, dlg)  # the same run's content: skipped, and the report is this path's
     assert dlg.message.fullText().startswith("Imported 0 runs, skipped 1 already imported")
     assert f"{others / 'm000'}: already imported as run " in dlg.report.toPlainText()
+
+
+def test_a_task_file_of_another_kind_does_not_stay_for_the_next_path(qtbot, window, tmp_path):
+    """Walkthrough 6: a WebVoyager import's task file stayed in the field when an Online-Mind2Web folder was picked,
+    and that import failed on it ("… is not Online-Mind2Web's task list")."""
+    results = mind2web_folders(tmp_path / "m2w", 1)
+    wv = tmp_path / "wv" / "20240601_12_30_00" / "taskOne--1"
+    wv.mkdir(parents=True)
+    (wv / "screenshot1.png").write_bytes(numbered_png(1))
+    (wv / "interact_messages.json").write_text(json.dumps([
+        {"role": "user", "content": "Now given a task: Find it  Please interact with https://example.org"},
+        {"role": "assistant", "content": "Thought: done\n\nAction: ANSWER; it"}]))
+    wv_tasks = tmp_path / "wv_tasks.jsonl"
+    wv_tasks.write_text(json.dumps({"id": "One--1", "web": "https://example.org", "ques": "Find it"}) + "\n")
+    dlg = open_dialog(qtbot, window)
+    choose(qtbot, dlg, tmp_path / "wv")
+    dlg.tasks.setText(str(wv_tasks))
+    assert imported(qtbot, dlg).imported
+    choose(qtbot, dlg, results)
+    assert dlg.found.fullText() == "Holds 1 Online-Mind2Web result folder." and dlg.tasks.text() == ""
+    assert imported(qtbot, dlg).imported and not dlg.result.failed

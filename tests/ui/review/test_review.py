@@ -338,6 +338,9 @@ def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, 
         qtbot.waitUntil(lambda: dlg.send_btn.isEnabled(), timeout=10000)
         assert "Click [5]" in dlg.new.toPlainText() and "a different action" in dlg.verdict.text()
         assert srv.requests[0]["temperature"] == 0.3
+        dlg.show()
+        dlg.close_btn.click()  # a Close button besides Esc
+        assert not dlg.isVisible()
         assert srv.requests[0]["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/jpeg")
     assert store.steps(rid) == before  # the run is untouched
 
