@@ -33,9 +33,11 @@ def of_run(store: Store, run: dict) -> KeyPoints:
     stages = [s for s in judge_stages.of(store, run["id"]) if s["stage"] == "key_points" and s["reply"]]
     if stages:
         newest = max(stages, key=lambda s: s["created"] or 0)
-        points = split_points(parse_key_points(newest["reply"])[0])
-        if points:
-            return KeyPoints(points, f"WebJudge ({newest['judge']})")
+        text, note = parse_key_points(newest["reply"])
+        points = split_points(text)
+        if points:  # a reply with no list is used whole (as the published script does), and said to be (walkthrough 6)
+            warn = "; no 'Key Points' heading in its reply, used whole: K types better ones" if note else ""
+            return KeyPoints(points, f"WebJudge ({newest['judge']}){warn}")
     return KeyPoints([], "")
 
 

@@ -99,3 +99,16 @@ def test_key_points_go_with_a_run_that_leaves_the_list(qtbot, panel, store):
     p.browser.search.setText("")
     p.browser.apply_filter()  # back in the list: its key points and ticks again
     assert p.viewer.run["id"] == rid and [b.isChecked() for b in p.key_points.boxes] == [True, False]
+
+
+def test_a_judge_reply_with_no_key_points_list_is_said_to_be_used_whole(qtbot, panel, store):
+    """Walkthrough 6: a WebJudge reply with no Key Points list ("The screenshots show what the agent did. NOT
+    SUCCESS") became key point 1 without a word."""
+    rid = make_run(store, steps=2, task="Delete the spam ticket")
+    judge_stages.save(store, rid, "judge-x", "webjudge-cockpit-1", 1,
+                      [{"stage": "key_points", "reply": "The screenshots show what the agent did. NOT SUCCESS"}],
+                      reply="Status: failure")
+    p = panel("ada")
+    p.show_run(rid)
+    assert p.key_points.boxes[0].text().startswith("1. The screenshots show what the agent did.")  # cut with …
+    assert "no 'Key Points' heading in its reply, used whole: K types better ones" in p.key_points.summary.text()
