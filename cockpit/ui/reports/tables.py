@@ -33,3 +33,4 @@ def fill_table(table: QTableWidget, rows: list[tuple], data: list | None = None)
     table.resizeColumnsToContents()
     for j in range(table.columnCount()):
         table.setColumnWidth(j, min(table.columnWidth(j), MAX_COLUMN))
+    table.horizontalScrollBar().setValue(0)  # the first column (the judge's, the site's name) in view (walkthrough 6)
