@@ -105,8 +105,9 @@ class LabelBar(QWidget):
         bl.addWidget(self.status)
         self.annotator.currentTextChanged.connect(self.annotatorChanged)
         self.blind.toggled.connect(self.blindToggled)
-        for btn, verdict in ((self.btn_success, "success"), (self.btn_fail, "fail"), (self.btn_unsure, "unsure"),
-                             (self.btn_not_executable, L.NOT_EXECUTABLE)):
+        self._verdict_buttons = ((self.btn_success, "success"), (self.btn_fail, "fail"), (self.btn_unsure, "unsure"),
+                                 (self.btn_not_executable, L.NOT_EXECUTABLE))
+        for btn, verdict in self._verdict_buttons:
             btn.clicked.connect(lambda _=False, v=verdict: self.verdictRequested.emit(v))
         self.btn_next.clicked.connect(self.nextRequested)
         self.btn_suggestion.clicked.connect(self.accept_suggestion)
@@ -144,8 +145,16 @@ class LabelBar(QWidget):
         self.show_label(mine)
 
     def show_label(self, mine: dict | None) -> None:
-        """The footer says the run's label (a step's own judgement is in the step's line above)."""
+        """The footer says the run's label (a step's own judgement is in the step's line above), and its verdict's
+        button is ticked (walkthrough 6: only the footer said it)."""
         self.say(label_text(mine["verdict"], mine["category"]) if mine else "not labelled by you")
+        self.mark_verdict(mine["verdict"] if mine else None)
+
+    def mark_verdict(self, verdict: str | None) -> None:
+        """✓ on the button of `verdict` (the annotator's label), none on the others."""
+        for btn, v in self._verdict_buttons:
+            text = btn.text().removeprefix("✓ ")
+            btn.setText(f"✓ {text}" if v == verdict else text)
 
     def axis_answer(self, axis: str) -> str | None:
         text = self.axes[axis].currentText()

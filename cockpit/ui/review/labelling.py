@@ -145,6 +145,7 @@ class Labeller(QObject):
         if verdict != "fail":  # a category belongs to a failure: the field shows what was stored (none)
             self.bar.category.setCurrentText("")
         self.bar.say(label_text(verdict, category))
+        self.bar.mark_verdict(verdict)
         self.refresh_queue()  # the queue's progress; a blind batch's run now shows its claim
         self.update_claim()
         self.show_header()

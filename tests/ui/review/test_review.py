@@ -451,3 +451,20 @@ def test_reask_sends_with_ctrl_enter_on_either_enter_key(qtbot, panel, store, ke
             qtbot.keyClick(field, key, modifiers)
             qtbot.waitUntil(lambda n=n: len(srv.requests) == n and dlg.send_btn.isEnabled(), timeout=10000)
         assert "Click [5]" in dlg.new.toPlainText()
+
+
+def test_the_verdict_button_of_the_label_is_ticked(qtbot, panel, store):
+    """Walkthrough 6: the Fail (F) button showed no sign of the label; only the footer said "your label: fail"."""
+    rid, other = make_run(store, steps=2, task="one"), make_run(store, steps=2, task="two")
+    p = panel("ada")
+    p.show_run(rid)
+    bar = p.label_bar
+    assert not any(b.text().startswith("✓") for b in (bar.btn_success, bar.btn_fail, bar.btn_unsure))
+    p.label("fail")
+    assert bar.btn_fail.text() == "✓ Fail (F)" and bar.btn_success.text() == "Success (S)"
+    p.label("success")
+    assert bar.btn_success.text() == "✓ Success (S)" and bar.btn_fail.text() == "Fail (F)"
+    p.show_run(other)  # another run, not labelled: no tick
+    assert bar.btn_success.text() == "Success (S)"
+    p.show_run(rid)  # back: its label's tick again
+    assert bar.btn_success.text() == "✓ Success (S)"
