@@ -43,7 +43,10 @@ def _file_in_the_way(path: Path) -> Path | None:
 
 def _root() -> Path:
     env = os.environ.get(ENV_VAR)
-    return Path(env).expanduser() if env else Path(platformdirs.user_data_dir("cockpit", "cockpit"))
+    # absolute, without "..": the same folder whatever the working folder of a process started later, and one
+    # Chromium reads (it refuses paths with ".."; walkthrough 7: COCKPIT_HOME=../home timed out after 60 s)
+    return Path(os.path.abspath(Path(env).expanduser())) if env else Path(platformdirs.user_data_dir("cockpit",
+                                                                                                      "cockpit"))
 
 
 def home() -> Path:

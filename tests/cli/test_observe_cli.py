@@ -32,3 +32,14 @@ def test_observe_unreachable_url_fails_clearly():
 def test_bad_viewport_is_rejected():
     r = cockpit(None, "observe", "x", "--viewport", "huge")
     assert r.returncode == 2 and "not a viewport like 1024x768" in r.stderr
+
+
+def test_a_relative_data_folder_works_from_anywhere(site, tmp_path):
+    """Walkthrough 7: COCKPIT_HOME=../home made Chromium take its profile folder relative to its own working folder;
+    the session timed out after 60 s with a raw urllib3 message."""
+    work = tmp_path / "work"
+    work.mkdir()
+    r = cockpit("../home", "observe", site.url("grid.html"), cwd=work, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "5 marks in a 1024x768 viewport" in r.stdout
+    assert (tmp_path / "home").is_dir() and not (work / "home").exists()

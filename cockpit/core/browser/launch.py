@@ -29,7 +29,8 @@ def chrome_options(cfg, profile_dir: Path | None, download_dir: Path | None) -> 
     # Window size covers browser chrome too; the exact viewport is set by CDP.
     o.add_argument(f"--window-size={w},{h + (0 if cfg.headless else 140)}")
     if profile_dir and not cfg.webdriver_url:
-        o.add_argument(f"--user-data-dir={profile_dir}")
+        # absolute: Chromium takes a relative one from its own working folder, and the session never starts
+        o.add_argument(f"--user-data-dir={os.path.abspath(profile_dir)}")  # no "..": Chromium refuses those
     if cfg.user_agent:
         o.add_argument(f"--user-agent={cfg.user_agent}")
     for a in cfg.extra_args:
@@ -54,7 +55,7 @@ def start_chromedriver(cfg, profile_dir: Path | None) -> Service:
     # Chromium writes outside its profile (~/.config, dconf): keep it inside.
     if profile_dir:
         for var, sub in (("HOME", "home"), ("XDG_CONFIG_HOME", "config"), ("XDG_CACHE_HOME", "cache")):
-            d = profile_dir / sub
+            d = Path(os.path.abspath(profile_dir)) / sub
             d.mkdir(exist_ok=True)
             env[var] = str(d)
     # Its own session: a Ctrl+C in the terminal must not kill the browser before
