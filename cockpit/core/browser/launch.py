@@ -10,6 +10,7 @@ from selenium.webdriver.chrome.service import Service
 
 from cockpit.core.browser.locate import find_chrome, find_chromedriver
 from cockpit.core.browser.profiles import CHROME_FLAGS
+from cockpit.core.errors import short_message
 
 
 def chrome_options(cfg, profile_dir: Path | None, download_dir: Path | None) -> webdriver.ChromeOptions:
@@ -63,3 +64,13 @@ def start_chromedriver(cfg, profile_dir: Path | None) -> Service:
     svc = Service(executable_path=driver_path, env=env, popen_kw={"start_new_session": True})
     svc.start()
     return svc
+
+
+def why_not_started(exc: BaseException, cfg) -> str:
+    """Why a browser session did not start, in words: chromedriver's read timeout (urllib3's "Read timed out") says
+    that Chromium did not start in time (walkthrough 7: the raw urllib3 message was all a person saw)."""
+    why = short_message(exc)
+    if "Read timed out" in why:
+        why = (f"Chromium did not start within {cfg.command_timeout:.0f} s (the machine may be very busy, or Chromium "
+               f"cannot run here: try `cockpit status`); {why}")
+    return why

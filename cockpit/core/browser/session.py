@@ -120,7 +120,7 @@ class BrowserSession:
             raise
         except (WebDriverException, urllib3.exceptions.HTTPError, OSError) as e:
             where = cfg.webdriver_url or "local chromedriver"
-            raise BrowserError(f"could not start a browser session ({where}): {short_message(e)}") from e
+            raise BrowserError(f"could not start a browser session ({where}): {launch.why_not_started(e, cfg)}") from e
         self._main_handle = self.driver.current_window_handle
         self.driver.set_page_load_timeout(cfg.page_load_timeout)
         # settle.js answers within its cap; the margin covers a busy page.
