@@ -80,7 +80,8 @@ class RunTools(QWidget):
         lay.addWidget(flow_row((task_runs, self.reask_btn, self.branch_btn, self.replay_btn,
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
                                 self.resume_replay, self.close_run_btn)))
-        self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn)}
+        self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn, self.branch_btn,
+                                               self.replay_btn)}
         self.run, self._recorded, self._asked = None, "no run is open", set()  # see show_run
         self.set_run_status("")
         for w in (self.compare_btn, self.attempt_btn, self.reask_btn, self.branch_btn, self.replay_btn,
@@ -114,6 +115,10 @@ class RunTools(QWidget):
             self.recorded_box.setChecked(False)
         for w in (self.compare_btn, self.attempt_btn, self.branch_btn, self.replay_btn, self.replay_speed):
             w.setEnabled(run is not None)  # no run open (a search took it away): nothing to do it on (walk4)
+        nowhere = run is not None and not (run.get("url") or "").strip()  # an import that kept no start address
+        for w, what in ((self.branch_btn, "Cannot branch"), (self.replay_btn, "Cannot replay")):
+            w.setEnabled(run is not None and not nowhere)  # walkthrough 7: "the start page  could not be opened"
+            w.setToolTip(f"{what}: this run recorded no start address" if nowhere else self._tips[w])
 
     def set_run_status(self, status: str) -> None:
         """Resume for a run whose process died (cockpit.core.replay.resume), Close run for an interrupted one."""

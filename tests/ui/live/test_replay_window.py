@@ -61,3 +61,15 @@ def test_a_one_step_replay_shows_the_page_it_left(qtbot, window_factory, site):
     assert w.start_replay(run["id"], speed=None)
     wait_idle(qtbot, w)
     qtbot.waitUntil(lambda: w.live.view.has_screenshot(), timeout=5000)  # before: "Replaying run …" for good
+
+
+def test_the_replay_summary_says_how_well_the_pages_matched():
+    """Walkthrough 7: "the page matched throughout" stood beside a row replayed at similarity 0.62 on another box."""
+    from types import SimpleNamespace as S
+
+    from cockpit.ui.live.bridge import matched
+    assert matched([S(similarity=None, id_changed=False)]) == "the pages were not checked"
+    assert matched([S(similarity=1.0, id_changed=False), S(similarity=1.0, id_changed=False)]) == \
+        "the page matched throughout"
+    assert matched([S(similarity=1.0, id_changed=False), S(similarity=0.62, id_changed=True)]) == \
+        "the pages matched well enough (lowest similarity 0.62; 1 element found under another box number)"

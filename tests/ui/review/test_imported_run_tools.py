@@ -48,3 +48,20 @@ def test_with_no_run_open_the_run_tools_are_off(qtbot, panel, store):
     p.show_run(own)
     qtbot.waitUntil(lambda: p.viewer.current() is not None)
     assert tools.branch_btn.isEnabled() and tools.attempt_btn.isEnabled()
+
+
+def test_a_run_with_no_start_address_cannot_be_replayed_or_branched(qtbot, panel, store):
+    """Walkthrough 7: an imported Online-Mind2Web run with no start address offered Replay, which failed with
+    "step 2: the start page  could not be opened" and replaced the Live fields."""
+    rid = make_run(store, steps=2, task="a task with no address")
+    store.set_run(rid, url="")
+    p = panel("ada")
+    tools = p.viewer.tools
+    p.show_run(rid)
+    qtbot.waitUntil(lambda: p.viewer.current() is not None)
+    assert not tools.replay_btn.isEnabled() and not tools.branch_btn.isEnabled()
+    assert tools.replay_btn.toolTip() == "Cannot replay: this run recorded no start address"
+    assert tools.branch_btn.toolTip() == "Cannot branch: this run recorded no start address"
+    p.show_run(make_run(store, steps=2, task="with one"))
+    qtbot.waitUntil(lambda: bool(p.viewer.run["url"]))
+    assert tools.replay_btn.isEnabled() and not tools.replay_btn.toolTip().startswith("Cannot")
