@@ -66,6 +66,7 @@ def test_a_supervised_run_comes_back_step_for_step(browser, site, store, tmp_pat
         # What the side file keeps comes back too: the model, when the run began, tokens, addresses and risks
         run, back = store.run(run.run_id), fresh.run(back["id"])
         assert back["model"] == run["model"] != "(imported)"
+        assert back["status"] == run["status"]  # how it ended (a run refused at the gate came back "answered")
         assert back["started"] == run["started"] and back["config"].get("started_known", True)
         assert (back["prompt_tokens"], back["completion_tokens"]) == (run["prompt_tokens"], run["completion_tokens"])
         assert run["prompt_tokens"] > 0
@@ -96,3 +97,16 @@ def test_a_ui_tars_run_comes_back_with_its_points(browser, site, store, tmp_path
         point, _, _ = pointer_geometry(first["action"], first["pointer"], size)
         assert point == tuple(float(v) for v in parse_action(before[0]["action"]).point)
         assert back["answer"] == "done"
+
+
+def test_a_run_refused_at_the_gate_comes_back_refused(tmp_path):
+    """The hand round trip of this session: the demo run refused at the gate (its agent then answered that it
+    stopped) came back "answered" from WebVoyager's layout; the side file gives back how it ended."""
+    from testkit.fakeruns import make_run
+    home = tmp_path / "home"
+    with Store(home) as s:
+        rid = make_run(s, steps=3, task="Buy it", answer="I stopped: the order was refused", status="refused")
+    _exported, _imported, _folder, other = export_and_import(home, rid, tmp_path)
+    with Store(other) as fresh:
+        (back,) = fresh.runs()
+    assert (back["status"], back["answer"]) == ("refused", "I stopped: the order was refused")

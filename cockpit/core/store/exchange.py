@@ -220,7 +220,9 @@ def _import_one(store: Store, fr, run_id: str, tasks: dict, answers: dict) -> No
                                  config=config, source="webvoyager", run_id=run_id, started=started, status="running"))
             for row in rows:
                 store.commit_step(run_id, row)
-            store.finish_run(run_id, "answered" if answer is not None else "ended", answer=answer)
+            ended = (side or {}).get("status")
+            store.finish_run(run_id, ended if ended in wv_steps.ENDINGS else "answered" if answer is not None
+                             else "ended", answer=answer)
             store.set_run(run_id, finished=_number((side or {}).get("finished")) or started)
             shutil.rmtree(final, ignore_errors=True)  # files of an earlier failed attempt, with no rows
             staging.mkdir(parents=True, exist_ok=True)

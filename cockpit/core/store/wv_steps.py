@@ -103,7 +103,12 @@ def side_file(run: dict, steps: list[dict]) -> dict:
         row.update({k: s.get(k) for k in KEPT_STEP_FIELDS if s.get(k) not in (None, "", [])})
         out.append({k: v for k, v in row.items() if v is not None})
     return {"version": SIDE_VERSION, "run_id": run["id"], "model": run["model"], "started": run.get("started"),
-            "finished": run.get("finished"), "steps": out, "notes": notes(steps)}
+            "finished": run.get("finished"), "status": run.get("status"), "steps": out, "notes": notes(steps)}
+
+
+#: How a run ended that the side file gives back on import (WebVoyager's folder only tells an answer from none;
+#: a run refused at the gate, whose agent then answered that it stopped, came back "answered").
+ENDINGS = ("answered", "refused", "max_steps", "stopped", "failed", "gave_up", "ended")
 
 
 #: A step's fields the side file keeps that WebVoyager's folder cannot: its addresses, the risk the gate saw,
