@@ -16,6 +16,9 @@ from cockpit.core.replay import resume
 from cockpit.core.replay.recorded import why_not_recorded
 from cockpit.ui.flow_layout import flow_row
 
+#: Replay's speeds: (what the box says, the factor on the recorded pace; None: as fast as pages load)
+SPEEDS = (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0), ("as fast as pages load", None))
+
 
 class RunTools(QWidget):
     compareClicked = Signal()
@@ -40,8 +43,7 @@ class RunTools(QWidget):
         self.replay_btn = QPushButton("Replay in browser")
         self.replay_btn.setToolTip("Watch this run again on today's site, at the recorded pace")
         self.replay_speed = QComboBox()
-        for label, speed in (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0),
-                             ("as fast as pages load", None)):
+        for label, speed in SPEEDS:
             self.replay_speed.addItem(label, speed)
         self.replay_speed.setCurrentIndex(1)
         self.recorded_box = QCheckBox("as recorded")
