@@ -50,6 +50,16 @@ def test_judge_runs_in_the_background_without_blocking_the_gui_thread(qtbot, sto
     assert all(v["k"] == 2 for v in L.verdicts(store))
 
 
+def webjudge_says_success(body) -> str:
+    """A WebJudge judge: one key point, every screenshot scored 4, the outcome a success."""
+    system = body["messages"][0]["content"]
+    if "list the key points" in system:
+        return "**Key Points**:\n1. Do the task"
+    if "one screenshot" in system:
+        return "**Reasoning**: the result.\n\n**Score**: 4"
+    return 'Thoughts: done.\nStatus: "success"'
+
+
 def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store):
     from cockpit.core.review import webjudge_prompt as W
     from cockpit.core.store import judge_stages
@@ -60,14 +70,7 @@ def test_webjudge_is_picked_in_the_panel_and_k_does_not_apply(qtbot, store):
     panel.j_protocol.setCurrentIndex(panel.j_protocol.findData("webjudge"))
     assert not panel.j_k.isEnabled()  # WebJudge looks at every screenshot
 
-    def respond(body):
-        system = body["messages"][0]["content"]
-        if "list the key points" in system:
-            return "**Key Points**:\n1. Do the task"
-        if "one screenshot" in system:
-            return "**Reasoning**: the result.\n\n**Score**: 4"
-        return 'Thoughts: done.\nStatus: "success"'
-    with ModelServer(respond) as srv:
+    with ModelServer(webjudge_says_success) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_model.setText("judge-model")
         panel.j_canary.setChecked(False)  # (the canary runs first: tests/ui/reports/test_reports_canaries.py)
@@ -395,14 +398,7 @@ def test_a_webjudge_pass_counts_the_runs_judged(qtbot, store):
     shown = []
     panel.j_status.setText = lambda text, _set=panel.j_status.setText: (shown.append(shown_text(text)), _set(text))
 
-    def respond(body):
-        system = body["messages"][0]["content"]
-        if "list the key points" in system:
-            return "**Key Points**:\n1. Do the task"
-        if "one screenshot" in system:
-            return "**Reasoning**: the result.\n\n**Score**: 4"
-        return "Thoughts: done.\nStatus: success"
-    with ModelServer(respond) as srv:
+    with ModelServer(webjudge_says_success) as srv:
         panel.j_url.setText(srv.base_url)
         panel.j_model.setText("judge-model")
         assert panel.start_judging() is not None

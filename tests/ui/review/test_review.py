@@ -7,7 +7,6 @@ from PySide6.QtWidgets import QApplication
 
 from cockpit.core.store import corrections
 from cockpit.core.store import labels as L
-from cockpit.core.store.newrun import NewRun
 from cockpit.ui.review.runs_model import column
 from testkit.fakeruns import make_run
 
@@ -312,39 +311,6 @@ def test_blind_flag_only_for_verdicts_given_blind(qtbot, panel, store):
     assert L.labels(store, other, "ada")[0]["blind"] == 0
 
 
-def test_reask_dialog_sends_the_step_again_and_shows_both_replies(qtbot, panel, store):
-    from cockpit.core.llm import prompt
-    from cockpit.core.llm.client import ModelConfig
-    from cockpit.core.llm.modelserver import ModelServer
-    from testkit.fakeruns import screenshot
-    with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
-        rid = store.new_run(NewRun("pick", "https://example.com/",
-                                   config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()}))
-        conv = prompt.Conversation(prompt.system_prompt())
-        png, marks = screenshot(3)
-        files = store.write_step_files(rid, 1, screenshot=png, marked=png, marks=marks)
-        conv.add_observation(1, prompt.observation_text("[1]: <button> \"A\";"), lead=prompt.task_text("pick", "u"))
-        store.commit_step(rid, dict(step=1, request=conv.request(), reply="Thought: a\nAction: Click [1]",
-                                    action="Click [1]", action_text="Click [1]", **files))
-        store.finish_run(rid, "max_steps")
-        before = store.steps(rid)
-        p = panel()
-        p.show_run(rid)
-        dlg = p.reask()
-        qtbot.addWidget(dlg)
-        assert "Click [1]" in dlg.original.toPlainText()
-        dlg.temperature.setValue(0.3)
-        dlg.send()
-        qtbot.waitUntil(lambda: dlg.send_btn.isEnabled(), timeout=10000)
-        assert "Click [5]" in dlg.new.toPlainText() and "a different action" in dlg.verdict.text()
-        assert srv.requests[0]["temperature"] == 0.3
-        dlg.show()
-        dlg.close_btn.click()  # a Close button besides Esc
-        assert not dlg.isVisible()
-        assert srv.requests[0]["messages"][1]["content"][1]["image_url"]["url"].startswith("data:image/jpeg")
-    assert store.steps(rid) == before  # the run is untouched
-
-
 def test_labelling_under_the_unlabelled_filter_then_scrolling_loses_no_run(qtbot, panel, store):
     from cockpit.ui.review import runs_model
     ids = [make_run(store, steps=1, task=f"task {i}") for i in range(25)]
@@ -417,40 +383,6 @@ def test_side_effects_and_repetition_from_the_keyboard(qtbot, panel, store):
     assert p.viewer.run["id"] != first and axes["side_effects"].currentText() == "–"  # the next run starts blank
     p.show_run(first)
     assert (axes["side_effects"].currentText(), axes["repetition"].currentText()) == ("yes", "unsure")
-
-
-@pytest.mark.parametrize("key, modifiers", [(Qt.Key_Return, Qt.ControlModifier),
-                                            (Qt.Key_Enter, Qt.ControlModifier | Qt.KeypadModifier)])
-def test_reask_sends_with_ctrl_enter_on_either_enter_key(qtbot, panel, store, key, modifiers):
-    """Walkthrough 5: "Send (Ctrl+Enter)" did nothing with the keypad's Enter; both Enter keys send, wherever the
-    focus is in the dialog."""
-    from cockpit.core.llm import prompt
-    from cockpit.core.llm.client import ModelConfig
-    from cockpit.core.llm.modelserver import ModelServer
-    from testkit.fakeruns import screenshot
-    with ModelServer(lambda b: "Thought: try the other one\nAction: Click [5]") as srv:
-        rid = store.new_run(NewRun("pick", "https://example.com/",
-                                   config={"model": ModelConfig(base_url=srv.base_url, model="m1").to_dict()}))
-        conv = prompt.Conversation(prompt.system_prompt())
-        png, marks = screenshot(3)
-        files = store.write_step_files(rid, 1, screenshot=png, marked=png, marks=marks)
-        conv.add_observation(1, prompt.observation_text("[1]: <button> \"A\";"), lead=prompt.task_text("pick", "u"))
-        store.commit_step(rid, dict(step=1, request=conv.request(), reply="Thought: a\nAction: Click [1]",
-                                    action="Click [1]", action_text="Click [1]", **files))
-        store.finish_run(rid, "max_steps")
-        p = panel()
-        p.show_run(rid)
-        dlg = p.reask()
-        qtbot.addWidget(dlg)
-        dlg.show()
-        qtbot.waitExposed(dlg)
-        dlg.activateWindow()
-        qtbot.waitUntil(dlg.isActiveWindow)
-        for n, field in enumerate((dlg.note, dlg.new), start=1):  # a line edit, the read-only reply pane
-            field.setFocus()
-            qtbot.keyClick(field, key, modifiers)
-            qtbot.waitUntil(lambda n=n: len(srv.requests) == n and dlg.send_btn.isEnabled(), timeout=10000)
-        assert "Click [5]" in dlg.new.toPlainText()
 
 
 def test_the_verdict_button_of_the_label_is_ticked(qtbot, panel, store):
