@@ -108,6 +108,11 @@ def _webvoyager(store, req, result, progress, cancel, warn) -> None:
     result.cancelled = report.cancelled
     result.headline = (f"imported {plural(len(report.imported), 'run')}, skipped {len(report.skipped)} already "
                        f"imported, {plural(len(report.problems), 'problem')}" + _not_imported(report.failed))
+    if report.from_tasks:  # news, not a problem: --tasks supplied the task the folder's messages lack
+        result.details = [f"{plural(len(report.from_tasks), 'task')} taken from {req.tasks.name} (the run "
+                          f"folder{'s' if len(report.from_tasks) > 1 else ''} did not hold "
+                          f"{'them' if len(report.from_tasks) > 1 else 'it'}):",
+                          *(f"  {line}" for line in report.from_tasks)]
 
 
 def _mind2web(store, req, result, progress, cancel) -> None:

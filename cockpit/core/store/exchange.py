@@ -143,6 +143,7 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)  # "<folder>: already imported as run <id>"
     problems: list[str] = field(default_factory=list)  # "<folder>: <problem>" (imported all the same)
     failed: list[str] = field(default_factory=list)  # "<folder>: <why>": not imported at all
+    from_tasks: list[str] = field(default_factory=list)  # "<folder>: <task id>": its task from the task file
     cancelled: bool = False  # stopped before the last folder (those done are kept)
 
 
@@ -167,6 +168,9 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
             break
         fr = webvoyager.read_run_folder(folder)
         fr.task_id = task_id_of(fr)
+        filled = not fr.task and fr.task_id in (tasks or {})  # the task file says it: what --tasks is for
+        if filled:
+            fr.problems = [p for p in fr.problems if p != webvoyager.NO_TASK]
         report.problems += [f"{folder}: {p}" for p in fr.problems]
         run_id = _import_id(folder)
         if not store.missing_runs([run_id]):
@@ -175,6 +179,7 @@ def import_folders(store: Store, root: Path, *, tasks: dict[str, Task] | None = 
             try:
                 _import_one(store, fr, run_id, tasks or {}, answers or {})
                 report.imported.append(run_id)
+                report.from_tasks += [f"{folder}: {fr.task_id}"] if filled else []
             except StoreError:
                 raise
             except OSError as e:

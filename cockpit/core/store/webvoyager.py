@@ -34,6 +34,8 @@ from cockpit.core.words import json_error
 PLACEHOLDER = "data:image/png;base64,{b64_img}"  # WebVoyager's stand-in for every image
 MESSAGES_FILE = "interact_messages.json"
 LOG_FILE = "agent.log"
+#: The problem of a folder whose messages do not say the task (an import's task file may: then it is no problem).
+NO_TASK = 'the task is not in the messages (no "Now given a task: ... Please interact with ..." in a user message)'
 TIMESTAMP_FORMAT = "%Y%m%d_%H_%M_%S"
 
 _TIMESTAMP = re.compile(r"^\d{8}_\d{2}_\d{2}_\d{2}$")
@@ -214,8 +216,7 @@ def _fill_from_messages(run: FolderRun, shots: dict, clean: dict) -> None:
                 run.problems.append(f"screenshot{k}.png is missing (step {k} was shown a screenshot); "
                                     "the step is kept without it")
     if run.messages and not run.task:
-        run.problems.append('the task is not in the messages (no "Now given a task: ... '
-                            'Please interact with ..." in a user message)')
+        run.problems.append(NO_TASK)
     run.answer = _answer(run.steps)
 
 
