@@ -2,7 +2,9 @@
 
 Steps are matched on what they did (action kind and target label, and the
 page's path) with difflib's sequence matching, so an extra scroll in one run
-leaves a gap instead of shifting every later row. Pure functions on step rows.
+leaves a gap instead of shifting every later row; a run and a branch of it are paired by step number
+instead (:func:`align_branch`), so their shared prelude and the step they part at are plain. Pure functions on
+step rows.
 """
 from __future__ import annotations
 
@@ -74,3 +76,27 @@ def same_action(a: dict | None, b: dict | None, targets: tuple | None = None) ->
 def same_page(a: dict | None, b: dict | None) -> bool:
     """Both steps were taken on the same page (host, path and query of its address; not the #fragment)."""
     return a is not None and b is not None and _page(a) == _page(b)
+
+
+def branch_point(run_a: dict, run_b: dict) -> tuple[int, int] | None:
+    """``(parent, step)`` when one run branched from the other: which of the two is the parent (0 for `run_a`,
+    1 for `run_b`) and the parent's step the branch goes on from (its step 1 is that step); else None."""
+    for parent, (p, b) in enumerate(((run_a, run_b), (run_b, run_a))):
+        if b.get("parent_run") == p["id"] and b.get("parent_step"):
+            return parent, int(b["parent_step"])
+    return None
+
+
+def align_branch(parent: list[dict], branch: list[dict], at: int) -> list[tuple[int | None, int | None]]:
+    """Pairs of indexes into `parent` and `branch` (a run branched from `parent` at its step `at`), by step
+    number: the parent's steps before `at` alone (the prelude both share, which the branch did not record), then
+    the parent's step ``at + j - 1`` beside the branch's step j (None where one run has no such step)."""
+    by_parent = {s["step"]: i for i, s in enumerate(parent)}
+    by_branch = {s["step"]: i for i, s in enumerate(branch)}
+    pairs: list[tuple[int | None, int | None]] = [(i, None) for i, s in enumerate(parent) if s["step"] < at]
+    last = max([s["step"] for s in parent] + [at + s["step"] - 1 for s in branch], default=0)
+    for n in range(at, last + 1):
+        pair = (by_parent.get(n), by_branch.get(n - at + 1))
+        if pair != (None, None):
+            pairs.append(pair)
+    return pairs
