@@ -6,7 +6,8 @@ their tooltips, and the table's action columns share the width: however long the
 
 A run and a branch of it (either as A) are paired by step number (cockpit.core.review.compare.align_branch): the
 parent's steps before the branch point head the table as the prelude both share, the row where they part is
-marked, and the branch's steps say which of the parent's steps they stand beside (issue #38).
+marked, and the branch's steps say which of the parent's steps they stand beside. A pixel step's point is drawn
+on its screenshot, as Review's step view draws it (issue #38).
 """
 from __future__ import annotations
 
@@ -206,6 +207,7 @@ class CompareDialog(QDialog):
                 view.set_screenshot(png, self._marks(s))
                 if s.get("target"):
                     view.set_highlight(s["target"])
+                view.set_pointer(s.get("action") or s.get("action_text"), s.get("pointer"))  # a pixel step's point
             except (CockpitError, ValueError) as e:
                 view.clear(str(e))
             label.setText(f"step {s['step']}: {s.get('action') or s.get('action_text') or '(none)'} — "

@@ -78,3 +78,14 @@ def test_two_runs_that_are_not_a_branch_are_lined_up_by_what_they_did(qtbot, sto
     qtbot.addWidget(dlg)
     assert dlg.branch_row() is None and not hasattr(dlg, "branch_note")
     assert all(r[0] in ("", "1", "2", "3", "4", "5", "6", "7") for r in rows(dlg))
+
+
+def test_a_pixel_step_s_point_is_drawn_on_both_screenshots(qtbot, store):
+    frame = {"frame": {"viewport": [1024, 768]}}  # the screenshot's own width: one image pixel per CSS pixel
+    a = record(store, ["Click (600, 475)"], pointer=frame)
+    b = record(store, ["Click (120, 95)"], pointer=frame)
+    dlg = CompareDialog(store, a, b)
+    qtbot.addWidget(dlg)
+    marks = [v.pointer_marker() for v in dlg.views]
+    assert all(m is not None for m in marks)
+    assert [(round(m.pos().x()), round(m.pos().y())) for m in marks] == [(600, 475), (120, 95)]
