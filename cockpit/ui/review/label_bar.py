@@ -32,6 +32,8 @@ AXIS_KEYS = {"side_effects": "X", "repetition": "L"}
 AXIS_CHOICES = ("–", "no", "yes", "unsure")  # the first: not answered
 #: The key that takes the verdict the key points' ticks suggest (all met: success; any unmet: fail).
 SUGGESTION_KEY = "A"
+#: The label bar keeps room for the suggestion of a task with this many key points ("9 of 10 key points met: …").
+LONGEST_POINTS = 10
 
 
 class LabelBar(QWidget):
@@ -90,6 +92,7 @@ class LabelBar(QWidget):
         self.queue_bar = QueueBar(store)  # the annotator's batch, above their label
         self.queue_bar.nextRequested.connect(self.nextRequested)
         self._build()
+        self._hold_widths()
 
     def _build(self) -> None:
         r1 = flow_row((labelled("Annotator:", self.annotator), self.blind, self.btn_success, self.btn_fail,
@@ -113,6 +116,23 @@ class LabelBar(QWidget):
         self.btn_suggestion.clicked.connect(self.accept_suggestion)
         self.category.activated.connect(lambda _: self.categoryPicked.emit())
         self.comment.editingFinished.connect(self.commentEdited)
+
+    def _hold_widths(self) -> None:
+        """The fields keep their room whatever they say: a verdict button its room for "✓ ", the key points'
+        suggestion its room for the longest when hidden or shorter, so the row never wraps differently and the
+        bar keeps its height as one labels (issue #38: it jumped a row when S ticked a button or a task's key
+        points showed the suggestion)."""
+        for btn, _verdict in self._verdict_buttons:
+            text = btn.text()
+            btn.setText(f"✓ {text}")
+            btn.setMinimumWidth(btn.sizeHint().width())
+            btn.setText(text)
+        self.btn_suggestion.setText(f"{suggestion_text(LONGEST_POINTS - 1, LONGEST_POINTS)} ({SUGGESTION_KEY})")
+        self.btn_suggestion.setMinimumWidth(self.btn_suggestion.sizeHint().width())
+        self.btn_suggestion.setText("")
+        held = self.btn_suggestion.sizePolicy()
+        held.setRetainSizeWhenHidden(True)
+        self.btn_suggestion.setSizePolicy(held)
 
     def who(self) -> str:
         """The annotator's name."""
