@@ -46,13 +46,7 @@ def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str
     """
     cons = adjudicated_consensus(store)
     blocked = not_executable(store)
-    newest: dict[str, tuple[float, int]] = {}
-    for v in _verdicts(store):
-        if v["verdict"] is None:
-            continue
-        t = v["created"] or 0.0
-        if v["run_id"] not in newest or t >= newest[v["run_id"]][0]:
-            newest[v["run_id"]] = (t, int(v["verdict"]))
+    newest = {run_id: (0.0, int(v["verdict"])) for run_id, v in newest_verdicts(store).items()}
     out = {}
     for run_id, run in (runs_by_id if people else agent_runs)(store).items():
         if run["status"] == "running":
@@ -70,6 +64,24 @@ def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str
         else:
             out[run_id] = (None, "unjudged")
     return out
+
+
+def newest_verdicts(store) -> dict[str, dict]:
+    """Each run's newest decided judge verdict (a verdicts row: judge, k, prompt_version, verdict…), any judge."""
+    newest: dict[str, dict] = {}
+    for v in _verdicts(store):
+        if v["verdict"] is not None and (v["run_id"] not in newest
+                                         or (v["created"] or 0.0) >= (newest[v["run_id"]]["created"] or 0.0)):
+            newest[v["run_id"]] = v
+    return newest
+
+
+def judges_counted(store) -> Counter:
+    """Whose verdicts the success rates count where no person's label decides: ``{(judge, k, prompt_version):
+    runs}``, over the agent runs whose outcome is a judge's (:func:`run_outcomes`), largest first."""
+    newest = newest_verdicts(store)
+    return Counter((newest[rid]["judge"], newest[rid]["k"] or 0, newest[rid]["prompt_version"])
+                   for rid, (_ok, source) in run_outcomes(store, people=True).items() if source == "judge")
 
 
 def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | None, dict]]:

@@ -55,6 +55,7 @@ from cockpit.ui.reports.tier_table import TierTable
 from cockpit.ui.reports.words import (
     agreement_cell,
     bin_label,
+    charts_source,
     explain_columns,
     kappa_cell,
     runs_cell,
@@ -167,6 +168,8 @@ class ReportsPanel(QWidget):
         self.by_model = BarChart("Success rate by model")
         self.categories = BarChart("Failure categories")
         self.histogram = BarChart("Steps per run")
+        self.charts_source = _wrapped()  # whose verdicts the charts show: people's, which judge's (#38)
+        self.charts_source.setTextFormat(Qt.PlainText)  # (a judge's name is data)
         self.refresh_btn = QPushButton("Refresh")
         self.refresh_btn.clicked.connect(self.refresh)
 
@@ -197,7 +200,7 @@ class ReportsPanel(QWidget):
         grid.addLayout(left, 1, 0)
         charts = QVBoxLayout()
         charts.addWidget(self.refresh_btn, 0, Qt.AlignRight)
-        for c in (self.by_site, self.by_model, self.categories, self.histogram):
+        for c in (self.charts_source, self.by_site, self.by_model, self.categories, self.histogram):
             charts.addWidget(c)
         charts.addStretch(1)
         grid.addLayout(charts, 0, 1, 2, 1)
@@ -286,6 +289,7 @@ class ReportsPanel(QWidget):
         self.not_executable_runs.setVisible(self.not_executable_runs.count() > 0)
 
     def _show_charts(self, rep: dict) -> None:
+        self.charts_source.setText(charts_source(self.store))
         self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
                                for r in rep["success_by_site"] if r["n"]], 1.0)
         self.by_model.set_bars([(r["model"] or "(no model)", r["rate"] or 0, f"{r['successes']}/{r['n']}")

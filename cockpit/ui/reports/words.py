@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from collections import Counter
 
+from cockpit.core.review import judge_prompt
 from cockpit.core.review.kappa import MIN_ITEMS
-from cockpit.core.review.outcomes import run_outcomes
+from cockpit.core.review.outcomes import judges_counted, run_outcomes
 from cockpit.core.words import plural
 
 #: how a run without an answer ended, in words: (one run, several runs)
@@ -51,6 +52,34 @@ def unjudged_failures_note(store) -> str:
     return (f"{said} ended without an answer and {'has' if one else 'have'} no label or judge's verdict: "
             f"{'it is counted as a failure' if one else 'they are counted as failures'} (a run with no answer "
             f"scores 0, as in WebVoyager). Label {'it' if one else 'them'} in Review to decide otherwise.")
+
+
+def judge_words(judge: str, k: int, prompt_version: str) -> str:
+    """A judge as Reports names it: its model and protocol ("gpt-4o, WebVoyager's protocol, last 3 screenshots",
+    "gpt-4o, WebJudge"); another harness's verdicts by their prompt version."""
+    if prompt_version.startswith("webjudge"):
+        return f"{judge}, WebJudge"
+    if prompt_version == judge_prompt.PROMPT_VERSION or prompt_version.startswith("cockpit-judge"):
+        return f"{judge}, WebVoyager's protocol, " + (f"last {plural(k, 'screenshot')}" if k else "all screenshots")
+    return f"{judge} (prompt {prompt_version})" if prompt_version else judge
+
+
+def charts_source(store) -> str:
+    """Whose verdicts the success charts show, for the line above them: people's labels, then which judge's
+    (and protocol) where no one labelled a run, then the runs with no answer scored 0; "" with no outcome yet."""
+    sources = Counter(source for _ok, source in run_outcomes(store, people=True).values())
+    judges = judges_counted(store)
+    parts = [f"people's labels ({plural(sources['human'], 'run')})"] if sources["human"] else []
+    if judges:
+        said = "; ".join(f"{judge_words(*key)} ({plural(n, 'run')})" for key, n in judges.most_common())
+        parts.append(f"{'where no one labelled a run, ' if parts else ''}the judge{'s' if len(judges) > 1 else ''}"
+                     f" {said}")
+    if sources["no_answer"]:
+        parts.append(f"runs that gave no answer, scored 0 ({plural(sources['no_answer'], 'run')})")
+    if not parts:
+        return ""
+    return ("Success rates show " + ", ".join(parts) + "." + ("" if judges else " No judge's verdict is counted.")
+            + " Failure categories are people's labels.")
 
 
 #: The agreement tables' headers, explained in their tooltips.
