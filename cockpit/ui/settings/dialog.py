@@ -32,6 +32,7 @@ from cockpit.ui.settings.browser_section import BrowserSection
 from cockpit.ui.settings.connection import ConnectionCheck
 from cockpit.ui.settings.key_section import KeySection
 from cockpit.ui.settings.lookahead import LookaheadSettingsBox
+from cockpit.ui.settings.listed_models import listed_models
 from cockpit.ui.settings.model_section import ModelSection
 from cockpit.ui.settings.parts import MessageLabel, align_labels
 from cockpit.ui.settings.pointing import PointingCheck
@@ -71,7 +72,7 @@ class ModelSettingsDialog(QDialog):
             self.demo_note.setStyleSheet("QLabel#demoNote { background: #fff4ce; color: #4a3b00; "
                                          "border: 1px solid #d9b94a; padding: 4px; }")
         self.demo_note.setVisible(demo is not False)
-        self.model = ModelSection(self._settings.model)
+        self.model = ModelSection(self._settings.model, listed=listed_models(self.parentWidget()))
         self.key = KeySection()
         self.check = ConnectionCheck()
         self.pointing = PointingCheck()  # below the coordinates: is the model's coordinate setting right?

@@ -42,10 +42,13 @@ class ModelSection(QWidget):
     list_requested = Signal()    # "List models" was pressed
     said = Signal(str)           # what a preset or a model listing did, for the status line
 
-    def __init__(self, cfg: ModelConfig, parent: QWidget | None = None):
+    def __init__(self, cfg: ModelConfig, parent: QWidget | None = None, *, listed: dict | None = None):
+        """`listed`: the models List models found per server this session (:mod:`.listed_models`), filled in."""
         super().__init__(parent)
         self._base = cfg                                   # fields the form does not show keep their values
         self._models = {cfg.base_url or "": cfg.model}     # the model last set for each server, while open
+        self.listed = {} if listed is None else listed
+        self._listing_for = ""                             # the server List models asked
         self._build()
         self.load(cfg)
 
@@ -125,6 +128,7 @@ class ModelSection(QWidget):
     # ------------------------------------------------------------------ form <-> config
     def load(self, cfg: ModelConfig) -> None:
         self.base_url_edit.setText(cfg.base_url or "")
+        self._offer_listed(cfg.base_url or "")
         self.model_combo.setEditText(cfg.model)
         self.temperature_spin.setValue(cfg.temperature)
         self.max_tokens_spin.setValue(cfg.max_tokens)
@@ -186,7 +190,7 @@ class ModelSection(QWidget):
             self._models[self.base_url() or ""] = self.model()
             model = self._models.get(url) or model
             self.base_url_edit.setText(url)
-            self.model_combo.clear()
+            self._offer_listed(url)
             self.model_combo.setEditText(model)
         if name == "Simulator":
             self.model_combo.setEditText(simulator.SIM_MODEL)  # its only name, whatever was set for the address
@@ -197,12 +201,21 @@ class ModelSection(QWidget):
             return
         self.said.emit(f"{name}: model {self.model()}." if self.model() else f"{name}: {PICK_A_MODEL}.")
 
+    def _offer_listed(self, url: str) -> None:
+        """The models listed earlier this session for the server at `url` in the list (none: an empty list)."""
+        self.model_combo.clear()
+        self.model_combo.addItems(self.listed.get(url, []))
+
     def set_listing(self, busy: bool) -> None:
+        if busy:
+            self._listing_for = self.base_url() or ""
         self.list_button.set_busy(busy)
 
     def fill_models(self, names: list[str]) -> None:
-        """The server's models in the list; the current model selected if the server has it, else the first."""
+        """The server's models in the list (kept for the session); the current model selected if the server has
+        it, else the first."""
         current = self.model()
+        self.listed[self._listing_for] = list(names)
         self.model_combo.clear()
         self.model_combo.addItems(names)
         if not names:
