@@ -31,8 +31,8 @@ from cockpit.ui.room import TallScrollArea, fit_to_screen
 from cockpit.ui.settings.browser_section import BrowserSection
 from cockpit.ui.settings.connection import ConnectionCheck
 from cockpit.ui.settings.key_section import KeySection
-from cockpit.ui.settings.lookahead import LookaheadSettingsBox
 from cockpit.ui.settings.listed_models import listed_models
+from cockpit.ui.settings.lookahead import LookaheadSettingsBox
 from cockpit.ui.settings.model_section import ModelSection
 from cockpit.ui.settings.parts import MessageLabel, align_labels
 from cockpit.ui.settings.pointing import PointingCheck
