@@ -22,7 +22,7 @@ from PySide6.QtGui import QImage
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
 from cockpit.core.agent.config import AgentConfig, RunResult
-from cockpit.core.agent.control import RunControl
+from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
@@ -332,8 +332,12 @@ class AgentBridge(QObject):
         def replayed(i, info):
             self.replayStep.emit(info)
             self.replayed.emit(i, info.describe())
-        steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
-                       spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        try:
+            steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
+                           spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        except Stopped:  # Stop, between two steps or at the gate (it said "internal error: Stopped")
+            self.replayed.emit(0, f"stopped; the replay of {spec.replay_run} did not go on")
+            return None
         self._last_frame(session)  # the page the replay left: a short replay ends before the live view's first frame
         missing = sum(len(s.missing) for s in steps)
         how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else

@@ -31,6 +31,7 @@ from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.live.replay_rows import ReplayRows
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
 from cockpit.ui.live.step_details import NO_TITLE, StepDetails
@@ -101,6 +102,7 @@ class LivePane(QWidget):
         self.approval = ApprovalPanel(user=self._settings().annotator_name())
         self.takeover = TakeOverPanel()
         self.log_panel = StepLogPanel()
+        self.replay_rows = ReplayRows(self.log_panel)  # "Replay in browser"'s rows (the bridge's replayStep)
         self.breakpoints: list = []  # shared with the running agent's config
         self.bp_panel = BreakpointsPanel(self.breakpoints)
         self.log_tabs = StepTabs()
@@ -145,6 +147,7 @@ class LivePane(QWidget):
         self.view.markClicked.connect(self._on_mark_clicked)
         self.view.pointClicked.connect(self._on_point)  # take-over at a point
         self.approval.backRequested.connect(self.follow_live)
+        self.approval.decided.connect(self.replay_rows.answered)
 
     def _on_tasks_loaded(self, path: str, notes: list) -> None:
         """A good task file: its news said each time (with its notes, which are no problem), and an earlier bad
@@ -387,6 +390,8 @@ class LivePane(QWidget):
 
     def on_approval(self, req) -> None:
         self.approval.show_request(req, self.runs.step_label(req.step))
+        if self.replayed_run:  # a replay asks again before an irreversible step: no event fills its row
+            self.replay_rows.ask(req)
         if self.shown_step is None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.approval.set_away(self.shown_step is not None and self.shown_step != req.step)
@@ -414,25 +419,13 @@ class LivePane(QWidget):
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.message.emit(what, 10000)
 
-    def on_replay_step(self, info) -> None:
-        """A step of "Replay in browser" (core.replay.replay.StepReplay): its row in the step log."""
-        action = info.recorded_action or "page check"
-        sim = "" if info.similarity is None else f" (similarity {info.similarity:.2f})"
-        outcome = f"replayed: {info.outcome or f'page checked at {info.url}'}{sim}"
-        it = self.log_panel.item(info.step)
-        it.setText(0, f"{info.step} (you)" if info.actor == "human" else str(info.step))
-        it.setText(1, action)
-        it.setText(3, outcome)
-        it.setToolTip(3, outcome)
-        self.log_panel.fit_columns()
-        self.log_panel.scheduleDelayedItemsLayout()  # the row's wrapped height, measured again
-
     def on_live_frame(self, image) -> None:
         self.live_frame = image
         if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
             self.view.set_screenshot(image, self.last_marks, keep_view=True)
 
     def on_ended(self, _result) -> None:
+        self.replay_rows.ended()
         self.approval.close_request()
         self.takeover.setVisible(False)
         self._make_room()
