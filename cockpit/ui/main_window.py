@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         b, live, tb = self.bridge, self.live, self.toolbar
         slots = ((b.observed, live.on_observed), (b.event, self._on_event),
                  (b.approvalRequested, self._on_approval), (b.stateChanged, self._on_state),
-                 (b.liveFrame, live.on_live_frame), (b.failed, self._on_failed),
+                 (b.liveFrame, live.on_live_frame), (b.failed, self._on_failed), (b.event, self.status.on_event),
                  (b.replayed, live.on_replayed), (b.replayStep, live.replay_rows.replayed),
                  (b.runEnded, self._on_ended), (b.startStopped, lambda: stopped_start.say_stopped(self)))
         self._bridge_slots = tuple((signal, self._while_open(slot)) for signal, slot in slots)

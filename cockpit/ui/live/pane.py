@@ -72,7 +72,7 @@ class LivePane(QWidget):
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
         self.branch: dict = {}  # the run going, when it is a branch (its parent run and step)
         self._replies: dict[int, str] = {}  # the step being gated's reply, until the step is stored
-        self._details_synced = 0.0  # when the details last followed a reply being written
+        self._details_synced = (0.0, False)  # when the details last followed a reply being written, and if it was
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
                                        self._live_session, no_step=NO_STEP)
@@ -302,9 +302,10 @@ class LivePane(QWidget):
     def on_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
         self.thinking.on_event(e)
-        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second
-            if time.monotonic() - self._details_synced >= 1.0:
-                self._details_synced = time.monotonic()
+        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second,
+            writing = e.first_token is not None  # and at once when the first words come (#38: "waiting" meanwhile)
+            if time.monotonic() - self._details_synced[0] >= 1.0 or writing != self._details_synced[1]:
+                self._details_synced = (time.monotonic(), writing)
                 self.sync_details(e.step)
             return
         self._replies = {e.step: e.text} if isinstance(e, ev.ModelReplied) else self._replies  # Raw reply at the gate
