@@ -25,6 +25,7 @@ from cockpit.core.store.records import continues_text, parent_step_text, status_
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.fieldnames import in_window_terms
+from cockpit.ui.live import resumed_rows
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
@@ -310,15 +311,7 @@ class LivePane(QWidget):
             return
         self._replies = {e.step: e.text} if isinstance(e, ev.ModelReplied) else self._replies  # Raw reply at the gate
         if isinstance(e, ev.RunStarted):
-            label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
-                     " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
-            try:
-                run = self.store.run(e.run_id)
-            except CockpitError:
-                run = {}
-            self.branch = run if continues_text(run) else {}  # a branch: its steps as its parent numbers them
-            branch = continues_text(self.branch)
-            self.banner.setText(f"Run {e.run_id}{label}" + (f" — {branch}" if branch else ""))
+            self._started(e)
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)
         elif isinstance(e, ev.ActionProposed) and self.shown_step is None and (e.target or e.pointer):
@@ -359,6 +352,19 @@ class LivePane(QWidget):
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self.sync_details(getattr(e, "step", None))
+
+    def _started(self, e: ev.RunStarted) -> None:
+        label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
+                 " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
+        try:
+            run = self.store.run(e.run_id)
+        except CockpitError:
+            run = {}
+        self.branch = run if continues_text(run) else {}  # a branch: its steps as its parent numbers them
+        if self.runs.resumed_at:  # a resume: the log starts at row 1, with the steps recorded before
+            resumed_rows.show_earlier(self.log_panel, self.store, e.run_id, self.runs.resumed_at)
+        branch = continues_text(self.branch)
+        self.banner.setText(f"Run {e.run_id}{label}" + (f" — {branch}" if branch else ""))
 
     def _task_of(self, run_id: str) -> str:
         try:
