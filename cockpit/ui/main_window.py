@@ -22,7 +22,7 @@ from cockpit.core.tasks.starturl import start_address
 from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
-from cockpit.ui.live import task_memory
+from cockpit.ui.live import stopped_start, task_memory
 from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.close_question import ask_to_close
@@ -111,9 +111,9 @@ class MainWindow(QMainWindow):
         b, live, tb = self.bridge, self.live, self.toolbar
         slots = ((b.observed, live.on_observed), (b.event, self._on_event),
                  (b.approvalRequested, self._on_approval), (b.stateChanged, self._on_state),
-                 (b.liveFrame, live.on_live_frame), (b.failed, self._on_failed),
-                 (b.replayed, live.on_replayed), (b.replayStep, live.on_replay_step),
-                 (b.runEnded, self._on_ended))
+                 (b.liveFrame, live.on_live_frame), (b.failed, self._on_failed), (b.event, self.status.on_event),
+                 (b.replayed, live.on_replayed), (b.replayStep, live.replay_rows.replayed),
+                 (b.runEnded, self._on_ended), (b.startStopped, lambda: stopped_start.say_stopped(self)))
         self._bridge_slots = tuple((signal, self._while_open(slot)) for signal, slot in slots)
         for signal, slot in self._bridge_slots:
             signal.connect(slot)

@@ -66,6 +66,16 @@ def start_chromedriver(cfg, profile_dir: Path | None) -> Service:
     return svc
 
 
+def stop_chromedriver(svc: Service, started: bool) -> None:
+    """Stop chromedriver: asked to shut down when its browser session started, else killed at once (a start
+    called off from another thread, the window's Stop: chromedriver busy starting Chromium answers its shutdown
+    request only after 10 s)."""
+    if not started and svc.process is not None and svc.process.poll() is None:
+        svc.process.kill()
+        svc.process.wait(5)
+    svc.stop()
+
+
 def why_not_started(exc: BaseException, cfg) -> str:
     """Why a browser session did not start, in words: chromedriver's read timeout (urllib3's "Read timed out") says
     that Chromium did not start in time (walkthrough 7: the raw urllib3 message was all a person saw)."""

@@ -1,9 +1,9 @@
 """A browser session the agent can see and act in: Chromium through WebDriver.
 
-Owns one Chrome (local through Debian's chromedriver, or any remote WebDriver
-endpoint), pins its viewport exactly, keeps it to one tab, waits for pages to
-settle, and turns a dead browser into :class:`BrowserDied` instead of a hang. It knows nothing about
-marks' meaning or the agent; see :mod:`cockpit.core.page.marks` and :mod:`cockpit.core.actions.grammar`.
+Owns one Chrome (local through Debian's chromedriver, or any remote WebDriver endpoint), pins its viewport
+exactly, keeps it to one tab, waits for pages to settle, and turns a dead browser into :class:`BrowserDied`
+instead of a hang (close() from another thread ends a start in progress). It knows nothing about marks' meaning
+or the agent; see :mod:`cockpit.core.page.marks` and :mod:`cockpit.core.actions.grammar`.
 """
 from __future__ import annotations
 
@@ -97,6 +97,8 @@ class BrowserSession:
         """Start the browser; on any failure nothing is left behind (processes, profile)."""
         try:
             self._start()
+            if self.closing:  # closed from another thread while it started (the window's Stop): none kept
+                raise BrowserError("the browser's start was called off")
         except BaseException:
             self.close()
             raise
@@ -123,8 +125,7 @@ class BrowserSession:
             raise BrowserError(f"could not start a browser session ({where}): {launch.why_not_started(e, cfg)}") from e
         self._main_handle = self.driver.current_window_handle
         self.driver.set_page_load_timeout(cfg.page_load_timeout)
-        # settle.js answers within its cap; the margin covers a busy page.
-        self.driver.set_script_timeout(cfg.settle_cap_ms / 1000 + 3)
+        self.driver.set_script_timeout(cfg.settle_cap_ms / 1000 + 3)  # settle.js's cap, and a busy page's margin
         self._setup_cdp()
 
     def _prepare_dirs(self):
@@ -240,12 +241,12 @@ class BrowserSession:
             finally:
                 if got:
                     self.lock.release()
-        if self._service is not None:
+        service, self._service = self._service, None
+        if service is not None:
             try:
-                self._service.stop()
+                launch.stop_chromedriver(service, started=drv is not None)
             except Exception as e:
                 log.debug("service stop failed: %s", e)
-            self._service = None
         if self.profile_dir and not self.config.webdriver_url:
             kill_orphans(self.profile_dir)  # a killed chromedriver leaves its Chromium running
         if self._own_profile:

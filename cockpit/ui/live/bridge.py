@@ -22,17 +22,18 @@ from PySide6.QtGui import QImage
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalDesk, ApprovalRequest, Decision
 from cockpit.core.agent.config import AgentConfig, RunResult
-from cockpit.core.agent.control import RunControl
+from cockpit.core.agent.control import RunControl, Stopped
 from cockpit.core.agent.loop import Agent
 from cockpit.core.agent.start import Fresh, RunContext
 from cockpit.core.browser.session import BrowserConfig, BrowserSession
 from cockpit.core.demo import simulator
-from cockpit.core.errors import BrowserError, CockpitError, short_message
+from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.llm.client import ModelClient, ModelConfig
 from cockpit.core.store import Store
 from cockpit.core.words import plural
-from cockpit.ui.background import CancelFlag, Lock, Task, run_in_background
+from cockpit.ui.background import CancelFlag, Task, run_in_background
 from cockpit.ui.live import live_frames
+from cockpit.ui.live.browser_keeper import BrowserKeeper, StartCalledOff
 
 log = logging.getLogger(__name__)
 
@@ -109,11 +110,12 @@ class AgentBridge(QObject):
     replayed = Signal(int, str)  # step replayed (0 = done), what happened
     warmed = Signal(bool)  # the warm-up's browser is up (True) or could not start (False)
     replayStep = Signal(object)  # a step of "Replay in browser" (core.replay.replay.StepReplay): its log row
+    startStopped = Signal()  # Stop while the browser started: no run began (browser_keeper)
 
     def __init__(self, parent=None, *, browser_config: BrowserConfig | None = None, store_root=None,
                  live_interval: float = 1.0):
         super().__init__(parent)
-        self.browser_config = self._base_browser = browser_config or BrowserConfig()
+        self.browser = BrowserKeeper(browser_config)
         self.store_root = store_root
         self.live_interval = live_interval
         self._live_mask: list = []  # the last observation's filled secret fields: painted over on live frames
@@ -125,13 +127,10 @@ class AgentBridge(QObject):
         self.taken_over = False  # the human has the browser (from Take over until Hand back)
         self.human = ""  # who makes their own attempt, while one goes (RunSpec.human)
         self.run_id = ""
-        self._session: BrowserSession | None = None
-        self._session_used = False  # a run has had the session: the next one starts a fresh one unless kept
         self._task: Task | None = None  # the run
         self._demo = None  # (site, model server) while demo runs need them
         self._live_task: Task | None = None  # the live view's capture loop
-        self._session_lock = Lock()
-        self._closed = False  # shut down: no browser is started any more (a late warm-up would leak one)
+        self._launching = False  # start() is handing the run to its task: busy already (Stop is available)
 
     # ---------- starting and stopping ----------
     def warm_up(self) -> None:
@@ -142,26 +141,27 @@ class AgentBridge(QObject):
         """
         def work():
             try:
-                self._ensure_session()
+                self.browser.ensure()
             except CockpitError as e:
                 log.info("browser warm-up failed (the run will report it): %s", e)
                 self.warmed.emit(False)
             else:
-                self.warmed.emit(self._session is not None)
+                self.warmed.emit(self.browser.session is not None)
         run_in_background(work, name="browser-warm-up")
 
     @property
     def busy(self) -> bool:
-        return self._task is not None and self._task.running
+        return self._launching or (self._task is not None and self._task.running)
 
     def start(self, spec: RunSpec, *, paused: bool = False) -> bool:
         if self.busy:
             return False
         self.control = RunControl(paused=paused or bool(spec.human))
         self.human = spec.human  # a person's own attempt: nothing resumes it or hands it back
+        control, self._launching = self.control, True
         self._set_state(STARTING)
-        control = self.control
         self._task = run_in_background(lambda: self._work(spec, control), self._ended, name="agent")
+        self._launching = False
         return True
 
     def pause(self) -> None:
@@ -192,6 +192,7 @@ class AgentBridge(QObject):
         if self.control and self.busy:
             self._set_state(STOPPING)
             self.control.stop()
+            self.browser.call_off()  # a browser still starting: ended now, not waited for (#38)
 
     def answer_approval(self, decision: Decision) -> bool:
         return self.approver.answer(decision)
@@ -227,11 +228,7 @@ class AgentBridge(QObject):
         self._stop_live()
         if self._live_task is not None:
             self._live_task.wait(timeout)  # a frame being taken is not emitted on a deleted bridge
-        with self._session_lock:
-            self._closed = True
-            if self._session is not None:
-                self._session.close()
-                self._session = None
+        self.browser.close()
         if self._demo is not None:
             for server in self._demo:
                 with contextlib.suppress(Exception):
@@ -240,15 +237,21 @@ class AgentBridge(QObject):
 
     @property
     def session(self) -> BrowserSession | None:
-        return self._session
+        return self.browser.session
+
+    @property
+    def browser_config(self) -> BrowserConfig:
+        return self.browser.config
+
+    def use_browser(self, *args, **kw) -> None:
+        self.browser.use(*args, **kw)  # BrowserKeeper.use
 
     # ---------- the worker ----------
     def _work(self, spec: RunSpec, control: RunControl) -> RunResult | None:
         """The run, in the agent task; its result goes to runEnded on the GUI thread (_ended)."""
         result: RunResult | None = None
         try:
-            session = self._ensure_session(fresh=not spec.keep_browser)
-            self._session_used = True
+            session = self.browser.ensure(fresh=not spec.keep_browser, stopped=lambda: control.stopped, for_run=True)
             url, model = spec.url, spec.model
             if spec.demo:
                 url, model = self._demo_endpoints(spec)
@@ -270,6 +273,8 @@ class AgentBridge(QObject):
             finally:  # a run that could not start or failed (the run not resumable, the browser...) too
                 if client is not None:
                     client.close()
+        except StartCalledOff:
+            self.startStopped.emit()
         except CockpitError as e:
             self.failed.emit(str(e))
         except Exception as e:  # keep the window alive whatever happens in a run
@@ -277,7 +282,7 @@ class AgentBridge(QObject):
             self.failed.emit(f"internal error: {type(e).__name__}: {short_message(e)}")
         finally:
             self._stop_live()
-            self._drop_dead_session()
+            self.browser.drop_dead()
             self.taken_over, self.human = False, ""
             self._set_state(IDLE)
         return result
@@ -327,49 +332,18 @@ class AgentBridge(QObject):
         def replayed(i, info):
             self.replayStep.emit(info)
             self.replayed.emit(i, info.describe())
-        steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
-                       spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        try:
+            steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
+                           spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+        except Stopped:  # Stop, between two steps or at the gate (it said "internal error: Stopped")
+            self.replayed.emit(0, f"stopped; the replay of {spec.replay_run} did not go on")
+            return None
         self._last_frame(session)  # the page the replay left: a short replay ends before the live view's first frame
         missing = sum(len(s.missing) for s in steps)
         how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else
                                         ", nothing sent to the site")) if spec.recorded else ""
         self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}{how}; {matched(steps)}")
         return None
-
-    def _drop_dead_session(self) -> None:
-        """A browser that died during the run is closed now (leftover processes too): the window shows
-        it closed, and the next run starts a new one."""
-        with self._session_lock:
-            if self._session is not None and self._session.driver is not None and not self._session.alive:
-                self._session.close()
-                self._session = None
-
-    def use_browser(self, webdriver_url: str = "", chrome_args=(), viewport=None, scale: float | None = None) -> None:
-        """The next run's browser: a remote WebDriver / Grid at `webdriver_url` (empty: as the window was
-        started, local by default), with `chrome_args` added, at `viewport` (CSS pixels) and device `scale`
-        (None: as started). A browser of other settings is replaced."""
-        base = self._base_browser
-        self.browser_config = dataclasses.replace(
-            base, webdriver_url=webdriver_url.strip() or base.webdriver_url,
-            extra_args=list(base.extra_args) + list(chrome_args),
-            viewport=tuple(viewport) if viewport else base.viewport,
-            device_scale_factor=scale if scale is not None else base.device_scale_factor)
-
-    def _ensure_session(self, fresh: bool = False) -> BrowserSession:
-        """The browser; `fresh`: never as a run has left it (its tab moves into a new browser context, with
-        cookies, storage and cache of its own; where the browser cannot, a new browser with a new profile)."""
-        with self._session_lock:
-            if self._closed:
-                raise BrowserError("the window is closing: no browser is started")
-            s = self._session
-            if s is not None and (not s.alive or s.config != self.browser_config
-                                  or (fresh and self._session_used and not s.fresh_context())):
-                self._session.close()
-                self._session = None
-            if self._session is None:
-                self._session = BrowserSession(self.browser_config).start()
-                self._session_used = False
-            return self._session
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:
         from cockpit.core.demo import policy as demo

@@ -25,12 +25,14 @@ from cockpit.core.store.records import continues_text, parent_step_text, status_
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.fieldnames import in_window_terms
+from cockpit.ui.live import resumed_rows
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.live.replay_rows import ReplayRows
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
 from cockpit.ui.live.step_details import NO_TITLE, StepDetails
@@ -71,7 +73,7 @@ class LivePane(QWidget):
         self.live_seen: tuple | None = None  # that image's (step, stored, title, url)
         self.branch: dict = {}  # the run going, when it is a branch (its parent run and step)
         self._replies: dict[int, str] = {}  # the step being gated's reply, until the step is stored
-        self._details_synced = 0.0  # when the details last followed a reply being written
+        self._details_synced = (0.0, False)  # when the details last followed a reply being written, and if it was
         self._build()
         self.corrector = MarkCorrector(self.view, store, self._correction_place, lambda: settings().decided_by(),
                                        self._live_session, no_step=NO_STEP)
@@ -101,6 +103,7 @@ class LivePane(QWidget):
         self.approval = ApprovalPanel(user=self._settings().annotator_name())
         self.takeover = TakeOverPanel()
         self.log_panel = StepLogPanel()
+        self.replay_rows = ReplayRows(self.log_panel)  # "Replay in browser"'s rows (the bridge's replayStep)
         self.breakpoints: list = []  # shared with the running agent's config
         self.bp_panel = BreakpointsPanel(self.breakpoints)
         self.log_tabs = StepTabs()
@@ -145,6 +148,7 @@ class LivePane(QWidget):
         self.view.markClicked.connect(self._on_mark_clicked)
         self.view.pointClicked.connect(self._on_point)  # take-over at a point
         self.approval.backRequested.connect(self.follow_live)
+        self.approval.decided.connect(self.replay_rows.answered)
 
     def _on_tasks_loaded(self, path: str, notes: list) -> None:
         """A good task file: its news said each time (with its notes, which are no problem), and an earlier bad
@@ -299,22 +303,15 @@ class LivePane(QWidget):
     def on_event(self, e: ev.Event) -> None:
         self.log_panel.add_event(e)
         self.thinking.on_event(e)
-        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second
-            if time.monotonic() - self._details_synced >= 1.0:
-                self._details_synced = time.monotonic()
+        if isinstance(e, ev.ModelStreaming):  # many a second: the row and the strip; the details once a second,
+            writing = e.first_token is not None  # and at once when the first words come (#38: "waiting" meanwhile)
+            if time.monotonic() - self._details_synced[0] >= 1.0 or writing != self._details_synced[1]:
+                self._details_synced = (time.monotonic(), writing)
                 self.sync_details(e.step)
             return
         self._replies = {e.step: e.text} if isinstance(e, ev.ModelReplied) else self._replies  # Raw reply at the gate
         if isinstance(e, ev.RunStarted):
-            label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
-                     " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
-            try:
-                run = self.store.run(e.run_id)
-            except CockpitError:
-                run = {}
-            self.branch = run if continues_text(run) else {}  # a branch: its steps as its parent numbers them
-            branch = continues_text(self.branch)
-            self.banner.setText(f"Run {e.run_id}{label}" + (f" — {branch}" if branch else ""))
+            self._started(e)
         elif isinstance(e, ev.ObservationReady):
             self.last_marks = list(e.marks)
         elif isinstance(e, ev.ActionProposed) and self.shown_step is None and (e.target or e.pointer):
@@ -356,6 +353,19 @@ class LivePane(QWidget):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
         self.sync_details(getattr(e, "step", None))
 
+    def _started(self, e: ev.RunStarted) -> None:
+        label = (" [DEMO POLICY: rule-based, not a model]" if self.runs.demo else
+                 " [SIMULATOR: rule-based, not a model]" if self.runs.simulated else "")
+        try:
+            run = self.store.run(e.run_id)
+        except CockpitError:
+            run = {}
+        self.branch = run if continues_text(run) else {}  # a branch: its steps as its parent numbers them
+        if self.runs.resumed_at:  # a resume: the log starts at row 1, with the steps recorded before
+            resumed_rows.show_earlier(self.log_panel, self.store, e.run_id, self.runs.resumed_at)
+        branch = continues_text(self.branch)
+        self.banner.setText(f"Run {e.run_id}{label}" + (f" — {branch}" if branch else ""))
+
     def _task_of(self, run_id: str) -> str:
         try:
             return self.store.run(run_id)["task"]
@@ -387,6 +397,8 @@ class LivePane(QWidget):
 
     def on_approval(self, req) -> None:
         self.approval.show_request(req, self.runs.step_label(req.step))
+        if self.replayed_run:  # a replay asks again before an irreversible step: no event fills its row
+            self.replay_rows.ask(req)
         if self.shown_step is None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.approval.set_away(self.shown_step is not None and self.shown_step != req.step)
@@ -414,25 +426,13 @@ class LivePane(QWidget):
         self.banner.setText(f"replay: {what}" if step == 0 else f"replayed step {step}: {what}")
         self.message.emit(what, 10000)
 
-    def on_replay_step(self, info) -> None:
-        """A step of "Replay in browser" (core.replay.replay.StepReplay): its row in the step log."""
-        action = info.recorded_action or "page check"
-        sim = "" if info.similarity is None else f" (similarity {info.similarity:.2f})"
-        outcome = f"replayed: {info.outcome or f'page checked at {info.url}'}{sim}"
-        it = self.log_panel.item(info.step)
-        it.setText(0, f"{info.step} (you)" if info.actor == "human" else str(info.step))
-        it.setText(1, action)
-        it.setText(3, outcome)
-        it.setToolTip(3, outcome)
-        self.log_panel.fit_columns()
-        self.log_panel.scheduleDelayedItemsLayout()  # the row's wrapped height, measured again
-
     def on_live_frame(self, image) -> None:
         self.live_frame = image
         if self.shown_step is None and self.bridge.state in (WAITING_MODEL, REPLAYING):
             self.view.set_screenshot(image, self.last_marks, keep_view=True)
 
     def on_ended(self, _result) -> None:
+        self.replay_rows.ended()
         self.approval.close_request()
         self.takeover.setVisible(False)
         self._make_room()

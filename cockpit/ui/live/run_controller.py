@@ -12,6 +12,8 @@ from PySide6.QtCore import QObject, Signal
 
 from cockpit.core.agent import events as ev
 from cockpit.core.demo.simulator import is_simulator
+from cockpit.core.errors import CockpitError
+from cockpit.core.store import Store
 from cockpit.core.words import plural
 from cockpit.ui.live.bridge import AgentBridge, RunSpec
 
@@ -30,6 +32,7 @@ class RunController(QObject):
         self.human = ""  # a person's own attempt at the task (RunSpec.human): no agent steps
         self.simulated = False  # the run uses the simulator (cockpit.core.demo.simulator), not a model
         self.tokens, self.cost = 0, 0.0
+        self.resumed_at = 0  # a resumed run's first new step (its earlier steps are recorded); 0: not a resume
         self.started_at: float | None = None
         self.running = False  # from launch until the bridge's runEnded has been handled
         self.began = False  # the current attempt got under way (an event, a replayed step)
@@ -42,6 +45,9 @@ class RunController(QObject):
         """Start `spec` with fresh counts; False when the bridge would not (a run is going)."""
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
         self.max_steps, self.demo, self.human = spec.agent.max_steps, spec.demo, spec.human
+        self.resumed_at = 0
+        if spec.resume_run:
+            self._resumed(spec.resume_run)
         self.simulated = not spec.demo and is_simulator(spec.model.model)
         self.run_id = ""  # until the bridge says the run started
         self.began = False
@@ -49,6 +55,18 @@ class RunController(QObject):
         self.countsChanged.emit()
         self.running = self.bridge.start(spec, paused=paused)
         return self.running
+
+    def _resumed(self, run_id: str) -> None:
+        """A resume goes on where the run stopped: its rows and agent steps counted on from there, of the run's
+        budget (#38: "row 2 · agent step 1/15" after step 3 of a run of 6 steps)."""
+        from cockpit.core.replay.resume import plan
+        try:
+            with Store(self.bridge.store_root) as store:
+                p = plan(store, run_id)
+        except CockpitError:  # it cannot be resumed: the run fails and says why
+            return
+        self.latest_step, self.agent_steps, self.max_steps = p.last_step, p.taken, p.taken + p.budget
+        self.resumed_at = p.first_step
 
     def step_label(self, row: int) -> str:
         """One numbering everywhere: the step log's row, and the agent's steps of its budget (a person's own

@@ -17,9 +17,11 @@ from __future__ import annotations
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
 
+from cockpit.core.agent import events as ev
 from cockpit.ui.elide import ElidedLabel
-from cockpit.ui.live.bridge import RUNNING, TAKEN_OVER
+from cockpit.ui.live.bridge import RUNNING, TAKEN_OVER, WAITING_MODEL
 
+WRITING = "the model is writing"  # the state while a reply streams in (the bridge's: waiting for the model)
 MESSAGE_MS = 15000  # how long news stays, unless said otherwise
 MODEL_CHARS = 28  # the model's name in the status bar, longer ones cut (whole in the tooltip)
 WHILE_IT_LASTS = 0  # `say`'s ms: the news stays until other news replaces it (a take-over's)
@@ -110,6 +112,12 @@ class RunStatus(QObject):
             if self._lasting:
                 self.clear()
         self._state = state
+
+    def on_event(self, e: ev.Event) -> None:
+        """A reply streams in: the state says the model is writing once its first words are in, and waiting again
+        when a new attempt waits (#38: "waiting for the model" stayed while the strip counted the tokens)."""
+        if isinstance(e, ev.ModelStreaming) and self.state.text() in (WAITING_MODEL, WRITING):
+            self.state.setText(WAITING_MODEL if e.first_token is None else WRITING)
 
     def set_elapsed(self, seconds: int | None) -> None:
         self.time.setText("" if seconds is None else f"{seconds // 60}:{seconds % 60:02d}")
