@@ -2,8 +2,11 @@
 
 Black boxes and labels by default: the WebVoyager paper found one dark colour
 planned better than many colours. Labels are placed so they do not cover each
-other: each label tries a few spots around its box and takes the first free
-one, checked against a coarse grid of labels already placed.
+other, nor another element's box: each label tries a few spots around its box
+and takes the first free one, checked against a coarse grid of labels already
+placed and of the other boxes (on a dense form, a label above its field would
+sit on the row above, and a person at the gate read "6" as that row's number:
+walkthrough 8; it goes inside its own box's corner instead).
 """
 from __future__ import annotations
 
@@ -45,10 +48,11 @@ class _Placed:
             for cy in range(r[1] // _CELL, r[3] // _CELL + 1):
                 yield cx, cy
 
-    def free(self, r) -> bool:
+    def free(self, r, own=None) -> bool:
+        """Whether rectangle `r` overlaps none placed (but `own`, the label's own box)."""
         for k in self._keys(r):
             for o in self.cells.get(k, ()):
-                if r[0] < o[2] and o[0] < r[2] and r[1] < o[3] and o[1] < r[3]:
+                if o != own and r[0] < o[2] and o[0] < r[2] and r[1] < o[3] and o[1] < r[3]:
                     return False
         return True
 
@@ -80,19 +84,25 @@ def draw_marks(screenshot: Image.Image | bytes, marks: list[Mark], *, color: str
         marks = [dataclasses.replace(m, bbox=tuple(int(round(v * scale)) for v in m.bbox)) for m in marks]
         width, font_size = max(1, round(width * scale)), max(8, round(font_size * scale))
     draw = ImageDraw.Draw(img)
-    placed = _Placed()
+    placed, boxes = _Placed(), _Placed()
     for m in marks:
         x, y, w, h = m.bbox
         draw.rectangle([x, y, x + w - 1, y + h - 1], outline=color, width=width)
+        if w > 0 and h > 0:
+            boxes.add((x, y, x + w, y + h))
     for m in marks:
         x, y, w, h = m.bbox
         lab = _label_image(str(m.id), font_size, label_fg, color)
         lw, lh = lab.size
-        chosen = None
-        for sx, sy in _spots(x, y, w, h, lw, lh):
-            r = (sx, sy, sx + lw, sy + lh)
-            if sx >= 0 and sy >= 0 and r[2] <= W and r[3] <= H and placed.free(r):
-                chosen = r
+        chosen, own = None, (x, y, x + w, y + h)
+        for strict in (True, False):  # off every other box if it can be; else only off other labels
+            for sx, sy in _spots(x, y, w, h, lw, lh):
+                r = (sx, sy, sx + lw, sy + lh)
+                if sx >= 0 and sy >= 0 and r[2] <= W and r[3] <= H and placed.free(r) and \
+                        (not strict or boxes.free(r, own)):
+                    chosen = r
+                    break
+            if chosen is not None:
                 break
         if chosen is None:  # everything taken: inside top-left, clamped to the image
             sx, sy = min(max(0, x), W - lw), min(max(0, y), H - lh)
