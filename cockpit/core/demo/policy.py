@@ -43,7 +43,7 @@ from cockpit.core.demo.page import element_at, form_fields, product_name, result
 from cockpit.core.demo.request import Request, read_request
 from cockpit.core.demo.task import DEMO_CARD, DemoTask, parse_task
 from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.localserver import LocalSite
+from cockpit.core.localserver import LocalSite, serve_shared
 
 __all__ = ["DEMO_MODEL", "DEMO_TASK", "DEMO_QUESTION", "DEMO_CARD", "REFUSED_ANSWER", "UNKNOWN_ANSWER",
            "DemoTask", "catalogue", "demo_responder", "demo_site_port", "parse_task", "serve_demo_model"]
@@ -349,9 +349,13 @@ def demo_site_port() -> int:
 
 
 def serve_demo_site():
-    """The bundled demo shop on 127.0.0.1, on :func:`demo_site_port` when it is free (else any port)."""
+    """The bundled demo shop on 127.0.0.1, on :func:`demo_site_port` (shared with another Cockpit serving the shop
+    there: the window and `cockpit demo` at once) when nothing else holds it, else on any port."""
     with resources.path("demo_site") as root:
         try:
-            return LocalSite(root, port=demo_site_port()).start()
-        except OSError:
-            return LocalSite(root).start()
+            return serve_shared(root, demo_site_port())
+        except OSError as e:
+            site = LocalSite(root).start()
+            log.warning("the demo shop is served at port %d, not its own %d: %s", site.port, demo_site_port(),
+                        e.strerror or e)
+            return site

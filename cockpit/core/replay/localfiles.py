@@ -4,16 +4,20 @@
 never hands Chrome a ``file://`` address: the page's folder is served over
 http on 127.0.0.1 while the run lasts (:class:`ServedFolders`). The port is
 fixed by the folder (:func:`folder_port`), so the same task has the same URL
-from one batch to the next and a rerun skips finished tasks.
+from one batch to the next and a rerun skips finished tasks. Cockpit processes
+share that port (:func:`cockpit.core.localserver.serve_shared`): the window and
+a `cockpit run` serving the same folder at once both serve it there, so their
+runs name the same pages; only a port taken by another folder (or by something
+else) sends a folder to another port, which the run records and the log says.
 
 The run records where its pages came from (``served_from`` in its task
 extra: folder and port). Its step URLs name that port, and the server is gone
 once the run's process ends; :func:`served_again` serves the folder at the
 same port while a run is resumed or branched, so the pages it reopens or
-replays are there again. A demo run's shop (``cockpit demo`` and the window
-serve it at its port, `demo_site_port()`, when that port is free) is served there again the
-same way; a shop this process, or another Cockpit, already serves there is
-used as it is.
+replays are there again, sharing the port with any other Cockpit serving the
+folder there. A demo run's shop (``cockpit demo`` and the window serve it at its
+port, `demo_site_port()`, shared the same way) is served there again likewise; a
+shop another Cockpit serves there from another copy of the files is used as it is.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import contextlib
 import dataclasses
 import functools
 import inspect
+import logging
 import threading
 import urllib.request
 import zlib
@@ -30,7 +35,9 @@ from urllib.parse import unquote, urlparse
 from cockpit.core import resources
 from cockpit.core.demo.policy import demo_site_port
 from cockpit.core.errors import CockpitError
-from cockpit.core.localserver import LocalSite
+from cockpit.core.localserver import LocalSite, serve_shared
+
+log = logging.getLogger(__name__)
 
 #: The key of a run's task extra that says where its pages were served from.
 SERVED_FROM = "served_from"
@@ -58,13 +65,21 @@ class ServedFolders:
             return task
         path = Path(unquote(urlparse(task.url).path))
         if path.parent not in self.sites:
-            try:
-                self.sites[path.parent] = LocalSite(path.parent, port=folder_port(path.parent), host=self.host).start()
-            except OSError:  # that port is taken: any free one (finished tasks are then not recognised)
-                self.sites[path.parent] = LocalSite(path.parent, host=self.host).start()
+            self.sites[path.parent] = self._serve(path.parent)
         site = self.sites[path.parent]
         extra = dict(task.extra, **{SERVED_FROM: {"folder": str(path.parent), "port": site.port}})
         return dataclasses.replace(task, url=site.url(path.name), extra=extra)
+
+    def _serve(self, folder: Path) -> LocalSite:
+        """`folder` served at its port (shared with other Cockpit processes serving it there), else at any free
+        port: its runs then have other URLs (finished tasks are not recognised, Compare sees other pages)."""
+        port = folder_port(folder)
+        try:
+            return serve_shared(folder, port, host=self.host)
+        except OSError as e:
+            site = LocalSite(folder, host=self.host).start()
+            log.warning("%s is served at port %d, not its own %d: %s", folder, site.port, port, e.strerror or e)
+            return site
 
     def __enter__(self):
         return self
@@ -121,8 +136,8 @@ def served_again(run: dict):
     """While the block runs, the folder `run`'s pages were served from, at the same port (nothing for web runs).
 
     A demo run (``demo`` set, its start page on the demo shop's port) gets the demo shop there.
-    Nests: a block inside another for the same folder shares its server; a site this process
-    already serves there with the same folder (the window's demo shop) is used as it is.
+    Nests: a block inside another for the same folder shares its server; another site serving the same
+    folder there (this process's or another Cockpit's) keeps serving it beside this block's own.
     Raises CockpitError, saying what to do, when the folder is gone or the port is taken.
     """
     info = served_from(run)
@@ -168,7 +183,7 @@ def _held(run: dict, folder: Path, port: int, *, demo: bool):
 
 def _acquire(run: dict, folder: Path, port: int, demo: bool) -> _Held | None:
     """What served_again holds at `port` for `folder` (one more user), or None when a site it does not
-    own serves the same folder there. CockpitError when the port serves something else."""
+    own serves the same folder there (the demo shop). CockpitError when the port serves something else."""
     for _ in range(3):
         with _serving_lock:
             closing = _closing.get(port)
@@ -180,14 +195,14 @@ def _acquire(run: dict, folder: Path, port: int, demo: bool) -> _Held | None:
                     held.users += 1
                     return held
                 other = LocalSite.at(port)
-                if other is not None:
-                    if _same(other.root, folder):
-                        return None
+                if other is not None and not _same(other.root, folder):
                     raise CockpitError(_other_folder(run, folder, port, other.root, demo))
-                try:
-                    held = _serving[port] = _Held(folder, LocalSite(folder, port=port).start())
+                try:  # its own server, sharing the port with any other Cockpit serving the folder there
+                    held = _serving[port] = _Held(folder, serve_shared(folder, port))
                     return held
                 except OSError as e:
+                    if other is not None:  # this process serves the same folder there (the window's shop)
+                        return None
                     error = e
         if closing is not None:  # a block for this port is just ending: wait for its server to stop
             closing.wait(10)
@@ -216,8 +231,7 @@ def _port_taken(run: dict, folder: Path, port: int, e: OSError, demo: bool) -> s
                 f"in use now by something other than Cockpit's demo shop ({why}); stop what uses it and "
                 "try again")
     return (f"run {run['id']}'s pages were served from {folder} at 127.0.0.1:{port}, and that port is in "
-            f"use now ({why}); stop what uses it (another cockpit process serving the same folder?) and "
-            "try again")
+            f"use now ({why}); stop what uses it and try again")
 
 
 def _serves_demo_shop(root: Path, port: int) -> bool:
