@@ -245,3 +245,87 @@ def test_no_module_reads_another_object_s_private_state():
             if ast.unparse(n) not in allowed:
                 found.append(f"{path}:{n.lineno} {ast.unparse(n)}")
     assert found == [], found
+
+
+def test_there_is_no_import_circle_in_cockpit():
+    """No module of cockpit imports itself through others, counting imports made only for type checking (#40:
+    gate, loop, observing, reply and takeover formed one circle through `Agent`)."""
+    import grimp
+    graph = grimp.build_graph("cockpit", exclude_type_checking_imports=False)
+    edges = {m: graph.find_modules_directly_imported_by(m) for m in graph.modules}
+    circles, index, low, stack, on = [], {}, {}, [], set()
+
+    def visit(v):  # Tarjan's strongly connected components
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in edges[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while not part or part[-1] != v:
+                part.append(stack.pop())
+                on.discard(part[-1])
+            if len(part) > 1:
+                circles.append(sorted(part))
+
+    for m in sorted(edges):
+        if m not in index:
+            visit(m)
+    assert len(edges) > 300 and circles == [], circles
+
+
+def test_only_the_loop_takes_an_agent():
+    """The step's phases own their collaborators (#40): no function of cockpit/core but the loop's own
+    (core/agent/loop.py) takes the whole Agent as a parameter."""
+    import ast
+    found = []
+    for path, tree in _trees("cockpit/core"):
+        if path == "cockpit/core/agent/loop.py":
+            continue
+        for fn in ast.walk(tree):
+            if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
+                    hint = ast.unparse(a.annotation) if a.annotation is not None else ""
+                    if a.arg == "agent" and not hint or hint.strip("'\"").split(".")[-1] == "Agent":
+                        found.append(f"{path}:{fn.lineno} {fn.name}({a.arg})")
+    assert found == [], found
+
+
+def test_no_class_of_the_core_is_a_mixin():
+    """A base class of cockpit/core defines what it uses: a class another core class derives from reads no
+    attribute of `self` that neither it nor its own bases define (#40: TakeOver read 13 attributes of Agent,
+    PointerActs 7 of Executor; they are parts the agent and the executor hold now)."""
+    import ast
+    classes = {}
+    for path, tree in _trees("cockpit/core"):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef):
+                classes.setdefault(node.name, (path, node))
+
+    def defined(name, seen=()):
+        path, node = classes[name]
+        names = {n.name for n in node.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        names |= {t.id for n in node.body if isinstance(n, (ast.Assign, ast.AnnAssign))
+                  for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+        names |= {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)
+                  and isinstance(n.value, ast.Name) and n.value.id == "self"}
+        for b in node.bases:
+            if isinstance(b, ast.Name) and b.id in classes and b.id not in seen:
+                names |= defined(b.id, (*seen, name))
+        return names
+
+    bases = {b.id for _, node in classes.values() for b in node.bases if isinstance(b, ast.Name) and b.id in classes}
+    found = []
+    for name in sorted(bases):
+        path, node = classes[name]
+        own = defined(name)
+        used = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                and n.value.id == "self" and not n.attr.startswith("__")}
+        if missing := sorted(used - own):
+            found.append(f"{path} {name} uses {missing}")
+    assert "StepHook" in bases and found == [], found

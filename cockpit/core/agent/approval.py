@@ -68,6 +68,7 @@ class ApprovalRequest:
     prediction: str = ""  # what the world model expects the action to change ("" = no preview)
     candidates: tuple = ()  # planning mode: PlanResult candidate dicts (see events.PlanMade)
     chosen: int | None = None  # the candidate index the planner chose (= `action`)
+    page: bytes | None = None  # the page as it is asked about, when no stored step shows it (a replay's): a PNG
     request_id: str = field(default_factory=lambda: uuid.uuid4().hex[:12])  # unique per question asked
 
     @property
@@ -132,6 +133,15 @@ def refused_outcome(decision: Decision) -> str:
     if decision.by == STOPPED_BY:
         return "stopped before anyone decided"
     return f"refused by {decider(decision.by)}: {decision.message or 'no message'}"
+
+
+def vetted(safety_checks, decision: Decision) -> Decision:
+    """A policy cannot acknowledge a computer-use model's safety checks: its approval becomes a refusal
+    (only a person, ``by`` ``human:<name>``, may approve an action that carries them)."""
+    if decision.approved and safety_checks and not str(decision.by).startswith("human:"):
+        return dataclasses.replace(decision, approved=False, by="policy:safety-checks", message=(
+            "the model's safety checks need a person's acknowledgement, and no one was asked in this run"))
+    return decision
 
 
 def by_site_rule(decision: Decision, risk: Risk, policy: str) -> Decision:

@@ -32,7 +32,6 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
 
 from selenium.common.exceptions import TimeoutException, WebDriverException
 from selenium.webdriver.common.action_chains import ActionChains
@@ -43,7 +42,7 @@ from cockpit.core import resources
 from cockpit.core.actions.coords import PERSON, Voice
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import downloads, keys, landing
-from cockpit.core.agent.pointer import PointerActs, TargetChanged, say
+from cockpit.core.agent.pointer import PointerActs, TargetChanged, describe_hit, say
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, BrowserDied, short_message
 from cockpit.core.page.marks import Mark
@@ -53,11 +52,6 @@ from cockpit.core.safety.redaction import scrub
 from cockpit.core.safety.risk import LEVELS, classify
 
 log = logging.getLogger(__name__)
-
-SAFE_SCHEMES = ("http", "https")
-_NON_WEB = ("javascript:", "data:", "file:", "chrome:", "about:", "mailto:", "blob:",
-            "view-source:", "chrome-extension:", "ftp:")
-
 
 @dataclass
 class ActionOutcome:
@@ -78,7 +72,7 @@ class ActionOutcome:
         return self.url_before != self.url_after
 
 
-class Executor(PointerActs):
+class Executor:
     """Runs actions against one session with the marks of its last observation."""
 
     def __init__(self, session: BrowserSession, *, wait_seconds: float = 5.0,
@@ -92,7 +86,18 @@ class Executor(PointerActs):
         self.risk_rules: list = []  # the run's site rules, to re-rate a target that changed
         self._marks: list[Mark] = []
         self._url = ""
-        self._approved: Binding | None = None
+        self.approved: Binding | None = None  # what the human approved of the action running now
+        self.voice: Voice = PERSON  # how the model is told of points: its own space (set per action)
+        self.pointer = PointerActs(self)  # the handlers of actions at a point, and what is under a point
+        self._handlers = {"click": self._do_click, "hover": self._do_hover, "type": self._do_type,  # on a mark
+                          "select": self._do_select, "scroll": self._do_scroll, "wait": self._do_wait,
+                          "back": self._do_back, "google": self._do_google, "goto": self._do_goto,
+                          "press": self._do_press, "answer": self._do_answer}
+
+    def error(self, cls: type[ActionError], words) -> ActionError:
+        """An error naming points: in the person's words, and in the model's (``for_model``, in its voice)."""
+        person, model = say(words, self.voice)
+        return cls(person, for_model=model)
 
     def redact(self, text: str) -> str:
         """`text` with every secret typed so far (and its URL-encoded forms) replaced by (secret)."""
@@ -112,19 +117,19 @@ class Executor(PointerActs):
         """
         s = self.session
         self._press_enter = press_enter
-        self._approved = approved
+        self.approved = approved
         self.voice = voice
         if approved is not None and (diffs := approved.differences(action, None)):
-            raise self._error(TargetChanged, lambda v: f"{v.action(action)} is not the approved action "
+            raise self.error(TargetChanged, lambda v: f"{v.action(action)} is not the approved action "
                                                        f"({'; '.join(diffs)}); it was not done")
         t0 = time.perf_counter()
         before = s.url
         if action.pixel and seen is not None:
             mark = seen
         elif action.point is not None:
-            mark = self.resolve_point(*action.point, marks)
+            mark = self.pointer.resolve_point(*action.point, marks)
         elif action.focused:
-            mark = self.resolve_focus(marks)
+            mark = self.pointer.resolve_focus(marks)
         else:
             mark = self._mark(action, marks) if action.needs_target or (
                 action.kind == "scroll" and action.target is not None) else None
@@ -155,7 +160,7 @@ class Executor(PointerActs):
     def _handled(self, action: Action, mark: Mark | None, before: str):
         """The action's handler run (after the navigation check): (what happened, in words of a voice; the
         answer). Its errors come out as ActionError with every secret typed so far hidden."""
-        handler = getattr(self, f"_px_{action.kind}" if action.pixel else f"_do_{action.kind}")
+        handler = (self.pointer.handlers if action.pixel else self._handlers)[action.kind]
         try:
             self._nav_before(action, mark, before)
             return handler(action, mark)
@@ -173,7 +178,7 @@ class Executor(PointerActs):
 
     def _redacted(self, words) -> ActionError:
         """An ActionError naming the action, with every secret typed so far hidden, in both voices."""
-        e = self._error(ActionError, words)
+        e = self.error(ActionError, words)
         return ActionError(self.redact(str(e)), for_model=self.redact(e.for_model))
 
     def _mark(self, action: Action, marks: list[Mark]) -> Mark:
@@ -183,11 +188,11 @@ class Executor(PointerActs):
             raise ActionError(f"there is no element [{n}] on this screenshot (valid numbers: {valid})")
         return marks[n - 1]
 
-    def _act_js(self, op: str, mark: Mark | None, arg=None) -> dict:
+    def act_js(self, op: str, mark: Mark | None, arg=None) -> dict:
         res = self.session.js("return (" + resources.script("act.js") + ")(arguments[0], arguments[1], arguments[2])",
                               op, mark.id if mark else 0, arg)
         if not res.get("ok") and res.get("why") == "gone":
-            err = TargetChanged if self._approved is not None else ActionError
+            err = TargetChanged if self.approved is not None else ActionError
             raise err(f"element [{mark.id}] is no longer on the page; look at the new screenshot")
         return res
 
@@ -195,7 +200,7 @@ class Executor(PointerActs):
         """The point to act at, after checking the element is what the page shows there;
         with `action`, also that the element did not change into something riskier."""
         pt = mark.point or mark.center
-        res = self._act_js("check", mark, list(pt))
+        res = self.act_js("check", mark, list(pt))
         if not res.get("ok"):
             by = res.get("by", "another element")
             if res.get("invisible"):
@@ -205,18 +210,18 @@ class Executor(PointerActs):
             raise ActionError(f"element [{mark.id}] is covered by {by} "
                               f"and cannot be reached; close what covers it first")
         if action is not None and res.get("now"):
-            self._check_unchanged(action, mark, res["now"])
+            self.check_unchanged(action, mark, res["now"])
         return pt
 
-    def _check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
+    def check_unchanged(self, action: Action, mark: Mark, now: dict) -> None:
         fields_now = {k: now[k] for k in ("text", "aria_label", "href", "value", "form_method", "submit",
                                           "form_action", "dom_path")
                       if k in now and not (k == "text" and mark.scrollable)}
         cur = dataclasses.replace(mark, **fields_now)
-        if self._approved is not None:
+        if self.approved is not None:
             box = now.get("box") if not mark.in_iframe else None
-            if diffs := self._approved.differences(action, cur, box=box):
-                raise self._error(TargetChanged, lambda v: f"element [{mark.id}] is not what was approved "
+            if diffs := self.approved.differences(action, cur, box=box):
+                raise self.error(TargetChanged, lambda v: f"element [{mark.id}] is not what was approved "
                                   f"({'; '.join(diffs)}): {v.action(action)} was not done. Look at the new "
                                   "screenshot; the supervisor will be asked again")
             return
@@ -231,25 +236,25 @@ class Executor(PointerActs):
         new = classify(action, cur, marks, self._url, self.risk_rules)
         if LEVELS.index(new.level) > LEVELS.index(was.level):
             why = new.evidence[0] if new.evidence else new.level
-            raise self._error(ActionError, lambda v: f"element [{mark.id}] changed since the screenshot (it was "
-                              f"{_desc(mark)}, it is now {_desc(cur)}): {v.action(action)} would now be {new.level} "
+            raise self.error(ActionError, lambda v: f"element [{mark.id}] changed since the screenshot (it was "
+                              f"{describe_hit(mark)}, it is now {describe_hit(cur)}): {v.action(action)} would now be {new.level} "
                               f"({why}), so it was not done. Look at the new screenshot")
 
     def _click(self, mark: Mark, x: int, y: int) -> None:
         """Click at (x, y); a press or click landing on anything but `mark`'s element is stopped."""
-        self._act_js("guard", mark)
+        self.act_js("guard", mark)
         try:
             self._pointer(x, y, click=True)
         finally:
-            blocked = self._unguard()
+            blocked = self.unguard()
         if blocked:
             raise ActionError(f"the click on [{mark.id}] was stopped: when the pointer got there, {blocked} had "
                               f"appeared on top of [{mark.id}] and would have taken the click; nothing was "
                               "clicked. Look at the new screenshot")
 
-    def _unguard(self) -> str:
+    def unguard(self) -> str:
         try:
-            return str(self._act_js("unguard", None).get("blocked") or "")
+            return str(self.act_js("unguard", None).get("blocked") or "")
         except WebDriverException:  # a dialog is open, or the page navigated away: nothing to undo
             return ""
 
@@ -259,12 +264,12 @@ class Executor(PointerActs):
             return
         if problem := self.nav.landing_problem(url_now):
             where = self._leave(url_now, "")
-            raise self._error(ActionError, lambda v: f"the page had gone on its own to {url_now[:200]} ({problem}); "
+            raise self.error(ActionError, lambda v: f"the page had gone on its own to {url_now[:200]} ({problem}); "
                               f"Cockpit went back to {where}, and did not run {v.action(action)}. Look at the new "
                               "screenshot")
         target = None
         if action.kind == "goto":
-            target = normalize_url(action.text)
+            target = navguard.normalize_url(action.text)
         elif action.kind == "google":
             target = self.session.config.search_url
         elif action.kind == "click" and mark is not None and mark.href \
@@ -274,7 +279,7 @@ class Executor(PointerActs):
         if problem and action.kind == "click":
             raise ActionError(f"element [{mark.id}] is a link to {target[:120]}: {problem}; it was not clicked")
         if problem:
-            raise self._error(ActionError, lambda v: f"{v.action(action)} was refused: {problem}")
+            raise self.error(ActionError, lambda v: f"{v.action(action)} was refused: {problem}")
 
     def _nav_after(self, outcome: ActionOutcome) -> bool:
         """Leave a forbidden page the action led to; whether it did."""
@@ -316,7 +321,7 @@ class Executor(PointerActs):
             ab.pointer_action.click()
         self.session.guarded(ab.perform)
 
-    def _keys(self, *seq):
+    def keys(self, *seq):
         chain = ActionChains(self.session.driver, duration=0)
         for k in seq:
             chain.send_keys(k)
@@ -341,33 +346,33 @@ class Executor(PointerActs):
     def _do_click(self, a: Action, m: Mark):
         x, y = self._point(m, a)
         self._click(m, x, y)
-        return f"clicked [{m.id}] {_desc(m)}", None
+        return f"clicked [{m.id}] {describe_hit(m)}", None
 
     def _do_hover(self, a: Action, m: Mark):
         x, y = self._point(m)
         self._pointer(x, y, click=False)
-        return f"hovered over [{m.id}] {_desc(m)}", None
+        return f"hovered over [{m.id}] {describe_hit(m)}", None
 
     def _do_type(self, a: Action, m: Mark):
         if m.tag == "select":  # as Chrome does for a person typing into a focused list: the option it starts
             return self._type_into_select(a, m)
         if not m.editable:
-            raise ActionError(f"element [{m.id}] {_desc(m)} is not a text field; you can only type into text fields")
+            raise ActionError(f"element [{m.id}] {describe_hit(m)} is not a text field; you can only type into text fields")
         x, y = self._point(m, a)
         self._click(m, x, y)
-        self._act_js("clear", m)
-        self._keys(Keys.BACKSPACE)
+        self.act_js("clear", m)
+        self.keys(Keys.BACKSPACE)
         if a.text:
-            self._keys(a.text)
+            self.keys(a.text)
         shown = "(secret)" if m.secret else repr(a.text)
         if not self._press_enter:
             return (f"typed {shown} into [{m.id}]; Enter was not pressed, because in this form it could "
                     "submit something that cannot be undone", None)
-        self._keys(Keys.ENTER)
+        self.keys(Keys.ENTER)
         return f"typed {shown} into [{m.id}] and pressed Enter", None
 
     def _type_into_select(self, a: Action, m: Mark):
-        res = self._act_js("select", m, {"text": a.text, "prefix": True})
+        res = self.act_js("select", m, {"text": a.text, "prefix": True})
         if not res.get("ok") and res.get("why") != "no-option":
             raise ActionError(f"element [{m.id}] could not be chosen from ({res.get('why', 'unknown')})")
         if not res.get("ok"):
@@ -380,7 +385,7 @@ class Executor(PointerActs):
         return f'typed "{a.text}" into the drop-down list [{m.id}]: it selected "{chosen}"{how}', None
 
     def _do_select(self, a: Action, m: Mark):
-        res = self._act_js("select", m, a.text)
+        res = self.act_js("select", m, a.text)
         if not res.get("ok"):
             if res.get("why") == "not-select":
                 raise ActionError(f"element [{m.id}] is not a drop-down list (<select>); click it instead")
@@ -390,7 +395,7 @@ class Executor(PointerActs):
 
     def _do_scroll(self, a: Action, m: Mark | None):
         sign = 1 if a.text == "down" else -1
-        res = self._act_js("scroll", m, sign)
+        res = self.act_js("scroll", m, sign)
         where = "the window" if res.get("window") else f"element [{m.id}]"
         if m is not None and res.get("holder"):
             where = f"the area holding element [{m.id}]"
@@ -413,7 +418,7 @@ class Executor(PointerActs):
         return f"opened the search page {self.session.config.search_url}", None
 
     def _do_goto(self, a: Action, m):
-        url = normalize_url(a.text)
+        url = navguard.normalize_url(a.text)
         self.session.goto(url)
         if err := self.session.load_error():
             return f"tried to open {url} but it failed to load ({err})", None
@@ -425,21 +430,3 @@ class Executor(PointerActs):
 
     def _do_answer(self, a: Action, m):
         return "answered", a.text
-
-
-def normalize_url(text: str) -> str:
-    """A URL to open: adds https:// when there is no scheme; refuses other schemes."""
-    url = text.strip().strip("<>\"'")
-    if "://" not in url and not url.lower().startswith(_NON_WEB):
-        url = "https://" + url
-    parsed = urlparse(url)
-    if parsed.scheme not in SAFE_SCHEMES:
-        raise ActionError(f"Goto only opens http and https addresses, not {parsed.scheme}:")
-    if not parsed.netloc:
-        raise ActionError(f"'{text}' is not a web address")
-    return url
-
-
-def _desc(m: Mark) -> str:
-    label = m.label
-    return f"<{m.tag}> \"{label[:60]}\"" if label else f"<{m.tag}>"

@@ -70,29 +70,29 @@ class HumanRun(Agent):
 
     # ---------- the run, on its thread ----------
     def run(self, start: Fresh) -> RunResult:
-        self.hooks = []
+        self.hooks.clear()
         self.executor.risk_rules = self.config.risk_rules
         self.scope.run_id = self.record.open(start, [_Maker(self.by)])
         self.store.set_run(self.run_id, model=HUMAN, base_url="")
         self._emit(ev.RunStarted(self.run_id, start.task, start.url, self.config.max_steps))
-        self._next_n = 1
+        self.numbering.next_n = 1
         try:
             open_start(self.session, start.url)
             self.control.take_over(self.by)
-            self._refresh()
+            self.takeover.refresh()
             while self._ending is None:
-                self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self._next_n)))
+                self.control.wait_turn(on_pause=lambda: self._emit(ev.RunPaused(self.run_id, self.numbering.next_n)))
                 if self._ending is None:  # someone resumed (Run, Step): the person still has the browser
                     self.control.take_over(self.by)
             status, text = self._ending
             if status == "answered":
-                return self.record.finish("answered", text, self._next_n - 1)
+                return self.record.finish("answered", text, self.numbering.next_n - 1)
             self.store.finish_run(self.run_id, GAVE_UP, error=text)
             n = self.store.run(self.run_id)["steps"]
             self._emit(ev.RunFinished(self.run_id, GAVE_UP, None, n))
             return RunResult(self.run_id, GAVE_UP, None, n, text)
         except Stopped:
-            return self.record.finish("stopped", None, self._next_n - 1)
+            return self.record.finish("stopped", None, self.numbering.next_n - 1)
         except CockpitError as e:
             return self.record.fail(str(e), lost_browser=isinstance(e, BrowserDied))
         finally:
@@ -105,7 +105,7 @@ class HumanRun(Agent):
         return row
 
     def _answer_step(self, text: str) -> dict:
-        st = self._open_human_step()
+        st = self.takeover.open_step()
         obs = st.obs
         shown = str(Action("answer", text=text))
         st.row.update(actor="human", action=shown, action_text=shown, status="answered", outcome="answered",

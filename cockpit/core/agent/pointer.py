@@ -80,33 +80,36 @@ def describe_hit(mark: Mark | None) -> str:
 
 
 class PointerActs:
-    """Mixed into the Executor: the `_px_*` handlers. Needs its session, `_act_js`, `_check_unchanged`,
-    `_unguard`, `_keys`, `secrets` and `_approved`."""
+    """The executor's part for actions at a point: the handlers of ``Click (x, y)`` and its kin
+    (:attr:`handlers`, by action kind), and what is under a point. It acts through its executor's public
+    helpers (act.js, the checks of an approved or changed target, the click guard, the keyboard)."""
 
-    last_cursor = ""  # the CSS cursor over the last point resolved
-    last_hit: dict = {}  # act.js's answer for it: cursor, secret, opaque (a frame, embed or canvas: its src)
-    voice: Voice = PERSON  # how the model is told of points: its own space (set by the executor per action)
+    def __init__(self, executor):
+        self.ex = executor
+        self.session = executor.session
+        self.last_cursor = ""  # the CSS cursor over the last point resolved
+        self.last_hit: dict = {}  # act.js's answer for it: cursor, secret, opaque (a frame, embed or canvas: its src)
+        self.handlers = {"click": self.click, "double_click": self.double_click, "right_click": self.right_click,
+                         "hover": self.hover, "drag": self.drag, "scroll": self.scroll, "type": self.type}
 
     def _error(self, cls: type[ActionError], words: Words) -> ActionError:
-        """An error naming points: in the person's words, and in the model's (``for_model``)."""
-        person, model = say(words, self.voice)
-        return cls(person, for_model=model)
+        return self.ex.error(cls, words)
 
     def resolve_point(self, x: int, y: int, marks: list[Mark], voice: Voice | None = None) -> Mark | None:
         """The element a pixel action at (x, y) acts on (see the module doc); None over nothing. `voice`: how an
         error names the point to the model (default: the executor's)."""
-        found = self._act_js("at", None, [int(x), int(y)])  # one round trip: the viewport check is in it
+        found = self.ex.act_js("at", None, [int(x), int(y)])  # one round trip: the viewport check is in it
         if found.get("why") == "outside":
             w, h = found["size"]
             if voice is not None:
-                self.voice = voice
+                self.ex.voice = voice
             raise self._error(ActionError, lambda v: f"the point ({v.xy((x, y))}) is outside {v.area((w, h))}; "
                                                      "nothing was done")
         return self._resolved(found, marks)
 
     def resolve_focus(self, marks: list[Mark]) -> Mark | None:
         """The element that has the keyboard focus (what ``Type; text`` types into); None: the page itself."""
-        return self._resolved(self._act_js("focused", None), marks)
+        return self._resolved(self.ex.act_js("focused", None), marks)
 
     def _resolved(self, found: dict | None, marks: list[Mark]) -> Mark | None:
         self.last_hit = dict(found or {})
@@ -124,53 +127,53 @@ class PointerActs:
         x, y = a.point
         if m is None:
             return x, y
-        res = self._act_js("check", m, [x, y])
+        res = self.ex.act_js("check", m, [x, y])
         if not res.get("ok"):
             by = res.get("by", "another element")
-            err = TargetChanged if self._approved is not None else ActionError
+            err = TargetChanged if self.ex.approved is not None else ActionError
             raise self._error(err, lambda v: f"the point ({v.xy((x, y))}) no longer hits {describe_hit(m)}: {by} "
                                              f"is there now; {v.action(a)} was not done. Look at the new screenshot")
         if res.get("now"):
-            self._check_unchanged(a, m, res["now"])
+            self.ex.check_unchanged(a, m, res["now"])
         return x, y
 
     def _press_at(self, a: Action, m: Mark | None, build) -> None:
         """Pointer input at the action's point, guarded so it lands only on `m`'s element."""
         x, y = self._checked_point(a, m)
         if m is not None:
-            self._act_js("guard", m)
+            self.ex.act_js("guard", m)
         try:
             ab = ActionBuilder(self.session.driver, duration=0)
             ab.pointer_action.move_to_location(int(x), int(y))
             build(ab.pointer_action)
             self.session.guarded(ab.perform)
         finally:
-            blocked = self._unguard() if m is not None else ""
+            blocked = self.ex.unguard() if m is not None else ""
         if blocked:
             raise self._error(ActionError, lambda v: f"{v.action(a)} was stopped: when the pointer got there, "
                                                      f"{blocked} had appeared on top of {describe_hit(m)} and would "
                                                      "have taken it; nothing was clicked. Look at the new screenshot")
 
-    def _px_click(self, a: Action, m: Mark | None):
+    def click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.click())
         return lambda v: f"clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
-    def _px_double_click(self, a: Action, m: Mark | None):
+    def double_click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.double_click())
         return lambda v: f"double-clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
-    def _px_right_click(self, a: Action, m: Mark | None):
+    def right_click(self, a: Action, m: Mark | None):
         self._press_at(a, m, lambda p: p.context_click())
         return lambda v: f"right-clicked at {v.xy(a.point)} on {describe_hit(m)}", None
 
-    def _px_hover(self, a: Action, m: Mark | None):
+    def hover(self, a: Action, m: Mark | None):
         x, y = a.point
         ab = ActionBuilder(self.session.driver, duration=0)
         ab.pointer_action.move_to_location(int(x), int(y))
         self.session.guarded(ab.perform)
         return lambda v: f"moved the mouse to {v.xy((x, y))} over {describe_hit(m)}", None
 
-    def _px_drag(self, a: Action, m: Mark | None):
+    def drag(self, a: Action, m: Mark | None):
         (x1, y1), (x2, y2) = a.point, a.end
         self._in_view(x2, y2)
 
@@ -183,7 +186,7 @@ class PointerActs:
         self._press_at(a, m, drag)
         return lambda v: f"dragged from {v.xy((x1, y1))} ({describe_hit(m)}) to {v.xy((x2, y2))}", None
 
-    def _px_scroll(self, a: Action, m: Mark | None):
+    def scroll(self, a: Action, m: Mark | None):
         x, y = a.point or (v // 2 for v in self.session.js("return [window.innerWidth, window.innerHeight]"))
         dx, dy = (int(v) for v in (a.delta or (0, 0)))
         before = self.session.js("return [window.scrollX, window.scrollY]")
@@ -194,7 +197,7 @@ class PointerActs:
         moved = "" if after != before else " (the window did not move; an inner area may have)"
         return lambda v: f"turned the wheel by ({dx}, {dy}) at {v.xy((x, y))} over {describe_hit(m)}{moved}", None
 
-    def _px_type(self, a: Action, m: Mark | None):
+    def type(self, a: Action, m: Mark | None):
         into = f"into the focused {describe_hit(m)}" if m is not None else "into the page (nothing has the focus)"
 
         def where(v: Voice) -> str:
@@ -202,16 +205,16 @@ class PointerActs:
         if a.point is not None:
             self._press_at(a, m, lambda p: p.click())
         elif m is not None:  # the focus must still be on the field that was rated (and approved)
-            res = self._act_js("isfocused", m)
+            res = self.ex.act_js("isfocused", m)
             if not res.get("ok"):
-                err = TargetChanged if self._approved is not None else ActionError
+                err = TargetChanged if self.ex.approved is not None else ActionError
                 raise self._error(err, lambda v: f"the focus moved from {describe_hit(m)} to {res.get('by')}; "
                                                  f"{v.action(a)} was not done")
-            self._check_unchanged(a, m, res.get("now") or {})
+            self.ex.check_unchanged(a, m, res.get("now") or {})
         if m is not None and m.secret:
-            self.secrets.add(a.text.strip())
+            self.ex.secrets.add(a.text.strip())
         shown = "(secret)" if m is not None and m.secret else repr(a.text)
         if a.text:
-            self._keys(a.text)  # a newline in it is Enter (UI-TARS's way to submit): rated so at the gate
+            self.ex.keys(a.text)  # a newline in it is Enter (UI-TARS's way to submit): rated so at the gate
         enter = " and pressed Enter" if "\n" in a.text or "\r" in a.text else ""
         return lambda v: f"typed {shown} {where(v)}{enter}", None

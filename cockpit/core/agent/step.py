@@ -6,8 +6,8 @@ from dataclasses import dataclass, field
 
 from cockpit.core.actions.coords import Voice
 from cockpit.core.llm.streaming import Partial
-from cockpit.core.page.marks import Mark
 from cockpit.core.page.observation import Observation
+from cockpit.core.safety.target import Target
 
 
 @dataclass
@@ -21,11 +21,19 @@ class Step:
     row: dict = field(default_factory=dict)
     decision: dict | None = None
     press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
-    resolved: Mark | None = None  # a pixel action: the element under its point (cockpit.core.agent.pixelstep)
-    cursor: str = ""  # and the CSS cursor there
-    hit: dict = field(default_factory=dict)  # act.js's answer for it (secret, opaque frame...)
-    drag_end: tuple | None = None  # a drag: (the element it ends on, act.js's answer)
+    target: Target | None = None  # what the action acts on: its box, or what is under its point (safety.target)
     voice: Voice | None = None  # how points are named to a pixel model (cockpit.core.agent.pixelstep.voice)
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
     partial: Partial | None = None  # the reply so far while it streams (kept when Stop cuts it off)
 
+
+
+class Numbering:
+    """A run's step numbers: the agent's and a person's steps share one sequence."""
+
+    def __init__(self, first: int = 1):
+        self.next_n = first
+
+    def take(self) -> int:
+        n, self.next_n = self.next_n, self.next_n + 1
+        return n

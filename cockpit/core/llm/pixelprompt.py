@@ -77,6 +77,12 @@ class ResponsesConversation:
         self._input: list[dict] = []
         self._history = ""  # a seeded run's earlier turns, said once in the first turn
 
+    def acknowledge(self, checks: list[dict]) -> bool:
+        """A person approved an action with these safety checks: they go back acknowledged with the next
+        screenshot (OpenAI's computer-use protocol). True: this conversation sends them."""
+        self.acknowledged = list(checks)
+        return True
+
     def seed(self, messages: list[dict]) -> None:
         """Go on from a recorded run (a branch, a resume): the server's chain is not continued; the first
         turn starts a new one, with the earlier turns (task, feedback, replies) as text before it."""

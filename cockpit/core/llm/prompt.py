@@ -101,6 +101,11 @@ class Conversation:
         self.messages: list[dict] = [{"role": "system", "content": system}]
         self.keep_images = keep_images
 
+    def acknowledge(self, checks: list[dict]) -> bool:
+        """Safety checks a person approved: only a computer-use conversation sends them back (False: not this
+        one; see cockpit.core.llm.pixelprompt.ResponsesConversation)."""
+        return False
+
     def seed(self, messages: list[dict]) -> None:
         """Continue a conversation recorded elsewhere (a branch): its user/assistant turns
         are kept, with every screenshot replaced by the omitted-note (their files belong

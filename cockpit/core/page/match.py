@@ -70,11 +70,22 @@ def _norm_url(url: str) -> str:
 SAME_LINK_LABEL = 0.6
 
 
+def does_the_same(recorded: Mark, now: Mark) -> bool:
+    """Whether `now` submits what `recorded` submitted: the same form (method and address), where the recorded
+    element was in one. Two "Delete" buttons posting to /delete/102 and /delete/103 are different elements for
+    all their equal labels (walkthrough 8: replay deleted Invoice 103 where the run had deleted 102). A link
+    with another address is left to the next page's check (a tracking parameter changes with every visit)."""
+    return not recorded.form_action or (same_url(recorded.form_action, now.form_action or "") and
+                                        (recorded.form_method or "").lower() == (now.form_method or "").lower())
+
+
 def match_mark(recorded: Mark, marks: list[Mark]) -> Mark | None:
-    """The current mark standing for `recorded`: same tag and label (else same tag and link
-    address with a like label, :data:`SAME_LINK_LABEL`), nearest to the recorded box; None when there is none."""
+    """The current mark standing for `recorded`: same tag and label, submitting what it submitted
+    (:func:`does_the_same`), the one with its link address first (else same tag and link address with a like
+    label, :data:`SAME_LINK_LABEL`), nearest to the recorded box; None when there is none."""
     key = mark_key(recorded)
-    found = [m for m in marks if mark_key(m) == key]
+    found = [m for m in marks if mark_key(m) == key and does_the_same(recorded, m)]
+    found = [m for m in found if recorded.href and same_url(recorded.href, m.href or "")] or found
     if not found and recorded.href:
         found = [m for m in marks if m.tag == recorded.tag and m.href == recorded.href
                  and _like_labels(key[1], mark_key(m)[1])]

@@ -312,16 +312,15 @@ def _replay_step(ctx: RunContext, executor: Executor, row: dict, action: Action,
         stepcheck.check_not_secret(action, recorded, row, session, n, diverged)
     obs = observe(session, render=False)
     sim = stepcheck.compare(row.get("url") or "", recorded, obs, opts.check, opts.min_similarity, n, diverged)
-    todo_action, mark, recorded_mark = stepcheck.map_target(action, recorded, obs, n, diverged)
-    if action.pixel:  # the point must still hit the element the run hit
-        mark = stepcheck.check_point(executor, action, row, obs, n, diverged)
+    todo_action, _, recorded_mark = stepcheck.map_target(action, recorded, obs, n, diverged)
+    aim = stepcheck.aim(executor, todo_action, row, recorded, obs, n, diverged)  # a point must still hit what the run hit
     human = row.get("actor") == "human"
     press_enter = not human and "Enter was not pressed" not in (row.get("outcome") or "")
     note = ""
-    if served is not None and stepcheck.irreversible(todo_action, row, mark, obs, press_enter, opts.rules):
+    if served is not None and stepcheck.irreversible(todo_action, row, aim, obs, press_enter, opts.rules):
         approved, note = None, stepcheck.SERVED_NOTE  # nothing reaches the site: not asked again
     else:
-        todo_action, approved = stepcheck.gate(todo_action, row, mark, obs, press_enter, n, opts.policy,
+        todo_action, approved = stepcheck.gate(todo_action, row, aim, obs, press_enter, n, opts.policy,
                                                opts.rules, ctx.approver, ctx.control.stop_event, label, diverged)
     t0 = time.perf_counter()
     try:  # an approved step runs only on the element the approver saw (safety/binding.py), as in a live run

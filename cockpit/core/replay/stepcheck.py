@@ -16,12 +16,13 @@ from cockpit.core.agent.pointer import describe_hit
 from cockpit.core.browser.session import BrowserSession
 from cockpit.core.errors import ActionError, CockpitError
 from cockpit.core.page.marks import Mark
-from cockpit.core.page.match import match_mark, same_url, similarity
+from cockpit.core.page.match import does_the_same, match_mark, same_url, similarity
 from cockpit.core.page.observation import Observation
+from cockpit.core.safety import target
 from cockpit.core.safety.binding import Binding
 from cockpit.core.safety.redaction import SECRET
-from cockpit.core.safety.risk import Risk, classify
-from cockpit.core.safety.risk_point import classify_point
+from cockpit.core.safety.risk import Risk
+from cockpit.core.safety.target import PointTarget, Target, again
 
 
 def compare(expected_url: str, recorded: list[Mark] | None, obs: Observation, check: bool,
@@ -77,7 +78,7 @@ def map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n:
     if cur is None:
         label = old.label[:60]
         diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
-                 detail=f"[{old.id}] <{old.tag}>" + (f' "{label}"' if label else ""))
+                 detail=f"[{old.id}] <{old.tag}>" + (f' "{label}"' if label else "") + leads(old))
     return Action(action.kind, cur.id, action.text), cur, old
 
 
@@ -85,23 +86,20 @@ def map_target(action: Action, recorded: list[Mark] | None, obs: Observation, n:
 SERVED_NOTE = "irreversible, replayed from the recording: nothing was sent to the site"
 
 
-def irreversible(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool,
-                 rules) -> bool:
-    """Whether the step is irreversible now, or was when recorded."""
-    risk = (classify_point(action, mark, obs.marks, obs.url, rules) if action.pixel else
-            classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter))
+def irreversible(action: Action, row: dict, aim: Target, obs: Observation, press_enter: bool, rules) -> bool:
+    """Whether the step is irreversible now on its target `aim`, or was when recorded."""
+    risk = aim.rated(action, obs.marks, obs.url, rules, press_enter=press_enter)
     return risk.level == "irreversible" or row.get("risk") == "irreversible"
 
 
-def gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_enter: bool, n: int,
+def gate(action: Action, row: dict, aim: Target, obs: Observation, press_enter: bool, n: int,
           policy: str, rules, approver: Approver | None, stop: threading.Event | None, label: str,
           diverged) -> tuple[Action, Binding | None]:
     """The action to replay after the approval gate, and what was approved (None: no approval was needed);
     Diverged when it is refused."""
     if policy == "never":
         return action, None
-    risk = (classify_point(action, mark, obs.marks, obs.url, rules) if action.pixel else
-            classify(action, mark, obs.marks, obs.url, rules, enter_after_type=press_enter))
+    risk = aim.rated(action, obs.marks, obs.url, rules, press_enter=press_enter)
     if risk.level != "irreversible" and row.get("risk") != "irreversible":
         return action, None
     if risk.level != "irreversible":
@@ -110,8 +108,9 @@ def gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_e
     if approver is None:
         diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
                  action=str(action), detail=f"{why}; no approver was given for the replay")
-    request = ApprovalRequest(label, n, action, mark, risk, "irreversible", obs.url,
-                              f"Replaying step {n} of run {row.get('run_id') or label}, which did this before.")
+    request = ApprovalRequest(label, n, action, aim.mark, risk, "irreversible", obs.url,
+                              f"Replaying step {n} of run {row.get('run_id') or label}, which did this before.",
+                              boxes=len(obs.marks), page=obs.screenshot)
     decision = approver.decide(request, stop or threading.Event())
     if stop is not None and stop.is_set():
         raise Stopped()
@@ -119,29 +118,51 @@ def gate(action: Action, row: dict, mark: Mark | None, obs: Observation, press_e
         diverged(step=n, reason="refused", expected_url=row.get("url") or "", actual_url=obs.url,
                  action=str(action), detail=f"{why}; {decision.by}" + (f": {decision.message}"
                                                                       if decision.message else ""))
-    action = decision.action or action
-    n = action.target
-    return action, Binding.of(action, mark if action.pixel else
-                              obs.marks[n - 1] if n and 0 < n <= len(obs.marks) else None)
+    if decision.action is not None:
+        action, aim = decision.action, again(aim, decision.action, obs.marks)
+    return action, aim.binding(action)
 
 
-def check_point(executor: Executor, action: Action, row: dict, obs: Observation, n: int, diverged) -> Mark | None:
+def aim(executor: Executor, action: Action, row: dict, recorded: list[Mark] | None, obs: Observation, n: int,
+        diverged) -> Target:
+    """The target of a recorded step's `action` (its target mapped to the page) on the page now: its box,
+    or what a recorded point hits now (:func:`check_point`; `recorded`: the step's recorded marks)."""
+    def at_point(a: Action) -> PointTarget | None:
+        if a.point is None:
+            return None
+        return PointTarget(check_point(executor, a, row, recorded, obs, n, diverged))
+    return target.of(action, obs.marks, at_point)
+
+
+def check_point(executor: Executor, action: Action, row: dict, recorded: list[Mark] | None, obs: Observation,
+                n: int, diverged) -> Mark | None:
     """The element a recorded pixel action's point hits now; Diverged when it is not the one the run hit
-    (its tag, text or link differ), so nothing is done at a point that now means something else."""
-    if action.point is None:
-        return None
+    (its tag, text or link differ, or, where the recorded marks hold it, its link or form leads elsewhere:
+    :func:`~cockpit.core.page.match.does_the_same`), so nothing is done at a point that now means something
+    else."""
     try:
-        now = executor.resolve_point(*action.point, obs.marks)
+        now = executor.pointer.resolve_point(*action.point, obs.marks)
     except ActionError as e:
         diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action), detail=str(e))
     was = ((row.get("pointer") or {}).get("resolved")) or None
     if was is None:
         return now
     seen = (was.get("tag") or "", (was.get("text") or "")[:60], was.get("href") or "")
-    if now is None or (now.tag, now.label[:60], now.href) != seen:
+    hit = next((m for m in recorded or () if was.get("mark") is not None and m.id == was["mark"]), None)
+    if now is None or (now.tag, now.label[:60], now.href) != seen or hit is not None and not does_the_same(hit, now):
         diverged(step=n, reason="target", expected_url="", actual_url=obs.url, action=str(action),
-                 detail=f"the point {action.point} now hits {describe_hit(now)}; the run hit {was.get('desc')}")
+                 detail=f"the point {action.point} now hits {describe_hit(now)}{leads(now)}; the run hit "
+                        f"{was.get('desc')}{leads(hit)}")
     return now
+
+
+def leads(mark: Mark | None) -> str:
+    """Where an element leads, said after its name: ", submitting a POST form to /delete/102", ", a link to ..."."""
+    if mark is None:
+        return ""
+    if mark.form_action:
+        return f", submitting a {(mark.form_method or 'GET').upper()} form to {mark.form_action[:120]}"
+    return f", a link to {mark.href[:120]}" if mark.href else ""
 
 
 def current_url(session: BrowserSession) -> str:

@@ -37,9 +37,9 @@ import ipaddress
 import posixpath
 import re
 from dataclasses import dataclass
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlparse, urlsplit
 
-from cockpit.core.errors import CockpitError
+from cockpit.core.errors import ActionError, CockpitError
 
 WEB_SCHEMES = ("http", "https")
 _HOST = re.compile(r"^(?=.{1,253}$)[a-z0-9_]([a-z0-9_-]{0,62}[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]{0,62}[a-z0-9_])?)*$")
@@ -194,3 +194,21 @@ def policy_for(start_url: str, domains=(), task_extra: dict | None = None) -> Na
 
 __all__ = ["NavPolicy", "policy_for", "parse_domains", "normalize_domain", "host_allowed", "is_noop_script",
            "scheme_of", "WEB_SCHEMES"]
+
+
+SAFE_SCHEMES = ("http", "https")
+_NON_WEB = ("javascript:", "data:", "file:", "chrome:", "about:", "mailto:", "blob:",
+            "view-source:", "chrome-extension:", "ftp:")
+
+
+def normalize_url(text: str) -> str:
+    """A URL to open: adds https:// when there is no scheme; refuses other schemes."""
+    url = text.strip().strip("<>\"'")
+    if "://" not in url and not url.lower().startswith(_NON_WEB):
+        url = "https://" + url
+    parsed = urlparse(url)
+    if parsed.scheme not in SAFE_SCHEMES:
+        raise ActionError(f"Goto only opens http and https addresses, not {parsed.scheme}:")
+    if not parsed.netloc:
+        raise ActionError(f"'{text}' is not a web address")
+    return url

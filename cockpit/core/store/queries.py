@@ -107,9 +107,16 @@ def _marks(n: int) -> str:
 
 
 class StoreQueries:
-    """The named reads; mixed into Store, which provides ``_rows``."""
+    """The named reads, over the three a store provides (:class:`~cockpit.core.store.db.Store` derives from
+    this class and defines them)."""
 
-    def _rows(self, sql: str, params=()) -> list[dict]:  # pragma: no cover - Store's
+    def rows(self, sql: str, params=()) -> list[dict]:  # pragma: no cover - Store's
+        raise NotImplementedError
+
+    def run(self, run_id: str) -> dict:  # pragma: no cover - Store's
+        raise NotImplementedError
+
+    def steps(self, run_id: str, *, with_request: bool = True, after: int = 0) -> list[dict]:  # pragma: no cover
         raise NotImplementedError
 
     # ---------- typed records (cockpit.core.store.records) ----------

@@ -4,9 +4,10 @@ import time
 import pytest
 
 from cockpit.core.actions import parse_action
-from cockpit.core.agent.execute import Executor, normalize_url
+from cockpit.core.agent.execute import Executor
 from cockpit.core.errors import ActionError
 from cockpit.core.page.observation import observe
+from cockpit.core.safety.navguard import normalize_url
 from tests.conftest import PDF_PHRASE
 from tests.core.marktools import mark_id
 
