@@ -22,7 +22,7 @@ from cockpit.core.tasks.starturl import start_address
 from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
-from cockpit.ui.live import stopped_start, task_memory
+from cockpit.ui.live import stopped_start, task_memory, window_title
 from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.close_question import ask_to_close
@@ -104,6 +104,7 @@ class MainWindow(QMainWindow):
         self.act_export_training.triggered.connect(self.export_training)
         self.addAction(self.act_export_training)
         self.attempt = HumanAttempt(self)  # your own attempt at a task: Run ▸ Attempt it yourself…
+        self.title = window_title.WindowTitle(self)  # the task the Live tab is about, or the task file loaded
         build_menus(self, self.toolbar, self.modes, (self.lookahead.box,),
                     (self.act_import, self.act_export_training), (self.attempt.action,))
 
@@ -184,7 +185,6 @@ class MainWindow(QMainWindow):
         self.live.on_event(e)
         self.lookahead.on_event(e)
         if isinstance(e, ev.RunStarted):
-            self.setWindowTitle(f"Cockpit — {e.task[:80]}")
             self.status.browser.setText("browser: running")
             self._say_fence(e.run_id)
             self._update_controls()  # Take over, now that there is a page

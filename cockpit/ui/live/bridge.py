@@ -87,11 +87,12 @@ class GuiApprover(ApprovalDesk):
         self.bridge.approvalRequested.emit(request)
 
     def decide(self, request: ApprovalRequest, cancel: CancelFlag) -> Decision:
+        going = REPLAYING if self.bridge.state == REPLAYING else RUNNING  # a replay's live view goes on after
         try:
             return super().decide(request, cancel)
         finally:
             if not cancel.is_set():
-                self.bridge._set_state(RUNNING)
+                self.bridge._set_state(going)
 
 
 #: Bridges whose run outlived shutdown's wait (see AgentBridge.shutdown): held until the run ends.

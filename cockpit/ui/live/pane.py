@@ -25,7 +25,7 @@ from cockpit.core.store.records import continues_text, parent_step_text, status_
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.fieldnames import in_window_terms
-from cockpit.ui.live import resumed_rows
+from cockpit.ui.live import replay_gate, resumed_rows
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
@@ -167,7 +167,7 @@ class LivePane(QWidget):
         self.thinking.clear()
         self.details.show_step(None, {}, None)
         self.shown_step = self.live_step = self.replayed_run = None
-        self.live_frame, self.live_seen, self.last_marks, self._replies = None, None, [], {}
+        self.live_frame, self.live_seen, self.last_marks, self._replies, self.branch = None, None, [], {}, {}
         self.corrector.set_adding(False)
         self.view.clear(banner)
         self.banner.setText(banner)
@@ -201,8 +201,8 @@ class LivePane(QWidget):
 
     def show_step(self, step: int) -> None:
         """Step `step` of the run (of a replay: the recorded step it replayed, walkthroughs 4 and 6) as it was."""
-        run_id = self.runs.run_id or self.replayed_run
-        if not run_id:
+        run_id = self.replayed_run or self.runs.run_id  # a replay's: no earlier run's (walkthrough 8)
+        if not run_id or replay_gate.shown(self, step, HIGHLIGHT_AGENT):  # asked at its gate: the page now
             return
         row = self.store.step(run_id, step)
         if row is None:  # not committed yet: the live view shows it, the details what the log knows
@@ -228,16 +228,15 @@ class LivePane(QWidget):
         self.banner.setText(f"step {step}" + (f" ({there})" if there else "") + f" ({row.get('actor') or 'agent'}) — "
                             f"{row.get('title') or NO_TITLE} — {row.get('url') or ''}")
         self.details.show_step(self.store, self.store.run(run_id), row)
-        self.approval.set_away(self.shown_step is not None and self.shown_step != self._asked_step())
+        asked = getattr(self.approval.request, "step", None)
+        self.approval.set_away(self.shown_step is not None and self.shown_step != asked)
         self.stepOpened.emit(step, row)
-
-    def _asked_step(self) -> int | None:
-        req = self.approval.request
-        return req.step if req is not None else None
 
     def follow_live(self) -> None:
         """Back to the live page (and the action the gate asks about, if it asks): its image, caption and
         corrections, and the step a correction drawn on it goes to."""
+        if replay_gate.shown(self, None, HIGHLIGHT_AGENT):
+            return
         self.shown_step = None
         self.approval.set_away(False)
         if self.live_frame is not None:
@@ -250,7 +249,7 @@ class LivePane(QWidget):
         req = self.approval.request
         if req is not None and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
-        step = self._asked_step()
+        step = getattr(self.approval.request, "step", None)
         if step is not None:
             self.log_panel.select_step(step)
 
@@ -399,7 +398,7 @@ class LivePane(QWidget):
         self.approval.show_request(req, self.runs.step_label(req.step))
         if self.replayed_run:  # a replay asks again before an irreversible step: no event fills its row
             self.replay_rows.ask(req)
-        if self.shown_step is None and req.mark is not None:
+        if self.shown_step is None and not replay_gate.shown(self, None, HIGHLIGHT_AGENT) and req.mark is not None:
             self.view.set_highlight(req.mark.id, HIGHLIGHT_AGENT)
         self.approval.set_away(self.shown_step is not None and self.shown_step != req.step)
         self._make_room()
