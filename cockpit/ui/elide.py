@@ -155,6 +155,23 @@ def breakable(text: str, run: int = _LONG_WORD) -> str:
     return re.sub(rf"\S{{{run + 1},}}", split, text or "")
 
 
+def fit_words(text: str, fm, width: int) -> str:
+    """`text` for a cell `width` pixels wide that wraps at spaces (Qt's word wrap): only a word too wide for a line
+    gets invisible places to break, after its punctuation first ("finished(" "content='deleted"), and within what
+    is still too wide, anywhere. Every other word stays whole on its line (walkthrough 8: "con / tent",
+    "recommendati / on" when every word of 12 characters or more was broken)."""
+    def split(m: re.Match) -> str:
+        word = m.group(0)
+        if fm.horizontalAdvance(word) <= width:
+            return word
+        parts = [p for p in _PUNCT_END.split(word) if p]
+        return _ZWSP.join(p if fm.horizontalAdvance(p) <= width else _ZWSP.join(p) for p in parts)
+    return re.sub(r"[^\s\u200b]+", split, text or "")
+
+
+_PUNCT_END = re.compile(r"(?<=[/?&=.,_:;@(\[{'\"-])")  # after these a too-long word breaks first
+
+
 def wrap_within(label: QLabel) -> QLabel:
     """Make `label` wrap to the width its layout gives it, never asking for more (its text's longest word may
     be cut; give it text through `breakable`). Returns the label."""

@@ -7,11 +7,12 @@ page title like ``<img onerror=...>`` stays inert.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QRect, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QHeaderView,
     QStyledItemDelegate,
+    QToolTip,
     QTreeWidget,
     QTreeWidgetItem,
 )
@@ -22,9 +23,9 @@ from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import outcome_warning
 from cockpit.core.words import plural
-from cockpit.ui.elide import breakable
+from cockpit.ui.elide import fit_words
 from cockpit.ui.live.step_details import WARN_COLOR, resolved_desc
-from cockpit.ui.plaintext import tip
+from cockpit.ui.plaintext import shown_text, tip
 
 COLS = ("step", "action", "decision", "outcome", "time", "tokens")
 ACTION_SHARE = 0.42  # of the room the step, decision, time and tokens leave: the action's at most; the outcome the rest
@@ -37,31 +38,53 @@ _STATUS_COLOR = {"ok": "#1b5e20", "answered": "#0d47a1", "error": "#b00020", "fo
 class _WrappedRows(QStyledItemDelegate):
     """Every cell wraps within its column, and a row is as tall as its tallest cell: what the step did (the
     action, who decided, the outcome) is read whole on a 1024-pixel screen, not cut with "…" (issue #38). An
-    expanded row's text (thought, outcome, effect) wraps across the whole row. A long word (a name, an address)
-    may break anywhere (elide.breakable)."""
+    expanded row's text (thought, outcome, effect) wraps across the whole row. Lines break at spaces; only a word
+    too wide for its column breaks within (elide.fit_words; walkthrough 8: "finished(con / tent='deleted…')")."""
 
     def initStyleOption(self, option, index) -> None:  # noqa: N802 (Qt's name)
         super().initStyleOption(option, index)
         if option.text:
-            option.text = breakable(option.text, _WORD)
+            option.text = fit_words(option.text, self.parent().fontMetrics(), self._text_width(index))
+
+    def _text_width(self, index) -> int:
+        """The pixels a cell's text wraps within: its column's (an expanded row's text: the row's)."""
+        tree = self.parent()
+        if index.parent().isValid():
+            return max(80, tree.viewport().width() - 2 * tree.indentation() - 8)
+        return max(20, tree.header().sectionSize(index.column()) - _PAD
+                   - (tree.indentation() if index.column() == 0 else 0))
 
     def sizeHint(self, option, index):
         size = super().sizeHint(option, index)
         tree = self.parent()
-        if index.parent().isValid():
-            if index.column() != 0:
-                return size
-            width = max(80, tree.viewport().width() - 2 * tree.indentation() - 8)
-        else:
-            width = tree.header().sectionSize(index.column()) - _PAD - (tree.indentation() if index.column() == 0 else 0)
-        fm, text = tree.fontMetrics(), breakable(index.data(Qt.DisplayRole) or "", _WORD)
-        height = fm.boundingRect(QRect(0, 0, max(width, 20), 100_000), Qt.TextWordWrap, text).height()
+        if index.parent().isValid() and index.column() != 0:
+            return size
+        fm, width = tree.fontMetrics(), self._text_width(index)
+        text = fit_words(index.data(Qt.DisplayRole) or "", fm, width)
+        height = fm.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height()
         if not index.parent().isValid() and index.column() in _MAX_LINES:  # a long answer: its first lines, "…"
             height = min(height, _MAX_LINES[index.column()] * fm.lineSpacing())
         return QSize(size.width(), max(size.height(), height + 4))
 
+    def cut(self, index) -> bool:
+        """A row's action or outcome is longer than the lines its cell shows (_MAX_LINES)."""
+        if index.parent().isValid() or index.column() not in _MAX_LINES:
+            return False
+        fm, width = self.parent().fontMetrics(), self._text_width(index)
+        text = fit_words(index.data(Qt.DisplayRole) or "", fm, width)
+        return fm.boundingRect(QRect(0, 0, width, 100_000), Qt.TextWordWrap, text).height() > \
+            _MAX_LINES[index.column()] * fm.lineSpacing()
 
-_WORD = 12  # characters: a longer word gets places to break
+    def helpEvent(self, event, view, option, index) -> bool:  # noqa: N802 (Qt's name)
+        """A cut cell's tooltip has its whole text, before what the tooltip says otherwise (an action's thought)."""
+        if event.type() != QEvent.ToolTip or not self.cut(index):
+            return super().helpEvent(event, view, option, index)
+        whole, other = index.data(Qt.DisplayRole) or "", index.data(Qt.ToolTipRole) or ""
+        other = shown_text(other, Qt.AutoText)
+        QToolTip.showText(event.globalPos(), tip(whole if whole in other else f"{whole}\n\n{other}".strip()), view)
+        return True
+
+
 _PAD = 8  # pixels of a cell that are not its text's
 _MAX_LINES = {1: 3, 3: 4}  # the action and the outcome: at most this many lines a row (whole in the details)
 
