@@ -9,8 +9,10 @@ Built on threading primitives only.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import queue
 import threading
+from typing import Callable, Iterator
 
 
 class Stopped(Exception):
@@ -30,6 +32,7 @@ class RunControl:
         #: Pause was pressed and has not yet taken effect: the action being written waits at the gate (#38)
         self.pause_pending = False
         self._jobs: queue.Queue = queue.Queue()
+        self._on_stop: list[Callable[[], object]] = []  # what Stop calls off at once (calling_off)
         if not paused:
             self._go.set()
 
@@ -66,6 +69,24 @@ class RunControl:
             self.stop_event.set()
             self.interrupted.set()
             self._cond.notify_all()
+            calls = list(self._on_stop)
+        for call in calls:  # each on a thread of its own: the caller (the window) never waits for the browser
+            threading.Thread(target=call, name="stop-calls-off", daemon=True).start()
+
+    @contextlib.contextmanager
+    def calling_off(self, call: Callable[[], object]) -> Iterator[None]:
+        """While the block runs, Stop also calls `call` (on another thread): it ends what the loop waits on that
+        no check between steps can, e.g. a start page that never finishes loading (walkthrough 8, B2)."""
+        with self._cond:
+            self._on_stop.append(call)
+            stopped = self.stop_event.is_set()
+        if stopped:
+            threading.Thread(target=call, name="stop-calls-off", daemon=True).start()
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._on_stop.remove(call)
 
     def take_over(self, by: str = "human") -> None:
         """A person (`by`, e.g. "human:ada") takes the browser: pause, and end a wait at the gate at once.

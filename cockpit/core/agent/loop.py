@@ -38,7 +38,8 @@ from cockpit.core.agent.step import Numbering, Step
 from cockpit.core.agent.stepimages import StepImages
 from cockpit.core.agent.takeover import TakeOver
 from cockpit.core.browser.session import BrowserSession
-from cockpit.core.errors import BrowserDied, CockpitError, short_message
+from cockpit.core.browser.stop_loading import stop_loading
+from cockpit.core.errors import BrowserDied, BrowserError, CockpitError, short_message
 from cockpit.core.llm import prompt
 from cockpit.core.llm.client import ChatResult, ModelCancelled, ModelClient, ModelError
 from cockpit.core.page import effects
@@ -150,8 +151,14 @@ class Agent:
         continued = not isinstance(start, Fresh)
         if continued and start.prelude is not None:
             start.prelude()
-        else:
-            open_start(self.session, start.url)
+        else:  # Stop while it loads ends the load (it may hang for the page-load timeout): stopped, not failed
+            with self.control.calling_off(lambda: stop_loading(self.session)):
+                try:
+                    open_start(self.session, start.url)
+                except BrowserError:
+                    self.control.check_stop()  # it failed because Stop ended its load
+                    raise
+            self.control.check_stop()
 
         seed, lead = (start.seed, start.lead) if continued else (None, None)
         conv = self.conversation = self.gate.conversation = self.protocol.conversation(

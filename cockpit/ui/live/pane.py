@@ -25,7 +25,7 @@ from cockpit.core.store.records import continues_text, parent_step_text, status_
 from cockpit.core.words import plural
 from cockpit.ui.elide import ElidedLabel
 from cockpit.ui.fieldnames import in_window_terms
-from cockpit.ui.live import replay_gate, resumed_rows
+from cockpit.ui.live import replay_gate, resumed_rows, start_page
 from cockpit.ui.live.approval_panel import ApprovalPanel
 from cockpit.ui.live.attempt import AttemptBar
 from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
@@ -350,6 +350,7 @@ class LivePane(QWidget):
                 self.message.emit(f"Hop {e.hop}/{e.total} passed at step {e.step}: {e.name}", 15000)
         elif isinstance(e, ev.MemoriesUsed):
             self.hop_strip.set_memories([(rid, self._task_of(rid)) for rid in e.run_ids])
+        start_page.follow(self, e)  # "opening the start page…", and a run stopped while it loaded
         self.sync_details(getattr(e, "step", None))
 
     def _started(self, e: ev.RunStarted) -> None:
