@@ -185,7 +185,9 @@ def test_killed_window_run_is_resumed_or_closed_from_the_review_tab(qtbot, site,
             assert w.modes.currentWidget() is w.live
             qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
             assert w.runs.run_id == first and "finished: answered" in w.live.banner.fullText()
-            assert sorted(w.live.log_panel.items) == [3, 4]  # the Live tab shows the new steps, numbered on
+            items = w.live.log_panel.items  # the Live tab shows the new steps, numbered on, after the recorded ones
+            assert sorted(items) == [1, 2, 3, 4] and "interrupted" in items[1].toolTip(3)
+            assert "interrupted" not in items[3].toolTip(3)  # the new ones are the run's own
 
             w.modes.setCurrentWidget(w.review)
             w.review.show_run(second)
