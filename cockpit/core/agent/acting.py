@@ -33,20 +33,20 @@ class Acting:
                 approved: Binding | None = None) -> tuple[None, str, str]:
         """Run `action` on the step's target; returns (None, what the model is told, a PDF's text)."""
         run = self.scope
-        shown = st.row["action"]  # the action as recorded (secrets masked), set by the caller
+        shown = st.record.action  # the action as recorded (secrets masked), set by the caller
         try:
             out: ActionOutcome = run.executor.run(action, st.obs.marks, press_enter=st.press_enter,
                                                   approved=approved, seen=st.target.seen,
                                                   voice=self.points.voice(st), document=st.obs.document)
         except ActionError as e:  # "changed": the approved target is not what was approved; nothing was done
             changed = isinstance(e, TargetChanged)
-            st.row.update(status="changed" if changed else "error", error=str(e), url_after=self.session.url,
-                          **({"outcome": f"not done: {e}"} if changed else {}))
-            run.emit(ev.ActionExecuted(run.run_id, st.n, shown, False, str(e), st.row["url_after"], actor=actor))
+            st.write(status="changed" if changed else "error", error=str(e), url_after=self.session.url,
+                     **({"outcome": f"not done: {e}"} if changed else {}))
+            run.emit(ev.ActionExecuted(run.run_id, st.n, shown, False, str(e), st.record.url_after, actor=actor))
             return None, prompt.feedback_text(error=told(st, str(e), e.for_model)), ""
-        st.row.update(status="ok", outcome=out.message, url_after=out.url_after)
+        st.write(status="ok", outcome=out.message, url_after=out.url_after)
         if out.settle:  # how long the page took to settle, and what was still pending if it did not
-            st.row["timings"] = {"settle": out.settle, "settle_ms": out.settle.get("waited_ms") or 0.0}
+            st.write(timings={"settle": out.settle, "settle_ms": out.settle.get("waited_ms") or 0.0})
         self.observer.acted(st.n, st.obs)
         run.emit(ev.ActionExecuted(run.run_id, st.n, shown, True, out.message, out.url_after, out.seconds,
                                    actor=actor))

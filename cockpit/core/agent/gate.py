@@ -62,9 +62,9 @@ class Gate:
         it, count repeats for the loop detector, and let the hooks see it before the gate."""
         run, mark = self.scope, st.target.mark
         shown = st.target.shown(action, st.obs.marks, run.executor.secrets)
-        st.row.update(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
+        st.write(action=shown, target=action.target, risk=risk.level, evidence=list(risk.evidence))
         run.emit(ev.ActionProposed(run.run_id, st.n, shown, action.target, risk.level, risk.evidence,
-                                   st.row.get("pointer") if st.target.pointed else None))
+                                   st.record.pointer if st.target.pointed else None))
         if action.kind != "answer":
             loops = run.loops
             repeats = loops.action(effects.signature(st.obs.url, str(action), mark.label if mark else ""))
@@ -90,14 +90,14 @@ class Gate:
         run, obs, control = self.scope, st.obs, self.scope.control
         policy, mark = run.config.approval_policy, st.target.mark
         requested = time.time()
-        shown = st.row["action"]  # as :meth:`propose` showed it (secrets hidden)
+        shown = st.record.action  # as :meth:`propose` showed it (secrets hidden)
         if control.pause_pending:  # held by Pause (#38): said among the reasons it waits
             control.pause_pending = False
             risk = dataclasses.replace(risk, evidence=(*risk.evidence, PAUSED_HERE))
         if not control.taken_over:
             run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
             req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url,
-                                  st.row.get("thought", ""), str(run.store.file(StepImages.files(st)["screenshot"])),
+                                  st.record.thought, str(run.store.file(StepImages.files(st)["screenshot"])),
                                   shown=shown, boxes=len(obs.marks))
             for h in self.hooks:  # e.g. the prediction and the plan's candidates
                 h.gating(st, req)
@@ -122,9 +122,9 @@ class Gate:
                        "evidence": list(risk.evidence), "policy": policy,
                        "approved": int(decision.approved), "by": decision.by, "message": decision.message,
                        "edited_action": edited, "requested_at": requested, "decided_at": decision.decided_at}
-        st.row["decision"] = {"approved": decision.approved, "by": decision.by, "message": decision.message,
-                              "edited_action": edited, **({"took_over": True} if took_over else {}),
-                              **({"proposed_action": shown, "proposed_risk": risk.level} if edited else {})}
+        st.write(decision={"approved": decision.approved, "by": decision.by, "message": decision.message,
+                           "edited_action": edited, **({"took_over": True} if took_over else {}),
+                           **({"proposed_action": shown, "proposed_risk": risk.level} if edited else {})})
         run.emit(ev.ApprovalDecided(run.run_id, st.n, decision.approved, decision.by, decision.message,
                                     edited or shown))
 
@@ -136,11 +136,11 @@ class Gate:
             action = decision.action
             self.points.edited(st, action)
             risk = self.rate(st, action)
-            st.row.update(action=st.target.shown(action, st.obs.marks, self.scope.executor.secrets),
-                          target=action.target, risk=risk.level, evidence=list(risk.evidence))
+            st.write(action=st.target.shown(action, st.obs.marks, self.scope.executor.secrets),
+                     target=action.target, risk=risk.level, evidence=list(risk.evidence))
         approved = st.target.binding(action)
         checks = st.target.safety_checks
         if checks and self.conversation is not None and self.conversation.acknowledge(list(checks)):
-            st.row["pointer"]["acknowledged"] = [c.get("id") for c in checks]  # back with the next screenshot
-        st.row["decision"]["approved_target"] = dict(approved.to_dict(), action=st.row["action"])
+            st.record.pointer["acknowledged"] = [c.get("id") for c in checks]  # back with the next screenshot
+        st.record.decision["approved_target"] = dict(approved.to_dict(), action=st.record.action)
         return action, approved

@@ -108,9 +108,9 @@ class HumanRun(Agent):
         st = self.takeover.open_step()
         obs = st.obs
         shown = str(Action("answer", text=text))
-        st.row.update(actor="human", action=shown, action_text=shown, status="answered", outcome="answered",
-                      url_after=obs.url)
+        st.write(actor="human", action=shown, action_text=shown, status="answered", outcome="answered",
+                 url_after=obs.url)
         self.record.commit(st)
         self._emit(ev.ActionExecuted(self.run_id, st.n, shown, True, "answered", obs.url, actor="human"))
         self._emit(ev.StepFinished(self.run_id, st.n, "answered", time.time() - st.started, actor="human"))
-        return dict(st.row, step=st.n)
+        return st.live_row()

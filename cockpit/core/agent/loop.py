@@ -204,22 +204,22 @@ class Agent:
         # gate and act
         answer, next_lead, pdf = None, "", ""
         if action is None:
-            next_lead = (st.row.get("pointer") or {}).get("told") or st.row["error"]
+            next_lead = (st.record.pointer or {}).get("told") or st.record.error
         else:
             answer, next_lead, pdf = self._act(st, action)
         t3 = time.perf_counter()
 
         # commit
-        st.row["timings"] = dict(st.row.get("timings") or {}, **st.obs.timings, observe_ms=(t1 - t0) * 1000,
-                                 model_ms=(t2 - t1) * 1000, act_ms=(t3 - t2) * 1000,
-                                 observe={k: st.obs.stats.get(k) for k in ("retries", "changing", "masked")
-                                          if k != "masked" or st.obs.stats.get(k)})
+        st.write(timings=dict(st.record.timings or {}, **st.obs.timings, observe_ms=(t1 - t0) * 1000,
+                              model_ms=(t2 - t1) * 1000, act_ms=(t3 - t2) * 1000,
+                              observe={k: st.obs.stats.get(k) for k in ("retries", "changing", "masked")
+                                       if k != "masked" or st.obs.stats.get(k)}))
         for h in self.hooks:
             h.committing(st, answer)
         self.record.commit(st)
-        st.row["timings"]["store_ms"] = (time.perf_counter() - t3) * 1000
-        self._emit(ev.StepFinished(self.run_id, n, st.row["status"], time.time() - st.started,
-                                   error=st.row.get("error") or ""))
+        st.record.timings["store_ms"] = (time.perf_counter() - t3) * 1000
+        self._emit(ev.StepFinished(self.run_id, n, st.record.status, time.time() - st.started,
+                                   error=st.record.error or ""))
         return next_lead, pdf, answer
 
     def _call_model(self, n: int, request: list, st: Step | None = None) -> ChatResult:
@@ -251,17 +251,17 @@ class Agent:
         if gate.must_ask(st, action, risk):
             decision = gate.ask(st, action, risk)
             self.control.check_stop()
-            if st.row["decision"].get("took_over"):  # a person took the browser over: not run, not judged
-                st.row.update(status="refused", outcome=f"rejected: {TOOK_OVER}")
+            if st.record.decision.get("took_over"):  # a person took the browser over: not run, not judged
+                st.write(status="refused", outcome=f"rejected: {TOOK_OVER}")
                 return None, prompt.feedback_text(taken_over=True), ""
             if not decision.approved:
-                st.row.update(status="refused", outcome=refused_outcome(decision))  # who refused, and why
+                st.write(status="refused", outcome=refused_outcome(decision))  # who refused, and why
                 return None, prompt.feedback_text(refused=decision.message or " ", by=decision.by), ""
             action, approved = gate.approve(st, action, decision)
 
         if action.kind == "answer":
-            st.row.update(status="answered", outcome="answered")
-            self._emit(ev.ActionExecuted(self.run_id, st.n, st.row["action"], True, "answered", st.obs.url))
+            st.write(status="answered", outcome="answered")
+            self._emit(ev.ActionExecuted(self.run_id, st.n, st.record.action, True, "answered", st.obs.url))
             return redaction.scrub(action.text, self.executor.secrets), "", ""
         answer, lead, pdf = self.acting.execute(st, action, approved=approved)
         return answer, redaction.with_note(lead, action, st.obs.marks), pdf

@@ -51,7 +51,7 @@ class Points:
         if pointer is None and action is not None and action.pixel:
             pointer = {"mode": self.protocol.mode, "dialect": "marks"}  # a marks model wrote a pixel action
         if pointer is not None:
-            st.row["pointer"] = pointer
+            st.write(pointer=pointer)
             st.voice = self._model_voice(pointer, action)
         st.target = None
         if action is None:
@@ -102,11 +102,12 @@ class Points:
 
     def human_note(self, st: Step, shown: str) -> str:
         """A human's act during a take-over, as the model reads it: ``- Click (x, y): clicked at x, y on ...``."""
-        said = (st.row.get("pointer") or {}).get("told")
-        if st.row.get("status") == "ok":
-            what = said or st.row.get("outcome")
+        rec = st.record
+        said = (rec.pointer or {}).get("told")
+        if rec.status == "ok":
+            what = said or rec.outcome
         else:  # "changed" has an outcome of its own ("not done: ...")
-            what = f"{'not done' if st.row.get('outcome') else 'failed'}: {said or st.row.get('error')}"
+            what = f"{'not done' if rec.outcome else 'failed'}: {said or rec.error}"
         v = self.voice(st)
         try:
             shown = v.action(parse_action(shown)) if not v.person else shown
@@ -137,10 +138,10 @@ class Points:
     def edited(self, st: Step, action: Action) -> Target:
         """The target of a human's edit of the action: a new point is resolved again (off the viewport: at
         execution, the executor says so and nothing is done)."""
-        pointer = st.row.get("pointer")
+        if st.record.pointer is None and action.pixel:
+            st.write(pointer={"mode": "pixels", "dialect": "edited"})
         try:
-            self.aim(st, action, pointer if pointer is not None or not action.pixel
-                     else st.row.setdefault("pointer", {"mode": "pixels", "dialect": "edited"}))
+            self.aim(st, action, st.record.pointer)
         except ActionError:
             st.target = target.of(action, st.obs.marks)
         return st.target
@@ -149,14 +150,14 @@ class Points:
 def told(st: Step, person: str, model: str) -> str:
     """What the model reads of what happened: `model` (its own coordinates) when it differs from the person's
     `person`; kept on the step's pointer record (``told``) so a branch tells the model the same."""
-    if model and model != person and st.row.get("pointer") is not None:
-        st.row["pointer"]["told"] = model
+    if model and model != person and st.record.pointer is not None:
+        st.record.pointer["told"] = model
         return model
     return person
 
 
 def scrub(st: Step, hide: set) -> None:
     """The model's own action as recorded, with text typed into a secret field hidden."""
-    pointer = st.row.get("pointer")
+    pointer = st.record.pointer
     if pointer and pointer.get("model_action"):
         pointer["model_action"] = redaction.scrub(pointer["model_action"], hide)

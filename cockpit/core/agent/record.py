@@ -54,23 +54,24 @@ class RunRecord:
                                                 approval_policy=cfg.approval_policy, demo=cfg.demo))
 
     def commit(self, st: Step) -> None:
-        obs, store = st.obs, self.run.store
-        row = dict(st.row, step=st.n, started=st.started, finished=time.time(), request=st.request,
-                   n_marks=len(obs.marks) if obs else 0, flags=self.flags.get(st.n) or None,
-                   **StepImages.files(st))
+        """The step's record, with what only the run knows (its number, times, files, flags, page), stored."""
+        obs, hide = st.obs, self.run.executor.secrets
+        rec = st.record.but(step=st.n, started=st.started, finished=time.time(),
+                            n_marks=len(obs.marks) if obs else 0, flags=self.flags.get(st.n) or None,
+                            **StepImages.files(st))
         if obs:
-            row.update(url=obs.url, title=obs.title)
-        for k in ("url", "title", "url_after"):  # a GET form puts a typed password into the address
-            if row.get(k):
-                row[k] = redaction.scrub(row[k], self.run.executor.secrets)
-        row.setdefault("status", "ok")
-        store.commit_step(self.run.run_id, row, st.decision)
+            rec = rec.but(url=obs.url, title=obs.title)
+        # a GET form puts a typed password into the address
+        rec = rec.but(**{k: redaction.scrub(v, hide) for k in ("url", "title", "url_after") if (v := getattr(rec, k))})
+        if rec.status is None:
+            rec = rec.but(status="ok")
+        self.run.store.commit_step(self.run.run_id, dict(rec.to_row(), request=st.request), st.decision)
 
     def commit_partial(self, st: Step | None, status: str, error: str) -> None:
         """The step in flight, as far as it got, so the user sees what the model was looking at."""
         if st is None or st.obs is None:
             return
-        st.row.update(status=status, error=error)
+        st.write(status=status, error=error)
         try:
             self.commit(st)
         except CockpitError:

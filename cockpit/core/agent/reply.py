@@ -66,7 +66,7 @@ class Replies:
         secret field only the (scrubbed) action so far is kept, never the thought or the raw text, which may
         name what was about to be typed there."""
         partial = st.partial if st is not None and st.obs is not None else None
-        if partial is None or not partial.pieces or st.row.get("reply"):
+        if partial is None or not partial.pieces or st.record.reply:
             return
         thought, action = self._shown(st, partial)
         if any(m.secret for m in st.obs.marks):
@@ -77,8 +77,8 @@ class Replies:
             text = redaction.scrub(partial.text or "\n".join(filter(None, partial.preview())), hide) or ""
             thought = redaction.scrub(thought, hide) or ""
         note = CUT_OFF.format(tokens=plural(partial.pieces, "token"), seconds=partial.seconds)
-        st.row.update(reply=f"{text}\n{note}" if text else note, thought=thought, completion_tokens=partial.pieces,
-                      model_seconds=partial.seconds, attempts=partial.attempt)
+        st.write(reply=f"{text}\n{note}" if text else note, thought=thought, completion_tokens=partial.pieces,
+                 model_seconds=partial.seconds, attempts=partial.attempt)
 
 
     def read(self, st: Step, conv: prompt.Conversation, result: ChatResult) -> Action | None:
@@ -91,11 +91,11 @@ class Replies:
         reply, thought, action_text = (redaction.scrub(x, hide) for x in recorded)
         pixelstep.scrub(st, hide)
         protocol.add_reply(conv, reply, result, pointer, hide)
-        st.row.update(reply=reply, thought=thought, action_text=action_text,
-                      prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                      cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
+        st.write(reply=reply, thought=thought, action_text=action_text,
+                 prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                 cost=result.cost, model_seconds=result.seconds, attempts=result.attempts)
         self.scope.emit(ev.ModelReplied(self.scope.run_id, st.n, reply, thought, action_text, result.prompt_tokens,
                                          result.completion_tokens, result.cost, result.seconds))
         if parsed.action is None:
-            st.row.update(status="format_error", error=parsed.error)
+            st.write(status="format_error", error=parsed.error)
         return parsed.action

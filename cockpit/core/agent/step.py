@@ -1,4 +1,8 @@
-"""What one step of the agent loop gathered so far (:class:`Step`); it becomes a store row."""
+"""What one step of the agent loop gathered so far (:class:`Step`); its record becomes a store row.
+
+The step's record is the store's own typed step (:class:`cockpit.core.store.records.Step`): the phases
+write its fields (:meth:`Step.write`, which refuses a field the record does not have) and the run record
+stores it (cockpit.core.agent.record); what the store gives back is the same class."""
 from __future__ import annotations
 
 from concurrent.futures import Future
@@ -8,6 +12,7 @@ from cockpit.core.actions.coords import Voice
 from cockpit.core.llm.streaming import Partial
 from cockpit.core.page.observation import Observation
 from cockpit.core.safety.target import Target
+from cockpit.core.store import records
 
 
 @dataclass
@@ -18,7 +23,7 @@ class Step:
     obs: Observation | None = None
     files: dict = field(default_factory=dict)
     request: list = field(default_factory=list)
-    row: dict = field(default_factory=dict)
+    record: records.Step = field(default_factory=records.Step)  # what is stored of it, as far as it got
     decision: dict | None = None
     press_enter: bool = True  # False: a Type whose Enter could submit an irreversible form
     target: Target | None = None  # what the action acts on: its box, or what is under its point (safety.target)
@@ -26,6 +31,13 @@ class Step:
     marked_write: Future | None = None  # the marked PNG being encoded and written; see Agent._files()
     partial: Partial | None = None  # the reply so far while it streams (kept when Stop cuts it off)
 
+    def write(self, **fields) -> None:
+        """Set fields of the step's record (TypeError for a name the record does not have)."""
+        self.record = self.record.but(**fields)
+
+    def live_row(self) -> dict:
+        """What the step has written so far, as a row with its number (a person's step resolves to it)."""
+        return dict(self.record.to_row(), step=self.n)
 
 
 class Numbering:

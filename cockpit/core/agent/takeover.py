@@ -86,22 +86,22 @@ class TakeOver:
         run = self.scope
         st = self.open_step()
         obs = st.obs
-        if secret := self.points.aim(st, action, st.row.setdefault("pointer", {"mode": "pixels",
-                                                                              "dialect": "human"})):
+        st.write(pointer={"mode": "pixels", "dialect": "human"})  # a fresh step: nothing there before
+        if secret := self.points.aim(st, action, st.record.pointer):
             run.executor.secrets.add(secret)
         if not st.target.pointed:
-            del st.row["pointer"]
+            st.write(pointer=None)
         risk = st.target.rated(action, obs.marks, obs.url, run.config.risk_rules)
         shown = st.target.shown(action, obs.marks, run.executor.secrets)
-        st.row.update(actor="human", action=shown, action_text=shown, target=action.target,
-                      risk=risk.level, evidence=list(risk.evidence))
+        st.write(actor="human", action=shown, action_text=shown, target=action.target,
+                 risk=risk.level, evidence=list(risk.evidence))
         self.acting.execute(st, action, actor="human")
         st.request = []
         self.record.commit(st)
         self.notes.append(self.points.human_note(st, shown))  # in a pixel model's own coordinates
-        run.emit(ev.StepFinished(run.run_id, st.n, st.row["status"], time.time() - st.started, actor="human"))
+        run.emit(ev.StepFinished(run.run_id, st.n, st.record.status, time.time() - st.started, actor="human"))
         self.refresh()
-        return dict(st.row, step=st.n)
+        return st.live_row()
 
     def with_notes(self, lead: str) -> str:
         """`lead` with what the human did and said since the agent's last step (said once)."""

@@ -4,15 +4,19 @@ The store keeps rows as dicts (``Store.run``, ``Store.steps``); these are the
 typed reading of them, made by ``Store.run_record`` / ``Store.step_records`` or
 from any step row (a live one too) with :meth:`Step.from_row`. JSON columns
 are decoded; ``Step.prediction`` and ``Step.plan`` are :class:`Prediction` and
-:class:`Plan` (None when the step had none). A step's messages sent
-(``request``, large) are not part of a :class:`Step`. Records are read-only
-views: writing still goes through the store's dict methods.
+:class:`Plan` (None when the step had none), each keeping the JSON document it
+was read from. A step's messages sent (``request``, large) are not part of a
+:class:`Step`. Records are immutable.
+
+A :class:`Step` is also what the agent loop writes: it fills one in as the step
+goes (:meth:`Step.but`, which refuses a field the record does not have) and the
+run record stores it with :meth:`Step.to_row` (cockpit.core.agent.record).
 """
 from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Mapping
 
 from cockpit.core.words import plural
@@ -131,6 +135,7 @@ class Prediction:
     cost: float | None = None
     seconds: float = 0.0
     actual: dict | None = None  # measured after the action: effect, address and title before and after
+    doc: dict = field(default_factory=dict, compare=False, repr=False)  # the JSON it was read from
 
     @classmethod
     def from_dict(cls, value) -> Prediction | None:
@@ -140,7 +145,11 @@ class Prediction:
         return cls(action=d.get("action") or "", text=d.get("text") or "", model=d.get("model") or "",
                    source=d.get("source"), error=d.get("error", ""), prompt_tokens=d.get("prompt_tokens") or 0,
                    completion_tokens=d.get("completion_tokens") or 0, cost=d.get("cost"),
-                   seconds=d.get("seconds") or 0.0, actual=d.get("actual") or None)
+                   seconds=d.get("seconds") or 0.0, actual=d.get("actual") or None, doc=d)
+
+    def to_dict(self) -> dict:
+        """The JSON document as stored (``steps.prediction``): the one it was read from, every key kept."""
+        return self.doc
 
 
 @dataclass(frozen=True)
@@ -179,6 +188,7 @@ class Plan:
     raw: str = ""
     refine_reply: str = ""
     cost: dict | None = None
+    doc: dict = field(default_factory=dict, compare=False, repr=False)  # the JSON it was read from
 
     @classmethod
     def from_dict(cls, value) -> Plan | None:
@@ -190,7 +200,12 @@ class Plan:
                    chosen=d.get("chosen"), picked=d.get("picked", d.get("chosen")),
                    picked_by=d.get("picked_by") or "", k=d.get("k"), horizon=d.get("horizon"),
                    samples=d.get("samples"), note=d.get("note") or "", raw=d.get("raw") or "",
-                   refine_reply=d.get("refine_reply") or "", cost=d.get("cost"))
+                   refine_reply=d.get("refine_reply") or "", cost=d.get("cost"), doc=d)
+
+    def to_dict(self) -> dict:
+        """The JSON document as stored (``steps.plan``, PlanResult.to_dict): the one it was read from, every key
+        kept, so candidates' dicts go on as the planner wrote them (events.PlanMade, the approval request)."""
+        return self.doc
 
 
 @dataclass(frozen=True)
@@ -267,6 +282,23 @@ class Step:
         values["run_id"] = values["run_id"] or ""
         return cls(**values, prediction=Prediction.from_dict(row.get("prediction")),
                    plan=Plan.from_dict(row.get("plan")))
+
+    def but(self, **changes) -> Step:
+        """This step with `changes`, named by field (TypeError for a name that is not one: no stray column)."""
+        return replace(self, **changes)
+
+    def to_row(self) -> dict:
+        """The step as a ``steps`` row for ``Store.commit_step`` (its messages sent and run id added there): the
+        fields that hold something. A field left at its default is left out, so its column keeps the schema's
+        default (``actor`` 'agent', ``plan_*`` 0, NULL else) and a step without look-ahead calls leaves the
+        run's planning totals alone. ``prediction`` and ``plan`` are their JSON documents."""
+        row = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if value is None or (f.default is not None and value == f.default):
+                continue
+            row[f.name] = value.to_dict() if isinstance(value, (Prediction, Plan)) else value
+        return row
 
 
 _STEP_JSON = ("evidence", "decision", "timings", "effect", "flags", "hops", "pointer")

@@ -63,7 +63,7 @@ def test_an_action_breakpoint_holds_the_step_until_the_human_resumes(hook_run, s
     run = hook_run(AgentConfig(breakpoints=[Breakpoint("action", "click")]))
     hook = Breakpoints(run.scope)
     st = step_at("agent_start.html")
-    st.row["action"] = "Click [1]"
+    st.write(action="Click [1]")
     click = parse_action("Click [1]")
     t, out = in_thread(lambda: hook.proposed(st, click, st.obs.marks[0], Risk("read-only", ())))
     assert held(t)
@@ -82,7 +82,7 @@ def test_an_action_breakpoint_holds_the_step_until_the_human_resumes(hook_run, s
 def test_stopping_at_an_action_breakpoint_stops_the_run(hook_run, step_at):
     run = hook_run(AgentConfig(breakpoints=[Breakpoint("flagged")]))
     st = step_at("agent_start.html")
-    st.row["action"] = "Click [1]"
+    st.write(action="Click [1]")
     t, out = in_thread(lambda: Breakpoints(run.scope).proposed(st, parse_action("Click [1]"), st.obs.marks[0],
                                                                Risk("irreversible", ("a test",))))
     assert held(t)
@@ -108,7 +108,7 @@ def test_a_model_error_breakpoint_waits_then_asks_for_the_call_again(hook_run):
 def test_the_loop_breakpoint_fires_when_the_detector_sees_a_loop(hook_run, step_at):
     run = hook_run(AgentConfig(breakpoints=[Breakpoint("loop")]))
     st = step_at("agent_start.html")
-    st.row["action"] = "Click [1]"
+    st.write(action="Click [1]")
     click = parse_action("Click [1]")
     loops = run.scope.loops
     for _ in range(loops.repeats):

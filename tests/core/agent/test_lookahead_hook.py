@@ -32,18 +32,18 @@ def test_a_preview_forecasts_the_action_tells_the_gate_and_is_checked_against_th
 
         mark = next(m for m in st.obs.marks if "Order a copy" in m.label)
         click = parse_action(f"Click [{mark.id}]")
-        st.row["action"] = str(click)
+        st.write(action=str(click))
         hook.proposed(st, click, mark, Risk("read-only", ()))
         assert len(wm.requests) == 1
-        assert st.row["prediction"]["text"] == TO_ORDER and st.row["prediction"]["model"] == "wm-model"
+        assert st.record.prediction.text == TO_ORDER and st.record.prediction.model == "wm-model"
         assert [(e.step, e.text, e.source) for e in run.of(ev.PredictionMade)] == [(1, TO_ORDER, "preview")]
-        assert (st.row["plan_calls"], st.row["plan_prompt_tokens"]) == (1, 30)  # its cost is planning cost
+        assert (st.record.plan_calls, st.record.plan_prompt_tokens) == (1, 30)  # its cost is planning cost
 
         req = ApprovalRequest(run.scope.run_id, 1, click, mark, Risk("read-only", ()), "every")
         hook.gating(st, req)
         assert req.prediction == TO_ORDER  # the human at the gate reads the forecast
 
-        run.store.commit_step(run.scope.run_id, dict(st.row, step=1, status="ok"))
+        run.store.commit_step(run.scope.run_id, st.record.but(step=1, status="ok").to_row())
         run.scope.executor.run(click, st.obs.marks)
         after = observe(browser)
         eff = effects.effect(st.obs.url, st.obs.marks, st.obs.screenshot, after.url, after.marks,
@@ -65,4 +65,4 @@ def test_an_answer_is_not_previewed(hook_run, step_at, site):
         st = step_at("agent_details.html")
         hook.proposed(st, parse_action("ANSWER; a book"), None, Risk("read-only", ()))
         hook.ended()
-    assert wm.requests == [] and "prediction" not in st.row and run.of(ev.PredictionMade) == []
+    assert wm.requests == [] and st.record.prediction is None and run.of(ev.PredictionMade) == []

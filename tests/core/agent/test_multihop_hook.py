@@ -16,7 +16,7 @@ TWO_HOPS = {"cnt_hop": 2, "procedure": ["wiki", "museum", "end"],
 
 def commit(run, st):
     """What the loop does with the step after the hook: store it."""
-    run.store.commit_step(run.scope.run_id, dict(st.row, step=st.n, url=st.obs.url, status="ok"))
+    run.store.commit_step(run.scope.run_id, st.record.but(step=st.n, url=st.obs.url, status="ok").to_row())
 
 
 def test_hops_pass_as_the_pages_and_the_answer_meet_them(hook_run, step_at, site):

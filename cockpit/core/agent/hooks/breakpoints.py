@@ -43,7 +43,7 @@ class Breakpoints(StepHook):
         bp = on_action(bps, action=action, mark=mark, url=st.obs.url, risk_level=risk.level)
         if bp is not None:
             # the action as recorded: secrets masked
-            self._pause(st.n, f"{bp.describe()}: {st.row['action']}", wait=True)
+            self._pause(st.n, f"{bp.describe()}: {st.record.action}", wait=True)
             self.run.control.check_stop()
 
     def _pause(self, n: int, reason: str, *, wait: bool = False) -> None:

@@ -33,6 +33,7 @@ from cockpit.core.lookahead.worldmodel import (
 )
 from cockpit.core.safety import redaction
 from cockpit.core.safety.risk import classify
+from cockpit.core.store import records
 
 log = logging.getLogger(__name__)
 
@@ -108,8 +109,9 @@ class Lookahead(StepHook):
                 mark = redaction.mark_of(c.action, obs.marks)
                 c.risk = classify(c.action, mark, obs.marks, obs.url, self.run.config.risk_rules).level
         hide = set(page.secrets) | {redaction.typed_secret(c.action, obs.marks) for c in res.candidates}
-        st.row["plan"] = _scrub_tree(res.to_dict(), {h for h in hide if h})
-        self.run.emit(ev.PlanMade(self.run.run_id, st.n, st.row["plan"]))
+        plan = _scrub_tree(res.to_dict(), {h for h in hide if h})
+        st.write(plan=records.Plan.from_dict(plan))
+        self.run.emit(ev.PlanMade(self.run.run_id, st.n, plan))
         self._charge(st, res.cost)
         p = res.policy
         best = res.best
@@ -125,11 +127,11 @@ class Lookahead(StepHook):
         """Count look-ahead calls: on the step's row (the store sums them per run) and in the live total."""
         if not cost.calls:
             return
-        row = st.row
-        mine = _merge(Cost(row.get("plan_calls") or 0, row.get("plan_prompt_tokens") or 0,
-                           row.get("plan_completion_tokens") or 0, row.get("plan_cost")), cost)
-        row.update(plan_calls=mine.calls, plan_prompt_tokens=mine.prompt_tokens,
-                   plan_completion_tokens=mine.completion_tokens, plan_cost=mine.cost)
+        rec = st.record
+        mine = _merge(Cost(rec.plan_calls or 0, rec.plan_prompt_tokens or 0,
+                           rec.plan_completion_tokens or 0, rec.plan_cost), cost)
+        st.write(plan_calls=mine.calls, plan_prompt_tokens=mine.prompt_tokens,
+                 plan_completion_tokens=mine.completion_tokens, plan_cost=mine.cost)
         self.total = t = _merge(self.total, cost)
         self.run.emit(ev.PlanningCost(self.run.run_id, st.n, mine.calls, mine.prompt_tokens,
                                        mine.completion_tokens, mine.cost, t.calls, t.prompt_tokens,
@@ -154,7 +156,7 @@ class Lookahead(StepHook):
 
     def _from_plan(self, st, index: int) -> Prediction:
         """A candidate's simulated first step, as stored (secrets masked), becomes the prediction."""
-        c = st.row["plan"]["candidates"][index - 1]
+        c = st.record.plan.to_dict()["candidates"][index - 1]
         return Prediction(c["action"], c["simulation"][0]["change"], model=self.world.model, calls=0,
                           source="plan")
 
@@ -174,7 +176,7 @@ class Lookahead(StepHook):
 
     def _set_prediction(self, st, pred: Prediction) -> None:
         d = pred.to_dict()
-        st.row["prediction"] = d
+        st.write(prediction=records.Prediction.from_dict(d))
         if not pred.error:
             self._predictions[st.n] = d
         self.run.emit(ev.PredictionMade(self.run.run_id, st.n, pred.text, pred.action, pred.model,
@@ -183,11 +185,11 @@ class Lookahead(StepHook):
     # ---------- the approval gate ----------
     def gating(self, st, req: ApprovalRequest) -> None:
         """Give the approval request the prediction and the plan's candidates."""
-        req.prediction = (st.row.get("prediction") or {}).get("text", "")
-        plan = st.row.get("plan")
-        if plan:
-            req.candidates = tuple(plan["candidates"])
-            req.chosen = plan.get("chosen")
+        pred, plan = st.record.prediction, st.record.plan
+        req.prediction = pred.to_dict().get("text", "") if pred is not None else ""
+        if plan is not None:
+            req.candidates = tuple(plan.to_dict()["candidates"])
+            req.chosen = plan.chosen
 
     def decided(self, st, decision: Decision) -> Decision:
         """A decision picking another candidate: run that candidate's action, and say so in the plan."""
@@ -197,9 +199,10 @@ class Lookahead(StepHook):
             return decision
         decision.action = c.action
         res.picked_by = decision.by
-        st.row["plan"] = dict(st.row.get("plan") or {}, picked=c.index, picked_by=decision.by)
+        plan = st.record.plan.to_dict() if st.record.plan is not None else {}
+        st.write(plan=records.Plan.from_dict(dict(plan, picked=c.index, picked_by=decision.by)))
         if c.action.kind == "answer":
-            st.row.pop("prediction", None)
+            st.write(prediction=None)
             self._predictions.pop(st.n, None)
         elif c.simulation:
             self._set_prediction(st, self._from_plan(st, c.index))
@@ -210,7 +213,7 @@ class Lookahead(StepHook):
                 self._charge(st, Cost(1, pred.prompt_tokens, pred.completion_tokens, pred.cost,
                                              pred.seconds))
         else:
-            st.row.pop("prediction", None)
+            st.write(prediction=None)
             self._predictions.pop(st.n, None)
         return decision
 

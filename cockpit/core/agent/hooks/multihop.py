@@ -35,7 +35,7 @@ class Multihop(StepHook):
         if t is None or st.obs is None:
             return
         new = t.update(st.obs.url, answer, step=st.n)
-        st.row["hops"] = t.snapshot(new)
+        st.write(hops=t.snapshot(new))
         for k in new:
             run.emit(ev.HopPassed(run.run_id, st.n, k, t.name(k), k, t.total))
         if new:
