@@ -193,6 +193,7 @@ class RunViewer(QWidget):
             return
         self.run = run
         self.tools.set_run_status(run["status"])
+        self.tools.count_others(self.store)  # a batch elsewhere may have run its task again
         if new:  # a run going on elsewhere: its new steps
             self._add_steps(new, shown=True)
 
