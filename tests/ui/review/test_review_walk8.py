@@ -1,7 +1,10 @@
 """Review, as walkthrough 8 found it awkward: Compare with… clickable with nothing to compare, the Category box
 cut at its start, an empty pale-green box with no run open, and a search that missed tasks with words in
 between. A real store, Review offscreen at 1280x800; what is read is what a person sees."""
+from PySide6.QtCore import Qt
+
 from cockpit.core.store.newrun import NewRun
+from tests.ui.review.review_keys import key_in_review
 
 
 def finished_run(store, task: str, steps: int = 1) -> str:
@@ -31,3 +34,25 @@ def test_compare_is_disabled_with_a_reason_when_the_task_has_no_other_run(qtbot,
     opened(qtbot, p, first)
     assert btn.isEnabled() and btn.toolTip() == "Another run of the same task, side by side with steps aligned"
     assert second
+
+
+def category_seen_from_its_start(qtbot, box) -> bool:
+    """The Category box's text is seen from its first letter: the cursor at 0, drawn at the box's left edge."""
+    edit = box.lineEdit()
+    qtbot.wait(20)
+    return edit.cursorPosition() == 0 and edit.cursorRect().left() < 8
+
+
+def test_a_long_category_is_seen_from_its_start_and_whole_in_the_tooltip(qtbot, store, panel):
+    rid = finished_run(store, "Find the phone number")
+    p = panel()
+    opened(qtbot, p, rid)
+    box = p.label_bar.category
+    key_in_review(qtbot, p, Qt.Key_2)  # "Visual grounding issue", by its digit
+    assert box.currentText() == "Visual grounding issue"
+    assert category_seen_from_its_start(qtbot, box), box.lineEdit().cursorPosition()
+    assert "Visual grounding issue" in box.toolTip()
+    box.setCurrentIndex(6)  # "Site changed or unavailable", picked from the list as a mouse picks it
+    box.activated.emit(6)
+    assert category_seen_from_its_start(qtbot, box), box.lineEdit().cursorPosition()
+    assert box.toolTip().startswith("Site changed or unavailable")
