@@ -56,3 +56,23 @@ def test_a_long_category_is_seen_from_its_start_and_whole_in_the_tooltip(qtbot, 
     box.activated.emit(6)
     assert category_seen_from_its_start(qtbot, box), box.lineEdit().cursorPosition()
     assert box.toolTip().startswith("Site changed or unavailable")
+
+
+def pale_green_pixels(widget) -> int:
+    image = widget.grab().toImage()
+    return sum(image.pixelColor(x, y).name() == "#eef6ee"
+               for x in range(0, image.width(), 3) for y in range(0, image.height(), 2))
+
+
+def test_no_empty_answer_box_shows_with_no_run_open(qtbot, store, panel):
+    rid = finished_run(store, "Find the phone number")
+    p = panel()
+    assert p.viewer.run is None
+    boxes = [w for w in (p.viewer.answer_line, p.viewer.answer) if w.isVisible()]
+    assert boxes and not any(pale_green_pixels(w) for w in boxes)  # nothing drawn where no answer is
+    opened(qtbot, p, rid)
+    assert any(pale_green_pixels(w) for w in boxes)  # a run's answer in its box
+    p.browser.search.setText("no such task anywhere")  # the open run leaves the list: no run is open again
+    p.browser.apply_filter()
+    assert p.viewer.run is None
+    assert not any(pale_green_pixels(w) for w in boxes)
