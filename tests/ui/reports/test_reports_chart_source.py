@@ -10,6 +10,7 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.newrun import NewRun
 from cockpit.ui.reports.panel import ReportsPanel
+from tests.clitools import cockpit, ok
 from testkit.fakeruns import make_run
 
 
@@ -74,3 +75,16 @@ def test_a_flagged_judges_verdicts_are_left_out_of_the_charts_and_the_line_says_
         "Success rates show people's labels (2 runs). No judge's verdict is counted. Left out: the verdicts of "
         "the judge yes-judge, WebVoyager's protocol, last 3 screenshots (2 runs), which the canary runs flagged; "
         "those runs count as if no judge had seen them. Failure categories are people's labels.")
+
+
+def test_cockpit_agreement_leaves_the_flagged_judge_out_of_its_rates_and_says_so(store):
+    people = make_run(store, steps=2, task="task 0", site="shop")
+    judged = make_run(store, steps=2, task="task 1", site="shop")
+    L.set_label(store, people, "ada", "fail")
+    L.set_verdict(store, judged, "yes-judge", 3, "cockpit-judge-1", 1, reply="SUCCESS")
+    flag_judge(store, "yes-judge")
+    out = ok(cockpit(store.root, "agreement"))
+    assert ("Left out of the success rates: the verdicts of judge yes-judge (k=3, cockpit-judge-1), which the "
+            "canary runs flagged (1 run it would decide)") in out, out
+    site_row = next(ln for ln in out.splitlines() if ln.strip().startswith("shop "))
+    assert site_row.split()[1:4] == ["1", "0", "0.0%"], site_row  # people's fail alone: not 1 of 2
