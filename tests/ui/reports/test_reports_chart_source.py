@@ -10,8 +10,8 @@ from cockpit.core.store import Store
 from cockpit.core.store import labels as L
 from cockpit.core.store.newrun import NewRun
 from cockpit.ui.reports.panel import ReportsPanel
-from tests.clitools import cockpit, ok
 from testkit.fakeruns import make_run
+from tests.clitools import cockpit, ok
 
 
 def test_the_charts_say_which_judge_and_protocol_their_verdicts_are_from(qtbot, store):
