@@ -247,6 +247,9 @@ def _print_canaries(rep: dict) -> None:
 
 
 def _print_success(rep: dict) -> None:
+    for j in rep.get("rates_leave_out", []):
+        print(f"\nLeft out of the success rates: the verdicts of judge {j['judge']} (k={j['k']}, "
+              f"{j['prompt_version']}), which the canary runs flagged ({plural(j['runs'], 'run')} it would decide)")
     for key, what in (("success_by_site", "site"), ("success_by_model", "model")):
         rows = rep[key]
         print(f"\nSuccess rate by {what}")

@@ -144,7 +144,7 @@ def _say_canaries(entry: dict, config) -> None:
         if entry["errors"] else ""
     if entry["flagged"]:
         print(f"cockpit judge: WARNING: judge {config.model} is {describe(entry)}{errors}. Its verdicts are "
-              "reported as flagged.", file=sys.stderr)
+              "reported as flagged and left out of the success rates.", file=sys.stderr)
     else:
         print(f"cockpit judge: judge {config.model} {describe(entry)}{errors}", file=sys.stderr)
 

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 from cockpit.cli import common, lookahead
-from cockpit.cli.progress import BatchCounter, StepPrinter, summary_table
+from cockpit.cli.progress import BatchCounter, StepPrinter, say, summary_table
 from cockpit.core.words import plural
 
 HELP = "run the agent on a task or a task file (headless)"
@@ -110,7 +110,8 @@ def _counts(problems: int, notes: int) -> str:
     return plural(problems, "problem") + (f", {plural(notes, 'note')}" if notes else "")
 
 
-def _dry_run(args, tasks) -> int:
+def _todo(args, tasks, quiet: bool = False) -> list:
+    """The tasks a run would run: without those that finished before (unless --no-resume)."""
     from cockpit.core.errors import CockpitError
     from cockpit.core.store.db import open_for_reading
     done = set()
@@ -119,8 +120,13 @@ def _dry_run(args, tasks) -> int:
             with open_for_reading() as store:
                 done = store.done_tasks()
         except CockpitError as e:  # no store yet, or unreadable: say so, assume nothing finished
-            print(f"cockpit: note: {e}; not checking which tasks finished before", file=sys.stderr)
-    todo = [t for t in tasks if (t.id, t.task, t.url) not in done]
+            if not quiet:
+                print(f"cockpit: note: {e}; not checking which tasks finished before", file=sys.stderr)
+    return [t for t in tasks if (t.id, t.task, t.url) not in done]
+
+
+def _dry_run(args, tasks) -> int:
+    todo = _todo(args, tasks)
     if args.tasks:
         size = args.tasks.stat().st_size
         shown = (f"{size / 2**20:.1f} MB" if size >= 2**20 else f"{size / 1024:.1f} KB" if size >= 1024
@@ -173,6 +179,10 @@ def _run_batch(args, tasks, mc, ac, approver_for) -> int:
                   on_event=printer, on_item=BatchCounter(len(tasks)) if many else None,
                   on_requeue=lambda it, why: print(f"cockpit: {it.task.id or 'the task'} lost its browser ({why}); "
                                                    f"running it again (attempt {it.attempt})", file=sys.stderr))
+    if many and (todo := len(_todo(args, tasks, quiet=True))):  # the browsers take a while: say so at once
+        skipped = len(tasks) - todo  # (walkthrough 8: nothing for 20-30 s, as if it hung)
+        say(f"starting {plural(min(args.concurrency, todo), 'browser')} for {plural(todo, 'task')}"
+            + (f" ({skipped} finished before: skipped)" if skipped else "") + "…", sys.stderr)
     try:
         items = batch.run()
     except CockpitError as e:

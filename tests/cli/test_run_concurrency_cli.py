@@ -21,6 +21,8 @@ def test_lines_of_tasks_run_at_once_say_their_task(site, tmp_path):
                     "--concurrency", "2", "--approval", "deny")
     assert r.returncode == 0, r.stderr
     lines = r.stderr.splitlines()
+    # walkthrough 8: nothing was printed for 20-30 s while the browsers started; now a line at once, first
+    assert lines[0] == "starting 2 browsers for 3 tasks…", r.stderr
     about_runs = [ln for ln in lines if re.search(r"\brun \d{8}-\d{6}-\w+:|finished \(", ln)]
     assert len(about_runs) == 6, r.stderr  # each task's start and end, each on a line of its own
     for task_id in ids:

@@ -40,7 +40,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 from cockpit.core.review import bootstrap as B
-from cockpit.core.review import canary_audit
+from cockpit.core.review import canary_audit, outcomes
 from cockpit.core.review.consensus import (
     AXES,
     NAMES,
@@ -225,14 +225,17 @@ def disagreements(store, judge: str | None = None, k: int | None = None, *,
 
 def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = True,
            judge: str | None = None, k: int | None = None, boot: B.Bootstrap | None = None,
-           by: str | None = None) -> dict:
+           by: str | None = None, flagged_in_rates: bool = False) -> dict:
     """Everything ``cockpit agreement`` shows, as one JSON-ready dict; with `boot`, bootstrap intervals
     (``*_ci`` keys, and ``intervals``: how they were computed). Each judge row carries ``canary``: how that
     judge did on the canary runs (:mod:`cockpit.core.review.canary_audit`); ``flagged_judges`` lists the
-    flagged ones. With `by`, ``split`` holds the judge rows split that way (``{"by": ..., "judges": [...]}``)."""
+    flagged ones. With `by`, ``split`` holds the judge rows split that way (``{"by": ..., "judges": [...]}``).
+    The success rates and the assisted success leave a flagged judge's verdicts out (unless `flagged_in_rates`):
+    ``rates_leave_out`` lists those judges with the runs their verdicts would have decided."""
     annotators = _annotator_agreement(store, "success", boot)
     canaries = canary_audit.audit(store.root)
     judges = _with_canaries(judge_agreement(store, boot=boot), canaries)
+    distrust = frozenset() if flagged_in_rates else frozenset(key for key, c in canaries.items() if c["flagged"])
     out = {
         **({"intervals": boot.describe()} if boot is not None else {}),
         "pairwise_cohen": annotators["pairwise_cohen"],
@@ -245,14 +248,16 @@ def report(store, *, bins: int | Sequence[int] = 10, disagreement_list: bool = T
         **({"split": {"by": by, "judges": _with_canaries(judge_agreement(store, boot=boot, by=by), canaries)}}
            if by else {}),
         "success_by_site": [dict(zip(("site", "n", "successes", "rate", "sources"), r))
-                            for r in success_rates(store, "site")],
+                            for r in success_rates(store, "site", distrust)],
         "success_by_model": [dict(zip(("model", "n", "successes", "rate", "sources"), r))
-                             for r in success_rates(store, "model")],
+                             for r in success_rates(store, "model", distrust)],
+        "rates_leave_out": [{"judge": j, "k": k, "prompt_version": p, "runs": n}
+                            for (j, k, p), n in outcomes.left_out_judges(store, distrust).most_common()],
         "failure_categories": failure_categories(store),
         "not_executable": not_executable_runs(store),
         "steps_histogram": [dict(zip(("lo", "hi", "count"), r)) for r in steps_histogram(store, bins)],
         "adjudication": adjudication_summary(store, boot),
-        "assisted": assisted_success(store),
+        "assisted": assisted_success(store, distrust),
     }
     if disagreement_list:
         out["disagreements"] = disagreements(store, judge, k)

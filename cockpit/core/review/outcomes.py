@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 
+from cockpit.core.review import canary_audit
 from cockpit.core.review import interventions as IV
 from cockpit.core.review.consensus import adjudicated_consensus, not_executable
 from cockpit.core.store.labels import CATEGORIES
@@ -30,9 +31,10 @@ def agent_runs(store) -> dict[str, dict]:
     return {rid: r for rid, r in runs_by_id(store).items() if r["model"] != HUMAN}
 
 
-def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str]]:
+def run_outcomes(store, people: bool = False, distrust: frozenset = frozenset()) -> dict[str, tuple[int | None, str]]:
     """Each finished agent run's success (1/0, or None when unknown) and where it came from; with `people`, people's
-    own attempts (model ``human``) too.
+    own attempts (model ``human``) too. The verdicts of the judges in `distrust` (``(judge, k, prompt_version)``
+    keys: the judges the canaries flagged, :func:`flagged_judges`) are not counted, as if never given.
 
     Sources, in order of preference: 'human' (the consensus, or the adjudicated verdict where
     there is one: :func:`adjudicated_consensus`), 'not_executable' (the annotators' consensus is that the task
@@ -46,7 +48,7 @@ def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str
     """
     cons = adjudicated_consensus(store)
     blocked = not_executable(store)
-    newest = {run_id: (0.0, int(v["verdict"])) for run_id, v in newest_verdicts(store).items()}
+    newest = {run_id: (0.0, int(v["verdict"])) for run_id, v in newest_verdicts(store, distrust).items()}
     out = {}
     for run_id, run in (runs_by_id if people else agent_runs)(store).items():
         if run["status"] == "running":
@@ -66,25 +68,52 @@ def run_outcomes(store, people: bool = False) -> dict[str, tuple[int | None, str
     return out
 
 
-def newest_verdicts(store) -> dict[str, dict]:
-    """Each run's newest decided judge verdict (a verdicts row: judge, k, prompt_version, verdict…), any judge."""
+def judge_key(v: dict) -> tuple[str, int, str]:
+    """A verdict's judge as the canaries key it: (judge model, k, prompt version)."""
+    return v["judge"], v["k"] or 0, v["prompt_version"] or ""
+
+
+def flagged_judges(store) -> frozenset:
+    """The judges the canary runs flagged (:mod:`cockpit.core.review.canary_audit`), as ``(judge, k,
+    prompt_version)`` keys: their verdicts are not to be trusted as they stand."""
+    return frozenset(key for key, entry in canary_audit.audit(store.root).items() if entry["flagged"])
+
+
+def left_out_judges(store, distrust: frozenset) -> Counter:
+    """The judges of `distrust` whose verdicts would have decided a run's outcome: ``{(judge, k, prompt_version):
+    runs}`` (the runs whose newest decided verdict is theirs and that no person's label decides), largest first."""
+    if not distrust:
+        return Counter()
+    newest = newest_verdicts(store)
+    decided = run_outcomes(store, True, distrust)  # the runs people decide are theirs, whatever a judge said
+    return Counter(judge_key(newest[rid]) for rid, (_ok, source) in decided.items()
+                   if source not in ("human", "not_executable") and rid in newest
+                   and judge_key(newest[rid]) in distrust)
+
+
+def newest_verdicts(store, distrust: frozenset = frozenset()) -> dict[str, dict]:
+    """Each run's newest decided judge verdict (a verdicts row: judge, k, prompt_version, verdict…), any judge but
+    those in `distrust`."""
     newest: dict[str, dict] = {}
     for v in _verdicts(store):
+        if judge_key(v) in distrust:
+            continue
         if v["verdict"] is not None and (v["run_id"] not in newest
                                          or (v["created"] or 0.0) >= (newest[v["run_id"]]["created"] or 0.0)):
             newest[v["run_id"]] = v
     return newest
 
 
-def judges_counted(store) -> Counter:
+def judges_counted(store, distrust: frozenset = frozenset()) -> Counter:
     """Whose verdicts the success rates count where no person's label decides: ``{(judge, k, prompt_version):
     runs}``, over the agent runs whose outcome is a judge's (:func:`run_outcomes`), largest first."""
-    newest = newest_verdicts(store)
+    newest = newest_verdicts(store, distrust)
     return Counter((newest[rid]["judge"], newest[rid]["k"] or 0, newest[rid]["prompt_version"])
-                   for rid, (_ok, source) in run_outcomes(store, people=True).items() if source == "judge")
+                   for rid, (_ok, source) in run_outcomes(store, True, distrust).items() if source == "judge")
 
 
-def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | None, dict]]:
+def success_rates(store, by: str = "site", distrust: frozenset = frozenset()
+                  ) -> list[tuple[str, int, int, float | None, dict]]:
     """Success rate per site or per model: rows ``(group, n, successes, rate, sources)``.
 
     Each run's outcome comes from :func:`run_outcomes` (human consensus, else the
@@ -102,7 +131,7 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
         raise ValueError(f"success rates are by 'site' or 'model', not {by!r}")
     runs = runs_by_id(store)
     groups: dict[str, dict] = {}
-    for run_id, (ok, source) in run_outcomes(store, people=by == "model").items():
+    for run_id, (ok, source) in run_outcomes(store, by == "model", distrust).items():
         g = groups.setdefault(runs[run_id][by] or "", {"n": 0, "ok": 0, "sources": Counter()})
         g["sources"][source] += 1
         if ok is None:
@@ -118,7 +147,7 @@ def success_rates(store, by: str = "site") -> list[tuple[str, int, int, float | 
     return rows
 
 
-def assisted_success(store) -> dict:
+def assisted_success(store, distrust: frozenset = frozenset()) -> dict:
     """Success split by whether people intervened (:mod:`cockpit.core.review.interventions`).
 
     Over the runs with a known outcome (as :func:`success_rates` counts them; ``n``): ``success`` all
@@ -129,7 +158,7 @@ def assisted_success(store) -> dict:
     outcome (1/0/None), source, interventions: {approved, rejected, ..., assisted}, described}``,
     sorted by run id. Also per model: ``by_model`` rows ``{model, n, success, autonomous, rates}``.
     """
-    outcomes, runs = run_outcomes(store), agent_runs(store)
+    outcomes, runs = run_outcomes(store, distrust=distrust), agent_runs(store)
     ivs = IV.of_runs(store)
     total = {"n": 0, "success": 0, "autonomous": 0, "assisted_runs": 0, "assisted_successes": 0}
     models: dict[str, dict] = {}

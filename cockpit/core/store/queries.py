@@ -10,6 +10,7 @@ keyed by column; JSON columns that a method names a meaning for are decoded.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from cockpit.core.store.records import Run, Step
@@ -72,6 +73,9 @@ class RunFilter:
         if self.search.strip():
             where.append("runs.rowid IN (SELECT rowid FROM runs_fts WHERE runs_fts MATCH ?)")
             params.append(fts_query(self.search, prefix=True))
+            if order := words_in_order(self.search):  # NEAR is in any order: the words as typed
+                where.append("(runs.task LIKE ? ESCAPE '\\' OR COALESCE(runs.answer, '') LIKE ? ESCAPE '\\')")
+                params += [order, order]
         # With an annotator picked, the human verdict is that annotator's (fail = runs *they* called a
         # failure; unlabelled = runs *they* have not labelled), not anyone's.
         who, who_params = ("AND labels.annotator = ?", [self.annotator]) if self.annotator else ("", [])
@@ -307,18 +311,35 @@ class StoreQueries:
 
 #: In a search of several words, the last one is read as the beginning of a word from this many characters on.
 PREFIX_MIN = 3
+#: In a search of several words, at most this many other words in all may stand between them ("Delete the
+#: first item in the Tiny" finds "Delete the first item (Invoice 101) in the Tiny…": walkthrough 8).
+WORDS_BETWEEN = 3
+#: How many first letters of each word :func:`words_in_order` checks the order by (the index stems words:
+#: "items" finds "item", so the order is checked on the words' beginnings).
+ORDER_LETTERS = 4
+
+
+def words_in_order(text: str) -> str:
+    """A LIKE pattern that holds when the beginnings of a search's words stand in the order typed ("lasagna
+    vegetarian" does not find "vegetarian lasagna"); "" for one word or none."""
+    starts = [re.sub(r"\W", "", w.lower())[:ORDER_LETTERS].replace("_", "\\_") for w in text.split()]
+    starts = [w for w in starts if w]  # (\W took any % away; _ is escaped)
+    return "%" + "%".join(starts) + "%" if len(starts) > 1 else ""
 
 
 def fts_query(text: str, prefix: bool = False) -> str:
     """Plain words to an FTS5 query that cannot be a syntax error. `prefix` (a search box read as it is typed):
-    one word matches the words it begins ("lasag" finds lasagna); several match as a phrase, in the order
-    typed, the last one a prefix only from PREFIX_MIN characters on ("Open Note A" finds "Open Note A…", not
-    "Open Note B" beside some word starting with a; "open not" finds both). Without `prefix`: every word."""
-    words = [w.replace('"', '""') for w in text.split() if w.replace('"', "")]  # "" is a quote inside a string
+    one word matches the words it begins ("lasag" finds lasagna); several match near each other, at most
+    WORDS_BETWEEN other words between them in all (in the order typed: :func:`words_in_order`, checked beside
+    it), the last one a prefix only from PREFIX_MIN characters on ("Open Note A" finds "Open Note A…", not "Open
+    Note B and check it says a word"; "open not" finds both). Without `prefix`: every word."""
+    words = [w.replace('"', '""') for w in text.split() if re.search(r"\w", w)]  # "" is a quote inside a string
     if not words:
         return '""'
     if not prefix:
         return " ".join(f'"{w}"' for w in words)
     if len(words) == 1:
         return f'"{words[0]}"*'
-    return f'"{" ".join(words)}"' + ("*" if len(words[-1].replace('""', '"')) >= PREFIX_MIN else "")
+    last = "*" if len(words[-1].replace('""', '"')) >= PREFIX_MIN else ""
+    phrases = " ".join(f'"{w}"' for w in words)
+    return f"NEAR({phrases}{last}, {len(words) - 2 + WORDS_BETWEEN})"

@@ -31,7 +31,7 @@ class RunController(QObject):
         self.demo = False  # the run uses the rule-based demo policy, not a model
         self.human = ""  # a person's own attempt at the task (RunSpec.human): no agent steps
         self.simulated = False  # the run uses the simulator (cockpit.core.demo.simulator), not a model
-        self.tokens, self.cost = 0, 0.0
+        self.tokens, self.cost, self._replied = 0, 0.0, 0
         self.resumed_at = 0  # a resumed run's first new step (its earlier steps are recorded); 0: not a resume
         self.started_at: float | None = None
         self.running = False  # from launch until the bridge's runEnded has been handled
@@ -44,6 +44,7 @@ class RunController(QObject):
     def launch(self, spec: RunSpec, *, paused: bool = False) -> bool:
         """Start `spec` with fresh counts; False when the bridge would not (a run is going)."""
         self.tokens, self.cost, self.agent_steps, self.latest_step = 0, 0.0, 0, 0
+        self._replied = 0  # the last step whose reply was counted
         self.max_steps, self.demo, self.human = spec.agent.max_steps, spec.demo, spec.human
         self.resumed_at = 0
         if spec.resume_run:
@@ -66,6 +67,7 @@ class RunController(QObject):
         except CockpitError:  # it cannot be resumed: the run fails and says why
             return
         self.latest_step, self.agent_steps, self.max_steps = p.last_step, p.taken, p.taken + p.budget
+        self._replied = p.last_step  # (its earlier steps are not counted here)
         self.resumed_at = p.first_step
 
     def step_label(self, row: int) -> str:
@@ -95,9 +97,22 @@ class RunController(QObject):
             self.tokens += e.prompt_tokens + e.completion_tokens
             self.cost += e.cost or 0.0
             self.agent_steps += 1
+            self._replied = e.step
+        elif isinstance(e, ev.RunFinished) and e.status == "stopped":
+            self.tokens += self._cut_off_tokens()
         else:
             return
         self.countsChanged.emit()
+
+    def _cut_off_tokens(self) -> int:
+        """The tokens of a reply Stop cut off, as its step records them (walkthrough 8: the status bar said "0
+        tokens" while the step kept 4); 0 when Stop came after the last reply."""
+        try:
+            with Store(self.bridge.store_root, read_only=True) as store:
+                steps = store.steps(self.run_id, with_request=False, after=self._replied)
+        except CockpitError:
+            return 0
+        return sum((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0) for s in steps)
 
     def _on_replayed(self, *_) -> None:
         self.began = True

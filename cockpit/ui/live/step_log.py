@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from cockpit.core.agent import events as ev
-from cockpit.core.agent.approval import decided
+from cockpit.core.agent.approval import STOPPED_BY, decided
 from cockpit.core.agent.gate import TOOK_OVER
 from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import outcome_warning
@@ -255,14 +255,16 @@ class StepLogPanel(QTreeWidget):
             _set_action(it, e.action)
         if e.message:
             self._child(it, "message", e.message)
-        if e.message == TOOK_OVER:  # dropped by a take-over: what happened to it, in the outcome column
-            it.setText(3, f"rejected: {TOOK_OVER}")
-            it.setToolTip(3, f"rejected: {TOOK_OVER}")
+        said = {TOOK_OVER: f"rejected: {TOOK_OVER}", STOPPED_BY: f"not run: {decided({'by': STOPPED_BY})}"}
+        if outcome := said.get(e.message) or said.get(e.by):  # what happened to it, in the outcome column too
+            it.setText(3, outcome)  # (walkthrough 8: Stop at the gate left the outcome empty)
+            it.setToolTip(3, outcome)
 
     def _cut_short(self, status: str) -> None:
         """A step the run ended in the middle of (a failure, Stop) says so, not what it was doing."""
         last = self.items.get(max(self.items)) if self.items else None
-        if last is not None and _in_progress(last.text(3)):
+        cut = last is not None and (_in_progress(last.text(3)) or not last.text(3) and status in ("stopped", "failed"))
+        if cut:  # (an empty outcome: its reply was in, nothing had run)
             last.setText(3, status.replace("_", " "))
             last.setForeground(3, QColor(_STATUS_COLOR.get(status, "#000000")))
 

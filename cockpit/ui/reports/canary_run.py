@@ -38,7 +38,7 @@ def canary_line(canary: dict, model: str) -> tuple[str, bool]:
                if canary["errors"] else "")
     text = f"Canary runs: judge {model} {'is ' if canary['flagged'] else ''}{describe(canary)}{missing}"
     if canary["flagged"]:
-        text += ". Its verdicts are reported as flagged."
+        text += ". Its verdicts are reported as flagged and left out of the success rates."
     return text, bool(canary["flagged"] or canary["errors"])
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import html
+from collections import Counter
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
@@ -238,7 +239,7 @@ class ReportsPanel(QWidget):
             it.setToolTip(tip(f"{r['run_id']} ({names[r['outcome']]}): {r['described']} — {r['task']}"))
             self.assisted_runs.addItem(it)
         self.assisted_runs.setVisible(bool(a["runs"]))
-        note = unjudged_failures_note(self.store)
+        note = unjudged_failures_note(self.store, self._distrust(rep))
         self.no_answer_note.setText(note)
         self.no_answer_note.setVisible(bool(note))
 
@@ -289,7 +290,8 @@ class ReportsPanel(QWidget):
         self.not_executable_runs.setVisible(self.not_executable_runs.count() > 0)
 
     def _show_charts(self, rep: dict) -> None:
-        self.charts_source.setText(charts_source(self.store))
+        left_out = Counter({(j["judge"], j["k"], j["prompt_version"]): j["runs"] for j in rep["rates_leave_out"]})
+        self.charts_source.setText(charts_source(self.store, self._distrust(rep), left_out))
         self.by_site.set_bars([(r["site"] or "(no site)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
                                for r in rep["success_by_site"] if r["n"]], 1.0)
         self.by_model.set_bars([(r["model"] or "(no model)", r["rate"] or 0, f"{r['successes']}/{r['n']}")
@@ -299,6 +301,11 @@ class ReportsPanel(QWidget):
         self.categories.set_bars([(k or "(no category)", v, f"{v} ({v / total:.0%})") for k, v in cats])
         self.histogram.set_bars([(bin_label(h["lo"], h["hi"]), h["count"], str(h["count"]))
                                  for h in rep["steps_histogram"]])
+
+    @staticmethod
+    def _distrust(rep: dict) -> frozenset:
+        """The judges the canaries flagged, whose verdicts the success rates leave out."""
+        return frozenset((j["judge"], j["k"] or 0, j["prompt_version"] or "") for j in rep["flagged_judges"])
 
     def _open(self, item: QListWidgetItem) -> None:
         if run_id := item.data(Qt.UserRole):
@@ -397,7 +404,6 @@ class ReportsPanel(QWidget):
             f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else "")
             + (". Undecided: " + "; ".join(why) if why else ""))
         self.refresh()
-
 
     def _show_canaries(self, canary: dict | None) -> None:
         """The line under the bar: how the judge did on the canary runs (red when they flag it)."""

@@ -33,17 +33,18 @@ def bin_label(lo: int, hi: int) -> str:
     return str(lo) if last <= lo else f"{lo}–{last}"
 
 
-def unjudged_failures(store) -> dict[str, int]:
+def unjudged_failures(store, distrust: frozenset = frozenset()) -> dict[str, int]:
     """How many runs count as failures only because they ended without an answer and nobody labelled or judged
-    them, by how they ended (run status), largest first."""
+    them (but the judges in `distrust`), by how they ended (run status), largest first."""
     status = {r["id"]: r["status"] for r in store.run_summaries()}
-    counts = Counter(status[rid] for rid, (_ok, source) in run_outcomes(store).items() if source == "no_answer")
+    counts = Counter(status[rid] for rid, (_ok, source) in run_outcomes(store, distrust=distrust).items()
+                     if source == "no_answer")
     return dict(counts.most_common())
 
 
-def unjudged_failures_note(store) -> str:
+def unjudged_failures_note(store, distrust: frozenset = frozenset()) -> str:
     """The sentence Reports shows under the success rates; "" when there are no such runs."""
-    counts = unjudged_failures(store)
+    counts = unjudged_failures(store, distrust)
     if not counts:
         return ""
     parts = [f"{plural(n, 'run')} that {ENDINGS.get(s, (f'ended as {s}',) * 2)[n != 1]}" for s, n in counts.items()]
@@ -64,11 +65,13 @@ def judge_words(judge: str, k: int, prompt_version: str) -> str:
     return f"{judge} (prompt {prompt_version})" if prompt_version else judge
 
 
-def charts_source(store) -> str:
+def charts_source(store, distrust: frozenset = frozenset(), left_out: Counter | None = None) -> str:
     """Whose verdicts the success charts show, for the line above them: people's labels, then which judge's
-    (and protocol) where no one labelled a run, then the runs with no answer scored 0; "" with no outcome yet."""
-    sources = Counter(source for _ok, source in run_outcomes(store, people=True).values())
-    judges = judges_counted(store)
+    (and protocol) where no one labelled a run, then the runs with no answer scored 0, and the flagged judges
+    whose verdicts are left out (`distrust`; `left_out`: the runs their verdicts would have decided); "" with no
+    outcome yet and no verdict left out."""
+    sources = Counter(source for _ok, source in run_outcomes(store, True, distrust).values())
+    judges = judges_counted(store, distrust)
     parts = [f"people's labels ({plural(sources['human'], 'run')})"] if sources["human"] else []
     if judges:
         said = "; ".join(f"{judge_words(*key)} ({plural(n, 'run')})" for key, n in judges.most_common())
@@ -76,10 +79,21 @@ def charts_source(store) -> str:
                      f" {said}")
     if sources["no_answer"]:
         parts.append(f"runs that gave no answer, scored 0 ({plural(sources['no_answer'], 'run')})")
+    flagged = _left_out(left_out or Counter())
     if not parts:
-        return ""
+        return flagged.strip()
     return ("Success rates show " + ", ".join(parts) + "." + ("" if judges else " No judge's verdict is counted.")
-            + " Failure categories are people's labels.")
+            + flagged + " Failure categories are people's labels.")
+
+
+def _left_out(left_out: Counter) -> str:
+    """The sentence on the flagged judges' verdicts left out of the success rates ("" when none is)."""
+    if not left_out:
+        return ""
+    said = "; ".join(f"{judge_words(*key)} ({plural(n, 'run')})" for key, n in left_out.most_common())
+    one = len(left_out) == 1
+    return (f" Left out: the verdicts of {'the judge' if one else 'the judges'} {said}, which the canary runs "
+            f"flagged; those runs count as if no judge had seen them.")
 
 
 #: The agreement tables' headers, explained in their tooltips.

@@ -73,7 +73,7 @@ class LabelBar(QWidget):
         self.category = QComboBox()
         self.category.setEditable(True)
         self.category.addItems(["", *L.CATEGORIES])
-        self.category.setToolTip("Failure category (digits 1–8 pick one; type to add your own)")
+        self.category.setToolTip(CATEGORY_TIP)
         self.category.setSizeAdjustPolicy(QComboBox.AdjustToMinimumContentsLengthWithIcon)
         self.category.setMinimumContentsLength(12)
         self.comment = QLineEdit(placeholderText="comment (optional)")
@@ -115,7 +115,17 @@ class LabelBar(QWidget):
         self.btn_next.clicked.connect(self.nextRequested)
         self.btn_suggestion.clicked.connect(self.accept_suggestion)
         self.category.activated.connect(lambda _: self.categoryPicked.emit())
+        self.category.currentIndexChanged.connect(self._category_from_start)
+        self.category.lineEdit().editingFinished.connect(self._category_from_start)
         self.comment.editingFinished.connect(self.commentEdited)
+
+    def _category_from_start(self, _i=0) -> None:
+        """A category longer than its box is seen from its start, the whole in the tooltip (walkthrough 8: a
+        digit or the list left "sual grounding issue" in view); not while one types in it."""
+        edit, text = self.category.lineEdit(), self.category.currentText()
+        if not edit.hasFocus():
+            edit.setCursorPosition(0)
+        self.category.setToolTip(f"{text}\n\n{CATEGORY_TIP}" if text else CATEGORY_TIP)
 
     def _hold_widths(self) -> None:
         """The fields keep their room whatever they say: a verdict button its room for "✓ ", the key points'
@@ -191,6 +201,9 @@ class LabelBar(QWidget):
     def set_queue_mode(self, queued: bool) -> None:
         """With a batch queue, the queue's own Next button stands in for the bar's."""
         self.btn_next.setVisible(not queued)
+
+
+CATEGORY_TIP = "Failure category (digits 1–8 pick one; type to add your own)"
 
 
 def label_text(verdict: str, category: str = "") -> str:

@@ -191,7 +191,7 @@ class ReaskDialog(QDialog):
         text = str(e)
         if self._server_gone(e):
             now = self._current().model if self._current is not None else None
-            said, offered = gone_text(self.asked, now, USE_CURRENT, same_way=True)
+            said, offered = gone_text(self.asked, now, USE_CURRENT, same_way=True, fields=True)
             if offered:
                 self.use_current_btn.setToolTip(f"{now.model} at {now.display_url} (Model…)")
                 self.use_current_btn.setVisible(True)

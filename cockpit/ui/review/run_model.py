@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 
 from cockpit.core.llm import apikeys
 from cockpit.core.llm.modelconfig import ModelConfig
+from cockpit.ui.fieldnames import MODEL_DIALOG
 
 __all__ = ["ask_which_model", "describe", "gone_text", "same_model", "server_gone"]
 
@@ -50,22 +51,30 @@ def server_gone(cfg: ModelConfig, timeout: float = 1.0) -> bool:
 
 
 def gone_text(asked: ModelConfig, now: ModelConfig | None, use_current: str,
-              same_way: bool = False) -> tuple[str, bool]:
+              same_way: bool = False, fields: bool = False) -> tuple[str, bool]:
     """What to say when nothing answers at the run's server: (the text, whether the current settings are offered,
     named by the button `use_current`). `same_way`: the current model is offered only when it answers the way
-    the run's did (marks or the same pixel dialect): re-ask sends the step's recorded prompt as it was."""
+    the run's did (marks or the same pixel dialect): re-ask sends the step's recorded prompt as it was. `fields`:
+    the asking dialog has Model and Server fields of its own (Re-ask), which another server goes in; without
+    them (Branch) it goes in Model… (walkthrough 8: Re-ask pointed to Model… beside its own Server field)."""
     url = asked.display_url
     said = (f"The run's model server is gone: nothing answers at {url} any more"
             + (" (a server started for a session, such as the demo policy's, ends with it)."
                if apikeys.is_local(url) else "."))
+    other = ("put the address of another server in the Server field above (and its model in the Model field), "
+             "then Send" if fields else f"set another one in {MODEL_DIALOG}")
     if same_way and now is not None and (now.pixel, now.dialect if now.pixel else "") != (
             asked.pixel, asked.dialect if asked.pixel else ""):
+        how = describe(asked).split(" (", 1)[-1].rstrip(")")
         return said + (f" The current model ({describe(now)}) answers another way than this step was asked "
-                       f"({describe(asked).split(' (', 1)[-1].rstrip(')')}): set such a model in Model… "
-                       "(Ctrl+,) to re-ask it."), False
+                       f"({how}): start that server again, or {other.replace('another server', 'a server')} "
+                       f"with a model that answers that way." if fields else
+                       f" The current model ({describe(now)}) answers another way than this step was asked "
+                       f"({how}): set such a model in {MODEL_DIALOG} to re-ask it."), False
     if now is not None and (now.base_url or "", now.model) != (asked.base_url or "", asked.model):
-        return said + f" Press “{use_current}” to ask {now.model} at {now.display_url} instead.", True
-    return said + " Start that server again, or set another one in Model… (Ctrl+,).", False
+        return said + f" Press “{use_current}” to ask {now.model} at {now.display_url} instead" + (
+            f", or {other}." if fields else "."), True
+    return said + f" Start that server again, or {other}.", False
 
 
 def ask_which_model(parent: QWidget, run_cfg: ModelConfig | None, now: ModelConfig,

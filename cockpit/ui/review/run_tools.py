@@ -83,8 +83,8 @@ class RunTools(QWidget):
                                 self.replay_speed, self.recorded_box, self.step_page_btn, self.resume_btn,
                                 self.resume_replay, self.close_run_btn)))
         self._tips = {w: w.toolTip() for w in (self.reask_btn, self.recorded_box, self.step_page_btn, self.branch_btn,
-                                               self.replay_btn)}
-        self.run, self._recorded, self._asked = None, "no run is open", set()  # see show_run
+                                               self.replay_btn, self.compare_btn)}
+        self.run, self._recorded, self._asked, self._others, self._step = None, "no run is open", set(), 0, None
         self.set_run_status("")
         for w in (self.compare_btn, self.attempt_btn, self.reask_btn, self.branch_btn, self.replay_btn,
                   self.replay_speed, self.recorded_box, self.step_page_btn):
@@ -97,7 +97,14 @@ class RunTools(QWidget):
         recorded = why_not_recorded(store, run["id"]) if run else "no run is open"
         self._recorded = recorded[:1].lower() + recorded[1:]
         self.steps_added(store)
-        self.check_step(None)
+        self._step = None  # no step is shown yet
+        self.count_others(store)
+
+    def count_others(self, store) -> None:
+        """How many other runs the shown run's task has (Compare with… needs one: walkthrough 8), again."""
+        run = self.run
+        self._others = len(store.other_runs_of_task(run["id"], run["task_id"] or "", run["task"])) if run else 0
+        self.check_step(self._step)
 
     def steps_added(self, store) -> None:
         """The run shown has new steps (a run going on elsewhere): which have a request stored, again."""
@@ -106,7 +113,7 @@ class RunTools(QWidget):
     def check_step(self, step: dict | None) -> None:
         """Re-ask, "as recorded" and the step's page enabled only where they can work on the step shown (its row);
         where not, their tooltip says why (an imported run: no request to re-ask, no web recording; walk3 A16)."""
-        run, recorded = self.run, self._recorded
+        run, recorded, self._step = self.run, self._recorded, step
         reask = why_not_reask(run, step, self._asked) if run else "no step is shown"
         for w, what, why in ((self.reask_btn, "Cannot re-ask", reask),
                              (self.recorded_box, "Cannot replay or branch as recorded", recorded),
@@ -117,6 +124,10 @@ class RunTools(QWidget):
             self.recorded_box.setChecked(False)
         for w in (self.compare_btn, self.attempt_btn, self.branch_btn, self.replay_btn, self.replay_speed):
             w.setEnabled(run is not None)  # no run open (a search took it away): nothing to do it on (walk4)
+        alone = run is not None and not self._others  # walkthrough 8: it only said so at the bottom, once clicked
+        self.compare_btn.setEnabled(run is not None and not alone)
+        self.compare_btn.setToolTip("Cannot compare: no other run of this task (runs of the same task are compared)"
+                                    if alone else self._tips[self.compare_btn])
         nowhere = run is not None and not (run.get("url") or "").strip()  # an import that kept no start address
         for w, what in ((self.branch_btn, "Cannot branch"), (self.replay_btn, "Cannot replay")):
             w.setEnabled(run is not None and not nowhere)  # walkthrough 7: "the start page  could not be opened"

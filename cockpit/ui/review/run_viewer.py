@@ -87,10 +87,9 @@ class RunViewer(QWidget):
     def _build(self) -> None:
         self.header = _wrapping()
         self.answer = _wrapping()
-        self.answer.setStyleSheet("background:#eef6ee; padding:4px; border:1px solid #cfe3cf")
         self.header_line, self.answer_line = ElidedLabel(), ElidedLabel()  # compact: one line each
         self.header_line.setStyleSheet("font-weight: bold")
-        self.answer_line.setStyleSheet("background:#eef6ee; padding:2px; border:1px solid #cfe3cf")
+        self._answer_boxes(False)
         self.filmstrip = QListWidget()
         self.filmstrip.setViewMode(QListView.IconMode)
         self.filmstrip.setFlow(QListView.LeftToRight)
@@ -157,6 +156,7 @@ class RunViewer(QWidget):
         for label in (self.header, self.answer, self.header_line, self.answer_line, self.step_info):
             label.setText("")
         self.set_note("")
+        self._answer_boxes(False)
         self.tools.set_run_status("")
         self.tools.show_run(self.store, None)
         self.details.show_step(self.store, {}, None)
@@ -193,6 +193,7 @@ class RunViewer(QWidget):
             return
         self.run = run
         self.tools.set_run_status(run["status"])
+        self.tools.count_others(self.store)  # a batch elsewhere may have run its task again
         if new:  # a run going on elsewhere: its new steps
             self._add_steps(new, shown=True)
 
@@ -263,6 +264,14 @@ class RunViewer(QWidget):
         self.header_line.setText(f"{r['task']} — {status} · {plural(r['steps'], 'step')} · run {r['id']}"
                                  + (f" · {branch}" if branch else ""))
         self.answer_line.setText("Final answer: " + (answer if answer is not None else none))
+        self._answer_boxes(True)
+
+    def _answer_boxes(self, shown: bool) -> None:
+        """The answer's pale-green box drawn only round an answer: with no run open, no empty box (walkthrough 8);
+        its room kept, so nothing moves when a run opens."""
+        for label, pad in ((self.answer, 4), (self.answer_line, 2)):
+            label.setStyleSheet(f"padding:{pad}px; border:1px solid " + (
+                "#cfe3cf; background:#eef6ee" if shown else "transparent"))
 
     # ---------- stepping ----------
     def go(self, i: int) -> None:

@@ -69,7 +69,8 @@ class RunsBrowser(QWidget):
     def _build(self) -> None:
         self.search = QLineEdit(placeholderText="search task and answer…")
         self.search.setMinimumWidth(80)
-        self.search.setToolTip("Lists the runs whose task or answer holds these words as you type")
+        self.search.setToolTip("Lists the runs whose task or answer holds these words in this order (a few other "
+                               "words may stand between them), as you type")
         self._typed = QTimer(self, singleShot=True, interval=300)  # the list follows the typing, once it pauses
         self._typed.timeout.connect(self.apply_filter)
         self.search.textEdited.connect(lambda _t: self._typed.start())

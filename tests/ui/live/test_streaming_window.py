@@ -9,6 +9,7 @@ import pytest
 from cockpit.core.demo.simulator import SIM_MODEL, SimulatorSettings, serve_simulator
 from cockpit.core.llm.client import ModelConfig
 from cockpit.core.llm.modelserver import ModelServer, Reply
+from cockpit.core.words import plural
 from tests.clitools import cockpit, ok
 from tests.ui.windowtools import LONG, records, wait_idle
 
@@ -90,6 +91,9 @@ def test_stop_during_a_reply_ends_the_run_at_once_and_hangs_up_on_the_model(qtbo
     # what the model had written is kept (#38 B2): the step's Raw reply and `cockpit runs` show it
     assert steps[0]["reply"].startswith("Thought: I am on 'Agent start'.") and "cut off by Stop" in steps[0]["reply"]
     assert steps[0]["completion_tokens"] >= 2
+    # walkthrough 8: the status bar said "0 tokens" while the step kept 4; it counts them as the step records them
+    kept = (steps[0]["prompt_tokens"] or 0) + steps[0]["completion_tokens"]
+    assert w.status.tokens.text().split(",")[0].split(" (")[0] == plural(kept, "token", grouped=True)
     w.live.log_panel.select_step(1)
     qtbot.waitUntil(lambda: "cut off by Stop" in w.live.details.raw.toPlainText(), timeout=5000)
     assert w.live.details.raw.toPlainText().startswith("Thought: I am on 'Agent start'.")

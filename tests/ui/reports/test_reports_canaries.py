@@ -34,7 +34,8 @@ def test_judge_runs_the_canaries_first_and_shows_a_flagged_judge(qtbot, store):
     assert len(tasks) == 6 + 2 and all(t.startswith("user task") for t in tasks[6:])  # the canaries first
     line = panel.j_canary_result
     assert line.isVisible() and line.text() == (f"Canary runs: judge yes-judge is FLAGGED by the canaries: {FAILS}. "
-                                                "Its verdicts are reported as flagged.")
+                                                "Its verdicts are reported as flagged and left out of the "
+                                                "success rates.")
     assert "b00020" in line.styleSheet()
     assert {v["run_id"] for v in L.verdicts(store, judge="yes-judge")} == set(ids)
     with Store(canary_root(store.root)) as canaries:  # the canaries' verdicts kept beside their known outcomes

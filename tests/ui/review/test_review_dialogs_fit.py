@@ -212,3 +212,11 @@ def test_reask_does_not_offer_a_model_that_answers_another_way(qtbot, window_fac
     said = shown_text(dlg.verdict.text())
     assert "model server is gone" in said and "answers another way than this step was asked (Set-of-Mark)" in said
     assert not dlg.use_current_btn.isVisible()
+    # walkthrough 8: it said "set such a model in Model… (Ctrl+,)", though the dialog has a Server field of its own
+    assert "in the Server field above" in said and "Model…" not in said, said
+    from cockpit.core.llm.modelserver import ModelServer
+    with ModelServer(lambda b: "Thought: the button\nAction: Click [1]") as marks:
+        dlg.base_url.setText(marks.base_url)  # as the message says, then Send
+        dlg.send_btn.click()
+        qtbot.waitUntil(lambda: dlg.result is not None, timeout=30_000)
+    assert "the same action" in shown_text(dlg.verdict.text())

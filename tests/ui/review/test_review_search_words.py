@@ -36,3 +36,20 @@ def found(qtbot, p, text: str) -> set[str]:
 def test_search_finds_the_words_in_the_order_typed(qtbot, notes_review, text, keys):
     p, ids = notes_review
     assert found(qtbot, p, text) == {ids[k] for k in keys}
+
+
+def test_search_finds_the_words_with_a_few_words_in_between(qtbot, panel, store):
+    """Walkthrough 8: "Delete the first item in the Tiny" listed 1 of the 4 such runs, the others having
+    "(Invoice 101)" inside the phrase."""
+    tasks = ["Delete the first item in the Tiny Office items list",
+             "Delete the first item (Invoice 101) in the Tiny Office items list",
+             "Delete the first item (Invoice 102) in the Tiny Office list",
+             "Tiny Office: in the first item, Delete nothing",  # the words, but not in that order
+             "Delete the draft report item"]
+    ids = [make_run(store, steps=1, task=task) for task in tasks]
+    p = panel()
+    assert found(qtbot, p, "Delete the first item in the Tiny") == set(ids[:3])
+    assert found(qtbot, p, "first item (Invoice 101)") == {ids[1]}
+    assert found(qtbot, p, "delete item") == {ids[0], ids[1], ids[2], ids[4]}  # not ids[3]: the order typed
+    assert found(qtbot, p, "delete list") == set()  # at most three words between them
+    assert found(qtbot, p, "( ) 101") == {ids[1]}  # marks alone are no words
