@@ -19,6 +19,10 @@ class Stopped(Exception):
     """Raised inside the loop when the user pressed Stop."""
 
 
+
+#: Who paused a run, as the gate says it: the person, with the Pause button.
+PRESSED_PAUSE = "you pressed Pause"
+
 class RunControl:
     def __init__(self, paused: bool = False):
         self.stop_event = threading.Event()
@@ -31,18 +35,21 @@ class RunControl:
         self._paused = paused
         #: Pause was pressed and has not yet taken effect: the action being written waits at the gate (#38)
         self.pause_pending = False
+        self.pause_why = PRESSED_PAUSE  # who or what paused it, said at the gate (walkthrough 9)
         self._jobs: queue.Queue = queue.Queue()
         self._on_stop: list[Callable[[], object]] = []  # what Stop calls off at once (calling_off)
         if not paused:
             self._go.set()
 
     # --- from the controlling thread ---
-    def pause(self) -> None:
+    def pause(self, why: str = "") -> None:
         """Pause at the next step boundary; an action the model is writing now is held at the gate first
-        (:attr:`pause_pending`, :func:`cockpit.core.agent.gate.must_ask`)."""
+        (:attr:`pause_pending`, :func:`cockpit.core.agent.gate.must_ask`). `why`: who or what paused, as the gate
+        says it ("you pressed Pause", the default; "the window asked whether to close")."""
         with self._cond:
             if not self._paused:
                 self.pause_pending = True
+                self.pause_why = why or PRESSED_PAUSE
             self._paused = True
             self._go.clear()
 

@@ -22,6 +22,7 @@ import time
 from cockpit.core.actions.grammar import Action
 from cockpit.core.agent import events as ev
 from cockpit.core.agent.approval import ApprovalRequest, Approver, Decision, by_site_rule, needs_approval, vetted
+from cockpit.core.agent.control import PRESSED_PAUSE
 from cockpit.core.agent.hooks.base import RunScope, StepHook
 from cockpit.core.agent.pixelstep import Points
 from cockpit.core.agent.step import Step
@@ -33,8 +34,10 @@ from cockpit.core.safety.risk import Risk
 
 #: The message of a decision made by a take-over: the pending action was dropped, not judged.
 TOOK_OVER = "the supervisor took over"
-#: Why an action waits at the gate when Pause was pressed while the model wrote it
-PAUSED_HERE = "you pressed Pause while the model wrote this action: it has not run"
+#: Why an action waits at the gate when the run was paused while the model wrote it: "<who paused> " + HELD
+HELD = "while the model wrote this action: it has not run"
+#: ... when Pause was pressed
+PAUSED_HERE = f"{PRESSED_PAUSE} {HELD}"
 #: The decision's ``policy`` then: no approval policy asked (a refusal at the gate it is not; see ended_at_gate).
 TAKE_OVER_POLICY = "take-over"
 
@@ -93,7 +96,7 @@ class Gate:
         shown = st.record.action  # as :meth:`propose` showed it (secrets hidden)
         if control.pause_pending:  # held by Pause (#38): said among the reasons it waits
             control.pause_pending = False
-            risk = dataclasses.replace(risk, evidence=(*risk.evidence, PAUSED_HERE))
+            risk = dataclasses.replace(risk, evidence=(*risk.evidence, f"{control.pause_why} {HELD}"))
         if not control.taken_over:
             run.emit(ev.ApprovalRequested(run.run_id, st.n, shown, action.target, risk.level, risk.evidence))
             req = ApprovalRequest(run.run_id, st.n, action, mark, risk, policy, obs.url,

@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.agent.approval import ApprovalRequest, Decision, off_screenshot
-from cockpit.core.agent.gate import PAUSED_HERE
+from cockpit.core.agent.gate import HELD
 from cockpit.core.errors import ActionParseError
 from cockpit.ui.elide import breakable, wrap_within
 from cockpit.ui.enter_keys import ctrl_enter
@@ -152,10 +152,11 @@ class ApprovalPanel(QFrame):
             label = html.escape(breakable(repr(req.mark.label[:80])))
             target = f" on [{req.mark.id}] &lt;{html.escape(req.mark.tag)}&gt; {label}"
         where = html.escape(step_label[:1].upper() + step_label[1:]) if step_label else f"Step {req.step}"
+        held = next((e for e in req.risk.evidence if e.endswith(HELD)), "")  # paused while the model wrote it
         self.title.setText(f"<b>{where}: the agent wants to run</b> "
                            f"<code>{html.escape(breakable(req.display))}</code>{target}"
                            f"<br>risk: <b>{html.escape(req.risk.level)}</b> ("
-                           + ("held because you pressed Pause" if PAUSED_HERE in req.risk.evidence else
+                           + (f"held because {html.escape(held[:-len(HELD)].strip())}" if held else
                               f"asked because the policy is '{html.escape(req.policy)}'") + ")")
         items = "".join(f"<li>{html.escape(breakable(e))}</li>" for e in req.risk.evidence) or "<li>(no evidence)</li>"
         cut = req.thought[:400] + ("…" if len(req.thought) > 400 else "")

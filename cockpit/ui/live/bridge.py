@@ -165,9 +165,10 @@ class AgentBridge(QObject):
         self._launching = False
         return True
 
-    def pause(self) -> None:
+    def pause(self, why: str = "") -> None:
+        """Pause the run; `why`: who or what paused it, as the gate says it (default: Pause was pressed)."""
         if self.control:
-            self.control.pause()
+            self.control.pause(why)
             if self.state in (RUNNING, WAITING_MODEL):  # said at once, until the pause takes effect (#38)
                 self._unpaused = self.state
                 self._set_state(PAUSING)

@@ -11,6 +11,8 @@ from PySide6.QtWidgets import QMessageBox, QWidget
 from cockpit.ui.live.bridge import RUNNING, WAITING_MODEL
 
 STOP_AND_CLOSE = "Stop and close"
+#: Who paused the run, as the gate says it of an action held meanwhile (walkthrough 9: "you pressed Pause")
+CLOSE_ASKED = "the window asked whether to close"
 
 
 def question(step: int, held: bool = False) -> str:
@@ -43,7 +45,7 @@ def ask_to_close(window: QWidget, bridge, runs) -> bool:
     busy = bridge.busy and not runs.closed
     held = busy and bridge.state in (RUNNING, WAITING_MODEL)
     if held:
-        bridge.pause()
+        bridge.pause(CLOSE_ASKED)
     if may_close(window, busy, runs.latest_step, held):
         return True
     if held:

@@ -83,9 +83,14 @@ def test_the_run_waits_while_the_close_question_is_open(qtbot, window_factory, s
         assert said and "it is paused while you decide" in said[0], said
         assert seen_while_open == [1]  # no further model call while asked: the run was held
         assert w.isVisible() and w.bridge.busy
-        qtbot.waitUntil(lambda: not w.bridge.busy or w.live.approval.isVisible(), timeout=LONG)
-        if w.live.approval.isVisible():  # the action being written when the pause came is held at the gate
-            w.live.approval.approve_btn.click()
+        # the action being written when the question paused the run is held at the gate, and the gate says why:
+        # the window asked (walkthrough 9: it said "you pressed Pause", and nobody had)
+        qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
+        panel = w.live.approval
+        assert "held because the window asked whether to close" in panel.title.text(), panel.title.text()
+        assert "the window asked whether to close while the model wrote this action" in panel.evidence.text()
+        assert "Pause" not in panel.title.text() + panel.evidence.text()
+        panel.approve_btn.click()
         qtbot.waitUntil(lambda: len(srv.requests) >= 2, timeout=LONG)  # Cancel: it went on
         w.bridge.stop()
         qtbot.waitUntil(lambda: not w.bridge.busy, timeout=LONG)
