@@ -35,6 +35,7 @@ def test_with_no_run_open_the_run_tools_are_off(qtbot, panel, store):
     """Walkthrough 4: a search took the open run out of the list ("not in the list any more") and Branch, Replay,
     Compare and "Attempt this task yourself" stayed enabled; Branch then did nothing, without a word."""
     own = make_run(store, steps=2, task="a run of our own")
+    make_run(store, steps=2, task="a run of our own")  # another run of its task: something to compare with
     p = panel("ada")
     tools = p.viewer.tools
     buttons = (tools.branch_btn, tools.replay_btn, tools.compare_btn, tools.attempt_btn, tools.reask_btn)
