@@ -19,9 +19,9 @@ class Stopped(Exception):
     """Raised inside the loop when the user pressed Stop."""
 
 
-
 #: Who paused a run, as the gate says it: the person, with the Pause button.
 PRESSED_PAUSE = "you pressed Pause"
+
 
 class RunControl:
     def __init__(self, paused: bool = False):

@@ -36,6 +36,8 @@ import urllib.request
 
 import websocket
 
+from cockpit.core.browser import remote
+
 log = logging.getLogger(__name__)
 
 SCREENSHOT = {"format": "png", "optimizeForSpeed": True}
@@ -232,3 +234,17 @@ class DirectCDP:
             self._ws.close(timeout=0.5)  # a listening connection's reader may take the closing reply
         except Exception:
             pass
+
+
+def connect_tab(capabilities: dict, webdriver_url: str, tab: str | None, timeout: float = 10.0) -> DirectCDP | None:
+    """A new DevTools connection to page `tab` of a session with these WebDriver `capabilities`: local Chrome's
+    ``debuggerAddress``, or Grid 4's ``se:cdp`` relay when the session is remote (`webdriver_url`); None when
+    there is neither. Any thread may ask (browser/stop_loading.py does while the loop's thread waits)."""
+    caps = capabilities or {}
+    if not tab:
+        return None
+    if webdriver_url:
+        se_cdp = caps.get("se:cdp")
+        return DirectCDP.connect_grid(remote.relay_url(se_cdp, webdriver_url), tab, timeout) if se_cdp else None
+    address = (caps.get("goog:chromeOptions") or {}).get("debuggerAddress")
+    return DirectCDP.connect(address, tab, timeout=timeout) if address else None

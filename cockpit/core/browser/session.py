@@ -24,7 +24,7 @@ from selenium.webdriver.chrome.service import Service
 
 from cockpit.core import paths, resources
 from cockpit.core.browser import launch, profiles, remote, settling
-from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser.cdp import DirectCDP, DirectCDPError, connect_tab
 from cockpit.core.browser.contexts import Contexts
 from cockpit.core.browser.downloads import DownloadFolder
 from cockpit.core.browser.processes import kill_orphans
@@ -350,13 +350,7 @@ class BrowserSession:
             return None  # connecting would wait for the dialog; tried again later
         self.drop_direct(purpose)
         self._direct_tried[purpose] = self._main_handle
-        address = (self.driver.capabilities.get("goog:chromeOptions") or {}).get("debuggerAddress")
-        if self.config.webdriver_url and self._main_handle:  # Grid 4: its se:cdp relay to the browser
-            direct = DirectCDP.connect_grid(remote.relay_url(se_cdp, self.config.webdriver_url), self._main_handle)
-        elif address and self._main_handle:
-            direct = DirectCDP.connect(address, self._main_handle)
-        else:
-            direct = None
+        direct = connect_tab(self.driver.capabilities, self.config.webdriver_url, self._main_handle)
         if direct is not None:
             try:
                 self.equip_direct(direct, purpose)

@@ -10,26 +10,18 @@ from __future__ import annotations
 
 import logging
 
-from cockpit.core.browser import remote
-from cockpit.core.browser.cdp import DirectCDP, DirectCDPError
+from cockpit.core.browser.cdp import DirectCDPError, connect_tab
 
 log = logging.getLogger(__name__)
 
 
 def stop_loading(session) -> bool:
     """Stop the load going on in `session`'s tab (any thread); False when it could not be reached."""
-    driver, tab = session.driver, getattr(session, "_main_handle", None)
-    if driver is None or not tab:
+    if session.driver is None:
         return False
     try:
-        caps = driver.capabilities or {}
-        address = (caps.get("goog:chromeOptions") or {}).get("debuggerAddress")
-        if session.config.webdriver_url:
-            se_cdp = caps.get("se:cdp") or ""
-            direct = DirectCDP.connect_grid(remote.relay_url(se_cdp, session.config.webdriver_url), tab) \
-                if se_cdp else None
-        else:
-            direct = DirectCDP.connect(address, tab, timeout=5.0) if address else None
+        direct = connect_tab(session.driver.capabilities, session.config.webdriver_url, session.main_handle,
+                             timeout=5.0)
     except (DirectCDPError, OSError) as e:
         log.info("could not reach the tab to stop its load: %s", e)
         return False

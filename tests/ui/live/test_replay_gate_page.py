@@ -2,42 +2,9 @@
 dark ("Replaying run …"), the step's row opened the recorded page, and the caption named another run (the one branched
 earlier), while the click went to the live page. Real windows (offscreen), real Chromium, a run recorded by
 `cockpit run` with the scripted model server (it placed an order unasked), replayed on the same pages."""
-import pytest
 from PySide6.QtGui import QImage
 
-from cockpit.core.llm.modelserver import ModelServer
-from cockpit.core.store import Store
-from tests.clitools import cockpit, ok, text_of
-from tests.lookahead_helpers import mark_in
 from tests.ui.windowtools import LONG, wait_idle
-
-TASK = "Order a copy of the book"
-
-
-def order(body):
-    """Open the details, order a copy, place the order; then answer."""
-    text = text_of(body["messages"][-1])
-    if "The page is 'Order placed'" in text:
-        return "Thought: done.\nAction: ANSWER; ordered"
-    if "The page is 'Order'" in text:
-        return f"Thought: place it.\nAction: Click [{mark_in(text, 'Place order')}]"
-    if "The page is 'Agent start'" in text:
-        return f"Thought: the details.\nAction: Click [{mark_in(text, 'Open the details page')}]"
-    return f"Thought: order a copy.\nAction: Click [{mark_in(text, 'Order a copy')}]"
-
-
-@pytest.fixture
-def ordered(window_factory, site):
-    """A run that placed its order unasked (`--approval allow`), in a fresh window's store: (run, its steps)."""
-    w = window_factory()
-    home = w.store_root
-    w.close()
-    with ModelServer(order) as srv:
-        ok(cockpit(home, "run", "--task", TASK, "--url", site.url("agent_start.html"),
-                   "--base-url", srv.base_url, "--model", "m", "--approval", "allow"))
-    with Store(home) as s:
-        (run,) = s.runs()
-        return run, s.steps(run["id"])
 
 
 def shown_image(w) -> QImage:
@@ -52,7 +19,7 @@ def test_the_gate_of_a_replay_shows_the_page_now_and_names_the_replayed_run(qtbo
     # the window's last run was a branch of another run (walkthrough 8: its parent was named in the replay's caption)
     w.live.branch = {"parent_run": "20261202-102901-8ba288", "parent_step": 1}
     assert w.start_replay(run["id"], speed=None)
-    assert w.windowTitle() == f"Cockpit — {TASK}"
+    assert w.windowTitle() == f"Cockpit — {run['task']}"
     qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     req = w.live.approval.request
     assert req.page and req.mark is not None and "Place order" in req.mark.label
@@ -80,4 +47,4 @@ def test_the_gate_of_a_replay_shows_the_page_now_and_names_the_replayed_run(qtbo
     the_page_now()
     w.live.approval.reject_btn.click()
     wait_idle(qtbot, w)
-    assert w.windowTitle() == f"Cockpit — {TASK}"
+    assert w.windowTitle() == f"Cockpit — {run['task']}"
