@@ -47,9 +47,11 @@ def test_a_batch_started_on_a_locked_store_stops_at_once_and_names_the_database(
     db = home / "cockpit.db"
     assert f"the run database {db} is locked by another program" in r.stderr, r.stderr
     assert "another Cockpit process" in r.stderr and f"waited {STARTUP_WAIT:g} s and ran no task" in r.stderr
-    # The start-up, the short wait, and nothing more (the store's usual wait is 10 s per task). The start-up is
-    # the one measured above: on a machine busy with other work it is seconds, not a fraction of one.
-    assert took < start_up + STARTUP_WAIT + 6, f"the batch took {took:.1f} s to give up (start-up {start_up:.1f} s)"
+    # The start-up, the short wait, and nothing like the store's usual wait per task (10 s each, 30 s for the
+    # three: what this fixed). The start-up is the one measured above: on a machine busy with other work it is
+    # seconds, and two start-ups there differ by several (CI: 14.8 s measured, 22.9 s in all), so the bound
+    # leaves the room of two tasks' waits and still fails when all three are waited for.
+    assert took < start_up + STARTUP_WAIT + 20, f"the batch took {took:.1f} s to give up (start-up {start_up:.1f} s)"
     assert "alpha" not in r.stdout + r.stderr  # no task was started, none reported as failed
     assert integrity(home) == "ok"
     with Store(home) as store:  # nothing half-recorded; the old run is intact

@@ -18,7 +18,7 @@ def runs(home):
     return ids
 
 
-def opened(qtbot, w, monkeypatch):
+def export_dialog_by_keys(qtbot, w, monkeypatch):
     shown = []
     monkeypatch.setattr(export_training.ExportTrainingDialog, "exec",
                         lambda self: (shown.append(self), self.show()))
@@ -41,7 +41,7 @@ def test_the_dialog_counts_what_review_lists_and_exports_it(qtbot, window_factor
     browser = w.review.browser
     browser.f_human.setCurrentIndex(browser.f_human.findText("success"))
     assert browser.count.text() == "3 runs"
-    dlg = opened(qtbot, w, monkeypatch)
+    dlg = export_dialog_by_keys(qtbot, w, monkeypatch)
     assert dlg.runs.human.currentData() == "success"  # Review's filter, carried over
     qtbot.waitUntil(lambda: dlg.counts.text().startswith("3 runs selected"), timeout=10_000)
     assert "→ 9 rows from 3 runs: 9 accepted" in dlg.counts.text()
@@ -72,7 +72,7 @@ def test_the_dialog_fits_a_small_screen_and_says_when_pyarrow_is_missing(qtbot, 
     runs(tmp_path / "home")
     w = window_factory()
     monkeypatch.setattr(export_training.parquet, "available", lambda: False)
-    dlg = opened(qtbot, w, monkeypatch)
+    dlg = export_dialog_by_keys(qtbot, w, monkeypatch)
     dlg.folder.setText(str(tmp_path / "out"))
     dlg.kind.setCurrentIndex(dlg.kind.findData("preference"))
     assert dlg.layout_box.currentText() == "TRL Parquet (needs pyarrow)"

@@ -443,7 +443,7 @@ class LivePane(QWidget):
         says so) and box clicks go to the take-over from now on."""
         if self.bridge.take_over(self._settings().decided_by()) is None:
             return False
-        self.takeover.set_target(None)
+        self.takeover.start_looking()
         self.takeover.setVisible(True)
         self._make_room()
         self.shown_step = None

@@ -32,6 +32,7 @@ class TakeOverPanel(QFrame):
         self.setStyleSheet("#takeOverPanel { background: #e8f4fd; border: 2px solid #2196f3; border-radius: 4px; }")
         self.target: int | None = None
         self.point: tuple[int, int] | None = None  # a point picked instead of a box
+        self.waiting = False  # taken, the fresh look at the page not in yet: the screenshot shown is the old one
         g = QGridLayout(self)
         self.info = _SteadyLabel("<b>You have the browser.</b> Click a box on the screenshot to pick a target.")
         self.click_btn = QPushButton("Click target")
@@ -80,7 +81,18 @@ class TakeOverPanel(QFrame):
         """The wheel over the panel's buttons and fields: nothing moves (it scrolled the panel under the pointer)."""
         event.accept()
 
+    def start_looking(self) -> None:
+        """The browser is being taken: until the page is looked at anew (the agent first ends the model call or
+        action it is in), the shown boxes are the old numbering, so nothing can be picked or run yet."""
+        self.set_target(None)
+        self.waiting = True
+        self.set_busy(True)
+        self.info.setText("<b>Taking the browser…</b> waiting for the agent to finish what it is doing, then "
+                          "looking at the page as it is now.")
+
     def set_target(self, mark_id: int | None, label: str = "") -> None:
+        if self.waiting and mark_id is not None:
+            return
         self.target, self.point = mark_id, None
         has = mark_id is not None
         self.click_btn.setEnabled(has)
@@ -92,6 +104,8 @@ class TakeOverPanel(QFrame):
 
     def set_point(self, point: tuple[int, int], label: str = "") -> None:
         """Act at a point of the page (viewport pixels): Click (x, y), or Type (x, y); text."""
+        if self.waiting:
+            return
         self.target, self.point = None, (int(point[0]), int(point[1]))
         self.click_btn.setEnabled(True)
         self.type_btn.setEnabled(True)
@@ -101,6 +115,9 @@ class TakeOverPanel(QFrame):
 
     def forget_target(self) -> None:
         """The page changed or an action was used: the box number and the text no longer mean the same thing."""
+        if self.waiting:  # the fresh look a take-over waits for
+            self.waiting = False
+            self.set_busy(False)
         self.set_target(None)
         self.text.clear()
 

@@ -70,7 +70,7 @@ def cockpits():
         c.stop()
 
 
-def get(url: str) -> str:
+def served_text(url: str) -> str:
     try:
         with OPENER.open(url, timeout=5) as r:
             return r.read().decode()
@@ -78,7 +78,7 @@ def get(url: str) -> str:
         return f"HTTP {e.code}"
 
 
-def pages(tmp_path) -> tuple[Path, Path]:
+def two_folders(tmp_path) -> tuple[Path, Path]:
     """simple.html in two folders, each saying which it is."""
     made = []
     for name in ("x", "y"):
@@ -89,31 +89,31 @@ def pages(tmp_path) -> tuple[Path, Path]:
 
 
 def test_two_processes_serving_one_folder_give_it_one_address_and_either_may_stop(tmp_path, cockpits):
-    x, _ = pages(tmp_path)
+    x, _ = two_folders(tmp_path)
     window, batch = cockpits(x), cockpits(x)  # the window's run, then `cockpit run --tasks` while it goes on
     assert batch.url == window.url == f"http://127.0.0.1:{folder_port(x.parent)}/simple.html"
-    assert all(get(window.url) == "<title>x</title>page x" for _ in range(10))
+    assert all(served_text(window.url) == "<title>x</title>page x" for _ in range(10))
     window.stop()  # the window's run ends (or the window closes): the batch's pages still load
-    assert all(get(batch.url) == "<title>x</title>page x" for _ in range(20))
+    assert all(served_text(batch.url) == "<title>x</title>page x" for _ in range(20))
     assert cockpits(x).url == batch.url  # and another process joins the one left
 
 
 def test_two_folders_forced_onto_one_port_never_share_it(tmp_path, cockpits):
-    x, y = pages(tmp_path)
+    x, y = two_folders(tmp_path)
     port = free_port()  # both folders' port (a collision of folder_port's hash)
     a = cockpits(x, port)
     b = cockpits(y, port)
     assert a.url == f"http://127.0.0.1:{port}/simple.html"
-    assert urlparse(b.url).port != port and get(b.url) == "<title>y</title>page y"
-    assert all(get(a.url) == "<title>x</title>page x" for _ in range(30))  # never y's page at x's address
+    assert urlparse(b.url).port != port and served_text(b.url) == "<title>y</title>page y"
+    assert all(served_text(a.url) == "<title>x</title>page x" for _ in range(30))  # never y's page at x's address
     c = cockpits(x, port)  # x again: shares the port with a
     assert c.url == a.url
     a.stop()
-    assert all(get(c.url) == "<title>x</title>page x" for _ in range(20))
+    assert all(served_text(c.url) == "<title>x</title>page x" for _ in range(20))
 
 
 def test_a_port_held_by_another_program_is_not_shared_with_it(tmp_path, monkeypatch):
-    x, _ = pages(tmp_path)
+    x, _ = two_folders(tmp_path)
     with socket.socket() as other:  # another program of this user's, also binding with SO_REUSEPORT
         other.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
         other.bind(("127.0.0.1", 0))
@@ -124,20 +124,20 @@ def test_a_port_held_by_another_program_is_not_shared_with_it(tmp_path, monkeypa
         monkeypatch.setattr("cockpit.core.replay.localfiles.folder_port", lambda folder: port)
         with ServedFolders() as local:
             url = local.served(Task("t", "q", file_url(x))).url
-            assert urlparse(url).port != port and get(url) == "<title>x</title>page x"
+            assert urlparse(url).port != port and served_text(url) == "<title>x</title>page x"
 
 
 def test_the_marker_names_no_file_or_path(tmp_path):
-    x, _ = pages(tmp_path)
+    x, _ = two_folders(tmp_path)
     with ServedFolders() as local:
         url = local.served(Task("t", "q", file_url(x))).url
-        token = get(url.replace("/simple.html", MARKER))
+        token = served_text(url.replace("/simple.html", MARKER))
     assert token.startswith("cockpit-folder ") and len(token.split()[1]) == 64
     assert str(tmp_path) not in token and "simple" not in token
 
 
 def test_runs_of_one_local_page_from_two_processes_compare_as_the_same_page(tmp_path):
-    x, _ = pages(tmp_path)
+    x, _ = two_folders(tmp_path)
     first_asked, second_done = threading.Event(), threading.Event()
 
     def wait_for_second(body):  # the first run waits on its page until the second has run on the same one

@@ -18,7 +18,7 @@ from testkit.fakeruns import screenshot
 NOTES = "http://127.0.0.1/notes"
 
 
-def record(store, actions: list[str], parent: tuple[str, int] | None = None, pointer: dict | None = None) -> str:
+def notes_run(store, actions: list[str], parent: tuple[str, int] | None = None, pointer: dict | None = None) -> str:
     """A run of the notes task whose steps did `actions`; with `parent` (run id, step), a branch of that run."""
     run_id = store.new_run(NewRun("Open Note A", NOTES, model="som", parent_run=parent and parent[0],
                                   parent_step=parent and parent[1]))
@@ -31,7 +31,7 @@ def record(store, actions: list[str], parent: tuple[str, int] | None = None, poi
     return run_id
 
 
-def rows(dlg) -> list[list[str]]:
+def rows_with_step_numbers(dlg) -> list[list[str]]:
     t = dlg.table
     return [[t.verticalHeaderItem(r).text() if t.verticalHeaderItem(r) else ""]
             + [t.item(r, c).text() for c in range(t.columnCount())] for r in range(t.rowCount())]
@@ -42,11 +42,11 @@ BRANCH = ["Click [5]", "Scroll [WINDOW]; down", "Click [2]", "Click [6]"]  # ste
 
 
 def test_a_branch_is_lined_up_with_its_parent_at_the_branch_point(qtbot, store):
-    parent = record(store, PARENT)
-    branch = record(store, BRANCH, parent=(parent, 3))
+    parent = notes_run(store, PARENT)
+    branch = notes_run(store, BRANCH, parent=(parent, 3))
     dlg = CompareDialog(store, parent, branch)
     qtbot.addWidget(dlg)
-    got = rows(dlg)
+    got = rows_with_step_numbers(dlg)
     # the prelude both share: the parent's steps 1 and 2, the branch's side "shared"
     assert got[0][:5] == ["shared", "1", "Click [1]", "shared", "(as A: before the branch)"]
     assert got[1][:3] == ["shared", "2", "Scroll [WINDOW]; down"] and got[1][5:] == ["shared", "shared"]
@@ -64,26 +64,26 @@ def test_a_branch_is_lined_up_with_its_parent_at_the_branch_point(qtbot, store):
 
 
 def test_the_branch_can_be_a(qtbot, store):
-    parent = record(store, PARENT)
-    branch = record(store, BRANCH, parent=(parent, 3))
-    got = rows(CompareDialog(store, branch, parent))  # Review's open run is the branch
+    parent = notes_run(store, PARENT)
+    branch = notes_run(store, BRANCH, parent=(parent, 3))
+    got = rows_with_step_numbers(CompareDialog(store, branch, parent))  # Review's open run is the branch
     assert got[0][:5] == ["shared", "shared", "(as B: before the branch)", "1", "Click [1]"]
     assert got[2][:5] == ["branch point", "1 (B's 3)", "Click [5]", "3", "Click [4]"]
 
 
 def test_two_runs_that_are_not_a_branch_are_lined_up_by_what_they_did(qtbot, store):
-    a = record(store, PARENT)
-    b = record(store, BRANCH)
+    a = notes_run(store, PARENT)
+    b = notes_run(store, BRANCH)
     dlg = CompareDialog(store, a, b)
     qtbot.addWidget(dlg)
     assert dlg.branch_row() is None and not hasattr(dlg, "branch_note")
-    assert all(r[0] in ("", "1", "2", "3", "4", "5", "6", "7") for r in rows(dlg))
+    assert all(r[0] in ("", "1", "2", "3", "4", "5", "6", "7") for r in rows_with_step_numbers(dlg))
 
 
 def test_a_pixel_step_s_point_is_drawn_on_both_screenshots(qtbot, store):
     frame = {"frame": {"viewport": [1024, 768]}}  # the screenshot's own width: one image pixel per CSS pixel
-    a = record(store, ["Click (600, 475)"], pointer=frame)
-    b = record(store, ["Click (120, 95)"], pointer=frame)
+    a = notes_run(store, ["Click (600, 475)"], pointer=frame)
+    b = notes_run(store, ["Click (120, 95)"], pointer=frame)
     dlg = CompareDialog(store, a, b)
     qtbot.addWidget(dlg)
     marks = [v.pointer_marker() for v in dlg.views]

@@ -17,7 +17,7 @@ def finished_run(store, task: str, steps: int = 1) -> str:
     return rid
 
 
-def opened(qtbot, p, rid):
+def run_shown(qtbot, p, rid):
     p.show_run(rid)
     qtbot.waitUntil(lambda: p.viewer.run is not None and p.viewer.run["id"] == rid, timeout=5000)
 
@@ -26,12 +26,12 @@ def test_compare_is_disabled_with_a_reason_when_the_task_has_no_other_run(qtbot,
     alone = finished_run(store, "Find the phone number")
     first = finished_run(store, "Find the address")
     p = panel()
-    opened(qtbot, p, alone)
+    run_shown(qtbot, p, alone)
     btn = p.viewer.tools.compare_btn
     assert not btn.isEnabled()
     assert btn.toolTip() == "Cannot compare: no other run of this task (runs of the same task are compared)"
     second = finished_run(store, "Find the address")
-    opened(qtbot, p, first)
+    run_shown(qtbot, p, first)
     assert btn.isEnabled() and btn.toolTip() == "Another run of the same task, side by side with steps aligned"
     assert second
 
@@ -46,7 +46,7 @@ def category_seen_from_its_start(qtbot, box) -> bool:
 def test_a_long_category_is_seen_from_its_start_and_whole_in_the_tooltip(qtbot, store, panel):
     rid = finished_run(store, "Find the phone number")
     p = panel()
-    opened(qtbot, p, rid)
+    run_shown(qtbot, p, rid)
     box = p.label_bar.category
     key_in_review(qtbot, p, Qt.Key_2)  # "Visual grounding issue", by its digit
     assert box.currentText() == "Visual grounding issue"
@@ -70,7 +70,7 @@ def test_no_empty_answer_box_shows_with_no_run_open(qtbot, store, panel):
     assert p.viewer.run is None
     boxes = [w for w in (p.viewer.answer_line, p.viewer.answer) if w.isVisible()]
     assert boxes and not any(pale_green_pixels(w) for w in boxes)  # nothing drawn where no answer is
-    opened(qtbot, p, rid)
+    run_shown(qtbot, p, rid)
     assert any(pale_green_pixels(w) for w in boxes)  # a run's answer in its box
     p.browser.search.setText("no such task anywhere")  # the open run leaves the list: no run is open again
     p.browser.apply_filter()

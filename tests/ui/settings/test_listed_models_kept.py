@@ -12,7 +12,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.ui.settings.dialog import ModelSettingsDialog
 
 
-def opened(qtbot, window) -> ModelSettingsDialog:
+def settings_dialog(qtbot, window) -> ModelSettingsDialog:
     dlg = ModelSettingsDialog(window.settings, window)  # as MainWindow.open_settings makes it
     qtbot.addWidget(dlg)
     dlg.show()
@@ -28,16 +28,16 @@ def offered(dlg) -> list[str]:
 def test_listed_models_are_kept_for_the_session(qtbot, window):
     with ModelServer(["unused"], model_name="vision-7b", also_listed=("vision-72b",)) as srv:
         window.settings.model = ModelConfig(base_url=srv.base_url, model="vision-7b")
-        dlg = opened(qtbot, window)
+        dlg = settings_dialog(qtbot, window)
         assert offered(dlg) == []
         qtbot.mouseClick(dlg.model.list_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: offered(dlg) == ["vision-7b", "vision-72b"], timeout=10_000)
         dlg.reject()
-    again = opened(qtbot, window)  # the server is gone now: nothing is asked again
+    again = settings_dialog(qtbot, window)  # the server is gone now: nothing is asked again
     assert offered(again) == ["vision-7b", "vision-72b"] and again.model.model() == "vision-7b"
     again.model.apply_preset("Ollama")  # another server: its own (empty) list
     assert offered(again) == [] and again.model.base_url() == "http://localhost:11434/v1"
     again.model.apply_preset("OpenAI")
     assert offered(again) == []
     again.reject()
-    assert offered(opened(qtbot, window)) == ["vision-7b", "vision-72b"]
+    assert offered(settings_dialog(qtbot, window)) == ["vision-7b", "vision-72b"]
