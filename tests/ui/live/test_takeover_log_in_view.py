@@ -18,16 +18,16 @@ def test_the_take_over_panel_and_a_persons_step_keep_the_newest_row_in_view(qtbo
     w = small_window
     log = w.live.log_panel
     assert w.start_run()
-    qtbot.waitUntil(lambda: len(log.items) >= 4, timeout=20_000)
+    qtbot.waitUntil(lambda: len(log.items) >= 4, timeout=LONG)
     w.toolbar.act_pause.trigger()
-    qtbot.waitUntil(lambda: w.bridge.state == PAUSED or w.live.approval.isVisible(), timeout=20_000)
+    qtbot.waitUntil(lambda: w.bridge.state == PAUSED or w.live.approval.isVisible(), timeout=LONG)
     if w.live.approval.isVisible():  # held at the gate because of Pause: let it run, then the run pauses
         w.live.approval.approve()
-        qtbot.waitUntil(lambda: w.bridge.state == PAUSED, timeout=20_000)
+        qtbot.waitUntil(lambda: w.bridge.state == PAUSED, timeout=LONG)
     rows = len(log.items)
     w.toolbar.act_step.trigger()
     qtbot.waitUntil(lambda: len(log.items) > rows and (w.bridge.state == PAUSED or w.live.approval.isVisible()),
-                    timeout=20_000)
+                    timeout=LONG)
     qtbot.wait(300)
     newest = max(log.items)
     assert log.current_step() == newest and _in_view(log, newest)
@@ -45,7 +45,7 @@ def test_the_take_over_panel_and_a_persons_step_keep_the_newest_row_in_view(qtbo
     t.text.setText("Ada Lovelace")
     t.type_btn.click()
     qtbot.waitUntil(lambda: max(log.items) > newest and bool(log.items[max(log.items)].text(4))
-                    and t.down_btn.isEnabled(), timeout=20_000)
+                    and t.down_btn.isEnabled(), timeout=LONG)
     qtbot.wait(300)
     mine = max(log.items)
     assert log.items[mine].text(0) == f"{mine} (you)"
