@@ -12,7 +12,7 @@ import json
 import time
 from typing import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from cockpit.core.agent import events as ev
@@ -32,11 +32,11 @@ from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.live.log_sight import bring_into_sight_soon
 from cockpit.ui.live.replay_rows import ReplayRows
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
 from cockpit.ui.live.step_details import NO_TITLE, StepDetails
-from cockpit.ui.live.log_sight import bring_into_sight_soon
 from cockpit.ui.live.step_log import StepLogPanel
 from cockpit.ui.live.takeover_panel import TakeOverPanel
 from cockpit.ui.live.task_bar import TaskBar
