@@ -12,7 +12,7 @@ import json
 import time
 from typing import Callable
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QSplitter, QTabWidget, QVBoxLayout, QWidget
 
 from cockpit.core.agent import events as ev
@@ -32,6 +32,7 @@ from cockpit.ui.live.breakpoints_panel import BreakpointsPanel
 from cockpit.ui.live.bridge import REPLAYING, STOPPING, WAITING_MODEL
 from cockpit.ui.live.error_banner import ErrorBanner
 from cockpit.ui.live.hop_strip import HopStrip
+from cockpit.ui.live.log_sight import bring_into_sight_soon
 from cockpit.ui.live.replay_rows import ReplayRows
 from cockpit.ui.live.run_controller import RunController
 from cockpit.ui.live.status import WHILE_IT_LASTS, YOU_HAVE_IT
@@ -266,12 +267,7 @@ class LivePane(QWidget):
 
     def reveal_row(self, step: int) -> None:
         """Scroll the step log to `step`'s row once the layout has settled (the approval panel took room)."""
-        def scroll():
-            it = self.log_panel.item(step)
-            if it is not None:
-                self.log_panel.scrollToItem(it)
-        QTimer.singleShot(0, self, scroll)
-        QTimer.singleShot(50, self, scroll)  # after the room keeper has given the panel its height
+        bring_into_sight_soon(self.log_panel, self.log_panel.item(step))  # after the room keeper's (#38, B2)
 
     # ---------- clicks on the screenshot ----------
     def _mark(self, mark_id: int) -> Mark | None:
@@ -447,4 +443,6 @@ class LivePane(QWidget):
         self.takeover.setVisible(True)
         self._make_room()
         self.shown_step = None
+        if (step := self.log_panel.current_step()) is not None:  # the panel pushes the log down: the row stays
+            self.reveal_row(step)
         return True

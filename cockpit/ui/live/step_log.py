@@ -24,6 +24,7 @@ from cockpit.core.page.effects import in_words
 from cockpit.core.store.records import outcome_warning
 from cockpit.core.words import plural
 from cockpit.ui.elide import fit_words
+from cockpit.ui.live.log_sight import bring_into_sight_soon
 from cockpit.ui.live.step_details import WARN_COLOR, resolved_desc
 from cockpit.ui.plaintext import shown_text, tip
 
@@ -172,6 +173,7 @@ class StepLogPanel(QTreeWidget):
                     self.verticalScrollBar().setValue(where)
             if self.at_end:
                 self.scrollToBottom()
+                bring_into_sight_soon(self, it)  # on the screen too: the take-over panel pushes the log down
         return self.items[step]
 
     def current_step(self) -> int | None:

@@ -1,0 +1,41 @@
+"""A step log's row kept in sight: in the log's viewport, and in the part of it the panels' scroll area shows.
+
+At 1024x700 the take-over panel pushes the step log down, partly out of the panels' scroll area: a row in the
+log's viewport can still be off the screen (walkthrough 9 B2). The log scrolls first; what is still cut off, the
+scroll area around it scrolls.
+"""
+from __future__ import annotations
+
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QScrollArea, QTreeWidget, QTreeWidgetItem
+
+
+def bring_into_sight(log: QTreeWidget, item: QTreeWidgetItem) -> None:
+    """Scroll so `item`'s row shows: the log itself, then the scroll area holding it."""
+    log.scrollToItem(item)
+    area = _area(log)
+    if area is None:
+        return
+    rect = log.visualItemRect(item)
+    if rect.isEmpty():
+        return
+    bottom = log.viewport().mapTo(area.widget(), rect.bottomLeft())
+    top = log.viewport().mapTo(area.widget(), rect.topLeft())
+    bar, seen = area.verticalScrollBar(), area.viewport().height()
+    if bottom.y() - bar.value() > seen:  # below the area's edge: as little as shows the row whole
+        bar.setValue(min(top.y(), bottom.y() - seen + 1))
+    elif top.y() < bar.value():
+        bar.setValue(top.y())
+
+
+def bring_into_sight_soon(log: QTreeWidget, item: QTreeWidgetItem) -> None:
+    """The same, once the layout has settled (the rows' wrapped heights, a panel that took room)."""
+    for ms in (0, 60):
+        QTimer.singleShot(ms, log, lambda: item.treeWidget() is log and bring_into_sight(log, item))
+
+
+def _area(log: QTreeWidget) -> QScrollArea | None:
+    w = log.parentWidget()
+    while w is not None and not isinstance(w, QScrollArea):
+        w = w.parentWidget()
+    return w if w is not None and w.widget() is not None and w.widget().isAncestorOf(log) else None
