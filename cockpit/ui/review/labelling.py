@@ -187,8 +187,12 @@ class Labeller(QObject):
             self.label("fail")
 
     def pick_category(self, i: int) -> None:
+        mine = self.my_label()
         self.bar.category.setCurrentIndex(i)  # index 0 is the empty entry
-        self.label("fail")  # a category only makes sense on a failure
+        if self.label("fail") and mine and mine["verdict"] != "fail":  # a category only makes sense on a failure
+            was = mine["verdict"].replace("_", " ")  # said, not silent: a digit pressed by mistake is undone
+            self.bar.say(f"{label_text('fail', self.bar.category_text())} — it was {was}: a failure category makes "
+                         "the label a failure (Ctrl+Z undoes)")
 
     def step_axis(self, axis: str) -> None:
         """The axis key: saved at once on a labelled run, else with the run's verdict (S, F or U)."""

@@ -86,6 +86,25 @@ def test_f_then_3_then_s_leaves_no_stale_category_on_screen(qtbot, panel, store)
     assert L.labels(store, rid, "ada")[0]["category"] == "" and p.label_bar.status.text() == "your label: fail"
 
 
+def test_a_category_digit_on_a_success_says_the_verdict_became_a_failure(qtbot, panel, store):
+    """Walkthrough 9 (A1): S, then 3 by mistake, turned the verdict into "fail (Hallucination)" with no word of
+    it; now the bar says what it was and how to undo it, and Ctrl+Z brings the success back."""
+    rid = make_run(store, steps=2, task="buy the cheapest headphones")
+    p = panel("ada")
+    p.show_run(rid)
+    focus(qtbot, p)
+    qtbot.keyClick(p.viewer.view, Qt.Key_S)
+    qtbot.keyClick(p.viewer.view, Qt.Key_3)
+    assert L.labels(store, rid, "ada")[0]["verdict"] == "fail"
+    said = p.label_bar.status.text()
+    assert said.startswith(f"your label: fail ({L.CATEGORIES[2]}) — it was success") and "Ctrl+Z" in said
+    qtbot.keyClick(p.viewer.view, Qt.Key_Z, Qt.ControlModifier)
+    assert L.labels(store, rid, "ada")[0]["verdict"] == "success"
+    qtbot.keyClick(p.viewer.view, Qt.Key_F)  # on a failure a digit only picks the category: nothing more to say
+    qtbot.keyClick(p.viewer.view, Qt.Key_2)
+    assert p.label_bar.status.text() == f"your label: fail ({L.CATEGORIES[1]})"
+
+
 def test_step_judgement_with_a_corrected_target(qtbot, panel, store):
     rid = make_run(store, steps=3)
     p = panel("ada")
