@@ -13,6 +13,7 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from cockpit.core.store.origin import ROW_COLUMNS, origin_text
 from cockpit.core.store.records import Run, Step
 
 #: The Judge column of the runs table: the newest verdict of a judge model (reference checks left out).
@@ -24,6 +25,7 @@ _JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE '
 _TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
   CASE WHEN json_valid(runs.config) THEN json_extract(runs.config, '$.started_known') END AS started_known,
+  {ROW_COLUMNS},
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
   {_JUDGE} AS judge,
   (SELECT verdict FROM adjudications WHERE adjudications.run_id = runs.id) AS adjudicated
@@ -172,6 +174,13 @@ class StoreQueries:
         """A run's labels as the table's Human column shows them ("ann:verdict ann2:verdict"); None without."""
         return self.rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
                           "WHERE run_id = ?", [run_id])[0]["h"]
+
+    def run_origin(self, run: dict) -> str:
+        """Where `run` (a runs row, its config decoded as ``run`` gives it) was imported from, in words
+        (cockpit.core.store.origin.origin_text); "" for a run recorded here."""
+        rows = self.rows("SELECT origin FROM imports WHERE run_id = ? AND kind = 'bundle'", [run["id"]])
+        config = run.get("config") if isinstance(run.get("config"), dict) else {}
+        return origin_text(run.get("source"), config.get("imported_from"), rows[0]["origin"] if rows else None)
 
     def other_runs_of_task(self, run_id: str, task_id: str, task: str) -> list[dict]:
         """Other runs of a task (the same task id, or the same task text), newest first:
