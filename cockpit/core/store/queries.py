@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 from cockpit.core.store.origin import ROW_COLUMNS, origin_text
 from cockpit.core.store.records import Run, Step
@@ -188,6 +189,29 @@ class StoreQueries:
         return self.rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
                           "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
                           [run_id, task_id or "", task])
+
+    def runs_to_compare(self, run: dict) -> list[dict]:
+        """Runs Compare offers beside `run` (a runs row), each with ``why``: first its task's other runs, its branches
+        and the run it branched from ("same task", "branch of this run", "the run this one branched from"), then
+        runs of other tasks that started on its start page ("same start page"), then elsewhere on its site ("same
+        site": scheme, host and port); newest first within each (walkthrough 9: only the same task was offered)."""
+        url = (run.get("url") or "").strip()
+        parts = urlsplit(url)
+        site = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+        like = site.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.rows(
+            "SELECT id, task, task_id, model, status, started, answer, url, parent_run FROM runs WHERE id != ? AND "
+            "((task_id != '' AND task_id = ?) OR task = ? OR parent_run = ? OR id = ? OR (? != '' AND (url = ? OR "
+            "url LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\'))) ORDER BY started DESC",
+            [run["id"], run.get("task_id") or "", run.get("task") or "", run["id"], run.get("parent_run") or "",
+             site, site, like + "/%", like + "?%"])
+        order = ("same task", "branch of this run", "the run this one branched from", "same start page", "same site")
+        for r in rows:
+            r["why"] = ("branch of this run" if r["parent_run"] == run["id"] else "the run this one branched from"
+                        if r["id"] == run.get("parent_run") else "same task" if (r["task_id"] and r["task_id"] ==
+                        run.get("task_id")) or r["task"] == run.get("task") else "same start page"
+                        if url and (r["url"] or "").strip() == url else "same site")
+        return sorted(rows, key=lambda r: order.index(r["why"]))  # (stable: newest first within each)
 
     # ---------- runs as a whole ----------
     def finished_run_ids(self) -> list[str]:
