@@ -217,7 +217,7 @@ def _summary(report, ids, tasks, config, args, stream=None) -> None:
         rate = f" ({c['success'] / judged:.1%} success)" if judged else ""
         how = "WebJudge" if args.protocol == "webjudge" else f"k={args.k or 'all'}"
         print(f"{plural(len(ids), 'run')}, judge {config.model}, {how}: {c['success']} SUCCESS, "
-              f"{c['not']} NOT SUCCESS, {c['undecided']} undecided, {plural(c['errors'], 'error')}{rate}; {usage}",
+              f"{c['not']} NOT SUCCESS{_by_rule(report)}, {c['undecided']} undecided, {plural(c['errors'], 'error')}{rate}; {usage}",
               file=stream)
     tally: dict[str, list[int]] = {}  # check -> [passed, failed, undecided]
     for r in report.runs.values():
@@ -227,3 +227,9 @@ def _summary(report, ids, tasks, config, args, stream=None) -> None:
         parts = [f"{name} {t[0]}/{sum(t)} passed" + (f" ({t[2]} undecided)" if t[2] else "")
                  for name, t in tally.items()]
         print("reference checks: " + ", ".join(parts), file=stream)
+
+
+def _by_rule(report) -> str:
+    """How many NOT SUCCESS verdicts are the rule's (no answer), not the judge's (walkthrough 9)."""
+    rule = report.by_rule()
+    return f" ({rule} by rule: no answer)" if rule else ""

@@ -140,7 +140,7 @@ def open_start(session: BrowserSession, url: str) -> None:
         raise BrowserError(f"{NOT_LOADED}: '{url}' is not the address of a web page; give an http:// or https:// "
                            "address, or a local HTML file")
     try:
-        session.goto(url)
+        in_time = session.goto(url)
     except WebDriverException as e:  # chromedriver raises on some network errors (refused, no such host)
         m = re.search(r"ERR_[A-Z_]+", str(e))
         why = m.group(0) if m else short_message(e)
@@ -149,5 +149,8 @@ def open_start(session: BrowserSession, url: str) -> None:
         raise BrowserError(f"{NOT_LOADED}: could not open {url}: {err}")
     landed = session.url or ""
     if not landed or landed.lower().startswith(_NO_PAGE):
+        if not in_time:  # no answer at all, where a refused connection or unknown host gives an error page
+            raise BrowserError(f"{NOT_LOADED}: {url} did not answer within {session.config.page_load_timeout:g} s "
+                               "(the page-load timeout): nothing of the page arrived")
         raise BrowserError(f"{NOT_LOADED}: opening {url} left the browser on an empty page ({landed or 'none'})")
     session.ensure_single_tab()

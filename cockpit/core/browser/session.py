@@ -303,14 +303,18 @@ class BrowserSession:
     def title(self) -> str:
         return self.guarded(lambda: self.driver.title)
 
-    def goto(self, url: str) -> None:
+    def goto(self, url: str) -> bool:
+        """Open `url` and let it settle. False when the page-load timeout ran out first (what loaded stays)."""
         self.script_loads()  # watching before the page starts, so an import() it makes on load is seen
         try:
             self.guarded(self.driver.get, url)
+            loaded = True
         except TimeoutException:
             log.info("page load timed out after %.0fs; continuing with what loaded",
                      self.config.page_load_timeout)
+            loaded = False
         self.settle()
+        return loaded
 
     def load_error(self) -> str | None:
         """The network error code when the tab shows Chrome's error page, else None."""

@@ -235,7 +235,7 @@ class JudgeBatch:
         name = self.config.model
         if final_answer(run) is None:
             labels.set_verdict(self.store, res.run_id, name, self.k, PROMPT_VERSION, 0, reply=NO_ANSWER_REPLY)
-            res.verdict, res.judged = 0, True
+            res.verdict, res.judged, res.by_rule = 0, True, True
             return
         async with self.sem:
             messages = build_request(self.store, res.run_id, self.k)

@@ -46,6 +46,7 @@ class RunJudgement:
     error: str | None = None
     done: bool = False
     why: str = ""  # an undecided verdict: why the judge's reply decided nothing (no final status, unreadable...)
+    by_rule: bool = False  # the verdict is the rule's (no answer: not success), the judge was not asked
 
 
 @dataclass
@@ -67,6 +68,11 @@ class JudgeReport:
     @property
     def skipped(self) -> list[str]:
         return [r.run_id for r in self.runs.values() if r.skipped]
+
+    def by_rule(self) -> int:
+        """Runs of the finished ones scored not success by the rule (no answer), not by the judge; counts() has
+        them among "not" (walkthrough 9: "not 12" read as the judge's when 11 of them were the rule's)."""
+        return sum(1 for r in self.runs.values() if r.judged and r.by_rule)
 
     def counts(self) -> dict[str, int]:
         """Judge verdicts of the finished runs: success / not / undecided / errors."""
@@ -113,6 +119,7 @@ def plan(store: Store, run_ids: list[str], config: ModelConfig, k: int, redo: bo
         key = (run_id, k, VERSIONS[protocol])
         if main and not redo and key in main_done:
             main, res.skipped, res.judged, res.verdict = False, True, True, main_done[key]
+            res.by_rule = protocol == WEBVOYAGER and res.verdict == 0 and final_answer(run) is None
         refs = references_of(run.get("config"))
         checks = []
         for check in refs.checks if refs else []:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,8 @@ def import_bundle(store: Store, path: Path | str) -> BundleReport:
         with store.atomic():
             for run in new:
                 _insert_rows(store, run)
+            store.db["imports"].insert_all([{"run_id": r.id, "kind": "bundle", "origin": str(path), "created": time.time()}
+                                            for r in new], replace=True)  # where they came from (Review says)
             report.labels = merge_labels(store, [x for r in runs for x in r.labels],
                                          [x for r in runs for x in r.step_labels], source=path.name)
             report.adjudications = merge_adjudications(store, [x for r in runs for x in r.adjudications],

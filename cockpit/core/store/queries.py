@@ -12,7 +12,9 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
+from cockpit.core.store.origin import ROW_COLUMNS, origin_text
 from cockpit.core.store.records import Run, Step
 
 #: The Judge column of the runs table: the newest verdict of a judge model (reference checks left out).
@@ -24,6 +26,7 @@ _JUDGE = """(SELECT CASE verdict WHEN 1 THEN 'success' WHEN 0 THEN 'fail' ELSE '
 _TABLE_ROW = f"""SELECT runs.rowid AS rowid, runs.id, runs.started, runs.status, runs.task, runs.site, runs.model, runs.steps,
   runs.answer, runs.task_id, runs.source, runs.demo,
   CASE WHEN json_valid(runs.config) THEN json_extract(runs.config, '$.started_known') END AS started_known,
+  {ROW_COLUMNS},
   (SELECT group_concat(annotator || ':' || verdict, ' ') FROM labels WHERE labels.run_id = runs.id) AS human,
   {_JUDGE} AS judge,
   (SELECT verdict FROM adjudications WHERE adjudications.run_id = runs.id) AS adjudicated
@@ -173,12 +176,42 @@ class StoreQueries:
         return self.rows("SELECT group_concat(annotator || ':' || verdict, ' ') AS h FROM labels "
                           "WHERE run_id = ?", [run_id])[0]["h"]
 
+    def run_origin(self, run: dict) -> str:
+        """Where `run` (a runs row, its config decoded as ``run`` gives it) was imported from, in words
+        (cockpit.core.store.origin.origin_text); "" for a run recorded here."""
+        rows = self.rows("SELECT origin FROM imports WHERE run_id = ? AND kind = 'bundle'", [run["id"]])
+        config = run.get("config") if isinstance(run.get("config"), dict) else {}
+        return origin_text(run.get("source"), config.get("imported_from"), rows[0]["origin"] if rows else None)
+
     def other_runs_of_task(self, run_id: str, task_id: str, task: str) -> list[dict]:
         """Other runs of a task (the same task id, or the same task text), newest first:
         id, model, status, started, answer."""
         return self.rows("SELECT id, model, status, started, answer FROM runs WHERE id != ? AND "
                           "((task_id != '' AND task_id = ?) OR task = ?) ORDER BY started DESC",
                           [run_id, task_id or "", task])
+
+    def runs_to_compare(self, run: dict) -> list[dict]:
+        """Runs Compare offers beside `run` (a runs row), each with ``why``: first its task's other runs, its branches
+        and the run it branched from ("same task", "branch of this run", "the run this one branched from"), then
+        runs of other tasks that started on its start page ("same start page"), then elsewhere on its site ("same
+        site": scheme, host and port); newest first within each (walkthrough 9: only the same task was offered)."""
+        url = (run.get("url") or "").strip()
+        parts = urlsplit(url)
+        site = f"{parts.scheme}://{parts.netloc}" if parts.scheme and parts.netloc else ""
+        like = site.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        rows = self.rows(
+            "SELECT id, task, task_id, model, status, started, answer, url, parent_run FROM runs WHERE id != ? AND "
+            "((task_id != '' AND task_id = ?) OR task = ? OR parent_run = ? OR id = ? OR (? != '' AND (url = ? OR "
+            "url LIKE ? ESCAPE '\\' OR url LIKE ? ESCAPE '\\'))) ORDER BY started DESC",
+            [run["id"], run.get("task_id") or "", run.get("task") or "", run["id"], run.get("parent_run") or "",
+             site, site, like + "/%", like + "?%"])
+        order = ("same task", "branch of this run", "the run this one branched from", "same start page", "same site")
+        for r in rows:
+            r["why"] = ("branch of this run" if r["parent_run"] == run["id"] else "the run this one branched from"
+                        if r["id"] == run.get("parent_run") else "same task" if (r["task_id"] and r["task_id"] ==
+                        run.get("task_id")) or r["task"] == run.get("task") else "same start page"
+                        if url and (r["url"] or "").strip() == url else "same site")
+        return sorted(rows, key=lambda r: order.index(r["why"]))  # (stable: newest first within each)
 
     # ---------- runs as a whole ----------
     def finished_run_ids(self) -> list[str]:

@@ -172,7 +172,17 @@ def _v12(db: sqlite_utils.Database) -> None:
     db["adjudications"].add_column("key_points", str)  # JSON [{position, point, step|null}]; NULL: not settled
 
 
-MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11, _v12]
+def _v13(db: sqlite_utils.Database) -> None:
+    """Where a run merged from a bundle came from (cockpit.core.store.origin): its row is kept as the other store
+    had it (its content hash says whether two stores hold the same run), so this store notes it apart."""
+    db["imports"].create({
+        "run_id": str, "kind": str,  # bundle
+        "origin": str,  # the file it came from
+        "created": float,
+    }, pk="run_id", foreign_keys=[("run_id", "runs", "id")])
+
+
+MIGRATIONS = [_v1, _v2, _v3, _v4, _v5, _v6, _v7, _v8, _v9, _v10, _v11, _v12, _v13]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

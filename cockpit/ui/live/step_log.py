@@ -211,8 +211,8 @@ class StepLogPanel(QTreeWidget):
             it.setText(5, str(e.prompt_tokens + e.completion_tokens))
             it.setText(3, "")
             self._thought(it, e.thought or "(none)")
-        elif isinstance(e, ev.ActionProposed) and e.pointer:  # a pixel action: canonical, and what it hit
-            self._pixel_action(self.item(e.step), e)
+        elif isinstance(e, ev.ActionProposed):  # in Cockpit's grammar; a pixel action: and what it hit
+            self._proposed(self.item(e.step), e)
         elif isinstance(e, ev.ObservationReady) and e.stored:
             self.item(e.step).setText(3, "waiting for the model…")
         elif isinstance(e, ev.ApprovalRequested):
@@ -283,11 +283,16 @@ class StepLogPanel(QTreeWidget):
         it.setText(2, text)
         it.setToolTip(2, text)
 
-    def _pixel_action(self, it: QTreeWidgetItem, e: ev.ActionProposed) -> None:
-        """``Click (600, 475) → <button> "Place order"``; what the model wrote goes into the expanded row."""
+    def _proposed(self, it: QTreeWidgetItem, e: ev.ActionProposed) -> None:
+        """``Click (600, 475) → <button> "Place order"``, ``ANSWER; done`` for a pixel dialect's
+        ``finished(content='done')``; what the model wrote goes into the expanded row."""
         wrote = _action(it)
-        _set_action(it, e.action)
-        _name_hit(it, e.action, resolved_desc({"pointer": e.pointer}))
+        if e.pointer:
+            _set_action(it, e.action)
+            _name_hit(it, e.action, resolved_desc({"pointer": e.pointer}))
+        elif wrote != e.action:  # the thought stays the cell's tooltip
+            it.setData(1, Qt.UserRole, None)
+            it.setText(1, e.action)
         if wrote and wrote != e.action:
             self._child(it, "model wrote", wrote)
 

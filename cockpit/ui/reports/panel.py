@@ -58,6 +58,7 @@ from cockpit.ui.reports.words import (
     bin_label,
     charts_source,
     explain_columns,
+    judge_counts_text,
     kappa_cell,
     runs_cell,
     unjudged_failures_note,
@@ -397,11 +398,10 @@ class ReportsPanel(QWidget):
             return
         canary, rep = future.result()
         self._show_canaries(canary)
-        counts = rep.counts() if hasattr(rep, "counts") else {}
         errors = in_window_terms("; ".join(f"{k}: {v}" for k, v in list(rep.errors.items())[:3]), JUDGE_SERVER_FIELD)
         why = [f"{rid}: {r.why}" for rid, r in rep.runs.items() if r.judged and r.verdict is None and r.why][:3]
-        self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + ", ".join(
-            f"{k} {v}" for k, v in counts.items()) + (f". Errors: {errors}" if errors else "")
+        self.j_status.setText(("Cancelled. " if rep.cancelled else "Done. ") + judge_counts_text(rep)
+            + (f". Errors: {errors}" if errors else "")
             + (". Undecided: " + "; ".join(why) if why else ""))
         self.refresh()
 

@@ -126,6 +126,15 @@ def runs_cell(n: int, automatic: int = 0) -> str:
     return f"{n} ({automatic} automatic)" if automatic else str(n)
 
 
+def judge_counts_text(rep) -> str:
+    """A judging pass's verdicts (rep: a JudgeReport), the judge's apart from the rule's (walkthrough 9: "not 12"
+    read as the judge's when 11 were runs with no answer, scored not success without asking it):
+    "judge: success 0, not success 1, undecided 11; by rule (no answer): not success 11; errors 0"."""
+    c, rule = rep.counts(), rep.by_rule()
+    text = f"judge: success {c['success']}, not success {c['not'] - rule}, undecided {c['undecided']}"
+    return text + (f"; by rule (no answer): not success {rule}" if rule else "") + f"; errors {c['errors']}"
+
+
 def explain_columns(table) -> None:
     """The header tooltips of an agreement table: "runs", "agreement" and the κ column."""
     for col in range(table.columnCount()):

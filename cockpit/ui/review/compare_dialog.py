@@ -1,4 +1,5 @@
-"""Two runs of the same task side by side, steps aligned (see cockpit.core.review.compare).
+"""Two runs side by side (of the same task, or of two from one start page or site), steps aligned (see
+cockpit.core.review.compare).
 
 Texts from the runs (the task, ids, model names, answers, actions, thoughts) are elided on one line and whole in
 their tooltips, and the table's action columns share the width: however long they are, the dialog fits a
@@ -69,7 +70,8 @@ class CompareDialog(QDialog):
         split.addWidget(self.table)
         split.setSizes([560, 240])
         lay = QVBoxLayout(self)
-        lay.addWidget(ElidedLabel(f"Task: {self.runs[0]['task']}"))
+        a, b = (r["task"] for r in self.runs)  # runs of two tasks from one start page or site: each its own
+        lay.addWidget(ElidedLabel(f"Task: {a}" if a == b else f"A's task: {a}   ·   B's task: {b}"))
         if self.branch is not None:
             self.branch_note = QLabel(self._branch_words())
             self.branch_note.setWordWrap(True)

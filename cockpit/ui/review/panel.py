@@ -50,6 +50,7 @@ __all__ = ["ReviewPanel", "STEP_KEYS", "ADD_MARK_KEY"]
 STEP_KEYS = {"Q": "correct", "W": "wrong_target", "E": "wrong_action", "R": "no_progress", "T": "harmful"}
 ADD_MARK_KEY = "M"  # as in Live: draw a box around an element the marking missed
 WATCH_MS = 1500  # how often a shown Review asks the store whether another process wrote to it
+COMPARE_PROMPT = "Another run of this task (first), or one that started on its start page or site:"
 TYPING_MS = 300  # a pause in typing the annotator's name before To adjudicate lists the runs for it
 
 
@@ -395,13 +396,14 @@ class ReviewPanel(QWidget):
     def compare(self, other: str | None = None):
         if not self.viewer.run:
             return None
-        if other is None:
-            runs = self.other_runs()
+        if other is None:  # the task's runs first, then runs from its start page or site (walkthrough 9)
+            runs = self.store.runs_to_compare(self.viewer.run)
             if not runs:
-                self.label_bar.say("No other run of this task to compare with.")
+                self.label_bar.say("No other run of this task, nor of its start page or site, to compare with.")
                 return None
-            names = [f"{r['id']} · {r['model']} · {status_text(r['status'])}" for r in runs]
-            choice, ok = QInputDialog.getItem(self, "Compare with", "Another run of this task:", names, 0, False)
+            names = [f"{r['why']} · {r['id']} · {r['model']} · {status_text(r['status'])}"
+                     + ("" if r["task"] == self.viewer.run["task"] else f" · {r['task'][:60]}") for r in runs]
+            choice, ok = QInputDialog.getItem(self, "Compare with", COMPARE_PROMPT, names, 0, False)
             if not ok:
                 return None
             other = runs[names.index(choice)]["id"]

@@ -20,6 +20,10 @@ from cockpit.ui.flow_layout import flow_row
 SPEEDS = (("0.5×", 0.5), ("1× (recorded pace)", 1.0), ("2×", 2.0), ("4×", 4.0), ("as fast as pages load", None))
 
 
+#: Compare with…'s tooltip where there is a run to compare with (walkthrough 9: the start page's and site's too).
+COMPARE_TIP = "Another run of the same task (or one that started on the same page or site), side by side, steps aligned"
+
+
 class RunTools(QWidget):
     compareClicked = Signal()
     reaskClicked = Signal()
@@ -33,7 +37,7 @@ class RunTools(QWidget):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.compare_btn = QPushButton("Compare with…")
-        self.compare_btn.setToolTip("Another run of the same task, side by side with steps aligned")
+        self.compare_btn.setToolTip(COMPARE_TIP)
         self.reask_btn = QPushButton("Re-ask this step…")
         self.reask_btn.setToolTip("Send the exact request of this step again, edited if you like, "
                                   "and compare the replies (no browser involved)")
@@ -103,7 +107,7 @@ class RunTools(QWidget):
     def count_others(self, store) -> None:
         """How many other runs the shown run's task has (Compare with… needs one: walkthrough 8), again."""
         run = self.run
-        self._others = len(store.other_runs_of_task(run["id"], run["task_id"] or "", run["task"])) if run else 0
+        self._others = len(store.runs_to_compare(run)) if run else 0  # its task's, or its start page's or site's
         self.check_step(self._step)
 
     def steps_added(self, store) -> None:
@@ -126,8 +130,8 @@ class RunTools(QWidget):
             w.setEnabled(run is not None)  # no run open (a search took it away): nothing to do it on (walk4)
         alone = run is not None and not self._others  # walkthrough 8: it only said so at the bottom, once clicked
         self.compare_btn.setEnabled(run is not None and not alone)
-        self.compare_btn.setToolTip("Cannot compare: no other run of this task (runs of the same task are compared)"
-                                    if alone else self._tips[self.compare_btn])
+        self.compare_btn.setToolTip("Cannot compare: no other run of this task, nor one that started on its start "
+                                    "page or site" if alone else self._tips[self.compare_btn])
         nowhere = run is not None and not (run.get("url") or "").strip()  # an import that kept no start address
         for w, what in ((self.branch_btn, "Cannot branch"), (self.replay_btn, "Cannot replay")):
             w.setEnabled(run is not None and not nowhere)  # walkthrough 7: "the start page  could not be opened"

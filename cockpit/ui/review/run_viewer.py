@@ -253,7 +253,7 @@ class RunViewer(QWidget):
             return
         r, e = self.shown_run(), html.escape
         status = status_text(r["status"])
-        branch = continues_text(r)
+        branch = " · ".join(filter(None, (continues_text(r), self.store.run_origin(r))))  # where it came from
         self.header.setText(f"<b>{e(r['task'])}</b><br><span style='color:#555'>{e(r['url'] or '')} · "
                             f"{e(r['model'] or '')} · {e(status)} · {plural(r['steps'], 'step')} · run {e(r['id'])}"
                             + (f" · {e(branch)}" if branch else "") + f"</span>{others_html}")

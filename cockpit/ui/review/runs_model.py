@@ -11,6 +11,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, Qt
 
 from cockpit.core.agent.start import DEMO_SITE  # also shown for a demo run recorded before runs named it
 from cockpit.core.store import Store
+from cockpit.core.store.origin import MARK, origin_text
 from cockpit.core.store.queries import RunFilter
 from cockpit.core.store.records import STATUS_WORDS, status_text
 from cockpit.ui.plaintext import tip
@@ -189,10 +190,14 @@ class RunsTableModel(QAbstractTableModel):
         value = row.get(key)
         if key == "human" and row.get("adjudicated"):
             value = f"{value or ''} → adjudicated {row['adjudicated'].replace('_', ' ')}".strip()
-        if key == "started":
-            return started_text(value, row.get("started_known"))
+        origin = origin_text(row.get("source"), row.get("imported_from"), row.get("bundle"))
+        if key == "started":  # an imported run: where from, on the first column (walkthrough 9)
+            text = started_text(value, row.get("started_known"))
+            return f"{text}\n{origin}" if role == _TIP and origin else text
         if key == "task" and row.get("demo"):
             value = f"[demo] {value}"
+        if key == "task" and origin:  # at a glance: an imported copy beside the run it was exported from
+            value = f"{MARK} {value}" if role != _TIP else f"{value}\n\n{origin}"
         if key == "status":  # short in the list, whole in the tooltip (walkthrough 5: it squeezed the Task column)
             value = status_text(value) if role == _TIP else STATUS_WORDS.get(value, value)
         if key == "site" and not value and row.get("demo"):

@@ -410,7 +410,7 @@ def test_cockpit_judge_end_to_end(tmp_path):
         assert re.search(rf"{no}\s+NOT SUCCESS\s+-", out), out
         assert re.search(rf"{idle}\s+NOT SUCCESS", out), out
         assert other not in out
-        assert "1 SUCCESS, 2 NOT SUCCESS, 0 undecided, 0 errors" in out
+        assert "1 SUCCESS, 2 NOT SUCCESS (1 by rule: no answer), 0 undecided, 0 errors" in out
         assert "reference checks: must_include 1/1 passed" in out
         again = cockpit(tmp_path, "judge", "--no-canary", yes[:-1], no, "--model", JUDGE,
                         "--base-url", srv.base_url, "--k", "2")

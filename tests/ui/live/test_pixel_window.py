@@ -86,3 +86,27 @@ def test_the_windows_device_scale_reaches_its_browser_and_the_model(qtbot, pixel
     assert steps[0]["pointer"]["frame"]["image"] == [2048, 1536] and steps[0]["status"] == "ok"
     x, y = model.said[0]  # the model pointed on the 2048x1536 screenshot; the click landed on the control
     assert abs(x / 2 - model.targets[0][0]) <= 1 and "Hold to highlight" in steps[0]["outcome"]
+
+
+def test_a_ui_tars_answer_reads_as_cockpits_answer_in_the_step_log(qtbot, window_factory, site):
+    """Walkthrough 9, A4: the Action column read "finished( content=' Deleted the …" where a Set-of-Mark run says
+    "ANSWER; Deleted the item". Every action of a pixel dialect shows in Cockpit's grammar (a hotkey too); what the
+    model wrote is in the expanded row and the raw reply is stored as it came."""
+    replies = ["Thought: to the end of the list.\nAction: hotkey(key='end')",
+               "Thought: it is gone.\nAction: finished(content='Deleted the item')"]
+    with ModelServer(list(replies)) as srv:
+        w = window_factory()
+        w.settings.model = ModelConfig(base_url=srv.base_url, model="ui-tars", max_retries=0, dialect="uitars")
+        w.live.task_bar.set_task("Delete the item", site.url("pixel_shop.html"))
+        assert w.start_run()
+        qtbot.waitUntil(lambda: not w.runs.running, timeout=LONG)
+    with Store(w.store_root) as s:
+        run, steps = s.run(w.runs.run_id), s.steps(w.runs.run_id)
+    assert (run["status"], run["answer"]) == ("answered", "Deleted the item")
+    rows = w.live.log_panel.items
+    assert rows[2].text(1) == steps[1]["action"] == "ANSWER; Deleted the item"
+    assert rows[1].text(1) == steps[0]["action"] == "Press [End]"
+    for row, raw in ((rows[1], "hotkey(key='end')"), (rows[2], "finished(content='Deleted the item')")):
+        assert f"model wrote: {raw}" in [row.child(i).text(0) for i in range(row.childCount())]
+    assert [s["action_text"] for s in steps] == ["hotkey(key='end')", "finished(content='Deleted the item')"]
+    assert [s["reply"] for s in steps] == replies  # byte for byte
