@@ -22,13 +22,14 @@ from cockpit.core.tasks.starturl import start_address
 from cockpit.core.words import plural
 from cockpit.ui.export_training import SHORTCUT as TRAINING_SHORTCUT
 from cockpit.ui.export_training import ExportTrainingDialog
-from cockpit.ui.live import stopped_start, task_memory, window_title
+from cockpit.ui.live import run_kinds, stopped_start, task_memory, window_title
 from cockpit.ui.live.attempt import HumanAttempt
 from cockpit.ui.live.bridge import IDLE, PAUSED, STARTING, TAKEN_OVER, AgentBridge, RunSpec, resume_settings
 from cockpit.ui.live.close_question import ask_to_close
 from cockpit.ui.live.lookahead_controller import LookaheadController
 from cockpit.ui.live.pane import LivePane
 from cockpit.ui.live.run_controller import RunController
+from cockpit.ui.live.run_kinds import BranchOf, FromTask, ReplayOf, ResumeOf, RunKind
 from cockpit.ui.live.run_toolbar import RunToolbar
 from cockpit.ui.live.status import RunStatus
 from cockpit.ui.live.takeover_acts import HumanActs
@@ -290,7 +291,7 @@ class MainWindow(QMainWindow):
             from cockpit.core.tasks.hops import tracker_for
             agent.hops = tracker_for(extra)
         spec = RunSpec(task, url or DEMO_URL, self.settings.model, agent, demo=demo, task_id=task_id,
-                       task_extra=extra or None, human=human)
+                       task_extra=extra or None, kind=FromTask(human))
         task_memory.remember(self.live.task_bar, self.store.root)
         started = self._launch(spec, "Starting the browser for your attempt…" if human else "Starting the browser…",
                                paused=paused)
@@ -337,35 +338,30 @@ class MainWindow(QMainWindow):
             self.branch_question = ask_which_model(self, run_model, self.settings.model, lambda m: started.append(
                 self.start_branch(run_id, step, recorded, m)))
             return bool(started and started[0])
-        return self.start_special(run_id, branch_from=(run_id, step), policy=policy, recorded=recorded, model=model)
+        return self.start_special(run_id, BranchOf(run_id, step, recorded), policy=policy, model=model)
 
     def start_replay(self, run_id: str, speed: float | None = 1.0, recorded: bool = False) -> bool:
         """Watch a finished run again on today's site (no model), or as recorded (served from its recording)."""
-        return self.start_special(run_id, replay_run=run_id, replay_speed=speed, recorded=recorded)
+        return self.start_special(run_id, ReplayOf(run_id, speed, recorded))
 
     def start_resume(self, run_id: str, replay: bool = False) -> bool:
         """Continue an interrupted run, as the same run, in a new browser (model, policy: resume_settings)."""
         model, policy = resume_settings(self.store.run(run_id), self.toolbar.policy.currentText())
-        return self.start_special(run_id, resume_run=run_id, resume_replay=replay, model=model, policy=policy)
+        return self.start_special(run_id, ResumeOf(run_id, replay), model=model, policy=policy)
 
-    def start_special(self, run_id: str, model=None, policy: str | None = None, **kw) -> bool:
-        """A new run from `run_id`: its branch, replay, resume, or (human=…) your own attempt at its task."""
+    def start_special(self, run_id: str, kind: RunKind, model=None, policy: str | None = None) -> bool:
+        """A new run from `run_id`: its branch, replay, resume, or (FromTask(human)) your own attempt at its task."""
         if self.bridge.busy:
             self.live.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
         demo = bool(run["demo"])  # the bridge serves the demo policy itself for demo runs
         spec = RunSpec(run["task"], run["url"], model or self.settings.model, self._agent_config(demo, policy),
-                       demo=demo, task_id=run["task_id"] or "", **kw)
+                       demo=demo, task_id=run["task_id"] or "", kind=kind)
         self.live.task_bar.show_run_task(run)  # the fields say what runs now, not the picker's last task
-        verb = "Replaying " if "replay_run" in kw else "Resuming " if "resume_run" in kw else \
-            "Your own attempt at the task of " if kw.get("human") else "Branching "
-        banner = verb + f"run {run_id}" + (" as recorded" if kw.get("recorded") else "") + \
-            (f" with {spec.model.model}" if "branch_from" in kw and not demo else "") + \
-            (" with the demo policy (a demo run goes on as it was made)" if "branch_from" in kw and demo else "") + \
-            (f" (approval policy: {policy})" if policy else "") + "…"
+        banner = run_kinds.banner(kind, run_id, model=spec.model.model, demo=demo, policy=policy)
         started = self._launch(spec, banner)
-        self.live.replayed_run = run_id if "replay_run" in kw else None  # its rows open its recorded steps
+        self.live.replayed_run = run_id if isinstance(kind, ReplayOf) else None  # its rows open its recorded steps
         self.status.say(banner, 15000, live=True)
         return started
 

@@ -16,6 +16,7 @@ from cockpit.core.errors import CockpitError, short_message
 from cockpit.core.words import plural
 from cockpit.ui.background import run_in_background
 from cockpit.ui.live.bridge import TAKEN_OVER
+from cockpit.ui.live.run_kinds import FromTask
 
 SHORTCUT = "Ctrl+Shift+H"
 
@@ -82,7 +83,7 @@ class HumanAttempt(QObject):
 
     def start_task(self, run_id: str) -> bool:
         """The task and start URL of `run_id` (Review's open run)."""
-        return self.w.start_special(run_id, human=self.w.settings.decided_by())
+        return self.w.start_special(run_id, FromTask(self.w.settings.decided_by()))
 
     def _end(self, how) -> None:
         run = self.w.bridge.agent

@@ -34,6 +34,7 @@ from cockpit.core.words import plural
 from cockpit.ui.background import CancelFlag, Task, run_in_background
 from cockpit.ui.live import live_frames
 from cockpit.ui.live.browser_keeper import BrowserKeeper, StartCalledOff
+from cockpit.ui.live.run_kinds import BranchOf, FromTask, ReplayOf, ResumeOf, RunKind, calls_model
 
 log = logging.getLogger(__name__)
 
@@ -55,14 +56,13 @@ class RunSpec:
     demo: bool = False  # serve the demo shop and the demo policy for this run
     task_id: str = ""
     task_extra: dict | None = None  # the task file's other fields (eval, hops), kept with the run
-    branch_from: tuple[str, int] | None = None  # (run id, step): replay up to it, then the agent goes on
-    replay_run: str | None = None  # replay this whole run in the browser, no model
-    replay_speed: float | None = 1.0  # 1.0 = the recorded pace, None = as fast as pages settle
-    resume_run: str | None = None  # continue this interrupted run (cockpit.core.replay.resume)
-    resume_replay: bool = False  # ... restoring its page by replaying its steps
-    recorded: bool = False  # branch / replay served from the run's web recording (cockpit.core.replay.recorded)
+    kind: RunKind = FromTask()  # a new run, a branch, a replay or a resume (cockpit.ui.live.run_kinds)
     keep_browser: bool = False  # go on in the last run's browser (cookies, storage); else a clean context
-    human: str = ""  # who makes their own attempt at the task ("human:ada"): no model (core.agent.human_run)
+
+    @property
+    def human(self) -> str:
+        """Who makes their own attempt at the task ("human:ada"): no model (core.agent.human_run); else ""."""
+        return self.kind.human if isinstance(self.kind, FromTask) else ""
 
 
 def resume_settings(run: dict, policy: str) -> tuple[ModelConfig | None, str]:
@@ -259,19 +259,20 @@ class AgentBridge(QObject):
                 url, model = self._demo_endpoints(spec)
             elif simulator.is_simulator(model.model) and simulator.usual_address(model.base_url):
                 model = dataclasses.replace(model, base_url=simulator.shared().base_url)  # started here, for the run
-            client = None if spec.replay_run or spec.human else ModelClient(model, api_key="demo" if spec.demo else spec.api_key)
+            client = ModelClient(model, api_key="demo" if spec.demo else spec.api_key) if calls_model(spec.kind) else None
             try:
                 with Store(self.store_root) as store:
                     self._set_state(PAUSED if control.paused else RUNNING)
                     self._start_live(session)
-                    if spec.replay_run:
-                        result = self._replay(store, session, spec, control)
-                    elif spec.branch_from:
-                        result = self._branch(store, session, client, spec, control)
-                    elif spec.resume_run:
-                        result = self._resume(store, session, client, spec, control)
-                    else:
-                        result = self._fresh(store, session, client, spec, url, control)
+                    match spec.kind:
+                        case ReplayOf() as kind:
+                            result = self._replay(store, session, kind, control)
+                        case BranchOf() as kind:
+                            result = self._branch(self._context(store, session, client, control), spec, kind)
+                        case ResumeOf() as kind:
+                            result = self._resume(self._context(store, session, client, control), spec, kind)
+                        case _:
+                            result = self._fresh(store, session, client, spec, url, control)
             finally:  # a run that could not start or failed (the run not resumable, the browser...) too
                 if client is not None:
                     client.close()
@@ -309,26 +310,26 @@ class AgentBridge(QObject):
             self.taken_over = bool(spec.human)  # taken over from step 0, once its run is there to act in
             return self.agent.run(Fresh(task.task, task.url, task_id=spec.task_id, task_extra=task.extra or None))
 
-    def _branch(self, store, session, client, spec: RunSpec, control: RunControl):
+    def _context(self, store, session, client, control: RunControl) -> RunContext:
+        """A branch's or a resume's collaborators: its replayed steps said in the window, its agent held here
+        (take-over by hand)."""
+        return RunContext(session, store, client, self.approver, control, self._on_event,
+                          on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
+                          on_agent=lambda agent: setattr(self, "agent", agent))
+
+    def _branch(self, context: RunContext, spec: RunSpec, kind: BranchOf):
         from cockpit.core.replay.branch import branch
-        run_id, step = spec.branch_from
-        res = branch(RunContext(session, store, client, self.approver, control, self._on_event,
-                                on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
-                                on_agent=lambda agent: setattr(self, "agent", agent)), run_id, step, spec.agent,
-                     recorded=spec.recorded)
+        res = branch(context, kind.run_id, kind.step, spec.agent, recorded=kind.recorded)
         if res.divergence is not None:
             self.failed.emit(f"The branch stopped while replaying: {res.divergence.message}")
         return res
 
-    def _resume(self, store, session, client, spec: RunSpec, control: RunControl):
+    def _resume(self, context: RunContext, spec: RunSpec, kind: ResumeOf):
         from cockpit.core.replay.resume import resume
         # spec.agent's approval policy is already the stricter of the run's and the window's (resume_settings)
-        return resume(RunContext(session, store, client, self.approver, control, self._on_event,
-                                 on_replay=lambda i, info: self.replayed.emit(i, info.describe()),
-                                 on_agent=lambda agent: setattr(self, "agent", agent)),
-                      spec.resume_run, spec.agent, replay=spec.resume_replay)
+        return resume(context, kind.run_id, spec.agent, replay=kind.replay)
 
-    def _replay(self, store, session, spec: RunSpec, control: RunControl):
+    def _replay(self, store, session, kind: ReplayOf, control: RunControl):
         from cockpit.core.replay.replay import ReplayOptions, replay
         self._set_state(REPLAYING)
         def replayed(i, info):
@@ -336,15 +337,15 @@ class AgentBridge(QObject):
             self.replayed.emit(i, info.describe())
         try:
             steps = replay(RunContext(session, store, approver=self.approver, control=control, on_replay=replayed),
-                           spec.replay_run, None, ReplayOptions(speed=spec.replay_speed, recorded=spec.recorded))
+                           kind.run_id, None, ReplayOptions(speed=kind.speed, recorded=kind.recorded))
         except Stopped:  # Stop, between two steps or at the gate (it said "internal error: Stopped")
-            self.replayed.emit(0, f"stopped; the replay of {spec.replay_run} did not go on")
+            self.replayed.emit(0, f"stopped; the replay of {kind.run_id} did not go on")
             return None
         self._last_frame(session)  # the page the replay left: a short replay ends before the live view's first frame
         missing = sum(len(s.missing) for s in steps)
         how = (" from its recording" + (f" ({plural(missing, 'request')} not in the recording)" if missing else
-                                        ", nothing sent to the site")) if spec.recorded else ""
-        self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {spec.replay_run}{how}; {matched(steps)}")
+                                        ", nothing sent to the site")) if kind.recorded else ""
+        self.replayed.emit(0, f"replayed {plural(len(steps), 'step')} of {kind.run_id}{how}; {matched(steps)}")
         return None
 
     def _demo_endpoints(self, spec: RunSpec) -> tuple[str, ModelConfig]:

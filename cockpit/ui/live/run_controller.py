@@ -16,6 +16,7 @@ from cockpit.core.errors import CockpitError
 from cockpit.core.store import Store
 from cockpit.core.words import plural
 from cockpit.ui.live.bridge import AgentBridge, RunSpec
+from cockpit.ui.live.run_kinds import ResumeOf
 
 
 class RunController(QObject):
@@ -47,8 +48,8 @@ class RunController(QObject):
         self._replied = 0  # the last step whose reply was counted
         self.max_steps, self.demo, self.human = spec.agent.max_steps, spec.demo, spec.human
         self.resumed_at = 0
-        if spec.resume_run:
-            self._resumed(spec.resume_run)
+        if isinstance(spec.kind, ResumeOf):
+            self._resumed(spec.kind.run_id)
         self.simulated = not spec.demo and is_simulator(spec.model.model)
         self.run_id = ""  # until the bridge says the run started
         self.began = False

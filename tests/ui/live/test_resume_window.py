@@ -142,5 +142,5 @@ def test_a_window_branch_asks_at_least_as_its_parent_did(window, monkeypatch):
     monkeypatch.setattr(window.bridge, "start", lambda spec, paused=False: started.append(spec) or True)
     window.toolbar.policy.setCurrentText("never")
     assert window.start_branch(parent, 1)
-    assert started[0].agent.approval_policy == "every" and started[0].branch_from == (parent, 1)
+    assert started[0].agent.approval_policy == "every" and (started[0].kind.run_id, started[0].kind.step) == (parent, 1)
     assert "approval policy: every" in window.live.banner.fullText()
