@@ -140,8 +140,8 @@ class MainWindow(QMainWindow):
         tb.act_settings.triggered.connect(self.open_settings)
         tb.act_open.triggered.connect(live.task_bar.choose_file)
         tb.act_quit.triggered.connect(self.quit)
-        tb.demo_box.toggled.connect(self._on_demo_toggled)
-        self._on_demo_toggled(True) if tb.demo_box.isChecked() else self.status.show_model(self.settings.model, False)
+        tb.demoToggled.connect(self._on_demo_toggled)
+        self._on_demo_toggled(True) if tb.run_options().demo else self.status.show_model(self.settings.model, False)
         self.review.branchRequested.connect(self.start_branch)
         speed, recorded = self.review.viewer.tools.replay_speed, self.review.viewer.tools.recorded_box
         self.review.replayRequested.connect(lambda rid: self.start_replay(rid, speed.currentData(),
@@ -258,7 +258,8 @@ class MainWindow(QMainWindow):
     def start_run(self, paused: bool = False, human: str = "") -> bool:
         """The task bar's task; `human` ("human:ada"): their own attempt, no model (RunSpec.human)."""
         task, url, task_id = self.live.task_bar.task()
-        demo = self.toolbar.demo_box.isChecked()
+        options = self.toolbar.run_options()
+        demo = options.demo
         if not task:
             self.live.show_error("Enter a task first.")
             return False
@@ -277,9 +278,8 @@ class MainWindow(QMainWindow):
                 self.live.show_error(f"The start URL: {e}")
                 return False
             url, note = address.url, address.note
-        tb = self.toolbar
-        self.settings.max_steps, self.settings.memory_k = tb.max_steps.value(), tb.memory.value()
-        self.settings.approval_policy = tb.policy.currentText()
+        self.settings.max_steps, self.settings.memory_k = options.max_steps, options.memory_k
+        self.settings.approval_policy = options.policy
         try:
             agent = self._agent_config(demo, domains=self.live.task_bar.domains())
         except CockpitError as e:  # also a bad allowed domain: the text stays in the field to fix
@@ -302,16 +302,16 @@ class MainWindow(QMainWindow):
     def _agent_config(self, demo: bool, policy: str | None = None, domains=()) -> AgentConfig:
         """Today's settings. `domains`: the task bar's allowed domains (a branch or resume keeps its run's own,
         cockpit.core.safety.runlimits); CockpitError names a bad one."""
-        tb = self.toolbar
-        return AgentConfig(max_steps=tb.max_steps.value(), keep_images=self.settings.keep_images, demo=demo,
-                           approval_policy=policy or tb.policy.currentText(), breakpoints=self.live.breakpoints,
-                           memory_k=tb.memory.value(), allowed_domains=list(domains),
+        o = self.toolbar.run_options()
+        return AgentConfig(max_steps=o.max_steps, keep_images=self.settings.keep_images, demo=demo,
+                           approval_policy=policy or o.policy, breakpoints=self.live.breakpoints,
+                           memory_k=o.memory_k, allowed_domains=list(domains),
                            record_web=self.settings.record_web, **self.lookahead.agent_options(demo))
 
     def _launch(self, spec: RunSpec, banner: str, *, paused: bool = False) -> bool:
         """Reset the Live view for a new run and hand `spec` to the bridge."""
         self.modes.setCurrentWidget(self.live)
-        spec.keep_browser = self.settings.keep_browser_state = self.toolbar.keep_browser_box.isChecked()
+        spec.keep_browser = self.settings.keep_browser_state = self.toolbar.run_options().keep_browser
         self.bridge.use_browser(self.settings.webdriver_url, self.settings.chrome_args, self.settings.viewport,
                                 self.settings.device_scale_factor)
         self.live.reset(banner)
@@ -330,7 +330,7 @@ class MainWindow(QMainWindow):
             self.live.show_error("A run is going; stop it first.")
             return False
         run = self.store.run(run_id)
-        run_model, policy = resume_settings(run, self.toolbar.policy.currentText())  # as a resume goes on
+        run_model, policy = resume_settings(run, self.toolbar.run_options().policy)  # as a resume goes on
         if recorded is None:
             recorded = self.review.viewer.tools.recorded_box.isChecked()
         if model is None and not run["demo"]:  # a demo run's policy is served by the bridge, whatever Model… says
@@ -346,7 +346,7 @@ class MainWindow(QMainWindow):
 
     def start_resume(self, run_id: str, replay: bool = False) -> bool:
         """Continue an interrupted run, as the same run, in a new browser (model, policy: resume_settings)."""
-        model, policy = resume_settings(self.store.run(run_id), self.toolbar.policy.currentText())
+        model, policy = resume_settings(self.store.run(run_id), self.toolbar.run_options().policy)
         return self.start_special(run_id, ResumeOf(run_id, replay), model=model, policy=policy)
 
     def start_special(self, run_id: str, kind: RunKind, model=None, policy: str | None = None) -> bool:
@@ -377,11 +377,11 @@ class MainWindow(QMainWindow):
 
     def open_settings(self) -> None:
         from cockpit.ui.settings.dialog import ModelSettingsDialog
-        dlg = ModelSettingsDialog(self.settings, self, demo=self.toolbar.demo_box.isChecked())
+        dlg = ModelSettingsDialog(self.settings, self, demo=self.toolbar.run_options().demo)
         if dlg.exec():
             self.settings = dlg.result_settings()
             self.lookahead.settings_changed()
-            self.status.show_model(self.settings.model, self.toolbar.demo_box.isChecked())
+            self.status.show_model(self.settings.model, self.toolbar.run_options().demo)
 
     # ---------- status ----------
     def _update_controls(self) -> None:
@@ -404,7 +404,7 @@ class MainWindow(QMainWindow):
         """Ticked: the demo's task and address fill empty fields. Unticked: they go again (#38), said in the
         status bar, so a real model never starts on ``demo:index.html``."""
         from cockpit.core.demo.policy import DEMO_TASK
-        self.status.show_model(self.settings.model, self.toolbar.demo_box.isChecked())
+        self.status.show_model(self.settings.model, self.toolbar.run_options().demo)
         if on:
             self.live.task_bar.fill_demo(DEMO_TASK, DEMO_URL)
         elif said := self.live.task_bar.leave_demo():

@@ -11,7 +11,9 @@ it again (issue #38).
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from dataclasses import dataclass
+
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -31,7 +33,19 @@ from cockpit.core.settings import Settings
 from cockpit.ui.live.bridge import PAUSED, PAUSING, STOPPING, TAKEN_OVER
 
 
+@dataclass(frozen=True)
+class RunOptions:
+    """The run options the bar holds, as values (the window asks for these, never for the bar's widgets)."""
+    max_steps: int
+    memory_k: int
+    policy: str  # ask before: cockpit.core.agent.approval.POLICIES
+    demo: bool  # the offline demo policy on the bundled demo shop
+    keep_browser: bool  # start in the browser as the last run left it
+
+
 class RunToolbar(QToolBar):
+    demoToggled = Signal(bool)  # Demo policy (offline) ticked or unticked
+
     def __init__(self, window: QWidget, live_page: QWidget, settings: Settings, demo: bool):
         super().__init__("Run")
         self.setObjectName("runToolbar")
@@ -108,12 +122,18 @@ class RunToolbar(QToolBar):
         self.demo_box.setToolTip("Use Cockpit's rule-based demo policy on the bundled demo shop: no model, no key. "
                                  "Ticked, it is used instead of the model set in Model…")
         self.demo_box.setChecked(demo)
+        self.demo_box.toggled.connect(self.demoToggled)
         bar.addWidget(self.demo_box)
         self.keep_browser_box = QCheckBox("Keep browser state")
         self.keep_browser_box.setToolTip("Start the run in the browser as the last run left it (cookies, storage, "
                                          "log-ins). Off: each run starts clean, in a new browser context")
         self.keep_browser_box.setChecked(settings.keep_browser_state)
         bar.addWidget(self.keep_browser_box)
+
+    def run_options(self) -> RunOptions:
+        """What the bar says a run started now is to be run with."""
+        return RunOptions(self.max_steps.value(), self.memory.value(), self.policy.currentText(),
+                          self.demo_box.isChecked(), self.keep_browser_box.isChecked())
 
     def options(self) -> tuple:
         """The option widgets a run going disables."""
