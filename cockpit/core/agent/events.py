@@ -63,6 +63,7 @@ class ModelStreaming(Event):
     tokens_per_second: float | None = None  # None until there is a rate to tell
     first_token: float | None = None  # seconds to the first piece; None while the model has written nothing
     attempt: int = 1
+    thought_held: bool = False  # the page has a secret field: the thought shows once the reply is read
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,8 @@ class Replies:
         st.partial = partial
         thought, action = self._shown(st, partial)
         self.scope.emit(ev.ModelStreaming(self.scope.run_id, st.n, thought, action, partial.pieces, partial.seconds,
-                                           partial.tokens_per_second, partial.first, partial.attempt))
+                                           partial.tokens_per_second, partial.first, partial.attempt,
+                                           thought_held=any(m.secret for m in st.obs.marks)))
 
 
     def _shown(self, st: Step, partial: Partial) -> tuple[str, str]:

@@ -106,7 +106,8 @@ class ThoughtStrip(QFrame):
             else:
                 rate = f", {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
                 head = f"Step {e.step}: the model is writing{again} — {e.tokens} tokens{rate}, {e.seconds:.0f} s"
-            self._show(head, e.thought, e.action)
+            held = "(shown once the reply is in: this page has a secret field)" if e.thought_held else ""
+            self._show(head, e.thought or held if e.first_token is not None else e.thought, e.action)
             self.setVisible(True)
         elif isinstance(e, ev.ModelReplied):
             self._show(f"Step {e.step}: the model's reply — {plural(e.completion_tokens, 'token')} in {e.seconds:.1f} s",

@@ -125,6 +125,7 @@ def test_a_password_typed_by_the_model_never_shows_while_it_streams(agent_for, s
     pieces = [secret[:k] for k in range(4, len(secret) + 1)]
     assert not [e for e in live if any(p in e.thought + e.action for p in pieces)]
     assert live[-1].action.endswith("(secret)")
+    assert all(e.thought_held and not e.thought for e in live)  # the window says why it shows no thought
 
 
 def test_stop_during_a_reply_ends_the_run_and_hangs_up_on_the_server(agent_for, store, site):

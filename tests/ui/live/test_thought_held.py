@@ -1,0 +1,16 @@
+"""Walkthrough 9 (A6): while the model wrote on a page with a password field, the thought strip showed the
+tokens counting and no thought at all, with no word why. It now says the thought shows once the reply is in."""
+from cockpit.core.agent import events as ev
+from cockpit.ui.live.thought_strip import ThoughtStrip
+
+
+def test_a_held_back_thought_is_said_to_be_held_back(qtbot):
+    strip = ThoughtStrip()
+    qtbot.addWidget(strip)
+    strip.on_event(ev.ModelStreaming("r", 1, "", "Type [3]", 8, 4.0, 2.0, 0.5, thought_held=True))
+    assert "this page has a secret field" in strip.thought.text()
+    assert strip.action.text() == "Action: Type [3]"
+    strip.on_event(ev.ModelStreaming("r", 2, "", "", 0, 1.0, None, None, thought_held=True))  # nothing written yet
+    assert strip.thought.text() == "" and "waiting for the model" in strip.head.text()
+    strip.on_event(ev.ModelStreaming("r", 3, "I look for the price", "", 5, 1.0, 5.0, 0.2))  # no secret field
+    assert strip.thought.text() == "Thought: I look for the price"
