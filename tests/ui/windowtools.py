@@ -82,3 +82,9 @@ def choose_file(dlg, path) -> None:
     from PySide6.QtWidgets import QLineEdit
     dlg.findChild(QLineEdit, "fileNameEdit").setText(str(path))
     dlg.accept()
+
+
+def run_shown(qtbot, p, rid):
+    """Review panel `p` opens run `rid`, and the viewer has it."""
+    p.show_run(rid)
+    qtbot.waitUntil(lambda: p.viewer.run is not None and p.viewer.run["id"] == rid, timeout=5000)

@@ -10,29 +10,25 @@ dialog's items, picked as a person picks one) and the Compare dialog's task line
 from PySide6.QtWidgets import QInputDialog
 
 from cockpit.core.store.newrun import NewRun
+from tests.ui.windowtools import run_shown
 
 LIST = "http://127.0.0.1:8731/list"
 
 
-def finished_run(store, task: str, url: str, parent: str | None = None) -> str:
+def run_on(store, task: str, url: str, parent: str | None = None) -> str:
     rid = store.new_run(NewRun(task, url, model="som", parent_run=parent, parent_step=1 if parent else None))
     store.commit_step(rid, dict(step=1, action="Click [3]", action_text="Click [3]", status="ok", url=url, title="List"))
     store.finish_run(rid, "max_steps")
     return rid
 
 
-def run_shown(qtbot, p, rid):
-    p.show_run(rid)
-    qtbot.waitUntil(lambda: p.viewer.run is not None and p.viewer.run["id"] == rid, timeout=5000)
-
-
 def test_compare_offers_runs_of_the_same_start_page_and_site_after_the_tasks_own(qtbot, store, panel, monkeypatch):
-    coffee = finished_run(store, "Delete Coffee from the list", LIST)
-    again = finished_run(store, "Delete Coffee from the list", LIST)
-    branch = finished_run(store, "Delete Coffee from the list", LIST, parent=coffee)
-    eggs = finished_run(store, "Delete Eggs from the list", LIST)
-    pay = finished_run(store, "Pay my bill of 42 dollars", "http://127.0.0.1:8731/pay")
-    finished_run(store, "Find the weather", "http://127.0.0.1:9999/")  # another site (another port)
+    coffee = run_on(store, "Delete Coffee from the list", LIST)
+    again = run_on(store, "Delete Coffee from the list", LIST)
+    branch = run_on(store, "Delete Coffee from the list", LIST, parent=coffee)
+    eggs = run_on(store, "Delete Eggs from the list", LIST)
+    pay = run_on(store, "Pay my bill of 42 dollars", "http://127.0.0.1:8731/pay")
+    run_on(store, "Find the weather", "http://127.0.0.1:9999/")  # another site (another port)
     p = panel()
     run_shown(qtbot, p, coffee)
     btn = p.viewer.tools.compare_btn
@@ -55,8 +51,8 @@ def test_compare_offers_runs_of_the_same_start_page_and_site_after_the_tasks_own
 
 
 def test_compare_is_disabled_only_with_no_run_of_the_task_page_or_site(qtbot, store, panel):
-    alone = finished_run(store, "Find the phone number", "https://phones.test/")
-    finished_run(store, "Find the address", "https://shop.test/")
+    alone = run_on(store, "Find the phone number", "https://phones.test/")
+    run_on(store, "Find the address", "https://shop.test/")
     p = panel()
     run_shown(qtbot, p, alone)
     btn = p.viewer.tools.compare_btn

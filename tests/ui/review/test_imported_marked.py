@@ -2,10 +2,10 @@
 WebVoyager and imported again showed the original's start time, status and task, the same row twice; only an
 Online-Mind2Web import without times said "imported". Every imported run (WebVoyager, Online-Mind2Web,
 browser-use, a bundle) now has "[imported]" before its task in Review's list, where it came from in the tooltip of
-its first cells, and in the open run's header.
+its first started_and_task_cells, and in the open run's header.
 
 A real store, runs exported and imported as `cockpit export` / `cockpit import` do, Review offscreen; what is read
-is the list's cells and tooltips, and the header, as a person sees them.
+is the list's started_and_task_cells and tooltips, and the header, as a person sees them.
 """
 import json
 
@@ -22,8 +22,8 @@ from testkit.fakeruns import make_run
 TASK = "Delete Eggs from the shopping list"
 
 
-def cells(p, role=Qt.DisplayRole) -> dict[str, tuple[str, str]]:
-    """run id -> its (Started, Task) cells as the list shows them in `role`."""
+def started_and_task_cells(p, role=Qt.DisplayRole) -> dict[str, tuple[str, str]]:
+    """run id -> its (Started, Task) started_and_task_cells as the list shows them in `role`."""
     m = p.browser.model
     return {m.rows[r]["id"]: (m.data(m.index(r, column("started")), role), m.data(m.index(r, column("task")), role))
             for r in range(m.rowCount())}
@@ -49,7 +49,7 @@ def test_every_imported_run_is_marked_in_the_list_and_says_where_it_came_from(qt
     for kind, path in (("webvoyager", wv), ("mind2web", m2w), ("browser-use", bu), ("bundle", tmp_path / "alice.zip")):
         (got[kind],) = run_import(store, ImportRequest(kind, path, task=TASK)).imported or [None]
     p = panel()
-    shown, tips = cells(p), cells(p, Qt.ToolTipRole)
+    shown, tips = started_and_task_cells(p), started_and_task_cells(p, Qt.ToolTipRole)
     assert shown[original][1] == TASK  # the run recorded here: as it was
     assert "imported" not in tips[original][0] + tips[original][1]
     where = {"webvoyager": f"WebVoyager {wv}", "mind2web": "Online-Mind2Web " + str(m2w),

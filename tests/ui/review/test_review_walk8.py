@@ -5,6 +5,7 @@ from PySide6.QtCore import Qt
 
 from cockpit.core.store.newrun import NewRun
 from tests.ui.review.review_keys import key_in_review
+from tests.ui.windowtools import run_shown
 
 
 def finished_run(store, task: str, steps: int = 1, url: str = "https://shop.test/") -> str:
@@ -15,11 +16,6 @@ def finished_run(store, task: str, steps: int = 1, url: str = "https://shop.test
                                     url="https://shop.test/", title="Shop"))
     store.finish_run(rid, "max_steps")
     return rid
-
-
-def run_shown(qtbot, p, rid):
-    p.show_run(rid)
-    qtbot.waitUntil(lambda: p.viewer.run is not None and p.viewer.run["id"] == rid, timeout=5000)
 
 
 def test_compare_is_disabled_with_a_reason_when_the_task_has_no_other_run(qtbot, store, panel):
