@@ -121,7 +121,8 @@ class RunTools(QWidget):
         reask = why_not_reask(run, step, self._asked) if run else "no step is shown"
         for w, what, why in ((self.reask_btn, "Cannot re-ask", reask),
                              (self.recorded_box, "Cannot replay or branch as recorded", recorded),
-                             (self.step_page_btn, "Cannot open this step's page", recorded)):
+                             (self.step_page_btn, "Cannot open this step's page",
+                              recorded or ("" if step is not None else "no step is shown"))):
             w.setEnabled(not why)
             w.setToolTip(self._tips[w] if not why else f"{what}: {why}")
         if recorded:
@@ -133,9 +134,12 @@ class RunTools(QWidget):
         self.compare_btn.setToolTip("Cannot compare: no other run of this task, nor one that started on its start "
                                     "page or site" if alone else self._tips[self.compare_btn])
         nowhere = run is not None and not (run.get("url") or "").strip()  # an import that kept no start address
-        for w, what in ((self.branch_btn, "Cannot branch"), (self.replay_btn, "Cannot replay")):
-            w.setEnabled(run is not None and not nowhere)  # walkthrough 7: "the start page  could not be opened"
-            w.setToolTip(f"{what}: this run recorded no start address" if nowhere else self._tips[w])
+        empty = "the run has no steps" if run is not None and not run.get("steps") else ""  # walkthrough 10
+        for w, what, why in ((self.branch_btn, "Cannot branch", empty or ("" if step else "no step is shown")),
+                             (self.replay_btn, "Cannot replay", empty)):
+            why = "this run recorded no start address" if nowhere else why  # walkthrough 7: "the start page  could
+            w.setEnabled(run is not None and not why)  # not be opened"
+            w.setToolTip(f"{what}: {why}" if run is not None and why else self._tips[w])
 
     def set_run_status(self, status: str) -> None:
         """Resume for a run whose process died (cockpit.core.replay.resume), Close run for an interrupted one."""

@@ -143,6 +143,11 @@ class RunViewer(QWidget):
         self.tools.show_run(self.store, run)
         self.index = -1
         self._add_steps(steps)
+        if not steps:  # nothing of the run shown before may stay (walkthrough 10: the last run's step 4 did)
+            self.step_info.setText("")
+            self.details.show_step(self.store, {}, None)
+            self.view.clear(f"This run has no steps ({status_text(run['status'])}"
+                            + (f": {run['error']}" if run.get("error") else "") + ").")
         return True
 
     def close_run(self, message: str) -> None:
@@ -191,7 +196,7 @@ class RunViewer(QWidget):
                 if was == "running" else []
         except CockpitError:
             return
-        self.run = run
+        self.run = self.tools.run = run  # its count of steps too (an empty run being written gets its first)
         self.tools.set_run_status(run["status"])
         self.tools.count_others(self.store)  # a batch elsewhere may have run its task again
         if new:  # a run going on elsewhere: its new steps

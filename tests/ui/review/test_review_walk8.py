@@ -73,3 +73,24 @@ def test_no_empty_answer_box_shows_with_no_run_open(qtbot, store, panel):
     p.browser.apply_filter()
     assert p.viewer.run is None
     assert not any(pale_green_pixels(w) for w in boxes)
+
+
+def test_a_run_with_no_steps_shows_none_of_the_last_runs_step(qtbot, store, panel):
+    """Walkthrough 10 (B2): after step 4 of one run, opening a run that failed before its first step left step
+    4's line and details on screen, Branch, Replay and the step's page enabled (Branch then did nothing)."""
+    from testkit.fakeruns import make_run
+    other = make_run(store, steps=6, task="Read the account page")
+    empty = store.new_run(NewRun("Read the page that hangs", "http://127.0.0.1:9/slow", model="m"))
+    store.finish_run(empty, "failed", error="the start page did not load")
+    p = panel()
+    run_shown(qtbot, p, other)
+    p.viewer.go(3)
+    assert "Step 4/6" in p.viewer.step_info.text() and "Step 4" in p.viewer.details.summary.toPlainText()
+    run_shown(qtbot, p, empty)
+    v, tools = p.viewer, p.viewer.tools
+    assert v.step_info.text() == "" and v.current() is None
+    assert v.details.summary.toPlainText() == "No step selected."
+    assert not tools.branch_btn.isEnabled() and tools.branch_btn.toolTip() == "Cannot branch: the run has no steps"
+    assert not tools.replay_btn.isEnabled() and not tools.step_page_btn.isEnabled()
+    run_shown(qtbot, p, other)  # a run with steps: its tools back
+    assert tools.branch_btn.isEnabled() and tools.replay_btn.isEnabled()
