@@ -229,6 +229,7 @@ class MainWindow(QMainWindow):
 
     def _on_ended(self, result) -> None:
         self.live.on_ended(result)
+        self.status.show_model(self.settings.model, self.toolbar.run_options().demo)  # the next run's again
         session = self.bridge.session
         self.status.browser.setText("browser: " + ("open" if session and session.driver else "closed"))
         self._update_controls()
@@ -318,6 +319,8 @@ class MainWindow(QMainWindow):
         self.lookahead.reset()
         self.status.clear()  # news of the last run (or of a refused start) is not this run's
         self.status.set_elapsed(0)
+        if run_kinds.calls_model(spec.kind):  # a branch or resume goes on with its run's model (walkthrough 10)
+            self.status.show_model(spec.model, spec.demo)
         return self.runs.launch(spec, paused=paused)
 
     def start_branch(self, run_id: str, step: int, recorded: bool | None = None, model=None) -> bool:

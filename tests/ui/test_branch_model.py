@@ -67,7 +67,10 @@ def test_branch_asks_and_goes_on_with_the_runs_model(qtbot, window, site):
         assert "som-7b" in box.text() and "UI-TARS-1.5-7B" in box.text() and "Set-of-Mark" in box.text()
         assert button(box, "Branch with the current model (UI-TARS-1.5-7B)") is not None
         button(box, "Branch with the run's model (som-7b)").click()
+        # the status bar names the model the branch calls (walkthrough 10: it named Model…'s the whole time)
+        assert w.status.model.text() == "model: som-7b"
         child = child_of(qtbot, w, parent)
+        qtbot.waitUntil(lambda: w.status.model.text() == "model: UI-TARS-1.5-7B")  # the next run's, once it ended
         assert (child["parent_run"], child["parent_step"]) == (parent, 3)
         model = child["config"]["model"]
         assert (model["model"], model["base_url"], model["dialect"]) == ("som-7b", a.base_url, "marks")
