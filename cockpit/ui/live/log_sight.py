@@ -7,7 +7,9 @@ scroll area around it scrolls.
 from __future__ import annotations
 
 from PySide6.QtCore import QTimer
-from PySide6.QtWidgets import QScrollArea, QTreeWidget, QTreeWidgetItem
+from PySide6.QtWidgets import QScrollArea, QTreeWidget, QTreeWidgetItem, QWidget
+
+KEEP_IN_SIGHT = "keepInSight"  # a widget property: the log's row is not brought into sight at its cost
 
 
 def bring_into_sight(log: QTreeWidget, item: QTreeWidgetItem) -> None:
@@ -23,9 +25,19 @@ def bring_into_sight(log: QTreeWidget, item: QTreeWidgetItem) -> None:
     top = log.viewport().mapTo(area.widget(), rect.topLeft())
     bar, seen = area.verticalScrollBar(), area.viewport().height()
     if bottom.y() - bar.value() > seen:  # below the area's edge: as little as shows the row whole
-        bar.setValue(min(top.y(), bottom.y() - seen + 1))
+        bar.setValue(min(top.y(), bottom.y() - seen + 1, _kept_top(area)))
     elif top.y() < bar.value():
         bar.setValue(top.y())
+
+
+def _kept_top(area: QScrollArea) -> int:
+    """How far the area may scroll down: no further than the top of a shown panel marked to stay in sight
+    (property KEEP_IN_SIGHT: the take-over panel, whose controls the person is using; walkthrough 10 found them
+    scrolled away after each of their steps)."""
+    body = area.widget()
+    tops = [w.mapTo(body, w.rect().topLeft()).y() for w in body.findChildren(QWidget)
+            if w.property(KEEP_IN_SIGHT) and w.isVisibleTo(body)]
+    return min(tops, default=area.verticalScrollBar().maximum())
 
 
 def bring_into_sight_soon(log: QTreeWidget, item: QTreeWidgetItem) -> None:

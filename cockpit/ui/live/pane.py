@@ -410,12 +410,12 @@ class LivePane(QWidget):
         self._make_room()
 
     def _make_room(self) -> None:
-        """A take-over at the gate shows the question and the take-over's controls at once: the question keeps
-        its title and buttons (its evidence returns on handing back), and the step's details step aside, so
-        both fit a 700-pixel screen without growing the window."""
+        """A take-over shows its controls and the step log whole on a 700-pixel screen: the step's details step
+        aside while it lasts (walkthrough 10: its controls were scrolled away); at the gate the question keeps its
+        title and buttons too (its evidence returns on handing back)."""
         both = self.takeover.isVisibleTo(self) and self.approval.isVisibleTo(self)
         self.approval.set_compact(both)
-        self.details.setVisible(not both)
+        self.details.setVisible(not self.takeover.isVisibleTo(self))  # the take-over's controls and the log first
         self.details.keep_lines(GATE_LINES)  # a step readable, at the gate (its thought) and after (#38 A14)
 
     def on_replayed(self, step: int, what: str) -> None:

@@ -19,6 +19,7 @@ from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButto
 
 from cockpit.core.actions.grammar import Action
 from cockpit.ui.flow_layout import flow_row
+from cockpit.ui.live.log_sight import KEEP_IN_SIGHT
 
 
 class TakeOverPanel(QFrame):
@@ -28,6 +29,7 @@ class TakeOverPanel(QFrame):
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setObjectName("takeOverPanel")
+        self.setProperty(KEEP_IN_SIGHT, True)  # the newest log row is not scrolled into sight at its cost
         self.setFrameShape(QFrame.StyledPanel)
         self.setStyleSheet("#takeOverPanel { background: #e8f4fd; border: 2px solid #2196f3; border-radius: 4px; }")
         self.target: int | None = None

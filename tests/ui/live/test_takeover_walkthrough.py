@@ -33,6 +33,11 @@ def _wheel(widget, notches: int = -1) -> None:
         widget = widget.parentWidget()
 
 
+def _whole_in_sight(widget) -> bool:
+    """All of `widget` shows: nothing of it clipped by the scroll area it is in."""
+    return widget.visibleRegion().boundingRect() == widget.rect()
+
+
 def _newest_in_view(log) -> bool:
     """The step log's last row is whole in its viewport."""
     r = log.visualItemRect(log.items[max(log.items)])
@@ -68,7 +73,9 @@ def test_a_take_over_holds_still_follows_the_newest_step_and_says_what_happens_n
     assert _places(t) == before
     # the wheel over the panel's buttons moves nothing (before the fix it scrolled the panel from under the pointer)
     bar = panels.verticalScrollBar()
-    assert bar.maximum() > 0  # the panels do not all fit at 1024x700: there is something to scroll
+    # the take-over's controls are whole on the screen (walkthrough 10: they opened scrolled away): the step's
+    # details step aside while it lasts
+    assert not w.live.details.isVisible() and _whole_in_sight(t)
     start = bar.value()
     _wheel(t.hand_btn)
     _wheel(t.click_btn)
@@ -78,6 +85,7 @@ def test_a_take_over_holds_still_follows_the_newest_step_and_says_what_happens_n
     for _ in range(5):
         _human_scroll(qtbot, w, len(log.items))
         assert _newest_in_view(log), (log.visualItemRect(log.items[max(log.items)]), log.viewport().rect())
+        assert _whole_in_sight(t)  # and the person's controls stay where they were (walkthrough 10)
         newest = max(log.items)
         assert w.status.current().startswith(f"You have the browser — step {newest} (yours): ")
     # scrolled up to read: the log stays there as rows come; back at the bottom it follows again
