@@ -23,7 +23,9 @@ gave: approvals, rejections, edited actions, take-over steps, notes, breakpoints
 interventions are listed. Every kappa, agreement (accuracy), precision, recall, false-positive rate (of the runs
 the humans failed, the share the judge called a success) and success-rate gap (the judge's success rate minus
 the humans' over the same runs) comes with a 95% interval: a percentile bootstrap over runs, seeded, stated in
-the output (--resamples 0 leaves them out). Runs whose human consensus is neither success nor fail are
+the output (--resamples 0 leaves them out). A verdict by rule (a run that gave no answer, scored not success
+without asking the judge, as in WebVoyager) is not the judge's judgement: it is left out of the judge's n and
+every figure, and counted apart ("by rule"; --json: automatic); a judge with no verdict of its own says so. Runs whose human consensus is neither success nor fail are
 left out of a judge's figures and counted apart, never as failures. --by site|agent|level|prompt-version
 gives the same judge figures per site, per agent (the run's model, with its harness when imported), per
 task level (where the task has one, as Online-Mind2Web's easy/medium/hard) or per judge prompt version;
@@ -128,10 +130,13 @@ def _print_judges(rep: dict) -> None:
     if rep["judges"]:
         w = max(max(len(r["judge"]) for r in rep["judges"]), 5)
         pw = max(max(len(r["prompt_version"]) for r in rep["judges"]), 6)
-        print(f"  {'judge':<{w}} {'k':>3} {'prompt':<{pw}} {'n':>5} {'agree':>7} {'kappa':>7} {'undecided':>9}")
+        print(f"  {'judge':<{w}} {'k':>3} {'prompt':<{pw}} {'n':>5} {'agree':>7} {'kappa':>7} {'undecided':>9} "
+              f"{'by rule':>7}")
         for r in rep["judges"]:
             print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {r['n']:>5} "
-                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {r['undecided']:>9}" + _flag(r))
+                  f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {r['undecided']:>9} {r['automatic']:>7}"
+                  + _own(r) + _flag(r))
+        _print_by_rule(rep["judges"])
         print("\nConfusion matrices (rows: humans, columns: judge)")
         for r in rep["judges"]:
             prompt = f"  prompt {r['prompt_version']}" if r["prompt_version"] else ""
@@ -141,6 +146,23 @@ def _print_judges(rep: dict) -> None:
             print(f"    {'human fail':<14} {r['fp']:>13} {r['tn']:>10}")
     else:
         print("  no judge verdicts yet (see `cockpit judge`)")
+
+
+def _own(r: dict) -> str:
+    """After a judge's figures: that it has none, when every verdict it has on a run the humans decided is by rule."""
+    return "  no verdict of its own" if not r["n"] and r.get("automatic") else ""
+
+
+def _print_by_rule(judges: list[dict]) -> None:
+    """What "by rule" means, when a judge has such verdicts."""
+    rule = [r for r in judges if r["automatic"]]
+    if not rule:
+        return
+    print("  by rule: runs that gave no answer, scored not success without asking the judge (WebVoyager's rule);\n"
+          "  not the judge's judgement, so left out of its n, agreement, kappa and every figure below")
+    for r in rule:
+        print(f"    {plural(r['automatic'], 'verdict')} by rule for {r['judge']} k={r['k_label']} {r['prompt_version']}, "
+              f"{r['automatic_agreeing']} of them as the humans say")
 
 
 def _print_adjudication(rep: dict) -> None:
@@ -160,7 +182,7 @@ def _print_adjudication(rep: dict) -> None:
         for when, r in zip(("before", "after"), pair):
             print(f"  {r['judge']:<{w}} {r['k_label']:>3} {r['prompt_version']:<{pw}} {when:<6} {r['n']:>5} "
                   f"{_pct(r['agreement']):>7} {_kappa(r['kappa']):>7} {_pct(r['precision']):>9} "
-                  f"{_pct(r['recall']):>7}")
+                  f"{_pct(r['recall']):>7}" + _own(r))
 
 
 def _pct_ci(x, ci) -> str:
@@ -193,7 +215,7 @@ def _print_intervals(rep: dict) -> None:
                          _pct_ci(r["agreement"], r.get("agreement_ci")), _kappa_ci(r["kappa"], r.get("kappa_ci")),
                          _pct_ci(r["precision"], r.get("precision_ci")), _pct_ci(r["recall"], r.get("recall_ci")),
                          _pct_ci(r["fpr"], r.get("fpr_ci")), _gap_ci(r["gap"], r.get("gap_ci"))
-                         + _flag(r)))
+                         + _own(r) + _flag(r)))
     print(f"\nWith {rep['intervals']}")
     _table(rows)
 
@@ -222,7 +244,7 @@ def _print_split(rep: dict) -> None:
     rows = [(f"{r['group']}: {r['judge']} k={r['k_label']} {r['prompt_version']}", r["n"],
              _pct_ci(r["accuracy"], r.get("accuracy_ci")), _kappa_ci(r["kappa"], r.get("kappa_ci")),
              _pct_ci(r["precision"], r.get("precision_ci")), _pct_ci(r["recall"], r.get("recall_ci")),
-             _pct_ci(r["fpr"], r.get("fpr_ci")), _gap_ci(r["gap"], r.get("gap_ci")) + _flag(r))
+             _pct_ci(r["fpr"], r.get("fpr_ci")), _gap_ci(r["gap"], r.get("gap_ci")) + _own(r) + _flag(r))
             for r in rep["split"]["judges"]]
     _table(rows)
 

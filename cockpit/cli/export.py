@@ -29,7 +29,8 @@ DESCRIPTION = (
     "over its own folder. "
     "mind2web: OUT/<task_id>/result.json (task_id, task, final_result_response, action_history, "
     "thoughts) and OUT/<task_id>/trajectory/<k>_screenshot.png, Online-Mind2Web's submission layout for its "
-    "judges; another run of the same task goes to OUT/<task_id>-<run id>. "
+    "judges (actions that never ran, refused at the gate or failed, are left out of action_history and kept in "
+    "result.json's cockpit_not_executed for `cockpit import mind2web`; a person's steps are marked (human)); another run of the same task goes to OUT/<task_id>-<run id>. "
     "labels-jsonl / labels-csv: the human labels, one row per run and annotator (a run nobody labelled "
     "gets one row with an empty annotator), OUT is the file. "
     "labels-om2w: Online-Mind2Web's human_label.json (per task id, <model>_human_label: 0 fail, 1 success, "
@@ -205,7 +206,7 @@ def _write_one(store, args, run_id: str, problems: list[str], notes: list[str]) 
         return export_run(store, run_id, args.out, problems, notes)
     if args.format == "mind2web":
         from cockpit.core.store.mind2web import export_mind2web
-        return export_mind2web(store, run_id, args.out, problems)
+        return export_mind2web(store, run_id, args.out, problems, notes)
     if args.format == "har":
         from cockpit.core.review.har import NoArchive, write_har
         args.out.mkdir(parents=True, exist_ok=True)

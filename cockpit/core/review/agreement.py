@@ -27,7 +27,10 @@ agree):
   agreement and success rates, but is listed as an annotator disagreement.
 * Judge verdicts are 1, 0 or ``None`` (undecided: the reply said neither
   SUCCESS nor NOT SUCCESS). Undecided verdicts are left out of agreement and
-  counted separately.
+  counted separately. Verdicts by rule (a run that gave no answer, scored 0
+  without asking the judge, as in WebVoyager) are not the judge's judgement:
+  they are left out of its agreement, kappa and every other figure, and
+  counted apart (``automatic``).
 * A run whose consensus is *not executable* (the task could not be attempted: Online-Mind2Web's third label)
   is neither a success nor a failure: it is left out of judge agreement and success rates and reported apart
   (``not_executable`` of :func:`report`: a count and the runs, with their reasons).
@@ -155,9 +158,10 @@ def judge_agreement(store, reference: dict | None = None, boot: B.Bootstrap | No
     judge, then k (1, 2, 3, ..., then 0 = all screenshots), then prompt version; with `by` (one of
     :data:`~cockpit.core.review.judges.SPLITS`: site, agent, level, prompt-version) one row per group and
     judge, the group's value in ``group`` (None without a split).
-    ``n`` counts runs with both a human consensus and a decided judge verdict;
-    ``automatic`` counts those of the n whose verdict was scored without asking the judge (the run gave no
-    answer: 0, as in WebVoyager); ``undecided`` counts runs with a consensus whose judge verdict was undecided; ``not_binary`` counts runs
+    ``n`` counts runs with both a human consensus and a decided verdict of the judge's own: every figure is
+    over those n; ``automatic`` counts the runs with a consensus whose verdict was scored without asking the
+    judge (the run gave no answer: 0, as in WebVoyager), left out of the n and of every figure, and
+    ``automatic_agreeing`` how many of those the consensus agrees with; ``undecided`` counts runs with a consensus whose judge verdict was undecided; ``not_binary`` counts runs
     whose consensus is neither success nor fail (left out, never counted as failures).
     Keys: judge, k, k_label, prompt_version, group, n, agreement and accuracy (the same fraction, None if
     n = 0), kappa (Cohen's, judge vs consensus; None if n = 0), undecided, not_binary, tp, fn, fp, tn

@@ -19,6 +19,12 @@ With a :class:`~cockpit.core.review.bootstrap.Bootstrap`, each gets its percenti
 Runs whose human majority is neither success (1) nor fail (0), such as a run the humans call not executable,
 are skipped and counted (``not_binary``), never treated as failures; undecided judge verdicts are counted
 (``undecided``) and left out.
+
+Verdicts by rule are not the judge's judgement: a run that gave no answer is scored 0 without asking the judge
+(WebVoyager's rule; the verdict's reply is ``NO_ANSWER_REPLY``). They are left out of every figure above and
+counted apart (``automatic``, and ``automatic_agreeing``: how many of them the humans' majority agrees with), so a
+judge whose replies could never be read has n = 0 and no agreement, not 100 % over the rule's zeros (walkthrough
+10, B4). The window and ``cockpit agreement`` both show these rows.
 """
 from __future__ import annotations
 
@@ -93,7 +99,7 @@ def judge_rows(store, reference: dict, boot: B.Bootstrap | None = None, by: str 
 
 
 def _row(vs: list[dict], reference: dict, boot: B.Bootstrap | None) -> dict:
-    human, pred, undecided, not_binary, automatic = [], [], 0, 0, 0
+    human, pred, undecided, not_binary, automatic, automatic_agreeing = [], [], 0, 0, 0, 0
     for v in vs:
         if v["run_id"] not in reference:
             continue
@@ -104,15 +110,18 @@ def _row(vs: list[dict], reference: dict, boot: B.Bootstrap | None) -> dict:
         if v["verdict"] is None:
             undecided += 1
             continue
+        if v.get("reply") == NO_ANSWER_REPLY:  # a run without an answer: scored 0, the judge not asked
+            automatic += 1
+            automatic_agreeing += int(v["verdict"]) == h
+            continue
         human.append(int(h))
         pred.append(int(v["verdict"]))
-        automatic += v.get("reply") == NO_ANSWER_REPLY  # a run without an answer: scored 0, the judge not asked
     m = confusion_matrix([NAMES[h] for h in human], [NAMES[p] for p in pred], ("success", "fail"))
     tp, fn, fp, tn = m["success"]["success"], m["success"]["fail"], m["fail"]["success"], m["fail"]["fail"]
     agreement = percent_agreement(human, pred) if human else None
     row = {"n": len(human), "agreement": agreement, "accuracy": agreement,
            "kappa": cohen_kappa(human, pred) if human else None, "undecided": undecided, "not_binary": not_binary,
-           "automatic": automatic,
+           "automatic": automatic, "automatic_agreeing": automatic_agreeing,
            "tp": tp, "fn": fn, "fp": fp, "tn": tn, "confusion": m,
            "precision": ratio(tp, tp + fp), "recall": ratio(tp, tp + fn), "fpr": ratio(fp, fp + tn),
            "human_rate": ratio(sum(human), len(human)), "judge_rate": ratio(sum(pred), len(pred)),

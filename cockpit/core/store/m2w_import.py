@@ -25,7 +25,7 @@ from PIL import Image
 
 from cockpit.core.actions.grammar import Action, parse_action
 from cockpit.core.errors import ActionParseError, CockpitError
-from cockpit.core.store import labels
+from cockpit.core.store import labels, m2w_own
 from cockpit.core.store.bu_read import NO_TASK, find_histories, read_history, sibling_task
 from cockpit.core.store.db import STEP_FILES, Store, StoreError
 from cockpit.core.store.detect import nothing_found
@@ -202,7 +202,9 @@ def _import_one(store: Store, run: M2WRun, run_id: str, tasks: dict, agent: str,
               **({} if run.started else {"started_known": False}),
               "problems": run.problems, "lists": run.extra_lists,
               "missing_screenshots": run.missing, **({"harness": run.extra} if run.extra else {}),
-              "trajectory_names": {str(k): s.screenshot.name for k, s in enumerate(run.steps, 1) if s.screenshot},
+              "trajectory_names": {str(k): s.screenshot.name for k, s in enumerate(run.steps, 1)
+                                   if s.screenshot and not s.not_run},
+              **_not_executed(run.steps),
               **{k: known[k] for k in ("level", "reference_length") if k in known}}
     final, staging = store.run_dir(run_id), staging_dir(store, run_id)
     moved = False
@@ -245,13 +247,23 @@ def _stage_step(store: Store, staging: Path, run_id: str, k: int, s: M2WStep, st
                 data = buf.getvalue()
         (d / STEP_FILES["screenshot_clean"]).write_bytes(data)  # no marks to draw: one file serves both
         files["screenshot"] = files["screenshot_clean"] = store.step_file(run_id, k, "screenshot_clean")
-    action = s.canonical if s.canonical is not None else parse_harness_action(s.action) if s.action else None
+    text = s.action_plain or s.action  # without Cockpit's " (human)" mark: Goto [url], not Goto [[url] (human)]
+    action = s.canonical if s.canonical is not None else parse_harness_action(text) if text else None
     if s.action and action is None:
         report.unparsed_actions += 1
-    status = "answered" if s.answer else "error" if s.error else "ok"
+    status = s.status or ("answered" if s.answer else "error" if s.error else "ok")
     return dict(step=k, thought=s.thought, action_text=s.action, action=str(action) if action else None,
                 target=action.target if action else None, status=status, url=s.url or None, title=s.title or None,
-                error=s.error or None, reply=s.thought, started=started, finished=started, **files)
+                error=s.error or None, reply=s.thought, started=started, finished=started, actor=s.actor,
+                outcome=s.outcome or None, decision=s.decision, **files)
+
+
+def _not_executed(steps: list[M2WStep]) -> dict:
+    """{"not_executed": {step: its screenshot's path in the folder}}: the steps a folder Cockpit exported kept beside
+    action_history (m2w_own), written back there (not into trajectory/) when the run is exported again."""
+    kept = {str(k): f"{m2w_own.FOLDER}/{s.screenshot.name if s.screenshot else ''}"
+            for k, s in enumerate(steps, 1) if s.not_run}
+    return {"not_executed": kept} if kept else {}
 
 
 def _content_ids(path: Path, agent: str) -> tuple[str, str]:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from cockpit.core.actions.grammar import Action
 from cockpit.core.errors import CockpitError
+from cockpit.core.store import m2w_own
 from cockpit.core.words import plural
 
 RESULT = "result.json"
@@ -54,6 +55,12 @@ class M2WStep:
     canonical: Action | None = None  # the action in Cockpit's grammar when the reader knows it (else parsed)
     error: str = ""  # what the harness said went wrong
     title: str = ""
+    actor: str = "agent"  # "human": a person's step, in a folder Cockpit exported (see m2w_own)
+    action_plain: str = ""  # the action without Cockpit's " (human)" mark, to read it with
+    status: str = ""  # a step Cockpit exported whose action never ran: refused, error, changed, stopped
+    outcome: str = ""
+    decision: dict | None = None  # the gate's decision on it
+    not_run: bool = False  # not in action_history: kept in the folder Cockpit exported beside it
 
 
 @dataclass
@@ -166,6 +173,7 @@ def _read_v1(folder: Path, data: dict, task_id: str, task: str) -> M2WRun:
         last = len(actions) if len(actions) in shots else rest[-1] if rest else None
         steps.append(M2WStep(f"ANSWER; {answer}", "", shots.get(last) if last is not None else None, answer=True))
         used.add(last)
+    steps = m2w_own.restore(folder, data, steps, len(actions), lambda p: _usable(p, problems), M2WStep)
     if unpaired := sorted(shots[k].name for k in shots if k not in used):
         problems.append(f"{plural(len(unpaired), 'screenshot')} paired with no step (not imported): {', '.join(unpaired[:5])}")
     run = M2WRun(folder, task_id, task, answer, steps, "v1", problems=problems)

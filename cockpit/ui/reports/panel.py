@@ -252,7 +252,7 @@ class ReportsPanel(QWidget):
         fill_table(self.pairs, [(r["annotator1"], r["annotator2"], r["n"], agreement_cell(r["agreement"], r["n"]),
                             kappa_cell(r["kappa"], r["n"])) for r in rep["pairwise_cohen"]])
         fill_table(self.judges, [(r["judge"], agreement.k_label(r["k"]), r["prompt_version"],
-                             runs_cell(r["n"], r.get("automatic", 0)), agreement_cell(r["agreement"], r["n"]),
+                             runs_cell(r["n"], r["automatic"]), agreement_cell(r["agreement"], r["n"], r["automatic"]),
                              kappa_cell(r["kappa"], r["n"]), r["undecided"],
                              r["tp"], r["fn"], r["fp"], r["tn"], describe(r["canary"])) for r in rep["judges"]])
         mark_flagged(self.judges, rep["judges"])

@@ -100,15 +100,19 @@ def _left_out(left_out: Counter) -> str:
 SMALL_N = (f"Over fewer than {plural(MIN_ITEMS, 'run')} in common, agreement is shown as a count (\"1 of 1\") and κ as "
            "\"n too small\": a figure over so few runs says next to nothing.")
 COLUMN_TIPS = {
-    "runs": "Runs both sides gave a verdict on. \"automatic\": runs that gave no answer, scored 0 without asking the "
-            "judge (WebVoyager's rule): the judge never saw them, yet they count here.",
+    "runs": "Runs both sides gave a verdict on. \"+1 automatic\": runs that gave no answer, scored 0 without asking "
+            "the judge (WebVoyager's rule): the judge never saw them, so they are left out of its runs, agreement and "
+            "κ. A judge with only such verdicts has \"no verdict of its own\".",
     "agreement": SMALL_N,
     "κ": SMALL_N,
 }
 
 
-def agreement_cell(agreement: float | None, n: int) -> str:
-    """"87.5%", or over too few runs the count itself ("1 of 1"); "" when there is none."""
+def agreement_cell(agreement: float | None, n: int, automatic: int = 0) -> str:
+    """"87.5%", or over too few runs the count itself ("1 of 1"); "" when there is none, "no verdict of its own"
+    for a judge whose only verdicts are by rule (`automatic` of them)."""
+    if not n and automatic:
+        return "no verdict of its own"
     if agreement is None:
         return ""
     return f"{round(agreement * n)} of {n}" if n < MIN_ITEMS else f"{agreement:.1%}"
@@ -122,8 +126,10 @@ def kappa_cell(kappa: float | None, n: int) -> str:
 
 
 def runs_cell(n: int, automatic: int = 0) -> str:
-    """"12", or "1 (1 automatic)" when some verdicts were scored without asking the judge."""
-    return f"{n} ({automatic} automatic)" if automatic else str(n)
+    """"12", or "0 (+1 automatic)" when some verdicts were scored without asking the judge: those are not in the n
+    (:func:`cockpit.core.review.judges.judge_rows` leaves them out of the judge's figures)."""
+    return f"{n} (+{automatic} automatic)" if automatic else str(n)
+
 
 
 def judge_counts_text(rep) -> str:

@@ -359,9 +359,9 @@ def test_cli_prints_the_tables(tmp_path):
     lines = out.splitlines()
     assert any(l.split() == ["ada", "vs", "bob", "7", "85.7%", "0.720"] for l in lines), out
     assert "kappa 0.556 over 6 runs, 3 annotators (ada, bob, cy)" in out
-    assert any(l.split() == ["gpt-4o", "3", "v1", "7", "85.7%", "0.696", "0"] for l in lines), out
-    assert any(l.split() == ["gpt-4o", "1", "v1", "6", "50.0%", "0.000", "1"] for l in lines), out
-    assert any(l.split() == ["gpt-4o", "all", "v1", "7", "100.0%", "1.000", "0"] for l in lines), out
+    assert any(l.split() == ["gpt-4o", "3", "v1", "7", "85.7%", "0.696", "0", "0"] for l in lines), out
+    assert any(l.split() == ["gpt-4o", "1", "v1", "6", "50.0%", "0.000", "1", "0"] for l in lines), out
+    assert any(l.split() == ["gpt-4o", "all", "v1", "7", "100.0%", "1.000", "0", "0"] for l in lines), out
     assert any(l.split()[:5] == ["github", "5", "3", "60.0%", "4"] for l in lines), out
     assert "Navigation stuck" in out
     assert "Disagreements" not in out

@@ -32,7 +32,7 @@ def judge_all(qtbot, panel, asked: list) -> None:
     panel.refresh()
 
 
-def test_one_run_scored_without_the_judge_says_n_too_small_and_automatic(qtbot, store):
+def test_one_run_scored_without_the_judge_says_automatic_and_no_verdict_of_its_own(qtbot, store):
     rid = make_run(store, steps=3, task="Open Note A", answer=None, status="max_steps")  # no answer
     L.set_label(store, rid, "root", "fail")
     L.set_label(store, rid, "alice", "success")
@@ -44,13 +44,14 @@ def test_one_run_scored_without_the_judge_says_n_too_small_and_automatic(qtbot, 
     judge_all(qtbot, panel, asked)
     assert asked == []  # neither run was shown to the judge
     judges = dict(zip(header(panel.judges), row(panel.judges, 0)))
-    assert judges["runs"] == "1 (1 automatic)"  # rid's consensus is a tie: only rid2 counts
-    assert judges["agreement"] == "1 of 1"
-    assert judges["κ vs humans"] == "n too small"
+    # rid's consensus is a tie: only rid2 counts, and its verdict is the rule's, not the judge's (walkthrough 10, B4)
+    assert judges["runs"] == "0 (+1 automatic)"
+    assert judges["agreement"] == "no verdict of its own"
+    assert judges["κ vs humans"] == ""
     pair = dict(zip(header(panel.pairs), row(panel.pairs, 0)))
     assert pair["runs"] == "1" and pair["agreement"] == "0 of 1" and pair["Cohen's κ"] == "n too small"
     tips = {h: panel.judges.horizontalHeaderItem(c).toolTip() for c, h in enumerate(header(panel.judges))}
-    assert "without asking the judge" in tips["runs"]
+    assert "without asking the judge" in tips["runs"] and "left out" in tips["runs"]
     assert "n too small" in tips["κ vs humans"] and "fewer than 5 runs" in tips["agreement"]
 
 
