@@ -21,7 +21,7 @@ ANSWERED = [("T1-find", "success", "SUCCESS"), ("T2-find", "success", "NOT SUCCE
             ("T3-find", "fail", "NOT SUCCESS"), ("T4-find", "fail", "NOT SUCCESS")]
 
 
-def respond(body) -> Reply:
+def answer_as_judge(body) -> Reply:
     if body["model"] == UNREADABLE:
         return Reply(text="I cannot make out the screenshots.")  # neither SUCCESS nor NOT SUCCESS
     text = json.dumps(body)
@@ -42,7 +42,7 @@ def judged_store(home) -> list[str]:
         for rid in idle:
             for who in ("ada", "bob"):
                 L.set_label(store, rid, who, "fail")
-    with ModelServer(respond) as srv:
+    with ModelServer(answer_as_judge) as srv:
         for judge in (UNREADABLE, READABLE):
             ok(cockpit(home, "judge", "--no-canary", "--all", "--model", judge, "--base-url", srv.base_url,
                        "--k", "3"))

@@ -2,7 +2,6 @@
 run at once on the page they see, and the agent's pending action never runs. Real Chromium, real store, the
 real openai client on the scripted model server, the window's kind of approver (ApprovalDesk: it waits)."""
 import threading
-import time
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent import events as ev
@@ -13,15 +12,7 @@ from cockpit.core.agent.start import Fresh
 from cockpit.core.llm.modelserver import ModelServer, Reply
 from cockpit.core.replay.branch import history_before
 from tests.models import by_page, last_user_text, mark_for
-
-PATIENCE = 20  # seconds a future may take on a loaded machine; before the fix these never resolved at all
-
-
-def _within(cond, timeout=PATIENCE):
-    deadline = time.monotonic() + timeout
-    while not cond() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return cond()
+from tests.waiting import PATIENCE, within
 
 
 def _run_in_thread(agent, start):
@@ -40,7 +31,7 @@ def test_taking_over_at_the_gate_drops_the_pending_action_and_acts_at_once(shop,
     with ModelServer(responder) as srv:
         agent = agent_for(srv, approver=desk, control=RunControl())
         t, out = _run_in_thread(agent, Fresh("Order a copy", shop.url("agent_order.html")))
-        assert _within(lambda: desk.pending()), "the gate never asked"
+        assert within(lambda: desk.pending()), "the gate never asked"
         asked = desk.pending()[0]
         assert asked.display.startswith("Click [")
 
@@ -91,7 +82,7 @@ def test_taking_over_while_the_model_thinks_drops_its_reply_without_asking(shop,
     with ModelServer(lambda body: next(replies)) as srv:
         agent = agent_for(srv, approver=desk, control=RunControl())
         t, out = _run_in_thread(agent, Fresh("Look around", shop.url("agent_start.html")))
-        assert _within(lambda: len(srv.requests) == 1)
+        assert within(lambda: len(srv.requests) == 1)
         seen = agent.take_over("human:ada").result(PATIENCE)
         assert seen.url.endswith("agent_start.html")
         assert agent.session.driver.execute_script("return window.scrollY") == 0  # the agent's scroll never ran

@@ -4,7 +4,6 @@ done, no note was printed, and the import showed them as executed and a person's
 "Goto [[url] (human)]"). Real Chromium, the real store, the scripted model server, `cockpit` as a process."""
 import json
 import threading
-import time
 
 from cockpit.core.actions.grammar import parse_action
 from cockpit.core.agent.approval import ApprovalDesk, PolicyApprover
@@ -15,15 +14,7 @@ from cockpit.core.llm.modelserver import ModelServer
 from cockpit.core.store import Store
 from tests.clitools import cockpit, ok
 from tests.models import by_page, mark_for
-
-PATIENCE = 20
-
-
-def _within(cond, timeout=PATIENCE):
-    deadline = time.monotonic() + timeout
-    while not cond() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return cond()
+from tests.waiting import PATIENCE, within
 
 
 def _round_trip(store, run_id, tmp_path):
@@ -61,7 +52,7 @@ def test_failed_and_rejected_actions_are_not_written_as_done_and_the_person_stay
         t = threading.Thread(target=lambda: out.update(result=agent.run(Fresh("Order a copy", shop.url(
             "agent_order.html")))), daemon=True)
         t.start()
-        assert _within(lambda: desk.pending()), "the gate never asked"
+        assert within(lambda: desk.pending()), "the gate never asked"
         agent.take_over("human:ada").result(PATIENCE)  # the pending Place order is dropped: rejected
         agent.human_act(parse_action(f"Goto [{details}]")).result(PATIENCE)
         agent.hand_back()
