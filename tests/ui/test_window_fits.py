@@ -192,7 +192,8 @@ def _demo_run(qtbot, w, states: States) -> None:
     states.check("the Plan tab")
     tab(w, "Steps")
     shortcut(qtbot, w, "F8")  # take over, and scroll by hand: a human step
-    wait(qtbot, w, lambda: has_button(w, "Hand back"), "take-over")
+    wait(qtbot, w, lambda: has_button(w, "Hand back") and w.live.takeover.down_btn.isEnabled(),
+         "take-over, the page looked at anew")
     shown_button(w, "Scroll down").click()
     wait(qtbot, w, lambda: any(w.live.log_panel.items[n].text(0).endswith("(you)") for n in w.live.log_panel.items),
           "the human step")
@@ -238,7 +239,8 @@ def _model_run(qtbot, w, states: States) -> None:
     states.check("the gate, editing, an error")
     key(qtbot, edit, Qt.Key_Escape)
     shortcut(qtbot, w, "F8")  # take over at the gate
-    wait(qtbot, w, lambda: has_button(w, "Hand back"), "take-over")
+    wait(qtbot, w, lambda: has_button(w, "Hand back") and w.live.takeover.down_btn.isEnabled(),
+         "take-over, the page looked at anew")
     qtbot.wait(300)
     states.check("take-over at the gate")
     shortcut(qtbot, w, "Shift+F5")

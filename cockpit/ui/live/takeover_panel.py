@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtWidgets import QFrame, QGridLayout, QLabel, QLineEdit, QPushButton, QSizePolicy
 
 from cockpit.core.actions.grammar import Action
 from cockpit.ui.flow_layout import flow_row
 from cockpit.ui.live.log_sight import KEEP_IN_SIGHT
+
+LOOK_PATIENCE_MS = 20_000  # how long a take-over waits for its fresh look before the controls are given anyway
 
 
 class TakeOverPanel(QFrame):
@@ -91,6 +93,14 @@ class TakeOverPanel(QFrame):
         self.set_busy(True)
         self.info.setText("<b>Taking the browser…</b> waiting for the agent to finish what it is doing, then "
                           "looking at the page as it is now.")
+        QTimer.singleShot(LOOK_PATIENCE_MS, self, self._gave_up_looking)
+
+    def _gave_up_looking(self) -> None:
+        """No fresh look came (a page that does not answer): the controls are the person's anyway, said so."""
+        if self.waiting:
+            self.forget_target()
+            self.info.setText("<b>You have the browser.</b> The page could not be looked at anew: the boxes shown "
+                              "may be out of date (Go to URL or Go back work without them).")
 
     def set_target(self, mark_id: int | None, label: str = "") -> None:
         if self.waiting and mark_id is not None:

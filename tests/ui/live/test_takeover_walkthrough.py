@@ -124,3 +124,18 @@ def test_boxes_cannot_be_picked_until_the_taken_page_is_looked_at_anew(qtbot):
     t.forget_target()  # the look arrived (LivePane.on_observed)
     t.set_target(4, "Place order")
     assert t.target == 4 and t.down_btn.isEnabled() and t.click_btn.text() == "Click [4]"
+
+
+def test_a_look_that_never_comes_gives_the_controls_back_and_says_so(qtbot, monkeypatch):
+    """A page that does not answer: the take-over's fresh look may never come; the person is not left with
+    greyed-out buttons for good."""
+    from cockpit.ui.live import takeover_panel
+    monkeypatch.setattr(takeover_panel, "LOOK_PATIENCE_MS", 200)
+    t = takeover_panel.TakeOverPanel()
+    qtbot.addWidget(t)
+    t.start_looking()
+    assert not t.goto_btn.isEnabled()
+    qtbot.waitUntil(lambda: t.goto_btn.isEnabled(), timeout=3000)
+    assert "could not be looked at anew" in t.info.text() and not t.waiting
+    t.set_target(2)
+    assert t.target == 2
