@@ -22,7 +22,8 @@ class WindowTitle:
         window.bridge.stateChanged.connect(self._on_state)
         window.bridge.event.connect(self._on_event)
         bar.fileLoaded.connect(lambda path, _notes: self.tasks_loaded(path))
-        bar.fileProblems.connect(lambda path, _problems: self.tasks_loaded(path, bar.file_label.toolTip() == path))
+        bar.fileProblems.connect(lambda path, _problems: self.tasks_loaded(  # some of its tasks loaded (walk10: none)
+            path, bool(bar.tasks) and bar.file_label.toolTip() == path))
 
     def _on_state(self, state: str) -> None:
         if state == STARTING:  # the task bar says what starts (TaskBar.show_run_task for a replay, a branch...)

@@ -15,3 +15,14 @@ def test_the_title_names_the_task_file_loaded(window_factory, tmp_path):
     broken.write_text("not json\n")
     assert w.live.task_bar.load_file(broken) == 0  # refused: the list loaded before stays, and so does the title
     assert w.windowTitle() == "Cockpit — tasks from tasks10.jsonl"
+
+
+def test_a_task_file_with_no_readable_task_leaves_the_title_alone(window_factory, tmp_path):
+    """Walkthrough 10: a first task file whose every line was bad retitled the window "tasks from bad.jsonl",
+    although nothing was loaded (the red banner said so)."""
+    w = window_factory()
+    w.setWindowTitle("Cockpit — Find the pancake recipe")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"task": ""}\nnot json\n{"id": 3}\n')
+    assert w.live.task_bar.load_file(bad) == 0
+    assert w.windowTitle() == "Cockpit — Find the pancake recipe"
