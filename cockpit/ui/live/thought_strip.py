@@ -105,7 +105,7 @@ class ThoughtStrip(QFrame):
                 head = f"Step {e.step}: waiting for the model{again}… {e.seconds:.0f} s"
             else:
                 rate = f", {e.tokens_per_second:.0f} tokens/s" if e.tokens_per_second else ""
-                head = f"Step {e.step}: the model is writing{again} — {e.tokens} tokens{rate}, {e.seconds:.0f} s"
+                head = f"Step {e.step}: the model is writing{again} — {plural(e.tokens, 'token')}{rate}, {e.seconds:.0f} s"
             held = "(shown once the reply is in: this page has a secret field)" if e.thought_held else ""
             self._show(head, e.thought or held if e.first_token is not None else e.thought, e.action)
             self.setVisible(True)

@@ -14,3 +14,11 @@ def test_a_held_back_thought_is_said_to_be_held_back(qtbot):
     assert strip.thought.text() == "" and "waiting for the model" in strip.head.text()
     strip.on_event(ev.ModelStreaming("r", 3, "I look for the price", "", 5, 1.0, 5.0, 0.2))  # no secret field
     assert strip.thought.text() == "Thought: I look for the price"
+
+
+def test_one_token_is_one_token(qtbot):
+    """Walkthrough 10: "1 tokens"."""
+    strip = ThoughtStrip()
+    qtbot.addWidget(strip)
+    strip.on_event(ev.ModelStreaming("r", 4, "I", "", 1, 1.0, None, 0.3))
+    assert "the model is writing — 1 token, 1 s" in strip.head.text()
