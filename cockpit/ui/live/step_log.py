@@ -266,6 +266,9 @@ class StepLogPanel(QTreeWidget):
         """A step the run ended in the middle of (a failure, Stop) says so, not what it was doing."""
         last = self.items.get(max(self.items)) if self.items else None
         cut = last is not None and (_in_progress(last.text(3)) or not last.text(3) and status in ("stopped", "failed"))
+        if cut and last.text(3).startswith("writing…") and (partial := _action(last)):  # a reply cut off: no
+            self._child(last, "written so far", partial)  # action was recorded, as the details say (walkthrough 10)
+            _set_action(last, "(none: the reply was cut off)")
         if cut:  # (an empty outcome: its reply was in, nothing had run)
             last.setText(3, status.replace("_", " "))
             last.setForeground(3, QColor(_STATUS_COLOR.get(status, "#000000")))
