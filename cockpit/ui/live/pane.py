@@ -332,7 +332,7 @@ class LivePane(QWidget):
         elif isinstance(e, ev.RunFailed):
             self.show_error(f"The run failed: {e.error}")
             if self.live_frame is None:  # it ended before any page was shown: no "Starting the browser…" left
-                self.view.clear("The run failed before its first step; the red banner above says why.")
+                self.view.clear("The run failed before any page was shown; the red banner above says why.")
             if self.shown_step is None:
                 self.banner.setText(f"Run {e.run_id} failed")
         elif isinstance(e, ev.BreakpointHit):

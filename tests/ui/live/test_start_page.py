@@ -57,7 +57,7 @@ def test_a_start_page_that_did_not_load_ends_the_run_before_any_model_call(qtbot
     assert scripted_model.requests == []
     why = f"the start page did not load: could not open {url}: ERR_CONNECTION_REFUSED"
     assert w.live.error_banner.isVisible() and w.live.error_banner.text() == f"The run failed: {why}"
-    assert w.live.view.message() != "Starting the browser…" and "failed before its first step" in w.live.view.message()
+    assert w.live.view.message() != "Starting the browser…" and "failed before any page was shown" in w.live.view.message()
     assert w.live.banner.fullText() == f"Run {w.runs.run_id} failed"
     run, steps, _ = records(w)
     assert (run["status"], run["error"], steps) == ("failed", why, [])
