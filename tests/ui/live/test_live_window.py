@@ -163,7 +163,7 @@ def test_taking_over_at_the_gate_drops_the_question_and_acts_at_once_on_the_page
     assert row.text(2) == "rejected by ada" and row.text(3) == f"rejected: {TOOK_OVER}"
     assert f"You have the browser — the agent's action at step {asked.step} ({asked.display}) was not run" in w.status.current()
     assert w.height() <= 700 and w.width() <= 1024, (w.width(), w.height())
-    assert _seen(w.live.takeover.hand_btn) and w.live.details.isVisible()  # nothing steps aside any more
+    assert _seen(w.live.takeover.hand_btn) and not w.live.details.isVisible()  # details step aside (walk 10)
     home = next(m for m in w.live.view.marks() if m.tag == "a" and m.text.startswith("Demo"))
     click_mark(qtbot, w, home.id)  # a box clicked during the take-over picks the person's target
     assert w.live.takeover.target == home.id and f"Target: [{home.id}]" in w.live.takeover.info.text()
