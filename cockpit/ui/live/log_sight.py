@@ -6,7 +6,7 @@ scroll area around it scrolls.
 """
 from __future__ import annotations
 
-from PySide6.QtCore import QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QScrollArea, QTreeWidget, QTreeWidgetItem, QWidget
 
 KEEP_IN_SIGHT = "keepInSight"  # a widget property: the log's row is not brought into sight at its cost
@@ -35,7 +35,7 @@ def _kept_top(area: QScrollArea) -> int:
     (property KEEP_IN_SIGHT: the take-over panel, whose controls the person is using; walkthrough 10 found them
     scrolled away after each of their steps)."""
     body = area.widget()
-    tops = [w.mapTo(body, w.rect().topLeft()).y() for w in body.findChildren(QWidget)
+    tops = [w.y() for w in body.findChildren(QWidget, options=Qt.FindDirectChildrenOnly)  # the area's panels
             if w.property(KEEP_IN_SIGHT) and w.isVisibleTo(body)]
     return min(tops, default=area.verticalScrollBar().maximum())
 

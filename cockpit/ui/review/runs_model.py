@@ -190,7 +190,8 @@ class RunsTableModel(QAbstractTableModel):
         value = row.get(key)
         if key == "human" and row.get("adjudicated"):
             value = f"{value or ''} → adjudicated {row['adjudicated'].replace('_', ' ')}".strip()
-        origin = origin_text(row.get("source"), row.get("imported_from"), row.get("bundle"))
+        origin = origin_text(row.get("source"), row.get("imported_from"), row.get("bundle")) \
+            if key in ("started", "task") else ""  # asked for every cell the view paints: only where it is shown
         if key == "started":  # an imported run: where from, on the first column (walkthrough 9)
             text = started_text(value, row.get("started_known"))
             return f"{text}\n{origin}" if role == _TIP and origin else text
